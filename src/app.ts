@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Container } from './container.ts';
+import { installCors } from './http/cors.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { trackRoutes } from './http/route-registry.ts';
+import { catalogRoutes } from './http/routes/listings/catalog.routes.ts';
+import { CategorySchema, PlatformReleaseSchema } from './http/routes/listings/listings.schemas.ts';
+import { systemRoutes } from './http/routes/system/system.routes.ts';
+import { ErrorBodySchema } from './http/schemas.ts';
+
+export interface ServerOptions {
+  /** Pino logger options, or false for none (tests). Defaults to JSON logs at the configured level. */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Builds the HTTP server around a container, without listening: what main.ts and the tests use. */
+export async function buildServer(container: Container, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: container.config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+    },
+    trustProxy: container.config.trustProxy,
+    // A caller's X-Request-Id is kept when it is sane, so logs can be joined across proxies.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+    },
+    routerOptions: {
+      // A trailing slash in a server's `appstoreurl` makes `/api/v1//apps.json`.
+      ignoreDuplicateSlashes: true,
+      ignoreTrailingSlash: true,
+    },
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+
+  trackRoutes(app);
+  for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema]) app.addSchema(schema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'App store API',
+        version: '1',
+        description: 'REST API of the app store, compatible with the Nextcloud App Store API v1.',
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  installErrorHandling(app);
+  installCors(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
+  await systemRoutes(app, container);
+  await catalogRoutes(app, container);
+  return app;
+}

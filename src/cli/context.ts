@@ -1,0 +1,21 @@
+import fs from 'node:fs';
+import { loadConfig } from '../config.ts';
+import type { Config } from '../config.ts';
+import { createContainer } from '../container.ts';
+import type { Container } from '../container.ts';
+import { migrateToLatest } from '../storage/migrate.ts';
+
+/**
+ * Runs a command against the configured database, migrated to the latest schema first (so every
+ * command works on a fresh install), and closes it afterwards.
+ */
+export async function withContainer<T>(work: (container: Container) => Promise<T>, config: Config = loadConfig()): Promise<T> {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const container = createContainer(config);
+  try {
+    await migrateToLatest(container.database);
+    return await work(container);
+  } finally {
+    await container.close();
+  }
+}

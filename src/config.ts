@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+/** Where the relational data lives: an embedded SQLite file, or a PostgreSQL server. */
+export type DatabaseTarget =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly dataDir: string;
+  readonly database: DatabaseTarget;
+  readonly host: string;
+  readonly port: number;
+  /** PEM file with the authority app certificates must chain to; null: the store's own. */
+  readonly caCertFile: string | null;
+  /** PEM file with one or more certificate revocation lists. */
+  readonly crlFile: string | null;
+  readonly downloadAllowPrivate: boolean;
+  readonly logLevel: LogLevel;
+  /** Fastify's trustProxy: false, true, or a list of proxy addresses / CIDR ranges. */
+  readonly trustProxy: boolean | string[];
+}
+
+/** Every variable the service reads, with its one-line meaning (the README table mirrors it). */
+export const CONFIG_VARIABLES = [
+  'APPSTORE_DATA_DIR',
+  'APPSTORE_DATABASE_URL',
+  'APPSTORE_HOST',
+  'APPSTORE_PORT',
+  'APPSTORE_CA_CERT',
+  'APPSTORE_CRL',
+  'APPSTORE_DOWNLOAD_ALLOW_PRIVATE',
+  'APPSTORE_LOG_LEVEL',
+  'APPSTORE_TRUST_PROXY',
+] as const;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export const SQLITE_FILE_NAME = 'appstore.sqlite';
+
+/** Raised when the environment cannot make a valid configuration; lists every problem at once. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Reads the configuration from environment variables. Empty values count as unset. Every
+ * problem is collected before failing, so an operator fixes them all in one go.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const problems: string[] = [];
+  const get = (name: (typeof CONFIG_VARIABLES)[number]): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const dataDir = path.resolve(cwd, get('APPSTORE_DATA_DIR') ?? './data');
+  if (fs.existsSync(dataDir) && !fs.statSync(dataDir).isDirectory()) {
+    problems.push(`APPSTORE_DATA_DIR: ${dataDir} exists and is not a directory`);
+  }
+
+  const database = parseDatabaseUrl(get('APPSTORE_DATABASE_URL'), dataDir, problems);
+  const host = get('APPSTORE_HOST') ?? '127.0.0.1';
+  const port = parsePort(get('APPSTORE_PORT'), problems);
+  const caCertFile = readableFile('APPSTORE_CA_CERT', get('APPSTORE_CA_CERT'), cwd, problems);
+  const crlFile = readableFile('APPSTORE_CRL', get('APPSTORE_CRL'), cwd, problems);
+  const downloadAllowPrivate = parseSwitch('APPSTORE_DOWNLOAD_ALLOW_PRIVATE', get('APPSTORE_DOWNLOAD_ALLOW_PRIVATE'), problems);
+
+  const logLevelRaw = (get('APPSTORE_LOG_LEVEL') ?? 'info').toLowerCase();
+  const logLevel = LOG_LEVELS.find((level) => level === logLevelRaw);
+  if (logLevel === undefined) {
+    problems.push(`APPSTORE_LOG_LEVEL: '${logLevelRaw}' is not one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const trustProxy = parseTrustProxy(get('APPSTORE_TRUST_PROXY'), problems);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({
+    dataDir,
+    database,
+    host,
+    port,
+    caCertFile,
+    crlFile,
+    downloadAllowPrivate,
+    logLevel: logLevel ?? 'info',
+    trustProxy,
+  });
+}
+
+/** Variables that look like ours but are not read: most likely typos, worth a warning. */
+export function unknownVariables(env: Env = process.env): string[] {
+  const known = new Set<string>(CONFIG_VARIABLES);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('APPSTORE_') && !name.startsWith('APPSTORE_TEST_') && !known.has(name))
+    .sort();
+}
+
+function parseDatabaseUrl(raw: string | undefined, dataDir: string, problems: string[]): DatabaseTarget {
+  const sqlite: DatabaseTarget = { kind: 'sqlite', file: path.join(dataDir, SQLITE_FILE_NAME) };
+  if (raw === undefined) return sqlite;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push('APPSTORE_DATABASE_URL: not a URL; expected postgres://user:password@host:port/database');
+    return sqlite;
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    problems.push(`APPSTORE_DATABASE_URL: scheme '${url.protocol.replace(/:$/, '')}' is not supported; use postgres://… (or leave it unset for SQLite in APPSTORE_DATA_DIR)`);
+    return sqlite;
+  }
+  if (url.pathname.replace(/^\//, '') === '') {
+    problems.push('APPSTORE_DATABASE_URL: the URL names no database (postgres://host/DATABASE)');
+  }
+  return { kind: 'postgres', url: raw };
+}
+
+function parsePort(raw: string | undefined, problems: string[]): number {
+  if (raw === undefined) return 8000;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    problems.push(`APPSTORE_PORT: '${raw}' is not a port number (0 to 65535)`);
+    return 8000;
+  }
+  return Number(raw);
+}
+
+function readableFile(name: string, raw: string | undefined, cwd: string, problems: string[]): string | null {
+  if (raw === undefined) return null;
+  const file = path.resolve(cwd, raw);
+  try {
+    if (!fs.statSync(file).isFile()) {
+      problems.push(`${name}: ${file} is not a regular file`);
+      return null;
+    }
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    problems.push(`${name}: ${file} ${code === 'ENOENT' ? 'does not exist' : 'cannot be read'}`);
+    return null;
+  }
+  return file;
+}
+
+function parseSwitch(name: string, raw: string | undefined, problems: string[]): boolean {
+  if (raw === undefined) return false;
+  const value = raw.toLowerCase();
+  if (value === '1' || value === 'true' || value === 'yes') return true;
+  if (value === '0' || value === 'false' || value === 'no') return false;
+  problems.push(`${name}: '${raw}' is not a switch; use 1 (on) or 0 (off)`);
+  return false;
+}
+
+function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | string[] {
+  if (raw === undefined) return false;
+  const value = raw.toLowerCase();
+  if (value === '0' || value === 'false' || value === 'no') return false;
+  if (value === '1' || value === 'true' || value === 'yes') return true;
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const bad = entries.filter((entry) => !isAddressOrRange(entry));
+  if (bad.length > 0 || entries.length === 0) {
+    problems.push(`APPSTORE_TRUST_PROXY: ${bad.length > 0 ? `'${bad.join("', '")}' ${bad.length > 1 ? 'are' : 'is'} not an IP address or CIDR range` : 'empty list'}; use 1, 0, or a comma-separated list such as 127.0.0.1,10.0.0.0/8`);
+    return false;
+  }
+  return entries;
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}

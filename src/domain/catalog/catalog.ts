@@ -1,0 +1,45 @@
+/** Categories and platform releases: the store's reference data, managed by administrators. */
+
+export interface CategoryTranslation {
+  readonly name: string;
+  readonly description: string;
+}
+
+export interface Category {
+  readonly id: string;
+  /** Language code → text; always has `en`. */
+  readonly translations: Readonly<Record<string, CategoryTranslation>>;
+}
+
+export interface PlatformRelease {
+  /** `X.Y.Z`, digits only. */
+  readonly version: string;
+  readonly hasRelease: boolean;
+  readonly isSupported: boolean;
+}
+
+export const CATEGORY_ID_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
+export const LANGUAGE_CODE_PATTERN = /^[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,3}$/;
+export const PLATFORM_VERSION_PATTERN = /^(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})$/;
+
+/** Numeric parts of an `X.Y.Z` version, or null when it is not one. */
+export function parsePlatformVersion(version: string): [number, number, number] | null {
+  const match = PLATFORM_VERSION_PATTERN.exec(version);
+  return match === null ? null : [Number(match[1]), Number(match[2]), Number(match[3])];
+}
+
+export function comparePlatformVersions(a: string, b: string): number {
+  const pa = parsePlatformVersion(a) ?? [0, 0, 0];
+  const pb = parsePlatformVersion(b) ?? [0, 0, 0];
+  return pa[0] - pb[0] || pa[1] - pb[1] || pa[2] - pb[2];
+}
+
+/** Listing order of categories.json: by id. */
+export function sortCategories(categories: readonly Category[]): Category[] {
+  return [...categories].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Listing order of platforms.json: newest version first (clients must not rely on it). */
+export function sortPlatformReleases(releases: readonly PlatformRelease[]): PlatformRelease[] {
+  return [...releases].sort((a, b) => comparePlatformVersions(b.version, a.version));
+}

@@ -1,0 +1,40 @@
+/**
+ * The one catalogue of error codes. Domain code throws `AppError` with one of these codes and a
+ * sentence a person can act on; `http/error-status.ts` is the only place that turns a code into an
+ * HTTP status, and the CLI prints the sentence.
+ */
+export const ERROR_CODES = [
+  // request shape
+  'invalid_request', // body, query or path parameter fails its schema
+  'malformed_json', // the body is not JSON
+  'unsupported_media_type',
+  'payload_too_large',
+  // routing
+  'not_found', // unknown path
+  'method_not_allowed',
+  // catalogue imports (CLI) and admin data
+  'invalid_import',
+  // server side
+  'database_unavailable',
+  'internal_error',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Per-field messages, keyed by the field's path (`download`, `0.translations.en.name`). */
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly errors?: FieldErrors,
+  ) {
+    super(detail);
+    this.name = 'AppError';
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}

@@ -1,0 +1,95 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Encoding, ListingCache, Render } from '../domain/listings/listing-cache.ts';
+import type { VersionStamp } from '../domain/listings/version-stamp.ts';
+import { listingEtag } from '../domain/listings/version-stamp.ts';
+
+export interface ListingDeps {
+  readonly readVersion: () => Promise<VersionStamp>;
+  readonly cache: ListingCache;
+}
+
+/**
+ * Serves one listing variant: answers a conditional request from the content version alone
+ * (no rendering, no other database work), otherwise sends the body rendered and compressed
+ * once per content version.
+ */
+export async function sendListing(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: ListingDeps,
+  variant: string,
+  render: Render,
+): Promise<FastifyReply> {
+  const stamp = await deps.readVersion();
+  const etag = listingEtag(stamp, variant);
+  reply.header('vary', 'Accept-Encoding');
+  reply.header('cache-control', 'public, no-cache');
+  if (isNotModified(request, etag, stamp.changedAt)) {
+    reply.header('etag', etag).header('last-modified', stamp.changedAt.toUTCString());
+    return reply.code(304).send();
+  }
+  const rendered = await deps.cache.get(variant, stamp.version, render);
+  const encoding = chooseEncoding(request.headers['accept-encoding'], {
+    br: rendered.br !== null,
+    gzip: rendered.gzip !== null,
+  });
+  const body = encoding === 'identity' ? rendered.identity : (rendered[encoding] ?? rendered.identity);
+  reply
+    .header('etag', rendered.etag)
+    .header('last-modified', rendered.stamp.changedAt.toUTCString())
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('content-length', body.length);
+  if (encoding !== 'identity') reply.header('content-encoding', encoding);
+  return reply.code(200).send(body);
+}
+
+/** RFC 9110 §13.1.2/§13.1.3: If-None-Match (weak comparison, `*`) first; else If-Modified-Since. */
+export function isNotModified(request: FastifyRequest, etag: string, lastModified: Date): boolean {
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined) return etagListMatches(ifNoneMatch, etag);
+  const ifModifiedSince = request.headers['if-modified-since'];
+  if (ifModifiedSince === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  if (Number.isNaN(since)) return false;
+  return Math.floor(lastModified.getTime() / 1000) <= Math.floor(since / 1000);
+}
+
+export function etagListMatches(header: string, etag: string): boolean {
+  const opaque = (tag: string): string => tag.trim().replace(/^W\//, '');
+  const wanted = opaque(etag);
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || opaque(tag) === wanted;
+  });
+}
+
+/**
+ * Picks the response encoding from Accept-Encoding: the highest q among the encodings we have,
+ * br before gzip before identity on ties. Without the header, identity.
+ */
+export function chooseEncoding(header: string | undefined, available: { br: boolean; gzip: boolean }): Encoding {
+  if (header === undefined || header.trim() === '') return 'identity';
+  const weights = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    if (name === '') continue;
+    let q = 1;
+    for (const param of params) {
+      const [key, value] = param.trim().split('=');
+      if (key === 'q' && value !== undefined) q = Number.isFinite(Number(value)) ? Number(value) : 0;
+    }
+    weights.set(name.trim(), q);
+  }
+  const weightOf = (name: string): number => weights.get(name) ?? weights.get('*') ?? (name === 'identity' ? 1 : 0);
+  let best: Encoding = 'identity';
+  let bestWeight = weightOf('identity');
+  for (const candidate of ['gzip', 'br'] as const) {
+    if (!available[candidate]) continue;
+    const weight = weightOf(candidate);
+    if (weight > 0 && weight >= bestWeight) {
+      best = candidate;
+      bestWeight = weight;
+    }
+  }
+  return best;
+}

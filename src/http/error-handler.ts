@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.ts';
+import { toErrorResponse } from './error-body.ts';
+import { allowedMethods } from './route-registry.ts';
+
+/** Installs the one error handler and the 404/405 answers for unmatched requests. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const response = toErrorResponse(error);
+    if (response.isServerFault) {
+      request.log.error({ err: error }, 'request failed');
+    } else {
+      request.log.info({ code: response.body.code, status: response.status }, 'request refused');
+    }
+    if (response.status === 405) reply.header('allow', allowedMethods(app, request.url).join(', '));
+    return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
+  });
+
+  app.setNotFoundHandler((request) => {
+    const allowed = allowedMethods(app, request.url);
+    if (allowed.length > 0) {
+      throw new AppError('method_not_allowed', `Method ${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`);
+    }
+    const path = (request.url.split('?')[0] ?? '').slice(0, 200);
+    throw new AppError('not_found', `No such path: ${request.method} ${path}. The API lives under /api/v1/.`);
+  });
+}

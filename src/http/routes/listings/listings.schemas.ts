@@ -1,0 +1,37 @@
+import { Type } from 'typebox';
+import { NotModifiedSchema } from '../../schemas.ts';
+
+export const CategorySchema = Type.Object(
+  {
+    id: Type.String(),
+    translations: Type.Record(
+      Type.String(),
+      Type.Object({ name: Type.String(), description: Type.String() }),
+      { description: 'Language code → texts; only languages that exist' },
+    ),
+  },
+  { $id: 'Category', title: 'Category' },
+);
+
+export const PlatformReleaseSchema = Type.Object(
+  {
+    version: Type.String({ description: 'X.Y.Z' }),
+    hasRelease: Type.Boolean(),
+    isSupported: Type.Boolean(),
+  },
+  { $id: 'PlatformRelease', title: 'Platform release' },
+);
+
+/** Headers a listing request may send; all optional. */
+export const ListingRequestHeaders = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ description: 'ETag of a previous response' })),
+  'if-modified-since': Type.Optional(Type.String({ description: 'HTTP date; used when If-None-Match is absent' })),
+  'accept-encoding': Type.Optional(Type.String({ description: 'br and gzip are served pre-compressed' })),
+});
+
+export function listingResponses(item: string, description: string) {
+  return {
+    200: Type.Array(Type.Ref(item), { description }),
+    304: NotModifiedSchema,
+  };
+}

@@ -1,0 +1,17 @@
+import { Type } from 'typebox';
+
+/** The error body every 4xx and 5xx carries (contract §2). */
+export const ErrorBodySchema = Type.Object(
+  {
+    detail: Type.String({ description: 'A sentence a person can act on' }),
+    code: Type.String({ description: 'Stable snake_case error code' }),
+    errors: Type.Optional(
+      Type.Record(Type.String(), Type.Array(Type.String()), { description: 'Request validation: field → messages' }),
+    ),
+  },
+  { $id: 'ErrorBody', title: 'Error' },
+);
+
+export const errorResponse = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
+
+export const NotModifiedSchema = Type.Null({ description: 'Not modified: the ETag in If-None-Match is current' });

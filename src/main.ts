@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { buildServer } from './app.ts';
+import type { Config } from './config.ts';
+import { unknownVariables } from './config.ts';
+import { createContainer } from './container.ts';
+import type { Container } from './container.ts';
+import { migrateToLatest } from './storage/migrate.ts';
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  readonly container: Container;
+  /** Stops accepting, lets in-flight requests finish, closes the database. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Config → container → migrations → server → listen. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const container = createContainer(config);
+  try {
+    await migrateToLatest(container.database);
+    const app = await buildServer(container);
+    for (const name of unknownVariables()) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
+    await app.listen({ host: config.host, port: config.port });
+    let stopping: Promise<void> | undefined;
+    const stop = (): Promise<void> =>
+      (stopping ??= (async () => {
+        await app.close();
+        await container.close();
+      })());
+    return { app, container, stop };
+  } catch (error) {
+    await container.close();
+    throw error;
+  }
+}
+
+/**
+ * Resolves once the server has shut down after SIGTERM or SIGINT. A second signal, or a
+ * shutdown that takes longer than the grace period, ends the process at once.
+ */
+export function stopOnSignals(server: RunningServer, signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let received = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (received) {
+        server.app.log.warn({ signal }, 'second signal: exiting without waiting');
+        process.exit(1);
+      }
+      received = true;
+      server.app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+      const force = setTimeout(() => {
+        server.app.log.error('shutdown took longer than the grace period: exiting');
+        process.exit(1);
+      }, SHUTDOWN_GRACE_MS).unref();
+      server
+        .stop()
+        .then(() => {
+          clearTimeout(force);
+          for (const s of signals) process.off(s, onSignal);
+          server.app.log.info('shutdown complete');
+          resolve();
+        })
+        .catch(reject);
+    };
+    for (const s of signals) process.on(s, onSignal);
+  });
+}

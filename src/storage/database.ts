@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import pg from 'pg';
+import type { DatabaseTarget } from '../config.ts';
+import type { Database } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  readonly dialect: Dialect;
+  /** Closes every connection; safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL only: the schema to work in (tests use one schema each). */
+  readonly schema?: string;
+  readonly poolSize?: number;
+}
+
+export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): DatabaseHandle {
+  const handle = target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url, options);
+  let closing: Promise<void> | undefined;
+  return {
+    db: handle.db,
+    dialect: handle.dialect,
+    close: () => (closing ??= handle.db.destroy()),
+  };
+}
+
+function openSqlite(file: string): { db: Kysely<Database>; dialect: Dialect } {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const native = new BetterSqlite3(file);
+  native.pragma('journal_mode = WAL');
+  native.pragma('synchronous = NORMAL');
+  native.pragma('foreign_keys = ON');
+  // Another process (the CLI, a second server) may hold the write lock for a moment.
+  native.pragma('busy_timeout = 5000');
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withBooleanBinding(native) }) }), dialect: 'sqlite' };
+}
+
+/** SQLite cannot bind JavaScript booleans; store them as 1/0, like SQLite's TRUE and FALSE. */
+function withBooleanBinding(native: BetterSqlite3.Database): SqliteDatabase {
+  const convert = (parameters: ReadonlyArray<unknown>): unknown[] =>
+    parameters.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value));
+  return {
+    close: () => native.close(),
+    prepare(query: string): SqliteStatement {
+      const statement = native.prepare(query);
+      return {
+        reader: statement.reader,
+        all: (parameters) => statement.all(convert(parameters)),
+        run: (parameters) => statement.run(convert(parameters)),
+        iterate: (parameters) => statement.iterate(convert(parameters)),
+      };
+    },
+  };
+}
+
+function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; dialect: Dialect } {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5000,
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+  });
+  // An idle connection that breaks (server restart) must not crash the process.
+  pool.on('error', () => undefined);
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+}
+
+/** True when the database answers a trivial query. */
+export async function isDatabaseReachable(db: Kysely<Database>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}
