@@ -14,11 +14,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       eqeqeq: ['error', 'always'],
-      'no-console': ['error', { allow: [] }],
+      'no-console': 'error',
     },
   },
   {
-    files: ['src/cli/**', 'scripts/**', 'bin/**', 'bench/**'],
+    files: ['src/cli/**', 'scripts/**', 'bin/**', 'bench/**', '**/*.test.ts', 'test/**'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -57,9 +57,16 @@ export async function buildServer(container: Container, options: ServerOptions =
   });
   installErrorHandling(app);
   installCors(app);
+  // Once shutdown begins, responses still in flight close their connection, so a keep-alive
+  // client cannot hold the shutdown open until its idle timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
+    if (closing) reply.header('connection', 'close');
   });
 
   await systemRoutes(app, container);

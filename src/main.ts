@@ -16,13 +16,19 @@ export interface RunningServer {
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
+export interface StartOptions {
+  /** Called after the routes are built and before listening (tests add a route here). */
+  readonly beforeListen?: (app: FastifyInstance) => void;
+}
+
 /** Config → container → migrations → server → listen. */
-export async function startServer(config: Config): Promise<RunningServer> {
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const container = createContainer(config);
   try {
     await migrateToLatest(container.database);
     const app = await buildServer(container);
+    options.beforeListen?.(app);
     for (const name of unknownVariables()) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
     await app.listen({ host: config.host, port: config.port });
     let stopping: Promise<void> | undefined;

@@ -9,11 +9,15 @@ import { migrateToLatest } from '../storage/migrate.ts';
  * Runs a command against the configured database, migrated to the latest schema first (so every
  * command works on a fresh install), and closes it afterwards.
  */
-export async function withContainer<T>(work: (container: Container) => Promise<T>, config: Config = loadConfig()): Promise<T> {
+export async function withContainer<T>(
+  work: (container: Container) => Promise<T>,
+  options: { migrate?: boolean; config?: Config } = {},
+): Promise<T> {
+  const config = options.config ?? loadConfig();
   fs.mkdirSync(config.dataDir, { recursive: true });
   const container = createContainer(config);
   try {
-    await migrateToLatest(container.database);
+    if (options.migrate !== false) await migrateToLatest(container.database);
     return await work(container);
   } finally {
     await container.close();

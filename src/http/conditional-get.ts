@@ -64,8 +64,8 @@ export function etagListMatches(header: string, etag: string): boolean {
 }
 
 /**
- * Picks the response encoding from Accept-Encoding: the highest q among the encodings we have,
- * br before gzip before identity on ties. Without the header, identity.
+ * Picks the response encoding from Accept-Encoding: the highest q among the compressions we
+ * have, br before gzip on ties; identity when none is accepted or the header is absent.
  */
 export function chooseEncoding(header: string | undefined, available: { br: boolean; gzip: boolean }): Encoding {
   if (header === undefined || header.trim() === '') return 'identity';
@@ -80,9 +80,10 @@ export function chooseEncoding(header: string | undefined, available: { br: bool
     }
     weights.set(name.trim(), q);
   }
-  const weightOf = (name: string): number => weights.get(name) ?? weights.get('*') ?? (name === 'identity' ? 1 : 0);
+  const weightOf = (name: string): number => weights.get(name) ?? weights.get('*') ?? 0;
+  // A client that accepts a compression we have gets it, whatever q it gives identity.
   let best: Encoding = 'identity';
-  let bestWeight = weightOf('identity');
+  let bestWeight = 0;
   for (const candidate of ['gzip', 'br'] as const) {
     if (!available[candidate]) continue;
     const weight = weightOf(candidate);

@@ -17,8 +17,7 @@ export interface DatabaseHandle {
 }
 
 export interface OpenOptions {
-  /** PostgreSQL only: the schema to work in (tests use one schema each). */
-  readonly schema?: string;
+  /** PostgreSQL connection pool size (default 10). */
   readonly poolSize?: number;
 }
 
@@ -66,7 +65,6 @@ function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5000,
-    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   });
   // An idle connection that breaks (server restart) must not crash the process.
   pool.on('error', () => undefined);

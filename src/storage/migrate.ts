@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider, MigrationResult } from 'kysely';
 import type { DatabaseHandle, Dialect } from './database.ts';
 import * as initial from './migrations/0001-initial.ts';
@@ -19,13 +19,26 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
+export async function currentSchema(handle: DatabaseHandle): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db);
+  const schema = rows[0]?.schema;
+  if (schema === undefined || schema === null) throw new Error('PostgreSQL has no current schema: check search_path');
+  return schema;
+}
+
 export interface MigrationReport {
   readonly applied: string[];
 }
 
 /** Applies every pending migration in one run, then makes sure the content version row exists. */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<MigrationReport> {
-  const migrator = new Migrator({ db: handle.db, provider: new StaticProvider(handle.dialect) });
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: new StaticProvider(handle.dialect),
+    // Name the schema explicitly: without it, Kysely would take migration tables of another
+    // schema in the same database for ours.
+    ...(handle.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(handle) } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((result: MigrationResult) => result.status === 'Error');

@@ -12,6 +12,8 @@ import type { ColumnType, Generated } from 'kysely';
 export type Timestamp = string;
 export type Bool = ColumnType<boolean | number, boolean | undefined, boolean>;
 type Id = Generated<number>;
+/** A column with a database default: optional on insert. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
 export interface ContentVersionTable {
   id: number;
@@ -24,8 +26,8 @@ export interface UsersTable {
   id: Id;
   username: string;
   email: string | null;
-  first_name: string;
-  last_name: string;
+  first_name: Defaulted<string>;
+  last_name: Defaulted<string>;
   password_hash: string | null;
   is_admin: Bool;
   is_active: Bool;
@@ -60,7 +62,7 @@ export interface CategoryTranslationsTable {
   category_id: string;
   language: string;
   name: string;
-  description: string;
+  description: Defaulted<string>;
 }
 
 export interface PlatformReleasesTable {
@@ -81,12 +83,12 @@ export interface AppsTable {
   is_featured: Bool;
   is_enterprise_only: Bool;
   transfer_unlocked: Bool;
-  user_docs: string;
-  admin_docs: string;
-  developer_docs: string;
-  issue_tracker: string;
-  website: string;
-  discussion: string;
+  user_docs: Defaulted<string>;
+  admin_docs: Defaulted<string>;
+  developer_docs: Defaulted<string>;
+  issue_tracker: Defaulted<string>;
+  website: Defaulted<string>;
+  discussion: Defaulted<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
   last_release_at: Timestamp | null;
@@ -96,8 +98,8 @@ export interface AppTranslationsTable {
   app_id: string;
   language: string;
   name: string;
-  summary: string;
-  description: string;
+  summary: Defaulted<string>;
+  description: Defaulted<string>;
 }
 
 export interface AppAuthorsTable {
@@ -105,8 +107,8 @@ export interface AppAuthorsTable {
   app_id: string;
   position: number;
   name: string;
-  mail: string;
-  homepage: string;
+  mail: Defaulted<string>;
+  homepage: Defaulted<string>;
 }
 
 export interface AppScreenshotsTable {
@@ -114,7 +116,7 @@ export interface AppScreenshotsTable {
   app_id: string;
   position: number;
   url: string;
-  small_thumbnail: string;
+  small_thumbnail: Defaulted<string>;
 }
 
 export interface AppCategoriesTable {
@@ -136,14 +138,14 @@ export interface ReleasesTable {
   is_nightly: Bool;
   download: string;
   signature: string;
-  signature_digest: string;
+  signature_digest: Defaulted<string>;
   archive_sha256: string;
   archive_size: number;
-  php_version_spec: string;
-  raw_php_version_spec: string;
-  platform_version_spec: string;
-  raw_platform_version_spec: string;
-  min_int_size: number;
+  php_version_spec: Defaulted<string>;
+  raw_php_version_spec: Defaulted<string>;
+  platform_version_spec: Defaulted<string>;
+  raw_platform_version_spec: Defaulted<string>;
+  min_int_size: Defaulted<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -152,8 +154,8 @@ export interface ReleaseDependencyTable {
   release_id: number;
   position: number;
   name: string;
-  version_spec: string;
-  raw_version_spec: string;
+  version_spec: Defaulted<string>;
+  raw_version_spec: Defaulted<string>;
 }
 
 export interface ReleaseShellCommandsTable {
@@ -171,7 +173,7 @@ export interface ReleaseLicensesTable {
 export interface ReleaseTranslationsTable {
   release_id: number;
   language: string;
-  changelog: string;
+  changelog: Defaulted<string>;
 }
 
 export interface RatingsTable {
@@ -193,7 +195,7 @@ export interface CertificateRevocationsTable {
   serial: string;
   issuer: string;
   revoked_at: Timestamp;
-  reason: string;
+  reason: Defaulted<string>;
 }
 
 export interface RateLimitHitsTable {

@@ -11,7 +11,7 @@ export const migrateCommand: Command = {
 APPSTORE_DATA_DIR) to the latest schema. Safe to run at any time; \`serve\` runs it too.`,
   async run(args) {
     expectNoArguments(args, this.usage);
-    const report = await withContainer((container) => migrateToLatest(container.database));
+    const report = await withContainer((container) => migrateToLatest(container.database), { migrate: false });
     console.log(report.applied.length === 0 ? 'database is up to date' : `applied: ${report.applied.join(', ')}`);
     return 0;
   },

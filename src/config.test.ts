@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig, unknownVariables } from './config.ts';
+
+const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-config-'));
+fs.writeFileSync(path.join(cwd, 'ca.pem'), 'x');
+fs.mkdirSync(path.join(cwd, 'adir'));
+fs.writeFileSync(path.join(cwd, 'afile'), 'x');
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env, cwd);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return [...error.problems];
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  test('defaults: SQLite in ./data, 127.0.0.1:8000, private downloads refused', () => {
+    const config = loadConfig({}, cwd);
+    assert.equal(config.dataDir, path.join(cwd, 'data'));
+    assert.deepEqual(config.database, { kind: 'sqlite', file: path.join(cwd, 'data', 'appstore.sqlite') });
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 8000);
+    assert.equal(config.caCertFile, null);
+    assert.equal(config.crlFile, null);
+    assert.equal(config.downloadAllowPrivate, false);
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.trustProxy, false);
+    assert.ok(Object.isFrozen(config));
+  });
+
+  test('every variable is read', () => {
+    const config = loadConfig(
+      {
+        APPSTORE_DATA_DIR: 'store',
+        APPSTORE_DATABASE_URL: 'postgresql://u:p@db:5432/appstore',
+        APPSTORE_HOST: '0.0.0.0',
+        APPSTORE_PORT: '9000',
+        APPSTORE_CA_CERT: 'ca.pem',
+        APPSTORE_CRL: 'ca.pem',
+        APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
+        APPSTORE_LOG_LEVEL: 'DEBUG',
+        APPSTORE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+      },
+      cwd,
+    );
+    assert.equal(config.dataDir, path.join(cwd, 'store'));
+    assert.deepEqual(config.database, { kind: 'postgres', url: 'postgresql://u:p@db:5432/appstore' });
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.port, 9000);
+    assert.equal(config.caCertFile, path.join(cwd, 'ca.pem'));
+    assert.equal(config.crlFile, path.join(cwd, 'ca.pem'));
+    assert.equal(config.downloadAllowPrivate, true);
+    assert.equal(config.logLevel, 'debug');
+    assert.deepEqual(config.trustProxy, ['10.0.0.0/8', '127.0.0.1']);
+  });
+
+  test('empty values count as unset', () => {
+    const config = loadConfig({ APPSTORE_PORT: '', APPSTORE_DATABASE_URL: '  ' }, cwd);
+    assert.equal(config.port, 8000);
+    assert.equal(config.database.kind, 'sqlite');
+  });
+
+  const cases: Array<[string, Record<string, string>, RegExp]> = [
+    ['port not a number', { APPSTORE_PORT: 'eighty' }, /^APPSTORE_PORT: 'eighty' is not a port number/],
+    ['port too large', { APPSTORE_PORT: '65536' }, /^APPSTORE_PORT: '65536'/],
+    ['port negative', { APPSTORE_PORT: '-1' }, /^APPSTORE_PORT/],
+    ['database URL not a URL', { APPSTORE_DATABASE_URL: 'not a url' }, /^APPSTORE_DATABASE_URL: not a URL/],
+    ['database URL of another kind', { APPSTORE_DATABASE_URL: 'mysql://h/db' }, /^APPSTORE_DATABASE_URL: scheme 'mysql' is not supported/],
+    ['database URL without a database', { APPSTORE_DATABASE_URL: 'postgres://h:5432/' }, /names no database/],
+    ['CA file missing', { APPSTORE_CA_CERT: 'missing.pem' }, /^APPSTORE_CA_CERT: .*missing\.pem does not exist$/],
+    ['CA path a directory', { APPSTORE_CA_CERT: 'adir' }, /^APPSTORE_CA_CERT: .*adir is not a regular file$/],
+    ['CRL file missing', { APPSTORE_CRL: 'nope.crl' }, /^APPSTORE_CRL: .*nope\.crl does not exist$/],
+    ['switch not a switch', { APPSTORE_DOWNLOAD_ALLOW_PRIVATE: 'maybe' }, /^APPSTORE_DOWNLOAD_ALLOW_PRIVATE: 'maybe' is not a switch/],
+    ['unknown log level', { APPSTORE_LOG_LEVEL: 'loud' }, /^APPSTORE_LOG_LEVEL: 'loud' is not one of fatal, error/],
+    ['bad proxy address', { APPSTORE_TRUST_PROXY: '10.0.0.0/33,proxy' }, /^APPSTORE_TRUST_PROXY: '10\.0\.0\.0\/33', 'proxy' are not an IP address/],
+    ['data dir is a file', { APPSTORE_DATA_DIR: 'afile' }, /^APPSTORE_DATA_DIR: .*afile exists and is not a directory$/],
+  ];
+  for (const [name, env, expected] of cases) {
+    test(`refuses: ${name}`, () => {
+      const problems = problemsOf(env);
+      assert.equal(problems.length, 1, problems.join('\n'));
+      assert.match(problems[0] ?? '', expected);
+    });
+  }
+
+  test('lists every problem at once', () => {
+    const problems = problemsOf({ APPSTORE_PORT: 'x', APPSTORE_LOG_LEVEL: 'y', APPSTORE_CA_CERT: 'none.pem', APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '2' });
+    assert.equal(problems.length, 4);
+    const error = new ConfigError(problems);
+    for (const problem of problems) assert.ok(error.message.includes(problem));
+  });
+
+  test('unknown APPSTORE_ variables are reported, test variables are not', () => {
+    assert.deepEqual(unknownVariables({ APPSTORE_PROT: '1', APPSTORE_PORT: '1', APPSTORE_TEST_DATABASE_URL: 'x', HOME: '/' }), ['APPSTORE_PROT']);
+  });
+});

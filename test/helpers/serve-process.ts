@@ -1,0 +1,38 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { BIN, ROOT } from './run-cli.ts';
+
+export interface ServeProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  output(): string;
+  /** SIGTERM, then the exit status. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `appstore serve` on a free port with only the given APPSTORE_ variables. */
+export async function startServeProcess(env: Record<string, string>): Promise<ServeProcess> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('APPSTORE_')));
+  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: { ...base, ...env, APPSTORE_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', () => reject(new Error(`appstore serve exited early:\n${output}`)));
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { COMMANDS } from '../../src/cli/main.ts';
+import { CATEGORIES, PLATFORMS } from '../helpers/catalog-data.ts';
+import { runAppstore } from '../helpers/run-cli.ts';
+import { startServeProcess } from '../helpers/serve-process.ts';
+import type { ServeProcess } from '../helpers/serve-process.ts';
+import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
+import type { TestDatabase } from '../helpers/test-database.ts';
+
+describe('appstore: help and usage', () => {
+  test('--help lists every command; each command has its own --help', async () => {
+    const overview = await runAppstore(['--help'], {});
+    assert.equal(overview.code, 0);
+    for (const command of COMMANDS) assert.ok(overview.stdout.includes(command.usage), command.usage);
+    const help = await runAppstore(['category', 'import', '--help'], {});
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage: appstore category import FILE/);
+  });
+
+  test('unknown command, missing argument, extra argument: exit 2 with one line on stderr', async () => {
+    const unknown = await runAppstore(['frobnicate'], {});
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^appstore: unknown command 'frobnicate'/);
+    const missing = await runAppstore(['category', 'import'], {});
+    assert.equal(missing.code, 2);
+    assert.equal(missing.stderr.trim(), 'appstore: missing FILE; usage: appstore category import FILE');
+    const extra = await runAppstore(['migrate', 'now'], {});
+    assert.equal(extra.code, 2);
+    assert.match(extra.stderr, /unexpected argument 'now'/);
+  });
+
+  test('a configuration error lists every problem and exits 2', async () => {
+    const result = await runAppstore(['migrate'], { APPSTORE_PORT: 'x', APPSTORE_LOG_LEVEL: 'loud' });
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr.trim().split('\n').length, 1);
+    assert.match(result.stderr, /APPSTORE_PORT: 'x' is not a port number/);
+    assert.match(result.stderr, /APPSTORE_LOG_LEVEL: 'loud'/);
+  });
+});
+
+describe(`appstore: migrate and imports (${DIALECT})`, () => {
+  let database: TestDatabase;
+  let dir: string;
+  const file = (name: string, content: unknown): string => {
+    const target = path.join(dir, name);
+    fs.writeFileSync(target, typeof content === 'string' ? content : JSON.stringify(content));
+    return target;
+  };
+  before(async () => {
+    database = await createTestDatabase();
+    dir = fs.mkdtempSync(path.join(database.dataDir, 'files-'));
+  });
+  after(() => database.dispose());
+
+  test('migrate from empty, then again', async () => {
+    const first = await runAppstore(['migrate'], database.env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout.trim(), 'applied: 0001-initial');
+    const second = await runAppstore(['migrate'], database.env);
+    assert.equal(second.stdout.trim(), 'database is up to date');
+  });
+
+  let serve: ServeProcess;
+  test('a running server shows what the CLI imports, with working 304s and a new ETag on change', async () => {
+    serve = await startServeProcess(database.env);
+    const empty = await fetch(`${serve.url}/api/v1/categories.json`);
+    assert.deepEqual(await empty.json(), []);
+
+    const imported = await runAppstore(['category', 'import', file('categories.json', CATEGORIES)], database.env);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.equal(imported.stdout.trim(), 'imported 2 categories: 2 created, 0 updated, 0 unchanged');
+    const platforms = await runAppstore(['platform', 'import', file('platforms.json', PLATFORMS)], database.env);
+    assert.equal(platforms.stdout.trim(), 'imported 3 platform releases: 3 created, 0 updated, 0 unchanged');
+
+    const categories = await fetch(`${serve.url}/api/v1/categories.json`);
+    assert.deepEqual((await categories.json()).map((c: { id: string }) => c.id), ['games', 'tools']);
+    const etag = String(categories.headers.get('etag'));
+    const listed = await (await fetch(`${serve.url}/api/v1/platforms.json`)).json();
+    assert.deepEqual(listed.map((p: { version: string }) => p.version), ['31.0.0', '30.0.1']);
+    assert.equal((await fetch(`${serve.url}/api/v1/categories.json`, { headers: { 'if-none-match': etag } })).status, 304);
+
+    const renamed = structuredClone(CATEGORIES);
+    const english = renamed[0]?.translations.en;
+    assert.ok(english !== undefined);
+    english.name = 'Utilities';
+    const second = await runAppstore(['category', 'import', file('renamed.json', renamed)], database.env);
+    assert.equal(second.stdout.trim(), 'imported 2 categories: 0 created, 1 updated, 1 unchanged');
+    const changed = await fetch(`${serve.url}/api/v1/categories.json`, { headers: { 'if-none-match': etag } });
+    assert.equal(changed.status, 200);
+    assert.notEqual(changed.headers.get('etag'), etag);
+    assert.equal((await changed.json())[1].translations.en.name, 'Utilities');
+  });
+
+  test('a malformed file is refused naming the entry and field, and nothing is imported', async () => {
+    const before = await fetch(`${serve.url}/api/v1/categories.json`);
+    const bad = [
+      { id: 'office', translations: { en: { name: 'Office' } } },
+      { id: 'games', translations: { en: { name: 'Games, renamed' } } },
+      { id: 'Bad Id', translations: { en: { name: 'x' } } },
+    ];
+    const refused = await runAppstore(['category', 'import', file('bad.json', bad)], database.env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^appstore: the category file was not imported: \[2\]\.id: must be a category id/);
+    const platforms = await runAppstore(['platform', 'import', file('bad-platforms.json', [{ version: '32.0.0', hasRelease: true, isSupported: true }, { version: '32', hasRelease: true, isSupported: true }])], database.env);
+    assert.equal(platforms.code, 1);
+    assert.match(platforms.stderr, /\[1\]\.version: must be a version of three numbers/);
+
+    const after = await fetch(`${serve.url}/api/v1/categories.json`);
+    assert.equal(after.headers.get('etag'), before.headers.get('etag'));
+    assert.deepEqual(await after.json(), await before.json());
+    const listed = await (await fetch(`${serve.url}/api/v1/platforms.json`)).json();
+    assert.ok(!listed.some((p: { version: string }) => p.version === '32.0.0'));
+  });
+
+  test('not JSON, no such file: exit 1 with the file named', async () => {
+    const notJson = await runAppstore(['category', 'import', file('broken.json', '[{"id": ')], database.env);
+    assert.equal(notJson.code, 1);
+    assert.match(notJson.stderr, /broken\.json is not valid JSON/);
+    const missing = await runAppstore(['platform', 'import', path.join(dir, 'absent.json')], database.env);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /absent\.json: no such file/);
+    assert.equal(await serve.stop(), 0);
+  });
+});

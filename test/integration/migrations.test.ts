@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { currentSchema, migrateToLatest } from '../../src/storage/migrate.ts';
+import { toBool } from '../../src/storage/schema.ts';
+import type { DatabaseHandle } from '../../src/storage/database.ts';
+import { nowTimestamp } from '../../src/storage/timestamps.ts';
+import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
+import type { TestDatabase } from '../helpers/test-database.ts';
+
+const TABLES = [
+  'api_tokens', 'app_authors', 'app_categories', 'app_co_maintainers', 'app_screenshots', 'app_translations', 'apps',
+  'categories', 'category_translations', 'certificate_revocations', 'content_version', 'platform_releases',
+  'rate_limit_hits', 'rating_translations', 'ratings', 'release_databases', 'release_licenses',
+  'release_php_extensions', 'release_shell_commands', 'release_translations', 'releases', 'sessions', 'users',
+];
+
+describe(`migrations (${DIALECT})`, () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  before(async () => {
+    database = await createTestDatabase();
+    handle = await database.open({ migrate: false });
+  });
+  after(() => database.dispose());
+
+  // Other test files work in other schemas of the same PostgreSQL database at the same time.
+  const ownTables = async (): Promise<string[]> => {
+    const schema = handle.dialect === 'postgres' ? await currentSchema(handle) : undefined;
+    const tables = await handle.db.introspection.getTables();
+    return tables.filter((t) => schema === undefined || t.schema === schema).map((t) => t.name).sort();
+  };
+
+  test('from empty: every table of the data model, then nothing more to apply', async () => {
+    assert.deepEqual(await ownTables(), []);
+    const first = await migrateToLatest(handle);
+    assert.deepEqual(first.applied, ['0001-initial']);
+    const tables = await ownTables();
+    assert.deepEqual(tables, TABLES);
+    const second = await migrateToLatest(handle);
+    assert.deepEqual(second.applied, []);
+  });
+
+  test('the content version starts at 1 with a random instance id, and survives re-migration', async () => {
+    const row = await handle.db.selectFrom('content_version').selectAll().executeTakeFirstOrThrow();
+    assert.equal(Number(row.version), 1);
+    assert.match(row.instance_id, /^[0-9a-f]{12}$/);
+    await migrateToLatest(handle);
+    const again = await handle.db.selectFrom('content_version').selectAll().execute();
+    assert.equal(again.length, 1);
+    assert.equal(again[0]?.instance_id, row.instance_id);
+  });
+
+  test('booleans round-trip, releases are unique per (app, version, nightly), deletes cascade', async () => {
+    const { db } = handle;
+    const now = nowTimestamp();
+    const user = await db
+      .insertInto('users')
+      .values({ username: 'alice', first_name: 'A', last_name: 'L', is_admin: true, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db.insertInto('apps').values({ id: 'news', owner_id: user.id, certificate: 'PEM', is_featured: true, created_at: now, updated_at: now }).execute();
+    const app = await db.selectFrom('apps').select(['is_featured', 'is_enterprise_only']).executeTakeFirstOrThrow();
+    assert.equal(toBool(app.is_featured), true);
+    assert.equal(toBool(app.is_enterprise_only), false);
+    const release = {
+      app_id: 'news', version: '1.0.0', download: 'https://example.com/news.tar.gz', signature: 'sig',
+      archive_sha256: 'ab', archive_size: 10, created_at: now, updated_at: now,
+    };
+    await db.insertInto('releases').values({ ...release, is_nightly: false }).execute();
+    await db.insertInto('releases').values({ ...release, is_nightly: true }).execute();
+    await assert.rejects(db.insertInto('releases').values({ ...release, is_nightly: false }).execute());
+    const stored = await db.selectFrom('releases').select('id').where('is_nightly', '=', true).executeTakeFirstOrThrow();
+    await db.insertInto('release_licenses').values({ release_id: stored.id, position: 0, license: 'agpl' }).execute();
+    await db.deleteFrom('apps').where('id', '=', 'news').execute();
+    assert.equal((await db.selectFrom('releases').selectAll().execute()).length, 0);
+    assert.equal((await db.selectFrom('release_licenses').selectAll().execute()).length, 0);
+  });
+
+  test('a rating outside 0..1 is refused by the database itself', async () => {
+    const { db } = handle;
+    const now = nowTimestamp();
+    const user = await db.selectFrom('users').select('id').executeTakeFirstOrThrow();
+    await db.insertInto('apps').values({ id: 'mail', owner_id: user.id, certificate: 'PEM', created_at: now, updated_at: now }).execute();
+    await assert.rejects(
+      db.insertInto('ratings').values({ app_id: 'mail', user_id: user.id, rating: 1.5, rated_at: now, updated_at: now }).execute(),
+    );
+  });
+});

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Type } from 'typebox';
+import { buildServer } from '../../src/app.ts';
+import { DIALECT } from '../helpers/test-database.ts';
+import { createTestServer } from '../helpers/test-server.ts';
+import type { TestServer } from '../helpers/test-server.ts';
+
+const LISTINGS = ['/api/v1/categories.json', '/api/v1/platforms.json'];
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+function assertErrorShape(body: unknown, code: string): void {
+  assert.ok(typeof body === 'object' && body !== null);
+  const { detail, code: actual } = body as { detail: unknown; code: unknown };
+  assert.equal(actual, code);
+  assert.equal(typeof detail, 'string');
+  assert.ok((detail as string).length > 10);
+}
+
+describe(`routing and errors (${DIALECT})`, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await createTestServer();
+  });
+  after(() => server.close());
+
+  test('unknown path: 404 with the JSON error shape', async () => {
+    for (const url of ['/nothing', '/api/v1/nothing.json', '/api/v2/apps.json', '/api/v1/categories.json.bak']) {
+      const response = await server.app.inject({ method: 'GET', url });
+      assert.equal(response.statusCode, 404, url);
+      assert.match(String(response.headers['content-type']), /^application\/json/);
+      assertErrorShape(response.json(), 'not_found');
+    }
+  });
+
+  test('known path, other method: 405 with Allow', async () => {
+    for (const url of LISTINGS) {
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+        const response = await server.app.inject({ method, url, payload: method === 'DELETE' ? undefined : {} });
+        assert.equal(response.statusCode, 405, `${method} ${url}`);
+        assert.equal(response.headers.allow, 'GET, HEAD');
+        assertErrorShape(response.json(), 'method_not_allowed');
+      }
+    }
+    const health = await server.app.inject({ method: 'POST', url: '/healthz' });
+    assert.equal(health.statusCode, 405);
+    assert.equal(health.headers.allow, 'GET, HEAD');
+  });
+
+  test('405 also through doubled slashes', async () => {
+    const response = await server.app.inject({ method: 'DELETE', url: '/api/v1//categories.json' });
+    assert.equal(response.statusCode, 405);
+    assert.equal(response.headers.allow, 'GET, HEAD');
+  });
+
+  test('no method on any route answers 5xx', async () => {
+    const urls = [...LISTINGS, '/healthz', '/api/v1/openapi.json', '/', '/api/v1/', '/api/v1//', '/%', '/api/v1/%zz.json'];
+    for (const url of urls) {
+      for (const method of METHODS) {
+        const response = await server.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: method === 'POST' ? '{not json' : undefined });
+        assert.ok(response.statusCode < 500, `${method} ${url} → ${response.statusCode}`);
+      }
+    }
+  });
+
+  test('every response carries a request id; a sane incoming one is kept', async () => {
+    const generated = await server.app.inject({ method: 'GET', url: '/healthz' });
+    assert.match(String(generated.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    const kept = await server.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'proxy-123' } });
+    assert.equal(kept.headers['x-request-id'], 'proxy-123');
+    const replaced = await server.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\twith spaces' } });
+    assert.notEqual(replaced.headers['x-request-id'], 'bad id\twith spaces');
+    assert.equal(kept.headers['x-content-type-options'], 'nosniff');
+  });
+});
+
+describe('request errors in the one shape (a route built for this test)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await createTestServer();
+  });
+  after(() => server.close());
+
+  async function appWithEchoRoute() {
+    const app = await buildServer(server.container, { logger: false });
+    app.post('/echo', {
+      schema: {
+        body: Type.Object({ download: Type.String({ pattern: '^https://' }), nightly: Type.Optional(Type.Boolean()) }),
+        response: { 200: Type.Object({ ok: Type.Boolean() }) },
+      },
+      handler: async () => ({ ok: true }),
+    });
+    app.get('/boom', { schema: { response: { 200: Type.Object({}) } }, handler: async () => { throw new Error('secret internal detail /var/lib/x'); } });
+    await app.ready();
+    return app;
+  }
+
+  test('validation: 400 invalid_request naming each field', async () => {
+    const app = await appWithEchoRoute();
+    const response = await app.inject({ method: 'POST', url: '/echo', payload: { download: 'http://x', nightly: 'true' } });
+    assert.equal(response.statusCode, 400);
+    const body = response.json();
+    assertErrorShape(body, 'invalid_request');
+    assert.deepEqual(Object.keys(body.errors).sort(), ['download', 'nightly']);
+    assert.match(body.detail, /^Invalid request body: (download|nightly): /);
+    const missing = await app.inject({ method: 'POST', url: '/echo', payload: {} });
+    assert.deepEqual(missing.json().errors, { download: ['This field is required.'] });
+    await app.close();
+  });
+
+  test('malformed JSON: 400 malformed_json; wrong content type: 415; too large: 413', async () => {
+    const app = await appWithEchoRoute();
+    const malformed = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"download":' });
+    assert.equal(malformed.statusCode, 400);
+    assertErrorShape(malformed.json(), 'malformed_json');
+    const empty = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '' });
+    assert.equal(empty.statusCode, 400);
+    assertErrorShape(empty.json(), 'malformed_json');
+    const xml = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+    assert.equal(xml.statusCode, 415);
+    assertErrorShape(xml.json(), 'unsupported_media_type');
+    const large = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ download: 'https://x/' + 'a'.repeat(2 * 1024 * 1024) }) });
+    assert.equal(large.statusCode, 413);
+    assertErrorShape(large.json(), 'payload_too_large');
+    await app.close();
+  });
+
+  test('a server fault: 500 internal_error that reveals nothing', async () => {
+    const app = await appWithEchoRoute();
+    const response = await app.inject({ method: 'GET', url: '/boom' });
+    assert.equal(response.statusCode, 500);
+    assertErrorShape(response.json(), 'internal_error');
+    assert.ok(!response.body.includes('secret'));
+    assert.ok(!response.body.includes('/var/lib'));
+    await app.close();
+  });
+});

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { registeredRoutes } from '../../src/http/route-registry.ts';
+import { DIALECT } from '../helpers/test-database.ts';
+import { createTestServer } from '../helpers/test-server.ts';
+import type { TestServer } from '../helpers/test-server.ts';
+
+describe(`health and OpenAPI (${DIALECT})`, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await createTestServer();
+  });
+  after(() => server.close());
+
+  test('every route declares its response schemas, and its body schema when it takes one', () => {
+    const routes = registeredRoutes(server.app);
+    assert.ok(routes.length >= 5);
+    for (const route of routes) {
+      const schema = route.schema as { response?: Record<string, unknown>; body?: unknown } | undefined;
+      const label = `${route.method} ${route.url}`;
+      assert.ok(schema?.response !== undefined, `${label} declares no response schema`);
+      assert.ok(Object.keys(schema.response).some((status) => /^2/.test(status)), `${label} declares no success response`);
+      if (['POST', 'PUT', 'PATCH'].includes(route.method)) assert.ok(schema.body !== undefined, `${label} declares no body schema`);
+    }
+  });
+
+  test('the OpenAPI 3.1 document lists the routes', async () => {
+    const response = await server.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    assert.equal(response.statusCode, 200);
+    const document = response.json();
+    assert.equal(document.openapi, '3.1.0');
+    for (const path of ['/api/v1/categories.json', '/api/v1/platforms.json', '/healthz']) {
+      assert.ok(document.paths[path]?.get, `${path} missing from the OpenAPI document`);
+      assert.ok(document.paths[path].get.responses['200'], `${path} has no 200 response`);
+    }
+    assert.ok(document.components.schemas.Category);
+    assert.ok(document.components.schemas.ErrorBody);
+  });
+
+  test('healthz: 200 while the database answers', async () => {
+    const response = await server.app.inject({ method: 'GET', url: '/healthz' });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), { status: 'ok', database: 'ok' });
+  });
+
+  test('healthz: 503 with the error shape when it does not', async () => {
+    await server.container.database.close();
+    const response = await server.app.inject({ method: 'GET', url: '/healthz' });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.json().code, 'database_unavailable');
+  });
+});
