@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { COMMANDS } from '../../src/cli/main.ts';
 import { CATEGORIES, PLATFORMS } from '../helpers/catalog-data.ts';
-import { runAppstore } from '../helpers/run-cli.ts';
+import { ROOT, runAppstore } from '../helpers/run-cli.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import type { ServeProcess } from '../helpers/serve-process.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
@@ -18,6 +19,12 @@ describe('appstore: help and usage', () => {
     const help = await runAppstore(['category', 'import', '--help'], {});
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^Usage: appstore category import FILE/);
+  });
+
+  test('`npx appstore` works in the project after install, with no build step', () => {
+    const result = spawnSync('npx', ['--no-install', 'appstore', '--help'], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^Usage: appstore COMMAND/);
   });
 
   test('unknown command, missing argument, extra argument: exit 2 with one line on stderr', async () => {
