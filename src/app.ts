@@ -6,7 +6,10 @@ import type { Container } from './container.ts';
 import { installCors } from './http/cors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { trackRoutes } from './http/route-registry.ts';
+import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
+import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { catalogRoutes } from './http/routes/listings/catalog.routes.ts';
+import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
 import { CategorySchema, PlatformReleaseSchema } from './http/routes/listings/listings.schemas.ts';
 import { systemRoutes } from './http/routes/system/system.routes.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
@@ -42,8 +45,9 @@ export async function buildServer(container: Container, options: ServerOptions =
     return503OnClosing: true,
   });
 
+  installBodyParsers(app);
   trackRoutes(app);
-  for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema]) app.addSchema(schema);
+  for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema, TokenResponse]) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -71,5 +75,24 @@ export async function buildServer(container: Container, options: ServerOptions =
 
   await systemRoutes(app, container);
   await catalogRoutes(app, container);
+  await tokenRoutes(app, container);
+  await sessionRoutes(app, container);
   return app;
+}
+
+/**
+ * JSON as fastify parses it (prototype poisoning refused), except that an empty body is no body:
+ * clients POST to the token routes with a JSON content type and nothing else. Forms for /login.
+ */
+function installBodyParsers(app: FastifyInstance): void {
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') done(null, null);
+    else json(request, text, done);
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
 }

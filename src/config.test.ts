@@ -32,6 +32,8 @@ describe('loadConfig', () => {
     assert.equal(config.downloadAllowPrivate, false);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.trustProxy, false);
+    assert.equal(config.secretKeyFile, path.join(cwd, 'data', 'secret.key'));
+    assert.equal(config.secretKeyFileConfigured, false);
     assert.ok(Object.isFrozen(config));
   });
 
@@ -47,6 +49,7 @@ describe('loadConfig', () => {
         APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
         APPSTORE_LOG_LEVEL: 'DEBUG',
         APPSTORE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+        APPSTORE_SECRET_KEY_FILE: 'afile',
       },
       cwd,
     );
@@ -59,6 +62,8 @@ describe('loadConfig', () => {
     assert.equal(config.downloadAllowPrivate, true);
     assert.equal(config.logLevel, 'debug');
     assert.deepEqual(config.trustProxy, ['10.0.0.0/8', '127.0.0.1']);
+    assert.equal(config.secretKeyFile, path.join(cwd, 'afile'));
+    assert.equal(config.secretKeyFileConfigured, true);
   });
 
   test('empty values count as unset', () => {
@@ -80,6 +85,7 @@ describe('loadConfig', () => {
     ['switch not a switch', { APPSTORE_DOWNLOAD_ALLOW_PRIVATE: 'maybe' }, /^APPSTORE_DOWNLOAD_ALLOW_PRIVATE: 'maybe' is not a switch/],
     ['unknown log level', { APPSTORE_LOG_LEVEL: 'loud' }, /^APPSTORE_LOG_LEVEL: 'loud' is not one of fatal, error/],
     ['bad proxy address', { APPSTORE_TRUST_PROXY: '10.0.0.0/33,proxy' }, /^APPSTORE_TRUST_PROXY: '10\.0\.0\.0\/33', 'proxy' are not an IP address/],
+    ['secret key file missing', { APPSTORE_SECRET_KEY_FILE: 'keys/none.key' }, /^APPSTORE_SECRET_KEY_FILE: .*none\.key does not exist$/],
     ['data dir is a file', { APPSTORE_DATA_DIR: 'afile' }, /^APPSTORE_DATA_DIR: .*afile exists and is not a directory$/],
   ];
   for (const [name, env, expected] of cases) {

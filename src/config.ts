@@ -22,6 +22,13 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Fastify's trustProxy: false, true, or a list of proxy addresses / CIDR ranges. */
   readonly trustProxy: boolean | string[];
+  /**
+   * The file holding the store's secret key (token look-up and encryption, session ids). Kept
+   * outside the database, so a copy of the database alone reveals no usable token.
+   */
+  readonly secretKeyFile: string;
+  /** True when the operator named the file: then it must exist; the default one is created. */
+  readonly secretKeyFileConfigured: boolean;
 }
 
 /** Every variable the service reads, with its one-line meaning (the README table mirrors it). */
@@ -35,10 +42,12 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_DOWNLOAD_ALLOW_PRIVATE',
   'APPSTORE_LOG_LEVEL',
   'APPSTORE_TRUST_PROXY',
+  'APPSTORE_SECRET_KEY_FILE',
 ] as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export const SQLITE_FILE_NAME = 'appstore.sqlite';
+export const SECRET_KEY_FILE_NAME = 'secret.key';
 
 /** Raised when the environment cannot make a valid configuration; lists every problem at once. */
 export class ConfigError extends Error {
@@ -79,6 +88,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems.push(`APPSTORE_LOG_LEVEL: '${logLevelRaw}' is not one of ${LOG_LEVELS.join(', ')}`);
   }
   const trustProxy = parseTrustProxy(get('APPSTORE_TRUST_PROXY'), problems);
+  const secretKeyRaw = get('APPSTORE_SECRET_KEY_FILE');
+  const secretKeyFile =
+    secretKeyRaw === undefined
+      ? path.join(dataDir, SECRET_KEY_FILE_NAME)
+      : (readableFile('APPSTORE_SECRET_KEY_FILE', secretKeyRaw, cwd, problems) ?? path.resolve(cwd, secretKeyRaw));
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -91,6 +105,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     downloadAllowPrivate,
     logLevel: logLevel ?? 'info',
     trustProxy,
+    secretKeyFile,
+    secretKeyFileConfigured: secretKeyRaw !== undefined,
   });
 }
 

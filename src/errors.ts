@@ -12,6 +12,14 @@ export const ERROR_CODES = [
   // routing
   'not_found', // unknown path
   'method_not_allowed',
+  // accounts and authentication
+  'not_authenticated', // no, malformed or wrong credentials
+  'forbidden', // authenticated, but not allowed
+  'csrf_failed', // a session-authenticated change without the CSRF token
+  'rate_limited',
+  'user_exists',
+  'user_not_found',
+  'invalid_user', // a user's fields break a rule (name, password)
   // catalogue imports (CLI) and admin data
   'invalid_import',
   // server side
@@ -29,6 +37,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     readonly detail: string,
     readonly errors?: FieldErrors,
+    /** For rate_limited: seconds until the client may try again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail);
     this.name = 'AppError';

@@ -5,8 +5,27 @@ import type { Command } from './command.ts';
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
+import {
+  userAddCommand,
+  userDisableCommand,
+  userEnableCommand,
+  userListCommand,
+  userPasswdCommand,
+  userTokenCommand,
+} from './commands/user.command.ts';
 
-export const COMMANDS: readonly Command[] = [serveCommand, migrateCommand, categoryImportCommand, platformImportCommand];
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  migrateCommand,
+  userAddCommand,
+  userTokenCommand,
+  userPasswdCommand,
+  userDisableCommand,
+  userEnableCommand,
+  userListCommand,
+  categoryImportCommand,
+  platformImportCommand,
+];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.usage.length));

@@ -15,6 +15,7 @@ export interface ErrorResponse {
   readonly body: ErrorBody;
   /** True for a server fault: logged with its stack, never shown to the client. */
   readonly isServerFault: boolean;
+  readonly retryAfterSeconds?: number;
 }
 
 /** Turns anything thrown while handling a request into a status and the catalogue's body. */
@@ -30,7 +31,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   const status = ERROR_STATUS[appError.code];
   const body: ErrorBody = { detail: appError.detail, code: appError.code };
   if (appError.errors !== undefined) body.errors = appError.errors;
-  return { status, body, isServerFault: status >= 500 };
+  return { status, body, isServerFault: status >= 500, retryAfterSeconds: appError.retryAfterSeconds };
 }
 
 interface ValidationIssue {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
+import { WWW_AUTHENTICATE } from './auth.ts';
 import { toErrorResponse } from './error-body.ts';
 import { allowedMethods } from './route-registry.ts';
 
@@ -13,6 +14,8 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.info({ code: response.body.code, status: response.status }, 'request refused');
     }
     if (response.status === 405) reply.header('allow', allowedMethods(app, request.url).join(', '));
+    if (response.status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
+    if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
   });
 

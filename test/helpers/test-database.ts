@@ -39,10 +39,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   } else {
     const schema = `test_${randomBytes(6).toString('hex')}`;
     await withAdminClient((client) => client.query(`create schema ${schema}`));
-    const url = new URL(POSTGRES_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    target = { kind: 'postgres', url: url.toString() };
-    env = { APPSTORE_DATA_DIR: dataDir, APPSTORE_DATABASE_URL: url.toString() };
+    // %20, not +: libpq (pg_dump, psql) reads only percent-encoding in URIs.
+    const separator = POSTGRES_URL.includes('?') ? '&' : '?';
+    const url = `${POSTGRES_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    target = { kind: 'postgres', url };
+    env = { APPSTORE_DATA_DIR: dataDir, APPSTORE_DATABASE_URL: url };
     dropSchema = () => withAdminClient((client) => client.query(`drop schema ${schema} cascade`)).then(() => undefined);
   }
   return {

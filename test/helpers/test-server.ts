@@ -13,13 +13,24 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface TestServerOptions {
+  readonly env?: Record<string, string>;
+  /** The clock of rate limits and sessions. */
+  readonly now?: () => Date;
+  /** Called before the server is ready: tests add probe routes here. */
+  readonly configure?: (app: FastifyInstance, container: Container) => void;
+  /** Reuse this database (a "restart" on the same data). */
+  readonly database?: TestDatabase;
+}
+
 /** A server on a freshly migrated database of its own, for `app.inject()`; no listening socket. */
-export async function createTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
-  const config = loadConfig({ ...database.env, ...env });
+export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = loadConfig({ ...database.env, ...options.env });
   const handle = await database.open();
-  const container = createContainer(config, { database: handle });
+  const container = createContainer(config, { database: handle, ...(options.now === undefined ? {} : { now: options.now }) });
   const app = await buildServer(container, { logger: false });
+  options.configure?.(app, container);
   await app.ready();
   return {
     app,

@@ -108,14 +108,17 @@ describe('request errors in the one shape (a route built for this test)', () => 
     await app.close();
   });
 
-  test('malformed JSON: 400 malformed_json; wrong content type: 415; too large: 413', async () => {
+  test('malformed JSON: 400 malformed_json; empty: 400; wrong content type: 415; too large: 413', async () => {
     const app = await appWithEchoRoute();
     const malformed = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"download":' });
     assert.equal(malformed.statusCode, 400);
     assertErrorShape(malformed.json(), 'malformed_json');
+    // An empty JSON body counts as no body: refused by the route's schema, not as malformed JSON.
     const empty = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '' });
     assert.equal(empty.statusCode, 400);
-    assertErrorShape(empty.json(), 'malformed_json');
+    assertErrorShape(empty.json(), 'invalid_request');
+    const poisoned = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"download": "https://x", "__proto__": {"admin": true}}' });
+    assert.equal(poisoned.statusCode, 400);
     const xml = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
     assert.equal(xml.statusCode, 415);
     assertErrorShape(xml.json(), 'unsupported_media_type');

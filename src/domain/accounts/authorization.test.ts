@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AppError } from '../../errors.ts';
+import { canManageApp, canManageReleases, requireAppManager, requireReleaseManager, roleOn } from './authorization.ts';
+import type { User } from './user.ts';
+
+const user = (id: number, isAdmin = false): User => ({ id, username: `u${id}`, email: null, firstName: '', lastName: '', isAdmin, isActive: true, hasPassword: true });
+const access = { appId: 'news', ownerId: 1, coMaintainerIds: [2] };
+
+describe('authorization', () => {
+  test('roles', () => {
+    assert.equal(roleOn(user(1), access), 'owner');
+    assert.equal(roleOn(user(2), access), 'co-maintainer');
+    assert.equal(roleOn(user(3, true), access), 'admin');
+    assert.equal(roleOn(user(4), access), 'none');
+    assert.equal(roleOn(user(1, true), access), 'owner');
+  });
+
+  test('releases: owner, co-maintainers and admins', () => {
+    assert.deepEqual([1, 2, 4].map((id) => canManageReleases(user(id), access)), [true, true, false]);
+    assert.ok(canManageReleases(user(3, true), access));
+  });
+
+  test('the app itself: owner and admins, not co-maintainers', () => {
+    assert.deepEqual([1, 2, 4].map((id) => canManageApp(user(id), access)), [true, false, false]);
+    assert.ok(canManageApp(user(3, true), access));
+  });
+
+  test('refusals are forbidden errors naming the app', () => {
+    assert.throws(() => requireAppManager(user(2), access), (e: unknown) => e instanceof AppError && e.code === 'forbidden' && /news/.test(e.detail));
+    assert.throws(() => requireReleaseManager(user(4), access), (e: unknown) => e instanceof AppError && e.code === 'forbidden');
+    assert.doesNotThrow(() => requireReleaseManager(user(2), access));
+  });
+});

@@ -1,0 +1,44 @@
+import { AppError } from '../../errors.ts';
+import type { User } from './user.ts';
+
+/** Who may act on an app: its owner, its co-maintainers, and the store's admins. */
+export interface AppAccess {
+  readonly appId: string;
+  readonly ownerId: number;
+  readonly coMaintainerIds: readonly number[];
+}
+
+export type AppRole = 'owner' | 'co-maintainer' | 'admin' | 'none';
+
+export function roleOn(user: User, access: AppAccess): AppRole {
+  if (user.id === access.ownerId) return 'owner';
+  if (access.coMaintainerIds.includes(user.id)) return 'co-maintainer';
+  return user.isAdmin ? 'admin' : 'none';
+}
+
+/** Publishing and deleting releases: owner, co-maintainers, admins. */
+export function canManageReleases(user: User, access: AppAccess): boolean {
+  return roleOn(user, access) !== 'none';
+}
+
+/** Re-registering the certificate and deleting the app: owner and admins, not co-maintainers. */
+export function canManageApp(user: User, access: AppAccess): boolean {
+  const role = roleOn(user, access);
+  return role === 'owner' || role === 'admin';
+}
+
+export function requireReleaseManager(user: User, access: AppAccess): void {
+  if (!canManageReleases(user, access)) {
+    throw new AppError('forbidden', `Only the owner and co-maintainers of ${access.appId} may publish or delete its releases.`);
+  }
+}
+
+export function requireAppManager(user: User, access: AppAccess): void {
+  if (!canManageApp(user, access)) {
+    throw new AppError('forbidden', `Only the owner of ${access.appId} may do this (co-maintainers may publish and delete releases only).`);
+  }
+}
+
+export function requireAdmin(user: User): void {
+  if (!user.isAdmin) throw new AppError('forbidden', 'Only administrators of the store may do this.');
+}

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { hashPassword, verifyPassword } from './password-hash.ts';
+import { deriveKeys, loadSecret } from './secret-key.ts';
+import { decryptToken, encryptToken, generateToken, tokenLookupHash } from './token-codec.ts';
+
+describe('password hashing', () => {
+  test('scrypt hashes verify the right password only; salts differ', async () => {
+    const a = await hashPassword('s3cret ü');
+    const b = await hashPassword('s3cret ü');
+    assert.match(a, /^scrypt\$32768\$8\$1\$/);
+    assert.notEqual(a, b);
+    assert.ok(await verifyPassword('s3cret ü', a));
+    assert.ok(!(await verifyPassword('s3cret u', a)));
+    assert.ok(!(await verifyPassword('s3cret ü', 'garbage')));
+    assert.ok(!(await verifyPassword('x', 'scrypt$x$y$z$a$b')));
+  });
+});
+
+describe('tokens', () => {
+  const keys = deriveKeys(randomBytes(32));
+  test('256 random bits, hex', () => {
+    const token = generateToken();
+    assert.match(token, /^[0-9a-f]{64}$/);
+    assert.notEqual(token, generateToken());
+  });
+
+  test('look-up hash is keyed: another key gives another hash', () => {
+    const token = generateToken();
+    assert.equal(tokenLookupHash(keys, token), tokenLookupHash(keys, token));
+    assert.notEqual(tokenLookupHash(keys, token), tokenLookupHash(deriveKeys(randomBytes(32)), token));
+  });
+
+  test('encryption round-trips, bound to the user and the key', () => {
+    const token = generateToken();
+    const sealed = encryptToken(keys, token, 7);
+    assert.ok(!sealed.includes(token));
+    assert.equal(decryptToken(keys, sealed, 7), token);
+    assert.equal(decryptToken(keys, sealed, 8), null, 'another user cannot use it');
+    assert.equal(decryptToken(deriveKeys(randomBytes(32)), sealed, 7), null, 'another key cannot open it');
+    assert.equal(decryptToken(keys, 'v1.x.y.z', 7), null);
+  });
+});
+
+describe('secret key file', () => {
+  test('created once with mode 0600, then read back; a configured file must exist and be valid', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-key-'));
+    const file = path.join(dir, 'sub', 'secret.key');
+    const first = loadSecret(file, true);
+    assert.equal(first.length, 32);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.deepEqual(loadSecret(file, true), first);
+    assert.throws(() => loadSecret(path.join(dir, 'missing.key'), false), /does not exist/);
+    fs.writeFileSync(path.join(dir, 'short.key'), 'abcd');
+    assert.throws(() => loadSecret(path.join(dir, 'short.key'), false), /at least 64 hexadecimal/);
+  });
+});

@@ -1,0 +1,69 @@
+import { AppError } from '../../errors.ts';
+import { hashPassword } from './password-hash.ts';
+import type { AccountStore, User } from './user.ts';
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9_.@+-]{1,150}$/;
+const MAX_PASSWORD_LENGTH = 1024;
+
+export interface UserDeps {
+  readonly store: AccountStore;
+  readonly now: () => Date;
+}
+
+export interface AddUserInput {
+  readonly username: string;
+  readonly email?: string | null;
+  readonly firstName?: string;
+  readonly lastName?: string;
+  readonly isAdmin?: boolean;
+  /** Null: an account without a password (token authentication only). */
+  readonly password: string | null;
+}
+
+function checkPassword(password: string): void {
+  if (password === '') throw new AppError('invalid_user', 'The password is empty: give a password, or create the user with --no-password.');
+  if (password.length > MAX_PASSWORD_LENGTH) throw new AppError('invalid_user', `The password is longer than ${MAX_PASSWORD_LENGTH} characters.`);
+}
+
+export async function addUser(input: AddUserInput, deps: UserDeps): Promise<User> {
+  if (!USERNAME_PATTERN.test(input.username)) {
+    throw new AppError('invalid_user', `'${input.username.slice(0, 160)}' is not a valid username: 1 to 150 letters, digits and _ . @ + -`);
+  }
+  const email = input.email?.trim() || null;
+  if (email !== null && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new AppError('invalid_user', `'${email}' is not an e-mail address.`);
+  if (input.password !== null) checkPassword(input.password);
+  if ((await deps.store.findUserByUsername(input.username)) !== null) {
+    throw new AppError('user_exists', `A user named '${input.username}' already exists.`);
+  }
+  return deps.store.createUser(
+    {
+      username: input.username,
+      email,
+      firstName: input.firstName?.trim() ?? '',
+      lastName: input.lastName?.trim() ?? '',
+      isAdmin: input.isAdmin ?? false,
+      passwordHash: input.password === null ? null : await hashPassword(input.password),
+    },
+    deps.now(),
+  );
+}
+
+export async function findUser(username: string, deps: Pick<UserDeps, 'store'>): Promise<User> {
+  const record = await deps.store.findUserByUsername(username);
+  if (record === null) throw new AppError('user_not_found', `There is no user named '${username.slice(0, 160)}'.`);
+  const { passwordHash: _hidden, ...user } = record;
+  return user;
+}
+
+export async function setPassword(username: string, password: string, deps: UserDeps): Promise<void> {
+  checkPassword(password);
+  const user = await findUser(username, deps);
+  await deps.store.setPasswordHash(user.id, await hashPassword(password), deps.now());
+}
+
+/** Disabling keeps the user's apps and token; a disabled user cannot authenticate at all. */
+export async function setActive(username: string, active: boolean, deps: UserDeps): Promise<User> {
+  const user = await findUser(username, deps);
+  await deps.store.setActive(user.id, active, deps.now());
+  return { ...user, isActive: active };
+}

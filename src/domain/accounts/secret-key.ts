@@ -1,0 +1,42 @@
+import { hkdfSync, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Keys derived from the store's one secret, each for one purpose. */
+export interface SecretKeys {
+  /** HMAC key: API tokens are looked up by HMAC(token), never stored in clear. */
+  readonly tokenLookup: Buffer;
+  /** AES-256-GCM key: the retrievable copy of each token (`POST /api/v1/token` returns it). */
+  readonly tokenEncryption: Buffer;
+  /** HMAC key: session ids and CSRF tokens are stored as HMACs. */
+  readonly session: Buffer;
+}
+
+const KEY_BYTES = 32;
+
+export function deriveKeys(secret: Buffer): SecretKeys {
+  const derive = (purpose: string): Buffer => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `appstore ${purpose}`, KEY_BYTES));
+  return { tokenLookup: derive('token lookup'), tokenEncryption: derive('token encryption'), session: derive('session') };
+}
+
+/**
+ * Reads the secret (64 hex characters) from its file. When the file does not exist and
+ * `create` is true, a new random secret is written there, readable by its owner only.
+ */
+export function loadSecret(file: string, create: boolean): Buffer {
+  if (!fs.existsSync(file)) {
+    if (!create) throw new Error(`the secret key file ${file} does not exist`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    try {
+      fs.writeFileSync(file, `${randomBytes(KEY_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process created it first: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  const text = fs.readFileSync(file, 'utf8').trim();
+  if (!/^[0-9a-fA-F]{64,}$/.test(text)) {
+    throw new Error(`the secret key file ${file} must hold at least 64 hexadecimal characters (e.g. \`openssl rand -hex 32\`)`);
+  }
+  return Buffer.from(text, 'hex');
+}

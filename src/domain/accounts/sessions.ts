@@ -1,0 +1,60 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../../errors.ts';
+import type { AuthDeps } from './authenticate.ts';
+import { authenticateWithPassword, toUser } from './authenticate.ts';
+import { hmacHex } from './token-codec.ts';
+import type { User } from './user.ts';
+
+export const SESSION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+
+export interface SessionDeps extends AuthDeps {
+  readonly now: () => Date;
+}
+
+export interface NewSession {
+  /** Goes into the HttpOnly cookie; the database holds only its HMAC. */
+  readonly sessionId: string;
+  /** Must come back in X-CSRF-Token on every state-changing session request. */
+  readonly csrfToken: string;
+  readonly expiresAt: Date;
+  readonly user: User;
+}
+
+export interface ActiveSession {
+  readonly user: User;
+  readonly csrfTokenHash: string;
+}
+
+const randomId = (): string => randomBytes(32).toString('base64url');
+
+/** `POST /login`: checks the password (same limits as Basic) and opens a server-side session. */
+export async function login(username: string, password: string, clientAddress: string, deps: SessionDeps): Promise<NewSession> {
+  const user = await authenticateWithPassword(username, password, clientAddress, deps);
+  const now = deps.now();
+  const sessionId = randomId();
+  const csrfToken = randomId();
+  const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
+  await deps.store.deleteExpiredSessions(now);
+  await deps.store.createSession(hmacHex(deps.keys.session, sessionId), user.id, hmacHex(deps.keys.session, csrfToken), now, expiresAt);
+  return { sessionId, csrfToken, expiresAt, user };
+}
+
+/** The session's user, or null when the id is unknown, expired, or its user disabled. */
+export async function resolveSession(sessionId: string, deps: SessionDeps): Promise<ActiveSession | null> {
+  const stored = await deps.store.findSession(hmacHex(deps.keys.session, sessionId), deps.now());
+  if (stored === null || !stored.user.isActive) return null;
+  return { user: toUser(stored.user), csrfTokenHash: stored.csrfTokenHash };
+}
+
+/** Refuses a state-changing session request whose X-CSRF-Token is missing or wrong. */
+export function checkCsrf(session: ActiveSession, provided: string | undefined, deps: Pick<SessionDeps, 'keys'>): void {
+  const expected = Buffer.from(session.csrfTokenHash, 'hex');
+  const actual = Buffer.from(hmacHex(deps.keys.session, provided ?? ''), 'hex');
+  if (provided === undefined || provided === '' || !timingSafeEqual(expected, actual)) {
+    throw new AppError('csrf_failed', 'CSRF check failed: send the csrfToken returned by POST /login in the X-CSRF-Token header.');
+  }
+}
+
+export async function logout(sessionId: string, deps: SessionDeps): Promise<void> {
+  await deps.store.deleteSession(hmacHex(deps.keys.session, sessionId));
+}

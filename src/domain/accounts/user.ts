@@ -1,0 +1,52 @@
+/** A user as the rest of the service sees it: never with its password hash. */
+export interface User {
+  readonly id: number;
+  readonly username: string;
+  readonly email: string | null;
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly isAdmin: boolean;
+  readonly isActive: boolean;
+  /** False for users from an external login: they authenticate with tokens only. */
+  readonly hasPassword: boolean;
+}
+
+/** What storage returns for authentication. */
+export interface UserRecord extends User {
+  readonly passwordHash: string | null;
+}
+
+export interface NewUser {
+  readonly username: string;
+  readonly email: string | null;
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly isAdmin: boolean;
+  readonly passwordHash: string | null;
+}
+
+export interface StoredSession {
+  readonly user: UserRecord;
+  readonly csrfTokenHash: string;
+  readonly expiresAt: Date;
+}
+
+/** What the accounts use cases need from storage. */
+export interface AccountStore {
+  findUserByUsername(username: string): Promise<UserRecord | null>;
+  findUserByTokenHash(lookupHash: string): Promise<UserRecord | null>;
+  listUsers(): Promise<User[]>;
+  /** Throws AppError user_exists when the name is taken. */
+  createUser(user: NewUser, now: Date): Promise<User>;
+  setPasswordHash(userId: number, passwordHash: string | null, now: Date): Promise<void>;
+  setActive(userId: number, active: boolean, now: Date): Promise<void>;
+  findEncryptedToken(userId: number): Promise<string | null>;
+  /** Stores a token unless the user has one; false when one was already there. */
+  insertTokenIfNone(userId: number, lookupHash: string, encrypted: string, now: Date): Promise<boolean>;
+  /** Replaces the user's token (the old one stops working in the same statement). */
+  replaceToken(userId: number, lookupHash: string, encrypted: string, now: Date): Promise<void>;
+  createSession(idHash: string, userId: number, csrfTokenHash: string, now: Date, expiresAt: Date): Promise<void>;
+  findSession(idHash: string, now: Date): Promise<StoredSession | null>;
+  deleteSession(idHash: string): Promise<void>;
+  deleteExpiredSessions(now: Date): Promise<void>;
+}

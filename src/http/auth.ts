@@ -1,0 +1,89 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Container } from '../container.ts';
+import { authenticateWithPassword, authenticateWithToken } from '../domain/accounts/authenticate.ts';
+import { checkCsrf, resolveSession } from '../domain/accounts/sessions.ts';
+import type { User } from '../domain/accounts/user.ts';
+import { AppError } from '../errors.ts';
+import { SESSION_COOKIE, readCookie } from './cookies.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the authentication pre-handler of authenticated routes. */
+    user?: User;
+  }
+}
+
+export type AuthScheme = 'basic' | 'token' | 'session';
+export const WWW_AUTHENTICATE = 'Basic realm="appstore", Token';
+
+type Credentials = { scheme: 'basic'; username: string; password: string } | { scheme: 'token'; token: string };
+
+const SCHEME_NAMES: Record<AuthScheme, string> = { basic: 'Basic', token: 'Token', session: 'a session (POST /login)' };
+
+function accepted(schemes: readonly AuthScheme[]): string {
+  return schemes.map((s) => SCHEME_NAMES[s]).join(' or ');
+}
+
+/** Parses `Authorization: Basic …`, `Token …` or `Bearer …`; refuses anything malformed. */
+export function parseAuthorization(header: string): Credentials {
+  const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
+  if (match === null) {
+    throw new AppError('not_authenticated', 'Malformed Authorization header: expected "Basic <base64 of user:password>" or "Token <token>".');
+  }
+  const [, rawScheme = '', value = ''] = match;
+  const scheme = rawScheme.toLowerCase();
+  if (scheme === 'token' || scheme === 'bearer') return { scheme: 'token', token: value };
+  if (scheme !== 'basic') {
+    throw new AppError('not_authenticated', `Unsupported authorization scheme '${rawScheme.slice(0, 20)}': use Basic or Token.`);
+  }
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) {
+    throw new AppError('not_authenticated', 'Malformed Basic credentials: the value after "Basic" is not base64.');
+  }
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new AppError('not_authenticated', 'Malformed Basic credentials: expected base64 of "username:password".');
+  return { scheme: 'basic', username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Identifies the caller by one of the schemes the route accepts, or refuses with 401
+ * (429 when failed attempts are rate-limited). A session may change state only with its CSRF token.
+ */
+export async function identify(request: FastifyRequest, container: Container, schemes: readonly AuthScheme[]): Promise<User> {
+  const deps = container.accounts;
+  const header = request.headers.authorization;
+  if (header !== undefined) {
+    const credentials = parseAuthorization(header);
+    if (!schemes.includes(credentials.scheme)) {
+      throw new AppError('not_authenticated', `This route accepts ${accepted(schemes)} authentication, not ${SCHEME_NAMES[credentials.scheme]}.`);
+    }
+    return credentials.scheme === 'basic'
+      ? authenticateWithPassword(credentials.username, credentials.password, request.ip, deps)
+      : authenticateWithToken(credentials.token, request.ip, deps);
+  }
+  const sessionId = schemes.includes('session') ? readCookie(request, SESSION_COOKIE) : undefined;
+  if (sessionId !== undefined) {
+    const session = await resolveSession(sessionId, deps);
+    if (session === null) throw new AppError('not_authenticated', 'Your session has expired or ended: sign in again with POST /login.');
+    if (!SAFE_METHODS.has(request.method)) {
+      const provided = request.headers['x-csrf-token'];
+      checkCsrf(session, Array.isArray(provided) ? provided[0] : provided, deps);
+    }
+    return session.user;
+  }
+  throw new AppError('not_authenticated', `Authentication credentials were not provided: this route needs ${accepted(schemes)} authentication.`);
+}
+
+/** Route pre-handler: puts the authenticated user on `request.user`. */
+export function requireUser(container: Container, schemes: readonly AuthScheme[]): preHandlerAsyncHookHandler {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    request.user = await identify(request, container, schemes);
+  };
+}
+
+export function currentUser(request: FastifyRequest): User {
+  if (request.user === undefined) throw new Error('route has no authentication pre-handler');
+  return request.user;
+}
