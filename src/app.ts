@@ -7,6 +7,7 @@ import { installCors } from './http/cors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { trackRoutes } from './http/route-registry.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
+import { appRoutes } from './http/routes/apps/apps.routes.ts';
 import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { catalogRoutes } from './http/routes/listings/catalog.routes.ts';
 import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
@@ -77,6 +78,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   await catalogRoutes(app, container);
   await tokenRoutes(app, container);
   await sessionRoutes(app, container);
+  await appRoutes(app, container);
   return app;
 }
 

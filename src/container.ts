@@ -1,8 +1,16 @@
+import fs from 'node:fs';
 import type { Config } from './config.ts';
 import type { SessionDeps } from './domain/accounts/sessions.ts';
 import type { SecretKeys } from './domain/accounts/secret-key.ts';
 import { deriveKeys, loadSecret } from './domain/accounts/secret-key.ts';
 import type { AccountStore } from './domain/accounts/user.ts';
+import type { ManageAppDeps } from './domain/apps/manage-apps.ts';
+import type { RegisterDeps } from './domain/apps/register-app.ts';
+import { authorityFiles, readAuthorityCertificate } from './domain/certificates/certificate-authority.ts';
+import type { AuthorityFiles } from './domain/certificates/certificate-authority.ts';
+import type { RevocationStore } from './domain/certificates/revoke-certificate.ts';
+import { loadTrust } from './domain/certificates/trust.ts';
+import type { Trust } from './domain/certificates/trust.ts';
 import { RateLimiter } from './domain/rate-limit.ts';
 import type { CatalogStore } from './domain/catalog/import-catalog.ts';
 import { coalesce } from './domain/listings/coalesce.ts';
@@ -11,10 +19,12 @@ import type { VersionStamp } from './domain/listings/version-stamp.ts';
 import type { DatabaseHandle } from './storage/database.ts';
 import { openDatabase } from './storage/database.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
+import { appRepository } from './storage/repositories/app.repository.ts';
 import { upsertCategories } from './storage/repositories/category.repository.ts';
 import { readContentVersion } from './storage/repositories/content-version.repository.ts';
 import { upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
 import { rateLimitRepository } from './storage/repositories/rate-limit.repository.ts';
+import { revocationRepository } from './storage/repositories/revocation.repository.ts';
 
 /** Everything the HTTP routes and the CLI commands share: built once per process. */
 export interface Container {
@@ -27,6 +37,13 @@ export interface Container {
   readonly accounts: SessionDeps & { readonly store: AccountStore; readonly keys: SecretKeys };
   readonly limiter: RateLimiter;
   readonly now: () => Date;
+  /** The store's own authority (used when APPSTORE_CA_CERT is not set). */
+  readonly authority: AuthorityFiles;
+  /** The authorities and CRLs, read once on first use; problems with CRLs go to `trustWarnings`. */
+  readonly trust: () => Promise<Trust>;
+  readonly trustWarnings: string[];
+  readonly revocations: RevocationStore;
+  readonly apps: RegisterDeps & ManageAppDeps;
   close(): Promise<void>;
 }
 
@@ -44,6 +61,23 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const now = options.now ?? (() => new Date());
   const keys = deriveKeys(loadSecret(config.secretKeyFile, !config.secretKeyFileConfigured));
   const limiter = new RateLimiter(rateLimitRepository(db), now);
+  const accounts = accountRepository(db);
+  const authority = authorityFiles(config.dataDir);
+  const trustWarnings: string[] = [];
+  let trust: Promise<Trust> | undefined;
+  const loadConfiguredTrust = async (): Promise<Trust> => {
+    const authorityPem = config.caCertFile === null ? readAuthorityCertificate(authority) : fs.readFileSync(config.caCertFile, 'utf8');
+    const crlPem = config.crlFile === null ? null : fs.readFileSync(config.crlFile, 'utf8');
+    return loadTrust(authorityPem, crlPem, now(), (warning) => trustWarnings.push(warning));
+  };
+  const loadTrustOnce = (): Promise<Trust> => {
+    trust ??= loadConfiguredTrust().catch((error: unknown) => {
+      trust = undefined; // a missing authority may be created later (`appstore ca init`)
+      throw error;
+    });
+    return trust;
+  };
+  const revocations = revocationRepository(db);
   return {
     config,
     database,
@@ -53,9 +87,14 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       upsertCategories: (categories) => upsertCategories(db, categories),
       upsertPlatformReleases: (releases) => upsertPlatformReleases(db, releases),
     },
-    accounts: { store: accountRepository(db), keys, limiter, now },
+    accounts: { store: accounts, keys, limiter, now },
     limiter,
     now,
+    authority,
+    trust: loadTrustOnce,
+    trustWarnings,
+    revocations,
+    apps: { trust: loadTrustOnce, revocations, registry: appRepository(db), limiter, now, accounts },
     close: () => database.close(),
   };
 }

@@ -20,6 +20,18 @@ export const ERROR_CODES = [
   'user_exists',
   'user_not_found',
   'invalid_user', // a user's fields break a rule (name, password)
+  // certificates, signatures, registration
+  'invalid_certificate', // not exactly one PEM X.509 certificate
+  'certificate_untrusted', // not signed by this store's authority
+  'certificate_expired',
+  'certificate_not_yet_valid',
+  'certificate_revoked',
+  'invalid_app_id', // the certificate's CN is not an app id
+  'invalid_signature',
+  'invalid_csr',
+  'authority_unavailable', // the store's own authority is not in use or not set up
+  'app_not_found',
+  'conflict', // the request is valid but contradicts the current state
   // catalogue imports (CLI) and admin data
   'invalid_import',
   // server side

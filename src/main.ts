@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { unknownVariables } from './config.ts';
 import { createContainer } from './container.ts';
 import type { Container } from './container.ts';
+import { ensureAuthority } from './domain/certificates/certificate-authority.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 
 export interface RunningServer {
@@ -27,7 +28,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const container = createContainer(config);
   try {
     await migrateToLatest(container.database);
+    // A newcomer gets a working authority on one machine; an operator points APPSTORE_CA_CERT elsewhere.
+    const authorityCreated = config.caCertFile === null ? await ensureAuthority(container.authority) : false;
+    await container.trust();
     const app = await buildServer(container);
+    if (authorityCreated) app.log.info({ certificate: container.authority.certificate }, "created the store's certificate authority");
+    for (const warning of container.trustWarnings) app.log.warn(warning);
     options.beforeListen?.(app);
     for (const name of unknownVariables()) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
     await app.listen({ host: config.host, port: config.port });

@@ -3,6 +3,8 @@ import { isAppError } from '../errors.ts';
 import { CliError } from './command.ts';
 import type { Command } from './command.ts';
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
+import { appMaintainerAddCommand, appMaintainerRemoveCommand, appSetCommand, appTransferCommand } from './commands/app.command.ts';
+import { caInitCommand, caIssueCommand, caRevokeCommand } from './commands/ca.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
 import {
@@ -25,6 +27,13 @@ export const COMMANDS: readonly Command[] = [
   userListCommand,
   categoryImportCommand,
   platformImportCommand,
+  appMaintainerAddCommand,
+  appMaintainerRemoveCommand,
+  appSetCommand,
+  appTransferCommand,
+  caInitCommand,
+  caIssueCommand,
+  caRevokeCommand,
 ];
 
 function overview(): string {

@@ -14,6 +14,8 @@ export const RATE_LIMITS = {
   failedAuthPerUser: { bucket: 'auth-failed-user', limit: 10, windowMs: 15 * 60_000, what: 'Too many failed sign-ins for this user' },
   failedAuthPerAddress: { bucket: 'auth-failed-address', limit: 50, windowMs: 15 * 60_000, what: 'Too many failed sign-ins from this address' },
   newToken: { bucket: 'token-new', limit: 30, windowMs: 60_000, what: 'Too many new tokens for this user' },
+  register: { bucket: 'app-register', limit: 100, windowMs: 86_400_000, what: 'Too many app registrations for this user' },
+  publish: { bucket: 'release-publish', limit: 100, windowMs: 86_400_000, what: 'Too many release uploads for this user' },
 } as const satisfies Record<string, RateLimitRule>;
 
 export interface RateLimitStore {

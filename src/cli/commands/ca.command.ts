@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import { authorityFiles, ensureAuthority, issueCertificate } from '../../domain/certificates/certificate-authority.ts';
+import { revokeCertificate } from '../../domain/certificates/revoke-certificate.ts';
+import { loadConfig } from '../../config.ts';
+import type { Config } from '../../config.ts';
+import type { Command } from '../command.ts';
+import { CliError } from '../command.ts';
+import { expectNoArguments, expectOneArgument } from '../arguments.ts';
+import { withContainer } from '../context.ts';
+
+function readFile(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'cannot be read'}`);
+  }
+}
+
+function requireOwnAuthority(config: Config): void {
+  if (config.caCertFile !== null) {
+    throw new CliError(`APPSTORE_CA_CERT is set (${config.caCertFile}): this store trusts an external authority, whose key it does not hold. Issue certificates there.`);
+  }
+}
+
+export const caInitCommand: Command = {
+  path: ['ca', 'init'],
+  usage: 'appstore ca init',
+  summary: "create the store's certificate authority (if none)",
+  help: `Creates the store's own certificate authority in APPSTORE_DATA_DIR/ca: an RSA 4096 key
+(authority.key, readable by its owner only) and a self-signed certificate valid 20 years
+(authority.crt). Does nothing when it exists. \`serve\` does this on first start when
+APPSTORE_CA_CERT is not set. Nextcloud servers installing apps signed under it must trust
+authority.crt (a private store's certificates do not chain to Nextcloud's own authority).`,
+  async run(args) {
+    expectNoArguments(args, this.usage);
+    const config = loadConfig();
+    requireOwnAuthority(config);
+    const files = authorityFiles(config.dataDir);
+    const created = await ensureAuthority(files);
+    console.log(`${created ? 'created' : 'already exists'}: ${files.certificate}`);
+    return 0;
+  },
+};
+
+export const caIssueCommand: Command = {
+  path: ['ca', 'issue'],
+  usage: 'appstore ca issue CSR_FILE',
+  summary: 'sign a CSR whose CN is an app id; print the certificate (PEM)',
+  help: `Signs a certificate request made with
+  openssl req -new -newkey rsa:4096 -nodes -keyout APP_ID.key -subj /CN=APP_ID -out APP_ID.csr
+The CN must be a valid app id and the key RSA. The certificate (valid 10 years) goes to stdout.
+Creates the authority first if there is none.`,
+  async run(args) {
+    const file = expectOneArgument(args, this.usage, 'CSR_FILE');
+    const csr = readFile(file);
+    const config = loadConfig();
+    requireOwnAuthority(config);
+    const files = authorityFiles(config.dataDir);
+    await ensureAuthority(files);
+    const pem = await issueCertificate(csr, files);
+    process.stdout.write(pem);
+    return 0;
+  },
+};
+
+export const caRevokeCommand: Command = {
+  path: ['ca', 'revoke'],
+  usage: 'appstore ca revoke CERT_FILE',
+  summary: "revoke a certificate issued by the store's authority",
+  help: `Records the certificate's serial as revoked in the database: registration with it, and
+publishing for an app whose current certificate it is, are refused from now on, on every node.
+Works for certificates of any authority the store trusts (APPSTORE_CA_CERT or its own).`,
+  async run(args) {
+    const file = expectOneArgument(args, this.usage, 'CERT_FILE');
+    const pem = readFile(file);
+    const result = await withContainer(async (container) => revokeCertificate(pem, await container.trust(), container.revocations, container.now()));
+    const what = `certificate ${result.serial}${result.appId === null ? '' : ` (${result.appId})`}`;
+    console.log(result.alreadyRevoked ? `${what} was already revoked on ${result.revokedAt.toISOString()}` : `revoked ${what}`);
+    return 0;
+  },
+};

@@ -1,0 +1,42 @@
+import type { AppAccess } from '../accounts/authorization.ts';
+
+export interface RegisteredApp extends AppAccess {
+  readonly certificate: string;
+  readonly transferUnlocked: boolean;
+  readonly isFeatured: boolean;
+  readonly isEnterpriseOnly: boolean;
+}
+
+/** What to do with a registration, decided by the domain inside the storage transaction. */
+export type RegistrationPlan =
+  | { readonly kind: 'create' }
+  | { readonly kind: 'update'; readonly ownerId: number; readonly certificateChanged: boolean; readonly changed: boolean };
+
+export interface AppFlags {
+  readonly featured?: boolean;
+  readonly enterpriseOnly?: boolean;
+}
+
+/** What the app use cases need from storage. Every write that changes a listing bumps the version. */
+export interface AppRegistry {
+  findApp(appId: string): Promise<RegisteredApp | null>;
+  /**
+   * In one transaction: reads the app (null when new), asks `plan` what to do (it may throw to
+   * refuse), and applies it: creating the app, or setting owner and certificate, closing the
+   * transfer lock, and deleting every release when the certificate changed.
+   */
+  register(appId: string, certificate: string, userId: number, plan: (existing: RegisteredApp | null) => RegistrationPlan, now: Date): Promise<RegistrationPlan>;
+  /** False when the user already was a co-maintainer. */
+  addCoMaintainer(appId: string, userId: number, now: Date): Promise<boolean>;
+  /** False when the user was not a co-maintainer. */
+  removeCoMaintainer(appId: string, userId: number): Promise<boolean>;
+  /** Returns whether anything changed. */
+  setFlags(appId: string, flags: AppFlags, now: Date): Promise<boolean>;
+  setTransferUnlocked(appId: string, unlocked: boolean, now: Date): Promise<void>;
+}
+
+/** Certificates compare equal when they differ only in CR characters and outer whitespace. */
+export function sameCertificate(a: string, b: string): boolean {
+  const normal = (pem: string): string => pem.replace(/\r/g, '').trim();
+  return normal(a) === normal(b);
+}

@@ -1,0 +1,61 @@
+import { AppError } from '../../errors.ts';
+import type { User } from '../accounts/user.ts';
+import type { RevocationLookup } from '../certificates/certificate-validator.ts';
+import { validateCertificate } from '../certificates/certificate-validator.ts';
+import { decodeSignature, isValidSignature } from '../certificates/signature.ts';
+import type { Trust } from '../certificates/trust.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import { RATE_LIMITS } from '../rate-limit.ts';
+import type { AppRegistry, RegisteredApp, RegistrationPlan } from './app-registry.ts';
+import { sameCertificate } from './app-registry.ts';
+
+export interface RegisterDeps {
+  readonly trust: () => Promise<Trust>;
+  readonly revocations: RevocationLookup;
+  readonly registry: AppRegistry;
+  readonly limiter: RateLimiter;
+  readonly now: () => Date;
+}
+
+export interface RegistrationResult {
+  readonly appId: string;
+  readonly created: boolean;
+  readonly releasesDeleted: boolean;
+}
+
+/**
+ * Contract §5. New id: the requester owns it. Existing id: the owner (or an admin) updates it;
+ * anyone, while the owner has unlocked the app for transfer, takes it over; others are refused.
+ */
+export function planRegistration(existing: RegisteredApp | null, user: User, certificate: string): RegistrationPlan {
+  if (existing === null) return { kind: 'create' };
+  const certificateChanged = !sameCertificate(existing.certificate, certificate);
+  const update = (ownerId: number): RegistrationPlan => ({
+    kind: 'update',
+    ownerId,
+    certificateChanged,
+    changed: certificateChanged || ownerId !== existing.ownerId || existing.transferUnlocked,
+  });
+  if (user.id === existing.ownerId) return update(existing.ownerId);
+  if (existing.transferUnlocked) return update(user.id);
+  if (user.isAdmin) return update(existing.ownerId);
+  throw new AppError(
+    'forbidden',
+    `Only the owner of ${existing.appId} may register a certificate for it. To hand it over, the owner (or an administrator) unlocks it for transfer first.`,
+  );
+}
+
+/** `POST /api/v1/apps`: 100 a day per user; certificate, then signature over the id, then ownership. */
+export async function registerApp(input: { certificate: string; signature: string }, user: User, deps: RegisterDeps): Promise<RegistrationResult> {
+  await deps.limiter.consume(RATE_LIMITS.register, String(user.id));
+  const certificate = input.certificate.trim();
+  const valid = await validateCertificate(certificate, await deps.trust(), deps.revocations, deps.now());
+  if (!isValidSignature(Buffer.from(valid.appId, 'utf8'), decodeSignature(input.signature), valid.publicKey)) {
+    throw new AppError(
+      'invalid_signature',
+      `The signature does not match: sign the app id '${valid.appId}' itself (no trailing newline) with the key of this certificate: printf '%s' ${valid.appId} | openssl dgst -sha512 -sign ${valid.appId}.key | openssl base64`,
+    );
+  }
+  const plan = await deps.registry.register(valid.appId, certificate, user.id, (existing) => planRegistration(existing, user, certificate), deps.now());
+  return { appId: valid.appId, created: plan.kind === 'create', releasesDeleted: plan.kind === 'update' && plan.certificateChanged };
+}

@@ -1,0 +1,121 @@
+import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { AppError } from '../../errors.ts';
+import { appIdProblem, pemBlocks, x509 } from './x509.ts';
+
+/** The store's own certificate authority, kept in the data directory. */
+export interface AuthorityFiles {
+  readonly certificate: string;
+  readonly key: string;
+}
+
+export function authorityFiles(dataDir: string): AuthorityFiles {
+  return { certificate: path.join(dataDir, 'ca', 'authority.crt'), key: path.join(dataDir, 'ca', 'authority.key') };
+}
+
+const SIGNING = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const;
+const YEAR_MS = 365 * 24 * 3600 * 1000;
+const ISSUED_LIFETIME_MS = 10 * YEAR_MS;
+
+const randomSerial = (): string => {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0] ?? 0) & 0x7f; // positive
+  return bytes.toString('hex');
+};
+
+/**
+ * Creates the authority (RSA 4096 key readable by its owner only, self-signed certificate valid
+ * 20 years) unless it exists. Returns true when it was created.
+ */
+export async function ensureAuthority(files: AuthorityFiles, now: Date = new Date()): Promise<boolean> {
+  if (fs.existsSync(files.certificate) && fs.existsSync(files.key)) return false;
+  if (fs.existsSync(files.certificate) !== fs.existsSync(files.key)) {
+    throw new AppError('authority_unavailable', `Half an authority in ${path.dirname(files.key)}: the certificate or the key is missing. Restore it, or remove both to start a new one.`);
+  }
+  const keys = (await webcrypto.subtle.generateKey(
+    { ...SIGNING, modulusLength: 4096, publicExponent: new Uint8Array([1, 0, 1]) },
+    true,
+    ['sign', 'verify'],
+  )) as CryptoKeyPair;
+  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: randomSerial(),
+    name: `CN=Appstore Code Signing Authority (${os.hostname().slice(0, 40)})`,
+    notBefore: new Date(now.getTime() - 60_000),
+    notAfter: new Date(now.getTime() + 20 * YEAR_MS),
+    signingAlgorithm: SIGNING,
+    keys,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
+  fs.mkdirSync(path.dirname(files.key), { recursive: true, mode: 0o700 });
+  const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64').replace(/.{64}/g, '$&\n').trimEnd()}\n-----END PRIVATE KEY-----\n`;
+  fs.writeFileSync(files.key, keyPem, { mode: 0o600, flag: 'wx' });
+  fs.writeFileSync(files.certificate, certificate.toString('pem') + '\n', { flag: 'wx' });
+  return true;
+}
+
+async function loadAuthority(files: AuthorityFiles): Promise<{ certificate: InstanceType<typeof x509.X509Certificate>; key: CryptoKey }> {
+  if (!fs.existsSync(files.certificate) || !fs.existsSync(files.key)) {
+    throw new AppError('authority_unavailable', 'The store has no certificate authority yet: run `appstore ca init`.');
+  }
+  const pkcs8 = createPrivateKey(fs.readFileSync(files.key)).export({ type: 'pkcs8', format: 'der' });
+  const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, SIGNING, false, ['sign']);
+  return { certificate: new x509.X509Certificate(fs.readFileSync(files.certificate, 'utf8')), key };
+}
+
+/**
+ * Signs a certificate request whose CN is an app id (RSA keys only: release signatures are RSA
+ * with SHA-512). Valid for 10 years, or until the authority expires if sooner. Returns PEM.
+ */
+export async function issueCertificate(csrPem: string, files: AuthorityFiles, now: Date = new Date()): Promise<string> {
+  const blocks = pemBlocks(csrPem, 'CERTIFICATE REQUEST');
+  if (blocks.length !== 1) throw new AppError('invalid_csr', 'Expected one PEM certificate request ("-----BEGIN CERTIFICATE REQUEST-----"), as `openssl req -new` writes it.');
+  let request: InstanceType<typeof x509.Pkcs10CertificateRequest>;
+  try {
+    request = new x509.Pkcs10CertificateRequest(blocks[0] ?? '');
+  } catch {
+    throw new AppError('invalid_csr', 'The certificate request could not be read (damaged or truncated?).');
+  }
+  if (!(await request.verify())) throw new AppError('invalid_csr', 'The certificate request is not signed by its own key.');
+  if (request.publicKey.algorithm.name !== 'RSASSA-PKCS1-v1_5' && request.publicKey.algorithm.name !== 'RSA-PSS') {
+    throw new AppError('invalid_csr', `The request's key is ${request.publicKey.algorithm.name}; app signatures need an RSA key (openssl genrsa 4096).`);
+  }
+  const names = request.subjectName.getField('CN');
+  const cn = names[0] ?? '';
+  const problem = names.length === 1 ? appIdProblem(cn) : 'the subject needs exactly one CN, the app id';
+  if (problem !== null) throw new AppError('invalid_csr', `CN '${cn.slice(0, 64)}' is not a valid app id: ${problem}.`);
+
+  const authority = await loadAuthority(files);
+  const notAfter = new Date(Math.min(now.getTime() + ISSUED_LIFETIME_MS, authority.certificate.notAfter.getTime()));
+  const certificate = await x509.X509CertificateGenerator.create({
+    serialNumber: randomSerial(),
+    subject: `CN=${cn}`,
+    issuer: authority.certificate.subject,
+    notBefore: new Date(now.getTime() - 60_000),
+    notAfter,
+    signingAlgorithm: SIGNING,
+    publicKey: request.publicKey,
+    signingKey: authority.key,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      await x509.SubjectKeyIdentifierExtension.create(request.publicKey),
+      await x509.AuthorityKeyIdentifierExtension.create(authority.certificate),
+    ],
+  });
+  return certificate.toString('pem') + '\n';
+}
+
+/** The authority's certificate as node reads it, for the trust store. */
+export function readAuthorityCertificate(files: AuthorityFiles): string {
+  if (!fs.existsSync(files.certificate)) throw new AppError('authority_unavailable', 'The store has no certificate authority yet: run `appstore ca init`.');
+  const pem = fs.readFileSync(files.certificate, 'utf8');
+  new X509Certificate(pem);
+  return pem;
+}

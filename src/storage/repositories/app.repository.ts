@@ -1,0 +1,111 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AppRegistry, RegisteredApp, RegistrationPlan } from '../../domain/apps/app-registry.ts';
+import { isUniqueViolation } from '../database-errors.ts';
+import { toBool } from '../schema.ts';
+import type { Database } from '../schema.ts';
+import { toTimestamp } from '../timestamps.ts';
+import { writeTransaction } from '../write-transaction.ts';
+
+async function readApp(db: Kysely<Database> | Transaction<Database>, appId: string): Promise<RegisteredApp | null> {
+  const row = await db
+    .selectFrom('apps')
+    .select(['id', 'owner_id', 'certificate', 'transfer_unlocked', 'is_featured', 'is_enterprise_only'])
+    .where('id', '=', appId)
+    .executeTakeFirst();
+  if (row === undefined) return null;
+  const maintainers = await db.selectFrom('app_co_maintainers').select('user_id').where('app_id', '=', appId).orderBy('user_id').execute();
+  return {
+    appId: row.id,
+    ownerId: Number(row.owner_id),
+    coMaintainerIds: maintainers.map((m) => Number(m.user_id)),
+    certificate: row.certificate,
+    transferUnlocked: toBool(row.transfer_unlocked),
+    isFeatured: toBool(row.is_featured),
+    isEnterpriseOnly: toBool(row.is_enterprise_only),
+  };
+}
+
+/** Apps: registration, co-maintainers and flags. */
+export function appRepository(db: Kysely<Database>): AppRegistry {
+  const register: AppRegistry['register'] = async (appId, certificate, userId, plan, now) => {
+    const at = toTimestamp(now);
+    const { result } = await writeTransaction<RegistrationPlan>(db, async (trx) => {
+      const decided = plan(await readApp(trx, appId));
+      if (decided.kind === 'create') {
+        await trx.insertInto('apps').values({ id: appId, owner_id: userId, certificate, created_at: at, updated_at: at }).execute();
+        // Until its first release the app's texts are its id, as in the original store.
+        await trx.insertInto('app_translations').values({ app_id: appId, language: 'en', name: appId, summary: appId, description: appId }).execute();
+        return { changed: true, result: decided };
+      }
+      if (decided.changed) {
+        await trx
+          .updateTable('apps')
+          .set({ owner_id: decided.ownerId, certificate, transfer_unlocked: false, updated_at: at })
+          .where('id', '=', appId)
+          .execute();
+        // Their signatures were made with the old key: they cannot be verified any more.
+        if (decided.certificateChanged) await trx.deleteFrom('releases').where('app_id', '=', appId).execute();
+      }
+      return { changed: decided.changed, result: decided };
+    });
+    return result;
+  };
+
+  return {
+    findApp: (appId) => readApp(db, appId),
+
+    async register(appId, certificate, userId, plan, now) {
+      try {
+        return await register(appId, certificate, userId, plan, now);
+      } catch (error) {
+        // Two first registrations of one id at once: the loser now sees the app and is judged again.
+        if (!isUniqueViolation(error)) throw error;
+        return register(appId, certificate, userId, plan, now);
+      }
+    },
+
+    async addCoMaintainer(appId, userId, now) {
+      const { result } = await writeTransaction(db, async (trx) => {
+        const inserted = await trx
+          .insertInto('app_co_maintainers')
+          .values({ app_id: appId, user_id: userId, created_at: toTimestamp(now) })
+          .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
+          .executeTakeFirst();
+        const added = Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+        return { changed: added, result: added };
+      });
+      return result;
+    },
+
+    async removeCoMaintainer(appId, userId) {
+      const { result } = await writeTransaction(db, async (trx) => {
+        const deleted = await trx.deleteFrom('app_co_maintainers').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
+        const removed = Number(deleted.numDeletedRows) > 0;
+        return { changed: removed, result: removed };
+      });
+      return result;
+    },
+
+    async setFlags(appId, flags, now) {
+      const { result } = await writeTransaction(db, async (trx) => {
+        const app = await readApp(trx, appId);
+        const featured = flags.featured ?? app?.isFeatured;
+        const enterprise = flags.enterpriseOnly ?? app?.isEnterpriseOnly;
+        const changed = app !== null && (featured !== app.isFeatured || enterprise !== app.isEnterpriseOnly);
+        if (changed) {
+          await trx
+            .updateTable('apps')
+            .set({ is_featured: featured ?? false, is_enterprise_only: enterprise ?? false, updated_at: toTimestamp(now) })
+            .where('id', '=', appId)
+            .execute();
+        }
+        return { changed, result: changed };
+      });
+      return result;
+    },
+
+    async setTransferUnlocked(appId, unlocked, now) {
+      await db.updateTable('apps').set({ transfer_unlocked: unlocked, updated_at: toTimestamp(now) }).where('id', '=', appId).execute();
+    },
+  };
+}

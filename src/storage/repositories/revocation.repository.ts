@@ -1,0 +1,34 @@
+import type { Kysely } from 'kysely';
+import type { RevocationStore } from '../../domain/certificates/revoke-certificate.ts';
+import type { Database } from '../schema.ts';
+import { fromTimestamp, toTimestamp } from '../timestamps.ts';
+
+/** The store's own revocations: read at every certificate check, so they apply at once everywhere. */
+export function revocationRepository(db: Kysely<Database>): RevocationStore {
+  return {
+    async findRevocation(issuer, serial) {
+      const row = await db
+        .selectFrom('certificate_revocations')
+        .select('revoked_at')
+        .where('issuer', '=', issuer)
+        .where('serial', '=', serial)
+        .executeTakeFirst();
+      return row === undefined ? null : { revokedAt: fromTimestamp(row.revoked_at) };
+    },
+
+    async revoke(issuer, serial, now, reason) {
+      const inserted = await db
+        .insertInto('certificate_revocations')
+        .values({ issuer, serial, revoked_at: toTimestamp(now), reason })
+        .onConflict((oc) => oc.columns(['issuer', 'serial']).doNothing())
+        .executeTakeFirst();
+      const row = await db
+        .selectFrom('certificate_revocations')
+        .select('revoked_at')
+        .where('issuer', '=', issuer)
+        .where('serial', '=', serial)
+        .executeTakeFirstOrThrow();
+      return { revokedAt: fromTimestamp(row.revoked_at), alreadyRevoked: Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0 };
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './run-cli.ts';
+
+/** test/fixtures/certificates, made by scripts/make-certificate-fixtures.sh. */
+export const CERTS = path.join(ROOT, 'test', 'fixtures', 'certificates');
+export const certFile = (name: string): string => path.join(CERTS, name);
+export const readCert = (name: string): string => fs.readFileSync(certFile(name), 'utf8');
+
+/** The real data corpus beside the project (never copied into it); null when it is absent. */
+export const REALDATA = ((): string | null => {
+  const dir = process.env.APPSTORE_REALDATA_DIR ?? path.join(ROOT, '..', 'shared', 'realdata');
+  return fs.existsSync(dir) ? dir : null;
+})();
