@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Migrator, sql } from 'kysely';
-import type { Kysely, Migration, MigrationProvider, MigrationResult } from 'kysely';
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DatabaseHandle, Dialect } from './database.ts';
 import * as initial from './migrations/0001-initial.ts';
 import { nowTimestamp } from './timestamps.ts';
@@ -10,17 +10,11 @@ type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 /** Every migration, in order. A new step is a new file here; applied steps are never edited. */
 const STEPS: ReadonlyArray<readonly [string, Step]> = [['0001-initial', initial]];
 
-class StaticProvider implements MigrationProvider {
-  constructor(private readonly dialect: Dialect) {}
-  async getMigrations(): Promise<Record<string, Migration>> {
-    return Object.fromEntries(
-      STEPS.map(([name, step]) => [name, { up: (db: Kysely<unknown>) => step.up(db, this.dialect) }]),
-    );
-  }
-}
+/** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */
+const POSTGRES_LOCK_ID = 7_310_421_9;
 
 export async function currentSchema(handle: DatabaseHandle): Promise<string> {
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db);
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(handle.db);
   const schema = rows[0]?.schema;
   if (schema === undefined || schema === null) throw new Error('PostgreSQL has no current schema: check search_path');
   return schema;
@@ -30,25 +24,45 @@ export interface MigrationReport {
   readonly applied: string[];
 }
 
-/** Applies every pending migration in one run, then makes sure the content version row exists. */
+/**
+ * Applies every pending migration, each in its own transaction, recording it in
+ * `appstore_migrations`; then makes sure the content version row exists. Concurrent runs (several
+ * nodes starting at once) wait for each other: an advisory lock on PostgreSQL, the write lock on
+ * SQLite. Only the current schema is ever looked at.
+ */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<MigrationReport> {
-  const migrator = new Migrator({
-    db: handle.db,
-    provider: new StaticProvider(handle.dialect),
-    // Name the schema explicitly: without it, Kysely would take migration tables of another
-    // schema in the same database for ours.
-    ...(handle.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(handle) } : {}),
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((result: MigrationResult) => result.status === 'Error');
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`);
+  const db = handle.db as unknown as Kysely<MigrationsTable>;
+  await db.schema
+    .createTable('appstore_migrations')
+    .ifNotExists()
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('applied_at', 'text', (c) => c.notNull())
+    .execute();
+  const applied: string[] = [];
+  for (const [name, step] of STEPS) {
+    const ran = await db.transaction().execute(async (trx) => {
+      if (handle.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POSTGRES_LOCK_ID})`.execute(trx);
+      else await sql`update appstore_migrations set name = name where 0`.execute(trx); // takes the write lock
+      const done = await trx.selectFrom('appstore_migrations').select('name').where('name', '=', name).executeTakeFirst();
+      if (done !== undefined) return false;
+      try {
+        await step.up(trx as unknown as Kysely<unknown>, handle.dialect);
+      } catch (error) {
+        throw new Error(`migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      await trx.insertInto('appstore_migrations').values({ name, applied_at: nowTimestamp() }).execute();
+      return true;
+    });
+    if (ran) applied.push(name);
   }
   await handle.db
     .insertInto('content_version')
     .values({ id: 1, version: 1, changed_at: nowTimestamp(), instance_id: randomBytes(6).toString('hex') })
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
-  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+  return { applied };
+}
+
+interface MigrationsTable {
+  appstore_migrations: { name: string; applied_at: string };
 }

@@ -70,6 +70,17 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
     assert.equal(second.stdout.trim(), 'database is up to date');
   });
 
+  test('two `appstore migrate` at once on an empty database: both succeed, the migration runs once', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const results = await Promise.all([runAppstore(['migrate'], fresh.env), runAppstore(['migrate'], fresh.env)]);
+      for (const result of results) assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(results.map((r) => r.stdout.trim()).sort(), ['applied: 0001-initial', 'database is up to date']);
+    } finally {
+      await fresh.dispose();
+    }
+  });
+
   let serve: ServeProcess;
   test('a running server shows what the CLI imports, with working 304s and a new ETag on change', async () => {
     serve = await startServeProcess(database.env);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { currentSchema, migrateToLatest } from '../../src/storage/migrate.ts';
 import { toBool } from '../../src/storage/schema.ts';
 import type { DatabaseHandle } from '../../src/storage/database.ts';
@@ -23,11 +24,14 @@ describe(`migrations (${DIALECT})`, () => {
   });
   after(() => database.dispose());
 
-  // Other test files work in other schemas of the same PostgreSQL database at the same time.
+  // Other test files work in other schemas of the same PostgreSQL database at the same time
+  // (and drop them): look at this schema's catalogue only.
   const ownTables = async (): Promise<string[]> => {
-    const schema = handle.dialect === 'postgres' ? await currentSchema(handle) : undefined;
-    const tables = await handle.db.introspection.getTables();
-    return tables.filter((t) => schema === undefined || t.schema === schema).map((t) => t.name).sort();
+    const query =
+      handle.dialect === 'postgres'
+        ? sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${await currentSchema(handle)}`
+        : sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`;
+    return (await query.execute(handle.db)).rows.map((r) => r.name).filter((name) => name !== 'appstore_migrations').sort();
   };
 
   test('from empty: every table of the data model, then nothing more to apply', async () => {
