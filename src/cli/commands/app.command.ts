@@ -9,31 +9,28 @@ function twoArguments(args: readonly string[], usage: string): [string, string] 
   return [app, user];
 }
 
-export const appMaintainerAddCommand: Command = {
-  path: ['app', 'maintainer', 'add'],
-  usage: 'appstore app maintainer add APP USER',
-  summary: 'let USER publish and delete releases of APP',
-  help: 'Co-maintainers publish and delete releases; only the owner re-registers the certificate or deletes the app.',
-  async run(args) {
-    const [app, user] = twoArguments(args, this.usage);
-    const added = await withContainer((container) => addCoMaintainer(app, user, container.apps));
-    console.log(added ? `${user} now co-maintains ${app}` : `${user} already co-maintains ${app}`);
-    return 0;
-  },
-};
+function maintainerCommand(verb: 'add' | 'remove'): Command {
+  return {
+    path: ['app', 'maintainer', verb],
+    usage: `appstore app maintainer ${verb} APP USER`,
+    summary: verb === 'add' ? 'let USER publish and delete releases of APP' : "take away USER's co-maintainer rights on APP",
+    help:
+      verb === 'add'
+        ? 'Co-maintainers publish and delete releases; only the owner re-registers the certificate or deletes the app.'
+        : 'The user can no longer publish or delete releases of the app. Their earlier releases stay.',
+    async run(args) {
+      const [app, user] = twoArguments(args, this.usage);
+      const change = verb === 'add' ? addCoMaintainer : removeCoMaintainer;
+      const changed = await withContainer((container) => change(app, user, container.apps));
+      const messages = verb === 'add' ? ['now co-maintains', 'already co-maintains'] : ['no longer co-maintains', 'did not co-maintain'];
+      console.log(`${user} ${changed ? messages[0] : messages[1]} ${app}`);
+      return 0;
+    },
+  };
+}
 
-export const appMaintainerRemoveCommand: Command = {
-  path: ['app', 'maintainer', 'remove'],
-  usage: 'appstore app maintainer remove APP USER',
-  summary: 'take away USER’s co-maintainer rights on APP',
-  help: 'The user can no longer publish or delete releases of the app. Their earlier releases stay.',
-  async run(args) {
-    const [app, user] = twoArguments(args, this.usage);
-    const removed = await withContainer((container) => removeCoMaintainer(app, user, container.apps));
-    console.log(removed ? `${user} no longer co-maintains ${app}` : `${user} did not co-maintain ${app}`);
-    return 0;
-  },
-};
+export const appMaintainerAddCommand = maintainerCommand('add');
+export const appMaintainerRemoveCommand = maintainerCommand('remove');
 
 export const appSetCommand: Command = {
   path: ['app', 'set'],

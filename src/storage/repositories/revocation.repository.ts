@@ -5,30 +5,27 @@ import { fromTimestamp, toTimestamp } from '../timestamps.ts';
 
 /** The store's own revocations: read at every certificate check, so they apply at once everywhere. */
 export function revocationRepository(db: Kysely<Database>): RevocationStore {
-  return {
-    async findRevocation(issuer, serial) {
-      const row = await db
-        .selectFrom('certificate_revocations')
-        .select('revoked_at')
-        .where('issuer', '=', issuer)
-        .where('serial', '=', serial)
-        .executeTakeFirst();
-      return row === undefined ? null : { revokedAt: fromTimestamp(row.revoked_at) };
-    },
+  const findRevocation: RevocationStore['findRevocation'] = async (issuer, serial) => {
+    const row = await db
+      .selectFrom('certificate_revocations')
+      .select('revoked_at')
+      .where('issuer', '=', issuer)
+      .where('serial', '=', serial)
+      .executeTakeFirst();
+    return row === undefined ? null : { revokedAt: fromTimestamp(row.revoked_at) };
+  };
 
+  return {
+    findRevocation,
     async revoke(issuer, serial, now, reason) {
       const inserted = await db
         .insertInto('certificate_revocations')
         .values({ issuer, serial, revoked_at: toTimestamp(now), reason })
         .onConflict((oc) => oc.columns(['issuer', 'serial']).doNothing())
         .executeTakeFirst();
-      const row = await db
-        .selectFrom('certificate_revocations')
-        .select('revoked_at')
-        .where('issuer', '=', issuer)
-        .where('serial', '=', serial)
-        .executeTakeFirstOrThrow();
-      return { revokedAt: fromTimestamp(row.revoked_at), alreadyRevoked: Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0 };
+      const stored = await findRevocation(issuer, serial);
+      if (stored === null) throw new Error('a revocation just written is missing');
+      return { revokedAt: stored.revokedAt, alreadyRevoked: Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0 };
     },
   };
 }
