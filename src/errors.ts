@@ -29,6 +29,9 @@ export const ERROR_CODES = [
   'invalid_app_id', // the certificate's CN is not an app id
   'invalid_signature',
   'invalid_csr',
+  // release archives and info.xml
+  'invalid_archive',
+  'invalid_info_xml',
   'authority_unavailable', // the store's own authority is not in use or not set up
   'app_not_found',
   'conflict', // the request is valid but contradicts the current state

@@ -23,6 +23,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_app_id: 400,
   invalid_signature: 400,
   invalid_csr: 400,
+  invalid_archive: 400,
+  invalid_info_xml: 400,
   authority_unavailable: 409,
   app_not_found: 404,
   conflict: 409,

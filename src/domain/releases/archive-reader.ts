@@ -1,0 +1,173 @@
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+import { AppError } from '../../errors.ts';
+import { appIdProblem } from '../certificates/x509.ts';
+
+export interface ArchiveLimits {
+  /** Bytes the whole archive may inflate to: a decompression bomb stops here. */
+  readonly maxInflatedBytes: number;
+  /** appinfo/info.xml must be smaller than this. */
+  readonly maxInfoXmlBytes: number;
+  readonly maxChangelogBytes: number;
+}
+
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
+  maxInflatedBytes: 256 * 1024 * 1024,
+  maxInfoXmlBytes: 512 * 1024,
+  maxChangelogBytes: 1024 * 1024,
+};
+
+/** The parts of an app archive the store reads. */
+export interface AppArchive {
+  /** The one top-level folder. */
+  readonly folder: string;
+  readonly infoXml: Buffer;
+  /** Language → CHANGELOG bytes: `en` from CHANGELOG.md, others from CHANGELOG.<lang>.md. */
+  readonly changelogs: ReadonlyMap<string, Buffer>;
+}
+
+const refuse = (message: string): AppError => new AppError('invalid_archive', message);
+const mib = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+const kib = (bytes: number): string => `${Math.round(bytes / 1024)} KiB`;
+const CHANGELOG_NAME = /^CHANGELOG(?:\.([A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,2}))?\.md$/;
+
+/** What the first bytes say the file is, when it is not gzip. */
+function describeNonGzip(bytes: Buffer): string {
+  if (bytes.length === 0) return 'the archive is empty (0 bytes)';
+  if (bytes.subarray(0, 2).toString('latin1') === 'PK') return 'this is a zip file; a gzip-compressed tar archive (.tar.gz) is required';
+  if (bytes.length > 262 && bytes.subarray(257, 262).toString('latin1') === 'ustar') return 'this is an uncompressed tar archive; compress it with gzip (.tar.gz)';
+  if (bytes.subarray(0, 3).toString('latin1') === 'BZh') return 'this is bzip2-compressed; a gzip-compressed tar archive (.tar.gz) is required';
+  if (bytes.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) return 'this is xz-compressed; a gzip-compressed tar archive (.tar.gz) is required';
+  if (bytes.subarray(0, 4).equals(Buffer.from([0x28, 0xb5, 0x2f, 0xfd]))) return 'this is zstd-compressed; a gzip-compressed tar archive (.tar.gz) is required';
+  return 'this is not a gzip-compressed tar archive (.tar.gz)';
+}
+
+/**
+ * Normalises a member name: `./` prefixes are dropped (`tar czf app.tar.gz ./news` is common) and
+ * a directory's trailing slash; refuses names that could escape or confuse (absolute paths, `..`,
+ * backslashes, control characters). Returns null for the archive root itself.
+ */
+function memberPath(raw: string): string | null {
+  let name = raw;
+  while (name.startsWith('./')) name = name.slice(2);
+  name = name.replace(/\/+$/, '');
+  if (name === '' || name === '.') return null;
+  const shown = JSON.stringify(raw.slice(0, 200));
+  if (/[\u0000-\u001f\u007f\\]/.test(name)) throw refuse(`member ${shown} has a control character or backslash in its name`);
+  if (name.startsWith('/')) throw refuse(`member ${shown} has an absolute path`);
+  if (name.split('/').some((segment) => segment === '..')) throw refuse(`member ${shown} has '..' in its path`);
+  return name;
+}
+
+/**
+ * Reads an app archive from memory, streaming: gzip-compressed tar only; exactly one top-level
+ * folder named like an app id; no links, devices, FIFOs, absolute paths, `..` or `.git`; never
+ * inflating more than `maxInflatedBytes`. Returns info.xml and the changelogs.
+ */
+export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<AppArchive> {
+  if (bytes.length < 3 || bytes[0] !== 0x1f || bytes[1] !== 0x8b || bytes[2] !== 0x08) throw refuse(describeNonGzip(bytes));
+
+  let inflated = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      inflated += chunk.length;
+      // Refused as soon as the count passes the bound: the rest is never inflated.
+      if (inflated > limits.maxInflatedBytes) done(refuse(`the archive inflates to more than ${mib(limits.maxInflatedBytes)}; is it a decompression bomb?`));
+      else done(null, chunk);
+    },
+  });
+
+  const tops = new Set<string>();
+  const wanted = new Map<string, Buffer>();
+  let members = 0;
+  const extract = tar.extract();
+  extract.on('entry', (header, stream, next) => {
+    const fail = (error: AppError): void => {
+      stream.resume();
+      extract.destroy(error);
+    };
+    try {
+      members += 1;
+      if ((header.type as string) === 'pax-global-header') {
+        stream.on('end', next).resume(); // `git archive` metadata: not a member
+        return;
+      }
+      const name = memberPath(header.name);
+      if (name === null) {
+        stream.on('end', next).resume();
+        return;
+      }
+      const segments = name.split('/');
+      const top = segments[0] ?? '';
+      if (header.type === 'symlink') throw refuse(`member ${name} is a symbolic link (to ${JSON.stringify((header.linkname ?? '').slice(0, 200))}); links are not allowed`);
+      if (header.type === 'link') throw refuse(`member ${name} is a hard link; links are not allowed`);
+      if (header.type !== 'file' && header.type !== 'contiguous-file' && header.type !== 'directory') {
+        throw refuse(`member ${name} is a ${header.type ?? 'special file'}; only files and directories are allowed`);
+      }
+      const gitAt = segments.indexOf('.git');
+      if (gitAt >= 0) throw refuse(`${segments.slice(0, gitAt + 1).join('/')} is a .git directory; leave it out of the archive`);
+      if (segments.length === 1 && header.type !== 'directory') throw refuse(`${name} is a file at the top level; the archive must hold one folder, named like the app id`);
+      tops.add(top);
+      if (tops.size > 1) throw refuse(`the archive has more than one top-level folder (${[...tops].slice(0, 5).join(', ')}); it must hold exactly one, named like the app id`);
+      const problem = appIdProblem(top);
+      if (problem !== null) throw refuse(`the top-level folder '${top.slice(0, 64)}' is not named like an app id: ${problem}`);
+
+      const relative = segments.slice(1).join('/');
+      const changelog = segments.length === 2 ? CHANGELOG_NAME.exec(relative) : null;
+      const key = relative === 'appinfo/info.xml' ? 'info.xml' : changelog !== null ? `changelog:${changelog[1] ?? ''}` : null;
+      if (key === null || header.type === 'directory') {
+        stream.on('end', next).resume();
+        return;
+      }
+      if (wanted.has(key)) throw refuse(`${name} appears twice in the archive`);
+      const cap = key === 'info.xml' ? limits.maxInfoXmlBytes - 1 : limits.maxChangelogBytes;
+      const capText = key === 'info.xml' ? `must be smaller than ${kib(limits.maxInfoXmlBytes)}` : `may be at most ${mib(limits.maxChangelogBytes)}`;
+      if ((header.size ?? 0) > cap) throw refuse(`${name} ${capText}`);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (data: unknown) => {
+        const chunk = data as Buffer;
+        size += chunk.length;
+        if (size > cap) fail(refuse(`${name} ${capText}`));
+        else chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        wanted.set(key, Buffer.concat(chunks));
+        next();
+      });
+    } catch (error) {
+      fail(error instanceof AppError ? error : refuse('the archive could not be read'));
+    }
+  });
+
+  try {
+    await pipeline(Readable.from([bytes]), zlib.createGunzip(), counter, extract);
+  } catch (error) {
+    throw translateStreamError(error);
+  }
+  if (members === 0 || tops.size === 0) throw refuse('the archive holds no app folder');
+  const folder = [...tops][0] ?? '';
+  const infoXml = wanted.get('info.xml');
+  if (infoXml === undefined) throw refuse(`${folder}/appinfo/info.xml is missing`);
+  const changelogs = new Map<string, Buffer>();
+  for (const [key, value] of wanted) {
+    if (!key.startsWith('changelog:')) continue;
+    const language = key.slice('changelog:'.length) || 'en';
+    // CHANGELOG.en.md, when present, wins over CHANGELOG.md for English.
+    if (key === 'changelog:' && wanted.has('changelog:en')) continue;
+    changelogs.set(language, value);
+  }
+  return { folder, infoXml, changelogs };
+}
+
+function translateStreamError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : '';
+  if (code === 'Z_BUF_ERROR' || /unexpected end/i.test(message)) return refuse('the archive is truncated: the gzip or tar data ends too early');
+  if (code === 'Z_DATA_ERROR') return refuse('the gzip data is corrupt');
+  if (/tar header/i.test(message)) return refuse('the gzip file does not hold a tar archive');
+  return refuse('the archive could not be read as a gzip-compressed tar');
+}

@@ -1,0 +1,39 @@
+import { AppError } from '../../errors.ts';
+import { DEFAULT_ARCHIVE_LIMITS, readAppArchive } from './archive-reader.ts';
+import type { ArchiveLimits } from './archive-reader.ts';
+import { changelogSection } from './changelog.ts';
+import { parseManifest } from './manifest-parser.ts';
+import type { ReleaseCandidate } from './release-data.ts';
+import { parseXmlDocument } from './xml-document.ts';
+
+export interface ReadReleaseOptions {
+  readonly nightly: boolean;
+  /** The store's category ids: info.xml may name only these. */
+  readonly validCategories: ReadonlySet<string>;
+  readonly limits?: ArchiveLimits;
+}
+
+/**
+ * The release reader (contract §6 steps 2–3): archive bytes in, the app and release as the
+ * listings will show them out, or a precise refusal. No network, no database.
+ */
+export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): Promise<ReleaseCandidate> {
+  const archive = await readAppArchive(bytes, options.limits ?? DEFAULT_ARCHIVE_LIMITS);
+  const manifest = parseManifest(parseXmlDocument(archive.infoXml, 'info.xml'), options.validCategories);
+  if (manifest.app.id !== archive.folder) {
+    throw new AppError('invalid_archive', `the archive's folder is '${archive.folder}' but info.xml's <id> is '${manifest.app.id}'; they must be the same`);
+  }
+  const translations: Record<string, { changelog: string }> = { en: { changelog: '' } };
+  for (const [language, bytesOfChangelog] of [...archive.changelogs].sort(([a], [b]) => a.localeCompare(b))) {
+    const file = language === 'en' ? 'CHANGELOG(.en).md' : `CHANGELOG.${language}.md`;
+    let markdown: string;
+    try {
+      markdown = new TextDecoder('utf-8', { fatal: true }).decode(bytesOfChangelog);
+    } catch {
+      throw new AppError('invalid_archive', `${archive.folder}/${file} is not valid UTF-8`);
+    }
+    const changelog = changelogSection(markdown, manifest.release.version, options.nightly);
+    if (changelog !== '' || language === 'en') translations[language] = { changelog };
+  }
+  return { app: manifest.app, release: { ...manifest.release, isNightly: options.nightly, translations } };
+}

@@ -1,0 +1,65 @@
+/** What a release archive says about its app and itself, as the listings will show it. */
+
+export interface AppTranslation {
+  readonly name: string;
+  readonly summary: string;
+  readonly description: string;
+}
+
+export interface Author {
+  readonly name: string;
+  readonly mail: string;
+  readonly homepage: string;
+}
+
+export interface Screenshot {
+  readonly url: string;
+  readonly smallThumbnail: string;
+}
+
+/** App-level data: replaced only when the release is the app's latest (contract §6 step 6). */
+export interface AppData {
+  readonly id: string;
+  readonly categories: readonly string[];
+  readonly authors: readonly Author[];
+  readonly userDocs: string;
+  readonly adminDocs: string;
+  readonly developerDocs: string;
+  readonly issueTracker: string;
+  readonly website: string;
+  readonly discussion: string;
+  readonly screenshots: readonly Screenshot[];
+  readonly translations: Readonly<Record<string, AppTranslation>>;
+}
+
+export interface Dependency {
+  readonly id: string;
+  readonly versionSpec: string;
+  readonly rawVersionSpec: string;
+}
+
+export interface ReleaseData {
+  readonly version: string;
+  readonly phpExtensions: readonly Dependency[];
+  readonly databases: readonly Dependency[];
+  readonly shellCommands: readonly string[];
+  readonly phpVersionSpec: string;
+  readonly rawPhpVersionSpec: string;
+  readonly platformVersionSpec: string;
+  readonly rawPlatformVersionSpec: string;
+  readonly minIntSize: number;
+  readonly isNightly: boolean;
+  readonly licenses: readonly string[];
+  readonly translations: Readonly<Record<string, { readonly changelog: string }>>;
+}
+
+export interface ReleaseCandidate {
+  readonly app: AppData;
+  readonly release: ReleaseData;
+}
+
+/** The manifest part: everything info.xml says (the changelog and nightly flag come from elsewhere). */
+export interface Manifest {
+  readonly app: AppData;
+  readonly release: Omit<ReleaseData, 'isNightly' | 'translations'>;
+}
