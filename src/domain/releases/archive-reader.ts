@@ -55,7 +55,7 @@ function memberPath(raw: string): string | null {
   name = name.replace(/\/+$/, '');
   if (name === '' || name === '.') return null;
   const shown = JSON.stringify(raw.slice(0, 200));
-  if (/[\u0000-\u001f\u007f\\]/.test(name)) throw refuse(`member ${shown} has a control character or backslash in its name`);
+  if ([...name].some((c) => c < ' ' || c === '\u007f' || c === '\\')) throw refuse(`member ${shown} has a control character or backslash in its name`);
   if (name.startsWith('/')) throw refuse(`member ${shown} has an absolute path`);
   if (name.split('/').some((segment) => segment === '..')) throw refuse(`member ${shown} has '..' in its path`);
   return name;
