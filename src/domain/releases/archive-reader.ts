@@ -1,5 +1,4 @@
 import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { AppError } from '../../errors.ts';
@@ -82,12 +81,28 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
   const tops = new Set<string>();
   const wanted = new Map<string, Buffer>();
   let members = 0;
+  const source = Readable.from([bytes]);
+  const gunzip = zlib.createGunzip();
   const extract = tar.extract();
-  extract.on('entry', (header, stream, next) => {
-    const fail = (error: AppError): void => {
-      stream.resume();
-      extract.destroy(error);
+  const streams = [source, gunzip, counter, extract];
+  // The first error (or the end) settles the read and stops every stream; later errors of the
+  // stopped streams are expected and ignored.
+  let settle: (error?: unknown) => void = () => undefined;
+  const done = new Promise<void>((resolve, reject) => {
+    let settled = false;
+    settle = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      for (const stream of streams) stream.destroy();
+      if (error === undefined) resolve();
+      else reject(translateStreamError(error));
     };
+  });
+  for (const stream of streams) stream.on('error', (error: unknown) => settle(error));
+  extract.on('finish', () => settle());
+  extract.on('entry', (header, stream, next) => {
+    stream.on('error', () => undefined);
+    const fail = (error: AppError): void => settle(error);
     try {
       members += 1;
       if ((header.type as string) === 'pax-global-header') {
@@ -142,11 +157,8 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
     }
   });
 
-  try {
-    await pipeline(Readable.from([bytes]), zlib.createGunzip(), counter, extract);
-  } catch (error) {
-    throw translateStreamError(error);
-  }
+  source.pipe(gunzip).pipe(counter).pipe(extract);
+  await done;
   if (members === 0 || tops.size === 0) throw refuse('the archive holds no app folder');
   const folder = [...tops][0] ?? '';
   const infoXml = wanted.get('info.xml');
