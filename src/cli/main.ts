@@ -6,6 +6,7 @@ import { categoryImportCommand, platformImportCommand } from './commands/catalog
 import { appMaintainerAddCommand, appMaintainerRemoveCommand, appSetCommand, appTransferCommand } from './commands/app.command.ts';
 import { caInitCommand, caIssueCommand, caRevokeCommand } from './commands/ca.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
+import { releaseInspectCommand } from './commands/release.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
 import {
   userAddCommand,
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   caInitCommand,
   caIssueCommand,
   caRevokeCommand,
+  releaseInspectCommand,
 ];
 
 function overview(): string {
