@@ -34,6 +34,7 @@ describe('loadConfig', () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.secretKeyFile, path.join(cwd, 'data', 'secret.key'));
     assert.equal(config.secretKeyFileConfigured, false);
+    assert.deepEqual(config.limits, { downloadTimeoutMs: 60_000, maxArchiveBytes: 20 * 1024 * 1024, maxRedirects: 10, uploadsPerDay: 100 });
     assert.ok(Object.isFrozen(config));
   });
 
@@ -50,6 +51,10 @@ describe('loadConfig', () => {
         APPSTORE_LOG_LEVEL: 'DEBUG',
         APPSTORE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
         APPSTORE_SECRET_KEY_FILE: 'afile',
+        APPSTORE_DOWNLOAD_TIMEOUT_SECONDS: '0.5',
+        APPSTORE_MAX_ARCHIVE_MIB: '1',
+        APPSTORE_MAX_REDIRECTS: '0',
+        APPSTORE_UPLOADS_PER_DAY: '5',
       },
       cwd,
     );
@@ -64,6 +69,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config.trustProxy, ['10.0.0.0/8', '127.0.0.1']);
     assert.equal(config.secretKeyFile, path.join(cwd, 'afile'));
     assert.equal(config.secretKeyFileConfigured, true);
+    assert.deepEqual(config.limits, { downloadTimeoutMs: 500, maxArchiveBytes: 1024 * 1024, maxRedirects: 0, uploadsPerDay: 5 });
   });
 
   test('empty values count as unset', () => {
@@ -86,6 +92,9 @@ describe('loadConfig', () => {
     ['unknown log level', { APPSTORE_LOG_LEVEL: 'loud' }, /^APPSTORE_LOG_LEVEL: 'loud' is not one of fatal, error/],
     ['bad proxy address', { APPSTORE_TRUST_PROXY: '10.0.0.0/33,proxy' }, /^APPSTORE_TRUST_PROXY: '10\.0\.0\.0\/33', 'proxy' are not an IP address/],
     ['secret key file missing', { APPSTORE_SECRET_KEY_FILE: 'keys/none.key' }, /^APPSTORE_SECRET_KEY_FILE: .*none\.key does not exist$/],
+    ['download timeout not a number', { APPSTORE_DOWNLOAD_TIMEOUT_SECONDS: 'soon' }, /^APPSTORE_DOWNLOAD_TIMEOUT_SECONDS: 'soon' is not a number/],
+    ['archive limit zero', { APPSTORE_MAX_ARCHIVE_MIB: '0' }, /^APPSTORE_MAX_ARCHIVE_MIB: '0' is not a number from above 0 to 1024$/],
+    ['uploads per day fractional', { APPSTORE_UPLOADS_PER_DAY: '1.5' }, /^APPSTORE_UPLOADS_PER_DAY: '1\.5' is not a whole number/],
     ['data dir is a file', { APPSTORE_DATA_DIR: 'afile' }, /^APPSTORE_DATA_DIR: .*afile exists and is not a directory$/],
   ];
   for (const [name, env, expected] of cases) {

@@ -29,6 +29,16 @@ export interface Config {
   readonly secretKeyFile: string;
   /** True when the operator named the file: then it must exist; the default one is created. */
   readonly secretKeyFileConfigured: boolean;
+  /** Contract §8 limits (defaults in parentheses). */
+  readonly limits: {
+    /** Whole release download, all redirects included (60 s). */
+    readonly downloadTimeoutMs: number;
+    /** Release archive size (20 MiB). */
+    readonly maxArchiveBytes: number;
+    readonly maxRedirects: number;
+    /** Registrations, and release uploads, per user and day (100 each). */
+    readonly uploadsPerDay: number;
+  };
 }
 
 /** Every variable the service reads, with its one-line meaning (the README table mirrors it). */
@@ -43,6 +53,10 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_LOG_LEVEL',
   'APPSTORE_TRUST_PROXY',
   'APPSTORE_SECRET_KEY_FILE',
+  'APPSTORE_DOWNLOAD_TIMEOUT_SECONDS',
+  'APPSTORE_MAX_ARCHIVE_MIB',
+  'APPSTORE_MAX_REDIRECTS',
+  'APPSTORE_UPLOADS_PER_DAY',
 ] as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -94,6 +108,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       ? path.join(dataDir, SECRET_KEY_FILE_NAME)
       : (readableFile('APPSTORE_SECRET_KEY_FILE', secretKeyRaw, cwd, problems) ?? path.resolve(cwd, secretKeyRaw));
 
+  const limits = {
+    downloadTimeoutMs: parsePositive('APPSTORE_DOWNLOAD_TIMEOUT_SECONDS', get('APPSTORE_DOWNLOAD_TIMEOUT_SECONDS'), 60, 3600, problems, true) * 1000,
+    maxArchiveBytes: Math.round(parsePositive('APPSTORE_MAX_ARCHIVE_MIB', get('APPSTORE_MAX_ARCHIVE_MIB'), 20, 1024, problems, true) * 1024 * 1024),
+    maxRedirects: parsePositive('APPSTORE_MAX_REDIRECTS', get('APPSTORE_MAX_REDIRECTS'), 10, 50, problems, false, true),
+    uploadsPerDay: parsePositive('APPSTORE_UPLOADS_PER_DAY', get('APPSTORE_UPLOADS_PER_DAY'), 100, 1_000_000, problems),
+  };
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     dataDir,
@@ -107,6 +128,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustProxy,
     secretKeyFile,
     secretKeyFileConfigured: secretKeyRaw !== undefined,
+    limits: Object.freeze(limits),
   });
 }
 
@@ -136,6 +158,18 @@ function parseDatabaseUrl(raw: string | undefined, dataDir: string, problems: st
     problems.push('APPSTORE_DATABASE_URL: the URL names no database (postgres://host/DATABASE)');
   }
   return { kind: 'postgres', url: raw };
+}
+
+/** A number in (0, max]: whole unless `fractional`; 0 allowed when `zeroAllowed`. */
+function parsePositive(name: string, raw: string | undefined, fallback: number, max: number, problems: string[], fractional = false, zeroAllowed = false): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  const shapeOk = fractional ? /^\d+(\.\d+)?$/.test(raw) : /^\d+$/.test(raw);
+  if (!shapeOk || !Number.isFinite(value) || value > max || (value === 0 && !zeroAllowed)) {
+    problems.push(`${name}: '${raw}' is not ${fractional ? 'a number' : 'a whole number'} from ${zeroAllowed ? 0 : fractional ? 'above 0' : 1} to ${max}`);
+    return fallback;
+  }
+  return value;
 }
 
 function parsePort(raw: string | undefined, problems: string[]): number {

@@ -30,10 +30,13 @@ export const ERROR_CODES = [
   'invalid_signature',
   'invalid_csr',
   // release archives and info.xml
+  'invalid_download', // the archive could not be fetched (or not within the limits)
   'invalid_archive',
   'invalid_info_xml',
   'authority_unavailable', // the store's own authority is not in use or not set up
   'app_not_found',
+  'app_not_registered', // publishing for an app id nobody registered
+  'release_not_found',
   'conflict', // the request is valid but contradicts the current state
   // catalogue imports (CLI) and admin data
   'invalid_import',

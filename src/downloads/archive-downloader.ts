@@ -1,0 +1,158 @@
+import dns from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import net from 'node:net';
+import tls from 'node:tls';
+import { Agent, buildConnector, request } from 'undici';
+import { AppError } from '../errors.ts';
+import { isForbiddenAddress } from './address-guard.ts';
+
+export interface DownloadOptions {
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly maxRedirects: number;
+  /** APPSTORE_DOWNLOAD_ALLOW_PRIVATE: tests and intranet stores. */
+  readonly allowPrivate: boolean;
+  /** Extra trusted authorities (PEM), besides Node's bundle and NODE_EXTRA_CA_CERTS. */
+  readonly extraCa?: readonly string[];
+}
+
+export interface DownloadedArchive {
+  readonly bytes: Buffer;
+  /** The URL the bytes came from, after redirects. */
+  readonly finalUrl: string;
+}
+
+export type Downloader = (url: string) => Promise<DownloadedArchive>;
+
+// Messages name the host and what went wrong, never addresses, paths or library internals:
+// the store must not become an oracle for what lies behind it.
+const refuse = (message: string): AppError => new AppError('invalid_download', message);
+const mib = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+
+class ForbiddenAddress extends Error {
+  constructor(readonly host: string) {
+    super('forbidden address');
+  }
+}
+
+function guardedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: LookupOptions, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error !== null) return callback(error, []);
+      const usable = allowPrivate ? addresses : addresses.filter((a) => !isForbiddenAddress(a.address));
+      if (usable.length === 0) return callback(new ForbiddenAddress(hostname), []);
+      if (options.all === true) return callback(null, usable);
+      const first = usable[0] as LookupAddress;
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** An undici agent whose connections can only reach allowed addresses, checked on the socket too. */
+function guardedAgent(options: DownloadOptions): Agent {
+  const ca = options.extraCa === undefined || options.extraCa.length === 0 ? undefined : [...tls.rootCertificates, ...options.extraCa];
+  const connect = buildConnector({ lookup: guardedLookup(options.allowPrivate), ...(ca === undefined ? {} : { ca }), timeout: options.timeoutMs });
+  return new Agent({
+    connect: (connectOptions, callback) => {
+      const host = connectOptions.hostname;
+      // An address literal skips the lookup: judge it before connecting.
+      if (!options.allowPrivate && net.isIP(host.replace(/^\[|\]$/g, '')) !== 0 && isForbiddenAddress(host)) {
+        callback(new ForbiddenAddress(host), null);
+        return;
+      }
+      connect(connectOptions, (error, socket) => {
+        if (error !== null) return callback(error, null);
+        // Defence in depth: the address actually connected to.
+        const remote = socket.remoteAddress ?? '';
+        if (!options.allowPrivate && isForbiddenAddress(remote)) {
+          socket.destroy();
+          return callback(new ForbiddenAddress(host), null);
+        }
+        callback(null, socket);
+      });
+    },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; current !== undefined && current !== null && chain.length < 10; current = (current as { cause?: unknown }).cause) chain.push(current);
+  return chain;
+}
+
+function explain(error: unknown, host: string, timedOut: boolean, timeoutMs: number): AppError {
+  if (error instanceof AppError) return error;
+  if (timedOut) return refuse(`download timed out after ${Math.round(timeoutMs / 100) / 10} s`);
+  const chain = causes(error);
+  if (chain.some((e) => e instanceof ForbiddenAddress)) return refuse(`download refused: ${host} resolves to a private, loopback or reserved address`);
+  const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
+  if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN')) return refuse(`download failed: the host ${host} was not found`);
+  if (codes.some((c) => c.startsWith('ERR_TLS') || c.includes('CERT') || c === 'DEPTH_ZERO_SELF_SIGNED_CERT' || c === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE')) {
+    return refuse(`download failed: the TLS certificate of ${host} is not trusted`);
+  }
+  if (codes.includes('UND_ERR_HEADERS_TIMEOUT') || codes.includes('UND_ERR_BODY_TIMEOUT') || codes.includes('UND_ERR_CONNECT_TIMEOUT')) {
+    return refuse(`download timed out after ${Math.round(timeoutMs / 100) / 10} s`);
+  }
+  return refuse(`download failed: could not fetch the archive from ${host}`);
+}
+
+/**
+ * Fetches a release archive (contract §6 step 1): HTTPS only, on every redirect hop; redirects
+ * followed by hand; the whole download within the time limit; at most `maxBytes`, counted while
+ * streaming (a missing or lying Content-Length changes nothing); only allowed addresses. The
+ * bytes stay in memory: nothing is written to disk, so nothing is ever left behind.
+ */
+export function createDownloader(options: DownloadOptions): Downloader {
+  const agent = guardedAgent(options);
+  return async (address: string) => {
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    let url: URL;
+    try {
+      url = new URL(address);
+    } catch {
+      throw refuse('download must be an https:// URL');
+    }
+    if (url.protocol !== 'https:') throw refuse('download must be an https:// URL');
+    for (let hop = 0; ; hop++) {
+      const host = url.hostname;
+      try {
+        const response = await request(url, { dispatcher: agent, method: 'GET', signal, headers: { 'user-agent': 'appstore-release-fetcher', accept: '*/*' } });
+        const status = response.statusCode;
+        if (status >= 300 && status < 400 && response.headers.location !== undefined) {
+          await response.body.dump();
+          if (hop >= options.maxRedirects) throw refuse(`download failed: more than ${options.maxRedirects} redirects`);
+          const location = Array.isArray(response.headers.location) ? response.headers.location[0] : response.headers.location;
+          const next = new URL(location ?? '', url);
+          if (next.protocol !== 'https:') throw refuse(`redirect to a non-HTTPS URL refused (from ${host})`);
+          url = next;
+          continue;
+        }
+        if (status !== 200) {
+          await response.body.dump();
+          throw refuse(`download failed: HTTP ${status} from ${host}`);
+        }
+        const declared = Number(response.headers['content-length'] ?? Number.NaN);
+        if (Number.isFinite(declared) && declared > options.maxBytes) {
+          await response.body.dump({ limit: 0 }).catch(() => undefined);
+          throw refuse(`archive is larger than ${mib(options.maxBytes)}`);
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of response.body) {
+          size += (chunk as Buffer).length;
+          // Stop reading at the limit: never buffer more than allowed.
+          if (size > options.maxBytes) {
+            response.body.destroy();
+            throw refuse(`archive is larger than ${mib(options.maxBytes)}`);
+          }
+          chunks.push(chunk as Buffer);
+        }
+        return { bytes: Buffer.concat(chunks), finalUrl: url.toString() };
+      } catch (error) {
+        throw explain(error, host, signal.aborted, options.timeoutMs);
+      }
+    }
+  };
+}
