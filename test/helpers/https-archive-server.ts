@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -8,7 +9,7 @@ const TLS = path.join(ROOT, 'test', 'fixtures', 'tls');
 export const TEST_TLS_CA = fs.readFileSync(path.join(TLS, 'ca.crt'), 'utf8');
 export const TEST_TLS_CA_FILE = path.join(TLS, 'ca.crt');
 
-export type Handler = (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => void;
+export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 export interface ArchiveServer {
   /** https://localhost:PORT */
