@@ -8,6 +8,7 @@ import { installErrorHandling } from './http/error-handler.ts';
 import { trackRoutes } from './http/route-registry.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
+import { releaseRoutes } from './http/routes/releases/releases.routes.ts';
 import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { catalogRoutes } from './http/routes/listings/catalog.routes.ts';
 import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
@@ -79,6 +80,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   await tokenRoutes(app, container);
   await sessionRoutes(app, container);
   await appRoutes(app, container);
+  await releaseRoutes(app, container);
   return app;
 }
 

@@ -6,6 +6,8 @@ import { deriveKeys, loadSecret } from './domain/accounts/secret-key.ts';
 import type { AccountStore } from './domain/accounts/user.ts';
 import type { ManageAppDeps } from './domain/apps/manage-apps.ts';
 import type { RegisterDeps } from './domain/apps/register-app.ts';
+import type { PublishDeps } from './domain/releases/publish-release.ts';
+import { createDownloader } from './downloads/archive-downloader.ts';
 import { authorityFiles, readAuthorityCertificate } from './domain/certificates/certificate-authority.ts';
 import type { AuthorityFiles } from './domain/certificates/certificate-authority.ts';
 import type { RevocationStore } from './domain/certificates/revoke-certificate.ts';
@@ -24,6 +26,7 @@ import { upsertCategories } from './storage/repositories/category.repository.ts'
 import { readContentVersion } from './storage/repositories/content-version.repository.ts';
 import { upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
 import { rateLimitRepository } from './storage/repositories/rate-limit.repository.ts';
+import { releaseRepository } from './storage/repositories/release.repository.ts';
 import { revocationRepository } from './storage/repositories/revocation.repository.ts';
 
 /** Everything the HTTP routes and the CLI commands share: built once per process. */
@@ -43,7 +46,7 @@ export interface Container {
   readonly trust: () => Promise<Trust>;
   readonly trustWarnings: string[];
   readonly revocations: RevocationStore;
-  readonly apps: RegisterDeps & ManageAppDeps;
+  readonly apps: RegisterDeps & ManageAppDeps & PublishDeps;
   close(): Promise<void>;
 }
 
@@ -53,6 +56,8 @@ export interface ContainerOptions {
   readonly listingCacheBytes?: number;
   /** The clock of every time-dependent rule (rate limits, sessions); tests move it. */
   readonly now?: () => Date;
+  /** Extra authorities (PEM) release downloads trust: the tests' local HTTPS server. */
+  readonly downloadCa?: readonly string[];
 }
 
 export function createContainer(config: Config, options: ContainerOptions = {}): Container {
@@ -94,7 +99,23 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     trust: loadTrustOnce,
     trustWarnings,
     revocations,
-    apps: { trust: loadTrustOnce, revocations, registry: appRepository(db), limiter, now, accounts },
+    apps: {
+      trust: loadTrustOnce,
+      revocations,
+      registry: appRepository(db),
+      releases: releaseRepository(db),
+      download: createDownloader({
+        timeoutMs: config.limits.downloadTimeoutMs,
+        maxBytes: config.limits.maxArchiveBytes,
+        maxRedirects: config.limits.maxRedirects,
+        allowPrivate: config.downloadAllowPrivate,
+        ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
+      }),
+      uploadsPerDay: config.limits.uploadsPerDay,
+      limiter,
+      now,
+      accounts,
+    },
     close: () => database.close(),
   };
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Container } from '../container.ts';
 import { authenticateWithPassword, authenticateWithToken } from '../domain/accounts/authenticate.ts';
 import { checkCsrf, resolveSession } from '../domain/accounts/sessions.ts';
@@ -76,14 +76,17 @@ export async function identify(request: FastifyRequest, container: Container, sc
   throw new AppError('not_authenticated', `Authentication credentials were not provided: this route needs ${accepted(schemes)} authentication.`);
 }
 
-/** Route pre-handler: puts the authenticated user on `request.user`. */
-export function requireUser(container: Container, schemes: readonly AuthScheme[]): preHandlerAsyncHookHandler {
+/**
+ * Route hook (`onRequest`, before the body is read or validated, so that a request without valid
+ * credentials gets 401 whatever its body): puts the authenticated user on `request.user`.
+ */
+export function requireUser(container: Container, schemes: readonly AuthScheme[]): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     request.user = await identify(request, container, schemes);
   };
 }
 
 export function currentUser(request: FastifyRequest): User {
-  if (request.user === undefined) throw new Error('route has no authentication pre-handler');
+  if (request.user === undefined) throw new Error('route has no authentication hook');
   return request.user;
 }

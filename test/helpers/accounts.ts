@@ -15,7 +15,7 @@ export function createUser(container: Container, username: string, password: str
 export function addWhoamiRoute(app: FastifyInstance, container: Container): void {
   app.get('/test/whoami', {
     schema: { response: { 200: Type.Object({ username: Type.String() }) } },
-    preHandler: requireUser(container, ['basic', 'token']),
+    onRequest: requireUser(container, ['basic', 'token']),
     handler: async (request) => ({ username: currentUser(request).username }),
   });
 }

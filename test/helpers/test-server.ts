@@ -21,6 +21,8 @@ export interface TestServerOptions {
   readonly configure?: (app: FastifyInstance, container: Container) => void;
   /** Reuse this database (a "restart" on the same data). */
   readonly database?: TestDatabase;
+  /** Extra authorities release downloads trust (the local HTTPS archive server's test CA). */
+  readonly downloadCa?: readonly string[];
 }
 
 /** A server on a freshly migrated database of its own, for `app.inject()`; no listening socket. */
@@ -28,7 +30,11 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
   const database = options.database ?? (await createTestDatabase());
   const config = loadConfig({ ...database.env, ...options.env });
   const handle = await database.open();
-  const container = createContainer(config, { database: handle, ...(options.now === undefined ? {} : { now: options.now }) });
+  const container = createContainer(config, {
+    database: handle,
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.downloadCa === undefined ? {} : { downloadCa: options.downloadCa }),
+  });
   const app = await buildServer(container, { logger: false });
   options.configure?.(app, container);
   await app.ready();

@@ -14,6 +14,7 @@ export interface RegisterDeps {
   readonly revocations: RevocationLookup;
   readonly registry: AppRegistry;
   readonly limiter: RateLimiter;
+  readonly uploadsPerDay: number;
   readonly now: () => Date;
 }
 
@@ -47,7 +48,7 @@ export function planRegistration(existing: RegisteredApp | null, user: User, cer
 
 /** `POST /api/v1/apps`: 100 a day per user; certificate, then signature over the id, then ownership. */
 export async function registerApp(input: { certificate: string; signature: string }, user: User, deps: RegisterDeps): Promise<RegistrationResult> {
-  await deps.limiter.consume(RATE_LIMITS.register, String(user.id));
+  await deps.limiter.consume({ ...RATE_LIMITS.register, limit: deps.uploadsPerDay }, String(user.id));
   const certificate = input.certificate.trim();
   const valid = await validateCertificate(certificate, await deps.trust(), deps.revocations, deps.now());
   if (!isValidSignature(Buffer.from(valid.appId, 'utf8'), decodeSignature(input.signature), valid.publicKey)) {

@@ -19,7 +19,7 @@ export async function tokenRoutes(app: FastifyInstance, container: Container): P
       body: EmptyBody,
       response: { 200: TokenResponse, ...authErrors, 403: errorResponse('Session request without a valid X-CSRF-Token') },
     },
-    preHandler: requireUser(container, ['basic', 'session']),
+    onRequest: requireUser(container, ['basic', 'session']),
     handler: async (request) => ({ token: await getOrCreateToken(currentUser(request), deps) }),
   });
 
@@ -30,7 +30,7 @@ export async function tokenRoutes(app: FastifyInstance, container: Container): P
       body: EmptyBody,
       response: { 200: TokenResponse, ...authErrors },
     },
-    preHandler: requireUser(container, ['basic', 'token']),
+    onRequest: requireUser(container, ['basic', 'token']),
     handler: async (request) => ({ token: await replaceToken(currentUser(request), deps) }),
   });
 }

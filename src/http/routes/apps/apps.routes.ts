@@ -29,7 +29,7 @@ export async function appRoutes(app: FastifyInstance, container: Container): Pro
         403: errorResponse('The app belongs to someone else'),
       },
     },
-    preHandler: requireUser(container, ['basic', 'token']),
+    onRequest: requireUser(container, ['basic', 'token']),
     handler: async (request, reply) => {
       const body = request.body as { certificate: string; signature: string };
       const result = await registerApp(body, currentUser(request), container.apps);

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { AppError, isAppError } from '../../errors.ts';
+import type { Downloader } from '../../downloads/archive-downloader.ts';
+import { requireReleaseManager } from '../accounts/authorization.ts';
+import type { User } from '../accounts/user.ts';
+import type { AppRegistry } from '../apps/app-registry.ts';
+import type { RevocationLookup } from '../certificates/certificate-validator.ts';
+import { validateCertificate } from '../certificates/certificate-validator.ts';
+import { decodeSignature, isValidSignature } from '../certificates/signature.ts';
+import type { Trust } from '../certificates/trust.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import { RATE_LIMITS } from '../rate-limit.ts';
+import { isLatestRelease } from './latest-release.ts';
+import { readRelease } from './read-release.ts';
+import type { ReleaseStore } from './release-store.ts';
+
+export interface PublishInput {
+  readonly download: string;
+  readonly signature: string;
+  readonly nightly: boolean;
+}
+
+export interface PublishDeps {
+  readonly download: Downloader;
+  readonly trust: () => Promise<Trust>;
+  readonly revocations: RevocationLookup;
+  readonly registry: AppRegistry;
+  readonly releases: ReleaseStore;
+  readonly limiter: RateLimiter;
+  readonly uploadsPerDay: number;
+  readonly now: () => Date;
+}
+
+export interface PublishResult {
+  readonly appId: string;
+  readonly version: string;
+  readonly created: boolean;
+}
+
+function checkBody(input: PublishInput): Buffer {
+  let url: URL | null = null;
+  try {
+    url = new URL(input.download);
+  } catch {
+    url = null;
+  }
+  if (url === null || url.protocol !== 'https:') {
+    throw new AppError('invalid_request', 'Invalid request body: download: Enter a valid HTTPS URL.', { download: ['Enter a valid HTTPS URL.'] });
+  }
+  try {
+    return decodeSignature(input.signature);
+  } catch (error) {
+    const message = isAppError(error) ? error.detail : 'The signature is not base64.';
+    throw new AppError('invalid_request', `Invalid request body: signature: ${message}`, { signature: [message] });
+  }
+}
+
+/**
+ * `POST /api/v1/apps/releases` (contract §6), in this order, storing nothing on any failure:
+ * body, download, release reader, registered app, owner or co-maintainer, the app's current
+ * certificate, the signature over the exact bytes, then one transaction.
+ */
+export async function publishRelease(input: PublishInput, user: User, deps: PublishDeps): Promise<PublishResult> {
+  await deps.limiter.consume({ ...RATE_LIMITS.publish, limit: deps.uploadsPerDay }, String(user.id));
+  const signature = checkBody(input);
+  const { bytes } = await deps.download(input.download);
+  const candidate = await readRelease(bytes, { nightly: input.nightly, validCategories: await deps.releases.categoryIds() });
+  const appId = candidate.app.id;
+  const app = await deps.registry.findApp(appId);
+  if (app === null) throw new AppError('app_not_registered', `App ${appId} is not registered: register it first with POST /api/v1/apps.`);
+  requireReleaseManager(user, app);
+
+  let publicKey;
+  try {
+    publicKey = (await validateCertificate(app.certificate, await deps.trust(), deps.revocations, deps.now())).publicKey;
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    throw new AppError(error.code, `The certificate registered for ${appId} can no longer be used: ${error.detail} Register a new one with POST /api/v1/apps.`);
+  }
+  if (!isValidSignature(bytes, signature, publicKey)) {
+    throw new AppError(
+      'invalid_signature',
+      `The signature does not match this archive and the certificate registered for ${appId}: sign the exact file you publish: openssl dgst -sha512 -sign ${appId}.key ${appId}.tar.gz | openssl base64`,
+    );
+  }
+  const { created } = await deps.releases.saveRelease(
+    candidate,
+    { download: input.download, signature: signature.toString('base64'), sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length },
+    (others) => isLatestRelease(candidate.release.version, input.nightly, others),
+    deps.now(),
+  );
+  return { appId, version: candidate.release.version, created };
+}

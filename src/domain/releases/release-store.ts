@@ -1,0 +1,32 @@
+import type { ReleaseCandidate } from './release-data.ts';
+
+/** What the archive itself adds to a release: where it came from, its signature and digest. */
+export interface ArchiveFacts {
+  /** The URL as the developer gave it (not where redirects led: those links often expire). */
+  readonly download: string;
+  /** Plain base64, no whitespace. */
+  readonly signature: string;
+  readonly sha256: string;
+  readonly size: number;
+}
+
+export interface StoredRelease {
+  readonly id: number;
+  readonly appId: string;
+  readonly version: string;
+  readonly isNightly: boolean;
+}
+
+/** What publishing and deleting releases need from storage. */
+export interface ReleaseStore {
+  categoryIds(): Promise<ReadonlySet<string>>;
+  /**
+   * In one transaction (contract §6 step 6): the app must still exist (else app_not_registered);
+   * (app, version, nightly) updated or created; a nightly deletes every earlier nightly; the
+   * app-level data replaced when `isLatest` says so for the app's other stable versions.
+   */
+  saveRelease(candidate: ReleaseCandidate, facts: ArchiveFacts, isLatest: (otherVersions: readonly string[]) => boolean, now: Date): Promise<{ created: boolean }>;
+  findRelease(appId: string, version: string, nightly: boolean): Promise<StoredRelease | null>;
+  deleteRelease(id: number): Promise<void>;
+  deleteApp(appId: string): Promise<void>;
+}

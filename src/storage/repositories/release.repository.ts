@@ -1,0 +1,141 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AppData, ReleaseData } from '../../domain/releases/release-data.ts';
+import type { ReleaseStore } from '../../domain/releases/release-store.ts';
+import { AppError } from '../../errors.ts';
+import { toBool } from '../schema.ts';
+import type { Database } from '../schema.ts';
+import { toTimestamp } from '../timestamps.ts';
+import { writeTransaction } from '../write-transaction.ts';
+
+type Trx = Transaction<Database>;
+
+async function replaceReleaseDetails(trx: Trx, releaseId: number, release: ReleaseData): Promise<void> {
+  for (const table of ['release_php_extensions', 'release_databases', 'release_shell_commands', 'release_licenses', 'release_translations'] as const) {
+    await trx.deleteFrom(table).where('release_id', '=', releaseId).execute();
+  }
+  const dependencies = (items: ReleaseData['phpExtensions']) =>
+    items.map((item, position) => ({ release_id: releaseId, position, name: item.id, version_spec: item.versionSpec, raw_version_spec: item.rawVersionSpec }));
+  if (release.phpExtensions.length > 0) await trx.insertInto('release_php_extensions').values(dependencies(release.phpExtensions)).execute();
+  if (release.databases.length > 0) await trx.insertInto('release_databases').values(dependencies(release.databases)).execute();
+  if (release.shellCommands.length > 0) {
+    await trx.insertInto('release_shell_commands').values(release.shellCommands.map((command, position) => ({ release_id: releaseId, position, command }))).execute();
+  }
+  if (release.licenses.length > 0) {
+    await trx.insertInto('release_licenses').values(release.licenses.map((license, position) => ({ release_id: releaseId, position, license }))).execute();
+  }
+  const translations = Object.entries(release.translations);
+  if (translations.length > 0) {
+    await trx.insertInto('release_translations').values(translations.map(([language, t]) => ({ release_id: releaseId, language, changelog: t.changelog }))).execute();
+  }
+}
+
+async function replaceAppData(trx: Trx, app: AppData, at: string): Promise<void> {
+  await trx
+    .updateTable('apps')
+    .set({
+      user_docs: app.userDocs,
+      admin_docs: app.adminDocs,
+      developer_docs: app.developerDocs,
+      issue_tracker: app.issueTracker,
+      website: app.website,
+      discussion: app.discussion,
+      updated_at: at,
+    })
+    .where('id', '=', app.id)
+    .execute();
+  for (const table of ['app_translations', 'app_authors', 'app_screenshots', 'app_categories'] as const) {
+    await trx.deleteFrom(table).where('app_id', '=', app.id).execute();
+  }
+  await trx
+    .insertInto('app_translations')
+    .values(Object.entries(app.translations).map(([language, t]) => ({ app_id: app.id, language, name: t.name, summary: t.summary, description: t.description })))
+    .execute();
+  if (app.authors.length > 0) {
+    await trx.insertInto('app_authors').values(app.authors.map((a, position) => ({ app_id: app.id, position, name: a.name, mail: a.mail, homepage: a.homepage }))).execute();
+  }
+  if (app.screenshots.length > 0) {
+    await trx.insertInto('app_screenshots').values(app.screenshots.map((s, position) => ({ app_id: app.id, position, url: s.url, small_thumbnail: s.smallThumbnail }))).execute();
+  }
+  if (app.categories.length > 0) {
+    await trx.insertInto('app_categories').values(app.categories.map((category_id, position) => ({ app_id: app.id, category_id, position }))).execute();
+  }
+}
+
+/** Releases: publishing, deleting, and deleting whole apps. Every change bumps the content version. */
+export function releaseRepository(db: Kysely<Database>): ReleaseStore {
+  return {
+    async categoryIds() {
+      return new Set((await db.selectFrom('categories').select('id').execute()).map((row) => row.id));
+    },
+
+    async saveRelease(candidate, facts, isLatest, now) {
+      const { app, release } = candidate;
+      const at = toTimestamp(now);
+      const { result } = await writeTransaction(db, async (trx) => {
+        // Checked inside the transaction: a deletion of the app that won the race is respected.
+        const registered = await trx.selectFrom('apps').select('id').where('id', '=', app.id).executeTakeFirst();
+        if (registered === undefined) throw new AppError('app_not_registered', `App ${app.id} is not registered: register it first with POST /api/v1/apps.`);
+        const existing = await trx
+          .selectFrom('releases')
+          .select(['id', 'created_at'])
+          .where('app_id', '=', app.id)
+          .where('version', '=', release.version)
+          .where('is_nightly', '=', release.isNightly)
+          .executeTakeFirst();
+        // A nightly replaces every earlier nightly of the app, whatever its version.
+        if (release.isNightly) await trx.deleteFrom('releases').where('app_id', '=', app.id).where('is_nightly', '=', true).execute();
+        const row = {
+          download: facts.download,
+          signature: facts.signature,
+          signature_digest: 'sha512',
+          archive_sha256: facts.sha256,
+          archive_size: facts.size,
+          php_version_spec: release.phpVersionSpec,
+          raw_php_version_spec: release.rawPhpVersionSpec,
+          platform_version_spec: release.platformVersionSpec,
+          raw_platform_version_spec: release.rawPlatformVersionSpec,
+          min_int_size: release.minIntSize,
+          updated_at: at,
+        };
+        const inserted = await trx
+          .insertInto('releases')
+          .values({ ...row, app_id: app.id, version: release.version, is_nightly: release.isNightly, created_at: existing?.created_at ?? at })
+          .onConflict((oc) => oc.columns(['app_id', 'version', 'is_nightly']).doUpdateSet(row))
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const releaseId = Number(inserted.id);
+        await replaceReleaseDetails(trx, releaseId, release);
+        const others = await trx.selectFrom('releases').select('version').where('app_id', '=', app.id).where('is_nightly', '=', false).where('id', '!=', releaseId).execute();
+        if (isLatest(others.map((o) => o.version))) await replaceAppData(trx, app, at);
+        await trx.updateTable('apps').set({ last_release_at: at, updated_at: at }).where('id', '=', app.id).execute();
+        return { changed: true, result: { created: existing === undefined } };
+      });
+      return result;
+    },
+
+    async findRelease(appId, version, nightly) {
+      const row = await db
+        .selectFrom('releases')
+        .select(['id', 'app_id', 'version', 'is_nightly'])
+        .where('app_id', '=', appId)
+        .where('version', '=', version)
+        .where('is_nightly', '=', nightly)
+        .executeTakeFirst();
+      return row === undefined ? null : { id: Number(row.id), appId: row.app_id, version: row.version, isNightly: toBool(row.is_nightly) };
+    },
+
+    async deleteRelease(id) {
+      await writeTransaction(db, async (trx) => {
+        const deleted = await trx.deleteFrom('releases').where('id', '=', id).executeTakeFirst();
+        return { changed: Number(deleted.numDeletedRows) > 0, result: undefined };
+      });
+    },
+
+    async deleteApp(appId) {
+      await writeTransaction(db, async (trx) => {
+        const deleted = await trx.deleteFrom('apps').where('id', '=', appId).executeTakeFirst();
+        return { changed: Number(deleted.numDeletedRows) > 0, result: undefined };
+      });
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { sign } from 'node:crypto';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+import { readCert } from './certificate-fixtures.ts';
+
+/** A .tar.gz in memory with the given files (paths inside the archive → contents). */
+export async function buildArchive(files: Record<string, string | Buffer>): Promise<Buffer> {
+  const pack = tar.pack();
+  for (const [name, content] of Object.entries(files)) pack.entry({ name, mtime: new Date('2024-01-01T00:00:00Z') }, content);
+  pack.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of pack) chunks.push(chunk as Buffer);
+  return zlib.gzipSync(Buffer.concat(chunks));
+}
+
+export interface ManifestOptions {
+  readonly id?: string;
+  readonly version?: string;
+  readonly name?: string;
+  readonly website?: string;
+  readonly category?: string;
+}
+
+export function manifestXml(options: ManifestOptions = {}): string {
+  return `<?xml version="1.0"?>
+<info>
+  <id>${options.id ?? 'news'}</id>
+  <name>${options.name ?? 'News'}</name>
+  <summary>A feed reader</summary>
+  <description>An RSS/Atom feed reader</description>
+  <version>${options.version ?? '1.0.0'}</version>
+  <licence>AGPL-3.0-or-later</licence>
+  <author mail="dev@example.org">A Developer</author>
+  <category>${options.category ?? 'multimedia'}</category>
+  ${options.website === undefined ? '' : `<website>${options.website}</website>`}
+  <bugs>https://example.org/issues</bugs>
+  <dependencies><nextcloud min-version="30" max-version="32"/></dependencies>
+</info>`;
+}
+
+/** An app archive for `id` (folder = id unless `folder` says otherwise) with a changelog. */
+export function appArchive(options: ManifestOptions & { folder?: string } = {}): Promise<Buffer> {
+  const folder = options.folder ?? options.id ?? 'news';
+  return buildArchive({
+    [`${folder}/appinfo/info.xml`]: manifestXml(options),
+    [`${folder}/CHANGELOG.md`]: `## [Unreleased]\n- nightly work\n\n## ${options.version ?? '1.0.0'}\n- this release\n`,
+    [`${folder}/lib/Application.php`]: '<?php\n',
+  });
+}
+
+/** base64 RSA SHA-512 signature with a fixture key (`news`, `notes`, `mail-revoked`, …). */
+export function signWith(keyName: string, data: Buffer | string): string {
+  return sign('sha512', typeof data === 'string' ? Buffer.from(data) : data, readCert(`${keyName}.key`)).toString('base64');
+}
