@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ROOT } from '../helpers/run-cli.ts';
+import { DIALECT } from '../helpers/test-database.ts';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+// The walkthrough runs its own store on SQLite in walkthrough/; the PostgreSQL run skips it.
+describe('the README developer walkthrough, run as written', { skip: DIALECT === 'postgres' ? 'skipped on PostgreSQL: it runs its own SQLite store' : false }, () => {
+  test('certificate → register → publish → delete', async () => {
+    const [port, filesPort] = [await freePort(), await freePort()];
+    const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('APPSTORE_')));
+    const child = spawn('bash', [path.join(ROOT, 'scripts', 'run-readme-walkthrough.sh')], {
+      cwd: ROOT,
+      env: { ...base, PORT: String(port), FILES_PORT: String(filesPort) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, output);
+    for (const line of ['register: 201', 'publish: 201', 'delete: 204', 'walkthrough: ok']) assert.ok(output.split('\n').includes(line), `${line}\n${output}`);
+  });
+});
