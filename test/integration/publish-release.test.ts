@@ -221,6 +221,7 @@ describe(`publishing and deleting releases (${DIALECT})`, () => {
     const get = await server.app.inject({ method: 'GET', url: '/api/v1/apps/news' });
     assert.equal(get.statusCode, 405);
     assert.equal(get.headers.allow, 'DELETE');
+    assert.equal((await server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news' })).statusCode, 401);
     refused(await del('carol'), 403, 'forbidden', /Only the owner of news/);
     assert.equal((await del('alice')).statusCode, 204);
     assert.deepEqual(await releases(), []);
