@@ -8,11 +8,13 @@ import { installErrorHandling } from './http/error-handler.ts';
 import { trackRoutes } from './http/route-registry.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
+import { ratingRoutes } from './http/routes/ratings/ratings.routes.ts';
 import { releaseRoutes } from './http/routes/releases/releases.routes.ts';
 import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { catalogRoutes } from './http/routes/listings/catalog.routes.ts';
 import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
-import { CategorySchema, PlatformReleaseSchema } from './http/routes/listings/listings.schemas.ts';
+import { AppSchema, CategorySchema, PlatformReleaseSchema, RatingSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
+import { appListingRoutes } from './http/routes/listings/apps.routes.ts';
 import { systemRoutes } from './http/routes/system/system.routes.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 
@@ -49,7 +51,7 @@ export async function buildServer(container: Container, options: ServerOptions =
 
   installBodyParsers(app);
   trackRoutes(app);
-  for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema, TokenResponse]) app.addSchema(schema);
+  for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema, TokenResponse, ReleaseSchema, AppSchema, RatingSchema]) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -77,10 +79,12 @@ export async function buildServer(container: Container, options: ServerOptions =
 
   await systemRoutes(app, container);
   await catalogRoutes(app, container);
+  await appListingRoutes(app, container);
   await tokenRoutes(app, container);
   await sessionRoutes(app, container);
   await appRoutes(app, container);
   await releaseRoutes(app, container);
+  await ratingRoutes(app, container);
   return app;
 }
 

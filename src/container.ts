@@ -14,6 +14,7 @@ import type { RevocationStore } from './domain/certificates/revoke-certificate.t
 import { loadTrust } from './domain/certificates/trust.ts';
 import type { Trust } from './domain/certificates/trust.ts';
 import { RateLimiter } from './domain/rate-limit.ts';
+import type { RatingStore } from './domain/ratings/rate-app.ts';
 import type { CatalogStore } from './domain/catalog/import-catalog.ts';
 import { coalesce } from './domain/listings/coalesce.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
@@ -26,6 +27,7 @@ import { upsertCategories } from './storage/repositories/category.repository.ts'
 import { readContentVersion } from './storage/repositories/content-version.repository.ts';
 import { upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
 import { rateLimitRepository } from './storage/repositories/rate-limit.repository.ts';
+import { ratingRepository } from './storage/repositories/rating.repository.ts';
 import { releaseRepository } from './storage/repositories/release.repository.ts';
 import { revocationRepository } from './storage/repositories/revocation.repository.ts';
 
@@ -47,6 +49,7 @@ export interface Container {
   readonly trustWarnings: string[];
   readonly revocations: RevocationStore;
   readonly apps: RegisterDeps & ManageAppDeps & PublishDeps;
+  readonly ratings: RatingStore;
   close(): Promise<void>;
 }
 
@@ -116,6 +119,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       now,
       accounts,
     },
+    ratings: ratingRepository(db),
     close: () => database.close(),
   };
 }

@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'app_not_found',
   'app_not_registered', // publishing for an app id nobody registered
   'release_not_found',
+  'rating_not_found',
   'conflict', // the request is valid but contradicts the current state
   // catalogue imports (CLI) and admin data
   'invalid_import',

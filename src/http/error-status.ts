@@ -30,6 +30,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   app_not_found: 404,
   app_not_registered: 400,
   release_not_found: 404,
+  rating_not_found: 404,
   conflict: 409,
   invalid_import: 400,
   database_unavailable: 503,

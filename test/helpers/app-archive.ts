@@ -19,6 +19,9 @@ export interface ManifestOptions {
   readonly name?: string;
   readonly website?: string;
   readonly category?: string;
+  /** <nextcloud min-version max-version> (default 30 and 32). */
+  readonly nextcloud?: readonly [string, string];
+  readonly extra?: string;
 }
 
 export function manifestXml(options: ManifestOptions = {}): string {
@@ -34,7 +37,8 @@ export function manifestXml(options: ManifestOptions = {}): string {
   <category>${options.category ?? 'multimedia'}</category>
   ${options.website === undefined ? '' : `<website>${options.website}</website>`}
   <bugs>https://example.org/issues</bugs>
-  <dependencies><nextcloud min-version="30" max-version="32"/></dependencies>
+  <dependencies><nextcloud min-version="${options.nextcloud?.[0] ?? '30'}" max-version="${options.nextcloud?.[1] ?? '32'}"/></dependencies>
+  ${options.extra ?? ''}
 </info>`;
 }
 

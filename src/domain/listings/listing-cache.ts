@@ -19,8 +19,11 @@ export interface RenderedListing {
   readonly bytes: number;
 }
 
-/** A render reads the data and the version it belongs to in one consistent snapshot. */
-export type Render = () => Promise<{ stamp: VersionStamp; body: unknown }>;
+/**
+ * A render reads the data and the version it belongs to in one consistent snapshot (at least
+ * `minVersion`), and returns either a value to serialise or JSON text it assembled itself.
+ */
+export type Render = (minVersion: number) => Promise<{ stamp: VersionStamp } & ({ body: unknown } | { json: string })>;
 
 export interface ListingCacheOptions {
   /** Upper bound on the bytes of all cached bodies; least recently used variants go first. */
@@ -52,7 +55,7 @@ export class ListingCache {
       const rendered = await inFlight;
       if (rendered.stamp.version >= minVersion) return rendered;
     }
-    const job = this.renderAndStore(variant, render).finally(() => {
+    const job = this.renderAndStore(variant, render, minVersion).finally(() => {
       if (this.pending.get(variant) === job) this.pending.delete(variant);
     });
     this.pending.set(variant, job);
@@ -69,9 +72,10 @@ export class ListingCache {
     this.totalBytes = 0;
   }
 
-  private async renderAndStore(variant: string, render: Render): Promise<RenderedListing> {
-    const { stamp, body } = await render();
-    const identity = Buffer.from(JSON.stringify(body), 'utf8');
+  private async renderAndStore(variant: string, render: Render, minVersion: number): Promise<RenderedListing> {
+    const rendered = await render(minVersion);
+    const { stamp } = rendered;
+    const identity = Buffer.from('json' in rendered ? rendered.json : JSON.stringify(rendered.body), 'utf8');
     const [gz, br] = await Promise.all([
       gzip(identity, { level: this.options.gzipLevel ?? 6 }),
       brotli(identity, {
@@ -82,7 +86,7 @@ export class ListingCache {
       }),
     ]);
     const smaller = (candidate: Buffer): Buffer | null => (candidate.length < identity.length ? candidate : null);
-    const rendered: RenderedListing = {
+    const entry: RenderedListing = {
       stamp,
       etag: listingEtag(stamp, variant),
       identity,
@@ -90,8 +94,8 @@ export class ListingCache {
       br: smaller(br),
       bytes: identity.length + gz.length + br.length,
     };
-    this.store(variant, rendered);
-    return rendered;
+    this.store(variant, entry);
+    return entry;
   }
 
   private store(variant: string, rendered: RenderedListing): void {

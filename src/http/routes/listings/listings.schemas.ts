@@ -35,3 +35,65 @@ export function listingResponses(item: string, description: string) {
     304: NotModifiedSchema,
   };
 }
+
+const DependencySchema = Type.Object({ id: Type.String(), versionSpec: Type.String(), rawVersionSpec: Type.String() });
+
+export const ReleaseSchema = Type.Object(
+  {
+    version: Type.String(),
+    phpExtensions: Type.Array(DependencySchema),
+    databases: Type.Array(DependencySchema),
+    shellCommands: Type.Array(Type.String()),
+    phpVersionSpec: Type.String(),
+    rawPhpVersionSpec: Type.String(),
+    platformVersionSpec: Type.String(),
+    rawPlatformVersionSpec: Type.String(),
+    minIntSize: Type.Integer(),
+    isNightly: Type.Boolean(),
+    download: Type.String(),
+    created: Type.String(),
+    lastModified: Type.String(),
+    licenses: Type.Array(Type.String()),
+    signature: Type.String(),
+    signatureDigest: Type.String(),
+    translations: Type.Record(Type.String(), Type.Object({ changelog: Type.String() })),
+  },
+  { $id: 'Release', title: 'Release' },
+);
+
+export const AppSchema = Type.Object(
+  {
+    id: Type.String(),
+    categories: Type.Array(Type.String()),
+    authors: Type.Array(Type.Object({ name: Type.String(), mail: Type.String(), homepage: Type.String() })),
+    userDocs: Type.String(),
+    adminDocs: Type.String(),
+    developerDocs: Type.String(),
+    issueTracker: Type.String(),
+    website: Type.String(),
+    discussion: Type.String(),
+    created: Type.String(),
+    lastModified: Type.String(),
+    ratingOverall: Type.Number(),
+    ratingNumOverall: Type.Integer(),
+    ratingRecent: Type.Number(),
+    ratingNumRecent: Type.Integer(),
+    screenshots: Type.Array(Type.Object({ url: Type.String(), smallThumbnail: Type.String() })),
+    translations: Type.Record(Type.String(), Type.Object({ name: Type.String(), summary: Type.String(), description: Type.String() })),
+    isFeatured: Type.Boolean(),
+    certificate: Type.String({ description: 'PEM, CR LF line separators' }),
+    releases: Type.Array(Type.Ref('Release')),
+  },
+  { $id: 'App', title: 'App' },
+);
+
+export const RatingSchema = Type.Object(
+  {
+    rating: Type.Number(),
+    ratedAt: Type.String(),
+    translations: Type.Record(Type.String(), Type.Object({ comment: Type.String() })),
+    user: Type.Object({ id: Type.Integer(), firstName: Type.String(), lastName: Type.String() }),
+    app: Type.String(),
+  },
+  { $id: 'Rating', title: 'App rating' },
+);

@@ -1,0 +1,106 @@
+import type { AppTranslation, Author, Dependency, Screenshot } from '../releases/release-data.ts';
+import { parseSpec, satisfies } from './platform-compat.ts';
+import type { SpecBounds } from './platform-compat.ts';
+import type { RatingAggregate } from './rating-aggregate.ts';
+
+/** A release as apps.json shows it (api.md, Release), field types exactly as clients expect. */
+export interface ListedRelease {
+  readonly version: string;
+  readonly phpExtensions: readonly Dependency[];
+  readonly databases: readonly Dependency[];
+  readonly shellCommands: readonly string[];
+  readonly phpVersionSpec: string;
+  readonly rawPhpVersionSpec: string;
+  readonly platformVersionSpec: string;
+  readonly rawPlatformVersionSpec: string;
+  readonly minIntSize: number;
+  readonly isNightly: boolean;
+  readonly download: string;
+  readonly created: string;
+  readonly lastModified: string;
+  readonly licenses: readonly string[];
+  readonly signature: string;
+  readonly signatureDigest: string;
+  readonly translations: Readonly<Record<string, { changelog: string }>>;
+}
+
+/** An app as apps.json shows it (api.md, App), with the flag that filters it. */
+export interface ListedApp extends RatingAggregate {
+  readonly id: string;
+  readonly isEnterpriseOnly: boolean;
+  readonly categories: readonly string[];
+  readonly authors: readonly Author[];
+  readonly userDocs: string;
+  readonly adminDocs: string;
+  readonly developerDocs: string;
+  readonly issueTracker: string;
+  readonly website: string;
+  readonly discussion: string;
+  readonly created: string;
+  readonly lastModified: string;
+  readonly screenshots: readonly Screenshot[];
+  readonly translations: Readonly<Record<string, AppTranslation>>;
+  readonly isFeatured: boolean;
+  readonly certificate: string;
+  readonly releases: readonly ListedRelease[];
+}
+
+/** One app serialised once per content version; listings are assembled from these by concatenation. */
+export interface AppFragment {
+  readonly enterpriseOnly: boolean;
+  /** `{"id":…,…,"releases":[` */
+  readonly head: string;
+  readonly releases: ReadonlyArray<{ readonly bounds: SpecBounds; readonly json: string }>;
+}
+
+/** The certificate as registered, with CR LF line separators (contract §1). */
+export function crlf(pem: string): string {
+  return pem.replace(/\r\n?/g, '\n').replace(/\n/g, '\r\n');
+}
+
+function versionKey(release: ListedRelease): [number, number, number, number, string, number] {
+  const [core = '', pre] = release.version.split(/-(.*)/s);
+  const [a = 0, b = 0, c = 0] = core.split('.').map(Number);
+  return [a, b, c, pre === undefined ? 1 : 0, pre ?? '', release.isNightly ? 1 : 0];
+}
+
+/** Newest first: semantic precedence (a pre-release below its release), a nightly above an equal version. */
+export function compareReleasesDescending(x: ListedRelease, y: ListedRelease): number {
+  const a = versionKey(x);
+  const b = versionKey(y);
+  for (let i = 0; i < a.length; i++) {
+    const p = a[i] as number | string;
+    const q = b[i] as number | string;
+    if (p !== q) return p < q ? 1 : -1;
+  }
+  return x.lastModified < y.lastModified ? 1 : x.lastModified > y.lastModified ? -1 : 0;
+}
+
+export function toFragment(app: ListedApp): AppFragment {
+  const { releases, isEnterpriseOnly, ...rest } = app;
+  const head = JSON.stringify({ ...rest, certificate: crlf(app.certificate) });
+  return {
+    enterpriseOnly: isEnterpriseOnly,
+    head: `${head.slice(0, -1)},"releases":[`,
+    releases: [...releases].sort(compareReleasesDescending).map((release) => ({ bounds: parseSpec(release.platformVersionSpec), json: JSON.stringify(release) })),
+  };
+}
+
+export interface ListingVariant {
+  readonly includeEnterprise: boolean;
+  /** X.Y.Z: only the releases this platform version satisfies, and apps that have one. */
+  readonly platform?: string;
+}
+
+/** apps.json and platform/{v}/apps.json, as bytes-ready JSON text. */
+export function assembleAppListing(fragments: readonly AppFragment[], variant: ListingVariant): string {
+  const parts: string[] = [];
+  for (const fragment of fragments) {
+    if (fragment.enterpriseOnly && !variant.includeEnterprise) continue;
+    const platform = variant.platform;
+    const releases = platform === undefined ? fragment.releases : fragment.releases.filter((r) => satisfies(platform, r.bounds));
+    if (releases.length === 0) continue;
+    parts.push(`${fragment.head}${releases.map((r) => r.json).join(',')}]}`);
+  }
+  return `[${parts.join(',')}]`;
+}

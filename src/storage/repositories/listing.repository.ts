@@ -1,0 +1,135 @@
+import type { Kysely } from 'kysely';
+import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
+import { aggregateRatings } from '../../domain/listings/rating-aggregate.ts';
+import type { AppTranslation, Author, Dependency, Screenshot } from '../../domain/releases/release-data.ts';
+import { toBool } from '../schema.ts';
+import type { Database } from '../schema.ts';
+
+function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = groups.get(k);
+    if (list === undefined) groups.set(k, [row]);
+    else list.push(row);
+  }
+  return groups;
+}
+
+/**
+ * Everything apps.json shows, in a handful of queries (no query per app or release): apps that
+ * have at least one release, with their releases, texts and rating aggregates.
+ */
+export async function loadListedApps(db: Kysely<Database>, recentSince: string): Promise<ListedApp[]> {
+  const apps = await db
+    .selectFrom('apps')
+    .selectAll()
+    .where((eb) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id')))
+    .orderBy('id')
+    .execute();
+  const [translations, authors, screenshots, categories, releases, phpExtensions, databases, commands, licenses, changelogs, ratings] = await Promise.all([
+    db.selectFrom('app_translations').selectAll().orderBy('language').execute(),
+    db.selectFrom('app_authors').selectAll().orderBy('position').execute(),
+    db.selectFrom('app_screenshots').selectAll().orderBy('position').execute(),
+    db.selectFrom('app_categories').selectAll().orderBy('position').execute(),
+    db.selectFrom('releases').selectAll().execute(),
+    db.selectFrom('release_php_extensions').selectAll().orderBy('position').execute(),
+    db.selectFrom('release_databases').selectAll().orderBy('position').execute(),
+    db.selectFrom('release_shell_commands').selectAll().orderBy('position').execute(),
+    db.selectFrom('release_licenses').selectAll().orderBy('position').execute(),
+    db.selectFrom('release_translations').selectAll().orderBy('language').execute(),
+    db.selectFrom('ratings').select(['app_id', 'rating', 'rated_at']).execute(),
+  ]);
+  const byApp = <T extends { app_id: string }>(rows: readonly T[]) => groupBy(rows, (r) => r.app_id);
+  const byRelease = <T extends { release_id: number }>(rows: readonly T[]) => groupBy(rows, (r) => Number(r.release_id));
+  const translationsOf = byApp(translations);
+  const authorsOf = byApp(authors);
+  const screenshotsOf = byApp(screenshots);
+  const categoriesOf = byApp(categories);
+  const releasesOf = byApp(releases);
+  const ratingsOf = byApp(ratings);
+  const extensionsOf = byRelease(phpExtensions);
+  const databasesOf = byRelease(databases);
+  const commandsOf = byRelease(commands);
+  const licensesOf = byRelease(licenses);
+  const changelogsOf = byRelease(changelogs);
+  const dependency = (row: { name: string; version_spec: string; raw_version_spec: string }): Dependency => ({ id: row.name, versionSpec: row.version_spec, rawVersionSpec: row.raw_version_spec });
+
+  return apps.map((app): ListedApp => {
+    const listedReleases = (releasesOf.get(app.id) ?? []).map((r): ListedRelease => {
+      const id = Number(r.id);
+      return {
+        version: r.version,
+        phpExtensions: (extensionsOf.get(id) ?? []).map(dependency),
+        databases: (databasesOf.get(id) ?? []).map(dependency),
+        shellCommands: (commandsOf.get(id) ?? []).map((c) => c.command),
+        phpVersionSpec: r.php_version_spec,
+        rawPhpVersionSpec: r.raw_php_version_spec,
+        platformVersionSpec: r.platform_version_spec,
+        rawPlatformVersionSpec: r.raw_platform_version_spec,
+        minIntSize: Number(r.min_int_size),
+        isNightly: toBool(r.is_nightly),
+        download: r.download,
+        created: r.created_at,
+        lastModified: r.updated_at,
+        licenses: (licensesOf.get(id) ?? []).map((l) => l.license),
+        signature: r.signature,
+        signatureDigest: r.signature_digest,
+        translations: Object.fromEntries((changelogsOf.get(id) ?? []).map((t) => [t.language, { changelog: t.changelog }])),
+      };
+    });
+    const appTranslations: Record<string, AppTranslation> = Object.fromEntries(
+      (translationsOf.get(app.id) ?? []).map((t) => [t.language, { name: t.name, summary: t.summary, description: t.description }]),
+    );
+    return {
+      id: app.id,
+      isEnterpriseOnly: toBool(app.is_enterprise_only),
+      categories: (categoriesOf.get(app.id) ?? []).map((c) => c.category_id),
+      authors: (authorsOf.get(app.id) ?? []).map((a): Author => ({ name: a.name, mail: a.mail, homepage: a.homepage })),
+      userDocs: app.user_docs,
+      adminDocs: app.admin_docs,
+      developerDocs: app.developer_docs,
+      issueTracker: app.issue_tracker,
+      website: app.website,
+      discussion: app.discussion,
+      created: app.created_at,
+      lastModified: app.last_release_at ?? app.updated_at,
+      screenshots: (screenshotsOf.get(app.id) ?? []).map((s): Screenshot => ({ url: s.url, smallThumbnail: s.small_thumbnail })),
+      translations: appTranslations,
+      isFeatured: toBool(app.is_featured),
+      certificate: app.certificate,
+      ...aggregateRatings((ratingsOf.get(app.id) ?? []).map((r) => ({ rating: Number(r.rating), ratedAt: r.rated_at })), recentSince),
+      releases: listedReleases,
+    };
+  });
+}
+
+export interface ListedRating {
+  readonly rating: number;
+  readonly ratedAt: string;
+  readonly translations: Readonly<Record<string, { comment: string }>>;
+  readonly user: { readonly id: number; readonly firstName: string; readonly lastName: string };
+  readonly app: string;
+}
+
+/** ratings.json: every rating, newest first. */
+export async function loadListedRatings(db: Kysely<Database>): Promise<ListedRating[]> {
+  const [ratings, comments] = await Promise.all([
+    db
+      .selectFrom('ratings')
+      .innerJoin('users', 'users.id', 'ratings.user_id')
+      .select(['ratings.id', 'ratings.app_id', 'ratings.rating', 'ratings.rated_at', 'users.id as user_id', 'users.first_name', 'users.last_name'])
+      .orderBy('ratings.rated_at', 'desc')
+      .orderBy('ratings.id', 'desc')
+      .execute(),
+    db.selectFrom('rating_translations').selectAll().orderBy('language').execute(),
+  ]);
+  const commentsOf = groupBy(comments, (c) => Number(c.rating_id));
+  return ratings.map((r) => ({
+    rating: Number(r.rating),
+    ratedAt: r.rated_at,
+    translations: Object.fromEntries((commentsOf.get(Number(r.id)) ?? []).map((c) => [c.language, { comment: c.comment }])),
+    user: { id: Number(r.user_id), firstName: r.first_name, lastName: r.last_name },
+    app: r.app_id,
+  }));
+}

@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import type { RatingStore } from '../../domain/ratings/rate-app.ts';
+import type { Database } from '../schema.ts';
+import { toTimestamp } from '../timestamps.ts';
+import { writeTransaction } from '../write-transaction.ts';
+
+/** Ratings change apps.json (aggregates) and ratings.json: every write bumps the content version. */
+export function ratingRepository(db: Kysely<Database>): RatingStore {
+  return {
+    async upsertRating(appId, userId, rating, comments, now) {
+      const at = toTimestamp(now);
+      const { result } = await writeTransaction(db, async (trx) => {
+        const existing = await trx.selectFrom('ratings').select('id').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
+        let ratingId: number;
+        if (existing === undefined) {
+          const row = await trx.insertInto('ratings').values({ app_id: appId, user_id: userId, rating, rated_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow();
+          ratingId = Number(row.id);
+        } else {
+          ratingId = Number(existing.id);
+          await trx.updateTable('ratings').set({ rating, rated_at: at, updated_at: at }).where('id', '=', ratingId).execute();
+          await trx.deleteFrom('rating_translations').where('rating_id', '=', ratingId).execute();
+        }
+        const entries = Object.entries(comments);
+        if (entries.length > 0) await trx.insertInto('rating_translations').values(entries.map(([language, comment]) => ({ rating_id: ratingId, language, comment }))).execute();
+        return { changed: true, result: { created: existing === undefined } };
+      });
+      return result;
+    },
+
+    async deleteRating(appId, userId) {
+      const { result } = await writeTransaction(db, async (trx) => {
+        const deleted = await trx.deleteFrom('ratings').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
+        const removed = Number(deleted.numDeletedRows) > 0;
+        return { changed: removed, result: removed };
+      });
+      return result;
+    },
+  };
+}
