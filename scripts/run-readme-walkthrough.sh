@@ -27,7 +27,7 @@ if [ "$status" -ne 0 ]; then
   tail -20 walkthrough/store.log 2>/dev/null || true
   exit 1
 fi
-for expected in 'register: 201' 'publish: 201' 'delete: 204'; do
+for expected in 'register: 201' 'publish: 201' 'listed: myapp 1.0.0' 'delete: 204'; do
   grep -qx "$expected" "$output" || { echo "walkthrough: expected '$expected'"; tail -20 walkthrough/store.log 2>/dev/null; exit 1; }
 done
 echo 'walkthrough: ok'

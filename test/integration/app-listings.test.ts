@@ -222,4 +222,15 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
     assert.equal(plain.headers['access-control-allow-origin'], '*');
     assert.equal((await get('/api/v1//apps.json')).statusCode, 200, 'a trailing slash in appstoreurl');
   });
+
+  test('another server process on the same database serves a write at its next request', async () => {
+    const other = await createTestServer({ now: clock.now, env: { APPSTORE_CA_CERT: certFile('chain.pem') }, database: server.database });
+    const before = await other.app.inject({ method: 'GET', url: '/api/v1/apps.json' });
+    await setAppFlags('news', { featured: false }, server.container.apps);
+    const after = await other.app.inject({ method: 'GET', url: '/api/v1/apps.json', headers: { 'if-none-match': String(before.headers.etag) } });
+    assert.equal(after.statusCode, 200);
+    assert.equal((after.json()[0] as Json).isFeatured, false);
+    assert.equal(after.headers.etag, (await get('/api/v1/apps.json')).headers.etag, 'both nodes give the same ETag for the same state');
+    await other.app.close();
+  });
 });

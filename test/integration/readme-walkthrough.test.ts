@@ -16,7 +16,7 @@ async function freePort(): Promise<number> {
 
 // The walkthrough runs its own store on SQLite in walkthrough/; the PostgreSQL run skips it.
 describe('the README developer walkthrough, run as written', { skip: DIALECT === 'postgres' ? 'skipped on PostgreSQL: it runs its own SQLite store' : false }, () => {
-  test('certificate → register → publish → delete', async () => {
+  test('certificate → register → publish → listed in apps.json → delete', async () => {
     const [port, filesPort] = [await freePort(), await freePort()];
     const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('APPSTORE_')));
     const child = spawn('bash', [path.join(ROOT, 'scripts', 'run-readme-walkthrough.sh')], {
@@ -29,6 +29,6 @@ describe('the README developer walkthrough, run as written', { skip: DIALECT ===
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(code, 0, output);
-    for (const line of ['register: 201', 'publish: 201', 'delete: 204', 'walkthrough: ok']) assert.ok(output.split('\n').includes(line), `${line}\n${output}`);
+    for (const line of ['register: 201', 'publish: 201', 'listed: myapp 1.0.0', 'delete: 204', 'walkthrough: ok']) assert.ok(output.split('\n').includes(line), `${line}\n${output}`);
   });
 });
