@@ -80,7 +80,9 @@ export class ListingCache {
       gzip(identity, { level: this.options.gzipLevel ?? 6 }),
       brotli(identity, {
         params: {
-          [zlib.constants.BROTLI_PARAM_QUALITY]: this.options.brotliQuality ?? 9,
+          // Quality 9 costs seconds on a 20 MB apps.json; 5 keeps brotli ahead of gzip in size
+          // at a fraction of the time.
+          [zlib.constants.BROTLI_PARAM_QUALITY]: this.options.brotliQuality ?? (identity.length > 1024 * 1024 ? 5 : 9),
           [zlib.constants.BROTLI_PARAM_SIZE_HINT]: identity.length,
         },
       }),
