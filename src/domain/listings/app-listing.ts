@@ -1,45 +1,22 @@
-import type { AppTranslation, Author, Dependency, Screenshot } from '../releases/release-data.ts';
+import type { AppData, ReleaseData } from '../releases/release-data.ts';
 import { parseSpec, satisfies } from './platform-compat.ts';
 import type { SpecBounds } from './platform-compat.ts';
 import type { RatingAggregate } from './rating-aggregate.ts';
 
-/** A release as apps.json shows it (api.md, Release), field types exactly as clients expect. */
-export interface ListedRelease {
-  readonly version: string;
-  readonly phpExtensions: readonly Dependency[];
-  readonly databases: readonly Dependency[];
-  readonly shellCommands: readonly string[];
-  readonly phpVersionSpec: string;
-  readonly rawPhpVersionSpec: string;
-  readonly platformVersionSpec: string;
-  readonly rawPlatformVersionSpec: string;
-  readonly minIntSize: number;
-  readonly isNightly: boolean;
+/** A release as apps.json shows it (api.md, Release): what info.xml said, plus the archive's facts. */
+export interface ListedRelease extends ReleaseData {
   readonly download: string;
   readonly created: string;
   readonly lastModified: string;
-  readonly licenses: readonly string[];
   readonly signature: string;
   readonly signatureDigest: string;
-  readonly translations: Readonly<Record<string, { changelog: string }>>;
 }
 
 /** An app as apps.json shows it (api.md, App), with the flag that filters it. */
-export interface ListedApp extends RatingAggregate {
-  readonly id: string;
+export interface ListedApp extends AppData, RatingAggregate {
   readonly isEnterpriseOnly: boolean;
-  readonly categories: readonly string[];
-  readonly authors: readonly Author[];
-  readonly userDocs: string;
-  readonly adminDocs: string;
-  readonly developerDocs: string;
-  readonly issueTracker: string;
-  readonly website: string;
-  readonly discussion: string;
   readonly created: string;
   readonly lastModified: string;
-  readonly screenshots: readonly Screenshot[];
-  readonly translations: Readonly<Record<string, AppTranslation>>;
   readonly isFeatured: boolean;
   readonly certificate: string;
   readonly releases: readonly ListedRelease[];

@@ -51,35 +51,23 @@ export async function releaseRoutes(app: FastifyInstance, container: Container):
     },
   });
 
-  app.delete('/api/v1/apps/:appId/releases/:version', {
-    schema: {
-      summary: 'Delete a release (not a nightly)',
-      tags: ['releases'],
-      params: Type.Object({ appId: AppIdParam, version: VersionParam }),
-      response: { ...deleted, 403: errorResponse('Only the owner and co-maintainers may delete releases'), 404: errorResponse('No such release') },
-    },
-    onRequest: authenticated,
-    handler: async (request, reply) => {
-      const { appId, version } = request.params as { appId: string; version: string };
-      await deleteRelease({ appId, version, nightly: false }, currentUser(request), deps);
-      return reply.code(204).send();
-    },
-  });
-
-  app.delete('/api/v1/apps/:appId/releases/nightly/:version', {
-    schema: {
-      summary: 'Delete a nightly release',
-      tags: ['releases'],
-      params: Type.Object({ appId: AppIdParam, version: VersionParam }),
-      response: { ...deleted, 403: errorResponse('Only the owner and co-maintainers may delete releases'), 404: errorResponse('No such nightly release') },
-    },
-    onRequest: authenticated,
-    handler: async (request, reply) => {
-      const { appId, version } = request.params as { appId: string; version: string };
-      await deleteRelease({ appId, version, nightly: true }, currentUser(request), deps);
-      return reply.code(204).send();
-    },
-  });
+  for (const nightly of [false, true]) {
+    const kind = nightly ? 'nightly release' : 'release';
+    app.delete(nightly ? '/api/v1/apps/:appId/releases/nightly/:version' : '/api/v1/apps/:appId/releases/:version', {
+      schema: {
+        summary: nightly ? 'Delete a nightly release' : 'Delete a release (not a nightly)',
+        tags: ['releases'],
+        params: Type.Object({ appId: AppIdParam, version: VersionParam }),
+        response: { ...deleted, 403: errorResponse('Only the owner and co-maintainers may delete releases'), 404: errorResponse(`No such ${kind}`) },
+      },
+      onRequest: authenticated,
+      handler: async (request, reply) => {
+        const { appId, version } = request.params as { appId: string; version: string };
+        await deleteRelease({ appId, version, nightly }, currentUser(request), deps);
+        return reply.code(204).send();
+      },
+    });
+  }
 
   app.delete('/api/v1/apps/:appId', {
     schema: {
