@@ -41,7 +41,7 @@ export interface Config {
   };
 }
 
-/** Every variable the service reads, with its one-line meaning (the README table mirrors it). */
+/** Every variable the service reads (the README's configuration table describes each). */
 export const CONFIG_VARIABLES = [
   'APPSTORE_DATA_DIR',
   'APPSTORE_DATABASE_URL',

@@ -67,11 +67,6 @@ export class ListingCache {
     return this.totalBytes;
   }
 
-  clear(): void {
-    this.entries.clear();
-    this.totalBytes = 0;
-  }
-
   private async renderAndStore(variant: string, render: Render, minVersion: number): Promise<RenderedListing> {
     const rendered = await render(minVersion);
     const { stamp } = rendered;
