@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { APP_ID_MAX_LENGTH, APP_ID_PATTERN } from '../domain/certificates/x509.ts';
 
 /** The error body every 4xx and 5xx carries (contract §2). */
 export const ErrorBodySchema = Type.Object(
@@ -13,5 +14,8 @@ export const ErrorBodySchema = Type.Object(
 );
 
 export const errorResponse = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
+
+/** An app id in a path: malformed ones are 400s. */
+export const AppIdParam = Type.String({ pattern: APP_ID_PATTERN.source, maxLength: APP_ID_MAX_LENGTH, description: 'App id' });
 
 export const NotModifiedSchema = Type.Null({ description: 'Not modified: the ETag in If-None-Match is current' });

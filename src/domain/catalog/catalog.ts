@@ -28,18 +28,7 @@ export function parsePlatformVersion(version: string): [number, number, number] 
   return match === null ? null : [Number(match[1]), Number(match[2]), Number(match[3])];
 }
 
-export function comparePlatformVersions(a: string, b: string): number {
-  const pa = parsePlatformVersion(a) ?? [0, 0, 0];
-  const pb = parsePlatformVersion(b) ?? [0, 0, 0];
-  return pa[0] - pb[0] || pa[1] - pb[1] || pa[2] - pb[2];
-}
-
 /** Listing order of categories.json: by id. */
 export function sortCategories(categories: readonly Category[]): Category[] {
   return [...categories].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
-/** Listing order of platforms.json: newest version first (clients must not rely on it). */
-export function sortPlatformReleases(releases: readonly PlatformRelease[]): PlatformRelease[] {
-  return [...releases].sort((a, b) => comparePlatformVersions(b.version, a.version));
 }

@@ -1,17 +1,8 @@
+import { compareNumericVersions } from './version-spec.ts';
+
 /** Stable: not nightly, no pre-release part. */
 export function isStable(version: string, nightly: boolean): boolean {
   return !nightly && !version.includes('-');
-}
-
-/** Compares stable versions (three numeric parts). */
-export function compareStable(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < 3; i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
 }
 
 /**
@@ -22,5 +13,5 @@ export function compareStable(a: string, b: string): number {
 export function isLatestRelease(version: string, nightly: boolean, otherVersions: readonly string[]): boolean {
   const otherStable = otherVersions.filter((v) => isStable(v, false));
   if (otherStable.length === 0) return true;
-  return isStable(version, nightly) && otherStable.every((other) => compareStable(version, other) >= 0);
+  return isStable(version, nightly) && otherStable.every((other) => compareNumericVersions(version, other) >= 0);
 }

@@ -4,7 +4,7 @@ import { LANGUAGE_CODE_PATTERN } from '../catalog/catalog.ts';
 import { appIdProblem } from '../certificates/x509.ts';
 import { normaliseLicence } from './licences.ts';
 import type { AppTranslation, Author, Dependency, Manifest, Screenshot } from './release-data.ts';
-import { NO_REQUIREMENT, SEMVER_PATTERN, VERSION_ATTRIBUTE_PATTERN, compareVersionAttributes, versionRequirement } from './version-spec.ts';
+import { NO_REQUIREMENT, SEMVER_PATTERN, VERSION_ATTRIBUTE_PATTERN, compareNumericVersions, versionRequirement } from './version-spec.ts';
 import type { VersionRequirement } from './version-spec.ts';
 import type { XmlNode } from './xml-document.ts';
 
@@ -85,7 +85,7 @@ function requirement(node: XmlNode, problems: Problems, required = false): Versi
   for (const attribute of required ? ['min-version', 'max-version'] : []) {
     if (node.attributes[attribute] === undefined) problems.add(node, `${attribute} is required`);
   }
-  if (min !== undefined && max !== undefined && compareVersionAttributes(min, max) > 0) problems.add(node, `min-version ${min} is above max-version ${max}`);
+  if (min !== undefined && max !== undefined && compareNumericVersions(min, max) > 0) problems.add(node, `min-version ${min} is above max-version ${max}`);
   return versionRequirement(min, max);
 }
 

@@ -50,8 +50,8 @@ export function versionRequirement(min: string | undefined, max: string | undefi
   return semantic.length === 0 ? NO_REQUIREMENT : { versionSpec: semantic.join(' '), rawVersionSpec: raw.join(' ') };
 }
 
-/** Numeric comparison of versions with 1 to 3 parts (missing parts are 0). */
-export function compareVersionAttributes(a: string, b: string): number {
+/** Numeric comparison of versions with 1 to 3 numeric parts (missing parts are 0): `9.10` > `9.9`. */
+export function compareNumericVersions(a: string, b: string): number {
   const pa = parts(padMinimum(a));
   const pb = parts(padMinimum(b));
   for (let i = 0; i < 3; i++) {

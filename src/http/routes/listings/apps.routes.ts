@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
+import { PLATFORM_VERSION_PATTERN } from '../../../domain/catalog/catalog.ts';
 import { assembleAppListing, toFragment } from '../../../domain/listings/app-listing.ts';
 import { FragmentSnapshots } from '../../../domain/listings/fragment-snapshots.ts';
 import { recentWindowStart } from '../../../domain/listings/rating-aggregate.ts';
@@ -54,7 +55,7 @@ export async function appListingRoutes(app: FastifyInstance, container: Containe
       summary: 'Apps with the releases compatible with a platform version',
       tags: ['listings'],
       headers: ListingRequestHeaders,
-      params: Type.Object({ version: Type.String({ pattern: '^(0|[1-9][0-9]{0,5})\\.(0|[1-9][0-9]{0,5})\\.(0|[1-9][0-9]{0,5})$', description: 'X.Y.Z' }) }),
+      params: Type.Object({ version: Type.String({ pattern: PLATFORM_VERSION_PATTERN.source, description: 'X.Y.Z' }) }),
       querystring: EnterpriseQuery,
       response: { ...listingResponses('App', 'Apps with their compatible releases; apps without one are left out'), 400: errorResponse('The version is not X.Y.Z') },
     },

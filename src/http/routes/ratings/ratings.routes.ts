@@ -3,10 +3,10 @@ import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { rateApp, unrateApp } from '../../../domain/ratings/rate-app.ts';
 import { currentUser, requireUser } from '../../auth.ts';
-import { errorResponse } from '../../schemas.ts';
+import { AppIdParam, errorResponse } from '../../schemas.ts';
 import { authErrors } from '../accounts/accounts.schemas.ts';
 
-const AppIdParams = Type.Object({ appId: Type.String({ pattern: '^[a-z][a-z0-9_]{0,30}[a-z0-9]$' }) });
+const AppIdParams = Type.Object({ appId: AppIdParam });
 
 /** Rating an app: one rating per user and app; its maintainers cannot rate it. */
 export async function ratingRoutes(app: FastifyInstance, container: Container): Promise<void> {

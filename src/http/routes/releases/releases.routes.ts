@@ -3,8 +3,9 @@ import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { deleteApp, deleteRelease } from '../../../domain/releases/delete-release.ts';
 import { publishRelease } from '../../../domain/releases/publish-release.ts';
+import { SEMVER_PATTERN } from '../../../domain/releases/version-spec.ts';
 import { currentUser, requireUser } from '../../auth.ts';
-import { errorResponse } from '../../schemas.ts';
+import { AppIdParam, errorResponse } from '../../schemas.ts';
 import { authErrors } from '../accounts/accounts.schemas.ts';
 
 const PublishBody = Type.Object(
@@ -16,11 +17,7 @@ const PublishBody = Type.Object(
   { additionalProperties: true },
 );
 
-const AppIdParam = Type.String({ pattern: '^[a-z][a-z0-9_]{0,30}[a-z0-9]$', description: 'App id' });
-const VersionParam = Type.String({
-  pattern: '^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\\.[0-9A-Za-z-]+)*)?$',
-  description: 'Semantic version without build metadata',
-});
+const VersionParam = Type.String({ pattern: SEMVER_PATTERN.source, description: 'Semantic version without build metadata' });
 
 const deleted = { 204: Type.Null({ description: 'Deleted' }), 400: errorResponse('Malformed app id or version'), ...authErrors };
 
