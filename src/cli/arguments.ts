@@ -12,15 +12,19 @@ export function expectOneArgument(args: readonly string[], usage: string, name: 
   return first;
 }
 
-/** Reads and parses a JSON file, with messages that say which file and what is wrong. */
-export function readJsonFile(file: string): unknown {
-  let text: string;
+/** A file's bytes, or a refusal that names the file and says why it cannot be read. */
+export function readFileBytes(file: string): Buffer {
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(`${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'cannot be read'}`);
   }
+}
+
+/** Reads and parses a JSON file, with messages that say which file and what is wrong. */
+export function readJsonFile(file: string): unknown {
+  const text = readFileBytes(file).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -1,20 +1,11 @@
-import fs from 'node:fs';
 import { authorityFiles, ensureAuthority, issueCertificate } from '../../domain/certificates/certificate-authority.ts';
 import { revokeCertificate } from '../../domain/certificates/revoke-certificate.ts';
 import { loadConfig } from '../../config.ts';
 import type { Config } from '../../config.ts';
 import type { Command } from '../command.ts';
 import { CliError } from '../command.ts';
-import { expectNoArguments, expectOneArgument } from '../arguments.ts';
+import { expectNoArguments, expectOneArgument, readFileBytes } from '../arguments.ts';
 import { withContainer } from '../context.ts';
-
-function readFile(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new CliError(`${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'cannot be read'}`);
-  }
-}
 
 function requireOwnAuthority(config: Config): void {
   if (config.caCertFile !== null) {
@@ -52,7 +43,7 @@ The CN must be a valid app id and the key RSA. The certificate (valid 10 years) 
 Creates the authority first if there is none.`,
   async run(args) {
     const file = expectOneArgument(args, this.usage, 'CSR_FILE');
-    const csr = readFile(file);
+    const csr = readFileBytes(file).toString('utf8');
     const config = loadConfig();
     requireOwnAuthority(config);
     const files = authorityFiles(config.dataDir);
@@ -72,7 +63,7 @@ publishing for an app whose current certificate it is, are refused from now on, 
 Works for certificates of any authority the store trusts (APPSTORE_CA_CERT or its own).`,
   async run(args) {
     const file = expectOneArgument(args, this.usage, 'CERT_FILE');
-    const pem = readFile(file);
+    const pem = readFileBytes(file).toString('utf8');
     const result = await withContainer(async (container) => revokeCertificate(pem, await container.trust(), container.revocations, container.now()));
     const what = `certificate ${result.serial}${result.appId === null ? '' : ` (${result.appId})`}`;
     console.log(result.alreadyRevoked ? `${what} was already revoked on ${result.revokedAt.toISOString()}` : `revoked ${what}`);

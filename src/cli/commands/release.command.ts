@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import { DEFAULT_CATEGORY_IDS } from '../../domain/catalog/default-categories.ts';
 import { readRelease } from '../../domain/releases/read-release.ts';
 import { listCategories } from '../../storage/repositories/category.repository.ts';
 import type { Command } from '../command.ts';
 import { CliError } from '../command.ts';
+import { readFileBytes } from '../arguments.ts';
 import { withContainer } from '../context.ts';
 
 export const releaseInspectCommand: Command = {
@@ -20,12 +20,7 @@ store's list. Nothing is stored; no download, no signature check.`,
     const rest = args.filter((arg) => arg !== '--nightly');
     const [file, ...extra] = rest;
     if (file === undefined || file.startsWith('-') || extra.length > 0) throw new CliError(`expected one ARCHIVE; usage: ${this.usage}`, 2);
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(file);
-    } catch (error) {
-      throw new CliError(`${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'cannot be read'}`);
-    }
+    const bytes = readFileBytes(file);
     const stored = await withContainer(async (container) => (await listCategories(container.database.db)).map((c) => c.id));
     if (stored.length === 0) console.error('appstore: this store has no categories yet; checking against the Nextcloud app store list');
     const candidate = await readRelease(bytes, { nightly, validCategories: new Set(stored.length > 0 ? stored : DEFAULT_CATEGORY_IDS) });

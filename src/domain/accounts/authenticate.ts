@@ -4,6 +4,7 @@ import { RATE_LIMITS } from '../rate-limit.ts';
 import { decoyHash, verifyPassword } from './password-hash.ts';
 import type { SecretKeys } from './secret-key.ts';
 import { tokenLookupHash } from './token-codec.ts';
+import { toUser } from './user.ts';
 import type { AccountStore, User, UserRecord } from './user.ts';
 
 export interface AuthDeps {
@@ -16,11 +17,6 @@ export interface AuthDeps {
 export const INVALID_CREDENTIALS =
   'Invalid username or password. Accounts created through an external login have no password: use an API token (Authorization: Token <token>).';
 export const INVALID_TOKEN = 'Invalid token: it is unknown or was replaced. Get a new one with POST /api/v1/token/new (Basic authentication).';
-
-function toUser(record: UserRecord): User {
-  const { passwordHash: _hidden, ...user } = record;
-  return user;
-}
 
 function refuseInactive(record: UserRecord): void {
   if (!record.isActive) throw new AppError('not_authenticated', 'This account is disabled. Ask an administrator of the store to enable it.');
@@ -56,5 +52,3 @@ export async function authenticateWithToken(token: string, clientAddress: string
   refuseInactive(record);
   return toUser(record);
 }
-
-export { toUser };

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.ts';
 import { hashPassword } from './password-hash.ts';
+import { toUser } from './user.ts';
 import type { AccountStore, User } from './user.ts';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.@+-]{1,150}$/;
@@ -51,8 +52,7 @@ export async function addUser(input: AddUserInput, deps: UserDeps): Promise<User
 export async function findUser(username: string, deps: Pick<UserDeps, 'store'>): Promise<User> {
   const record = await deps.store.findUserByUsername(username);
   if (record === null) throw new AppError('user_not_found', `There is no user named '${username.slice(0, 160)}'.`);
-  const { passwordHash: _hidden, ...user } = record;
-  return user;
+  return toUser(record);
 }
 
 export async function setPassword(username: string, password: string, deps: UserDeps): Promise<void> {

@@ -1,7 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import type { AuthDeps } from './authenticate.ts';
-import { authenticateWithPassword, toUser } from './authenticate.ts';
+import { authenticateWithPassword } from './authenticate.ts';
+import { toUser } from './user.ts';
 import { hmacHex } from './token-codec.ts';
 import type { User } from './user.ts';
 

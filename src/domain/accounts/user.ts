@@ -16,6 +16,12 @@ export interface UserRecord extends User {
   readonly passwordHash: string | null;
 }
 
+/** The user without its password hash: what leaves the accounts code. */
+export function toUser(record: UserRecord): User {
+  const { passwordHash: _hidden, ...user } = record;
+  return user;
+}
+
 export interface NewUser {
   readonly username: string;
   readonly email: string | null;

@@ -1,4 +1,5 @@
 import type { AppFragment } from './app-listing.ts';
+import type { RecentWindow } from './rating-aggregate.ts';
 import type { VersionStamp } from './version-stamp.ts';
 
 export interface FragmentSnapshot {
@@ -17,16 +18,18 @@ export class FragmentSnapshots {
   private latest: FragmentSnapshot | undefined;
   private pending: Promise<FragmentSnapshot> | undefined;
 
-  constructor(private readonly load: (day: string) => Promise<FragmentSnapshot>) {}
+  /** `load` reads the apps with the recent-rating window given, and names the snapshot by its day. */
+  constructor(private readonly load: (window: RecentWindow) => Promise<FragmentSnapshot>) {}
 
-  async get(day: string, minVersion: number): Promise<FragmentSnapshot> {
+  async get(window: RecentWindow, minVersion: number): Promise<FragmentSnapshot> {
+    const { day } = window;
     const fresh = (s: FragmentSnapshot | undefined): s is FragmentSnapshot => s !== undefined && s.day === day && s.stamp.version >= minVersion;
     if (fresh(this.latest)) return this.latest;
     if (this.pending !== undefined) {
       const shared = await this.pending;
       if (fresh(shared)) return shared;
     }
-    const job = this.load(day).then((snapshot) => {
+    const job = this.load(window).then((snapshot) => {
       if (this.latest === undefined || snapshot.stamp.version >= this.latest.stamp.version) this.latest = snapshot;
       return snapshot;
     });

@@ -19,7 +19,14 @@ export function aggregateRatings(ratings: ReadonlyArray<{ rating: number; ratedA
  * The start of the recent window, at day granularity (UTC midnight 90 days before today), so the
  * listings only change with time once a day: their ETag carries the day.
  */
-export function recentWindowStart(now: Date): { since: string; day: string } {
+export interface RecentWindow {
+  /** Ratings at or after this timestamp are recent. */
+  readonly since: string;
+  /** The day (YYYYMMDD, UTC) the window was computed for. */
+  readonly day: string;
+}
+
+export function recentWindowStart(now: Date): RecentWindow {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const since = new Date(today - RECENT_RATING_DAYS * 86_400_000);
   return { since: `${since.toISOString().slice(0, 23)}000Z`, day: new Date(today).toISOString().slice(0, 10).replace(/-/g, '') };

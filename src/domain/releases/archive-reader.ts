@@ -80,7 +80,6 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
 
   const tops = new Set<string>();
   const wanted = new Map<string, Buffer>();
-  let members = 0;
   const source = Readable.from([bytes]);
   const gunzip = zlib.createGunzip();
   const extract = tar.extract();
@@ -104,7 +103,6 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
     stream.on('error', () => undefined);
     const fail = (error: AppError): void => settle(error);
     try {
-      members += 1;
       if ((header.type as string) === 'pax-global-header') {
         stream.on('end', next).resume(); // `git archive` metadata: not a member
         return;
@@ -159,7 +157,7 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
 
   source.pipe(gunzip).pipe(counter).pipe(extract);
   await done;
-  if (members === 0 || tops.size === 0) throw refuse('the archive holds no app folder');
+  if (tops.size === 0) throw refuse('the archive holds no app folder');
   const folder = [...tops][0] ?? '';
   const infoXml = wanted.get('info.xml');
   if (infoXml === undefined) throw refuse(`${folder}/appinfo/info.xml is missing`);

@@ -12,6 +12,7 @@ import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import { isLatestRelease } from './latest-release.ts';
 import { readRelease } from './read-release.ts';
+import { appNotRegistered } from './release-store.ts';
 import type { ReleaseStore } from './release-store.ts';
 
 export interface PublishInput {
@@ -67,7 +68,7 @@ export async function publishRelease(input: PublishInput, user: User, deps: Publ
   const candidate = await readRelease(bytes, { nightly: input.nightly, validCategories: await deps.releases.categoryIds() });
   const appId = candidate.app.id;
   const app = await deps.registry.findApp(appId);
-  if (app === null) throw new AppError('app_not_registered', `App ${appId} is not registered: register it first with POST /api/v1/apps.`);
+  if (app === null) throw appNotRegistered(appId);
   requireReleaseManager(user, app);
 
   let publicKey;

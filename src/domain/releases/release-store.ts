@@ -1,4 +1,8 @@
+import { AppError } from '../../errors.ts';
 import type { ReleaseCandidate } from './release-data.ts';
+
+export const appNotRegistered = (appId: string): AppError =>
+  new AppError('app_not_registered', `App ${appId} is not registered: register it first with POST /api/v1/apps.`);
 
 /** What the archive itself adds to a release: where it came from, its signature and digest. */
 export interface ArchiveFacts {

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { toUser } from '../../domain/accounts/user.ts';
 import type { AccountStore, StoredSession, User, UserRecord } from '../../domain/accounts/user.ts';
 import { AppError } from '../../errors.ts';
 import { isUniqueViolation } from '../database-errors.ts';
@@ -47,10 +48,7 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
 
     async listUsers() {
       const rows = await db.selectFrom('users').select(USER_COLUMNS).orderBy('username').execute();
-      return rows.map((row): User => {
-        const { passwordHash: _hidden, ...user } = toRecord(row);
-        return user;
-      });
+      return rows.map((row): User => toUser(toRecord(row)));
     },
 
     async createUser(user, now) {

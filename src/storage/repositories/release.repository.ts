@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AppData, ReleaseData } from '../../domain/releases/release-data.ts';
+import { appNotRegistered } from '../../domain/releases/release-store.ts';
 import type { ReleaseStore } from '../../domain/releases/release-store.ts';
-import { AppError } from '../../errors.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { toTimestamp } from '../timestamps.ts';
@@ -74,7 +74,7 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
       const { result } = await writeTransaction(db, async (trx) => {
         // Checked inside the transaction: a deletion of the app that won the race is respected.
         const registered = await trx.selectFrom('apps').select('id').where('id', '=', app.id).executeTakeFirst();
-        if (registered === undefined) throw new AppError('app_not_registered', `App ${app.id} is not registered: register it first with POST /api/v1/apps.`);
+        if (registered === undefined) throw appNotRegistered(app.id);
         const existing = await trx
           .selectFrom('releases')
           .select(['id', 'created_at'])

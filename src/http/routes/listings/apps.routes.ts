@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { PLATFORM_VERSION_PATTERN } from '../../../domain/catalog/catalog.ts';
@@ -21,20 +21,18 @@ const includesEnterprise = (query: unknown): boolean => /^(true|1)$/i.test(Strin
 export async function appListingRoutes(app: FastifyInstance, container: Container): Promise<void> {
   const deps = { readVersion: container.readVersion, cache: container.listingCache };
   const { database } = container;
-  const snapshots = new FragmentSnapshots(async (day) => {
-    const { since } = recentWindowStart(container.now());
-    const { stamp, body } = await readSnapshot(database, (db) => loadListedApps(db, since));
-    return { stamp, day, fragments: body.map(toFragment) };
+  const snapshots = new FragmentSnapshots(async (window) => {
+    const { stamp, body } = await readSnapshot(database, (db) => loadListedApps(db, window.since));
+    return { stamp, day: window.day, fragments: body.map(toFragment) };
   });
-  // The recent ratings move with the days: the day is part of every app listing's ETag.
-  const today = (): string => recentWindowStart(container.now()).day;
 
-  const listing = (variant: string, platform?: string) => async (request: Parameters<typeof sendListing>[0], reply: Parameters<typeof sendListing>[1]) => {
+  // The recent ratings move with the days: the day is part of every app listing's ETag.
+  const sendAppListing = (request: FastifyRequest, reply: FastifyReply, variant: string, platform?: string) => {
     const includeEnterprise = includesEnterprise(request.query);
-    const day = today();
-    const key = `${variant}-${day}-${includeEnterprise ? 'all' : 'public'}`;
+    const window = recentWindowStart(container.now());
+    const key = `${variant}-${window.day}-${includeEnterprise ? 'all' : 'public'}`;
     return sendListing(request, reply, deps, key, async (minVersion) => {
-      const snapshot = await snapshots.get(day, minVersion);
+      const snapshot = await snapshots.get(window, minVersion);
       return { stamp: snapshot.stamp, json: assembleAppListing(snapshot.fragments, { includeEnterprise, ...(platform === undefined ? {} : { platform }) }) };
     });
   };
@@ -47,7 +45,7 @@ export async function appListingRoutes(app: FastifyInstance, container: Containe
       querystring: EnterpriseQuery,
       response: listingResponses('App', 'Apps with all their releases'),
     },
-    handler: (request, reply) => listing('apps')(request, reply),
+    handler: (request, reply) => sendAppListing(request, reply, 'apps'),
   });
 
   app.get('/api/v1/platform/:version/apps.json', {
@@ -61,7 +59,7 @@ export async function appListingRoutes(app: FastifyInstance, container: Containe
     },
     handler: (request, reply) => {
       const { version } = request.params as { version: string };
-      return listing(`platform-${version}`, version)(request, reply);
+      return sendAppListing(request, reply, `platform-${version}`, version);
     },
   });
 
