@@ -3,7 +3,7 @@
 // and a few translations, so that apps.json is about 20 MB. Rows go straight into the tables.
 import { randomBytes } from 'node:crypto';
 import type { DatabaseHandle } from '../src/storage/database.ts';
-import { nowTimestamp } from '../src/storage/timestamps.ts';
+import { formatTimestamp } from '../src/domain/timestamps.ts';
 import { writeTransaction } from '../src/storage/write-transaction.ts';
 
 const CATEGORIES = ['customization', 'files', 'integration', 'multimedia', 'office', 'organization', 'security', 'social', 'tools', 'games'];
@@ -13,8 +13,8 @@ const lorem = (words: number): string =>
 
 export async function generateCatalogue(handle: DatabaseHandle, certificatePem: string, apps = 600, releasesPerApp = 33): Promise<void> {
   const { db } = handle;
-  const now = nowTimestamp();
-  await writeTransaction(db, async (trx) => {
+  const now = formatTimestamp(new Date());
+  await writeTransaction(db, new Date(), async (trx) => {
     await trx.insertInto('categories').values(CATEGORIES.map((id) => ({ id, created_at: now, updated_at: now }))).execute();
     await trx.insertInto('category_translations').values(CATEGORIES.map((id) => ({ category_id: id, language: 'en', name: id, description: '' }))).execute();
     await trx.insertInto('platform_releases').values([28, 29, 30, 31, 32].map((major) => ({ version: `${major}.0.0`, version_major: major, version_minor: 0, version_patch: 0, has_release: true, is_supported: major >= 30, created_at: now, updated_at: now }))).execute();

@@ -90,7 +90,7 @@ const dataDir = path.join(work, 'data');
 execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:4096', '-nodes', '-days', '3650', '-subj', '/CN=app_0000', '-keyout', path.join(work, 'k.pem'), '-out', path.join(work, 'c.pem')], { stdio: 'ignore' });
 const generateStart = performance.now();
 const handle = openDatabase({ kind: 'sqlite', file: path.join(dataDir, 'appstore.sqlite') });
-await migrateToLatest(handle);
+await migrateToLatest(handle, new Date());
 await generateCatalogue(handle, fs.readFileSync(path.join(work, 'c.pem'), 'utf8'));
 await handle.close();
 const generateSeconds = (performance.now() - generateStart) / 1000;

@@ -1,22 +1,25 @@
 import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyServerOptions } from 'fastify';
 import type { Container } from './container.ts';
+import { installJsonParser } from './http/body-parsers.ts';
 import { installCors } from './http/cors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { trackRoutes } from './http/route-registry.ts';
+import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
+import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
+import { AppSchema, CategorySchema, PlatformReleaseSchema, RatingSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
+import { listingRoutes } from './http/routes/listings/listings.routes.ts';
 import { ratingRoutes } from './http/routes/ratings/ratings.routes.ts';
 import { releaseRoutes } from './http/routes/releases/releases.routes.ts';
-import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
-import { catalogRoutes } from './http/routes/listings/catalog.routes.ts';
-import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
-import { AppSchema, CategorySchema, PlatformReleaseSchema, RatingSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
-import { appListingRoutes } from './http/routes/listings/apps.routes.ts';
 import { systemRoutes } from './http/routes/system/system.routes.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
+import type { AppServer } from './http/types.ts';
 
 export interface ServerOptions {
   /** Pino logger options, or false for none (tests). Defaults to JSON logs at the configured level. */
@@ -25,8 +28,8 @@ export interface ServerOptions {
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** Builds the HTTP server around a container, without listening: what main.ts and the tests use. */
-export async function buildServer(container: Container, options: ServerOptions = {}): Promise<FastifyInstance> {
+/** Builds the HTTP server around a container, without listening: what server.ts and the tests use. */
+export async function buildServer(container: Container, options: ServerOptions = {}): Promise<AppServer> {
   const app = Fastify({
     logger: options.logger ?? {
       level: container.config.logLevel,
@@ -44,12 +47,13 @@ export async function buildServer(container: Container, options: ServerOptions =
       ignoreTrailingSlash: true,
     },
     bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
+    // verbose: a failed pattern is explained by its schema's description, not shown as a regex.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, verbose: true } },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
-  });
+  }).withTypeProvider<TypeBoxTypeProvider>();
 
-  installBodyParsers(app);
+  installJsonParser(app);
   trackRoutes(app);
   for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema, TokenResponse, ReleaseSchema, AppSchema, RatingSchema]) app.addSchema(schema);
   await app.register(swagger, {
@@ -63,8 +67,9 @@ export async function buildServer(container: Container, options: ServerOptions =
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
+  await app.register(cookie);
   installErrorHandling(app);
-  installCors(app);
+  await installCors(app);
   // Once shutdown begins, responses still in flight close their connection, so a keep-alive
   // client cannot hold the shutdown open until its idle timeout.
   let closing = false;
@@ -77,30 +82,9 @@ export async function buildServer(container: Container, options: ServerOptions =
     if (closing) reply.header('connection', 'close');
   });
 
-  await systemRoutes(app, container);
-  await catalogRoutes(app, container);
-  await appListingRoutes(app, container);
-  await tokenRoutes(app, container);
-  await sessionRoutes(app, container);
-  await appRoutes(app, container);
-  await releaseRoutes(app, container);
-  await ratingRoutes(app, container);
+  // Each group of routes in a scope of its own: content-type parsers (forms) stay where they belong.
+  for (const routes of [systemRoutes, listingRoutes, tokenRoutes, sessionRoutes, appRoutes, releaseRoutes, ratingRoutes]) {
+    await app.register(async (scope) => routes(scope, container));
+  }
   return app;
-}
-
-/**
- * JSON as fastify parses it (prototype poisoning refused), except that an empty body is no body:
- * clients POST to the token routes with a JSON content type and nothing else. Forms for /login.
- */
-function installBodyParsers(app: FastifyInstance): void {
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') done(null, null);
-    else json(request, text, done);
-  });
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body))));
-  });
 }

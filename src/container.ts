@@ -1,55 +1,69 @@
 import fs from 'node:fs';
 import type { Config } from './config.ts';
-import type { SessionDeps } from './domain/accounts/sessions.ts';
 import type { SecretKeys } from './domain/accounts/secret-key.ts';
 import { deriveKeys, loadSecret } from './domain/accounts/secret-key.ts';
-import type { AccountStore } from './domain/accounts/user.ts';
+import type { SessionDeps } from './domain/accounts/sessions.ts';
+import type { DeleteAppDeps } from './domain/apps/delete-app.ts';
 import type { ManageAppDeps } from './domain/apps/manage-apps.ts';
 import type { RegisterDeps } from './domain/apps/register-app.ts';
-import type { PublishDeps } from './domain/releases/publish-release.ts';
-import { createDownloader } from './downloads/archive-downloader.ts';
+import type { CatalogDeps } from './domain/catalog/import-catalog.ts';
 import { authorityFiles, readAuthorityCertificate } from './domain/certificates/certificate-authority.ts';
 import type { AuthorityFiles } from './domain/certificates/certificate-authority.ts';
 import type { RevocationStore } from './domain/certificates/revoke-certificate.ts';
 import { loadTrust } from './domain/certificates/trust.ts';
 import type { Trust } from './domain/certificates/trust.ts';
-import { RateLimiter } from './domain/rate-limit.ts';
-import type { RatingStore } from './domain/ratings/rate-app.ts';
-import type { CatalogStore } from './domain/catalog/import-catalog.ts';
 import { coalesce } from './domain/listings/coalesce.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
-import type { VersionStamp } from './domain/listings/version-stamp.ts';
+import { Listings } from './domain/listings/listings.ts';
+import { RateLimiter } from './domain/rate-limit.ts';
+import type { RatingDeps } from './domain/ratings/rate-app.ts';
+import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
+import type { PublishDeps } from './domain/releases/publish-release.ts';
+import { createDownloader } from './downloads/archive-downloader.ts';
 import type { DatabaseHandle } from './storage/database.ts';
-import { openDatabase } from './storage/database.ts';
+import { isDatabaseReachable, openDatabase } from './storage/database.ts';
+import { readSnapshot } from './storage/read-snapshot.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
 import { appRepository } from './storage/repositories/app.repository.ts';
-import { upsertCategories } from './storage/repositories/category.repository.ts';
+import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
 import { readContentVersion } from './storage/repositories/content-version.repository.ts';
-import { upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
+import { loadListedApps, loadListedRatings } from './storage/repositories/listing.repository.ts';
+import { listPlatformReleases, upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
 import { rateLimitRepository } from './storage/repositories/rate-limit.repository.ts';
 import { ratingRepository } from './storage/repositories/rating.repository.ts';
 import { releaseRepository } from './storage/repositories/release.repository.ts';
 import { revocationRepository } from './storage/repositories/revocation.repository.ts';
 
-/** Everything the HTTP routes and the CLI commands share: built once per process. */
+/**
+ * Everything the HTTP routes and the CLI commands share, built once per process: one bag of
+ * collaborators per group of use cases, each named after what it serves.
+ */
 export interface Container {
   readonly config: Config;
   readonly database: DatabaseHandle;
-  readonly readVersion: () => Promise<VersionStamp>;
-  readonly listingCache: ListingCache;
-  readonly catalog: CatalogStore;
-  /** Everything the accounts use cases need: store, keys, limiter, clock. */
-  readonly accounts: SessionDeps & { readonly store: AccountStore; readonly keys: SecretKeys };
-  readonly limiter: RateLimiter;
+  /** The clock of every time-dependent rule and every stored timestamp; tests move it. */
   readonly now: () => Date;
+  /** apps.json, platform/{v}/apps.json, ratings.json, categories.json, platforms.json. */
+  readonly listings: Listings;
+  /** Categories and platform releases (`appstore category|platform import`). */
+  readonly catalog: CatalogDeps;
+  /** Users, passwords, tokens, sessions. */
+  readonly accounts: SessionDeps & { readonly keys: SecretKeys };
+  /** `POST /api/v1/apps`. */
+  readonly registration: RegisterDeps;
+  /** Co-maintainers, flags, transfer (`appstore app …`) and `DELETE /api/v1/apps/{id}`. */
+  readonly appManagement: ManageAppDeps & DeleteAppDeps;
+  /** `POST /api/v1/apps/releases` and deleting releases. */
+  readonly publishing: PublishDeps & DeleteReleaseDeps;
+  readonly ratings: RatingDeps;
   /** The store's own authority (used when APPSTORE_CA_CERT is not set). */
   readonly authority: AuthorityFiles;
   /** The authorities and CRLs, read once on first use; problems with CRLs go to `trustWarnings`. */
   readonly trust: () => Promise<Trust>;
   readonly trustWarnings: string[];
   readonly revocations: RevocationStore;
-  readonly apps: RegisterDeps & ManageAppDeps & PublishDeps;
-  readonly ratings: RatingStore;
+  /** True when the database answers. */
+  readonly isDatabaseReachable: () => Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -57,7 +71,7 @@ export interface ContainerOptions {
   /** Use this database instead of opening the configured one (tests). */
   readonly database?: DatabaseHandle;
   readonly listingCacheBytes?: number;
-  /** The clock of every time-dependent rule (rate limits, sessions); tests move it. */
+  /** The clock of every time-dependent rule (rate limits, sessions, ratings window); tests move it. */
   readonly now?: () => Date;
   /** Extra authorities (PEM) release downloads trust: the tests' local HTTPS server. */
   readonly downloadCa?: readonly string[];
@@ -70,6 +84,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const keys = deriveKeys(loadSecret(config.secretKeyFile, !config.secretKeyFileConfigured));
   const limiter = new RateLimiter(rateLimitRepository(db), now);
   const accounts = accountRepository(db);
+  const registry = appRepository(db);
+  const revocations = revocationRepository(db);
   const authority = authorityFiles(config.dataDir);
   const trustWarnings: string[] = [];
   let trust: Promise<Trust> | undefined;
@@ -85,28 +101,36 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     });
     return trust;
   };
-  const revocations = revocationRepository(db);
+  const catalog: CatalogDeps = {
+    store: {
+      upsertCategories: (categories, at) => upsertCategories(db, categories, at),
+      upsertPlatformReleases: (releases, at) => upsertPlatformReleases(db, releases, at),
+      categoryIds: () => listCategoryIds(db),
+    },
+    now,
+  };
+  const listings = new Listings(
+    {
+      readVersion: coalesce(() => readContentVersion(db)),
+      apps: (recentSince) => readSnapshot(database, (trx) => loadListedApps(trx, recentSince)),
+      ratings: () => readSnapshot(database, loadListedRatings),
+      categories: () => readSnapshot(database, listCategories),
+      platforms: () => readSnapshot(database, (trx) => listPlatformReleases(trx, { supportedOnly: true })),
+    },
+    new ListingCache({ maxBytes: options.listingCacheBytes ?? 256 * 1024 * 1024 }),
+    now,
+  );
+  const uploadLimits = { limiter, uploadsPerDay: config.limits.uploadsPerDay };
   return {
     config,
     database,
-    readVersion: coalesce(() => readContentVersion(db)),
-    listingCache: new ListingCache({ maxBytes: options.listingCacheBytes ?? 256 * 1024 * 1024 }),
-    catalog: {
-      upsertCategories: (categories) => upsertCategories(db, categories),
-      upsertPlatformReleases: (releases) => upsertPlatformReleases(db, releases),
-    },
-    accounts: { store: accounts, keys, limiter, now },
-    limiter,
     now,
-    authority,
-    trust: loadTrustOnce,
-    trustWarnings,
-    revocations,
-    apps: {
-      trust: loadTrustOnce,
-      revocations,
-      registry: appRepository(db),
-      releases: releaseRepository(db),
+    listings,
+    catalog,
+    accounts: { store: accounts, keys, limiter, now },
+    registration: { trust: loadTrustOnce, revocations, registry, ...uploadLimits, now },
+    appManagement: { registry, accounts, now },
+    publishing: {
       download: createDownloader({
         timeoutMs: config.limits.downloadTimeoutMs,
         maxBytes: config.limits.maxArchiveBytes,
@@ -114,12 +138,20 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
         allowPrivate: config.downloadAllowPrivate,
         ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
       }),
-      uploadsPerDay: config.limits.uploadsPerDay,
-      limiter,
+      catalog: catalog.store,
+      trust: loadTrustOnce,
+      revocations,
+      registry,
+      releases: releaseRepository(db),
+      ...uploadLimits,
       now,
-      accounts,
     },
-    ratings: ratingRepository(db),
+    ratings: { registry, ratings: ratingRepository(db), now },
+    authority,
+    trust: loadTrustOnce,
+    trustWarnings,
+    revocations,
+    isDatabaseReachable: () => isDatabaseReachable(db),
     close: () => database.close(),
   };
 }

@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   // catalogue imports (CLI) and admin data
   'invalid_import',
   // server side
+  'configuration_error', // a file or setting of the store itself is missing or wrong (the log says which)
   'database_unavailable',
   'internal_error',
 ] as const;

@@ -4,20 +4,23 @@ import type { Config } from '../config.ts';
 import { createContainer } from '../container.ts';
 import type { Container } from '../container.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
+import type { CliIo } from './io.ts';
+
+/** The configuration from the command's environment. */
+export function configFor(io: CliIo): Config {
+  return loadConfig(io.env, io.cwd);
+}
 
 /**
  * Runs a command against the configured database, migrated to the latest schema first (so every
  * command works on a fresh install), and closes it afterwards.
  */
-export async function withContainer<T>(
-  work: (container: Container) => Promise<T>,
-  options: { migrate?: boolean; config?: Config } = {},
-): Promise<T> {
-  const config = options.config ?? loadConfig();
+export async function withContainer<T>(io: CliIo, work: (container: Container) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+  const config = configFor(io);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const container = createContainer(config);
   try {
-    if (options.migrate !== false) await migrateToLatest(container.database);
+    if (options.migrate !== false) await migrateToLatest(container.database, container.now());
     return await work(container);
   } finally {
     await container.close();

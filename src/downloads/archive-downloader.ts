@@ -3,6 +3,8 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
+import { parseHttpsUrl } from '../domain/encodings.ts';
+import type { Downloader } from '../domain/releases/publish-release.ts';
 import { AppError } from '../errors.ts';
 import { isForbiddenAddress } from './address-guard.ts';
 
@@ -16,13 +18,6 @@ export interface DownloadOptions {
   readonly extraCa?: readonly string[];
 }
 
-export interface DownloadedArchive {
-  readonly bytes: Buffer;
-  /** The URL the bytes came from, after redirects. */
-  readonly finalUrl: string;
-}
-
-export type Downloader = (url: string) => Promise<DownloadedArchive>;
 
 // Messages name the host and what went wrong, never addresses, paths or library internals:
 // the store must not become an oracle for what lies behind it.
@@ -108,13 +103,9 @@ export function createDownloader(options: DownloadOptions): Downloader {
   const agent = guardedAgent(options);
   return async (address: string) => {
     const signal = AbortSignal.timeout(options.timeoutMs);
-    let url: URL;
-    try {
-      url = new URL(address);
-    } catch {
-      throw refuse('download must be an https:// URL');
-    }
-    if (url.protocol !== 'https:') throw refuse('download must be an https:// URL');
+    const given = parseHttpsUrl(address);
+    if (given === null) throw refuse('download must be an https:// URL');
+    let url: URL = given;
     for (let hop = 0; ; hop++) {
       const host = url.hostname;
       try {
@@ -149,7 +140,7 @@ export function createDownloader(options: DownloadOptions): Downloader {
           }
           chunks.push(chunk as Buffer);
         }
-        return { bytes: Buffer.concat(chunks), finalUrl: url.toString() };
+        return { bytes: Buffer.concat(chunks) };
       } catch (error) {
         throw explain(error, host, signal.aborted, options.timeoutMs);
       }

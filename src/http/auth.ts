@@ -3,8 +3,9 @@ import type { Container } from '../container.ts';
 import { authenticateWithPassword, authenticateWithToken } from '../domain/accounts/authenticate.ts';
 import { checkCsrf, resolveSession } from '../domain/accounts/sessions.ts';
 import type { User } from '../domain/accounts/user.ts';
+import { isBase64 } from '../domain/encodings.ts';
 import { AppError } from '../errors.ts';
-import { SESSION_COOKIE, readCookie } from './cookies.ts';
+import { csrfHeader, readSessionCookie } from './cookies.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,7 +37,7 @@ export function parseAuthorization(header: string): Credentials {
   if (scheme !== 'basic') {
     throw new AppError('not_authenticated', `Unsupported authorization scheme '${rawScheme.slice(0, 20)}': use Basic or Token.`);
   }
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) {
+  if (!isBase64(value, true)) {
     throw new AppError('not_authenticated', 'Malformed Basic credentials: the value after "Basic" is not base64.');
   }
   const decoded = Buffer.from(value, 'base64').toString('utf8');
@@ -63,14 +64,11 @@ export async function identify(request: FastifyRequest, container: Container, sc
       ? authenticateWithPassword(credentials.username, credentials.password, request.ip, deps)
       : authenticateWithToken(credentials.token, request.ip, deps);
   }
-  const sessionId = schemes.includes('session') ? readCookie(request, SESSION_COOKIE) : undefined;
+  const sessionId = schemes.includes('session') ? readSessionCookie(request) : undefined;
   if (sessionId !== undefined) {
     const session = await resolveSession(sessionId, deps);
     if (session === null) throw new AppError('not_authenticated', 'Your session has expired or ended: sign in again with POST /login.');
-    if (!SAFE_METHODS.has(request.method)) {
-      const provided = request.headers['x-csrf-token'];
-      checkCsrf(session, Array.isArray(provided) ? provided[0] : provided, deps);
-    }
+    if (!SAFE_METHODS.has(request.method)) checkCsrf(session, csrfHeader(request), deps);
     return session.user;
   }
   throw new AppError('not_authenticated', `Authentication credentials were not provided: this route needs ${accepted(schemes)} authentication.`);

@@ -1,34 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Encoding, ListingCache, Render } from '../domain/listings/listing-cache.ts';
-import type { VersionStamp } from '../domain/listings/version-stamp.ts';
-import { listingEtag } from '../domain/listings/version-stamp.ts';
-
-export interface ListingDeps {
-  readonly readVersion: () => Promise<VersionStamp>;
-  readonly cache: ListingCache;
-}
+import type { Listing } from '../domain/listings/listings.ts';
+import type { Encoding } from '../domain/listings/listing-cache.ts';
 
 /**
- * Serves one listing variant: answers a conditional request from the content version alone
- * (no rendering, no other database work), otherwise sends the body rendered and compressed
- * once per content version.
+ * Sends one listing: answers a conditional request from the content version alone (no
+ * rendering, no other database work), otherwise the body rendered and compressed once per
+ * content version, in the best encoding the client accepts.
  */
-export async function sendListing(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  deps: ListingDeps,
-  variant: string,
-  render: Render,
-): Promise<FastifyReply> {
-  const stamp = await deps.readVersion();
-  const etag = listingEtag(stamp, variant);
+export async function sendListing(request: FastifyRequest, reply: FastifyReply, listing: Listing): Promise<FastifyReply> {
   reply.header('vary', 'Accept-Encoding');
   reply.header('cache-control', 'public, no-cache');
-  if (isNotModified(request, etag, stamp.changedAt)) {
-    reply.header('etag', etag).header('last-modified', stamp.changedAt.toUTCString());
+  if (isNotModified(request, listing.etag, listing.changedAt)) {
+    reply.header('etag', listing.etag).header('last-modified', listing.changedAt.toUTCString());
     return reply.code(304).send();
   }
-  const rendered = await deps.cache.get(variant, stamp.version, render);
+  const rendered = await listing.body();
   const encoding = chooseEncoding(request.headers['accept-encoding'], {
     br: rendered.br !== null,
     gzip: rendered.gzip !== null,

@@ -1,31 +1,28 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_LIFETIME_MS } from '../domain/accounts/sessions.ts';
 
+/** The session id: HttpOnly, so scripts never see it. */
 export const SESSION_COOKIE = 'appstore_session';
+/** The CSRF token, readable by the site's own scripts, which send it back as X-CSRF-Token. */
 export const CSRF_COOKIE = 'appstore_csrf';
 
-/** The value of one cookie of the request, or undefined. */
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (header === undefined) return undefined;
-  for (const part of header.split(';')) {
-    const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
-  }
-  return undefined;
+export function readSessionCookie(request: FastifyRequest): string | undefined {
+  return request.cookies[SESSION_COOKIE];
 }
 
-interface CookieOptions {
-  readonly httpOnly: boolean;
-  /** Seconds; 0 deletes the cookie. */
-  readonly maxAge: number;
+/** The X-CSRF-Token header: what a session request that changes state must send. */
+export function csrfHeader(request: FastifyRequest): string | undefined {
+  const value = request.headers['x-csrf-token'];
+  return Array.isArray(value) ? value[0] : value;
 }
 
-/** SameSite=Lax always; Secure when the request came over HTTPS (directly or via a trusted proxy). */
-export function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, options: CookieOptions): void {
-  const attributes = [`${name}=${value}`, 'Path=/', `Max-Age=${options.maxAge}`, 'SameSite=Lax'];
-  if (options.httpOnly) attributes.push('HttpOnly');
-  if (request.protocol === 'https') attributes.push('Secure');
-  const existing = reply.getHeader('set-cookie');
-  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-  reply.header('set-cookie', [...list, attributes.join('; ')]);
+/**
+ * Sets the session cookies, or clears them (`null`). SameSite=Lax always; Secure when the
+ * request came over HTTPS (directly or through a trusted proxy).
+ */
+export function setSessionCookies(request: FastifyRequest, reply: FastifyReply, session: { sessionId: string; csrfToken: string } | null): void {
+  const maxAge = session === null ? 0 : Math.floor(SESSION_LIFETIME_MS / 1000);
+  const options = { path: '/', maxAge, sameSite: 'lax', secure: request.protocol === 'https' } as const;
+  reply.setCookie(SESSION_COOKIE, session?.sessionId ?? '', { ...options, httpOnly: true });
+  reply.setCookie(CSRF_COOKIE, session?.csrfToken ?? '', { ...options, httpOnly: false });
 }

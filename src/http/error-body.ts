@@ -1,6 +1,6 @@
 import type { FastifyError } from 'fastify';
 import { AppError, isAppError } from '../errors.ts';
-import type { FieldErrors } from '../errors.ts';
+import type { ErrorCode, FieldErrors } from '../errors.ts';
 import { ERROR_STATUS } from './error-status.ts';
 
 /** The one JSON shape of every error response (contract §2). */
@@ -18,9 +18,17 @@ export interface ErrorResponse {
   readonly retryAfterSeconds?: number;
 }
 
-/** Turns anything thrown while handling a request into a status and the catalogue's body. */
-export function toErrorResponse(error: unknown): ErrorResponse {
-  const appError = isAppError(error) ? error : fromFastifyError(error);
+/** Details that stay in the log: a configuration problem names files and settings of the server. */
+const PUBLIC_DETAIL: Partial<Record<ErrorCode, string>> = {
+  configuration_error: 'The store is not configured correctly, so it cannot do this now; its operator finds the details in the log.',
+};
+
+/**
+ * Turns anything thrown while handling a request into a status and the catalogue's body.
+ * `contentType` is the request's, for a refusal of its body that names what was sent.
+ */
+export function toErrorResponse(error: unknown, contentType?: string): ErrorResponse {
+  const appError = isAppError(error) ? error : fromFastifyError(error, contentType);
   if (appError === null) {
     return {
       status: 500,
@@ -29,7 +37,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     };
   }
   const status = ERROR_STATUS[appError.code];
-  const body: ErrorBody = { detail: appError.detail, code: appError.code };
+  const body: ErrorBody = { detail: PUBLIC_DETAIL[appError.code] ?? appError.detail, code: appError.code };
   if (appError.errors !== undefined) body.errors = appError.errors;
   return { status, body, isServerFault: status >= 500, retryAfterSeconds: appError.retryAfterSeconds };
 }
@@ -39,10 +47,12 @@ interface ValidationIssue {
   message?: string;
   keyword?: string;
   params?: Record<string, unknown>;
+  /** With Ajv's `verbose`: the schema that holds the failed keyword. */
+  parentSchema?: { description?: unknown };
 }
 
 /** Fastify's own client errors (validation, body parsing, size) mapped to catalogue codes. */
-function fromFastifyError(error: unknown): AppError | null {
+function fromFastifyError(error: unknown, contentType: string | undefined): AppError | null {
   if (typeof error !== 'object' || error === null) return null;
   const fastifyError = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
   if (Array.isArray(fastifyError.validation)) return validationError(fastifyError.validation, fastifyError.validationContext ?? 'body');
@@ -52,13 +62,11 @@ function fromFastifyError(error: unknown): AppError | null {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'The request body is too large.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('unsupported_media_type', 'Unsupported Content-Type: send the body as application/json.');
+      return new AppError('unsupported_media_type', unsupportedMediaType(contentType));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('malformed_json', 'The body is empty but Content-Type says application/json: send a JSON object.');
     default:
-      if (fastifyError.code?.startsWith('FST_ERR_CTP') === true || fastifyError instanceof SyntaxError) {
-        return new AppError('malformed_json', `The body is not valid JSON: ${fastifyError.message}`);
-      }
+      if (fastifyError.code?.startsWith('FST_ERR_CTP') === true) return new AppError('malformed_json', 'The body could not be read as JSON.');
       return new AppError('invalid_request', fastifyError.message);
   }
 }
@@ -70,10 +78,26 @@ function validationError(issues: ValidationIssue[], context: string): AppError {
     const missing = issue.keyword === 'required' ? String(issue.params?.['missingProperty'] ?? '') : '';
     const extra = issue.keyword === 'additionalProperties' ? String(issue.params?.['additionalProperty'] ?? '') : '';
     const field = [base, missing || extra].filter((part) => part !== '').join('.') || `(${context})`;
-    const message = missing !== '' ? 'This field is required.' : extra !== '' ? 'This field is not allowed.' : (issue.message ?? 'is invalid');
+    const message = missing !== '' ? 'This field is required.' : extra !== '' ? 'This field is not allowed.' : describeIssue(issue);
     (errors[field] ??= []).push(message);
   }
   const [firstField, firstMessages] = Object.entries(errors)[0] ?? ['(request)', ['is invalid']];
   const where = context === 'body' ? 'request body' : context === 'querystring' ? 'query string' : context === 'params' ? 'path' : context;
   return new AppError('invalid_request', `Invalid ${where}: ${firstField}: ${firstMessages[0]}`, errors);
+}
+
+/** A pattern is explained by the schema's description, never shown as a regular expression. */
+function describeIssue(issue: ValidationIssue): string {
+  const expected = issue.parentSchema?.description;
+  if (issue.keyword === 'pattern') return typeof expected === 'string' ? `expected ${expected}` : 'is malformed';
+  return issue.message ?? 'is invalid';
+}
+
+function unsupportedMediaType(contentType: string | undefined): string {
+  const sent = (contentType ?? '').split(';')[0]?.trim().toLowerCase().slice(0, 80) ?? '';
+  if (sent === '') return 'The request has a body but no Content-Type: send JSON with the header Content-Type: application/json.';
+  if (sent === 'application/x-www-form-urlencoded') {
+    return "The body was sent as a form (application/x-www-form-urlencoded, what curl -d sends by default): send JSON with the header Content-Type: application/json (curl -H 'Content-Type: application/json' -d …).";
+  }
+  return `Unsupported Content-Type '${sent}': send the body as JSON with the header Content-Type: application/json.`;
 }

@@ -7,11 +7,11 @@ import { allowedMethods } from './route-registry.ts';
 /** Installs the one error handler and the 404/405 answers for unmatched requests. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
-    const response = toErrorResponse(error);
+    const response = toErrorResponse(error, request.headers['content-type']);
     if (response.isServerFault) {
-      request.log.error({ err: error }, 'request failed');
+      request.log.error({ err: error, code: response.body.code }, 'request failed');
     } else {
-      request.log.info({ code: response.body.code, status: response.status }, 'request refused');
+      request.log.info({ code: response.body.code, status: response.status, detail: response.body.detail }, 'request refused');
     }
     if (response.status === 405) reply.header('allow', allowedMethods(app, request.url).join(', '));
     if (response.status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);

@@ -33,6 +33,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   rating_not_found: 404,
   conflict: 409,
   invalid_import: 400,
+  configuration_error: 500,
   database_unavailable: 503,
   internal_error: 500,
 };

@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
-import { APP_ID_MAX_LENGTH, APP_ID_PATTERN } from '../domain/certificates/x509.ts';
+import { APP_ID_MAX_LENGTH, APP_ID_PATTERN } from '../domain/apps/app-id.ts';
+import type { ErrorCode } from '../errors.ts';
+import { ERROR_STATUS } from './error-status.ts';
 
 /** The error body every 4xx and 5xx carries (contract §2). */
 export const ErrorBodySchema = Type.Object(
@@ -13,9 +15,31 @@ export const ErrorBodySchema = Type.Object(
   { $id: 'ErrorBody', title: 'Error' },
 );
 
-export const errorResponse = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
+/** What any route with a body may be refused for before its handler runs. */
+export const BODY_ERRORS = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const satisfies readonly ErrorCode[];
+/** What an authenticated route may be refused for before its handler runs. */
+export const AUTH_ERRORS = ['not_authenticated', 'rate_limited'] as const satisfies readonly ErrorCode[];
 
-/** An app id in a path: malformed ones are 400s. */
-export const AppIdParam = Type.String({ pattern: APP_ID_PATTERN.source, maxLength: APP_ID_MAX_LENGTH, description: 'App id' });
+/**
+ * The error responses of a route, from the codes it refuses with: the statuses come from the one
+ * code → status table, so the OpenAPI document cannot drift from what the route answers.
+ */
+export function errorResponses(...codes: ReadonlyArray<ErrorCode | readonly ErrorCode[]>) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes.flat()) {
+    const status = ERROR_STATUS[code];
+    const list = byStatus.get(status) ?? [];
+    if (!list.includes(code)) list.push(code);
+    byStatus.set(status, list);
+  }
+  return Object.fromEntries([...byStatus].map(([status, list]) => [status, { ...Type.Ref('ErrorBody'), description: `code: ${list.join(', ')}` }]));
+}
+
+/** An app id in a path: malformed ones are 400s that say what an app id looks like. */
+export const AppIdParam = Type.String({
+  pattern: APP_ID_PATTERN.source,
+  maxLength: APP_ID_MAX_LENGTH,
+  description: 'an app id: lower-case letters a-z, digits and underscores, such as news or files_antivirus',
+});
 
 export const NotModifiedSchema = Type.Null({ description: 'Not modified: the ETag in If-None-Match is current' });

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { DatabaseHandle, Dialect } from './database.ts';
 import * as initial from './migrations/0001-initial.ts';
-import { nowTimestamp } from './timestamps.ts';
+import { formatTimestamp } from '../domain/timestamps.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -30,7 +30,7 @@ export interface MigrationReport {
  * nodes starting at once) wait for each other: an advisory lock on PostgreSQL, the write lock on
  * SQLite. Only the current schema is ever looked at.
  */
-export async function migrateToLatest(handle: DatabaseHandle): Promise<MigrationReport> {
+export async function migrateToLatest(handle: DatabaseHandle, now: Date): Promise<MigrationReport> {
   const db = handle.db as unknown as Kysely<MigrationsTable>;
   await db.schema
     .createTable('appstore_migrations')
@@ -50,14 +50,14 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
       } catch (error) {
         throw new Error(`migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
       }
-      await trx.insertInto('appstore_migrations').values({ name, applied_at: nowTimestamp() }).execute();
+      await trx.insertInto('appstore_migrations').values({ name, applied_at: formatTimestamp(now) }).execute();
       return true;
     });
     if (ran) applied.push(name);
   }
   await handle.db
     .insertInto('content_version')
-    .values({ id: 1, version: 1, changed_at: nowTimestamp(), instance_id: randomBytes(6).toString('hex') })
+    .values({ id: 1, version: 1, changed_at: formatTimestamp(now), instance_id: randomBytes(6).toString('hex') })
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
   return { applied };

@@ -17,12 +17,13 @@ const NOTHING_CHANGED = Symbol('nothing changed');
  */
 export async function writeTransaction<T>(
   db: Kysely<Database>,
+  now: Date,
   work: (trx: Transaction<Database>) => Promise<WriteOutcome<T>>,
 ): Promise<WriteOutcome<T>> {
   let outcome: WriteOutcome<T> | undefined;
   try {
     await db.transaction().execute(async (trx) => {
-      await bumpContentVersion(trx);
+      await bumpContentVersion(trx, now);
       outcome = await work(trx);
       if (!outcome.changed) throw NOTHING_CHANGED;
     });

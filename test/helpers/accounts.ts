@@ -4,6 +4,7 @@ import type { Container } from '../../src/container.ts';
 import { addUser } from '../../src/domain/accounts/manage-users.ts';
 import type { User } from '../../src/domain/accounts/user.ts';
 import { currentUser, requireUser } from '../../src/http/auth.ts';
+import { AUTH_ERRORS, errorResponses } from '../../src/http/schemas.ts';
 
 export const basic = (username: string, password: string): string => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
@@ -14,7 +15,7 @@ export function createUser(container: Container, username: string, password: str
 /** A protected probe route (Basic or Token), standing in for the routes later issues add. */
 export function addWhoamiRoute(app: FastifyInstance, container: Container): void {
   app.get('/test/whoami', {
-    schema: { response: { 200: Type.Object({ username: Type.String() }) } },
+    schema: { response: { 200: Type.Object({ username: Type.String() }), ...errorResponses(AUTH_ERRORS) } },
     onRequest: requireUser(container, ['basic', 'token']),
     handler: async (request) => ({ username: currentUser(request).username }),
   });

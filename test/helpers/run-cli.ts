@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { runCli } from '../../src/cli/main.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const BIN = path.join(ROOT, 'bin', 'appstore.js');
@@ -10,7 +11,26 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs `appstore ARGS` as a child process, as an operator would, with only the given APPSTORE_ variables. */
+/**
+ * Runs `appstore ARGS` in this process through `runCli`, with only the given APPSTORE_ variables
+ * and `input` as standard input: what the command prints and its exit status, without the second
+ * a child process takes to start.
+ */
+export async function runCommand(args: readonly string[], env: Record<string, string>, input = ''): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env,
+    cwd: ROOT,
+    out: (line) => (stdout += `${line}\n`),
+    write: (text) => (stdout += text),
+    err: (line) => (stderr += `${line}\n`),
+    readStdin: async () => input,
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs `appstore ARGS` as a child process, as an operator would (the end-to-end tests). */
 export function runAppstore(args: readonly string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('APPSTORE_')));
   return new Promise((resolve, reject) => {

@@ -53,7 +53,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     async open({ migrate = true } = {}) {
       const handle = openDatabase(target, { poolSize: 4 });
       handles.push(handle);
-      if (migrate) await migrateToLatest(handle);
+      if (migrate) await migrateToLatest(handle, new Date());
       return handle;
     },
     async dispose() {

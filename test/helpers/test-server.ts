@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { AppServer } from '../../src/http/types.ts';
 import { buildServer } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createContainer } from '../../src/container.ts';
@@ -36,6 +37,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     ...(options.downloadCa === undefined ? {} : { downloadCa: options.downloadCa }),
   });
   const app = await buildServer(container, { logger: false });
+  refuseUndeclaredStatuses(app);
   options.configure?.(app, container);
   await app.ready();
   return {
@@ -47,4 +49,19 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       await database.dispose();
     },
   };
+}
+
+/**
+ * Every 4xx a route answers must be among the statuses its schema declares (derived from the
+ * error codes it names), so that the OpenAPI document cannot drift from the behaviour: across the
+ * whole suite, an undeclared one turns the response into a 500 that names the route and status.
+ */
+function refuseUndeclaredStatuses(app: AppServer): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const declared = (request.routeOptions.schema as { response?: Record<string, unknown>; hide?: boolean } | undefined)?.response;
+    const status = reply.statusCode;
+    if (declared === undefined || status < 400 || status >= 500 || String(status) in declared) return payload;
+    reply.code(500);
+    return JSON.stringify({ detail: `${request.method} ${request.routeOptions.url ?? ''} answered ${status} (${String(payload)}) but declares only ${Object.keys(declared).join(', ')}`, code: 'undeclared_status' });
+  });
 }

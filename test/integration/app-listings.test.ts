@@ -57,7 +57,7 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
       });
       assert.equal(response.statusCode, 201, response.body);
     }
-    await addCoMaintainer('news', 'carol', server.container.apps);
+    await addCoMaintainer('news', 'carol', server.container.appManagement);
     // The example data of the original's compatibility tests (reference §12.10).
     const news: Array<[string, [string, string], boolean?]> = [
       ['1.0.0', ['9', '9']],
@@ -138,14 +138,14 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
   });
 
   test('enterprise-only apps: out by default, in with include_enterprise=true or 1 (any case)', async () => {
-    await setAppFlags('notes', { enterpriseOnly: true }, server.container.apps);
+    await setAppFlags('notes', { enterpriseOnly: true }, server.container.appManagement);
     const ids = async (query: string) => (await apps(`/api/v1/apps.json${query}`)).map((a) => a.id);
     assert.deepEqual(await ids(''), ['news']);
     assert.deepEqual(await ids('?include_enterprise=yes'), ['news']);
     for (const query of ['?include_enterprise=true', '?include_enterprise=1', '?include_enterprise=TRUE']) assert.deepEqual(await ids(query), ['news', 'notes'], query);
     assert.deepEqual((await apps('/api/v1/platform/11.0.0/apps.json?include_enterprise=1')).map((a) => a.id), ['news', 'notes']);
     assert.deepEqual((await apps('/api/v1/platform/11.0.0/apps.json')).map((a) => a.id), ['news']);
-    await setAppFlags('notes', { enterpriseOnly: false }, server.container.apps);
+    await setAppFlags('notes', { enterpriseOnly: false }, server.container.appManagement);
   });
 
   test('ratings: one per user (201, then 200), maintainers refused, aggregates overall and over 90 days', async () => {
@@ -198,7 +198,7 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
     const changes: Array<[string, () => Promise<unknown>]> = [
       ['a release', () => publish('news', { version: '7.0.0', nextcloud: ['12', '99'] })],
       ['a rating', () => rate('bob', 'news', { rating: 0.25 })],
-      ['a featured flag', () => setAppFlags('news', { featured: true }, server.container.apps)],
+      ['a featured flag', () => setAppFlags('news', { featured: true }, server.container.appManagement)],
       ['a deleted release', () => server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news/releases/7.0.0', headers: { authorization: `Token ${tokens.alice}` } })],
     ];
     for (const [what, change] of changes) {
@@ -226,7 +226,7 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
   test('another server process on the same database serves a write at its next request', async () => {
     const other = await createTestServer({ now: clock.now, env: { APPSTORE_CA_CERT: certFile('chain.pem') }, database: server.database });
     const before = await other.app.inject({ method: 'GET', url: '/api/v1/apps.json' });
-    await setAppFlags('news', { featured: false }, server.container.apps);
+    await setAppFlags('news', { featured: false }, server.container.appManagement);
     const after = await other.app.inject({ method: 'GET', url: '/api/v1/apps.json', headers: { 'if-none-match': String(before.headers.etag) } });
     assert.equal(after.statusCode, 200);
     assert.equal((after.json()[0] as Json).isFeatured, false);

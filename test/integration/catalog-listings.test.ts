@@ -102,7 +102,7 @@ describe(`categories.json and platforms.json (${DIALECT})`, () => {
   });
 
   test('a listing is rendered once per content version, not once per request', async () => {
-    const cache = server.container.listingCache;
+    const cache = server.container.listings.cache;
     const rendered = await get('/api/v1/categories.json');
     const sizeBefore = cache.size;
     for (let i = 0; i < 5; i++) await get('/api/v1/categories.json', { 'accept-encoding': i % 2 === 0 ? 'br' : 'gzip' });

@@ -7,7 +7,7 @@ import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { toBool } from '../../src/storage/schema.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
-import { runAppstore } from '../helpers/run-cli.ts';
+import { runCommand } from '../helpers/run-cli.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
@@ -28,22 +28,22 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     assert.match(serve.output(), /created the store's certificate authority/);
     const key = path.join(server.database.dataDir, 'ca', 'authority.key');
     assert.equal(fs.statSync(key).mode & 0o777, 0o600, 'the key is readable by its owner only');
-    const init = await runAppstore(['ca', 'init'], env);
+    const init = await runCommand(['ca', 'init'], env);
     assert.equal(init.code, 0);
     assert.match(init.stdout, /^already exists: /);
   });
 
   test('issue: signs a CSR with an app id; refuses a bad CN', async () => {
-    const issued = await runAppstore(['ca', 'issue', certFile('notes.csr')], env);
+    const issued = await runCommand(['ca', 'issue', certFile('notes.csr')], env);
     assert.equal(issued.code, 0, issued.stderr);
     assert.match(issued.stdout, /^-----BEGIN CERTIFICATE-----/);
     fs.writeFileSync(path.join(server.database.dataDir, 'notes.crt'), issued.stdout);
     const verified = execFileSync('openssl', ['verify', '-CAfile', path.join(server.database.dataDir, 'ca', 'authority.crt'), path.join(server.database.dataDir, 'notes.crt')], { encoding: 'utf8' });
     assert.match(verified, /OK/);
-    const bad = await runAppstore(['ca', 'issue', certFile('bad-cn.csr')], env);
+    const bad = await runCommand(['ca', 'issue', certFile('bad-cn.csr')], env);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /CN 'Bad App' is not a valid app id/);
-    const missing = await runAppstore(['ca', 'issue', 'nope.csr'], env);
+    const missing = await runCommand(['ca', 'issue', 'nope.csr'], env);
     assert.match(missing.stderr, /nope\.csr: no such file/);
   });
 
@@ -54,21 +54,21 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     const register = () =>
       server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate, signature: readCert('notes.sig') } });
     assert.equal((await register()).statusCode, 201);
-    const revoked = await runAppstore(['ca', 'revoke', path.join(server.database.dataDir, 'notes.crt')], env);
+    const revoked = await runCommand(['ca', 'revoke', path.join(server.database.dataDir, 'notes.crt')], env);
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.match(revoked.stdout, /^revoked certificate [0-9a-f]+ \(notes\)/);
     const refused = await register();
     assert.equal(refused.statusCode, 400);
     assert.equal(refused.json().code, 'certificate_revoked');
-    const again = await runAppstore(['ca', 'revoke', path.join(server.database.dataDir, 'notes.crt')], env);
+    const again = await runCommand(['ca', 'revoke', path.join(server.database.dataDir, 'notes.crt')], env);
     assert.match(again.stdout, /was already revoked on/);
-    const foreign = await runAppstore(['ca', 'revoke', certFile('news.crt')], env);
+    const foreign = await runCommand(['ca', 'revoke', certFile('news.crt')], env);
     assert.equal(foreign.code, 1);
     assert.match(foreign.stderr, /not signed by this store's authority/);
   });
 
   test('with APPSTORE_CA_CERT set, the store holds no key to issue with', async () => {
-    const result = await runAppstore(['ca', 'issue', certFile('notes.csr')], { ...env, APPSTORE_CA_CERT: certFile('chain.pem') });
+    const result = await runCommand(['ca', 'issue', certFile('notes.csr')], { ...env, APPSTORE_CA_CERT: certFile('chain.pem') });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /APPSTORE_CA_CERT is set/);
   });
@@ -90,39 +90,39 @@ describe(`appstore app … (${DIALECT})`, () => {
   const row = () => server.container.database.db.selectFrom('apps').selectAll().where('id', '=', 'news').executeTakeFirstOrThrow();
 
   test('maintainer add and remove', async () => {
-    assert.equal((await runAppstore(['app', 'maintainer', 'add', 'news', 'bob'], env)).stdout.trim(), 'bob now co-maintains news');
-    assert.equal((await runAppstore(['app', 'maintainer', 'add', 'news', 'bob'], env)).stdout.trim(), 'bob already co-maintains news');
-    assert.deepEqual((await server.container.apps.registry.findApp('news'))?.coMaintainerIds.length, 1);
-    const owner = await runAppstore(['app', 'maintainer', 'add', 'news', 'alice'], env);
+    assert.equal((await runCommand(['app', 'maintainer', 'add', 'news', 'bob'], env)).stdout.trim(), 'bob now co-maintains news');
+    assert.equal((await runCommand(['app', 'maintainer', 'add', 'news', 'bob'], env)).stdout.trim(), 'bob already co-maintains news');
+    assert.deepEqual((await server.container.appManagement.registry.findApp('news'))?.coMaintainerIds.length, 1);
+    const owner = await runCommand(['app', 'maintainer', 'add', 'news', 'alice'], env);
     assert.equal(owner.code, 1);
     assert.match(owner.stderr, /alice owns news already/);
-    assert.equal((await runAppstore(['app', 'maintainer', 'remove', 'news', 'bob'], env)).stdout.trim(), 'bob no longer co-maintains news');
-    const unknownApp = await runAppstore(['app', 'maintainer', 'add', 'nope', 'bob'], env);
+    assert.equal((await runCommand(['app', 'maintainer', 'remove', 'news', 'bob'], env)).stdout.trim(), 'bob no longer co-maintains news');
+    const unknownApp = await runCommand(['app', 'maintainer', 'add', 'nope', 'bob'], env);
     assert.equal(unknownApp.code, 1);
     assert.match(unknownApp.stderr, /There is no app 'nope'/);
-    const unknownUser = await runAppstore(['app', 'maintainer', 'add', 'news', 'zed'], env);
+    const unknownUser = await runCommand(['app', 'maintainer', 'add', 'news', 'zed'], env);
     assert.match(unknownUser.stderr, /There is no user named 'zed'/);
   });
 
   test('set flags', async () => {
-    const version = (await server.container.readVersion()).version;
-    assert.equal((await runAppstore(['app', 'set', 'news', '--featured', '--enterprise'], env)).stdout.trim(), 'news updated');
+    const version = (await server.container.listings.currentVersion()).version;
+    assert.equal((await runCommand(['app', 'set', 'news', '--featured', '--enterprise'], env)).stdout.trim(), 'news updated');
     let stored = await row();
     assert.equal(toBool(stored.is_featured), true);
     assert.equal(toBool(stored.is_enterprise_only), true);
-    assert.ok((await server.container.readVersion()).version > version, 'a flag change moves the listings version');
-    assert.equal((await runAppstore(['app', 'set', 'news', '--featured'], env)).stdout.trim(), 'news already had these settings');
-    await runAppstore(['app', 'set', 'news', '--no-featured'], env);
+    assert.ok((await server.container.listings.currentVersion()).version > version, 'a flag change moves the listings version');
+    assert.equal((await runCommand(['app', 'set', 'news', '--featured'], env)).stdout.trim(), 'news already had these settings');
+    await runCommand(['app', 'set', 'news', '--no-featured'], env);
     stored = await row();
     assert.equal(toBool(stored.is_featured), false);
     assert.equal(toBool(stored.is_enterprise_only), true);
     for (const bad of [['app', 'set', 'news'], ['app', 'set', 'news', '--shiny'], ['app', 'set', 'news', '--featured', '--no-featured']]) {
-      assert.equal((await runAppstore(bad, env)).code, 2, bad.join(' '));
+      assert.equal((await runCommand(bad, env)).code, 2, bad.join(' '));
     }
   });
 
   test('transfer unlocks the app', async () => {
-    const result = await runAppstore(['app', 'transfer', 'news'], env);
+    const result = await runCommand(['app', 'transfer', 'news'], env);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(toBool((await row()).transfer_unlocked), true);
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
 import { archivePath } from '../helpers/release-fixtures.ts';
-import { runAppstore } from '../helpers/run-cli.ts';
+import { runCommand } from '../helpers/run-cli.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
 import type { TestDatabase } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
@@ -15,7 +15,7 @@ describe(`appstore release inspect (${DIALECT})`, () => {
   after(() => database.dispose());
 
   test('prints the app and release as JSON; a store without categories checks against the default list', async () => {
-    const result = await runAppstore(['release', 'inspect', archivePath('valid.tar.gz')], database.env);
+    const result = await runCommand(['release', 'inspect', archivePath('valid.tar.gz')], database.env);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /no categories yet/);
     const { app, release } = JSON.parse(result.stdout);
@@ -25,7 +25,7 @@ describe(`appstore release inspect (${DIALECT})`, () => {
     assert.equal(release.isNightly, false);
     assert.equal(release.rawPlatformVersionSpec, '>=9 <=10');
     assert.equal(release.translations.en.changelog, '### Fixed\n- the feed parser');
-    const nightly = JSON.parse((await runAppstore(['release', 'inspect', '--nightly', archivePath('valid.tar.gz')], database.env)).stdout);
+    const nightly = JSON.parse((await runCommand(['release', 'inspect', '--nightly', archivePath('valid.tar.gz')], database.env)).stdout);
     assert.equal(nightly.release.isNightly, true);
     assert.equal(nightly.release.translations.en.changelog, '- next things');
   });
@@ -34,17 +34,17 @@ describe(`appstore release inspect (${DIALECT})`, () => {
     const server = await createTestServer({ database });
     await importCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], server.container.catalog);
     await server.app.close();
-    const result = await runAppstore(['release', 'inspect', archivePath('valid.tar.gz')], database.env);
+    const result = await runCommand(['release', 'inspect', archivePath('valid.tar.gz')], database.env);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /^appstore: info\.xml: <category> line \d+: category 'multimedia' does not exist; valid ones: tools$/m);
   });
 
   test('a refusal: exit 1 with the reason', async () => {
-    const result = await runAppstore(['release', 'inspect', archivePath('bomb-1gib.tar.gz')], database.env);
+    const result = await runCommand(['release', 'inspect', archivePath('bomb-1gib.tar.gz')], database.env);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /inflates to more than 256 MiB/);
-    const missing = await runAppstore(['release', 'inspect', 'nope.tar.gz'], database.env);
+    const missing = await runCommand(['release', 'inspect', 'nope.tar.gz'], database.env);
     assert.match(missing.stderr, /nope\.tar\.gz: no such file/);
-    assert.equal((await runAppstore(['release', 'inspect'], database.env)).code, 2);
+    assert.equal((await runCommand(['release', 'inspect'], database.env)).code, 2);
   });
 });

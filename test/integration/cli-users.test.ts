@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { basic } from '../helpers/accounts.ts';
-import { runAppstore } from '../helpers/run-cli.ts';
+import { runAppstore, runCommand } from '../helpers/run-cli.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
@@ -17,64 +17,65 @@ describe(`appstore user … (${DIALECT})`, () => {
   after(() => server.close());
 
   test('add with a password from stdin, and without a password', async () => {
+    // A child process, as an operator runs it: the password arrives on the real standard input.
     const alice = await runAppstore(['user', 'add', 'alice', '--email', 'alice@example.org', '--first-name', 'Alice', '--last-name', 'Liddell', '--admin', '--password-stdin'], env, 'first pass\n');
     assert.equal(alice.code, 0, alice.stderr);
     assert.equal(alice.stdout.trim(), 'created user alice (administrator)');
-    const bob = await runAppstore(['user', 'add', 'bob', '--no-password'], env);
+    const bob = await runCommand(['user', 'add', 'bob', '--no-password'], env);
     assert.equal(bob.stdout.trim(), 'created user bob without a password');
     assert.equal((await whoami(basic('alice', 'first pass'))).statusCode, 200);
-    const list = await runAppstore(['user', 'list'], env);
+    const list = await runCommand(['user', 'list'], env);
     assert.equal(list.stdout, 'alice\talice@example.org\tadmin\nbob\t-\tno-password\n');
   });
 
   test('clear refusals: duplicate name, empty password, bad name, both or neither password flag', async () => {
-    const duplicate = await runAppstore(['user', 'add', 'alice', '--no-password'], env);
+    const duplicate = await runCommand(['user', 'add', 'alice', '--no-password'], env);
     assert.equal(duplicate.code, 1);
     assert.equal(duplicate.stderr.trim(), "appstore: A user named 'alice' already exists.");
-    const empty = await runAppstore(['user', 'add', 'carol', '--password-stdin'], env, '\n');
+    const empty = await runCommand(['user', 'add', 'carol', '--password-stdin'], env, '\n');
     assert.equal(empty.code, 1);
     assert.match(empty.stderr, /password is empty/);
-    const badName = await runAppstore(['user', 'add', 'no spaces', '--no-password'], env);
+    const badName = await runCommand(['user', 'add', 'no spaces', '--no-password'], env);
     assert.equal(badName.code, 1);
     assert.match(badName.stderr, /not a valid username/);
-    const both = await runAppstore(['user', 'add', 'dave', '--no-password', '--password-stdin'], env, 'x\n');
+    const both = await runCommand(['user', 'add', 'dave', '--no-password', '--password-stdin'], env, 'x\n');
     assert.equal(both.code, 2);
-    const neither = await runAppstore(['user', 'add', 'dave'], env);
+    const neither = await runCommand(['user', 'add', 'dave'], env);
     assert.equal(neither.code, 2);
     assert.match(neither.stderr, /exactly one of --password-stdin and --no-password/);
-    const list = await runAppstore(['user', 'list'], env);
+    const list = await runCommand(['user', 'list'], env);
     assert.doesNotMatch(list.stdout, /carol|dave/, 'nothing was created');
   });
 
   test('token prints the same token as POST /api/v1/token, creating it if needed', async () => {
-    const first = await runAppstore(['user', 'token', 'bob'], env);
+    const first = await runCommand(['user', 'token', 'bob'], env);
     assert.equal(first.code, 0, first.stderr);
     const token = first.stdout.trim();
     assert.match(token, /^[0-9a-f]{64}$/);
-    assert.equal((await runAppstore(['user', 'token', 'bob'], env)).stdout.trim(), token);
+    assert.equal((await runCommand(['user', 'token', 'bob'], env)).stdout.trim(), token);
     const response = await server.app.inject({ method: 'POST', url: '/api/v1/token/new', headers: { authorization: `Token ${token}` } });
     assert.equal(response.statusCode, 200, 'the printed token authenticates');
   });
 
   test('passwd sets a password, also for a password-less account', async () => {
-    const changed = await runAppstore(['user', 'passwd', 'bob', '--password-stdin'], env, 'bobs new password\n');
+    const changed = await runCommand(['user', 'passwd', 'bob', '--password-stdin'], env, 'bobs new password\n');
     assert.equal(changed.code, 0, changed.stderr);
     assert.equal((await whoami(basic('bob', 'bobs new password'))).statusCode, 200);
-    const missingFlag = await runAppstore(['user', 'passwd', 'bob'], env);
+    const missingFlag = await runCommand(['user', 'passwd', 'bob'], env);
     assert.equal(missingFlag.code, 2);
   });
 
   test('disable and enable', async () => {
-    assert.equal((await runAppstore(['user', 'disable', 'alice'], env)).stdout.trim(), 'user alice disabled');
+    assert.equal((await runCommand(['user', 'disable', 'alice'], env)).stdout.trim(), 'user alice disabled');
     assert.equal((await whoami(basic('alice', 'first pass'))).statusCode, 401);
-    assert.match((await runAppstore(['user', 'list'], env)).stdout, /alice\talice@example.org\tadmin,disabled/);
-    assert.equal((await runAppstore(['user', 'enable', 'alice'], env)).code, 0);
+    assert.match((await runCommand(['user', 'list'], env)).stdout, /alice\talice@example.org\tadmin,disabled/);
+    assert.equal((await runCommand(['user', 'enable', 'alice'], env)).code, 0);
     assert.equal((await whoami(basic('alice', 'first pass'))).statusCode, 200);
   });
 
   test('unknown user', async () => {
     for (const args of [['user', 'token', 'nobody'], ['user', 'disable', 'nobody'], ['user', 'enable', 'nobody']]) {
-      const result = await runAppstore(args, env);
+      const result = await runCommand(args, env);
       assert.equal(result.code, 1);
       assert.equal(result.stderr.trim(), "appstore: There is no user named 'nobody'.");
     }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { COMMANDS } from '../../src/cli/main.ts';
 import { CATEGORIES, PLATFORMS } from '../helpers/catalog-data.ts';
-import { ROOT, runAppstore } from '../helpers/run-cli.ts';
+import { ROOT, runAppstore, runCommand } from '../helpers/run-cli.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import type { ServeProcess } from '../helpers/serve-process.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
@@ -13,10 +13,10 @@ import type { TestDatabase } from '../helpers/test-database.ts';
 
 describe('appstore: help and usage', () => {
   test('--help lists every command; each command has its own --help', async () => {
-    const overview = await runAppstore(['--help'], {});
+    const overview = await runCommand(['--help'], {});
     assert.equal(overview.code, 0);
     for (const command of COMMANDS) assert.ok(overview.stdout.includes(command.usage), command.usage);
-    const help = await runAppstore(['category', 'import', '--help'], {});
+    const help = await runCommand(['category', 'import', '--help'], {});
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^Usage: appstore category import FILE/);
   });
@@ -28,19 +28,49 @@ describe('appstore: help and usage', () => {
   });
 
   test('unknown command, missing argument, extra argument: exit 2 with one line on stderr', async () => {
-    const unknown = await runAppstore(['frobnicate'], {});
+    const unknown = await runCommand(['frobnicate'], {});
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /^appstore: unknown command 'frobnicate'/);
-    const missing = await runAppstore(['category', 'import'], {});
+    const missing = await runCommand(['category', 'import'], {});
     assert.equal(missing.code, 2);
     assert.equal(missing.stderr.trim(), 'appstore: missing FILE; usage: appstore category import FILE');
-    const extra = await runAppstore(['migrate', 'now'], {});
+    const extra = await runCommand(['migrate', 'now'], {});
     assert.equal(extra.code, 2);
     assert.match(extra.stderr, /unexpected argument 'now'/);
   });
 
+  test('`appstore --version`, and a group of commands lists its subcommands', async () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const version = await runCommand(['--version'], {});
+    assert.equal(version.code, 0);
+    assert.equal(version.stdout.trim(), `appstore ${manifest.version}`);
+    for (const group of ['release', 'ca', 'user', 'app']) {
+      const help = await runCommand([group, '--help'], {});
+      assert.equal(help.code, 0, group);
+      assert.match(help.stdout, new RegExp(`^Usage: appstore ${group} SUBCOMMAND`));
+      for (const command of COMMANDS.filter((c) => c.path[0] === group)) assert.ok(help.stdout.includes(command.usage), command.usage);
+    }
+    const bare = await runCommand(['ca'], {});
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /appstore ca init/);
+  });
+
+  test('every command parses its flags strictly: a misspelt option is refused as such', async () => {
+    const misspelt = await runCommand(['release', 'inspect', 'x.tar.gz', '--nighly'], {});
+    assert.equal(misspelt.code, 2);
+    assert.equal(misspelt.stderr.trim(), "appstore: unknown option '--nighly'; usage: appstore release inspect ARCHIVE.tar.gz [--nightly]");
+    for (const args of [['migrate', '--force'], ['user', 'list', '--all'], ['ca', 'init', '-x'], ['app', 'set', 'news', '--shiny'], ['category', 'import', 'f.json', '--dry-run']]) {
+      const result = await runCommand(args, {});
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, /^appstore: unknown option '-/, args.join(' '));
+    }
+    const value = await runCommand(['user', 'add', 'alice', '--no-password', '--email'], {});
+    assert.equal(value.code, 2);
+    assert.match(value.stderr, /--email/);
+  });
+
   test('a configuration error lists every problem and exits 2', async () => {
-    const result = await runAppstore(['migrate'], { APPSTORE_PORT: 'x', APPSTORE_LOG_LEVEL: 'loud' });
+    const result = await runCommand(['migrate'], { APPSTORE_PORT: 'x', APPSTORE_LOG_LEVEL: 'loud' });
     assert.equal(result.code, 2);
     assert.equal(result.stderr.trim().split('\n').length, 1);
     assert.match(result.stderr, /APPSTORE_PORT: 'x' is not a port number/);
@@ -63,16 +93,17 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
   after(() => database.dispose());
 
   test('migrate from empty, then again', async () => {
-    const first = await runAppstore(['migrate'], database.env);
+    const first = await runCommand(['migrate'], database.env);
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.stdout.trim(), 'applied: 0001-initial');
-    const second = await runAppstore(['migrate'], database.env);
+    const second = await runCommand(['migrate'], database.env);
     assert.equal(second.stdout.trim(), 'database is up to date');
   });
 
   test('two `appstore migrate` at once on an empty database: both succeed, the migration runs once', async () => {
     const fresh = await createTestDatabase();
     try {
+      // Two processes, as two nodes starting at once (in one process SQLite's lock wait would block both).
       const results = await Promise.all([runAppstore(['migrate'], fresh.env), runAppstore(['migrate'], fresh.env)]);
       for (const result of results) assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(results.map((r) => r.stdout.trim()).sort(), ['applied: 0001-initial', 'database is up to date']);
@@ -87,10 +118,10 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
     const empty = await fetch(`${serve.url}/api/v1/categories.json`);
     assert.deepEqual(await empty.json(), []);
 
-    const imported = await runAppstore(['category', 'import', file('categories.json', CATEGORIES)], database.env);
+    const imported = await runCommand(['category', 'import', file('categories.json', CATEGORIES)], database.env);
     assert.equal(imported.code, 0, imported.stderr);
     assert.equal(imported.stdout.trim(), 'imported 2 categories: 2 created, 0 updated, 0 unchanged');
-    const platforms = await runAppstore(['platform', 'import', file('platforms.json', PLATFORMS)], database.env);
+    const platforms = await runCommand(['platform', 'import', file('platforms.json', PLATFORMS)], database.env);
     assert.equal(platforms.stdout.trim(), 'imported 3 platform releases: 3 created, 0 updated, 0 unchanged');
 
     const categories = await fetch(`${serve.url}/api/v1/categories.json`);
@@ -104,7 +135,7 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
     const english = renamed[0]?.translations.en;
     assert.ok(english !== undefined);
     english.name = 'Utilities';
-    const second = await runAppstore(['category', 'import', file('renamed.json', renamed)], database.env);
+    const second = await runCommand(['category', 'import', file('renamed.json', renamed)], database.env);
     assert.equal(second.stdout.trim(), 'imported 2 categories: 0 created, 1 updated, 1 unchanged');
     const changed = await fetch(`${serve.url}/api/v1/categories.json`, { headers: { 'if-none-match': etag } });
     assert.equal(changed.status, 200);
@@ -119,10 +150,10 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
       { id: 'games', translations: { en: { name: 'Games, renamed' } } },
       { id: 'Bad Id', translations: { en: { name: 'x' } } },
     ];
-    const refused = await runAppstore(['category', 'import', file('bad.json', bad)], database.env);
+    const refused = await runCommand(['category', 'import', file('bad.json', bad)], database.env);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /^appstore: the category file was not imported: \[2\]\.id: must be a category id/);
-    const platforms = await runAppstore(['platform', 'import', file('bad-platforms.json', [{ version: '32.0.0', hasRelease: true, isSupported: true }, { version: '32', hasRelease: true, isSupported: true }])], database.env);
+    const platforms = await runCommand(['platform', 'import', file('bad-platforms.json', [{ version: '32.0.0', hasRelease: true, isSupported: true }, { version: '32', hasRelease: true, isSupported: true }])], database.env);
     assert.equal(platforms.code, 1);
     assert.match(platforms.stderr, /\[1\]\.version: must be a version of three numbers/);
 
@@ -134,10 +165,10 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
   });
 
   test('not JSON, no such file: exit 1 with the file named', async () => {
-    const notJson = await runAppstore(['category', 'import', file('broken.json', '[{"id": ')], database.env);
+    const notJson = await runCommand(['category', 'import', file('broken.json', '[{"id": ')], database.env);
     assert.equal(notJson.code, 1);
     assert.match(notJson.stderr, /broken\.json is not valid JSON/);
-    const missing = await runAppstore(['platform', 'import', path.join(dir, 'absent.json')], database.env);
+    const missing = await runCommand(['platform', 'import', path.join(dir, 'absent.json')], database.env);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /absent\.json: no such file/);
     assert.equal(await serve.stop(), 0);

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { currentSchema, migrateToLatest } from '../../src/storage/migrate.ts';
 import { toBool } from '../../src/storage/schema.ts';
 import type { DatabaseHandle } from '../../src/storage/database.ts';
-import { nowTimestamp } from '../../src/storage/timestamps.ts';
+import { formatTimestamp } from '../../src/domain/timestamps.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
 import type { TestDatabase } from '../helpers/test-database.ts';
 
@@ -36,11 +36,11 @@ describe(`migrations (${DIALECT})`, () => {
 
   test('from empty: every table of the data model, then nothing more to apply', async () => {
     assert.deepEqual(await ownTables(), []);
-    const first = await migrateToLatest(handle);
+    const first = await migrateToLatest(handle, new Date());
     assert.deepEqual(first.applied, ['0001-initial']);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);
-    const second = await migrateToLatest(handle);
+    const second = await migrateToLatest(handle, new Date());
     assert.deepEqual(second.applied, []);
   });
 
@@ -48,7 +48,7 @@ describe(`migrations (${DIALECT})`, () => {
     const row = await handle.db.selectFrom('content_version').selectAll().executeTakeFirstOrThrow();
     assert.equal(Number(row.version), 1);
     assert.match(row.instance_id, /^[0-9a-f]{12}$/);
-    await migrateToLatest(handle);
+    await migrateToLatest(handle, new Date());
     const again = await handle.db.selectFrom('content_version').selectAll().execute();
     assert.equal(again.length, 1);
     assert.equal(again[0]?.instance_id, row.instance_id);
@@ -56,7 +56,7 @@ describe(`migrations (${DIALECT})`, () => {
 
   test('booleans round-trip, releases are unique per (app, version, nightly), deletes cascade', async () => {
     const { db } = handle;
-    const now = nowTimestamp();
+    const now = formatTimestamp(new Date());
     const user = await db
       .insertInto('users')
       .values({ username: 'alice', first_name: 'A', last_name: 'L', is_admin: true, created_at: now, updated_at: now })
@@ -82,7 +82,7 @@ describe(`migrations (${DIALECT})`, () => {
 
   test('a rating outside 0..1 is refused by the database itself', async () => {
     const { db } = handle;
-    const now = nowTimestamp();
+    const now = formatTimestamp(new Date());
     const user = await db.selectFrom('users').select('id').executeTakeFirstOrThrow();
     await db.insertInto('apps').values({ id: 'mail', owner_id: user.id, certificate: 'PEM', created_at: now, updated_at: now }).execute();
     await assert.rejects(

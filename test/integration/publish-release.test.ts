@@ -40,7 +40,7 @@ describe(`publishing and deleting releases (${DIALECT})`, () => {
       const response = await register(who, readCert(app === 'news' ? 'news.crt' : 'mail-revoked.crt'), readCert(app === 'news' ? 'news.sig' : 'mail-revoked.sig'));
       assert.equal(response.statusCode, 201, response.body);
     }
-    await addCoMaintainer('news', 'carol', server.container.apps);
+    await addCoMaintainer('news', 'carol', server.container.appManagement);
   });
   after(async () => {
     await server.close();
@@ -142,10 +142,10 @@ describe(`publishing and deleting releases (${DIALECT})`, () => {
   });
 
   test('201 creates; the same version again is 200 and updates; a co-maintainer may publish', async () => {
-    const before = await server.container.readVersion();
+    const before = await server.container.listings.currentVersion();
     const first = await appArchive({ version: '1.0.0', name: 'News One' });
     assert.equal((await publishArchive('alice', first)).statusCode, 201);
-    assert.ok((await server.container.readVersion()).version > before.version, 'the listings version moved');
+    assert.ok((await server.container.listings.currentVersion()).version > before.version, 'the listings version moved');
     const again = await appArchive({ version: '1.0.0', name: 'News One, rebuilt' });
     assert.equal((await publishArchive('carol', again)).statusCode, 200);
     assert.deepEqual(await releases(), ['1.0.0']);

@@ -5,7 +5,7 @@ import { addCoMaintainer, unlockTransfer } from '../../src/domain/apps/manage-ap
 import { revokeCertificate } from '../../src/domain/certificates/revoke-certificate.ts';
 import { RATE_LIMITS } from '../../src/domain/rate-limit.ts';
 import { toBool } from '../../src/storage/schema.ts';
-import { nowTimestamp } from '../../src/storage/timestamps.ts';
+import { formatTimestamp } from '../../src/domain/timestamps.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
 import { TestClock } from '../helpers/clock.ts';
@@ -41,7 +41,7 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
   };
   const app = (id: string) => server.container.database.db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
   async function addReleases(appId: string, count: number): Promise<void> {
-    const now = nowTimestamp();
+    const now = formatTimestamp(new Date());
     for (let i = 0; i < count; i++) {
       await server.container.database.db
         .insertInto('releases')
@@ -98,18 +98,18 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
   });
 
   test('403 for anyone else, co-maintainers included; nothing changes', async () => {
-    await addCoMaintainer('news', 'carol', server.container.apps);
+    await addCoMaintainer('news', 'carol', server.container.appManagement);
     refused(await register('bob', readCert('news-2.crt'), readCert('news-2.sig')), 403, 'forbidden', /Only the owner of news/);
     refused(await register('carol', readCert('news-2.crt'), readCert('news-2.sig')), 403, 'forbidden');
     assert.equal(await releaseCount('news'), 3);
   });
 
   test('a new certificate from the owner deletes every release, and the listings version moves', async () => {
-    const before = await server.container.readVersion();
+    const before = await server.container.listings.currentVersion();
     const response = await register('alice', readCert('news-2.crt'), readCert('news-2.sig'));
     assert.equal(response.statusCode, 204);
     assert.equal(await releaseCount('news'), 0);
-    assert.ok((await server.container.readVersion()).version > before.version);
+    assert.ok((await server.container.listings.currentVersion()).version > before.version);
     assert.match(String((await app('news'))?.certificate), /BEGIN CERTIFICATE/);
   });
 
@@ -120,7 +120,7 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
   });
 
   test('transfer: while unlocked anyone takes ownership, and the lock closes', async () => {
-    await unlockTransfer('news', server.container.apps);
+    await unlockTransfer('news', server.container.appManagement);
     const response = await register('bob', readCert('news.crt'), readCert('news.sig'));
     assert.equal(response.statusCode, 204);
     const stored = await app('news');

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { currentSchema } from '../../src/storage/migrate.ts';
 import { basic, createUser } from '../helpers/accounts.ts';
-import { runAppstore } from '../helpers/run-cli.ts';
+import { runCommand } from '../helpers/run-cli.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
@@ -51,7 +51,7 @@ describe(`secrets at rest (${DIALECT})`, () => {
     const bobs = (await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('bob', passwords[1] ?? '') } })).json().token;
     const login = await server.app.inject({ method: 'POST', url: '/login', payload: { username: 'bob', password: passwords[1] } });
     const session = String(login.headers['set-cookie']).match(/appstore_session=([^;]+)/)?.[1] ?? '';
-    const cliToken = (await runAppstore(['user', 'token', 'bob'], server.database.env)).stdout.trim();
+    const cliToken = (await runCommand(['user', 'token', 'bob'], server.database.env)).stdout.trim();
     assert.equal(cliToken, bobs, 'the CLI returns the same stored token');
     secrets.push(first, second, bobs, session, login.json().csrfToken);
     assert.ok(secrets.every((s) => s.length > 0));

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { Type } from 'typebox';
 import { loadConfig } from '../../src/config.ts';
-import { startServer } from '../../src/main.ts';
+import { startServer } from '../../src/server.ts';
 import { isDatabaseReachable } from '../../src/storage/database.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';

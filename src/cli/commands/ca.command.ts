@@ -1,10 +1,9 @@
-import { authorityFiles, ensureAuthority, issueCertificate } from '../../domain/certificates/certificate-authority.ts';
+import { ensureAuthority, issueCertificate } from '../../domain/certificates/certificate-authority.ts';
 import { revokeCertificate } from '../../domain/certificates/revoke-certificate.ts';
-import { loadConfig } from '../../config.ts';
 import type { Config } from '../../config.ts';
+import { positional, readFileBytes } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError } from '../command.ts';
-import { expectNoArguments, expectOneArgument, readFileBytes } from '../arguments.ts';
 import { withContainer } from '../context.ts';
 
 function requireOwnAuthority(config: Config): void {
@@ -22,13 +21,12 @@ export const caInitCommand: Command = {
 (authority.crt). Does nothing when it exists. \`serve\` does this on first start when
 APPSTORE_CA_CERT is not set. Nextcloud servers installing apps signed under it must trust
 authority.crt (a private store's certificates do not chain to Nextcloud's own authority).`,
-  async run(args) {
-    expectNoArguments(args, this.usage);
-    const config = loadConfig();
-    requireOwnAuthority(config);
-    const files = authorityFiles(config.dataDir);
-    const created = await ensureAuthority(files);
-    console.log(`${created ? 'created' : 'already exists'}: ${files.certificate}`);
+  async run(_input, io) {
+    const { created, file } = await withContainer(io, async (container) => {
+      requireOwnAuthority(container.config);
+      return { created: await ensureAuthority(container.authority, container.now()), file: container.authority.certificate };
+    });
+    io.out(`${created ? 'created' : 'already exists'}: ${file}`);
     return 0;
   },
 };
@@ -36,20 +34,20 @@ authority.crt (a private store's certificates do not chain to Nextcloud's own au
 export const caIssueCommand: Command = {
   path: ['ca', 'issue'],
   usage: 'appstore ca issue CSR_FILE',
+  positionals: ['CSR_FILE'],
   summary: 'sign a CSR whose CN is an app id; print the certificate (PEM)',
   help: `Signs a certificate request made with
   openssl req -new -newkey rsa:4096 -nodes -keyout APP_ID.key -subj /CN=APP_ID -out APP_ID.csr
 The CN must be a valid app id and the key RSA. The certificate (valid 10 years) goes to stdout.
 Creates the authority first if there is none.`,
-  async run(args) {
-    const file = expectOneArgument(args, this.usage, 'CSR_FILE');
-    const csr = readFileBytes(file).toString('utf8');
-    const config = loadConfig();
-    requireOwnAuthority(config);
-    const files = authorityFiles(config.dataDir);
-    await ensureAuthority(files);
-    const pem = await issueCertificate(csr, files);
-    process.stdout.write(pem);
+  async run(input, io) {
+    const csr = readFileBytes(positional(input, 0), io).toString('utf8');
+    const pem = await withContainer(io, async (container) => {
+      requireOwnAuthority(container.config);
+      await ensureAuthority(container.authority, container.now());
+      return issueCertificate(csr, container.authority, container.now());
+    });
+    io.write(pem);
     return 0;
   },
 };
@@ -57,16 +55,16 @@ Creates the authority first if there is none.`,
 export const caRevokeCommand: Command = {
   path: ['ca', 'revoke'],
   usage: 'appstore ca revoke CERT_FILE',
+  positionals: ['CERT_FILE'],
   summary: "revoke a certificate issued by the store's authority",
   help: `Records the certificate's serial as revoked in the database: registration with it, and
 publishing for an app whose current certificate it is, are refused from now on, on every node.
 Works for certificates of any authority the store trusts (APPSTORE_CA_CERT or its own).`,
-  async run(args) {
-    const file = expectOneArgument(args, this.usage, 'CERT_FILE');
-    const pem = readFileBytes(file).toString('utf8');
-    const result = await withContainer(async (container) => revokeCertificate(pem, await container.trust(), container.revocations, container.now()));
+  async run(input, io) {
+    const pem = readFileBytes(positional(input, 0), io).toString('utf8');
+    const result = await withContainer(io, async (container) => revokeCertificate(pem, await container.trust(), container.revocations, container.now()));
     const what = `certificate ${result.serial}${result.appId === null ? '' : ` (${result.appId})`}`;
-    console.log(result.alreadyRevoked ? `${what} was already revoked on ${result.revokedAt.toISOString()}` : `revoked ${what}`);
+    io.out(result.alreadyRevoked ? `${what} was already revoked on ${result.revokedAt.toISOString()}` : `revoked ${what}`);
     return 0;
   },
 };

@@ -1,6 +1,5 @@
 import { migrateToLatest } from '../../storage/migrate.ts';
 import type { Command } from '../command.ts';
-import { expectNoArguments } from '../arguments.ts';
 import { withContainer } from '../context.ts';
 
 export const migrateCommand: Command = {
@@ -9,10 +8,9 @@ export const migrateCommand: Command = {
   summary: 'apply pending database migrations',
   help: `Brings the database named by APPSTORE_DATABASE_URL (or the SQLite file in
 APPSTORE_DATA_DIR) to the latest schema. Safe to run at any time; \`serve\` runs it too.`,
-  async run(args) {
-    expectNoArguments(args, this.usage);
-    const report = await withContainer((container) => migrateToLatest(container.database), { migrate: false });
-    console.log(report.applied.length === 0 ? 'database is up to date' : `applied: ${report.applied.join(', ')}`);
+  async run(_input, io) {
+    const report = await withContainer(io, (container) => migrateToLatest(container.database, container.now()), { migrate: false });
+    io.out(report.applied.length === 0 ? 'database is up to date' : `applied: ${report.applied.join(', ')}`);
     return 0;
   },
 };

@@ -1,7 +1,6 @@
-import { loadConfig } from '../../config.ts';
-import { startServer, stopOnSignals } from '../../main.ts';
+import { startServer, stopOnSignals } from '../../server.ts';
 import type { Command } from '../command.ts';
-import { expectNoArguments } from '../arguments.ts';
+import { configFor } from '../context.ts';
 
 export const serveCommand: Command = {
   path: ['serve'],
@@ -10,9 +9,8 @@ export const serveCommand: Command = {
   help: `Applies pending migrations, then serves the API on APPSTORE_HOST:APPSTORE_PORT
 (default 127.0.0.1:8000) until SIGTERM or SIGINT, when it stops accepting connections,
 finishes the requests in flight and closes the database. Logs are JSON lines on stdout.`,
-  async run(args) {
-    expectNoArguments(args, this.usage);
-    const server = await startServer(loadConfig());
+  async run(_input, io) {
+    const server = await startServer(configFor(io), { env: io.env });
     await stopOnSignals(server);
     return 0;
   },

@@ -1,66 +1,51 @@
-import { parseArgs } from 'node:util';
-import type { ParseArgsConfig } from 'node:util';
 import { getOrCreateToken } from '../../domain/accounts/api-tokens.ts';
-import { addUser, findUser, setActive, setPassword } from '../../domain/accounts/manage-users.ts';
+import { addUser, findUser, listUsers, setActive, setPassword } from '../../domain/accounts/manage-users.ts';
+import { flag, positional, stringOption } from '../arguments.ts';
 import type { Command } from '../command.ts';
-import { CliError } from '../command.ts';
-import { expectNoArguments, expectOneArgument } from '../arguments.ts';
+import { usageError } from '../command.ts';
 import { withContainer } from '../context.ts';
+import type { CliIo } from '../io.ts';
 
 /** The password is the first line of standard input, so it never shows in `ps` or shell history. */
-async function readPasswordFromStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
-}
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-
-function parse(args: readonly string[], usage: string, options: Options) {
-  try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new CliError(`${(error as Error).message.split('\n')[0]}; usage: ${usage}`, 2);
-  }
+async function readPassword(io: CliIo): Promise<string> {
+  return (await io.readStdin()).split(/\r?\n/)[0] ?? '';
 }
 
 export const userAddCommand: Command = {
   path: ['user', 'add'],
   usage: 'appstore user add NAME [--email E] [--first-name F] [--last-name L] [--admin] (--password-stdin | --no-password)',
+  positionals: ['NAME'],
+  options: {
+    email: { type: 'string' },
+    'first-name': { type: 'string' },
+    'last-name': { type: 'string' },
+    admin: { type: 'boolean' },
+    'password-stdin': { type: 'boolean' },
+    'no-password': { type: 'boolean' },
+  },
   summary: 'create a user',
   help: `Creates a user. --password-stdin reads the password from the first line of standard input
 (printf '%s\\n' "$PASSWORD" | appstore user add alice --password-stdin); --no-password makes an
 account that can only use API tokens (as accounts from an external login). --admin makes an
 administrator. Names: 1 to 150 letters, digits and _ . @ + -. Refused when the name is taken.`,
-  async run(args) {
-    const { values, positionals } = parse(args, this.usage, {
-      email: { type: 'string' },
-      'first-name': { type: 'string' },
-      'last-name': { type: 'string' },
-      admin: { type: 'boolean' },
-      'password-stdin': { type: 'boolean' },
-      'no-password': { type: 'boolean' },
-    });
-    const username = expectOneArgument(positionals, this.usage, 'NAME');
-    const fromStdin = values['password-stdin'] === true;
-    if (fromStdin === (values['no-password'] === true)) {
-      throw new CliError(`give exactly one of --password-stdin and --no-password; usage: ${this.usage}`, 2);
-    }
-    const password = fromStdin ? await readPasswordFromStdin() : null;
-    const user = await withContainer((container) =>
+  async run(input, io) {
+    const fromStdin = flag(input, 'password-stdin');
+    if (fromStdin === flag(input, 'no-password')) throw usageError('give exactly one of --password-stdin and --no-password', this.usage);
+    const password = fromStdin ? await readPassword(io) : null;
+    const user = await withContainer(io, (container) =>
       addUser(
         {
-          username,
-          email: values.email as string | undefined,
-          firstName: values['first-name'] as string | undefined,
-          lastName: values['last-name'] as string | undefined,
-          isAdmin: values.admin === true,
+          username: positional(input, 0),
+          email: stringOption(input, 'email'),
+          firstName: stringOption(input, 'first-name'),
+          lastName: stringOption(input, 'last-name'),
+          isAdmin: flag(input, 'admin'),
           password,
         },
         container.accounts,
       ),
     );
-    console.log(`created user ${user.username}${user.isAdmin ? ' (administrator)' : ''}${user.hasPassword ? '' : ' without a password'}`);
+    io.out(`created user ${user.username}${user.isAdmin ? ' (administrator)' : ''}${user.hasPassword ? '' : ' without a password'}`);
     return 0;
   },
 };
@@ -68,13 +53,13 @@ administrator. Names: 1 to 150 letters, digits and _ . @ + -. Refused when the n
 export const userTokenCommand: Command = {
   path: ['user', 'token'],
   usage: 'appstore user token NAME',
+  positionals: ['NAME'],
   summary: "print NAME's API token, creating one if none exists",
   help: `Prints the user's API token (the same one POST /api/v1/token returns), creating it when
 the user has none. Publishing tools send it as "Authorization: Token <token>".`,
-  async run(args) {
-    const username = expectOneArgument(args, this.usage, 'NAME');
-    const token = await withContainer(async (container) => getOrCreateToken(await findUser(username, container.accounts), container.accounts));
-    console.log(token);
+  async run(input, io) {
+    const token = await withContainer(io, async (container) => getOrCreateToken(await findUser(positional(input, 0), container.accounts), container.accounts));
+    io.out(token);
     return 0;
   },
 };
@@ -82,16 +67,17 @@ the user has none. Publishing tools send it as "Authorization: Token <token>".`,
 export const userPasswdCommand: Command = {
   path: ['user', 'passwd'],
   usage: 'appstore user passwd NAME --password-stdin',
+  positionals: ['NAME'],
+  options: { 'password-stdin': { type: 'boolean' } },
   summary: "set NAME's password from standard input",
   help: `Sets the password to the first line of standard input. Also gives a password to an account
 created with --no-password. Existing sessions and tokens stay valid.`,
-  async run(args) {
-    const { values, positionals } = parse(args, this.usage, { 'password-stdin': { type: 'boolean' } });
-    const username = expectOneArgument(positionals, this.usage, 'NAME');
-    if (values['password-stdin'] !== true) throw new CliError(`--password-stdin is required; usage: ${this.usage}`, 2);
-    const password = await readPasswordFromStdin();
-    await withContainer((container) => setPassword(username, password, container.accounts));
-    console.log(`password of ${username} changed`);
+  async run(input, io) {
+    if (!flag(input, 'password-stdin')) throw usageError('--password-stdin is required', this.usage);
+    const username = positional(input, 0);
+    const password = await readPassword(io);
+    await withContainer(io, (container) => setPassword(username, password, container.accounts));
+    io.out(`password of ${username} changed`);
     return 0;
   },
 };
@@ -101,14 +87,15 @@ function activeCommand(active: boolean): Command {
   return {
     path: ['user', verb],
     usage: `appstore user ${verb} NAME`,
+    positionals: ['NAME'],
     summary: active ? 'let a disabled user authenticate again' : 'stop a user from authenticating (keeps their apps)',
     help: active
       ? 'Lets the user authenticate again with their password, token and new sessions.'
       : 'The user can no longer authenticate by any means (password, token, session). Their apps, releases and token stay; `enable` undoes it.',
-    async run(args) {
-      const username = expectOneArgument(args, this.usage, 'NAME');
-      await withContainer((container) => setActive(username, active, container.accounts));
-      console.log(`user ${username} ${verb}d`);
+    async run(input, io) {
+      const username = positional(input, 0);
+      await withContainer(io, (container) => setActive(username, active, container.accounts));
+      io.out(`user ${username} ${verb}d`);
       return 0;
     },
   };
@@ -122,12 +109,11 @@ export const userListCommand: Command = {
   usage: 'appstore user list',
   summary: 'list users',
   help: 'One line per user, ordered by name: name, e-mail, and flags (admin, disabled, no-password).',
-  async run(args) {
-    expectNoArguments(args, this.usage);
-    const users = await withContainer((container) => container.accounts.store.listUsers());
+  async run(_input, io) {
+    const users = await withContainer(io, (container) => listUsers(container.accounts));
     for (const user of users) {
       const flags = [user.isAdmin ? 'admin' : '', user.isActive ? '' : 'disabled', user.hasPassword ? '' : 'no-password'].filter((f) => f !== '');
-      console.log([user.username, user.email ?? '-', flags.join(',') || '-'].join('\t'));
+      io.out([user.username, user.email ?? '-', flags.join(',') || '-'].join('\t'));
     }
     return 0;
   },

@@ -11,6 +11,7 @@ export interface AuthDeps {
   readonly store: AccountStore;
   readonly keys: SecretKeys;
   readonly limiter: RateLimiter;
+  readonly now: () => Date;
 }
 
 /** One message for an unknown user, a wrong password and a password-less account. */
@@ -44,11 +45,13 @@ export async function authenticateWithPassword(username: string, password: strin
 /** An API token, looked up by its keyed hash; failures count against the client address. */
 export async function authenticateWithToken(token: string, clientAddress: string, deps: AuthDeps): Promise<User> {
   await deps.limiter.check(RATE_LIMITS.failedAuthPerAddress, clientAddress);
-  const record = await deps.store.findUserByTokenHash(tokenLookupHash(deps.keys, token));
+  const lookupHash = tokenLookupHash(deps.keys, token);
+  const record = await deps.store.findUserByTokenHash(lookupHash);
   if (record === null) {
     await deps.limiter.hit(RATE_LIMITS.failedAuthPerAddress, clientAddress);
     throw new AppError('not_authenticated', INVALID_TOKEN);
   }
   refuseInactive(record);
+  await deps.store.markTokenUsed(lookupHash, deps.now());
   return toUser(record);
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../errors.ts';
-import { canManageApp, canManageReleases, requireAppManager, requireReleaseManager, roleOn } from './authorization.ts';
+import { canManageApp, canManageReleases, canRate, requireAppManager, requireReleaseManager, roleOn } from './authorization.ts';
 import type { User } from './user.ts';
 
 const user = (id: number, isAdmin = false): User => ({ id, username: `u${id}`, email: null, firstName: '', lastName: '', isAdmin, isActive: true, hasPassword: true });
@@ -26,8 +26,13 @@ describe('authorization', () => {
     assert.ok(canManageApp(user(3, true), access));
   });
 
+  test('rating: anyone but the maintainers', () => {
+    assert.deepEqual([1, 2, 4].map((id) => canRate(user(id), access)), [false, false, true]);
+    assert.ok(canRate(user(3, true), access));
+  });
+
   test('refusals are forbidden errors naming the app', () => {
-    assert.throws(() => requireAppManager(user(2), access), (e: unknown) => e instanceof AppError && e.code === 'forbidden' && /news/.test(e.detail));
+    assert.throws(() => requireAppManager(user(2), access, 'delete it.'), (e: unknown) => e instanceof AppError && e.code === 'forbidden' && /news/.test(e.detail));
     assert.throws(() => requireReleaseManager(user(4), access), (e: unknown) => e instanceof AppError && e.code === 'forbidden');
     assert.doesNotThrow(() => requireReleaseManager(user(2), access));
   });

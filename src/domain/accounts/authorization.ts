@@ -21,10 +21,16 @@ export function canManageReleases(user: User, access: AppAccess): boolean {
   return roleOn(user, access) !== 'none';
 }
 
-/** Re-registering the certificate and deleting the app: owner and admins, not co-maintainers. */
+/** Registering the certificate and deleting the app: owner and admins, not co-maintainers. */
 export function canManageApp(user: User, access: AppAccess): boolean {
   const role = roleOn(user, access);
   return role === 'owner' || role === 'admin';
+}
+
+/** Rating: anyone but the app's own maintainers. */
+export function canRate(user: User, access: AppAccess): boolean {
+  const role = roleOn(user, access);
+  return role !== 'owner' && role !== 'co-maintainer';
 }
 
 export function requireReleaseManager(user: User, access: AppAccess): void {
@@ -33,12 +39,7 @@ export function requireReleaseManager(user: User, access: AppAccess): void {
   }
 }
 
-export function requireAppManager(user: User, access: AppAccess): void {
-  if (!canManageApp(user, access)) {
-    throw new AppError('forbidden', `Only the owner of ${access.appId} may do this (co-maintainers may publish and delete releases only).`);
-  }
-}
-
-export function requireAdmin(user: User): void {
-  if (!user.isAdmin) throw new AppError('forbidden', 'Only administrators of the store may do this.');
+/** `action` completes "Only the owner of <app> may …", and may add a sentence of advice. */
+export function requireAppManager(user: User, access: AppAccess, action: string): void {
+  if (!canManageApp(user, access)) throw new AppError('forbidden', `Only the owner of ${access.appId} may ${action}`);
 }

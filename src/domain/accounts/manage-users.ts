@@ -33,10 +33,7 @@ export async function addUser(input: AddUserInput, deps: UserDeps): Promise<User
   const email = input.email?.trim() || null;
   if (email !== null && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new AppError('invalid_user', `'${email}' is not an e-mail address.`);
   if (input.password !== null) checkPassword(input.password);
-  if ((await deps.store.findUserByUsername(input.username)) !== null) {
-    throw new AppError('user_exists', `A user named '${input.username}' already exists.`);
-  }
-  return deps.store.createUser(
+  const user = await deps.store.createUser(
     {
       username: input.username,
       email,
@@ -47,6 +44,13 @@ export async function addUser(input: AddUserInput, deps: UserDeps): Promise<User
     },
     deps.now(),
   );
+  if (user === null) throw new AppError('user_exists', `A user named '${input.username}' already exists.`);
+  return user;
+}
+
+/** Every user, ordered by name. */
+export function listUsers(deps: Pick<UserDeps, 'store'>): Promise<User[]> {
+  return deps.store.listUsers();
 }
 
 export async function findUser(username: string, deps: Pick<UserDeps, 'store'>): Promise<User> {

@@ -1,6 +1,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { AppError } from '../../errors.ts';
 
 /** Keys derived from the store's one secret, each for one purpose. */
 export interface SecretKeys {
@@ -25,7 +26,7 @@ export function deriveKeys(secret: Buffer): SecretKeys {
  */
 export function loadSecret(file: string, create: boolean): Buffer {
   if (!fs.existsSync(file)) {
-    if (!create) throw new Error(`the secret key file ${file} does not exist`);
+    if (!create) throw new AppError('configuration_error', `The secret key file ${file} does not exist (APPSTORE_SECRET_KEY_FILE).`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     try {
       fs.writeFileSync(file, `${randomBytes(KEY_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
@@ -36,7 +37,7 @@ export function loadSecret(file: string, create: boolean): Buffer {
   }
   const text = fs.readFileSync(file, 'utf8').trim();
   if (!/^[0-9a-fA-F]{64,}$/.test(text)) {
-    throw new Error(`the secret key file ${file} must hold at least 64 hexadecimal characters (e.g. \`openssl rand -hex 32\`)`);
+    throw new AppError('configuration_error', `The secret key file ${file} must hold at least 64 hexadecimal characters (make one with \`openssl rand -hex 32\`).`);
   }
   return Buffer.from(text, 'hex');
 }

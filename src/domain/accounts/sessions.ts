@@ -8,9 +8,7 @@ import type { User } from './user.ts';
 
 export const SESSION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 
-export interface SessionDeps extends AuthDeps {
-  readonly now: () => Date;
-}
+export type SessionDeps = AuthDeps;
 
 export interface NewSession {
   /** Goes into the HttpOnly cookie; the database holds only its HMAC. */
@@ -56,6 +54,10 @@ export function checkCsrf(session: ActiveSession, provided: string | undefined, 
   }
 }
 
-export async function logout(sessionId: string, deps: SessionDeps): Promise<void> {
+/** `POST /logout`: ends a live session, with its CSRF token; an unknown or expired one is already over. */
+export async function logout(sessionId: string, csrfToken: string | undefined, deps: SessionDeps): Promise<void> {
+  const session = await resolveSession(sessionId, deps);
+  if (session === null) return;
+  checkCsrf(session, csrfToken, deps);
   await deps.store.deleteSession(hmacHex(deps.keys.session, sessionId));
 }

@@ -41,9 +41,11 @@ export interface StoredSession {
 export interface AccountStore {
   findUserByUsername(username: string): Promise<UserRecord | null>;
   findUserByTokenHash(lookupHash: string): Promise<UserRecord | null>;
+  /** Records that the token was used (at most about once a minute: the account page shows it). */
+  markTokenUsed(lookupHash: string, now: Date): Promise<void>;
   listUsers(): Promise<User[]>;
-  /** Throws AppError user_exists when the name is taken. */
-  createUser(user: NewUser, now: Date): Promise<User>;
+  /** Null when the name is taken. */
+  createUser(user: NewUser, now: Date): Promise<User | null>;
   setPasswordHash(userId: number, passwordHash: string | null, now: Date): Promise<void>;
   setActive(userId: number, active: boolean, now: Date): Promise<void>;
   findEncryptedToken(userId: number): Promise<string | null>;

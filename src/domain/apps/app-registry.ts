@@ -1,3 +1,4 @@
+import { AppError } from '../../errors.ts';
 import type { AppAccess } from '../accounts/authorization.ts';
 
 export interface RegisteredApp extends AppAccess {
@@ -29,10 +30,19 @@ export interface AppRegistry {
   /** False when the user already was a co-maintainer. */
   addCoMaintainer(appId: string, userId: number, now: Date): Promise<boolean>;
   /** False when the user was not a co-maintainer. */
-  removeCoMaintainer(appId: string, userId: number): Promise<boolean>;
+  removeCoMaintainer(appId: string, userId: number, now: Date): Promise<boolean>;
   /** Returns whether anything changed. */
   setFlags(appId: string, flags: AppFlags, now: Date): Promise<boolean>;
   setTransferUnlocked(appId: string, unlocked: boolean, now: Date): Promise<void>;
+  /** The app with its releases and ratings; false when there was none to delete. */
+  deleteApp(appId: string, now: Date): Promise<boolean>;
+}
+
+/** The app, or the one refusal for an app id the store does not know. */
+export async function requireApp(appId: string, registry: Pick<AppRegistry, 'findApp'>): Promise<RegisteredApp> {
+  const app = await registry.findApp(appId);
+  if (app === null) throw new AppError('app_not_found', `There is no app '${appId.slice(0, 64)}' in this store.`);
+  return app;
 }
 
 /** Certificates compare equal when they differ only in CR characters and outer whitespace. */

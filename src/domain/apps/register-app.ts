@@ -1,4 +1,5 @@
 import { AppError } from '../../errors.ts';
+import { requireAppManager, roleOn } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { RevocationLookup } from '../certificates/certificate-validator.ts';
 import { validateCertificate } from '../certificates/certificate-validator.ts';
@@ -37,13 +38,13 @@ export function planRegistration(existing: RegisteredApp | null, user: User, cer
     certificateChanged,
     changed: certificateChanged || ownerId !== existing.ownerId || existing.transferUnlocked,
   });
-  if (user.id === existing.ownerId) return update(existing.ownerId);
-  if (existing.transferUnlocked) return update(user.id);
-  if (user.isAdmin) return update(existing.ownerId);
-  throw new AppError(
-    'forbidden',
-    `Only the owner of ${existing.appId} may register a certificate for it. To hand it over, the owner (or an administrator) unlocks it for transfer first.`,
+  if (existing.transferUnlocked && roleOn(user, existing) !== 'owner') return update(user.id);
+  requireAppManager(
+    user,
+    existing,
+    'register a certificate for it. To hand it over, the owner (or an administrator) unlocks it for transfer first.',
   );
+  return update(existing.ownerId);
 }
 
 /** `POST /api/v1/apps`: 100 a day per user; certificate, then signature over the id, then ownership. */

@@ -20,13 +20,6 @@ export interface PlatformRelease {
 
 export const CATEGORY_ID_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
 export const LANGUAGE_CODE_PATTERN = /^[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,3}$/;
-export const PLATFORM_VERSION_PATTERN = /^(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})$/;
-
-/** Numeric parts of an `X.Y.Z` version, or null when it is not one. */
-export function parsePlatformVersion(version: string): [number, number, number] | null {
-  const match = PLATFORM_VERSION_PATTERN.exec(version);
-  return match === null ? null : [Number(match[1]), Number(match[2]), Number(match[3])];
-}
 
 /** Listing order of categories.json: by id. */
 export function sortCategories(categories: readonly Category[]): Category[] {

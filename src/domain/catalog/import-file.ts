@@ -1,7 +1,8 @@
 import { AppError } from '../../errors.ts';
 import type { FieldErrors } from '../../errors.ts';
 import type { Category, CategoryTranslation, PlatformRelease } from './catalog.ts';
-import { CATEGORY_ID_PATTERN, LANGUAGE_CODE_PATTERN, parsePlatformVersion } from './catalog.ts';
+import { parsePlatformVersion } from '../versions/semantic-version.ts';
+import { CATEGORY_ID_PATTERN, LANGUAGE_CODE_PATTERN } from './catalog.ts';
 
 /**
  * Validation of the import files of `appstore category import` and `appstore platform import`:

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
-import { appIdProblem, pemBlocks, x509 } from './x509.ts';
+import { appIdProblem } from '../apps/app-id.ts';
+import { pemBlocks, x509 } from './x509.ts';
 
 /** The store's own certificate authority, kept in the data directory. */
 export interface AuthorityFiles {
@@ -29,7 +30,7 @@ const randomSerial = (): string => {
  * Creates the authority (RSA 4096 key readable by its owner only, self-signed certificate valid
  * 20 years) unless it exists. Returns true when it was created.
  */
-export async function ensureAuthority(files: AuthorityFiles, now: Date = new Date()): Promise<boolean> {
+export async function ensureAuthority(files: AuthorityFiles, now: Date): Promise<boolean> {
   if (fs.existsSync(files.certificate) && fs.existsSync(files.key)) return false;
   if (fs.existsSync(files.certificate) !== fs.existsSync(files.key)) {
     throw new AppError('authority_unavailable', `Half an authority in ${path.dirname(files.key)}: the certificate or the key is missing. Restore it, or remove both to start a new one.`);
@@ -73,7 +74,7 @@ async function loadAuthority(files: AuthorityFiles): Promise<{ certificate: Inst
  * Signs a certificate request whose CN is an app id (RSA keys only: release signatures are RSA
  * with SHA-512). Valid for 10 years, or until the authority expires if sooner. Returns PEM.
  */
-export async function issueCertificate(csrPem: string, files: AuthorityFiles, now: Date = new Date()): Promise<string> {
+export async function issueCertificate(csrPem: string, files: AuthorityFiles, now: Date): Promise<string> {
   const blocks = pemBlocks(csrPem, 'CERTIFICATE REQUEST');
   if (blocks.length !== 1) throw new AppError('invalid_csr', 'Expected one PEM certificate request ("-----BEGIN CERTIFICATE REQUEST-----"), as `openssl req -new` writes it.');
   let request: InstanceType<typeof x509.Pkcs10CertificateRequest>;

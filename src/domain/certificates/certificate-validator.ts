@@ -2,7 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import type { Trust } from './trust.ts';
-import { appIdProblem, normaliseSerial, pemBlocks, x509 } from './x509.ts';
+import { appIdProblem } from '../apps/app-id.ts';
+import { normaliseSerial, pemBlocks, x509 } from './x509.ts';
 
 export interface ValidCertificate {
   readonly appId: string;

@@ -1,6 +1,7 @@
 import { constants, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { AppError } from '../../errors.ts';
+import { isBase64 } from '../encodings.ts';
 
 /**
  * Decodes a base64 signature as publishing tools send it: `openssl base64` wraps at 64 columns,
@@ -8,15 +9,10 @@ import { AppError } from '../../errors.ts';
  */
 export function decodeSignature(text: string): Buffer {
   const compact = text.replace(/\s+/g, '');
-  if (compact === '' || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact) || compact.length % 4 === 1) {
+  if (!isBase64(compact, false)) {
     throw new AppError('invalid_signature', 'The signature is not base64: send the output of `openssl dgst -sha512 -sign KEY | openssl base64`.');
   }
   return Buffer.from(compact, 'base64');
-}
-
-/** Signatures are served as plain base64, without whitespace. */
-export function canonicalSignature(text: string): string {
-  return decodeSignature(text).toString('base64');
 }
 
 /** RSA (PKCS #1 v1.5) with SHA-512 over the exact bytes. */

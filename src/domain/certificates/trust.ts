@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { AppError } from '../../errors.ts';
 import { normaliseSerial, pemBlocks, x509 } from './x509.ts';
 
 /** A revocation list whose signature verified against one of the authorities. */
@@ -17,17 +18,30 @@ export interface Trust {
 
 export type Warn = (message: string) => void;
 
+const misconfigured = (problem: string): AppError => new AppError('configuration_error', `The store's trust is misconfigured: ${problem}.`);
+
 /**
  * Builds the trust from a PEM file of authorities (root plus intermediates) and an optional PEM
  * file of CRLs. A CRL counts only when its signature verifies against one of the authorities;
  * one past its next update is still applied, with a warning.
  */
 export async function loadTrust(authorityPem: string, crlPem: string | null, now: Date, warn: Warn): Promise<Trust> {
-  const authorities = pemBlocks(authorityPem, 'CERTIFICATE').map((pem) => new X509Certificate(pem));
-  if (authorities.length === 0) throw new Error('the certificate authority file holds no PEM certificate');
+  const authorities = pemBlocks(authorityPem, 'CERTIFICATE').map((pem, index) => {
+    try {
+      return new X509Certificate(pem);
+    } catch {
+      throw misconfigured(`certificate #${index + 1} of the certificate authority file (APPSTORE_CA_CERT) cannot be read`);
+    }
+  });
+  if (authorities.length === 0) throw misconfigured('the certificate authority file (APPSTORE_CA_CERT) holds no PEM certificate');
   const revocationLists: RevocationList[] = [];
   for (const [index, pem] of (crlPem === null ? [] : pemBlocks(crlPem, 'X509 CRL')).entries()) {
-    const crl = new x509.X509Crl(pem);
+    let crl: InstanceType<typeof x509.X509Crl>;
+    try {
+      crl = new x509.X509Crl(pem);
+    } catch {
+      throw misconfigured(`CRL #${index + 1} of the revocation list file (APPSTORE_CRL) cannot be read`);
+    }
     const signer = await findSigner(crl, authorities);
     if (signer === null) {
       warn(`CRL #${index + 1} (issuer ${crl.issuer}) is not signed by a configured authority: ignored`);

@@ -1,6 +1,6 @@
 import type { AppData, ReleaseData } from '../releases/release-data.ts';
-import { parseSpec, satisfies } from './platform-compat.ts';
-import type { SpecBounds } from './platform-compat.ts';
+import { compareReleaseVersions, parseSpec, satisfies } from '../versions/semantic-version.ts';
+import type { SpecBounds } from '../versions/semantic-version.ts';
 import type { RatingAggregate } from './rating-aggregate.ts';
 
 /** A release as apps.json shows it (api.md, Release): what info.xml said, plus the archive's facts. */
@@ -35,22 +35,9 @@ export function crlf(pem: string): string {
   return pem.replace(/\r\n?/g, '\n').replace(/\n/g, '\r\n');
 }
 
-function versionKey(release: ListedRelease): [number, number, number, number, string, number] {
-  const [core = '', pre] = release.version.split(/-(.*)/s);
-  const [a = 0, b = 0, c = 0] = core.split('.').map(Number);
-  return [a, b, c, pre === undefined ? 1 : 0, pre ?? '', release.isNightly ? 1 : 0];
-}
-
-/** Newest first: semantic precedence (a pre-release below its release), a nightly above an equal version. */
+/** Newest first: semantic precedence, a nightly above its version, then the latest modified. */
 export function compareReleasesDescending(x: ListedRelease, y: ListedRelease): number {
-  const a = versionKey(x);
-  const b = versionKey(y);
-  for (let i = 0; i < a.length; i++) {
-    const p = a[i] as number | string;
-    const q = b[i] as number | string;
-    if (p !== q) return p < q ? 1 : -1;
-  }
-  return x.lastModified < y.lastModified ? 1 : x.lastModified > y.lastModified ? -1 : 0;
+  return compareReleaseVersions(y, x) || (x.lastModified < y.lastModified ? 1 : x.lastModified > y.lastModified ? -1 : 0);
 }
 
 export function toFragment(app: ListedApp): AppFragment {

@@ -1,3 +1,5 @@
+import { formatTimestamp } from '../timestamps.ts';
+
 /** An app's ratings as the listings show them (contract §4): mean and count; 0.5 and 0 when none. */
 export interface RatingAggregate {
   readonly ratingOverall: number;
@@ -29,5 +31,5 @@ export interface RecentWindow {
 export function recentWindowStart(now: Date): RecentWindow {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const since = new Date(today - RECENT_RATING_DAYS * 86_400_000);
-  return { since: `${since.toISOString().slice(0, 23)}000Z`, day: new Date(today).toISOString().slice(0, 10).replace(/-/g, '') };
+  return { since: formatTimestamp(since), day: new Date(today).toISOString().slice(0, 10).replace(/-/g, '') };
 }

@@ -1,28 +1,21 @@
 import { AppError } from '../../errors.ts';
-import { requireAppManager, requireReleaseManager } from '../accounts/authorization.ts';
+import { requireReleaseManager } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
 import type { ReleaseStore } from './release-store.ts';
 
-export interface DeleteDeps {
-  readonly registry: AppRegistry;
+export interface DeleteReleaseDeps {
+  readonly registry: Pick<AppRegistry, 'findApp'>;
   readonly releases: ReleaseStore;
+  readonly now: () => Date;
 }
 
 /** Contract §7: 404 when the app or that release (nightly or not) does not exist, then 403. */
-export async function deleteRelease(target: { appId: string; version: string; nightly: boolean }, user: User, deps: DeleteDeps): Promise<void> {
+export async function deleteRelease(target: { appId: string; version: string; nightly: boolean }, user: User, deps: DeleteReleaseDeps): Promise<void> {
   const what = `${target.nightly ? 'nightly release' : 'release'} ${target.version} of ${target.appId}`;
   const app = await deps.registry.findApp(target.appId);
   const release = app === null ? null : await deps.releases.findRelease(target.appId, target.version, target.nightly);
   if (app === null || release === null) throw new AppError('release_not_found', `There is no ${what}.`);
   requireReleaseManager(user, app);
-  await deps.releases.deleteRelease(release.id);
-}
-
-/** Contract §7: the owner (or an admin) deletes the app and all its releases; co-maintainers may not. */
-export async function deleteApp(appId: string, user: User, deps: DeleteDeps): Promise<void> {
-  const app = await deps.registry.findApp(appId);
-  if (app === null) throw new AppError('app_not_found', `There is no app '${appId}'.`);
-  requireAppManager(user, app);
-  await deps.releases.deleteApp(appId);
+  await deps.releases.deleteRelease(release.id, deps.now());
 }

@@ -1,9 +1,4 @@
-import { compareNumericVersions } from './version-spec.ts';
-
-/** Stable: not nightly, no pre-release part. */
-export function isStable(version: string, nightly: boolean): boolean {
-  return !nightly && !version.includes('-');
-}
+import { compareNumericVersions, isStable } from '../versions/semantic-version.ts';
 
 /**
  * Contract §6 step 6: the app-level data follows a release when it is the latest — stable and at

@@ -21,8 +21,6 @@ const SPDX = [
 const ALIASES: Record<string, string> = { agpl: 'agpl', gpl3: 'gpl3', apache: 'Apache-2.0', mit: 'MIT', mpl: 'MPL-2.0' };
 const BY_LOWER_CASE = new Map<string, string>([...SPDX.map((id): [string, string] => [id.toLowerCase(), id]), ...Object.entries(ALIASES)]);
 
-export const KNOWN_LICENCES: readonly string[] = [...SPDX, ...Object.keys(ALIASES)];
-
 /** The licence id to store, or null when it is not one the store knows. */
 export function normaliseLicence(value: string): string | null {
   return BY_LOWER_CASE.get(value.trim().toLowerCase()) ?? null;

@@ -1,11 +1,11 @@
 import { AppError } from '../../errors.ts';
 import type { FieldErrors } from '../../errors.ts';
 import { LANGUAGE_CODE_PATTERN } from '../catalog/catalog.ts';
-import { appIdProblem } from '../certificates/x509.ts';
+import { appIdProblem } from '../apps/app-id.ts';
 import { normaliseLicence } from './licences.ts';
 import type { AppTranslation, Author, Dependency, Manifest, Screenshot } from './release-data.ts';
-import { NO_REQUIREMENT, SEMVER_PATTERN, VERSION_ATTRIBUTE_PATTERN, compareNumericVersions, versionRequirement } from './version-spec.ts';
-import type { VersionRequirement } from './version-spec.ts';
+import { NO_REQUIREMENT, SEMVER_PATTERN, VERSION_ATTRIBUTE_PATTERN, compareNumericVersions, versionRequirement } from '../versions/semantic-version.ts';
+import type { VersionRequirement } from '../versions/semantic-version.ts';
 import type { XmlNode } from './xml-document.ts';
 
 /**

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { AppError, isAppError } from '../../errors.ts';
-import type { Downloader } from '../../downloads/archive-downloader.ts';
 import { requireReleaseManager } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
@@ -10,10 +9,15 @@ import { decodeSignature, isValidSignature } from '../certificates/signature.ts'
 import type { Trust } from '../certificates/trust.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
+import type { CatalogStore } from '../catalog/import-catalog.ts';
+import { parseHttpsUrl } from '../encodings.ts';
 import { isLatestRelease } from './latest-release.ts';
 import { readRelease } from './read-release.ts';
 import { appNotRegistered } from './release-store.ts';
 import type { ReleaseStore } from './release-store.ts';
+
+/** Fetches a release archive within the store's limits (`downloads/archive-downloader.ts`). */
+export type Downloader = (url: string) => Promise<{ readonly bytes: Buffer }>;
 
 export interface PublishInput {
   readonly download: string;
@@ -23,6 +27,7 @@ export interface PublishInput {
 
 export interface PublishDeps {
   readonly download: Downloader;
+  readonly catalog: Pick<CatalogStore, 'categoryIds'>;
   readonly trust: () => Promise<Trust>;
   readonly revocations: RevocationLookup;
   readonly registry: AppRegistry;
@@ -39,13 +44,7 @@ export interface PublishResult {
 }
 
 function checkBody(input: PublishInput): Buffer {
-  let url: URL | null = null;
-  try {
-    url = new URL(input.download);
-  } catch {
-    url = null;
-  }
-  if (url === null || url.protocol !== 'https:') {
+  if (parseHttpsUrl(input.download) === null) {
     throw new AppError('invalid_request', 'Invalid request body: download: Enter a valid HTTPS URL.', { download: ['Enter a valid HTTPS URL.'] });
   }
   try {
@@ -65,7 +64,7 @@ export async function publishRelease(input: PublishInput, user: User, deps: Publ
   await deps.limiter.consume({ ...RATE_LIMITS.publish, limit: deps.uploadsPerDay }, String(user.id));
   const signature = checkBody(input);
   const { bytes } = await deps.download(input.download);
-  const candidate = await readRelease(bytes, { nightly: input.nightly, validCategories: await deps.releases.categoryIds() });
+  const candidate = await readRelease(bytes, { nightly: input.nightly, validCategories: await deps.catalog.categoryIds() });
   const appId = candidate.app.id;
   const app = await deps.registry.findApp(appId);
   if (app === null) throw appNotRegistered(appId);

@@ -23,7 +23,6 @@ export interface StoredRelease {
 
 /** What publishing and deleting releases need from storage. */
 export interface ReleaseStore {
-  categoryIds(): Promise<ReadonlySet<string>>;
   /**
    * In one transaction (contract §6 step 6): the app must still exist (else app_not_registered);
    * (app, version, nightly) updated or created; a nightly deletes every earlier nightly; the
@@ -31,6 +30,5 @@ export interface ReleaseStore {
    */
   saveRelease(candidate: ReleaseCandidate, facts: ArchiveFacts, isLatest: (otherVersions: readonly string[]) => boolean, now: Date): Promise<{ created: boolean }>;
   findRelease(appId: string, version: string, nightly: boolean): Promise<StoredRelease | null>;
-  deleteRelease(id: number): Promise<void>;
-  deleteApp(appId: string): Promise<void>;
+  deleteRelease(id: number, now: Date): Promise<void>;
 }

@@ -1,11 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
 import { toUser } from '../../domain/accounts/user.ts';
 import type { AccountStore, StoredSession, User, UserRecord } from '../../domain/accounts/user.ts';
-import { AppError } from '../../errors.ts';
 import { isUniqueViolation } from '../database-errors.ts';
 import { toBool } from '../schema.ts';
 import type { Database, UsersTable } from '../schema.ts';
-import { fromTimestamp, toTimestamp } from '../timestamps.ts';
+import { parseTimestamp, formatTimestamp } from '../../domain/timestamps.ts';
 
 type UserRow = Selectable<Pick<UsersTable, 'id' | 'username' | 'email' | 'first_name' | 'last_name' | 'password_hash' | 'is_admin' | 'is_active'>>;
 
@@ -46,13 +45,24 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       return row === undefined ? null : toRecord(row);
     },
 
+    async markTokenUsed(lookupHash, now) {
+      const at = formatTimestamp(now);
+      const aMinuteAgo = formatTimestamp(new Date(now.getTime() - 60_000));
+      await db
+        .updateTable('api_tokens')
+        .set({ last_used_at: at })
+        .where('lookup_hash', '=', lookupHash)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', aMinuteAgo)]))
+        .execute();
+    },
+
     async listUsers() {
       const rows = await db.selectFrom('users').select(USER_COLUMNS).orderBy('username').execute();
       return rows.map((row): User => toUser(toRecord(row)));
     },
 
     async createUser(user, now) {
-      const at = toTimestamp(now);
+      const at = formatTimestamp(now);
       try {
         const row = await db
           .insertInto('users')
@@ -72,17 +82,17 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
         const { passwordHash, ...rest } = user;
         return { ...rest, id: Number(row.id), isActive: true, hasPassword: passwordHash !== null };
       } catch (error) {
-        if (isUniqueViolation(error)) throw new AppError('user_exists', `A user named '${user.username}' already exists.`);
+        if (isUniqueViolation(error)) return null;
         throw error;
       }
     },
 
     async setPasswordHash(userId, passwordHash, now) {
-      await db.updateTable('users').set({ password_hash: passwordHash, updated_at: toTimestamp(now) }).where('id', '=', userId).execute();
+      await db.updateTable('users').set({ password_hash: passwordHash, updated_at: formatTimestamp(now) }).where('id', '=', userId).execute();
     },
 
     async setActive(userId, active, now) {
-      await db.updateTable('users').set({ is_active: active, updated_at: toTimestamp(now) }).where('id', '=', userId).execute();
+      await db.updateTable('users').set({ is_active: active, updated_at: formatTimestamp(now) }).where('id', '=', userId).execute();
     },
 
     async findEncryptedToken(userId) {
@@ -93,7 +103,7 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     async insertTokenIfNone(userId, lookupHash, encrypted, now) {
       const result = await db
         .insertInto('api_tokens')
-        .values({ user_id: userId, lookup_hash: lookupHash, encrypted_token: encrypted, created_at: toTimestamp(now) })
+        .values({ user_id: userId, lookup_hash: lookupHash, encrypted_token: encrypted, created_at: formatTimestamp(now) })
         .onConflict((oc) => oc.column('user_id').doNothing())
         .executeTakeFirst();
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -102,9 +112,9 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     async replaceToken(userId, lookupHash, encrypted, now) {
       await db
         .insertInto('api_tokens')
-        .values({ user_id: userId, lookup_hash: lookupHash, encrypted_token: encrypted, created_at: toTimestamp(now) })
+        .values({ user_id: userId, lookup_hash: lookupHash, encrypted_token: encrypted, created_at: formatTimestamp(now) })
         .onConflict((oc) =>
-          oc.column('user_id').doUpdateSet({ lookup_hash: lookupHash, encrypted_token: encrypted, created_at: toTimestamp(now), last_used_at: null }),
+          oc.column('user_id').doUpdateSet({ lookup_hash: lookupHash, encrypted_token: encrypted, created_at: formatTimestamp(now), last_used_at: null }),
         )
         .execute();
     },
@@ -112,7 +122,7 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     async createSession(idHash, userId, csrfTokenHash, now, expiresAt) {
       await db
         .insertInto('sessions')
-        .values({ id_hash: idHash, user_id: userId, csrf_token_hash: csrfTokenHash, created_at: toTimestamp(now), expires_at: toTimestamp(expiresAt) })
+        .values({ id_hash: idHash, user_id: userId, csrf_token_hash: csrfTokenHash, created_at: formatTimestamp(now), expires_at: formatTimestamp(expiresAt) })
         .execute();
     },
 
@@ -122,10 +132,10 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
         .innerJoin('users', 'users.id', 'sessions.user_id')
         .select([...USER_COLUMNS, 'sessions.csrf_token_hash', 'sessions.expires_at'])
         .where('sessions.id_hash', '=', idHash)
-        .where('sessions.expires_at', '>', toTimestamp(now))
+        .where('sessions.expires_at', '>', formatTimestamp(now))
         .executeTakeFirst();
       if (row === undefined) return null;
-      return { user: toRecord(row), csrfTokenHash: row.csrf_token_hash, expiresAt: fromTimestamp(row.expires_at) };
+      return { user: toRecord(row), csrfTokenHash: row.csrf_token_hash, expiresAt: parseTimestamp(row.expires_at) };
     },
 
     async deleteSession(idHash) {
@@ -133,7 +143,7 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     },
 
     async deleteExpiredSessions(now) {
-      await db.deleteFrom('sessions').where('expires_at', '<=', toTimestamp(now)).execute();
+      await db.deleteFrom('sessions').where('expires_at', '<=', formatTimestamp(now)).execute();
     },
   };
 }

@@ -3,7 +3,7 @@ import type { AppRegistry, RegisteredApp, RegistrationPlan } from '../../domain/
 import { isUniqueViolation } from '../database-errors.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
-import { toTimestamp } from '../timestamps.ts';
+import { formatTimestamp } from '../../domain/timestamps.ts';
 import { writeTransaction } from '../write-transaction.ts';
 
 async function readApp(db: Kysely<Database> | Transaction<Database>, appId: string): Promise<RegisteredApp | null> {
@@ -25,11 +25,11 @@ async function readApp(db: Kysely<Database> | Transaction<Database>, appId: stri
   };
 }
 
-/** Apps: registration, co-maintainers and flags. */
+/** Apps: registration, co-maintainers, flags and deletion (releases and ratings go with the app). */
 export function appRepository(db: Kysely<Database>): AppRegistry {
   const register: AppRegistry['register'] = async (appId, certificate, userId, plan, now) => {
-    const at = toTimestamp(now);
-    const { result } = await writeTransaction<RegistrationPlan>(db, async (trx) => {
+    const at = formatTimestamp(now);
+    const { result } = await writeTransaction<RegistrationPlan>(db, now, async (trx) => {
       const decided = plan(await readApp(trx, appId));
       if (decided.kind === 'create') {
         await trx.insertInto('apps').values({ id: appId, owner_id: userId, certificate, created_at: at, updated_at: at }).execute();
@@ -65,10 +65,10 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
     },
 
     async addCoMaintainer(appId, userId, now) {
-      const { result } = await writeTransaction(db, async (trx) => {
+      const { result } = await writeTransaction(db, now, async (trx) => {
         const inserted = await trx
           .insertInto('app_co_maintainers')
-          .values({ app_id: appId, user_id: userId, created_at: toTimestamp(now) })
+          .values({ app_id: appId, user_id: userId, created_at: formatTimestamp(now) })
           .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
           .executeTakeFirst();
         const added = Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -77,8 +77,8 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
       return result;
     },
 
-    async removeCoMaintainer(appId, userId) {
-      const { result } = await writeTransaction(db, async (trx) => {
+    async removeCoMaintainer(appId, userId, now) {
+      const { result } = await writeTransaction(db, now, async (trx) => {
         const deleted = await trx.deleteFrom('app_co_maintainers').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
         const removed = Number(deleted.numDeletedRows) > 0;
         return { changed: removed, result: removed };
@@ -87,7 +87,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
     },
 
     async setFlags(appId, flags, now) {
-      const { result } = await writeTransaction(db, async (trx) => {
+      const { result } = await writeTransaction(db, now, async (trx) => {
         const app = await readApp(trx, appId);
         const featured = flags.featured ?? app?.isFeatured;
         const enterprise = flags.enterpriseOnly ?? app?.isEnterpriseOnly;
@@ -95,7 +95,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
         if (changed) {
           await trx
             .updateTable('apps')
-            .set({ is_featured: featured ?? false, is_enterprise_only: enterprise ?? false, updated_at: toTimestamp(now) })
+            .set({ is_featured: featured ?? false, is_enterprise_only: enterprise ?? false, updated_at: formatTimestamp(now) })
             .where('id', '=', appId)
             .execute();
         }
@@ -105,7 +105,16 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
     },
 
     async setTransferUnlocked(appId, unlocked, now) {
-      await db.updateTable('apps').set({ transfer_unlocked: unlocked, updated_at: toTimestamp(now) }).where('id', '=', appId).execute();
+      await db.updateTable('apps').set({ transfer_unlocked: unlocked, updated_at: formatTimestamp(now) }).where('id', '=', appId).execute();
+    },
+
+    async deleteApp(appId, now) {
+      const { result } = await writeTransaction(db, now, async (trx) => {
+        const deleted = await trx.deleteFrom('apps').where('id', '=', appId).executeTakeFirst();
+        const removed = Number(deleted.numDeletedRows) > 0;
+        return { changed: removed, result: removed };
+      });
+      return result;
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Category, CategoryTranslation } from '../../domain/catalog/catalog.ts';
 import type { ImportSummary } from '../../domain/catalog/import-catalog.ts';
 import type { Database } from '../schema.ts';
-import { nowTimestamp } from '../timestamps.ts';
+import { formatTimestamp } from '../../domain/timestamps.ts';
 import { writeTransaction } from '../write-transaction.ts';
 
 export async function listCategories(db: Kysely<Database>): Promise<Category[]> {
@@ -18,14 +18,19 @@ export async function listCategories(db: Kysely<Database>): Promise<Category[]> 
   return categories.map((c) => ({ id: c.id, translations: byCategory.get(c.id) ?? {} }));
 }
 
+/** The ids of every category: what info.xml may name. */
+export async function listCategoryIds(db: Kysely<Database>): Promise<ReadonlySet<string>> {
+  return new Set((await db.selectFrom('categories').select('id').execute()).map((row) => row.id));
+}
+
 /**
  * Creates or replaces the given categories (their translations become exactly the given ones);
  * categories not named stay as they are. Nothing is written when nothing differs.
  */
-export async function upsertCategories(db: Kysely<Database>, categories: readonly Category[]): Promise<ImportSummary> {
-  const { result } = await writeTransaction(db, async (trx) => {
+export async function upsertCategories(db: Kysely<Database>, categories: readonly Category[], at: Date): Promise<ImportSummary> {
+  const { result } = await writeTransaction(db, at, async (trx) => {
     const existing = new Map((await listCategories(trx)).map((c) => [c.id, c]));
-    const now = nowTimestamp();
+    const now = formatTimestamp(at);
     let created = 0;
     let updated = 0;
     for (const category of categories) {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
+import type { ListedRating } from '../../domain/listings/listings.ts';
 import { aggregateRatings } from '../../domain/listings/rating-aggregate.ts';
 import type { AppTranslation, Author, Dependency, Screenshot } from '../../domain/releases/release-data.ts';
 import { toBool } from '../schema.ts';
@@ -102,14 +103,6 @@ export async function loadListedApps(db: Kysely<Database>, recentSince: string):
       releases: listedReleases,
     };
   });
-}
-
-export interface ListedRating {
-  readonly rating: number;
-  readonly ratedAt: string;
-  readonly translations: Readonly<Record<string, { comment: string }>>;
-  readonly user: { readonly id: number; readonly firstName: string; readonly lastName: string };
-  readonly app: string;
 }
 
 /** ratings.json: every rating, newest first. */

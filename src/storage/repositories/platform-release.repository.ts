@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import { parsePlatformVersion } from '../../domain/catalog/catalog.ts';
+import { parsePlatformVersion } from '../../domain/versions/semantic-version.ts';
 import type { PlatformRelease } from '../../domain/catalog/catalog.ts';
 import type { ImportSummary } from '../../domain/catalog/import-catalog.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
-import { nowTimestamp } from '../timestamps.ts';
+import { formatTimestamp } from '../../domain/timestamps.ts';
 import { writeTransaction } from '../write-transaction.ts';
 
 export async function listPlatformReleases(db: Kysely<Database>, options: { supportedOnly: boolean }): Promise<PlatformRelease[]> {
@@ -20,10 +20,10 @@ export async function listPlatformReleases(db: Kysely<Database>, options: { supp
 }
 
 /** Creates or updates the given platform releases; others stay. Nothing is written when nothing differs. */
-export async function upsertPlatformReleases(db: Kysely<Database>, releases: readonly PlatformRelease[]): Promise<ImportSummary> {
-  const { result } = await writeTransaction(db, async (trx) => {
+export async function upsertPlatformReleases(db: Kysely<Database>, releases: readonly PlatformRelease[], at: Date): Promise<ImportSummary> {
+  const { result } = await writeTransaction(db, at, async (trx) => {
     const existing = new Map((await listPlatformReleases(trx, { supportedOnly: false })).map((r) => [r.version, r]));
-    const now = nowTimestamp();
+    const now = formatTimestamp(at);
     let created = 0;
     let updated = 0;
     for (const release of releases) {

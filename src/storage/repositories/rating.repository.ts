@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { RatingStore } from '../../domain/ratings/rate-app.ts';
 import type { Database } from '../schema.ts';
-import { toTimestamp } from '../timestamps.ts';
+import { formatTimestamp } from '../../domain/timestamps.ts';
 import { writeTransaction } from '../write-transaction.ts';
 
 /** Ratings change apps.json (aggregates) and ratings.json: every write bumps the content version. */
 export function ratingRepository(db: Kysely<Database>): RatingStore {
   return {
     async upsertRating(appId, userId, rating, comments, now) {
-      const at = toTimestamp(now);
-      const { result } = await writeTransaction(db, async (trx) => {
+      const at = formatTimestamp(now);
+      const { result } = await writeTransaction(db, now, async (trx) => {
         const existing = await trx.selectFrom('ratings').select('id').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
         let ratingId: number;
         if (existing === undefined) {
@@ -27,8 +27,8 @@ export function ratingRepository(db: Kysely<Database>): RatingStore {
       return result;
     },
 
-    async deleteRating(appId, userId) {
-      const { result } = await writeTransaction(db, async (trx) => {
+    async deleteRating(appId, userId, now) {
+      const { result } = await writeTransaction(db, now, async (trx) => {
         const deleted = await trx.deleteFrom('ratings').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
         const removed = Number(deleted.numDeletedRows) > 0;
         return { changed: removed, result: removed };

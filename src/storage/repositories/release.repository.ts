@@ -4,7 +4,7 @@ import { appNotRegistered } from '../../domain/releases/release-store.ts';
 import type { ReleaseStore } from '../../domain/releases/release-store.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
-import { toTimestamp } from '../timestamps.ts';
+import { formatTimestamp } from '../../domain/timestamps.ts';
 import { writeTransaction } from '../write-transaction.ts';
 
 type Trx = Transaction<Database>;
@@ -61,17 +61,13 @@ async function replaceAppData(trx: Trx, app: AppData, at: string): Promise<void>
   }
 }
 
-/** Releases: publishing, deleting, and deleting whole apps. Every change bumps the content version. */
+/** Releases: publishing and deleting. Every change bumps the content version. */
 export function releaseRepository(db: Kysely<Database>): ReleaseStore {
   return {
-    async categoryIds() {
-      return new Set((await db.selectFrom('categories').select('id').execute()).map((row) => row.id));
-    },
-
     async saveRelease(candidate, facts, isLatest, now) {
       const { app, release } = candidate;
-      const at = toTimestamp(now);
-      const { result } = await writeTransaction(db, async (trx) => {
+      const at = formatTimestamp(now);
+      const { result } = await writeTransaction(db, now, async (trx) => {
         // Checked inside the transaction: a deletion of the app that won the race is respected.
         const registered = await trx.selectFrom('apps').select('id').where('id', '=', app.id).executeTakeFirst();
         if (registered === undefined) throw appNotRegistered(app.id);
@@ -124,16 +120,9 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
       return row === undefined ? null : { id: Number(row.id), appId: row.app_id, version: row.version, isNightly: toBool(row.is_nightly) };
     },
 
-    async deleteRelease(id) {
-      await writeTransaction(db, async (trx) => {
+    async deleteRelease(id, now) {
+      await writeTransaction(db, now, async (trx) => {
         const deleted = await trx.deleteFrom('releases').where('id', '=', id).executeTakeFirst();
-        return { changed: Number(deleted.numDeletedRows) > 0, result: undefined };
-      });
-    },
-
-    async deleteApp(appId) {
-      await writeTransaction(db, async (trx) => {
-        const deleted = await trx.deleteFrom('apps').where('id', '=', appId).executeTakeFirst();
         return { changed: Number(deleted.numDeletedRows) > 0, result: undefined };
       });
     },

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { RevocationStore } from '../../domain/certificates/revoke-certificate.ts';
 import type { Database } from '../schema.ts';
-import { fromTimestamp, toTimestamp } from '../timestamps.ts';
+import { parseTimestamp, formatTimestamp } from '../../domain/timestamps.ts';
 
 /** The store's own revocations: read at every certificate check, so they apply at once everywhere. */
 export function revocationRepository(db: Kysely<Database>): RevocationStore {
@@ -12,7 +12,7 @@ export function revocationRepository(db: Kysely<Database>): RevocationStore {
       .where('issuer', '=', issuer)
       .where('serial', '=', serial)
       .executeTakeFirst();
-    return row === undefined ? null : { revokedAt: fromTimestamp(row.revoked_at) };
+    return row === undefined ? null : { revokedAt: parseTimestamp(row.revoked_at) };
   };
 
   return {
@@ -20,7 +20,7 @@ export function revocationRepository(db: Kysely<Database>): RevocationStore {
     async revoke(issuer, serial, now, reason) {
       const inserted = await db
         .insertInto('certificate_revocations')
-        .values({ issuer, serial, revoked_at: toTimestamp(now), reason })
+        .values({ issuer, serial, revoked_at: formatTimestamp(now), reason })
         .onConflict((oc) => oc.columns(['issuer', 'serial']).doNothing())
         .executeTakeFirst();
       const stored = await findRevocation(issuer, serial);

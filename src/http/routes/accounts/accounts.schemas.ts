@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { errorResponse } from '../../schemas.ts';
 
 export const TokenResponse = Type.Object({ token: Type.String({ description: 'API token: send it as Authorization: Token <token>' }) }, { $id: 'ApiToken', title: 'API token' });
 
@@ -17,7 +16,5 @@ export const LoginResponse = Type.Object({
   expiresAt: Type.String({ description: 'ISO 8601' }),
 });
 
-export const authErrors = {
-  401: errorResponse('Not authenticated: no, malformed or wrong credentials (WWW-Authenticate says which schemes)'),
-  429: errorResponse('Too many failed sign-ins or new tokens; Retry-After says when to try again'),
-};
+/** No body is needed; any JSON object is ignored. */
+export const EmptyBody = Type.Union([Type.Null(), Type.Object({}, { additionalProperties: true })], { description: 'No body is needed; any JSON object is ignored' });

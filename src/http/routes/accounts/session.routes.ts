@@ -1,11 +1,14 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
-import { SESSION_LIFETIME_MS, checkCsrf, login, logout, resolveSession } from '../../../domain/accounts/sessions.ts';
+import { login, logout } from '../../../domain/accounts/sessions.ts';
 import { AppError } from '../../../errors.ts';
-import { CSRF_COOKIE, SESSION_COOKIE, readCookie, setCookie } from '../../cookies.ts';
-import { errorResponse } from '../../schemas.ts';
-import { LoginBody, LoginResponse, authErrors } from './accounts.schemas.ts';
+import { installFormParser } from '../../body-parsers.ts';
+import { csrfHeader, readSessionCookie, setSessionCookies } from '../../cookies.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { sendEmpty } from '../../reply.ts';
+import type { AppServer } from '../../types.ts';
+import { EmptyBody, LoginBody, LoginResponse } from './accounts.schemas.ts';
 
 /** A cross-site login (login CSRF) is refused: an Origin header, when sent, must be this host. */
 function refuseForeignOrigin(request: FastifyRequest): void {
@@ -20,24 +23,22 @@ function refuseForeignOrigin(request: FastifyRequest): void {
   if (host !== request.host) throw new AppError('csrf_failed', `Cross-site sign-in refused: Origin ${origin.slice(0, 100)} is not this site.`);
 }
 
-/** Web sessions: `POST /login` sets an HttpOnly cookie, `POST /logout` ends it. */
-export async function sessionRoutes(app: FastifyInstance, container: Container): Promise<void> {
+/** Web sessions: `POST /login` sets an HttpOnly cookie, `POST /logout` ends it. Both take forms. */
+export async function sessionRoutes(app: AppServer, container: Container): Promise<void> {
   const deps = container.accounts;
-  const maxAge = Math.floor(SESSION_LIFETIME_MS / 1000);
+  installFormParser(app);
 
   app.post('/login', {
     schema: {
       summary: 'Sign in with username and password; sets the session cookie',
       tags: ['accounts'],
       body: LoginBody,
-      response: { 200: LoginResponse, ...authErrors, 403: errorResponse('Cross-site sign-in refused') },
+      response: { 200: LoginResponse, ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'csrf_failed') },
     },
     handler: async (request, reply) => {
       refuseForeignOrigin(request);
-      const { username, password } = request.body as { username: string; password: string };
-      const session = await login(username, password, request.ip, deps);
-      setCookie(request, reply, SESSION_COOKIE, session.sessionId, { httpOnly: true, maxAge });
-      setCookie(request, reply, CSRF_COOKIE, session.csrfToken, { httpOnly: false, maxAge });
+      const session = await login(request.body.username, request.body.password, request.ip, deps);
+      setSessionCookies(request, reply, session);
       reply.header('cache-control', 'no-store');
       return { username: session.user.username, csrfToken: session.csrfToken, expiresAt: session.expiresAt.toISOString() };
     },
@@ -47,22 +48,14 @@ export async function sessionRoutes(app: FastifyInstance, container: Container):
     schema: {
       summary: 'End the session (needs X-CSRF-Token); clears the cookies',
       tags: ['accounts'],
-      body: Type.Union([Type.Null(), Type.Object({}, { additionalProperties: true })]),
-      response: { 204: Type.Null({ description: 'Signed out (also when there was no session)' }), 403: errorResponse('Missing or wrong X-CSRF-Token') },
+      body: EmptyBody,
+      response: { 204: Type.Null({ description: 'Signed out (also when there was no session)' }), ...errorResponses(BODY_ERRORS, 'csrf_failed') },
     },
     handler: async (request, reply) => {
-      const sessionId = readCookie(request, SESSION_COOKIE);
-      if (sessionId !== undefined) {
-        const session = await resolveSession(sessionId, deps);
-        if (session !== null) {
-          const provided = request.headers['x-csrf-token'];
-          checkCsrf(session, Array.isArray(provided) ? provided[0] : provided, deps);
-          await logout(sessionId, deps);
-        }
-      }
-      setCookie(request, reply, SESSION_COOKIE, '', { httpOnly: true, maxAge: 0 });
-      setCookie(request, reply, CSRF_COOKIE, '', { httpOnly: false, maxAge: 0 });
-      return reply.code(204).send();
+      const sessionId = readSessionCookie(request);
+      if (sessionId !== undefined) await logout(sessionId, csrfHeader(request), deps);
+      setSessionCookies(request, reply, null);
+      return sendEmpty(reply, 204);
     },
   });
 }

@@ -1,15 +1,12 @@
-import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { getOrCreateToken, replaceToken } from '../../../domain/accounts/api-tokens.ts';
 import { currentUser, requireUser } from '../../auth.ts';
-import { errorResponse } from '../../schemas.ts';
-import { TokenResponse, authErrors } from './accounts.schemas.ts';
-
-const EmptyBody = Type.Union([Type.Null(), Type.Object({}, { additionalProperties: true })], { description: 'No body is needed; any JSON object is ignored' });
+import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import type { AppServer } from '../../types.ts';
+import { EmptyBody, TokenResponse } from './accounts.schemas.ts';
 
 /** `POST /api/v1/token` (get or create) and `POST /api/v1/token/new` (replace). */
-export async function tokenRoutes(app: FastifyInstance, container: Container): Promise<void> {
+export async function tokenRoutes(app: AppServer, container: Container): Promise<void> {
   const deps = container.accounts;
 
   app.post('/api/v1/token', {
@@ -17,7 +14,7 @@ export async function tokenRoutes(app: FastifyInstance, container: Container): P
       summary: "The caller's API token, created if there is none",
       tags: ['accounts'],
       body: EmptyBody,
-      response: { 200: TokenResponse, ...authErrors, 403: errorResponse('Session request without a valid X-CSRF-Token') },
+      response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'csrf_failed') },
     },
     onRequest: requireUser(container, ['basic', 'session']),
     handler: async (request) => ({ token: await getOrCreateToken(currentUser(request), deps) }),
@@ -28,7 +25,7 @@ export async function tokenRoutes(app: FastifyInstance, container: Container): P
       summary: 'A new API token; the previous one stops working at once (30 a minute)',
       tags: ['accounts'],
       body: EmptyBody,
-      response: { 200: TokenResponse, ...authErrors },
+      response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, AUTH_ERRORS) },
     },
     onRequest: requireUser(container, ['basic', 'token']),
     handler: async (request) => ({ token: await replaceToken(currentUser(request), deps) }),

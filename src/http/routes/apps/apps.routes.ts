@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
+import { deleteApp } from '../../../domain/apps/delete-app.ts';
 import { registerApp } from '../../../domain/apps/register-app.ts';
 import { currentUser, requireUser } from '../../auth.ts';
-import { errorResponse } from '../../schemas.ts';
-import { authErrors } from '../accounts/accounts.schemas.ts';
+import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { sendEmpty } from '../../reply.ts';
+import type { AppServer } from '../../types.ts';
 
 const RegisterBody = Type.Object(
   {
@@ -14,8 +15,10 @@ const RegisterBody = Type.Object(
   { additionalProperties: true, description: 'Other fields are ignored' },
 );
 
-/** `POST /api/v1/apps`: register an app id, or update its certificate or owner. */
-export async function appRoutes(app: FastifyInstance, container: Container): Promise<void> {
+/** `POST /api/v1/apps` (register an app id, or update its certificate or owner) and `DELETE /api/v1/apps/{id}`. */
+export async function appRoutes(app: AppServer, container: Container): Promise<void> {
+  const authenticated = requireUser(container, ['basic', 'token']);
+
   app.post('/api/v1/apps', {
     schema: {
       summary: 'Register an app (201), or update its certificate or take it over (204)',
@@ -24,17 +27,38 @@ export async function appRoutes(app: FastifyInstance, container: Container): Pro
       response: {
         201: Type.Null({ description: 'Registered: the caller owns the app' }),
         204: Type.Null({ description: 'Updated (a new certificate deletes every release)' }),
-        400: errorResponse('Invalid body, certificate, app id or signature'),
-        ...authErrors,
-        403: errorResponse('The app belongs to someone else'),
+        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, [
+          'invalid_certificate',
+          'certificate_untrusted',
+          'certificate_expired',
+          'certificate_not_yet_valid',
+          'certificate_revoked',
+          'invalid_app_id',
+          'invalid_signature',
+          'forbidden',
+          'authority_unavailable',
+        ]),
       },
     },
-    onRequest: requireUser(container, ['basic', 'token']),
+    onRequest: authenticated,
     handler: async (request, reply) => {
-      const body = request.body as { certificate: string; signature: string };
-      const result = await registerApp(body, currentUser(request), container.apps);
+      const result = await registerApp(request.body, currentUser(request), container.registration);
       request.log.info({ appId: result.appId, created: result.created, releasesDeleted: result.releasesDeleted }, 'app registered');
-      return reply.code(result.created ? 201 : 204).send();
+      return sendEmpty(reply, result.created ? 201 : 204);
+    },
+  });
+
+  app.delete('/api/v1/apps/:appId', {
+    schema: {
+      summary: 'Delete an app and all its releases (owner only)',
+      tags: ['apps'],
+      params: Type.Object({ appId: AppIdParam }),
+      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses('invalid_request', AUTH_ERRORS, 'forbidden', 'app_not_found') },
+    },
+    onRequest: authenticated,
+    handler: async (request, reply) => {
+      await deleteApp(request.params.appId, currentUser(request), container.appManagement);
+      return sendEmpty(reply, 204);
     },
   });
 }

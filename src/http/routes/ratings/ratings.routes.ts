@@ -1,17 +1,16 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { rateApp, unrateApp } from '../../../domain/ratings/rate-app.ts';
 import { currentUser, requireUser } from '../../auth.ts';
-import { AppIdParam, errorResponse } from '../../schemas.ts';
-import { authErrors } from '../accounts/accounts.schemas.ts';
+import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { sendEmpty } from '../../reply.ts';
+import type { AppServer } from '../../types.ts';
 
 const AppIdParams = Type.Object({ appId: AppIdParam });
 
-/** Rating an app: one rating per user and app; its maintainers cannot rate it. */
-export async function ratingRoutes(app: FastifyInstance, container: Container): Promise<void> {
+/** Rating an app: one rating per user and app; its maintainers cannot rate it. (ratings.json is a listing.) */
+export async function ratingRoutes(app: AppServer, container: Container): Promise<void> {
   const authenticated = requireUser(container, ['basic', 'token']);
-  const deps = { registry: container.apps.registry, ratings: container.ratings, now: container.now };
 
   app.post('/api/v1/apps/:appId/ratings', {
     schema: {
@@ -29,17 +28,13 @@ export async function ratingRoutes(app: FastifyInstance, container: Container): 
       response: {
         200: Type.Null({ description: 'The earlier rating was replaced' }),
         201: Type.Null({ description: 'Rated' }),
-        400: errorResponse('Invalid rating, comment or language'),
-        ...authErrors,
-        403: errorResponse("An app's owner and co-maintainers cannot rate it"),
-        404: errorResponse('No such app'),
+        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'app_not_found'),
       },
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      const { appId } = request.params as { appId: string };
-      const { created } = await rateApp(appId, request.body as { rating: number; comment?: string; language?: string }, currentUser(request), deps);
-      return reply.code(created ? 201 : 200).send();
+      const { created } = await rateApp(request.params.appId, request.body, currentUser(request), container.ratings);
+      return sendEmpty(reply, created ? 201 : 200);
     },
   });
 
@@ -48,12 +43,12 @@ export async function ratingRoutes(app: FastifyInstance, container: Container): 
       summary: "Remove the caller's rating of an app",
       tags: ['ratings'],
       params: AppIdParams,
-      response: { 204: Type.Null({ description: 'Removed' }), 400: errorResponse('Malformed app id'), ...authErrors, 404: errorResponse('No such app, or no rating of yours') },
+      response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses('invalid_request', AUTH_ERRORS, 'app_not_found', 'rating_not_found') },
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      await unrateApp((request.params as { appId: string }).appId, currentUser(request), deps);
-      return reply.code(204).send();
+      await unrateApp(request.params.appId, currentUser(request), container.ratings);
+      return sendEmpty(reply, 204);
     },
   });
 }

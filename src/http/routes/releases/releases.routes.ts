@@ -1,12 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
-import { deleteApp, deleteRelease } from '../../../domain/releases/delete-release.ts';
+import { deleteRelease } from '../../../domain/releases/delete-release.ts';
 import { publishRelease } from '../../../domain/releases/publish-release.ts';
-import { SEMVER_PATTERN } from '../../../domain/releases/version-spec.ts';
+import { SEMVER_PATTERN } from '../../../domain/versions/semantic-version.ts';
 import { currentUser, requireUser } from '../../auth.ts';
-import { AppIdParam, errorResponse } from '../../schemas.ts';
-import { authErrors } from '../accounts/accounts.schemas.ts';
+import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { sendEmpty } from '../../reply.ts';
+import type { AppServer } from '../../types.ts';
 
 const PublishBody = Type.Object(
   {
@@ -17,14 +17,12 @@ const PublishBody = Type.Object(
   { additionalProperties: true },
 );
 
-const VersionParam = Type.String({ pattern: SEMVER_PATTERN.source, description: 'Semantic version without build metadata' });
+const VersionParam = Type.String({ pattern: SEMVER_PATTERN.source, description: 'a semantic version such as 1.2.3 or 1.2.3-beta.1 (no build metadata)' });
 
-const deleted = { 204: Type.Null({ description: 'Deleted' }), 400: errorResponse('Malformed app id or version'), ...authErrors };
-
-/** Publishing releases, deleting releases and apps. */
-export async function releaseRoutes(app: FastifyInstance, container: Container): Promise<void> {
+/** Publishing releases (`POST /api/v1/apps/releases`) and deleting them. */
+export async function releaseRoutes(app: AppServer, container: Container): Promise<void> {
   const authenticated = requireUser(container, ['basic', 'token']);
-  const deps = container.apps;
+  const deps = container.publishing;
 
   app.post('/api/v1/apps/releases', {
     schema: {
@@ -34,49 +32,41 @@ export async function releaseRoutes(app: FastifyInstance, container: Container):
       response: {
         200: Type.Null({ description: 'An existing release (same version and nightly flag) was updated' }),
         201: Type.Null({ description: 'The release was created' }),
-        400: errorResponse('Invalid body, download, archive, info.xml, certificate or signature; app not registered'),
-        ...authErrors,
-        403: errorResponse('Only the owner and co-maintainers may publish'),
+        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, [
+          'invalid_download',
+          'invalid_archive',
+          'invalid_info_xml',
+          'app_not_registered',
+          'certificate_untrusted',
+          'certificate_expired',
+          'certificate_revoked',
+          'invalid_signature',
+          'forbidden',
+        ]),
       },
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      const body = request.body as { download: string; signature: string; nightly?: boolean };
-      const result = await publishRelease({ download: body.download, signature: body.signature, nightly: body.nightly ?? false }, currentUser(request), deps);
+      const { download, signature, nightly = false } = request.body;
+      const result = await publishRelease({ download, signature, nightly }, currentUser(request), deps);
       request.log.info({ appId: result.appId, version: result.version, created: result.created }, 'release published');
-      return reply.code(result.created ? 201 : 200).send();
+      return sendEmpty(reply, result.created ? 201 : 200);
     },
   });
 
   for (const nightly of [false, true]) {
-    const kind = nightly ? 'nightly release' : 'release';
     app.delete(nightly ? '/api/v1/apps/:appId/releases/nightly/:version' : '/api/v1/apps/:appId/releases/:version', {
       schema: {
         summary: nightly ? 'Delete a nightly release' : 'Delete a release (not a nightly)',
         tags: ['releases'],
         params: Type.Object({ appId: AppIdParam, version: VersionParam }),
-        response: { ...deleted, 403: errorResponse('Only the owner and co-maintainers may delete releases'), 404: errorResponse(`No such ${kind}`) },
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses('invalid_request', AUTH_ERRORS, 'forbidden', 'release_not_found') },
       },
       onRequest: authenticated,
       handler: async (request, reply) => {
-        const { appId, version } = request.params as { appId: string; version: string };
-        await deleteRelease({ appId, version, nightly }, currentUser(request), deps);
-        return reply.code(204).send();
+        await deleteRelease({ ...request.params, nightly }, currentUser(request), deps);
+        return sendEmpty(reply, 204);
       },
     });
   }
-
-  app.delete('/api/v1/apps/:appId', {
-    schema: {
-      summary: 'Delete an app and all its releases (owner only)',
-      tags: ['apps'],
-      params: Type.Object({ appId: AppIdParam }),
-      response: { ...deleted, 403: errorResponse('Only the owner may delete the app'), 404: errorResponse('No such app') },
-    },
-    onRequest: authenticated,
-    handler: async (request, reply) => {
-      await deleteApp((request.params as { appId: string }).appId, currentUser(request), deps);
-      return reply.code(204).send();
-    },
-  });
 }

@@ -20,22 +20,24 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export interface StartOptions {
   /** Called after the routes are built and before listening (tests add a route here). */
   readonly beforeListen?: (app: FastifyInstance) => void;
+  /** The environment the configuration came from, checked for misspelt APPSTORE_ variables. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** Config → container → migrations → server → listen. */
+/** The process's server: config → container → migrations → server → listen (`appstore serve`). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const container = createContainer(config);
   try {
-    await migrateToLatest(container.database);
+    await migrateToLatest(container.database, container.now());
     // A newcomer gets a working authority on one machine; an operator points APPSTORE_CA_CERT elsewhere.
-    const authorityCreated = config.caCertFile === null ? await ensureAuthority(container.authority) : false;
+    const authorityCreated = config.caCertFile === null ? await ensureAuthority(container.authority, container.now()) : false;
     await container.trust();
     const app = await buildServer(container);
     if (authorityCreated) app.log.info({ certificate: container.authority.certificate }, "created the store's certificate authority");
     for (const warning of container.trustWarnings) app.log.warn(warning);
     options.beforeListen?.(app);
-    for (const name of unknownVariables()) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
+    for (const name of unknownVariables(options.env)) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
     await app.listen({ host: config.host, port: config.port });
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>

@@ -1,0 +1,16 @@
+import { requireAppManager } from '../accounts/authorization.ts';
+import type { User } from '../accounts/user.ts';
+import type { AppRegistry } from './app-registry.ts';
+import { requireApp } from './app-registry.ts';
+
+export interface DeleteAppDeps {
+  readonly registry: AppRegistry;
+  readonly now: () => Date;
+}
+
+/** `DELETE /api/v1/apps/{id}` (contract §7): the owner (or an admin) deletes the app and all its releases. */
+export async function deleteApp(appId: string, user: User, deps: DeleteAppDeps): Promise<void> {
+  const app = await requireApp(appId, deps.registry);
+  requireAppManager(user, app, 'delete it (co-maintainers may publish and delete releases only).');
+  await deps.registry.deleteApp(appId, deps.now());
+}

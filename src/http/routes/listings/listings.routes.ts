@@ -1,0 +1,74 @@
+import { Type } from 'typebox';
+import type { Container } from '../../../container.ts';
+import { PLATFORM_VERSION_PATTERN } from '../../../domain/versions/semantic-version.ts';
+import { sendListing } from '../../conditional-get.ts';
+import { errorResponses } from '../../schemas.ts';
+import type { AppServer } from '../../types.ts';
+import { ListingRequestHeaders, listingResponses } from './listings.schemas.ts';
+
+const EnterpriseQuery = Type.Object(
+  { include_enterprise: Type.Optional(Type.String({ description: 'true or 1 (any case) includes enterprise-only apps' })) },
+  { additionalProperties: true },
+);
+const includesEnterprise = (query: { include_enterprise?: string }): boolean => /^(true|1)$/i.test(query.include_enterprise ?? '');
+
+const PlatformParams = Type.Object({
+  version: Type.String({ pattern: PLATFORM_VERSION_PATTERN.source, description: 'a platform version X.Y.Z, digits only, such as 30.0.0' }),
+});
+
+/**
+ * Every listing Nextcloud servers poll: apps.json, platform/{v}/apps.json, ratings.json,
+ * categories.json, platforms.json. Each names its listing; the domain decides the rest.
+ */
+export async function listingRoutes(app: AppServer, container: Container): Promise<void> {
+  const { listings } = container;
+
+  app.get('/api/v1/apps.json', {
+    schema: {
+      summary: 'Every app that has a release, with all its releases',
+      tags: ['listings'],
+      headers: ListingRequestHeaders,
+      querystring: EnterpriseQuery,
+      response: listingResponses('App', 'Apps with all their releases'),
+    },
+    handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query) })),
+  });
+
+  app.get('/api/v1/platform/:version/apps.json', {
+    schema: {
+      summary: 'Apps with the releases compatible with a platform version',
+      tags: ['listings'],
+      headers: ListingRequestHeaders,
+      params: PlatformParams,
+      querystring: EnterpriseQuery,
+      response: { ...listingResponses('App', 'Apps with their compatible releases; apps without one are left out'), ...errorResponses('invalid_request') },
+    },
+    handler: async (request, reply) =>
+      sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query), platform: request.params.version })),
+  });
+
+  app.get('/api/v1/ratings.json', {
+    schema: { summary: 'Every rating, newest first', tags: ['listings'], headers: ListingRequestHeaders, response: listingResponses('Rating', 'Ratings') },
+    handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'ratings' })),
+  });
+
+  app.get('/api/v1/categories.json', {
+    schema: {
+      summary: 'Every category, ordered by id',
+      tags: ['listings'],
+      headers: ListingRequestHeaders,
+      response: listingResponses('Category', 'Categories with the translations that exist'),
+    },
+    handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'categories' })),
+  });
+
+  app.get('/api/v1/platforms.json', {
+    schema: {
+      summary: 'Supported platform releases (clients must not rely on the order)',
+      tags: ['listings'],
+      headers: ListingRequestHeaders,
+      response: listingResponses('PlatformRelease', 'Platform releases with isSupported true, newest first'),
+    },
+    handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'platforms' })),
+  });
+}
