@@ -22,6 +22,8 @@ import type { PublishDeps } from './domain/releases/publish-release.ts';
 import { createDownloader } from './downloads/archive-downloader.ts';
 import type { DatabaseHandle } from './storage/database.ts';
 import { isDatabaseReachable, openDatabase } from './storage/database.ts';
+import { migrateToLatest } from './storage/migrate.ts';
+import type { MigrationReport } from './storage/migrate.ts';
 import { readSnapshot } from './storage/read-snapshot.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
 import { appRepository } from './storage/repositories/app.repository.ts';
@@ -64,6 +66,8 @@ export interface Container {
   readonly revocations: RevocationStore;
   /** True when the database answers. */
   readonly isDatabaseReachable: () => Promise<boolean>;
+  /** Applies pending migrations (safe to run from several processes at once). */
+  readonly migrate: () => Promise<MigrationReport>;
   close(): Promise<void>;
 }
 
@@ -152,6 +156,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     trustWarnings,
     revocations,
     isDatabaseReachable: () => isDatabaseReachable(db),
+    migrate: () => migrateToLatest(database, now()),
     close: () => database.close(),
   };
 }

@@ -6,7 +6,6 @@ import { unknownVariables } from './config.ts';
 import { createContainer } from './container.ts';
 import type { Container } from './container.ts';
 import { ensureAuthority } from './domain/certificates/certificate-authority.ts';
-import { migrateToLatest } from './storage/migrate.ts';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -29,7 +28,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   fs.mkdirSync(config.dataDir, { recursive: true });
   const container = createContainer(config);
   try {
-    await migrateToLatest(container.database, container.now());
+    await container.migrate();
     // A newcomer gets a working authority on one machine; an operator points APPSTORE_CA_CERT elsewhere.
     const authorityCreated = config.caCertFile === null ? await ensureAuthority(container.authority, container.now()) : false;
     await container.trust();

@@ -3,7 +3,6 @@ import { loadConfig } from '../config.ts';
 import type { Config } from '../config.ts';
 import { createContainer } from '../container.ts';
 import type { Container } from '../container.ts';
-import { migrateToLatest } from '../storage/migrate.ts';
 import type { CliIo } from './io.ts';
 
 /** The configuration from the command's environment. */
@@ -20,7 +19,7 @@ export async function withContainer<T>(io: CliIo, work: (container: Container) =
   fs.mkdirSync(config.dataDir, { recursive: true });
   const container = createContainer(config);
   try {
-    if (options.migrate !== false) await migrateToLatest(container.database, container.now());
+    if (options.migrate !== false) await container.migrate();
     return await work(container);
   } finally {
     await container.close();

@@ -12,3 +12,9 @@ export const REALDATA = ((): string | null => {
   const dir = process.env.APPSTORE_REALDATA_DIR ?? path.join(ROOT, '..', 'shared', 'realdata');
   return fs.existsSync(dir) ? dir : null;
 })();
+
+/**
+ * The skip option of each real-data test: tests (not their suites) are skipped, so that the
+ * runner's closing summary counts them as skipped.
+ */
+export const REALDATA_SKIP: string | false = REALDATA === null ? 'skipped: ../shared/realdata is absent (set APPSTORE_REALDATA_DIR)' : false;

@@ -15,8 +15,9 @@ async function freePort(): Promise<number> {
 }
 
 // The walkthrough runs its own store on SQLite in walkthrough/; the PostgreSQL run skips it.
-describe('the README developer walkthrough, run as written', { skip: DIALECT === 'postgres' ? 'skipped on PostgreSQL: it runs its own SQLite store' : false }, () => {
-  test('certificate → register → publish → listed in apps.json → delete', async () => {
+describe('the README developer walkthrough, run as written', () => {
+  const skip = DIALECT === 'postgres' ? 'skipped on PostgreSQL: it runs its own SQLite store' : false;
+  test('certificate → register → publish → listed in apps.json → delete', { skip }, async () => {
     const [port, filesPort] = [await freePort(), await freePort()];
     const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('APPSTORE_')));
     const child = spawn('bash', [path.join(ROOT, 'scripts', 'run-readme-walkthrough.sh')], {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Type } from 'typebox';
+import { Writable } from 'node:stream';
 import { buildServer } from '../../src/app.ts';
+import { AppError } from '../../src/errors.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
@@ -125,6 +127,57 @@ describe('request errors in the one shape (a route built for this test)', () => 
     const large = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ download: 'https://x/' + 'a'.repeat(2 * 1024 * 1024) }) });
     assert.equal(large.statusCode, 413);
     assertErrorShape(large.json(), 'payload_too_large');
+    await app.close();
+  });
+
+  test('messages a person reads: the JSON error once with its position; a form body; a malformed path parameter', async () => {
+    const app = await appWithEchoRoute();
+    const malformed = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"download": "https://x",}' });
+    const detail = String(malformed.json().detail);
+    assert.match(detail, /^The body is not valid JSON: .*position 25/);
+    assert.equal(detail.match(/not valid JSON/gi)?.length, 1, detail);
+    // curl -d without -H sends a form: a JSON route says so, instead of "download: This field is required".
+    const form = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '{"download": "https://x"}' });
+    assert.equal(form.statusCode, 415);
+    assertErrorShape(form.json(), 'unsupported_media_type');
+    assert.match(form.json().detail, /sent as a form .*Content-Type: application\/json/);
+    await app.close();
+
+    for (const [url, expected] of [
+      ['/api/v1/platform/30/apps.json', /^Invalid path: version: expected a platform version X\.Y\.Z, digits only, such as 30\.0\.0$/],
+      ['/api/v1/platform/30.0.0-rc1/apps.json', /expected a platform version X\.Y\.Z/],
+    ] as const) {
+      const response = await server.app.inject({ method: 'GET', url });
+      assert.equal(response.statusCode, 400, url);
+      assert.match(response.json().detail, expected);
+      assert.doesNotMatch(response.body, /\^|\\d|pattern/, 'no regular expression in the message');
+    }
+    const version = await server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news/releases/1.0', headers: { authorization: 'Token x' } });
+    assert.notEqual(version.statusCode, 500);
+    const appId = await server.app.inject({ method: 'DELETE', url: '/api/v1/apps/News/ratings', headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } });
+    assert.ok([400, 401].includes(appId.statusCode));
+  });
+
+  test('a configuration problem: 500 configuration_error; the detail goes to the log, not to the client', async () => {
+    let log = '';
+    const stream = new Writable({ write: (chunk: Buffer, _encoding, done) => ((log += chunk.toString()), done()) });
+    const app = await buildServer(server.container, { logger: { level: 'info', stream } });
+    app.get('/misconfigured', {
+      schema: { response: { 200: Type.Object({}) } },
+      handler: async () => {
+        throw new AppError('configuration_error', 'The secret key file /etc/appstore/secret.key is too short.');
+      },
+    });
+    await app.ready();
+    const response = await app.inject({ method: 'GET', url: '/misconfigured' });
+    assert.equal(response.statusCode, 500);
+    assertErrorShape(response.json(), 'configuration_error');
+    assert.doesNotMatch(response.body, /secret\.key/);
+    assert.match(log, /secret\.key is too short/);
+    // A refused request's log line carries the refusal's detail, not only its code.
+    await app.inject({ method: 'GET', url: '/api/v1/nothing.json' });
+    const refused = log.split('\n').filter((line) => line.includes('"request refused"')).map((line) => JSON.parse(line) as { code: string; detail: string });
+    assert.ok(refused.some((entry) => entry.code === 'not_found' && /No such path: GET \/api\/v1\/nothing\.json/.test(entry.detail)), log);
     await app.close();
   });
 

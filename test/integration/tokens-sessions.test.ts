@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SESSION_LIFETIME_MS } from '../../src/domain/accounts/sessions.ts';
+import { formatTimestamp } from '../../src/domain/timestamps.ts';
 import { addWhoamiRoute, basic, createUser } from '../helpers/accounts.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { DIALECT } from '../helpers/test-database.ts';
@@ -8,6 +9,31 @@ import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 
 const PASSWORD = 'pa55 w0rd';
+
+describe(`when a token was last used (${DIALECT})`, () => {
+  test('recorded on use, at most once a minute (the account page shows it)', async () => {
+    const clock = new TestClock();
+    const server = await createTestServer({ configure: addWhoamiRoute, now: clock.now });
+    try {
+      await createUser(server.container, 'erin', PASSWORD);
+      const token = (await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('erin', PASSWORD) } })).json().token as string;
+      const lastUsed = async () => (await server.container.database.db.selectFrom('api_tokens').select('last_used_at').executeTakeFirstOrThrow()).last_used_at;
+      assert.equal(await lastUsed(), null, 'not used yet');
+      const use = () => server.app.inject({ method: 'GET', url: '/test/whoami', headers: { authorization: `Token ${token}` } });
+      assert.equal((await use()).statusCode, 200);
+      const first = await lastUsed();
+      assert.equal(first, formatTimestamp(clock.now()));
+      clock.advance(30_000);
+      await use();
+      assert.equal(await lastUsed(), first, 'within a minute: no write');
+      clock.advance(31_000);
+      await use();
+      assert.equal(await lastUsed(), formatTimestamp(clock.now()));
+    } finally {
+      await server.close();
+    }
+  });
+});
 
 describe(`API tokens (${DIALECT})`, () => {
   let server: TestServer;

@@ -1,4 +1,3 @@
-import { migrateToLatest } from '../../storage/migrate.ts';
 import type { Command } from '../command.ts';
 import { withContainer } from '../context.ts';
 
@@ -9,7 +8,7 @@ export const migrateCommand: Command = {
   help: `Brings the database named by APPSTORE_DATABASE_URL (or the SQLite file in
 APPSTORE_DATA_DIR) to the latest schema. Safe to run at any time; \`serve\` runs it too.`,
   async run(_input, io) {
-    const report = await withContainer(io, (container) => migrateToLatest(container.database, container.now()), { migrate: false });
+    const report = await withContainer(io, (container) => container.migrate(), { migrate: false });
     io.out(report.applied.length === 0 ? 'database is up to date' : `applied: ${report.applied.join(', ')}`);
     return 0;
   },
