@@ -216,6 +216,19 @@ describe(`publishing and deleting releases (${DIALECT})`, () => {
     assert.equal((await del('alice', '/api/v1/apps/news/releases/1.0.0/')).statusCode, 404, 'trailing slash tolerated; already gone');
   });
 
+  test('concurrent deletes of one release: only the one that deleted it gets 204, the others 404', async () => {
+    for (let round = 0; round < 3; round++) {
+      const bytes = await appArchive({ version: `6.0.${round}` });
+      assert.equal((await publish('alice', { download: host(bytes), signature: signWith('news', bytes) })).statusCode, 201);
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () => server.app.inject({ method: 'DELETE', url: `/api/v1/apps/news/releases/6.0.${round}`, headers: { authorization: `Token ${tokens.alice}` } })),
+      );
+      const statuses = responses.map((r) => r.statusCode).sort();
+      assert.deepEqual(statuses, [204, ...Array<number>(9).fill(404)], `round ${round}: ${statuses.join(' ')}`);
+      assert.ok(!(await releases()).includes(`6.0.${round}`));
+    }
+  });
+
   test('deleting the app: co-maintainers 403, the owner 204 with every release, then 404; GET is 405', async () => {
     const del = (who: string) => server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news', headers: { authorization: `Token ${tokens[who]}` } });
     const get = await server.app.inject({ method: 'GET', url: '/api/v1/apps/news' });
@@ -240,6 +253,15 @@ describe(`publishing and deleting releases (${DIALECT})`, () => {
     const app = await db().selectFrom('apps').select('id').where('id', '=', 'news').executeTakeFirst();
     assert.equal(app, undefined);
     assert.deepEqual(await releases(), [], 'no release outlives its app');
+  });
+
+  test('concurrent deletes of one app: one 204, the others 404', async () => {
+    assert.equal((await register('alice', readCert('news.crt'), readCert('news.sig'))).statusCode, 201);
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news', headers: { authorization: `Token ${tokens.alice}` } })),
+    );
+    const statuses = responses.map((r) => r.statusCode).sort();
+    assert.deepEqual(statuses, [204, ...Array<number>(9).fill(404)], statuses.join(' '));
   });
 });
 

@@ -1,3 +1,4 @@
+import { AppError } from '../../errors.ts';
 import { requireAppManager } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from './app-registry.ts';
@@ -8,9 +9,12 @@ export interface DeleteAppDeps {
   readonly now: () => Date;
 }
 
-/** `DELETE /api/v1/apps/{id}` (contract §7): the owner (or an admin) deletes the app and all its releases. */
+/**
+ * `DELETE /api/v1/apps/{id}` (contract §7): the owner (or an admin) deletes the app and all its
+ * releases. Of concurrent deletes, only the one that deleted the row succeeds; the others 404.
+ */
 export async function deleteApp(appId: string, user: User, deps: DeleteAppDeps): Promise<void> {
   const app = await requireApp(appId, deps.registry);
   requireAppManager(user, app, 'delete it (co-maintainers may publish and delete releases only).');
-  await deps.registry.deleteApp(appId, deps.now());
+  if (!(await deps.registry.deleteApp(appId, deps.now()))) throw new AppError('app_not_found', `There is no app '${appId}' in this store: it was just deleted.`);
 }

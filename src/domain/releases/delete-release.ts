@@ -10,12 +10,15 @@ export interface DeleteReleaseDeps {
   readonly now: () => Date;
 }
 
-/** Contract §7: 404 when the app or that release (nightly or not) does not exist, then 403. */
+/**
+ * Contract §7: 404 when the app or that release (nightly or not) does not exist, then 403. Of
+ * concurrent deletes of one release, only the one that deleted the row succeeds; the others 404.
+ */
 export async function deleteRelease(target: { appId: string; version: string; nightly: boolean }, user: User, deps: DeleteReleaseDeps): Promise<void> {
   const what = `${target.nightly ? 'nightly release' : 'release'} ${target.version} of ${target.appId}`;
   const app = await deps.registry.findApp(target.appId);
   const release = app === null ? null : await deps.releases.findRelease(target.appId, target.version, target.nightly);
   if (app === null || release === null) throw new AppError('release_not_found', `There is no ${what}.`);
   requireReleaseManager(user, app);
-  await deps.releases.deleteRelease(release.id, deps.now());
+  if (!(await deps.releases.deleteRelease(release.id, deps.now()))) throw new AppError('release_not_found', `There is no ${what}: it was just deleted.`);
 }

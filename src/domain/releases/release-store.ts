@@ -30,5 +30,6 @@ export interface ReleaseStore {
    */
   saveRelease(candidate: ReleaseCandidate, facts: ArchiveFacts, isLatest: (otherVersions: readonly string[]) => boolean, now: Date): Promise<{ created: boolean }>;
   findRelease(appId: string, version: string, nightly: boolean): Promise<StoredRelease | null>;
-  deleteRelease(id: number, now: Date): Promise<void>;
+  /** False when the release was no longer there (a concurrent delete won). */
+  deleteRelease(id: number, now: Date): Promise<boolean>;
 }

@@ -121,10 +121,12 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
     },
 
     async deleteRelease(id, now) {
-      await writeTransaction(db, now, async (trx) => {
+      const { result } = await writeTransaction(db, now, async (trx) => {
         const deleted = await trx.deleteFrom('releases').where('id', '=', id).executeTakeFirst();
-        return { changed: Number(deleted.numDeletedRows) > 0, result: undefined };
+        const removed = Number(deleted.numDeletedRows) > 0;
+        return { changed: removed, result: removed };
       });
+      return result;
     },
   };
 }
