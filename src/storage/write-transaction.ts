@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { DeleteResult, Kysely, Transaction } from 'kysely';
 import { bumpContentVersion } from './repositories/content-version.repository.ts';
 import type { Database } from './schema.ts';
 
@@ -32,4 +32,16 @@ export async function writeTransaction<T>(
   }
   if (outcome === undefined) throw new Error('write transaction finished without an outcome');
   return outcome;
+}
+
+/**
+ * A delete in a write transaction: true when it removed a row (and moved the content version),
+ * false when there was nothing to delete, as when a concurrent delete won.
+ */
+export async function deleteInWriteTransaction(db: Kysely<Database>, now: Date, remove: (trx: Transaction<Database>) => Promise<DeleteResult>): Promise<boolean> {
+  const { result } = await writeTransaction(db, now, async (trx) => {
+    const removed = Number((await remove(trx)).numDeletedRows) > 0;
+    return { changed: removed, result: removed };
+  });
+  return result;
 }

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../database-errors.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
-import { writeTransaction } from '../write-transaction.ts';
+import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
 
 async function readApp(db: Kysely<Database> | Transaction<Database>, appId: string): Promise<RegisteredApp | null> {
   const row = await db
@@ -77,14 +77,8 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
       return result;
     },
 
-    async removeCoMaintainer(appId, userId, now) {
-      const { result } = await writeTransaction(db, now, async (trx) => {
-        const deleted = await trx.deleteFrom('app_co_maintainers').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
-        const removed = Number(deleted.numDeletedRows) > 0;
-        return { changed: removed, result: removed };
-      });
-      return result;
-    },
+    removeCoMaintainer: (appId, userId, now) =>
+      deleteInWriteTransaction(db, now, (trx) => trx.deleteFrom('app_co_maintainers').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst()),
 
     async setFlags(appId, flags, now) {
       const { result } = await writeTransaction(db, now, async (trx) => {
@@ -108,13 +102,6 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
       await db.updateTable('apps').set({ transfer_unlocked: unlocked, updated_at: formatTimestamp(now) }).where('id', '=', appId).execute();
     },
 
-    async deleteApp(appId, now) {
-      const { result } = await writeTransaction(db, now, async (trx) => {
-        const deleted = await trx.deleteFrom('apps').where('id', '=', appId).executeTakeFirst();
-        const removed = Number(deleted.numDeletedRows) > 0;
-        return { changed: removed, result: removed };
-      });
-      return result;
-    },
+    deleteApp: (appId, now) => deleteInWriteTransaction(db, now, (trx) => trx.deleteFrom('apps').where('id', '=', appId).executeTakeFirst()),
   };
 }

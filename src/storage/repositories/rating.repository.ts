@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { RatingStore } from '../../domain/ratings/rate-app.ts';
 import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
-import { writeTransaction } from '../write-transaction.ts';
+import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
 
 /** Ratings change apps.json (aggregates) and ratings.json: every write bumps the content version. */
 export function ratingRepository(db: Kysely<Database>): RatingStore {
@@ -27,13 +27,7 @@ export function ratingRepository(db: Kysely<Database>): RatingStore {
       return result;
     },
 
-    async deleteRating(appId, userId, now) {
-      const { result } = await writeTransaction(db, now, async (trx) => {
-        const deleted = await trx.deleteFrom('ratings').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
-        const removed = Number(deleted.numDeletedRows) > 0;
-        return { changed: removed, result: removed };
-      });
-      return result;
-    },
+    deleteRating: (appId, userId, now) =>
+      deleteInWriteTransaction(db, now, (trx) => trx.deleteFrom('ratings').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst()),
   };
 }

@@ -5,7 +5,7 @@ import type { ReleaseStore } from '../../domain/releases/release-store.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
-import { writeTransaction } from '../write-transaction.ts';
+import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
 
 type Trx = Transaction<Database>;
 
@@ -120,13 +120,6 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
       return row === undefined ? null : { id: Number(row.id), appId: row.app_id, version: row.version, isNightly: toBool(row.is_nightly) };
     },
 
-    async deleteRelease(id, now) {
-      const { result } = await writeTransaction(db, now, async (trx) => {
-        const deleted = await trx.deleteFrom('releases').where('id', '=', id).executeTakeFirst();
-        const removed = Number(deleted.numDeletedRows) > 0;
-        return { changed: removed, result: removed };
-      });
-      return result;
-    },
+    deleteRelease: (id, now) => deleteInWriteTransaction(db, now, (trx) => trx.deleteFrom('releases').where('id', '=', id).executeTakeFirst()),
   };
 }
