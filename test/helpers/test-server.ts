@@ -58,7 +58,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
  */
 function refuseUndeclaredStatuses(app: AppServer): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    const declared = (request.routeOptions.schema as { response?: Record<string, unknown>; hide?: boolean } | undefined)?.response;
+    const declared = (request.routeOptions.schema as { response?: Record<string, unknown> } | undefined)?.response;
     const status = reply.statusCode;
     if (declared === undefined || status < 400 || status >= 500 || String(status) in declared) return payload;
     reply.code(500);

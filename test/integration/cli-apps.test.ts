@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
@@ -71,6 +72,17 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     const result = await runCommand(['ca', 'issue', certFile('notes.csr')], { ...env, APPSTORE_CA_CERT: certFile('chain.pem') });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /APPSTORE_CA_CERT is set/);
+    // Refused before anything is touched: in an empty data directory nothing is created.
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-ca-'));
+    try {
+      for (const command of [['ca', 'init'], ['ca', 'issue', certFile('notes.csr')]]) {
+        const refused = await runCommand(command, { APPSTORE_DATA_DIR: empty, APPSTORE_CA_CERT: certFile('chain.pem') });
+        assert.equal(refused.code, 1, command.join(' '));
+        assert.deepEqual(fs.readdirSync(empty), [], `${command.join(' ')} created files`);
+      }
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { Writable } from 'node:stream';
 import { buildServer } from '../../src/app.ts';
 import { AppError } from '../../src/errors.ts';
+import { basic, createUser } from '../helpers/accounts.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
@@ -152,10 +153,18 @@ describe('request errors in the one shape (a route built for this test)', () => 
       assert.match(response.json().detail, expected);
       assert.doesNotMatch(response.body, /\^|\\d|pattern/, 'no regular expression in the message');
     }
-    const version = await server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news/releases/1.0', headers: { authorization: 'Token x' } });
-    assert.notEqual(version.statusCode, 500);
-    const appId = await server.app.inject({ method: 'DELETE', url: '/api/v1/apps/News/ratings', headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } });
-    assert.ok([400, 401].includes(appId.statusCode));
+    // Authenticated routes check credentials first: a signed-in caller sees the path's message.
+    await createUser(server.container, 'paula', 'a long password');
+    const authorization = basic('paula', 'a long password');
+    for (const [url, expected] of [
+      ['/api/v1/apps/news/releases/1.0', /^Invalid path: version: expected a semantic version such as 1\.2\.3 or 1\.2\.3-beta\.1/],
+      ['/api/v1/apps/News/ratings', /^Invalid path: appId: expected an app id: lower-case letters a-z, digits and underscores/],
+    ] as const) {
+      const response = await server.app.inject({ method: 'DELETE', url, headers: { authorization } });
+      assert.equal(response.statusCode, 400, url);
+      assertErrorShape(response.json(), 'invalid_request');
+      assert.match(response.json().detail, expected);
+    }
   });
 
   test('a configuration problem: 500 configuration_error; the detail goes to the log, not to the client', async () => {

@@ -1,7 +1,7 @@
 import { addCoMaintainer, removeCoMaintainer, setAppFlags, unlockTransfer } from '../../domain/apps/manage-apps.ts';
 import type { AppFlags } from '../../domain/apps/app-registry.ts';
 import { flag, positional } from '../arguments.ts';
-import type { Command } from '../command.ts';
+import type { Command, CommandInput } from '../command.ts';
 import { usageError } from '../command.ts';
 import { withContainer } from '../context.ts';
 
@@ -30,7 +30,7 @@ export const appMaintainerAddCommand = maintainerCommand('add');
 export const appMaintainerRemoveCommand = maintainerCommand('remove');
 
 /** `--x` and `--no-x`: true, false, or undefined when neither; both at once is a usage mistake. */
-function onOff(input: Parameters<Command['run']>[0], name: string, usage: string): boolean | undefined {
+function onOff(input: CommandInput, name: string, usage: string): boolean | undefined {
   const on = flag(input, name);
   const off = flag(input, `no-${name}`);
   if (on && off) throw usageError(`--${name} and --no-${name} contradict each other`, usage);

@@ -4,7 +4,7 @@ import type { Config } from '../../config.ts';
 import { positional, readFileBytes } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError } from '../command.ts';
-import { withContainer } from '../context.ts';
+import { configFor, withContainer } from '../context.ts';
 
 function requireOwnAuthority(config: Config): void {
   if (config.caCertFile !== null) {
@@ -22,10 +22,11 @@ export const caInitCommand: Command = {
 APPSTORE_CA_CERT is not set. Nextcloud servers installing apps signed under it must trust
 authority.crt (a private store's certificates do not chain to Nextcloud's own authority).`,
   async run(_input, io) {
-    const { created, file } = await withContainer(io, async (container) => {
-      requireOwnAuthority(container.config);
-      return { created: await ensureAuthority(container.authority, container.now()), file: container.authority.certificate };
-    });
+    requireOwnAuthority(configFor(io));
+    const { created, file } = await withContainer(io, async (container) => ({
+      created: await ensureAuthority(container.authority, container.now()),
+      file: container.authority.certificate,
+    }));
     io.out(`${created ? 'created' : 'already exists'}: ${file}`);
     return 0;
   },
@@ -42,8 +43,8 @@ The CN must be a valid app id and the key RSA. The certificate (valid 10 years) 
 Creates the authority first if there is none.`,
   async run(input, io) {
     const csr = readFileBytes(positional(input, 0), io).toString('utf8');
+    requireOwnAuthority(configFor(io));
     const pem = await withContainer(io, async (container) => {
-      requireOwnAuthority(container.config);
       await ensureAuthority(container.authority, container.now());
       return issueCertificate(csr, container.authority, container.now());
     });

@@ -34,14 +34,19 @@ export interface AppRegistry {
   /** Returns whether anything changed. */
   setFlags(appId: string, flags: AppFlags, now: Date): Promise<boolean>;
   setTransferUnlocked(appId: string, unlocked: boolean, now: Date): Promise<void>;
-  /** The app with its releases and ratings; false when there was none to delete. */
+  /** Deletes the app, its releases and its ratings; false when there was no app to delete. */
   deleteApp(appId: string, now: Date): Promise<boolean>;
 }
 
-/** The app, or the one refusal for an app id the store does not know. */
+/** The one refusal for an app id the store does not know; `why` may add a reason. */
+export function appNotFound(appId: string, why = ''): AppError {
+  return new AppError('app_not_found', `There is no app '${appId.slice(0, 64)}' in this store${why === '' ? '' : `: ${why}`}.`);
+}
+
+/** The app, or the refusal for an app id the store does not know. */
 export async function requireApp(appId: string, registry: Pick<AppRegistry, 'findApp'>): Promise<RegisteredApp> {
   const app = await registry.findApp(appId);
-  if (app === null) throw new AppError('app_not_found', `There is no app '${appId.slice(0, 64)}' in this store.`);
+  if (app === null) throw appNotFound(appId);
   return app;
 }
 

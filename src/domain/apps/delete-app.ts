@@ -1,8 +1,7 @@
-import { AppError } from '../../errors.ts';
 import { requireAppManager } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from './app-registry.ts';
-import { requireApp } from './app-registry.ts';
+import { appNotFound, requireApp } from './app-registry.ts';
 
 export interface DeleteAppDeps {
   readonly registry: AppRegistry;
@@ -16,5 +15,5 @@ export interface DeleteAppDeps {
 export async function deleteApp(appId: string, user: User, deps: DeleteAppDeps): Promise<void> {
   const app = await requireApp(appId, deps.registry);
   requireAppManager(user, app, 'delete it (co-maintainers may publish and delete releases only).');
-  if (!(await deps.registry.deleteApp(appId, deps.now()))) throw new AppError('app_not_found', `There is no app '${appId}' in this store: it was just deleted.`);
+  if (!(await deps.registry.deleteApp(appId, deps.now()))) throw appNotFound(appId, 'it was just deleted');
 }

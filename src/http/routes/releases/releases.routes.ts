@@ -42,6 +42,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
           'certificate_revoked',
           'invalid_signature',
           'forbidden',
+          'authority_unavailable',
         ]),
       },
     },
