@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { AppError, isAppError } from '../../errors.ts';
 import { requireReleaseManager } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
-import type { AppRegistry } from '../apps/app-registry.ts';
+import type { AppRegistry, RegisteredApp } from '../apps/app-registry.ts';
+import { sameCertificate } from '../apps/app-registry.ts';
 import type { RevocationLookup } from '../certificates/certificate-validator.ts';
 import { validateCertificate } from '../certificates/certificate-validator.ts';
 import { decodeSignature, isValidSignature } from '../certificates/signature.ts';
@@ -56,6 +57,23 @@ function checkBody(input: PublishInput): Buffer {
 }
 
 /**
+ * What was checked before the download still holds inside the save's transaction: the app is
+ * registered, the user may publish for it, and its certificate is the one the signature was
+ * verified against (a re-registration deletes every release signed with the old key; a release
+ * saved after it would be listed with a signature no server can verify).
+ */
+function confirmStillPublishable(current: RegisteredApp | null, checked: RegisteredApp, user: User): void {
+  if (current === null) throw appNotRegistered(checked.appId);
+  requireReleaseManager(user, current);
+  if (!sameCertificate(current.certificate, checked.certificate)) {
+    throw new AppError(
+      'conflict',
+      `The certificate registered for ${current.appId} changed while this release was being checked; the release is signed for the old one and was not saved. Sign the archive with the key of the new certificate and publish again.`,
+    );
+  }
+}
+
+/**
  * `POST /api/v1/apps/releases` (contract §6), in this order, storing nothing on any failure:
  * body, download, release reader, registered app, owner or co-maintainer, the app's current
  * certificate, the signature over the exact bytes, then one transaction.
@@ -86,7 +104,10 @@ export async function publishRelease(input: PublishInput, user: User, deps: Publ
   const { created } = await deps.releases.saveRelease(
     candidate,
     { download: input.download, signature: signature.toString('base64'), sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length },
-    (others) => isLatestRelease(candidate.release.version, input.nightly, others),
+    {
+      confirm: (current) => confirmStillPublishable(current, app, user),
+      isLatest: (others) => isLatestRelease(candidate.release.version, input.nightly, others),
+    },
     deps.now(),
   );
   return { appId, version: candidate.release.version, created };

@@ -1,4 +1,5 @@
 import { AppError } from '../../errors.ts';
+import type { RegisteredApp } from '../apps/app-registry.ts';
 import type { ReleaseCandidate } from './release-data.ts';
 
 export const appNotRegistered = (appId: string): AppError =>
@@ -21,14 +22,25 @@ export interface StoredRelease {
   readonly isNightly: boolean;
 }
 
+/** The decisions the domain makes inside the save's transaction, on what is current there. */
+export interface SaveRules {
+  /**
+   * Throws to refuse the save: given the app as it is inside the transaction (null when it was
+   * deleted), after every other write has committed or waits for this one.
+   */
+  confirm(current: RegisteredApp | null): void;
+  /** Whether the release is the app's latest, given its other stable versions. */
+  isLatest(otherVersions: readonly string[]): boolean;
+}
+
 /** What publishing and deleting releases need from storage. */
 export interface ReleaseStore {
   /**
-   * In one transaction (contract §6 step 6): the app must still exist (else app_not_registered);
+   * In one write transaction (contract §6 step 6): `rules.confirm` judges the app as it is now;
    * (app, version, nightly) updated or created; a nightly deletes every earlier nightly; the
-   * app-level data replaced when `isLatest` says so for the app's other stable versions.
+   * app-level data replaced when `rules.isLatest` says so for the app's other stable versions.
    */
-  saveRelease(candidate: ReleaseCandidate, facts: ArchiveFacts, isLatest: (otherVersions: readonly string[]) => boolean, now: Date): Promise<{ created: boolean }>;
+  saveRelease(candidate: ReleaseCandidate, facts: ArchiveFacts, rules: SaveRules, now: Date): Promise<{ created: boolean }>;
   findRelease(appId: string, version: string, nightly: boolean): Promise<StoredRelease | null>;
   /** False when the release was no longer there (a concurrent delete won). */
   deleteRelease(id: number, now: Date): Promise<boolean>;

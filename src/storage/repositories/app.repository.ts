@@ -6,7 +6,8 @@ import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
 
-async function readApp(db: Kysely<Database> | Transaction<Database>, appId: string): Promise<RegisteredApp | null> {
+/** The app with its co-maintainers, or null; inside a write transaction, as it is for every writer. */
+export async function readRegisteredApp(db: Kysely<Database> | Transaction<Database>, appId: string): Promise<RegisteredApp | null> {
   const row = await db
     .selectFrom('apps')
     .select(['id', 'owner_id', 'certificate', 'transfer_unlocked', 'is_featured', 'is_enterprise_only'])
@@ -30,7 +31,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
   const register: AppRegistry['register'] = async (appId, certificate, userId, plan, now) => {
     const at = formatTimestamp(now);
     const { result } = await writeTransaction<RegistrationPlan>(db, now, async (trx) => {
-      const decided = plan(await readApp(trx, appId));
+      const decided = plan(await readRegisteredApp(trx, appId));
       if (decided.kind === 'create') {
         await trx.insertInto('apps').values({ id: appId, owner_id: userId, certificate, created_at: at, updated_at: at }).execute();
         // Until its first release the app's texts are its id, as in the original store.
@@ -52,7 +53,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
   };
 
   return {
-    findApp: (appId) => readApp(db, appId),
+    findApp: (appId) => readRegisteredApp(db, appId),
 
     async register(appId, certificate, userId, plan, now) {
       try {
@@ -82,7 +83,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
 
     async setFlags(appId, flags, now) {
       const { result } = await writeTransaction(db, now, async (trx) => {
-        const app = await readApp(trx, appId);
+        const app = await readRegisteredApp(trx, appId);
         const featured = flags.featured ?? app?.isFeatured;
         const enterprise = flags.enterpriseOnly ?? app?.isEnterpriseOnly;
         const changed = app !== null && (featured !== app.isFeatured || enterprise !== app.isEnterpriseOnly);

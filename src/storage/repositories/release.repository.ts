@@ -1,11 +1,11 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AppData, ReleaseData } from '../../domain/releases/release-data.ts';
-import { appNotRegistered } from '../../domain/releases/release-store.ts';
 import type { ReleaseStore } from '../../domain/releases/release-store.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
+import { readRegisteredApp } from './app.repository.ts';
 
 type Trx = Transaction<Database>;
 
@@ -64,13 +64,14 @@ async function replaceAppData(trx: Trx, app: AppData, at: string): Promise<void>
 /** Releases: publishing and deleting. Every change bumps the content version. */
 export function releaseRepository(db: Kysely<Database>): ReleaseStore {
   return {
-    async saveRelease(candidate, facts, isLatest, now) {
+    async saveRelease(candidate, facts, rules, now) {
       const { app, release } = candidate;
       const at = formatTimestamp(now);
       const { result } = await writeTransaction(db, now, async (trx) => {
-        // Checked inside the transaction: a deletion of the app that won the race is respected.
-        const registered = await trx.selectFrom('apps').select('id').where('id', '=', app.id).executeTakeFirst();
-        if (registered === undefined) throw appNotRegistered(app.id);
+        // The write transaction holds the store's write lock from its first statement, so the app
+        // read here is the one every later write sees: a deletion or a new certificate that won
+        // the race is judged by `confirm` before anything is saved.
+        rules.confirm(await readRegisteredApp(trx, app.id));
         const existing = await trx
           .selectFrom('releases')
           .select(['id', 'created_at'])
@@ -102,7 +103,7 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
         const releaseId = Number(inserted.id);
         await replaceReleaseDetails(trx, releaseId, release);
         const others = await trx.selectFrom('releases').select('version').where('app_id', '=', app.id).where('is_nightly', '=', false).where('id', '!=', releaseId).execute();
-        if (isLatest(others.map((o) => o.version))) await replaceAppData(trx, app, at);
+        if (rules.isLatest(others.map((o) => o.version))) await replaceAppData(trx, app, at);
         await trx.updateTable('apps').set({ last_release_at: at, updated_at: at }).where('id', '=', app.id).execute();
         return { changed: true, result: { created: existing === undefined } };
       });

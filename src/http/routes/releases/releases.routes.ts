@@ -43,6 +43,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
           'invalid_signature',
           'forbidden',
           'authority_unavailable',
+          'conflict',
         ]),
       },
     },
