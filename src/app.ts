@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -8,6 +7,10 @@ import type { Container } from './container.ts';
 import { installJsonParser } from './http/body-parsers.ts';
 import { installCors } from './http/cors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
+import { createNodeServer } from './http/node-server.ts';
+import { answerClientError, answerFrameworkError } from './http/protocol-errors.ts';
+import type { RefusalLog } from './http/protocol-errors.ts';
+import { requestIdFor } from './http/request-id.ts';
 import { trackRoutes } from './http/route-registry.ts';
 import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
@@ -26,10 +29,13 @@ export interface ServerOptions {
   readonly logger?: FastifyServerOptions['logger'];
 }
 
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+/** Longer than any app id or version: a long parameter reaches its schema, which names it in a 400. */
+const MAX_PARAM_LENGTH = 4096;
 
 /** Builds the HTTP server around a container, without listening: what server.ts and the tests use. */
 export async function buildServer(container: Container, options: ServerOptions = {}): Promise<AppServer> {
+  // Refusals made outside fastify's request cycle are logged like the others ("request refused").
+  let logRefusal: RefusalLog = () => undefined;
   const app = Fastify({
     logger: options.logger ?? {
       level: container.config.logLevel,
@@ -37,11 +43,12 @@ export async function buildServer(container: Container, options: ServerOptions =
     },
     trustProxy: container.config.trustProxy,
     // A caller's X-Request-Id is kept when it is sane, so logs can be joined across proxies.
-    genReqId: (request) => {
-      const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
-    },
+    genReqId: (request) => requestIdFor(request.headers),
+    serverFactory: (handler) => createNodeServer(handler, container.config, (refusal) => logRefusal(refusal)),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, logRefusal),
+    frameworkErrors: answerFrameworkError,
     routerOptions: {
+      maxParamLength: MAX_PARAM_LENGTH,
       // A trailing slash in a server's `appstoreurl` makes `/api/v1//apps.json`.
       ignoreDuplicateSlashes: true,
       ignoreTrailingSlash: true,
@@ -52,6 +59,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     forceCloseConnections: 'idle',
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  logRefusal = ({ requestId, code, status, detail }) => app.log.info({ reqId: requestId, code, status, detail }, 'request refused');
 
   installJsonParser(app);
   trackRoutes(app);

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
     assert.equal(config.secretKeyFile, path.join(cwd, 'data', 'secret.key'));
     assert.equal(config.secretKeyFileConfigured, false);
     assert.deepEqual(config.limits, { downloadTimeoutMs: 60_000, maxArchiveBytes: 20 * 1024 * 1024, maxRedirects: 10, uploadsPerDay: 100 });
+    assert.deepEqual(config.connections, { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 30_000, maxPerAddress: 64 });
     assert.ok(Object.isFrozen(config));
   });
 
@@ -55,6 +56,10 @@ describe('loadConfig', () => {
         APPSTORE_MAX_ARCHIVE_MIB: '1',
         APPSTORE_MAX_REDIRECTS: '0',
         APPSTORE_UPLOADS_PER_DAY: '5',
+        APPSTORE_HEADERS_TIMEOUT_SECONDS: '2.5',
+        APPSTORE_REQUEST_TIMEOUT_SECONDS: '30',
+        APPSTORE_IDLE_TIMEOUT_SECONDS: '75',
+        APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '0',
       },
       cwd,
     );
@@ -70,6 +75,7 @@ describe('loadConfig', () => {
     assert.equal(config.secretKeyFile, path.join(cwd, 'afile'));
     assert.equal(config.secretKeyFileConfigured, true);
     assert.deepEqual(config.limits, { downloadTimeoutMs: 500, maxArchiveBytes: 1024 * 1024, maxRedirects: 0, uploadsPerDay: 5 });
+    assert.deepEqual(config.connections, { headersTimeoutMs: 2500, requestTimeoutMs: 30_000, idleTimeoutMs: 75_000, maxPerAddress: 0 });
   });
 
   test('empty values count as unset', () => {
@@ -95,6 +101,8 @@ describe('loadConfig', () => {
     ['download timeout not a number', { APPSTORE_DOWNLOAD_TIMEOUT_SECONDS: 'soon' }, /^APPSTORE_DOWNLOAD_TIMEOUT_SECONDS: 'soon' is not a number/],
     ['archive limit zero', { APPSTORE_MAX_ARCHIVE_MIB: '0' }, /^APPSTORE_MAX_ARCHIVE_MIB: '0' is not a number from above 0 to 1024$/],
     ['uploads per day fractional', { APPSTORE_UPLOADS_PER_DAY: '1.5' }, /^APPSTORE_UPLOADS_PER_DAY: '1\.5' is not a whole number/],
+    ['headers timeout longer than the request timeout', { APPSTORE_HEADERS_TIMEOUT_SECONDS: '90' }, /^APPSTORE_HEADERS_TIMEOUT_SECONDS: must not be longer than APPSTORE_REQUEST_TIMEOUT_SECONDS/],
+    ['connection limit negative', { APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '-1' }, /^APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '-1' is not a whole number from 0/],
     ['data dir is a file', { APPSTORE_DATA_DIR: 'afile' }, /^APPSTORE_DATA_DIR: .*afile exists and is not a directory$/],
   ];
   for (const [name, env, expected] of cases) {

@@ -39,6 +39,17 @@ export interface Config {
     /** Registrations, and release uploads, per user and day (100 each). */
     readonly uploadsPerDay: number;
   };
+  /** How long a client may take, and how many connections it may hold (docs/security.md). */
+  readonly connections: {
+    /** From the connection (or the previous response) to the end of the request's headers (10 s). */
+    readonly headersTimeoutMs: number;
+    /** From the connection to the end of the request's body (60 s). */
+    readonly requestTimeoutMs: number;
+    /** A kept-alive connection with no request in flight (30 s). */
+    readonly idleTimeoutMs: number;
+    /** Open connections from one client address at once (64; 0: no limit); trusted proxies are not counted. */
+    readonly maxPerAddress: number;
+  };
 }
 
 /** Every variable the service reads (the README's configuration table describes each). */
@@ -57,6 +68,10 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_MAX_ARCHIVE_MIB',
   'APPSTORE_MAX_REDIRECTS',
   'APPSTORE_UPLOADS_PER_DAY',
+  'APPSTORE_HEADERS_TIMEOUT_SECONDS',
+  'APPSTORE_REQUEST_TIMEOUT_SECONDS',
+  'APPSTORE_IDLE_TIMEOUT_SECONDS',
+  'APPSTORE_MAX_CONNECTIONS_PER_ADDRESS',
 ] as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -115,6 +130,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     uploadsPerDay: parsePositive('APPSTORE_UPLOADS_PER_DAY', get('APPSTORE_UPLOADS_PER_DAY'), 100, 1_000_000, problems),
   };
 
+  const connections = {
+    headersTimeoutMs: Math.round(parsePositive('APPSTORE_HEADERS_TIMEOUT_SECONDS', get('APPSTORE_HEADERS_TIMEOUT_SECONDS'), 10, 600, problems, true) * 1000),
+    requestTimeoutMs: Math.round(parsePositive('APPSTORE_REQUEST_TIMEOUT_SECONDS', get('APPSTORE_REQUEST_TIMEOUT_SECONDS'), 60, 3600, problems, true) * 1000),
+    idleTimeoutMs: Math.round(parsePositive('APPSTORE_IDLE_TIMEOUT_SECONDS', get('APPSTORE_IDLE_TIMEOUT_SECONDS'), 30, 3600, problems, true) * 1000),
+    maxPerAddress: parsePositive('APPSTORE_MAX_CONNECTIONS_PER_ADDRESS', get('APPSTORE_MAX_CONNECTIONS_PER_ADDRESS'), 64, 100_000, problems, false, true),
+  };
+  if (connections.headersTimeoutMs > connections.requestTimeoutMs) {
+    problems.push('APPSTORE_HEADERS_TIMEOUT_SECONDS: must not be longer than APPSTORE_REQUEST_TIMEOUT_SECONDS (the request timeout includes the headers)');
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     dataDir,
@@ -129,6 +154,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     secretKeyFile,
     secretKeyFileConfigured: secretKeyRaw !== undefined,
     limits: Object.freeze(limits),
+    connections: Object.freeze(connections),
   });
 }
 

@@ -9,6 +9,9 @@ export const ERROR_CODES = [
   'malformed_json', // the body is not JSON
   'unsupported_media_type',
   'payload_too_large',
+  'headers_too_large', // the request line and headers exceed the server's limit
+  'request_timeout', // the request was not received in time (headers or body)
+  'expectation_failed', // an Expect header other than 100-continue
   // routing
   'not_found', // unknown path
   'method_not_allowed',

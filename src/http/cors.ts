@@ -16,6 +16,15 @@ function isApiPath(url: string): boolean {
 }
 
 /**
+ * The CORS headers of a simple (non-preflight) response, for answers made outside fastify's
+ * hooks (protocol errors): the same as @fastify/cors sets on /api/ paths.
+ */
+export function corsHeadersFor(url: string): Record<string, string> {
+  if (!isApiPath(url)) return {};
+  return { 'access-control-allow-origin': API.origin, 'access-control-expose-headers': API.exposedHeaders.join(', ') };
+}
+
+/**
  * CORS on /api/* through @fastify/cors: any origin may read (listings are public; authenticated
  * routes take an Authorization header, never cookies, across origins). A preflight is answered
  * for a path that exists, with the methods it supports; for any other path the routes answer

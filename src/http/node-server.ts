@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import net from 'node:net';
+import type { Config } from '../config.ts';
+import { ERROR_STATUS } from './error-status.ts';
+import type { RefusalLog } from './protocol-errors.ts';
+import { answerBeforeRouting, checkBeforeRouting } from './protocol-errors.ts';
+
+type Handler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
+
+/** Node checks the header and request deadlines this often: a fraction of the shortest one. */
+function checkingInterval(headersTimeoutMs: number): number {
+  return Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4)));
+}
+
+/** `::ffff:10.0.0.1` is the IPv4 address it maps. */
+function plainAddress(address: string): string {
+  return address.startsWith('::ffff:') && net.isIPv4(address.slice(7)) ? address.slice(7) : address;
+}
+
+/** Whether a connection comes from a trusted proxy (whose connections carry many clients). */
+export function trustedProxyMatcher(trustProxy: Config['trustProxy']): (address: string) => boolean {
+  if (trustProxy === true) return () => true;
+  if (trustProxy === false) return () => false;
+  const list = new net.BlockList();
+  for (const entry of trustProxy) {
+    const [address = '', prefix] = entry.split('/');
+    const family = net.isIPv4(address) ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return (address) => {
+    const plain = plainAddress(address);
+    return list.check(plain, net.isIPv4(plain) ? 'ipv4' : 'ipv6');
+  };
+}
+
+/**
+ * Refuses connections over the per-address limit with a 429 and closes them. Connections from
+ * trusted proxies are not counted: behind a proxy, that is where per-client limits belong.
+ */
+function limitConnectionsPerAddress(server: http.Server, maxPerAddress: number, isTrustedProxy: (address: string) => boolean, log: RefusalLog): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: net.Socket) => {
+    const address = plainAddress(socket.remoteAddress ?? '');
+    if (address === '' || isTrustedProxy(address)) return;
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > maxPerAddress) {
+      const detail = `Too many open connections from your address (at most ${maxPerAddress}): reuse kept-alive connections, or open fewer at once.`;
+      const requestId = randomUUID();
+      log({ code: 'rate_limited', detail, status: ERROR_STATUS.rate_limited, requestId });
+      const body = JSON.stringify({ detail, code: 'rate_limited' });
+      socket.end(
+        'HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json; charset=utf-8\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nX-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+      );
+      socket.once('finish', () => socket.destroy());
+      return;
+    }
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}
+
+/**
+ * The Node HTTP server under fastify (its `serverFactory`): deadlines for headers, body and idle
+ * keep-alive; Host and Expect checked before routing, with the contract's error body; and the
+ * per-address connection limit. docs/security.md explains each limit.
+ */
+export function createNodeServer(handler: Handler, settings: Pick<Config, 'connections' | 'trustProxy'>, log: RefusalLog): http.Server {
+  const { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, maxPerAddress } = settings.connections;
+  const server = http.createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: checkingInterval(headersTimeoutMs),
+      // Checked by checkBeforeRouting, which answers with the contract's body instead of an empty 400.
+      requireHostHeader: false,
+    },
+    (request, response) => {
+      const refusal = checkBeforeRouting(request);
+      if (refusal === null) handler(request, response);
+      else answerBeforeRouting(request, response, refusal, log);
+    },
+  );
+  server.keepAliveTimeout = idleTimeoutMs;
+  // Any Expect but 100-continue: Node would answer an empty 417.
+  server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) => {
+    answerBeforeRouting(request, response, checkBeforeRouting(request) ?? { code: 'expectation_failed', detail: 'This server supports only Expect: 100-continue.' }, log);
+  });
+  if (maxPerAddress > 0) limitConnectionsPerAddress(server, maxPerAddress, trustedProxyMatcher(settings.trustProxy), log);
+  return server;
+}

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import type net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
+import { createUser } from '../helpers/accounts.ts';
+import { openConnection, rawExchange } from '../helpers/raw-http.ts';
+import type { RawExchange } from '../helpers/raw-http.ts';
+import { DIALECT } from '../helpers/test-database.ts';
+import { createTestServer } from '../helpers/test-server.ts';
+import type { TestServer } from '../helpers/test-server.ts';
+
+async function listening(server: TestServer): Promise<number> {
+  await server.app.listen({ host: '127.0.0.1', port: 0 });
+  return (server.app.server.address() as AddressInfo).port;
+}
+
+/** The contract's body and the headers every answer carries, on a connection the server closed. */
+function assertRefusal(exchange: RawExchange, status: number, code: string, detail?: RegExp): void {
+  assert.equal(exchange.status, status, exchange.text);
+  const body = JSON.parse(exchange.body) as { detail: string; code: string };
+  assert.equal(body.code, code, exchange.body);
+  assert.ok(body.detail.length > 10, exchange.body);
+  if (detail !== undefined) assert.match(body.detail, detail);
+  assert.match(exchange.headers['content-type'] ?? '', /^application\/json/);
+  assert.match(exchange.headers['x-request-id'] ?? '', /^[\w.:-]+$/);
+  assert.equal(exchange.headers['x-content-type-options'], 'nosniff');
+  assert.equal(exchange.headers['connection']?.toLowerCase(), 'close');
+  assert.ok(exchange.closed, 'the server closes the connection');
+}
+
+const GET = (path: string, headers = 'Host: store\r\n'): string => `GET ${path} HTTP/1.1\r\n${headers}\r\n`;
+
+describe(`what Node and the router refuse, answered with the contract's body (${DIALECT})`, () => {
+  let server: TestServer;
+  let port = 0;
+  let token = '';
+
+  before(async () => {
+    server = await createTestServer();
+    token = await getOrCreateToken(await createUser(server.container, 'alice', null), server.container.accounts);
+    port = await listening(server);
+  });
+  after(() => server.close());
+
+  test('requests Node cannot parse: 400 with a sentence that says what was wrong', async () => {
+    assertRefusal(await rawExchange(port, ['GARBAGE\r\n\r\n']), 400, 'invalid_request', /not HTTP/);
+    assertRefusal(await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nX-A: a\x01b\r\n')]), 400, 'invalid_request', /characters HTTP does not allow/);
+    assertRefusal(
+      await rawExchange(port, ['POST /api/v1/token HTTP/1.1\r\nHost: store\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n']),
+      400,
+      'invalid_request',
+      /framing/,
+    );
+    assertRefusal(await rawExchange(port, ['GET /api/v1/apps.json HTTP/9.9\r\nHost: store\r\n\r\n']), 400, 'invalid_request');
+  });
+
+  test('headers over the limit: 431 headers_too_large', async () => {
+    assertRefusal(await rawExchange(port, [GET('/api/v1/apps.json', `Host: store\r\nX-Big: ${'a'.repeat(20_000)}\r\n`)]), 431, 'headers_too_large', /16 KiB/);
+  });
+
+  test('an HTTP/1.1 request without Host: 400 naming the header, with CORS on /api/', async () => {
+    const exchange = await rawExchange(port, ['GET /api/v1/apps.json HTTP/1.1\r\n\r\n']);
+    assertRefusal(exchange, 400, 'invalid_request', /no Host header/);
+    assert.equal(exchange.headers['access-control-allow-origin'], '*');
+    // HTTP/1.0 has no Host requirement.
+    assert.equal((await rawExchange(port, ['GET /api/v1/apps.json HTTP/1.0\r\n\r\n'])).status, 200);
+  });
+
+  test('an unsupported Expect: 417 expectation_failed; 100-continue works', async () => {
+    assertRefusal(await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nExpect: fancy\r\n')]), 417, 'expectation_failed', /100-continue/);
+    const continued = await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nExpect: 100-continue\r\nConnection: close\r\n')]);
+    assert.match(continued.text, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK/);
+  });
+
+  test('bad percent-encoding in a path: 400 with request id, nosniff and CORS', async () => {
+    const exchange = await rawExchange(port, [GET('/api/v1/apps/%E0%A4%A/releases/1.0.0', 'Host: store\r\nConnection: close\r\n')]);
+    assertRefusal(exchange, 400, 'invalid_request', /not valid percent-encoding/);
+    assert.equal(exchange.headers['access-control-allow-origin'], '*');
+    const injected = await server.app.inject({ method: 'DELETE', url: '/api/v1/apps/%E0%A4%A', headers: { authorization: `Token ${token}` } });
+    assert.equal(injected.statusCode, 400);
+    assert.equal(injected.json().code, 'invalid_request');
+  });
+
+  test('a path parameter over 100 characters: a 400 that names the parameter, not a 414', async () => {
+    const response = await server.app.inject({ method: 'DELETE', url: `/api/v1/apps/${'a'.repeat(150)}`, headers: { authorization: `Token ${token}` } });
+    assert.equal(response.statusCode, 400, response.body);
+    assert.equal(response.json().code, 'invalid_request');
+    assert.match(response.json().detail, /^Invalid path: appId: /);
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+  });
+
+  test('after all of it the server still answers', async () => {
+    assert.equal((await rawExchange(port, [GET('/healthz', 'Host: store\r\nConnection: close\r\n')])).status, 200);
+  });
+});
+
+describe(`deadlines and connection limits (${DIALECT})`, () => {
+  let server: TestServer;
+  let port = 0;
+
+  before(async () => {
+    server = await createTestServer({
+      env: {
+        APPSTORE_HEADERS_TIMEOUT_SECONDS: '0.5',
+        APPSTORE_REQUEST_TIMEOUT_SECONDS: '1',
+        APPSTORE_IDLE_TIMEOUT_SECONDS: '0.5',
+        APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '4',
+      },
+    });
+    port = await listening(server);
+  });
+  after(() => server.close());
+
+  test('headers that never finish: 408 and closed', async () => {
+    const exchange = await rawExchange(port, ['GET /api/v1/apps.json HTTP/1.1\r\nHost: st'], { waitMs: 5000 });
+    assertRefusal(exchange, 408, 'request_timeout');
+  });
+
+  test('a connection that sends nothing is closed', async () => {
+    const exchange = await rawExchange(port, [], { waitMs: 5000 });
+    assert.ok(exchange.closed, `still open after ${exchange.elapsedMs} ms`);
+  });
+
+  test('a body that never finishes (Content-Length 100, 10 bytes sent): 408 and closed', async () => {
+    const exchange = await rawExchange(port, ['POST /login HTTP/1.1\r\nHost: store\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":12345'], { waitMs: 5000 });
+    assertRefusal(exchange, 408, 'request_timeout');
+  });
+
+  test('a chunked body that trickles: closed at the request deadline', async () => {
+    const trickle = Array.from({ length: 40 }, () => '1\r\na\r\n');
+    const exchange = await rawExchange(port, ['POST /login HTTP/1.1\r\nHost: store\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', ...trickle], {
+      waitMs: 6000,
+      pauseMs: 100,
+    });
+    assert.ok(exchange.closed, `still open after ${exchange.elapsedMs} ms`);
+    assert.ok(exchange.elapsedMs < 4000, `closed only after ${exchange.elapsedMs} ms, the request deadline is 1 s`);
+  });
+
+  test('an idle kept-alive connection is closed after the idle time', async () => {
+    const exchange = await rawExchange(port, [GET('/healthz')], { waitMs: 5000 });
+    assert.equal(exchange.status, 200);
+    assert.ok(exchange.closed, `still open after ${exchange.elapsedMs} ms`);
+  });
+
+  test('connections per address are bounded: the one over the limit gets 429 and is closed', async () => {
+    const held: net.Socket[] = [];
+    try {
+      for (let i = 0; i < 4; i++) held.push(await openConnection(port));
+      const refused = await rawExchange(port, [GET('/healthz')]);
+      assertRefusal(refused, 429, 'rate_limited', /at most 4/);
+      assert.equal(refused.headers['retry-after'], '1');
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+    // The held ones are closed: a new connection is served again.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal((await rawExchange(port, [GET('/healthz', 'Host: store\r\nConnection: close\r\n')])).status, 200);
+  });
+});
