@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { DEFAULT_SIGN_IN_LIMITS } from './domain/rate-limit.ts';
+import type { SignInLimits } from './domain/rate-limit.ts';
 
 /** Where the relational data lives: an embedded SQLite file, or a PostgreSQL server. */
 export type DatabaseTarget =
@@ -39,6 +41,8 @@ export interface Config {
     /** Registrations, and release uploads, per user and day (100 each). */
     readonly uploadsPerDay: number;
   };
+  /** Failed sign-ins tolerated in one window (docs/security.md). */
+  readonly signInLimits: SignInLimits;
   /** How long a client may take, and how many connections it may hold (docs/security.md). */
   readonly connections: {
     /** From the connection (or the previous response) to the end of the request's headers (10 s). */
@@ -68,6 +72,10 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_MAX_ARCHIVE_MIB',
   'APPSTORE_MAX_REDIRECTS',
   'APPSTORE_UPLOADS_PER_DAY',
+  'APPSTORE_SIGNIN_FAILURES_PER_USER_AND_ADDRESS',
+  'APPSTORE_SIGNIN_FAILURES_PER_USER',
+  'APPSTORE_SIGNIN_FAILURES_PER_ADDRESS',
+  'APPSTORE_SIGNIN_WINDOW_MINUTES',
   'APPSTORE_HEADERS_TIMEOUT_SECONDS',
   'APPSTORE_REQUEST_TIMEOUT_SECONDS',
   'APPSTORE_IDLE_TIMEOUT_SECONDS',
@@ -130,6 +138,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     uploadsPerDay: parsePositive('APPSTORE_UPLOADS_PER_DAY', get('APPSTORE_UPLOADS_PER_DAY'), 100, 1_000_000, problems),
   };
 
+  const d = DEFAULT_SIGN_IN_LIMITS;
+  const signInLimits: SignInLimits = {
+    perUserAndAddress: parsePositive('APPSTORE_SIGNIN_FAILURES_PER_USER_AND_ADDRESS', get('APPSTORE_SIGNIN_FAILURES_PER_USER_AND_ADDRESS'), d.perUserAndAddress, 1_000_000, problems),
+    perUser: parsePositive('APPSTORE_SIGNIN_FAILURES_PER_USER', get('APPSTORE_SIGNIN_FAILURES_PER_USER'), d.perUser, 1_000_000, problems),
+    perAddress: parsePositive('APPSTORE_SIGNIN_FAILURES_PER_ADDRESS', get('APPSTORE_SIGNIN_FAILURES_PER_ADDRESS'), d.perAddress, 1_000_000, problems),
+    windowMs: Math.round(parsePositive('APPSTORE_SIGNIN_WINDOW_MINUTES', get('APPSTORE_SIGNIN_WINDOW_MINUTES'), d.windowMs / 60_000, 10_080, problems, true) * 60_000),
+  };
   const connections = {
     headersTimeoutMs: Math.round(parsePositive('APPSTORE_HEADERS_TIMEOUT_SECONDS', get('APPSTORE_HEADERS_TIMEOUT_SECONDS'), 10, 600, problems, true) * 1000),
     requestTimeoutMs: Math.round(parsePositive('APPSTORE_REQUEST_TIMEOUT_SECONDS', get('APPSTORE_REQUEST_TIMEOUT_SECONDS'), 60, 3600, problems, true) * 1000),
@@ -154,6 +169,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     secretKeyFile,
     secretKeyFileConfigured: secretKeyRaw !== undefined,
     limits: Object.freeze(limits),
+    signInLimits: Object.freeze(signInLimits),
     connections: Object.freeze(connections),
   });
 }

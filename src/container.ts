@@ -15,7 +15,7 @@ import type { Trust } from './domain/certificates/trust.ts';
 import { coalesce } from './domain/listings/coalesce.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
 import { Listings } from './domain/listings/listings.ts';
-import { RateLimiter } from './domain/rate-limit.ts';
+import { RateLimiter, signInRules } from './domain/rate-limit.ts';
 import type { RatingDeps } from './domain/ratings/rate-app.ts';
 import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
 import type { PublishDeps } from './domain/releases/publish-release.ts';
@@ -131,7 +131,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     now,
     listings,
     catalog,
-    accounts: { store: accounts, keys, limiter, now },
+    accounts: { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now },
     registration: { trust: loadTrustOnce, revocations, registry, ...uploadLimits, now },
     appManagement: { registry, accounts, now },
     publishing: {

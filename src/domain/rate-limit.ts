@@ -9,14 +9,48 @@ export interface RateLimitRule {
   readonly what: string;
 }
 
-/** The limits of contract §8 and of failed authentication; every node shares the counters. */
+/** The limits of contract §8; every node shares the counters. Sign-in limits are settings (`signInRules`). */
 export const RATE_LIMITS = {
-  failedAuthPerUser: { bucket: 'auth-failed-user', limit: 10, windowMs: 15 * 60_000, what: 'Too many failed sign-ins for this user' },
-  failedAuthPerAddress: { bucket: 'auth-failed-address', limit: 50, windowMs: 15 * 60_000, what: 'Too many failed sign-ins from this address' },
   newToken: { bucket: 'token-new', limit: 30, windowMs: 60_000, what: 'Too many new tokens for this user' },
   register: { bucket: 'app-register', limit: 100, windowMs: 86_400_000, what: 'Too many app registrations for this user' },
   publish: { bucket: 'release-publish', limit: 100, windowMs: 86_400_000, what: 'Too many release uploads for this user' },
 } as const satisfies Record<string, RateLimitRule>;
+
+/** How many failed sign-ins are tolerated, within one window (settings; docs/security.md). */
+export interface SignInLimits {
+  /** One username from one address (10). */
+  readonly perUserAndAddress: number;
+  /** One username from addresses it has not signed in from (50). */
+  readonly perUser: number;
+  /** One address, for usernames that have not signed in from it (50); also invalid tokens from it. */
+  readonly perAddress: number;
+  readonly windowMs: number;
+}
+
+/** A successful sign-in makes its address known for the username this long. */
+export const KNOWN_ADDRESS_MS = 30 * 86_400_000;
+
+export interface SignInRules {
+  readonly perUserAndAddress: RateLimitRule;
+  readonly perUser: RateLimitRule;
+  readonly perAddress: RateLimitRule;
+  readonly invalidTokensPerAddress: RateLimitRule;
+  /** Subject `username address`: counted once per successful sign-in, never limits by itself. */
+  readonly knownAddress: RateLimitRule;
+}
+
+export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = { perUserAndAddress: 10, perUser: 50, perAddress: 50, windowMs: 15 * 60_000 };
+
+export function signInRules(limits: SignInLimits): SignInRules {
+  const { windowMs } = limits;
+  return {
+    perUserAndAddress: { bucket: 'auth-failed-user-address', limit: limits.perUserAndAddress, windowMs, what: 'Too many failed sign-ins for this user from your address' },
+    perUser: { bucket: 'auth-failed-user', limit: limits.perUser, windowMs, what: 'Too many failed sign-ins for this user' },
+    perAddress: { bucket: 'auth-failed-address', limit: limits.perAddress, windowMs, what: 'Too many failed sign-ins from your address' },
+    invalidTokensPerAddress: { bucket: 'auth-failed-token-address', limit: limits.perAddress, windowMs, what: 'Too many invalid tokens from your address' },
+    knownAddress: { bucket: 'auth-known-address', limit: Number.MAX_SAFE_INTEGER, windowMs: KNOWN_ADDRESS_MS, what: 'Sign-ins' },
+  };
+}
 
 export interface RateLimitStore {
   /** Hits of the bucket and subject after `since` (a hit exactly a window old has expired), and the oldest of them. */
@@ -33,14 +67,26 @@ export class RateLimiter {
     private readonly now: () => Date,
   ) {}
 
-  /** Throws rate_limited (with the seconds to wait) when the subject has used up the rule. */
-  async check(rule: RateLimitRule, subject: string): Promise<void> {
+  /** The rate_limited refusal (with the seconds to wait) when the subject has used up the rule, else null. */
+  async exceeded(rule: RateLimitRule, subject: string): Promise<AppError | null> {
     const now = this.now();
     const { count, oldest } = await this.store.countSince(rule.bucket, subject, new Date(now.getTime() - rule.windowMs));
-    if (count < rule.limit) return;
+    if (count < rule.limit) return null;
     const freeAt = (oldest ?? now).getTime() + rule.windowMs;
     const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
-    throw new AppError('rate_limited', `${rule.what}: at most ${rule.limit} in ${describeWindow(rule.windowMs)}. Try again in ${retryAfter} s.`, undefined, retryAfter);
+    return new AppError('rate_limited', `${rule.what}: at most ${rule.limit} in ${describeWindow(rule.windowMs)}. Try again in ${retryAfter} s.`, undefined, retryAfter);
+  }
+
+  /** Throws rate_limited when the subject has used up the rule. */
+  async check(rule: RateLimitRule, subject: string): Promise<void> {
+    const refusal = await this.exceeded(rule, subject);
+    if (refusal !== null) throw refusal;
+  }
+
+  /** Whether the subject has any hit within the rule's window. */
+  async seen(rule: RateLimitRule, subject: string): Promise<boolean> {
+    const now = this.now();
+    return (await this.store.countSince(rule.bucket, subject, new Date(now.getTime() - rule.windowMs))).count > 0;
   }
 
   async hit(rule: RateLimitRule, subject: string): Promise<void> {

@@ -1,23 +1,55 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The path of the first key or string in a parsed JSON value that is not valid Unicode, or null. */
+export function illFormedTextPath(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path || '(body)' : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const here = path === '' ? key : `${path}.${key}`;
+    if (LONE_SURROGATE.test(key)) return here;
+    const found = illFormedTextPath(item, here);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 /**
  * JSON as fastify parses it (prototype poisoning refused), except that an empty body is no body
- * (clients POST to the token routes with a JSON content type and nothing else), and that a
- * syntax error says where it is.
+ * (clients POST to the token routes with a JSON content type and nothing else), that a syntax
+ * error says where it is, and that text must be valid Unicode: bytes that are not UTF-8, and
+ * `\uD800`-style escapes of lone surrogates, are refused rather than stored as U+FFFD.
  */
 export function installJsonParser(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = UTF8.decode(body as Buffer);
+    } catch {
+      done(new AppError('malformed_json', 'The body is not valid UTF-8: send JSON text encoded as UTF-8.'));
+      return;
+    }
     if (text.trim() === '') {
       done(null, null);
       return;
     }
     json(request, text, (error, value) => {
-      if (error === null) done(null, value);
-      else done(new AppError('malformed_json', `The body is not valid JSON: ${syntaxProblem(text, error)}.`));
+      if (error !== null) {
+        done(new AppError('malformed_json', `The body is not valid JSON: ${syntaxProblem(text, error)}.`));
+        return;
+      }
+      const field = illFormedTextPath(value);
+      if (field === null) done(null, value);
+      else {
+        const message = 'The text is not valid Unicode: it has a lone surrogate (such as \\ud800 without its pair).';
+        done(new AppError('invalid_request', `Invalid request body: ${field}: ${message}`, { [field]: [message] }));
+      }
     });
   });
 }

@@ -172,6 +172,30 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
     assert.equal(ratings[0]?.app, 'news');
   });
 
+  test('a comment that is not valid Unicode (a lone surrogate) is refused naming the field, and nothing is stored', async () => {
+    const before = (await get('/api/v1/ratings.json')).json() as unknown[];
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps/news/ratings',
+      headers: { authorization: `Token ${tokens.bob}`, 'content-type': 'application/json' },
+      payload: '{"rating": 1, "comment": "nice \\ud800 app"}',
+    });
+    assert.equal(response.statusCode, 400, response.body);
+    assert.equal(response.json().code, 'invalid_request');
+    assert.match(response.json().detail, /^Invalid request body: comment: The text is not valid Unicode/);
+    assert.deepEqual(Object.keys(response.json().errors), ['comment']);
+    assert.deepEqual((await get('/api/v1/ratings.json')).json(), before);
+    const paired = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps/news/ratings',
+      headers: { authorization: `Token ${tokens.bob}`, 'content-type': 'application/json' },
+      payload: '{"rating": 0.5, "comment": "Better now \\ud83d\\ude00"}',
+    });
+    assert.equal(paired.statusCode, 200, 'a surrogate pair is a valid character');
+    const stored = ((await get('/api/v1/ratings.json')).json() as Array<{ translations: Record<string, { comment: string }> }>).map((r) => r.translations['en']?.comment);
+    assert.ok(stored.includes('Better now \u{1F600}'), JSON.stringify(stored));
+  });
+
   test('the 90-day window moves with the clock, and the ETag with the day', async () => {
     const before = await get('/api/v1/apps.json');
     clock.advance(95 * 86_400_000);

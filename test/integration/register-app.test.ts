@@ -63,6 +63,14 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
     assert.deepEqual(Object.keys(response.json().errors).sort(), ['certificate', 'signature']);
   });
 
+  test('an oversized certificate field (64 KB of BEGIN lines) is refused by its size, before any parsing', async () => {
+    const hostile = '-----BEGIN CERTIFICATE-----\n'.repeat(2400);
+    const response = await register('alice', hostile, readCert('news.sig'));
+    refused(response, 400, 'invalid_request', /^Invalid request body: certificate: must NOT have more than 16384 characters/);
+    // Under the size limit, unfinished blocks are found in one pass and refused as not a certificate.
+    refused(await register('alice', hostile.slice(0, 16_000), readCert('news.sig')), 400, 'invalid_certificate', /expected one "-----BEGIN CERTIFICATE-----" block/);
+  });
+
   test('400 for every certificate problem, with its own code', async () => {
     refused(await register('alice', 'not a pem', readCert('news.sig')), 400, 'invalid_certificate');
     refused(await register('alice', readCert('news-other-authority.crt'), readCert('news.sig')), 400, 'certificate_untrusted', /not signed by this store's authority/);

@@ -125,6 +125,10 @@ describe('request errors in the one shape (a route built for this test)', () => 
     const xml = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
     assert.equal(xml.statusCode, 415);
     assertErrorShape(xml.json(), 'unsupported_media_type');
+    const notUtf8 = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]) });
+    assert.equal(notUtf8.statusCode, 400);
+    assertErrorShape(notUtf8.json(), 'malformed_json');
+    assert.match(notUtf8.json().detail, /not valid UTF-8/);
     const large = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ download: 'https://x/' + 'a'.repeat(2 * 1024 * 1024) }) });
     assert.equal(large.statusCode, 413);
     assertErrorShape(large.json(), 'payload_too_large');

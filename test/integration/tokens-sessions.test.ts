@@ -147,6 +147,16 @@ describe(`sessions (${DIALECT})`, () => {
     assert.equal(response.statusCode, 401);
   });
 
+  test('each cookie is set once: on login, on a login over an existing session, and on logout', async () => {
+    const names = (cookies: string[]) => cookies.map((c) => c.split('=')[0]).sort();
+    const first = await login();
+    assert.deepEqual(names(first.cookies), ['appstore_csrf', 'appstore_session']);
+    const again = await login(undefined, { cookie: first.cookie });
+    assert.deepEqual(names(again.cookies), ['appstore_csrf', 'appstore_session']);
+    const out = await server.app.inject({ method: 'POST', url: '/logout', headers: { cookie: again.cookie, 'x-csrf-token': again.csrf } });
+    assert.deepEqual(names(cookiesOf(out.headers['set-cookie'])), ['appstore_csrf', 'appstore_session']);
+  });
+
   test('cross-site login is refused', async () => {
     const { response } = await login(undefined, { origin: 'https://evil.example' });
     assert.equal(response.statusCode, 403);

@@ -1,6 +1,5 @@
 import { AppError } from '../../errors.ts';
-import type { RateLimiter } from '../rate-limit.ts';
-import { RATE_LIMITS } from '../rate-limit.ts';
+import type { RateLimiter, SignInRules } from '../rate-limit.ts';
 import { decoyHash, verifyPassword } from './password-hash.ts';
 import type { SecretKeys } from './secret-key.ts';
 import { tokenLookupHash } from './token-codec.ts';
@@ -11,6 +10,7 @@ export interface AuthDeps {
   readonly store: AccountStore;
   readonly keys: SecretKeys;
   readonly limiter: RateLimiter;
+  readonly signIn: SignInRules;
   readonly now: () => Date;
 }
 
@@ -23,32 +23,55 @@ function refuseInactive(record: UserRecord): void {
   if (!record.isActive) throw new AppError('not_authenticated', 'This account is disabled. Ask an administrator of the store to enable it.');
 }
 
-/** Username and password (Basic or the login form), rate-limited per address and per username. */
+/**
+ * Whether a password sign-in may be tried now. Failures are counted three ways: for the username
+ * from this address (always applies), for the username from anywhere and for the address across
+ * usernames. The last two slow distributed guessing and password spraying, and do not apply where
+ * the username has signed in successfully before (within 30 days): so nobody is locked out by
+ * someone else's failures, whether from their address (a CI runner, a company NAT) or against
+ * their username. Tokens and sessions are never refused by these counters.
+ */
+async function refuseWhileGuessing(pair: string, userKey: string, clientAddress: string, deps: AuthDeps): Promise<void> {
+  const { limiter, signIn } = deps;
+  await limiter.check(signIn.perUserAndAddress, pair);
+  const byUser = await limiter.exceeded(signIn.perUser, userKey);
+  const byAddress = byUser ?? (await limiter.exceeded(signIn.perAddress, clientAddress));
+  if (byAddress !== null && !(await limiter.seen(signIn.knownAddress, pair))) throw byAddress;
+}
+
+/** Username and password (Basic or the login form), rate-limited as `refuseWhileGuessing` says. */
 export async function authenticateWithPassword(username: string, password: string, clientAddress: string, deps: AuthDeps): Promise<User> {
   const userKey = username.toLowerCase();
-  await deps.limiter.check(RATE_LIMITS.failedAuthPerAddress, clientAddress);
-  await deps.limiter.check(RATE_LIMITS.failedAuthPerUser, userKey);
+  const pair = `${userKey} ${clientAddress}`;
+  await refuseWhileGuessing(pair, userKey, clientAddress, deps);
   const record = await deps.store.findUserByUsername(username);
   // Always run one scrypt check, so timing does not tell whether the user exists.
   const hash = record?.passwordHash ?? (await decoyHash());
   const matches = await verifyPassword(password, hash);
   if (record === null || record.passwordHash === null || !matches) {
-    await deps.limiter.hit(RATE_LIMITS.failedAuthPerAddress, clientAddress);
-    await deps.limiter.hit(RATE_LIMITS.failedAuthPerUser, userKey);
+    await deps.limiter.hit(deps.signIn.perUserAndAddress, pair);
+    await deps.limiter.hit(deps.signIn.perUser, userKey);
+    await deps.limiter.hit(deps.signIn.perAddress, clientAddress);
     throw new AppError('not_authenticated', INVALID_CREDENTIALS);
   }
   refuseInactive(record);
-  await deps.limiter.reset(RATE_LIMITS.failedAuthPerUser, userKey);
+  await deps.limiter.reset(deps.signIn.perUserAndAddress, pair);
+  // One row per username and address: the latest success.
+  await deps.limiter.reset(deps.signIn.knownAddress, pair);
+  await deps.limiter.hit(deps.signIn.knownAddress, pair);
   return toUser(record);
 }
 
-/** An API token, looked up by its keyed hash; failures count against the client address. */
+/**
+ * An API token, looked up by its keyed hash. A valid token is never refused by a rate limit;
+ * invalid ones count against the client address, and over the limit they are answered 429.
+ */
 export async function authenticateWithToken(token: string, clientAddress: string, deps: AuthDeps): Promise<User> {
-  await deps.limiter.check(RATE_LIMITS.failedAuthPerAddress, clientAddress);
   const lookupHash = tokenLookupHash(deps.keys, token);
   const record = await deps.store.findUserByTokenHash(lookupHash);
   if (record === null) {
-    await deps.limiter.hit(RATE_LIMITS.failedAuthPerAddress, clientAddress);
+    await deps.limiter.check(deps.signIn.invalidTokensPerAddress, clientAddress);
+    await deps.limiter.hit(deps.signIn.invalidTokensPerAddress, clientAddress);
     throw new AppError('not_authenticated', INVALID_TOKEN);
   }
   refuseInactive(record);

@@ -8,10 +8,23 @@ x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
 export { x509 };
 
-/** The PEM blocks of one kind (`CERTIFICATE`, `X509 CRL`, …) in a text, in order. */
+/**
+ * The PEM blocks of one kind (`CERTIFICATE`, `X509 CRL`, …) in a text, in order. `label` is a
+ * regular expression for the label. One pass: each BEGIN line is matched with the first END line
+ * of the same label after it, and a BEGIN without an END ends the scan, so hostile text made of
+ * thousands of BEGIN lines costs linear time, not quadratic.
+ */
 export function pemBlocks(text: string, label: string): string[] {
-  const pattern = new RegExp(`-----BEGIN ${label}-----[\\s\\S]*?-----END ${label}-----`, 'g');
-  return text.match(pattern) ?? [];
+  const begin = new RegExp(`-----BEGIN (${label})-----`, 'g');
+  const blocks: string[] = [];
+  for (let found = begin.exec(text); found !== null; found = begin.exec(text)) {
+    const endLine = `-----END ${found[1] ?? ''}-----`;
+    const end = text.indexOf(endLine, begin.lastIndex);
+    if (end < 0) break;
+    blocks.push(text.slice(found.index, end + endLine.length));
+    begin.lastIndex = end + endLine.length;
+  }
+  return blocks;
 }
 
 /** Serial numbers compared as lower-case hex without leading zeros. */

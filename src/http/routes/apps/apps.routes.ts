@@ -7,10 +7,14 @@ import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../sche
 import { sendEmpty } from '../../reply.ts';
 import type { AppServer } from '../../types.ts';
 
+/** Characters of a certificate field: several times the largest real certificate. */
+const CERTIFICATE_MAX_LENGTH = 16_384;
+
 const RegisterBody = Type.Object(
   {
-    certificate: Type.String({ minLength: 1, maxLength: 65536, description: "The app's certificate (PEM); its CN is the app id" }),
-    signature: Type.String({ minLength: 1, maxLength: 65536, description: 'base64 RSA SHA-512 signature over the app id, made with the app key' }),
+    // A PEM certificate is 1 to 3 KB; the limit refuses hostile text before any parsing.
+    certificate: Type.String({ minLength: 1, maxLength: CERTIFICATE_MAX_LENGTH, description: "The app's certificate (PEM); its CN is the app id" }),
+    signature: Type.String({ minLength: 1, maxLength: 8192, description: 'base64 RSA SHA-512 signature over the app id, made with the app key' }),
   },
   { additionalProperties: true, description: 'Other fields are ignored' },
 );
