@@ -45,7 +45,7 @@ async function waitFor(url: string): Promise<void> {
 
 function startStore(port: number, dataDir: string): ChildProcess {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'appstore.js'), 'serve'], {
-    env: { ...process.env, APPSTORE_DATA_DIR: dataDir, APPSTORE_PORT: String(port), APPSTORE_LOG_LEVEL: 'warn' },
+    env: { ...process.env, APPSTORE_DATA_DIR: dataDir, APPSTORE_PORT: String(port), APPSTORE_LOG_LEVEL: 'warn', APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '0' },
     stdio: 'ignore',
   });
   children.push(child);
