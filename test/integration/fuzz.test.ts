@@ -22,7 +22,8 @@ function random(seed: number): () => number {
 }
 
 const REQUESTS = 3000;
-const SEED = 20261123;
+/** APPSTORE_TEST_FUZZ_SEED replays or varies the run (the failure message names the request). */
+const SEED = Number(process.env['APPSTORE_TEST_FUZZ_SEED'] ?? 20261123);
 
 /** Path parameter values: valid, malformed, encoded, oversized, traversal. */
 const PARAMS = [

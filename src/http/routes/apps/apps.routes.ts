@@ -57,7 +57,7 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
       summary: 'Delete an app and all its releases (owner only)',
       tags: ['apps'],
       params: Type.Object({ appId: AppIdParam }),
-      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses('invalid_request', AUTH_ERRORS, 'forbidden', 'app_not_found') },
+      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'app_not_found') },
     },
     onRequest: authenticated,
     handler: async (request, reply) => {

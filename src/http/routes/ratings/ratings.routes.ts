@@ -43,7 +43,7 @@ export async function ratingRoutes(app: AppServer, container: Container): Promis
       summary: "Remove the caller's rating of an app",
       tags: ['ratings'],
       params: AppIdParams,
-      response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses('invalid_request', AUTH_ERRORS, 'app_not_found', 'rating_not_found') },
+      response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'app_not_found', 'rating_not_found') },
     },
     onRequest: authenticated,
     handler: async (request, reply) => {

@@ -62,7 +62,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
         summary: nightly ? 'Delete a nightly release' : 'Delete a release (not a nightly)',
         tags: ['releases'],
         params: Type.Object({ appId: AppIdParam, version: VersionParam }),
-        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses('invalid_request', AUTH_ERRORS, 'forbidden', 'release_not_found') },
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'release_not_found') },
       },
       onRequest: authenticated,
       handler: async (request, reply) => {
