@@ -16,6 +16,8 @@ import { coalesce } from './domain/listings/coalesce.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
 import { Listings } from './domain/listings/listings.ts';
 import { RateLimiter, signInRules } from './domain/rate-limit.ts';
+import type { CatalogBrowseDeps } from './domain/catalog/browse-catalog.ts';
+import { recentWindowStart } from './domain/listings/rating-aggregate.ts';
 import type { RatingDeps } from './domain/ratings/rate-app.ts';
 import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
 import type { PublishDeps } from './domain/releases/publish-release.ts';
@@ -58,6 +60,8 @@ export interface Container {
   /** `POST /api/v1/apps/releases` and deleting releases. */
   readonly publishing: PublishDeps & DeleteReleaseDeps;
   readonly ratings: RatingDeps;
+  /** The website's catalogue pages. */
+  readonly browse: CatalogBrowseDeps;
   /** The store's own authority (used when APPSTORE_CA_CERT is not set). */
   readonly authority: AuthorityFiles;
   /** The authorities and CRLs, read once on first use; problems with CRLs go to `trustWarnings`. */
@@ -151,6 +155,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       now,
     },
     ratings: { registry, ratings: ratingRepository(db), now },
+    browse: {
+      listedApps: async () => (await readSnapshot(database, (trx) => loadListedApps(trx, recentWindowStart(now()).since))).body,
+    },
     authority,
     trust: loadTrustOnce,
     trustWarnings,

@@ -3,6 +3,8 @@ import { AppError } from '../errors.ts';
 import { WWW_AUTHENTICATE } from './auth.ts';
 import { toErrorResponse } from './error-body.ts';
 import { allowedMethods } from './route-registry.ts';
+import { sendPage, wantsPage } from './html-reply.ts';
+import { errorPage } from '../web/pages/error-page.ts';
 
 /** Installs the one error handler and the 404/405 answers for unmatched requests. */
 export function installErrorHandling(app: FastifyInstance): void {
@@ -16,6 +18,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (response.status === 405) reply.header('allow', allowedMethods(app, request.url).join(', '));
     if (response.status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
     if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
+    if (wantsPage(request) && (response.status === 404 || response.status === 403 || response.status >= 500)) {
+      return sendPage(request, reply.code(response.status), errorPage(response.status, response.body.detail, request.id));
+    }
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
   });
 

@@ -22,6 +22,8 @@ export interface ManifestOptions {
   /** <nextcloud min-version max-version> (default 30 and 32). */
   readonly nextcloud?: readonly [string, string];
   readonly extra?: string;
+  /** Markdown for <description> (in CDATA, so it may hold markup). */
+  readonly description?: string;
 }
 
 export function manifestXml(options: ManifestOptions = {}): string {
@@ -30,7 +32,7 @@ export function manifestXml(options: ManifestOptions = {}): string {
   <id>${options.id ?? 'news'}</id>
   <name>${options.name ?? 'News'}</name>
   <summary>A feed reader</summary>
-  <description>An RSS/Atom feed reader</description>
+  <description>${options.description === undefined ? 'An RSS/Atom feed reader' : `<![CDATA[${options.description}]]>`}</description>
   <version>${options.version ?? '1.0.0'}</version>
   <licence>AGPL-3.0-or-later</licence>
   <author mail="dev@example.org">A Developer</author>

@@ -1,0 +1,60 @@
+/**
+ * Screenshots of the website's main pages, desktop and phone width, into docs/screenshots/:
+ * `node --import tsx scripts/screenshots.ts`. Runs a store on a temporary SQLite database with
+ * a small catalogue of its own (the test fixtures' certificates), then Debian's Chromium.
+ */
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { getOrCreateToken } from '../src/domain/accounts/api-tokens.ts';
+import { importCategories } from '../src/domain/catalog/import-catalog.ts';
+import { createUser } from '../test/helpers/accounts.ts';
+import { appArchive, signWith } from '../test/helpers/app-archive.ts';
+import { launchBrowser } from '../test/helpers/browser.ts';
+import { certFile, readCert } from '../test/helpers/certificate-fixtures.ts';
+import { TEST_TLS_CA, startArchiveServer } from '../test/helpers/https-archive-server.ts';
+import { createTestServer } from '../test/helpers/test-server.ts';
+
+const OUT = path.join(import.meta.dirname, '..', 'docs', 'screenshots');
+const DESCRIPTION = `A fast feed reader for your Nextcloud.
+
+## Features
+- Subscribe to RSS and Atom feeds
+- Read on the web, on **Android** and on **iOS**
+- Folders, starred items and full-text search
+
+See the [documentation](https://example.org/docs) for more.`;
+
+const files = await startArchiveServer();
+const server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
+try {
+  await importCategories(['multimedia', 'tools', 'office'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), server.container.catalog);
+  const token = await getOrCreateToken(await createUser(server.container, 'alice', null), server.container.accounts);
+  const auth = { authorization: `Token ${token}` };
+  for (const [id, name, category] of [['news', 'News', 'multimedia'], ['notes', 'Notes', 'office']] as const) {
+    await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: auth, payload: { certificate: readCert(`${id}.crt`), signature: readCert(`${id}.sig`) } });
+    for (const version of ['1.0.0', '1.1.0', '2.0.0-beta.1']) {
+      const bytes = await appArchive({ id, name, category, version, description: DESCRIPTION, website: 'https://example.org' });
+      files.serve(`/${id}-${version}.tar.gz`, bytes);
+      const response = await server.app.inject({ method: 'POST', url: '/api/v1/apps/releases', headers: auth, payload: { download: `${files.origin}/${id}-${version}.tar.gz`, signature: signWith(id, bytes) } });
+      if (response.statusCode >= 300) throw new Error(response.body);
+    }
+  }
+  await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+  fs.mkdirSync(OUT, { recursive: true });
+  const browser = await launchBrowser();
+  for (const [kind, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+    const tab = await browser.newPage({ viewport });
+    for (const [name, url] of [['home', '/'], ['app', '/apps/news'], ['not-found', '/apps/nope']] as const) {
+      await tab.goto(`${origin}${url}`, { waitUntil: 'networkidle' });
+      await tab.screenshot({ path: path.join(OUT, `${name}-${kind}.png`), fullPage: true });
+    }
+    await tab.close();
+  }
+  await browser.close();
+  console.log(`screenshots in ${OUT}`);
+} finally {
+  await server.close();
+  await files.close();
+}

@@ -1,0 +1,54 @@
+import type { ListedApp } from '../listings/app-listing.ts';
+import { appNotFound } from '../apps/app-registry.ts';
+import type { AppTranslation } from '../releases/release-data.ts';
+
+/** What the website's catalogue pages read: every listed app (those with a release), current. */
+export interface CatalogBrowseDeps {
+  readonly listedApps: () => Promise<readonly ListedApp[]>;
+}
+
+export interface HomeView {
+  readonly featured: readonly ListedApp[];
+  readonly newest: readonly ListedApp[];
+  readonly updated: readonly ListedApp[];
+  /** Category ids with the number of listed apps in each, most populated first. */
+  readonly categories: ReadonlyArray<{ readonly id: string; readonly apps: number }>;
+  readonly total: number;
+}
+
+const SECTION_SIZE = 12;
+
+/** The home page: featured apps, the newest and the recently updated ones, the categories. */
+export function homeView(apps: readonly ListedApp[]): HomeView {
+  const byDate = (key: 'created' | 'lastModified') => [...apps].sort((a, b) => b[key].localeCompare(a[key]) || a.id.localeCompare(b.id)).slice(0, SECTION_SIZE);
+  const counts = new Map<string, number>();
+  for (const app of apps) for (const category of app.categories) counts.set(category, (counts.get(category) ?? 0) + 1);
+  return {
+    featured: apps.filter((app) => app.isFeatured).slice(0, SECTION_SIZE),
+    newest: byDate('created'),
+    updated: byDate('lastModified'),
+    categories: [...counts].map(([id, count]) => ({ id, apps: count })).sort((a, b) => b.apps - a.apps || a.id.localeCompare(b.id)),
+    total: apps.length,
+  };
+}
+
+export async function browseHome(deps: CatalogBrowseDeps): Promise<HomeView> {
+  return homeView(await deps.listedApps());
+}
+
+/** One app's page; the refusal for an app that is not listed (unknown, or without releases). */
+export async function browseApp(appId: string, deps: CatalogBrowseDeps): Promise<ListedApp> {
+  const app = (await deps.listedApps()).find((candidate) => candidate.id === appId);
+  if (app === undefined) throw appNotFound(appId, 'or it has no release yet');
+  return app;
+}
+
+/** The app's texts in the first language it has of those asked for, else English. */
+export function textsIn(app: ListedApp, languages: readonly string[]): AppTranslation & { readonly language: string } {
+  for (const language of [...languages, 'en']) {
+    const texts = app.translations[language];
+    if (texts !== undefined) return { ...texts, language };
+  }
+  const [language, texts] = Object.entries(app.translations)[0] ?? ['en', { name: app.id, summary: '', description: '' }];
+  return { ...texts, language };
+}

@@ -1,0 +1,15 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Html } from '../web/html.ts';
+import { pageSecurityHeaders } from '../web/security-headers.ts';
+
+/** Sends a page with the pages' security headers. */
+export function sendPage(request: FastifyRequest, reply: FastifyReply, page: Html): FastifyReply {
+  return reply.headers(pageSecurityHeaders(request.protocol === 'https')).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page.text);
+}
+
+/** A browser asking for a page outside the API gets error pages; API clients keep JSON. */
+export function wantsPage(request: FastifyRequest): boolean {
+  const path = request.url.replace(/\/{2,}/g, '/');
+  if (path.startsWith('/api/')) return false;
+  return /\btext\/html\b/.test(request.headers.accept ?? '');
+}

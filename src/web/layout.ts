@@ -1,0 +1,37 @@
+import type { Html, HtmlValue } from './html.ts';
+import { html } from './html.ts';
+import { STRINGS } from './strings.ts';
+
+export interface PageOptions {
+  readonly title: string;
+  readonly language?: string;
+  readonly description?: string;
+}
+
+/** The shell of every page: landmarks, a skip link, the header and the footer; one stylesheet, no script. */
+export function layout(options: PageOptions, main: HtmlValue): Html {
+  const title = options.title === STRINGS.siteName ? STRINGS.siteName : `${options.title} – ${STRINGS.siteName}`;
+  return html`<!doctype html>
+<html lang="${options.language ?? 'en'}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+${options.description === undefined ? '' : html`<meta name="description" content="${options.description}">`}
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/static/site.css">
+</head>
+<body>
+<a class="skip" href="#main">${STRINGS.skipToContent}</a>
+<header class="site-header">
+  <a class="brand" href="/">${STRINGS.siteName}</a>
+  <nav aria-label="Site"><ul><li><a href="/">${STRINGS.navApps}</a></li><li><a href="/api/v1/openapi.json">${STRINGS.navApi}</a></li></ul></nav>
+</header>
+<main id="main">
+${main}
+</main>
+<footer class="site-footer"><p>${STRINGS.tagline}</p></footer>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,11 @@
+import type { Html } from '../html.ts';
+import { html } from '../html.ts';
+import { layout } from '../layout.ts';
+import { STRINGS } from '../strings.ts';
+
+/** A page for a browser instead of a JSON error: 404, 403 and 5xx, with the request id to quote. */
+export function errorPage(status: number, detail: string, requestId: string): Html {
+  const title = status === 404 ? STRINGS.notFoundTitle : status === 403 ? STRINGS.forbiddenTitle : STRINGS.errorTitle;
+  const text = status === 404 ? STRINGS.notFoundText : status >= 500 ? STRINGS.errorText : detail;
+  return layout({ title }, html`<h1>${title}</h1><p>${text}</p><p class="card-meta">${status} · ${requestId}</p><p><a href="/">${STRINGS.backHome}</a></p>`);
+}

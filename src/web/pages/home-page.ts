@@ -1,0 +1,22 @@
+import type { HomeView } from '../../domain/catalog/browse-catalog.ts';
+import type { Html } from '../html.ts';
+import { html } from '../html.ts';
+import { layout } from '../layout.ts';
+import { STRINGS } from '../strings.ts';
+import { appList } from './app-card.ts';
+
+export function homePage(view: HomeView, languages: readonly string[]): Html {
+  const section = (id: string, title: string, apps: HomeView['featured']) =>
+    apps.length === 0 ? '' : html`<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${appList(apps, languages)}</section>`;
+  return layout(
+    { title: STRINGS.siteName, description: STRINGS.tagline },
+    html`<h1>${STRINGS.tagline}</h1>
+<p class="lead">${STRINGS.appsInStore(view.total)}</p>
+${view.total === 0 ? html`<p>${STRINGS.noApps}</p>` : ''}
+${section('featured', STRINGS.featured, view.featured)}
+${section('newest', STRINGS.newest, view.newest)}
+${section('updated', STRINGS.updated, view.updated)}
+${view.categories.length === 0 ? '' : html`<section aria-labelledby="categories"><h2 id="categories">${STRINGS.categories}</h2>
+<ul class="tags">${view.categories.map((c) => html`<li>${c.id} <span class="count">(${c.apps})</span></li>`)}</ul></section>`}`,
+  );
+}

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
+import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
+import { createUser } from '../helpers/accounts.ts';
+import { appArchive, signWith } from '../helpers/app-archive.ts';
+import { BROWSER_SKIP, launchBrowser } from '../helpers/browser.ts';
+import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
+import { TEST_TLS_CA, startArchiveServer } from '../helpers/https-archive-server.ts';
+import type { ArchiveServer } from '../helpers/https-archive-server.ts';
+import { DIALECT } from '../helpers/test-database.ts';
+import { createTestServer } from '../helpers/test-server.ts';
+import type { TestServer } from '../helpers/test-server.ts';
+
+/** What a hostile app developer puts in a description: none of it may run or become markup. */
+const HOSTILE = [
+  '# News',
+  '<script>alert("script tag")</script>',
+  '<img src=x onerror="alert(\'onerror\')">',
+  '<svg onload="alert(\'svg\')"><script>alert("svg script")</script></svg>',
+  '[click me](javascript:alert("link"))',
+  '[fine](https://example.org/docs)',
+].join('\n\n');
+
+describe(`the public website (${DIALECT})`, () => {
+  let server: TestServer;
+  let files: ArchiveServer;
+
+  before(async () => {
+    files = await startArchiveServer();
+    server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
+    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), server.container.catalog);
+    const token = await getOrCreateToken(await createUser(server.container, 'alice', null), server.container.accounts);
+    const auth = { authorization: `Token ${token}` };
+    assert.equal((await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: auth, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } })).statusCode, 201);
+    const bytes = await appArchive({ version: '2.0.0', description: HOSTILE, name: 'News &lt;b&gt;bold&lt;/b&gt;' });
+    files.serve('/news.tar.gz', bytes);
+    const published = await server.app.inject({ method: 'POST', url: '/api/v1/apps/releases', headers: auth, payload: { download: `${files.origin}/news.tar.gz`, signature: signWith('news', bytes) } });
+    assert.equal(published.statusCode, 201, published.body);
+  });
+  after(async () => {
+    await server.close();
+    await files.close();
+  });
+
+  const page = (url: string, accept = 'text/html') => server.app.inject({ method: 'GET', url, headers: { accept } });
+
+  test('the home page lists the app, with the security headers of every page', async () => {
+    const response = await page('/');
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /^text\/html/);
+    assert.match(response.body, /<a class="card-link" href="\/apps\/news">/);
+    assert.match(response.body, /News &lt;b&gt;bold&lt;\/b&gt;/, 'the name is text');
+    const csp = String(response.headers['content-security-policy']);
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.doesNotMatch(csp, /unsafe-inline/);
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    assert.equal(response.headers['referrer-policy'], 'strict-origin-when-cross-origin');
+    assert.ok(Buffer.byteLength(response.body) < 100 * 1024);
+  });
+
+  test('the app page renders the description as Markdown, and hostile markup as text', async () => {
+    const response = await page('/apps/news');
+    assert.equal(response.statusCode, 200);
+    assert.match(response.body, /<h3>News<\/h3>/, 'Markdown headings render, below the page\'s own');
+    assert.doesNotMatch(response.body, /<script|<svg|<img src="x"|<[^>]*\son(error|load)=/i);
+    assert.doesNotMatch(response.body, /href="javascript:/i);
+    assert.match(response.body, /<a href="https:\/\/example\.org\/docs" rel="nofollow ugc noopener">fine<\/a>/);
+    assert.match(response.body, /2\.0\.0/);
+    assert.match(response.body, /[0-9A-F]{2}(:[0-9A-F]{2}){31}/, 'the certificate fingerprint');
+    assert.ok(response.headers['content-security-policy']);
+  });
+
+  test('errors: a browser gets a page, an API client JSON', async () => {
+    const missing = await page('/apps/nope');
+    assert.equal(missing.statusCode, 404);
+    assert.match(String(missing.headers['content-type']), /^text\/html/);
+    assert.match(missing.body, /Page not found/);
+    assert.ok(missing.headers['content-security-policy']);
+    const unknown = await page('/no/such/page');
+    assert.equal(unknown.statusCode, 404);
+    assert.match(unknown.body, /Page not found/);
+    const api = await page('/api/v1/nope');
+    assert.equal(api.statusCode, 404);
+    assert.equal(api.json().code, 'not_found');
+    const json = await page('/apps/nope', 'application/json');
+    assert.equal(json.json().code, 'app_not_found');
+    assert.equal((await page('/apps/Not-An-Id', 'application/json')).statusCode, 400);
+  });
+
+  describe('in a real browser', { skip: BROWSER_SKIP }, () => {
+    let browser: Browser;
+    let origin = '';
+    before(async () => {
+      await server.app.listen({ host: '127.0.0.1', port: 0 });
+      origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+      browser = await launchBrowser();
+    });
+    after(() => browser?.close());
+
+    test('browse from the home page to the app page: nothing hostile runs, no console errors, phone width too', async () => {
+      for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 740 }]) {
+        const context = await browser.newContext({ viewport });
+        const tab = await context.newPage();
+        const dialogs: string[] = [];
+        const problems: string[] = [];
+        tab.on('dialog', (dialog) => {
+          dialogs.push(dialog.message());
+          void dialog.dismiss();
+        });
+        tab.on('console', (message) => {
+          if (message.type() === 'error') problems.push(message.text());
+        });
+        tab.on('pageerror', (error) => problems.push(error.message));
+        await tab.goto(`${origin}/`);
+        assert.equal(await tab.title(), 'App Store');
+        await tab.getByRole('link', { name: 'News <b>bold</b>' }).first().click();
+        await tab.waitForURL(`${origin}/apps/news`);
+        assert.equal(await tab.getByRole('heading', { level: 1 }).first().textContent(), 'News <b>bold</b>');
+        assert.equal(await tab.locator('.markdown script, .markdown img, .markdown svg').count(), 0);
+        assert.ok((await tab.getByText('<script>alert("script tag")</script>').count()) > 0, 'the script is shown as text');
+        await tab.getByText('click me').first().click().catch(() => undefined);
+        // Phones: nothing wider than the screen.
+        const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.ok(overflow <= 0, `the page is ${overflow}px wider than a ${viewport.width}px screen`);
+        assert.deepEqual(dialogs, []);
+        assert.deepEqual(problems, []);
+        await context.close();
+      }
+    });
+  });
+});
