@@ -46,7 +46,7 @@ try {
   const browser = await launchBrowser();
   for (const [kind, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
     const tab = await browser.newPage({ viewport });
-    for (const [name, url] of [['home', '/'], ['app', '/apps/news'], ['not-found', '/apps/nope']] as const) {
+    for (const [name, url] of [['home', '/'], ['app', '/apps/news'], ['search', '/search?q=n'], ['not-found', '/apps/nope']] as const) {
       await tab.goto(`${origin}${url}`, { waitUntil: 'networkidle' });
       await tab.screenshot({ path: path.join(OUT, `${name}-${kind}.png`), fullPage: true });
     }

@@ -18,7 +18,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (response.status === 405) reply.header('allow', allowedMethods(app, request.url).join(', '));
     if (response.status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
     if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
-    if (wantsPage(request) && (response.status === 404 || response.status === 403 || response.status >= 500)) {
+    if (wantsPage(request)) {
       return sendPage(request, reply.code(response.status), errorPage(response.status, response.body.detail, request.id));
     }
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);

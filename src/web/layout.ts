@@ -25,6 +25,7 @@ ${options.description === undefined ? '' : html`<meta name="description" content
 <a class="skip" href="#main">${STRINGS.skipToContent}</a>
 <header class="site-header">
   <a class="brand" href="/">${STRINGS.siteName}</a>
+  <form class="header-search" action="/search" method="get" role="search"><label class="visually-hidden" for="header-q">${STRINGS.searchLabel}</label><input id="header-q" name="q" type="search" maxlength="100" placeholder="${STRINGS.searchLabel}"><button type="submit">${STRINGS.search}</button></form>
   <nav aria-label="Site"><ul><li><a href="/">${STRINGS.navApps}</a></li><li><a href="/api/v1/openapi.json">${STRINGS.navApi}</a></li></ul></nav>
 </header>
 <main id="main">

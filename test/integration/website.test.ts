@@ -75,6 +75,24 @@ describe(`the public website (${DIALECT})`, () => {
     assert.ok(response.headers['content-security-policy']);
   });
 
+  test('search, filters and category pages', async () => {
+    const found = await page('/search?q=news');
+    assert.equal(found.statusCode, 200);
+    assert.match(found.body, /1 app found/);
+    assert.match(found.body, /href="\/apps\/news"/);
+    assert.match(found.body, /value="news"/, 'the form keeps the words');
+    assert.match((await page('/search?q=nothing+like+it')).body, /0 apps found/);
+    assert.match((await page('/search?nextcloud=31')).body, /1 app found/, 'news supports 30 to 32');
+    assert.match((await page('/search?nextcloud=33.0.1')).body, /0 apps found/);
+    assert.match((await page('/search?featured=1')).body, /0 apps found/);
+    assert.match((await page('/categories/multimedia')).body, /<h1>Category: multimedia<\/h1>[\s\S]*1 app found/);
+    assert.match((await page('/search?q=%3Cscript%3E')).body, /Apps matching “&lt;script&gt;”/, 'the words are text');
+    const bad = await page('/search?sort=cheapest&page=x');
+    assert.equal(bad.statusCode, 400);
+    assert.match(String(bad.headers['content-type']), /^text\/html/, 'a browser gets a page for a 400 too');
+    assert.match(bad.body, /sort/);
+  });
+
   test('errors: a browser gets a page, an API client JSON', async () => {
     const missing = await page('/apps/nope');
     assert.equal(missing.statusCode, 404);
@@ -127,6 +145,15 @@ describe(`the public website (${DIALECT})`, () => {
         // Phones: nothing wider than the screen.
         const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         assert.ok(overflow <= 0, `the page is ${overflow}px wider than a ${viewport.width}px screen`);
+        // Search from the header, then narrow by the Nextcloud version.
+        await tab.getByRole('searchbox', { name: 'Search apps' }).first().fill('news');
+        await tab.getByRole('button', { name: 'Search' }).first().click();
+        await tab.waitForURL(/\/search\?q=news/);
+        assert.equal(await tab.getByRole('status').textContent(), '1 app found');
+        await tab.getByLabel('Supports Nextcloud').fill('99');
+        await tab.getByRole('button', { name: 'Show apps' }).click();
+        await tab.waitForURL(/nextcloud=99/);
+        assert.equal(await tab.getByRole('status').textContent(), '0 apps found');
         assert.deepEqual(dialogs, []);
         assert.deepEqual(problems, []);
         await context.close();

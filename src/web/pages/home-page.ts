@@ -17,6 +17,6 @@ ${section('featured', STRINGS.featured, view.featured)}
 ${section('newest', STRINGS.newest, view.newest)}
 ${section('updated', STRINGS.updated, view.updated)}
 ${view.categories.length === 0 ? '' : html`<section aria-labelledby="categories"><h2 id="categories">${STRINGS.categories}</h2>
-<ul class="tags">${view.categories.map((c) => html`<li>${c.id} <span class="count">(${c.apps})</span></li>`)}</ul></section>`}`,
+<ul class="tags">${view.categories.map((c) => html`<li><a href="/categories/${encodeURIComponent(c.id)}">${c.id}</a> <span class="count">(${c.apps})</span></li>`)}</ul></section>`}`,
   );
 }

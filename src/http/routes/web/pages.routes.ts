@@ -3,6 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { browseApp, browseHome } from '../../../domain/catalog/browse-catalog.ts';
+import { SORTS, searchApps } from '../../../domain/catalog/search-catalog.ts';
+import type { SearchQuery } from '../../../domain/catalog/search-catalog.ts';
+import { searchPage } from '../../../web/pages/search-page.ts';
 import { sendPage } from '../../html-reply.ts';
 import { acceptedLanguages } from '../../../web/languages.ts';
 import { appPage } from '../../../web/pages/app-page.ts';
@@ -25,6 +28,46 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
   app.get('/apps/:appId', {
     schema: { hide: true, params: Type.Object({ appId: AppIdParam }), response: { ...PageResponse, ...errorResponses('invalid_request', 'app_not_found') } },
     handler: async (request, reply) => sendPage(request, reply, appPage(await browseApp(request.params.appId, container.browse), languagesOf(request))),
+  });
+
+  const SearchQueryString = Type.Object(
+    {
+      q: Type.Optional(Type.String({ maxLength: 100, description: 'words to find in app ids, names and summaries' })),
+      category: Type.Optional(Type.String({ maxLength: 64, description: 'a category id' })),
+      nextcloud: Type.Optional(Type.String({ maxLength: 20, pattern: '^([0-9]{1,4}(\\.[0-9]{1,4}){0,2})?$', description: 'a Nextcloud version such as 30 or 30.0.2' })),
+      featured: Type.Optional(Type.String({ enum: ['', '1'], description: '1 for featured apps only' })),
+      sort: Type.Optional(Type.String({ enum: ['', ...SORTS], description: `one of ${SORTS.join(', ')}` })),
+      page: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$', description: 'a page number' })),
+    },
+    { additionalProperties: true },
+  );
+
+  async function showSearch(request: FastifyRequest, query: SearchQuery) {
+    const apps = await container.browse.listedApps();
+    const categories = [...new Set(apps.flatMap((listed) => listed.categories))].sort();
+    return searchPage(query, searchApps(apps, query), categories, languagesOf(request));
+  }
+
+  app.get('/search', {
+    schema: { hide: true, querystring: SearchQueryString, response: { ...PageResponse, ...errorResponses('invalid_request') } },
+    handler: async (request, reply) => {
+      const q = request.query;
+      const query: SearchQuery = {
+        text: (q.q ?? '').trim(),
+        category: q.category === undefined || q.category === '' ? null : q.category,
+        nextcloud: q.nextcloud === undefined || q.nextcloud === '' ? null : q.nextcloud,
+        featuredOnly: q.featured === '1',
+        sort: SORTS.find((sort) => sort === q.sort) ?? 'relevance',
+        page: Number(q.page ?? '1') || 1,
+      };
+      return sendPage(request, reply, await showSearch(request, query));
+    },
+  });
+
+  app.get('/categories/:category', {
+    schema: { hide: true, params: Type.Object({ category: Type.String({ maxLength: 64, description: 'a category id' }) }), response: { ...PageResponse, ...errorResponses('invalid_request') } },
+    handler: async (request, reply) =>
+      sendPage(request, reply, await showSearch(request, { text: '', category: request.params.category, nextcloud: null, featuredOnly: false, sort: 'rating', page: 1 })),
   });
 
   app.get('/static/site.css', {

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
+import { PAGE_SIZE, relevance, searchApps, searchWords } from './search-catalog.ts';
+import type { SearchQuery } from './search-catalog.ts';
+
+const release = (platformVersionSpec: string) => ({ platformVersionSpec }) as unknown as ListedRelease;
+function app(id: string, name: string, summary: string, extra: Partial<ListedApp> = {}): ListedApp {
+  return {
+    id, categories: ['tools'], authors: [], userDocs: '', adminDocs: '', developerDocs: '', issueTracker: '', website: '', discussion: '', screenshots: [],
+    translations: { en: { name, summary, description: '' } },
+    ratingOverall: 0.5, ratingNumOverall: 0, ratingRecent: 0.5, ratingNumRecent: 0, isEnterpriseOnly: false,
+    created: '2026-01-01', lastModified: '2026-01-01', isFeatured: false, certificate: '', releases: [release('>=30.0.0 <33.0.0')],
+    ...extra,
+  };
+}
+const query = (overrides: Partial<SearchQuery> = {}): SearchQuery => ({ text: '', category: null, nextcloud: null, featuredOnly: false, sort: 'relevance', page: 1, ...overrides });
+
+const APPS = [
+  app('news', 'News', 'An RSS reader', { ratingOverall: 0.9, ratingNumOverall: 10, created: '2026-03-01' }),
+  app('mail', 'Mail', 'Read your news letters too', { isFeatured: true, categories: ['office'], releases: [release('>=28.0.0 <30.0.0')] }),
+  app('newsletter', 'Newsletter', 'Send mail', { created: '2026-02-01', lastModified: '2026-09-01' }),
+  app('files_antivirus', 'Antivirus for files', 'Scans files', { translations: { en: { name: 'Antivirus for files', summary: 'Scans', description: '' }, de: { name: 'Virenscanner', summary: 'Prüft Dateien', description: '' } } }),
+];
+
+describe('searchApps', () => {
+  test('words: lower case, punctuation separates, bounded', () => {
+    assert.deepEqual(searchWords('  RSS, News!  '), ['rss', 'news']);
+    assert.equal(searchWords('a '.repeat(100)).length, 10);
+  });
+
+  test('relevance: the id itself first, then names (starting with the word higher), then summaries; every word must match', () => {
+    assert.deepEqual(searchApps(APPS, query({ text: 'news' })).apps.map((a) => a.id), ['news', 'newsletter', 'mail']);
+    assert.deepEqual(searchApps(APPS, query({ text: 'files antivirus' })).apps.map((a) => a.id), ['files_antivirus']);
+    assert.deepEqual(searchApps(APPS, query({ text: 'virenscanner' })).apps.map((a) => a.id), ['files_antivirus'], 'names in any language');
+    assert.equal(relevance(APPS[0] as ListedApp, ['news', 'nothing']), 0);
+  });
+
+  test('filters: category, featured, a Nextcloud version some release supports', () => {
+    assert.deepEqual(searchApps(APPS, query({ category: 'office' })).apps.map((a) => a.id), ['mail']);
+    assert.deepEqual(searchApps(APPS, query({ featuredOnly: true })).apps.map((a) => a.id), ['mail']);
+    assert.deepEqual(searchApps(APPS, query({ nextcloud: '29', sort: 'name' })).apps.map((a) => a.id), ['mail']);
+    assert.equal(searchApps(APPS, query({ nextcloud: '31.0.2' })).total, 3);
+    assert.equal(searchApps(APPS, query({ nextcloud: 'x' })).total, 4, 'a malformed version filters nothing');
+  });
+
+  test('orders: rating, newest, updated, name', () => {
+    assert.equal(searchApps(APPS, query({ sort: 'rating' })).apps[0]?.id, 'news');
+    assert.equal(searchApps(APPS, query({ sort: 'newest' })).apps[0]?.id, 'news');
+    assert.equal(searchApps(APPS, query({ sort: 'updated' })).apps[0]?.id, 'newsletter');
+    assert.deepEqual(searchApps(APPS, query({ sort: 'name' })).apps.map((a) => a.id), ['files_antivirus', 'mail', 'news', 'newsletter']);
+  });
+
+  test('pages of 24; a page past the end shows the last one', () => {
+    const many = Array.from({ length: 50 }, (_, i) => app(`app_${String(i).padStart(2, '0')}`, `App ${i}`, ''));
+    const second = searchApps(many, query({ sort: 'name', page: 2 }));
+    assert.deepEqual([second.total, second.page, second.pages, second.apps.length], [50, 2, 3, PAGE_SIZE]);
+    assert.equal(searchApps(many, query({ page: 99 })).page, 3);
+  });
+});

@@ -1,0 +1,53 @@
+import type { SearchQuery, SearchResult, Sort } from '../../domain/catalog/search-catalog.ts';
+import { SORTS } from '../../domain/catalog/search-catalog.ts';
+import type { Html } from '../html.ts';
+import { html } from '../html.ts';
+import { layout } from '../layout.ts';
+import { STRINGS } from '../strings.ts';
+import { appList } from './app-card.ts';
+
+const SORT_LABELS: Record<Sort, string> = {
+  relevance: STRINGS.sortRelevance,
+  rating: STRINGS.sortRating,
+  newest: STRINGS.sortNewest,
+  updated: STRINGS.sortUpdated,
+  name: STRINGS.sortName,
+};
+
+/** The query string of this search on another page. */
+function pageLink(query: SearchQuery, page: number): string {
+  const params = new URLSearchParams();
+  if (query.text !== '') params.set('q', query.text);
+  if (query.category !== null) params.set('category', query.category);
+  if (query.nextcloud !== null) params.set('nextcloud', query.nextcloud);
+  if (query.featuredOnly) params.set('featured', '1');
+  if (query.sort !== 'relevance') params.set('sort', query.sort);
+  if (page > 1) params.set('page', String(page));
+  const text = params.toString();
+  return `/search${text === '' ? '' : `?${text}`}`;
+}
+
+export function searchPage(query: SearchQuery, result: SearchResult, categories: readonly string[], languages: readonly string[]): Html {
+  const title = query.category !== null && query.text === '' ? STRINGS.categoryTitle(query.category) : query.text === '' ? STRINGS.allApps : STRINGS.resultsFor(query.text);
+  return layout(
+    { title },
+    html`<h1>${title}</h1>
+<form class="filters" action="/search" method="get" role="search" aria-label="${STRINGS.filters}">
+  <p><label for="q">${STRINGS.searchLabel}</label> <input id="q" name="q" type="search" value="${query.text}" maxlength="100"></p>
+  <p><label for="category">${STRINGS.category}</label>
+  <select id="category" name="category"><option value="">${STRINGS.allCategories}</option>${categories.map((id) => html`<option value="${id}"${query.category === id ? html` selected` : ''}>${id}</option>`)}</select></p>
+  <p><label for="nextcloud">${STRINGS.supportsNextcloud}</label> <input id="nextcloud" name="nextcloud" inputmode="decimal" placeholder="30" value="${query.nextcloud ?? ''}" size="8" maxlength="20"></p>
+  <p><input id="featured" name="featured" type="checkbox" value="1"${query.featuredOnly ? html` checked` : ''}> <label for="featured">${STRINGS.featuredOnly}</label></p>
+  <p><label for="sort">${STRINGS.sortBy}</label>
+  <select id="sort" name="sort">${SORTS.map((sort) => html`<option value="${sort}"${query.sort === sort ? html` selected` : ''}>${SORT_LABELS[sort]}</option>`)}</select></p>
+  <p><button type="submit">${STRINGS.apply}</button></p>
+</form>
+<p class="lead" role="status">${STRINGS.found(result.total)}</p>
+${result.apps.length === 0 ? html`<p>${STRINGS.nothingFound}</p>` : appList(result.apps, languages)}
+${result.pages <= 1 ? '' : html`<nav class="pager" aria-label="${STRINGS.pages}"><ul>
+${result.page > 1 ? html`<li><a rel="prev" href="${pageLink(query, result.page - 1)}">${STRINGS.previous}</a></li>` : ''}
+<li aria-current="page">${STRINGS.pageOf(result.page, result.pages)}</li>
+${result.page < result.pages ? html`<li><a rel="next" href="${pageLink(query, result.page + 1)}">${STRINGS.next}</a></li>` : ''}
+</ul></nav>`}`,
+  );
+}
