@@ -18,3 +18,13 @@ export function acceptedLanguages(header: string | undefined): string[] {
   }
   return out.slice(0, 8);
 }
+
+/** The cookie that remembers the language a visitor chose with the switcher. */
+export const LANGUAGE_COOKIE = 'appstore_lang';
+export const LANGUAGE_PATTERN = /^[a-z]{2,3}(_[A-Z]{2})?$/;
+
+/** The visitor's languages: the one chosen (cookie) first, then the browser's. */
+export function visitorLanguages(chosen: string | undefined, acceptLanguage: string | undefined): string[] {
+  const browser = acceptedLanguages(acceptLanguage);
+  return chosen !== undefined && LANGUAGE_PATTERN.test(chosen) ? [chosen, ...browser.filter((l) => l !== chosen)] : browser;
+}

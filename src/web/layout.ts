@@ -8,8 +8,28 @@ export interface PageOptions {
   readonly description?: string;
 }
 
+/** What every page knows of its visitor: their languages, best first, and where they are. */
+export interface PageContext {
+  readonly languages: readonly string[];
+  /** The languages the switcher offers. */
+  readonly availableLanguages: readonly string[];
+  /** This page's path and query, where the switcher returns to. */
+  readonly path: string;
+}
+
+/** The switcher: a plain form, so it works without JavaScript; the choice is kept in a cookie. */
+function languageSwitcher(context: PageContext): Html {
+  const current = context.languages.find((l) => context.availableLanguages.includes(l)) ?? 'en';
+  return html`<form class="language" action="/language" method="get">
+<input type="hidden" name="next" value="${context.path}">
+<label for="lang">${STRINGS.language}</label>
+<select id="lang" name="lang">${context.availableLanguages.map((l) => html`<option value="${l}"${l === current ? html` selected` : ''}>${l}</option>`)}</select>
+<button type="submit">${STRINGS.change}</button>
+</form>`;
+}
+
 /** The shell of every page: landmarks, a skip link, the header and the footer; one stylesheet, no script. */
-export function layout(options: PageOptions, main: HtmlValue): Html {
+export function layout(options: PageOptions, main: HtmlValue, context?: PageContext): Html {
   const title = options.title === STRINGS.siteName ? STRINGS.siteName : `${options.title} – ${STRINGS.siteName}`;
   return html`<!doctype html>
 <html lang="${options.language ?? 'en'}">
@@ -31,7 +51,7 @@ ${options.description === undefined ? '' : html`<meta name="description" content
 <main id="main">
 ${main}
 </main>
-<footer class="site-footer"><p>${STRINGS.tagline}</p></footer>
+<footer class="site-footer"><p>${STRINGS.tagline}</p>${context === undefined ? '' : languageSwitcher(context)}</footer>
 </body>
 </html>
 `;

@@ -43,6 +43,8 @@ export const STRINGS = {
   errorTitle: 'Something went wrong',
   errorText: 'The store could not show this page; the failure was logged. Please try again later.',
   backHome: 'Back to the apps',
+  language: 'Language',
+  change: 'Change',
   requestErrorTitle: 'This request cannot be answered',
   search: 'Search',
   searchLabel: 'Search apps',

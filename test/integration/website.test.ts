@@ -35,7 +35,8 @@ describe(`the public website (${DIALECT})`, () => {
     const token = await getOrCreateToken(await createUser(server.container, 'alice', null), server.container.accounts);
     const auth = { authorization: `Token ${token}` };
     assert.equal((await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: auth, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } })).statusCode, 201);
-    const bytes = await appArchive({ version: '2.0.0', description: HOSTILE, name: 'News &lt;b&gt;bold&lt;/b&gt;' });
+    const german = '<name lang="de">Nachrichten</name><summary lang="de">Ein Feedreader</summary><description lang="de">Liest Feeds.</description>';
+    const bytes = await appArchive({ version: '2.0.0', description: HOSTILE, name: 'News &lt;b&gt;bold&lt;/b&gt;', extra: german });
     files.serve('/news.tar.gz', bytes);
     const published = await server.app.inject({ method: 'POST', url: '/api/v1/apps/releases', headers: auth, payload: { download: `${files.origin}/news.tar.gz`, signature: signWith('news', bytes) } });
     assert.equal(published.statusCode, 201, published.body);
@@ -91,6 +92,24 @@ describe(`the public website (${DIALECT})`, () => {
     assert.equal(bad.statusCode, 400);
     assert.match(String(bad.headers['content-type']), /^text\/html/, 'a browser gets a page for a 400 too');
     assert.match(bad.body, /sort/);
+  });
+
+  test('languages: the browser\'s first, a choice from the switcher kept in a cookie, English as the fallback', async () => {
+    assert.match((await server.app.inject({ method: 'GET', url: '/apps/news', headers: { 'accept-language': 'de-DE,de;q=0.9' } })).body, /<h1>Nachrichten<\/h1>/);
+    assert.match((await server.app.inject({ method: 'GET', url: '/apps/news', headers: { 'accept-language': 'fr' } })).body, /<h1>News &lt;b&gt;/);
+    const home = (await page('/')).body;
+    assert.match(home, /<form class="language" action="\/language" method="get">/);
+    assert.match(home, /<option value="de">de<\/option>/);
+    const chosen = await page('/language?lang=de&next=%2Fapps%2Fnews');
+    assert.equal(chosen.statusCode, 303);
+    assert.equal(chosen.headers.location, '/apps/news');
+    const cookie = String(chosen.headers['set-cookie']);
+    assert.match(cookie, /^appstore_lang=de;.*HttpOnly.*SameSite=Lax/);
+    const inGerman = await server.app.inject({ method: 'GET', url: '/apps/news', headers: { cookie: 'appstore_lang=de', 'accept-language': 'en' } });
+    assert.match(inGerman.body, /<h1>Nachrichten<\/h1>/, 'the choice wins over the browser');
+    assert.equal((await page('/language?lang=de&next=%2F%2Fevil.example%2F')).headers.location, '/', 'never to another host');
+    assert.equal((await page('/language?lang=de&next=https%3A%2F%2Fevil.example')).headers.location, '/');
+    assert.equal((await page('/language?lang=%3Cx%3E')).statusCode, 400);
   });
 
   test('errors: a browser gets a page, an API client JSON', async () => {
@@ -154,6 +173,14 @@ describe(`the public website (${DIALECT})`, () => {
         await tab.getByRole('button', { name: 'Show apps' }).click();
         await tab.waitForURL(/nextcloud=99/);
         assert.equal(await tab.getByRole('status').textContent(), '0 apps found');
+        // Switch to German in the footer: the page comes back in German, and stays so.
+        await tab.goto(`${origin}/apps/news`);
+        await tab.getByLabel('Language').selectOption('de');
+        await tab.getByRole('button', { name: 'Change' }).click();
+        await tab.waitForURL(`${origin}/apps/news`);
+        assert.equal(await tab.getByRole('heading', { level: 1 }).first().textContent(), 'Nachrichten');
+        await tab.goto(`${origin}/`);
+        assert.ok((await tab.getByRole('link', { name: 'Nachrichten' }).count()) > 0);
         assert.deepEqual(dialogs, []);
         assert.deepEqual(problems, []);
         await context.close();

@@ -32,15 +32,18 @@ export function homeView(apps: readonly ListedApp[]): HomeView {
   };
 }
 
-export async function browseHome(deps: CatalogBrowseDeps): Promise<HomeView> {
-  return homeView(await deps.listedApps());
-}
-
 /** One app's page; the refusal for an app that is not listed (unknown, or without releases). */
-export async function browseApp(appId: string, deps: CatalogBrowseDeps): Promise<ListedApp> {
-  const app = (await deps.listedApps()).find((candidate) => candidate.id === appId);
+export function findListedApp(apps: readonly ListedApp[], appId: string): ListedApp {
+  const app = apps.find((candidate) => candidate.id === appId);
   if (app === undefined) throw appNotFound(appId, 'or it has no release yet');
   return app;
+}
+
+/** The languages the catalogue has texts in (English always), for the language switcher. */
+export function catalogLanguages(apps: readonly ListedApp[]): string[] {
+  const languages = new Set<string>(['en']);
+  for (const app of apps) for (const language of Object.keys(app.translations)) languages.add(language);
+  return [...languages].sort();
 }
 
 /** The app's texts in the first language it has of those asked for, else English. */

@@ -5,6 +5,7 @@ import { compareReleasesDescending } from '../../domain/listings/app-listing.ts'
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
+import type { PageContext } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
 import { STRINGS } from '../strings.ts';
 
@@ -36,7 +37,8 @@ function releaseRow(release: ListedRelease, languages: readonly string[]): Html 
 </li>`;
 }
 
-export function appPage(app: ListedApp, languages: readonly string[]): Html {
+export function appPage(app: ListedApp, context: PageContext): Html {
+  const { languages } = context;
   const texts = textsIn(app, languages);
   const releases = [...app.releases].sort(compareReleasesDescending);
   const links = [
@@ -48,7 +50,7 @@ export function appPage(app: ListedApp, languages: readonly string[]): Html {
     link(app.developerDocs, STRINGS.developerDocs),
   ];
   return layout(
-    { title: texts.name, language: 'en', description: texts.summary },
+    { title: texts.name, description: texts.summary },
     html`<article class="app" lang="${texts.language}">
 <h1>${texts.name}</h1>
 <p class="lead">${texts.summary}</p>
@@ -64,5 +66,6 @@ ${app.screenshots.length === 0 ? '' : html`<section aria-labelledby="shots"><h2 
 ${links.some((l) => l !== '') ? html`<h2>${STRINGS.links}</h2><ul>${links}</ul>` : ''}
 <h2>${STRINGS.certificate}</h2><p class="fingerprint"><code>${fingerprint(app.certificate)}</code></p></section>
 </article>`,
+    context,
   );
 }

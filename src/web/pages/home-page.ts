@@ -2,10 +2,12 @@ import type { HomeView } from '../../domain/catalog/browse-catalog.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
+import type { PageContext } from '../layout.ts';
 import { STRINGS } from '../strings.ts';
 import { appList } from './app-card.ts';
 
-export function homePage(view: HomeView, languages: readonly string[]): Html {
+export function homePage(view: HomeView, context: PageContext): Html {
+  const { languages } = context;
   const section = (id: string, title: string, apps: HomeView['featured']) =>
     apps.length === 0 ? '' : html`<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${appList(apps, languages)}</section>`;
   return layout(
@@ -18,5 +20,6 @@ ${section('newest', STRINGS.newest, view.newest)}
 ${section('updated', STRINGS.updated, view.updated)}
 ${view.categories.length === 0 ? '' : html`<section aria-labelledby="categories"><h2 id="categories">${STRINGS.categories}</h2>
 <ul class="tags">${view.categories.map((c) => html`<li><a href="/categories/${encodeURIComponent(c.id)}">${c.id}</a> <span class="count">(${c.apps})</span></li>`)}</ul></section>`}`,
+    context,
   );
 }

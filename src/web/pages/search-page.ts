@@ -3,6 +3,7 @@ import { SORTS } from '../../domain/catalog/search-catalog.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
+import type { PageContext } from '../layout.ts';
 import { STRINGS } from '../strings.ts';
 import { appList } from './app-card.ts';
 
@@ -27,7 +28,8 @@ function pageLink(query: SearchQuery, page: number): string {
   return `/search${text === '' ? '' : `?${text}`}`;
 }
 
-export function searchPage(query: SearchQuery, result: SearchResult, categories: readonly string[], languages: readonly string[]): Html {
+export function searchPage(query: SearchQuery, result: SearchResult, categories: readonly string[], context: PageContext): Html {
+  const { languages } = context;
   const title = query.category !== null && query.text === '' ? STRINGS.categoryTitle(query.category) : query.text === '' ? STRINGS.allApps : STRINGS.resultsFor(query.text);
   return layout(
     { title },
@@ -49,5 +51,6 @@ ${result.page > 1 ? html`<li><a rel="prev" href="${pageLink(query, result.page -
 <li aria-current="page">${STRINGS.pageOf(result.page, result.pages)}</li>
 ${result.page < result.pages ? html`<li><a rel="next" href="${pageLink(query, result.page + 1)}">${STRINGS.next}</a></li>` : ''}
 </ul></nav>`}`,
+    context,
   );
 }

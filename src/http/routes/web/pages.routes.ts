@@ -2,12 +2,15 @@ import fs from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
-import { browseApp, browseHome } from '../../../domain/catalog/browse-catalog.ts';
+import { catalogLanguages, findListedApp, homeView } from '../../../domain/catalog/browse-catalog.ts';
+import type { ListedApp } from '../../../domain/listings/app-listing.ts';
+import type { PageContext } from '../../../web/layout.ts';
+import { LANGUAGE_COOKIE, LANGUAGE_PATTERN, visitorLanguages } from '../../../web/languages.ts';
+import { localPath } from '../../../web/local-path.ts';
 import { SORTS, searchApps } from '../../../domain/catalog/search-catalog.ts';
 import type { SearchQuery } from '../../../domain/catalog/search-catalog.ts';
 import { searchPage } from '../../../web/pages/search-page.ts';
 import { sendPage } from '../../html-reply.ts';
-import { acceptedLanguages } from '../../../web/languages.ts';
 import { appPage } from '../../../web/pages/app-page.ts';
 import { homePage } from '../../../web/pages/home-page.ts';
 import { AppIdParam, errorResponses } from '../../schemas.ts';
@@ -15,19 +18,31 @@ import type { AppServer } from '../../types.ts';
 
 const STYLESHEET = fs.readFileSync(new URL('../../../web/static/site.css', import.meta.url));
 
-const languagesOf = (request: FastifyRequest): string[] => acceptedLanguages(request.headers['accept-language']);
+function contextOf(request: FastifyRequest, apps: readonly ListedApp[]): PageContext {
+  return {
+    languages: visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language']),
+    availableLanguages: catalogLanguages(apps),
+    path: request.url,
+  };
+}
 const PageResponse = { 200: Type.String({ description: 'An HTML page' }) };
 
 /** The public website: server-rendered pages that work without JavaScript (docs/website.md). */
 export async function pageRoutes(app: AppServer, container: Container): Promise<void> {
   app.get('/', {
     schema: { hide: true, response: PageResponse },
-    handler: async (request, reply) => sendPage(request, reply, homePage(await browseHome(container.browse), languagesOf(request))),
+    handler: async (request, reply) => {
+      const apps = await container.browse.listedApps();
+      return sendPage(request, reply, homePage(homeView(apps), contextOf(request, apps)));
+    },
   });
 
   app.get('/apps/:appId', {
     schema: { hide: true, params: Type.Object({ appId: AppIdParam }), response: { ...PageResponse, ...errorResponses('invalid_request', 'app_not_found') } },
-    handler: async (request, reply) => sendPage(request, reply, appPage(await browseApp(request.params.appId, container.browse), languagesOf(request))),
+    handler: async (request, reply) => {
+      const apps = await container.browse.listedApps();
+      return sendPage(request, reply, appPage(findListedApp(apps, request.params.appId), contextOf(request, apps)));
+    },
   });
 
   const SearchQueryString = Type.Object(
@@ -45,7 +60,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
   async function showSearch(request: FastifyRequest, query: SearchQuery) {
     const apps = await container.browse.listedApps();
     const categories = [...new Set(apps.flatMap((listed) => listed.categories))].sort();
-    return searchPage(query, searchApps(apps, query), categories, languagesOf(request));
+    return searchPage(query, searchApps(apps, query), categories, contextOf(request, apps));
   }
 
   app.get('/search', {
@@ -68,6 +83,22 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     schema: { hide: true, params: Type.Object({ category: Type.String({ maxLength: 64, description: 'a category id' }) }), response: { ...PageResponse, ...errorResponses('invalid_request') } },
     handler: async (request, reply) =>
       sendPage(request, reply, await showSearch(request, { text: '', category: request.params.category, nextcloud: null, featuredOnly: false, sort: 'rating', page: 1 })),
+  });
+
+  // The language switcher's target: remembers the choice for a year and returns to the page.
+  app.get('/language', {
+    schema: {
+      hide: true,
+      querystring: Type.Object({
+        lang: Type.String({ pattern: LANGUAGE_PATTERN.source, description: 'a language code such as de or pt_BR' }),
+        next: Type.Optional(Type.String({ maxLength: 2000 })),
+      }),
+      response: { 303: Type.Null({ description: 'Back to the page, in the chosen language' }), ...errorResponses('invalid_request') },
+    },
+    handler: async (request, reply) => {
+      reply.setCookie(LANGUAGE_COOKIE, request.query.lang, { path: '/', maxAge: 365 * 86_400, sameSite: 'lax', httpOnly: true, secure: request.protocol === 'https' });
+      return reply.redirect(localPath(request.query.next), 303);
+    },
   });
 
   app.get('/static/site.css', {
