@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
@@ -13,6 +14,8 @@ import type { ArchiveServer } from '../helpers/https-archive-server.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+
+const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /** What a hostile app developer puts in a description: none of it may run or become markup. */
 const HOSTILE = [
@@ -138,6 +141,24 @@ describe(`the public website (${DIALECT})`, () => {
       browser = await launchBrowser();
     });
     after(() => browser?.close());
+
+    test('no serious or critical accessibility violation (axe-core) on any page kind', async () => {
+      // axe is injected as a script, which the pages' CSP would refuse: this context bypasses it.
+      const context = await browser.newContext({ bypassCSP: true });
+      const tab = await context.newPage();
+      for (const url of ['/', '/apps/news', '/search?q=news', '/categories/multimedia', '/apps/nope']) {
+        await tab.goto(`${origin}${url}`);
+        await tab.addScriptTag({ path: AXE_SCRIPT });
+        const violations = await tab.evaluate(async () => {
+          const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> } }).axe;
+          const result = await axe.run();
+          return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+        });
+        const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+        assert.deepEqual(serious, [], `${url}: ${JSON.stringify(violations)}`);
+      }
+      await context.close();
+    });
 
     test('browse from the home page to the app page: nothing hostile runs, no console errors, phone width too', async () => {
       for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 740 }]) {
