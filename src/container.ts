@@ -15,9 +15,10 @@ import type { Trust } from './domain/certificates/trust.ts';
 import { coalesce } from './domain/listings/coalesce.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
 import { Listings } from './domain/listings/listings.ts';
+import type { ListingSources } from './domain/listings/listings.ts';
 import { RateLimiter, signInRules } from './domain/rate-limit.ts';
 import type { CatalogBrowseDeps } from './domain/catalog/browse-catalog.ts';
-import { recentWindowStart } from './domain/listings/rating-aggregate.ts';
+import { currentListedApps } from './domain/catalog/browse-catalog.ts';
 import type { RatingDeps } from './domain/ratings/rate-app.ts';
 import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
 import type { PublishDeps } from './domain/releases/publish-release.ts';
@@ -117,14 +118,15 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
     now,
   };
+  const listingSources: ListingSources = {
+    readVersion: coalesce(() => readContentVersion(db)),
+    apps: (recentSince) => readSnapshot(database, (trx) => loadListedApps(trx, recentSince)),
+    ratings: () => readSnapshot(database, loadListedRatings),
+    categories: () => readSnapshot(database, listCategories),
+    platforms: () => readSnapshot(database, (trx) => listPlatformReleases(trx, { supportedOnly: true })),
+  };
   const listings = new Listings(
-    {
-      readVersion: coalesce(() => readContentVersion(db)),
-      apps: (recentSince) => readSnapshot(database, (trx) => loadListedApps(trx, recentSince)),
-      ratings: () => readSnapshot(database, loadListedRatings),
-      categories: () => readSnapshot(database, listCategories),
-      platforms: () => readSnapshot(database, (trx) => listPlatformReleases(trx, { supportedOnly: true })),
-    },
+    listingSources,
     new ListingCache({ maxBytes: options.listingCacheBytes ?? 256 * 1024 * 1024 }),
     now,
   );
@@ -155,9 +157,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       now,
     },
     ratings: { registry, ratings: ratingRepository(db), now },
-    browse: {
-      listedApps: async () => (await readSnapshot(database, (trx) => loadListedApps(trx, recentWindowStart(now()).since))).body,
-    },
+    browse: { listedApps: currentListedApps(listingSources, now) },
     authority,
     trust: loadTrustOnce,
     trustWarnings,

@@ -28,7 +28,7 @@ export interface SignInLimits {
 }
 
 /** A successful sign-in makes its address known for the username this long. */
-export const KNOWN_ADDRESS_MS = 30 * 86_400_000;
+const KNOWN_ADDRESS_MS = 30 * 86_400_000;
 
 export interface SignInRules {
   readonly perUserAndAddress: RateLimitRule;
@@ -67,10 +67,14 @@ export class RateLimiter {
     private readonly now: () => Date,
   ) {}
 
+  private within(rule: RateLimitRule, subject: string, now: Date): Promise<{ count: number; oldest: Date | null }> {
+    return this.store.countSince(rule.bucket, subject, new Date(now.getTime() - rule.windowMs));
+  }
+
   /** The rate_limited refusal (with the seconds to wait) when the subject has used up the rule, else null. */
   async exceeded(rule: RateLimitRule, subject: string): Promise<AppError | null> {
     const now = this.now();
-    const { count, oldest } = await this.store.countSince(rule.bucket, subject, new Date(now.getTime() - rule.windowMs));
+    const { count, oldest } = await this.within(rule, subject, now);
     if (count < rule.limit) return null;
     const freeAt = (oldest ?? now).getTime() + rule.windowMs;
     const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
@@ -85,13 +89,18 @@ export class RateLimiter {
 
   /** Whether the subject has any hit within the rule's window. */
   async seen(rule: RateLimitRule, subject: string): Promise<boolean> {
-    const now = this.now();
-    return (await this.store.countSince(rule.bucket, subject, new Date(now.getTime() - rule.windowMs))).count > 0;
+    return (await this.within(rule, subject, this.now())).count > 0;
   }
 
   async hit(rule: RateLimitRule, subject: string): Promise<void> {
     const now = this.now();
     await this.store.record(rule.bucket, subject, now, new Date(now.getTime() - rule.windowMs));
+  }
+
+  /** Records this use as the subject's only one (a "last seen" marker: one row, however often). */
+  async mark(rule: RateLimitRule, subject: string): Promise<void> {
+    const now = this.now();
+    await this.store.record(rule.bucket, subject, now, now);
   }
 
   /** Checks, then counts this use: for limits on successful actions. */

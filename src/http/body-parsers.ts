@@ -6,7 +6,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The path of the first key or string in a parsed JSON value that is not valid Unicode, or null. */
-export function illFormedTextPath(value: unknown, path = ''): string | null {
+function illFormedTextPath(value: unknown, path = ''): string | null {
   if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path || '(body)' : null;
   if (typeof value !== 'object' || value === null) return null;
   for (const [key, item] of Object.entries(value)) {

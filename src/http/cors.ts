@@ -11,7 +11,8 @@ const API = {
   strictPreflight: false,
 } as const satisfies FastifyCorsOptions;
 
-function isApiPath(url: string): boolean {
+/** `/api/…`, doubled slashes tolerated as the router tolerates them. */
+export function isApiPath(url: string): boolean {
   return url.replace(/\/{2,}/g, '/').startsWith('/api/');
 }
 

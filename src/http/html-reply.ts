@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Html } from '../web/html.ts';
 import { pageSecurityHeaders } from '../web/security-headers.ts';
+import { isApiPath } from './cors.ts';
 
 /** Sends a page with the pages' security headers. */
 export function sendPage(request: FastifyRequest, reply: FastifyReply, page: Html): FastifyReply {
@@ -9,7 +10,5 @@ export function sendPage(request: FastifyRequest, reply: FastifyReply, page: Htm
 
 /** A browser asking for a page outside the API gets error pages; API clients keep JSON. */
 export function wantsPage(request: FastifyRequest): boolean {
-  const path = request.url.replace(/\/{2,}/g, '/');
-  if (path.startsWith('/api/')) return false;
-  return /\btext\/html\b/.test(request.headers.accept ?? '');
+  return !isApiPath(request.url) && /\btext\/html\b/.test(request.headers.accept ?? '');
 }

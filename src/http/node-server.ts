@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import type { Config } from '../config.ts';
-import { ERROR_STATUS } from './error-status.ts';
 import type { RefusalLog } from './protocol-errors.ts';
-import { answerBeforeRouting, checkBeforeRouting } from './protocol-errors.ts';
+import { answerBeforeRouting, checkBeforeRouting, writeRawRefusal } from './protocol-errors.ts';
 
 type Handler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
@@ -47,14 +45,7 @@ function limitConnectionsPerAddress(server: http.Server, maxPerAddress: number, 
     const count = (open.get(address) ?? 0) + 1;
     if (count > maxPerAddress) {
       const detail = `Too many open connections from your address (at most ${maxPerAddress}): reuse kept-alive connections, or open fewer at once.`;
-      const requestId = randomUUID();
-      log({ code: 'rate_limited', detail, status: ERROR_STATUS.rate_limited, requestId });
-      const body = JSON.stringify({ detail, code: 'rate_limited' });
-      socket.end(
-        'HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json; charset=utf-8\r\n' +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nX-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-      );
-      socket.once('finish', () => socket.destroy());
+      writeRawRefusal(socket, { code: 'rate_limited', detail }, log, { 'Retry-After': '1' });
       return;
     }
     open.set(address, count);

@@ -26,7 +26,7 @@ function bodyOf(refusal: ProtocolRefusal): string {
 }
 
 /** What Node's parser reported, as a refusal a person can act on. */
-export function refusalForClientError(error: Error & { code?: string }): ProtocolRefusal {
+function refusalForClientError(error: Error & { code?: string }): ProtocolRefusal {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return { code: 'headers_too_large', detail: 'The request line and headers are larger than this server accepts (16 KiB): send fewer or shorter headers, or a shorter URL.' };
@@ -51,30 +51,37 @@ export function refusalForClientError(error: Error & { code?: string }): Protoco
 }
 
 /**
+ * Answers on a raw socket, where there is no request object (Node could not parse one, or the
+ * connection is refused before any), and closes the connection once the answer is out.
+ */
+export function writeRawRefusal(socket: Duplex, refusal: ProtocolRefusal, log: RefusalLog, extraHeaders: Readonly<Record<string, string>> = {}): void {
+  const status = ERROR_STATUS[refusal.code];
+  const requestId = randomUUID();
+  log({ ...refusal, status, requestId });
+  const body = bodyOf(refusal);
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    ...extraHeaders,
+    'X-Request-Id': requestId,
+    'X-Content-Type-Options': 'nosniff',
+    Connection: 'close',
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.once('finish', () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n${body}`);
+}
+
+/**
  * Fastify's `clientErrorHandler`: Node could not parse the request, so there is no request to
  * route. Answers on the raw socket, unless a response is already under way or the client is gone.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex, log: RefusalLog): void {
   if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || socket.destroyed) return;
-  const refusal = refusalForClientError(error);
-  const status = ERROR_STATUS[refusal.code];
-  const requestId = randomUUID();
-  log({ ...refusal, status, requestId });
   // A response that has begun cannot be replaced: the connection is only closed.
   const responding = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent === true;
-  if (socket.writable && !responding) {
-    const body = bodyOf(refusal);
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\n` +
-        'X-Content-Type-Options: nosniff\r\n' +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
-  }
-  socket.destroy();
+  if (socket.writable && !responding) writeRawRefusal(socket, refusalForClientError(error), log);
+  else socket.destroy();
 }
 
 /** Answers a request refused before routing, with the usual headers (CORS on /api/ paths), and closes the connection. */

@@ -16,7 +16,6 @@ export const STRINGS = {
   screenshots: 'Screenshots',
   screenshotOf: (name: string, n: number) => `Screenshot ${n} of ${name}`,
   releases: 'Releases',
-  latestPerPlatform: 'Latest version per Nextcloud version',
   nextcloudVersions: 'Nextcloud',
   php: 'PHP',
   databases: 'Databases',

@@ -56,9 +56,7 @@ export async function authenticateWithPassword(username: string, password: strin
   }
   refuseInactive(record);
   await deps.limiter.reset(deps.signIn.perUserAndAddress, pair);
-  // One row per username and address: the latest success.
-  await deps.limiter.reset(deps.signIn.knownAddress, pair);
-  await deps.limiter.hit(deps.signIn.knownAddress, pair);
+  await deps.limiter.mark(deps.signIn.knownAddress, pair);
   return toUser(record);
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ListedApp } from '../listings/app-listing.ts';
-import { homeView, textsIn } from './browse-catalog.ts';
+import { currentListedApps, homeView, textsIn } from './browse-catalog.ts';
 
 const app = (id: string, created: string, lastModified: string, extra: Partial<ListedApp> = {}): ListedApp => ({
   id,
@@ -49,5 +49,33 @@ describe('textsIn', () => {
     const multi = app('a', '', '', { translations: { en: { name: 'Mail', summary: '', description: '' }, de: { name: 'E-Mail', summary: '', description: '' } } });
     assert.equal(textsIn(multi, ['fr', 'de']).name, 'E-Mail');
     assert.equal(textsIn(multi, ['fr']).language, 'en');
+  });
+});
+
+describe('currentListedApps', () => {
+  test('read once per content version and day, shared by page views; read again when either moves', async () => {
+    let version = 1;
+    let loads = 0;
+    let clock = new Date('2026-06-01T10:00:00Z');
+    const stamp = () => ({ version, changedAt: clock, instanceId: 'x' });
+    const listedApps = currentListedApps(
+      {
+        readVersion: async () => stamp(),
+        apps: async () => {
+          loads += 1;
+          return { stamp: stamp(), body: [app(`v${version}`, '', '')] };
+        },
+      },
+      () => clock,
+    );
+    await Promise.all([listedApps(), listedApps(), listedApps()]);
+    assert.equal((await listedApps())[0]?.id, 'v1');
+    assert.equal(loads, 1);
+    version = 2;
+    assert.equal((await listedApps())[0]?.id, 'v2');
+    assert.equal(loads, 2);
+    clock = new Date('2026-06-02T10:00:00Z');
+    await listedApps();
+    assert.equal(loads, 3, 'a new day moves the recent-rating window');
   });
 });

@@ -1,10 +1,26 @@
 import type { ListedApp } from '../listings/app-listing.ts';
+import type { DaySnapshot } from '../listings/latest-snapshot.ts';
+import { LatestSnapshot } from '../listings/latest-snapshot.ts';
+import type { ListingSources } from '../listings/listings.ts';
+import { recentWindowStart } from '../listings/rating-aggregate.ts';
 import { appNotFound } from '../apps/app-registry.ts';
 import type { AppTranslation } from '../releases/release-data.ts';
 
 /** What the website's catalogue pages read: every listed app (those with a release), current. */
 export interface CatalogBrowseDeps {
   readonly listedApps: () => Promise<readonly ListedApp[]>;
+}
+
+/**
+ * The listed apps as of the current content version and day, from the listings' own sources:
+ * read from storage once per version and day, not on every page view.
+ */
+export function currentListedApps(sources: Pick<ListingSources, 'apps' | 'readVersion'>, now: () => Date): () => Promise<readonly ListedApp[]> {
+  const snapshots = new LatestSnapshot<DaySnapshot & { readonly apps: readonly ListedApp[] }>(async (window) => {
+    const { stamp, body } = await sources.apps(window.since);
+    return { stamp, day: window.day, apps: body };
+  });
+  return async () => (await snapshots.get(recentWindowStart(now()), (await sources.readVersion()).version)).apps;
 }
 
 export interface HomeView {
@@ -37,6 +53,11 @@ export function findListedApp(apps: readonly ListedApp[], appId: string): Listed
   const app = apps.find((candidate) => candidate.id === appId);
   if (app === undefined) throw appNotFound(appId, 'or it has no release yet');
   return app;
+}
+
+/** The categories that have listed apps, by id. */
+export function catalogCategories(apps: readonly ListedApp[]): string[] {
+  return [...new Set(apps.flatMap((app) => app.categories))].sort();
 }
 
 /** The languages the catalogue has texts in (English always), for the language switcher. */

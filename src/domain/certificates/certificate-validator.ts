@@ -39,6 +39,15 @@ export function parseCertificate(pem: string): X509Certificate {
   }
 }
 
+/** The SHA-256 fingerprint (`AB:CD:…`) of a stored certificate, or null when it cannot be read. */
+export function certificateFingerprint(pem: string): string | null {
+  try {
+    return parseCertificate(pem).fingerprint256;
+  } catch {
+    return null;
+  }
+}
+
 /** The certificate's subject CN, which must be a valid app id. */
 export function appIdOf(certificate: X509Certificate): string {
   const names = new x509.X509Certificate(certificate.raw).subjectName.getField('CN');

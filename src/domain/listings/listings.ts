@@ -1,8 +1,9 @@
 import type { Category, PlatformRelease } from '../catalog/catalog.ts';
 import { sortCategories } from '../catalog/catalog.ts';
-import type { ListedApp } from './app-listing.ts';
+import type { AppFragment, ListedApp } from './app-listing.ts';
 import { assembleAppListing, toFragment } from './app-listing.ts';
-import { FragmentSnapshots } from './fragment-snapshots.ts';
+import type { DaySnapshot } from './latest-snapshot.ts';
+import { LatestSnapshot } from './latest-snapshot.ts';
 import type { ListingCache, Render, RenderedListing } from './listing-cache.ts';
 import { recentWindowStart } from './rating-aggregate.ts';
 import type { VersionStamp } from './version-stamp.ts';
@@ -35,6 +36,14 @@ export interface ListingSources {
   platforms(): Promise<Snapshot<PlatformRelease[]>>;
 }
 
+/**
+ * The apps serialised once per content version and day, shared by apps.json and every platform
+ * listing: a platform variant costs a filter and a concatenation, not a render.
+ */
+interface FragmentSnapshot extends DaySnapshot {
+  readonly fragments: readonly AppFragment[];
+}
+
 /** The listings Nextcloud servers poll. */
 export type ListingName =
   | { readonly kind: 'apps'; readonly includeEnterprise: boolean; readonly platform?: string }
@@ -56,14 +65,14 @@ export interface Listing {
  * every platform variant; they carry the day, since the recent ratings move with it.
  */
 export class Listings {
-  private readonly snapshots: FragmentSnapshots;
+  private readonly snapshots: LatestSnapshot<FragmentSnapshot>;
 
   constructor(
     private readonly sources: ListingSources,
     readonly cache: ListingCache,
     private readonly now: () => Date,
   ) {
-    this.snapshots = new FragmentSnapshots(async (window) => {
+    this.snapshots = new LatestSnapshot(async (window) => {
       const { stamp, body } = await sources.apps(window.since);
       return { stamp, day: window.day, fragments: body.map(toFragment) };
     });

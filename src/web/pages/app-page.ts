@@ -1,5 +1,6 @@
-import { createHash, X509Certificate } from 'node:crypto';
 import { textsIn } from '../../domain/catalog/browse-catalog.ts';
+import { certificateFingerprint } from '../../domain/certificates/certificate-validator.ts';
+import { isStable } from '../../domain/versions/semantic-version.ts';
 import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
 import { compareReleasesDescending } from '../../domain/listings/app-listing.ts';
 import type { Html } from '../html.ts';
@@ -9,22 +10,16 @@ import type { PageContext } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
 import { STRINGS } from '../strings.ts';
 
-function fingerprint(pem: string): string {
-  try {
-    return new X509Certificate(pem).fingerprint256;
-  } catch {
-    return createHash('sha256').update(pem).digest('hex');
-  }
-}
-
 /** Only http(s) links are shown as links: the stored ones were checked at publishing, this keeps it so. */
+const isWebLink = (url: string): boolean => /^https?:\/\//i.test(url);
+
 function link(url: string, label: string): Html | '' {
-  return /^https?:\/\//i.test(url) ? html`<li><a href="${url}" rel="nofollow noopener">${label}</a></li>` : '';
+  return isWebLink(url) ? html`<li><a href="${url}" rel="nofollow noopener">${label}</a></li>` : '';
 }
 
 function releaseRow(release: ListedRelease, languages: readonly string[]): Html {
   const changelog = [...languages, 'en'].map((language) => release.translations[language]?.changelog).find((text) => text !== undefined && text !== '') ?? '';
-  const marks = [release.isNightly ? STRINGS.nightly : '', release.version.includes('-') ? STRINGS.preRelease : ''].filter((m) => m !== '');
+  const marks = [release.isNightly ? STRINGS.nightly : '', !isStable(release.version, false) ? STRINGS.preRelease : ''].filter((m) => m !== '');
   return html`<li class="release">
   <h3>${release.version} ${marks.map((mark) => html`<span class="mark">${mark}</span>`)}</h3>
   <dl class="facts">
@@ -41,6 +36,7 @@ export function appPage(app: ListedApp, context: PageContext): Html {
   const { languages } = context;
   const texts = textsIn(app, languages);
   const releases = [...app.releases].sort(compareReleasesDescending);
+  const fingerprint = certificateFingerprint(app.certificate);
   const links = [
     link(app.website, STRINGS.website),
     link(app.issueTracker, STRINGS.issues),
@@ -62,9 +58,9 @@ ${app.screenshots.length === 0 ? '' : html`<section aria-labelledby="shots"><h2 
 <dl class="facts"><dt>${STRINGS.overall}</dt><dd>${STRINGS.rating(app.ratingOverall, app.ratingNumOverall)}</dd><dt>${STRINGS.recent}</dt><dd>${STRINGS.rating(app.ratingRecent, app.ratingNumRecent)}</dd></dl></section>
 <section aria-labelledby="releases"><h2 id="releases">${STRINGS.releases}</h2><ul class="releases">${releases.map((r) => releaseRow(r, languages))}</ul></section>
 <section aria-labelledby="about"><h2 id="about">${STRINGS.authors}</h2>
-<ul>${app.authors.map((a) => html`<li>${/^https?:\/\//i.test(a.homepage) ? html`<a href="${a.homepage}" rel="nofollow noopener">${a.name}</a>` : a.name}</li>`)}</ul>
+<ul>${app.authors.map((a) => html`<li>${isWebLink(a.homepage) ? html`<a href="${a.homepage}" rel="nofollow noopener">${a.name}</a>` : a.name}</li>`)}</ul>
 ${links.some((l) => l !== '') ? html`<h2>${STRINGS.links}</h2><ul>${links}</ul>` : ''}
-<h2>${STRINGS.certificate}</h2><p class="fingerprint"><code>${fingerprint(app.certificate)}</code></p></section>
+${fingerprint === null ? '' : html`<h2>${STRINGS.certificate}</h2><p class="fingerprint"><code>${fingerprint}</code></p>`}</section>
 </article>`,
     context,
   );

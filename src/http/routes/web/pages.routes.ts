@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
-import { catalogLanguages, findListedApp, homeView } from '../../../domain/catalog/browse-catalog.ts';
+import { catalogCategories, catalogLanguages, findListedApp, homeView } from '../../../domain/catalog/browse-catalog.ts';
 import type { ListedApp } from '../../../domain/listings/app-listing.ts';
 import type { PageContext } from '../../../web/layout.ts';
 import { LANGUAGE_COOKIE, LANGUAGE_PATTERN, visitorLanguages } from '../../../web/languages.ts';
@@ -59,8 +59,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
 
   async function showSearch(request: FastifyRequest, query: SearchQuery) {
     const apps = await container.browse.listedApps();
-    const categories = [...new Set(apps.flatMap((listed) => listed.categories))].sort();
-    return searchPage(query, searchApps(apps, query), categories, contextOf(request, apps));
+    return searchPage(query, searchApps(apps, query), catalogCategories(apps), contextOf(request, apps));
   }
 
   app.get('/search', {

@@ -1,0 +1,40 @@
+import type { RecentWindow } from './rating-aggregate.ts';
+import type { VersionStamp } from './version-stamp.ts';
+
+/** Data read at one content version, for the day its recent-rating window was computed for. */
+export interface DaySnapshot {
+  readonly stamp: VersionStamp;
+  readonly day: string;
+}
+
+/**
+ * The newest snapshot of some data derived from the whole catalogue, read once per content
+ * version and day, and shared by every request that needs it: the listings' per-app fragments,
+ * the website's listed apps. Concurrent requests share one load; only the newest is kept.
+ */
+export class LatestSnapshot<T extends DaySnapshot> {
+  private latest: T | undefined;
+  private pending: Promise<T> | undefined;
+
+  /** `load` reads the data with the recent-rating window given, and names the snapshot by its day. */
+  constructor(private readonly load: (window: RecentWindow) => Promise<T>) {}
+
+  async get(window: RecentWindow, minVersion: number): Promise<T> {
+    const { day } = window;
+    const fresh = (s: T | undefined): s is T => s !== undefined && s.day === day && s.stamp.version >= minVersion;
+    if (fresh(this.latest)) return this.latest;
+    if (this.pending !== undefined) {
+      const shared = await this.pending;
+      if (fresh(shared)) return shared;
+    }
+    const job = this.load(window).then((snapshot) => {
+      if (this.latest === undefined || snapshot.stamp.version >= this.latest.stamp.version) this.latest = snapshot;
+      return snapshot;
+    });
+    const shared: Promise<T> = job.finally(() => {
+      if (this.pending === shared) this.pending = undefined;
+    });
+    this.pending = shared;
+    return job;
+  }
+}
