@@ -45,7 +45,8 @@ try {
   fs.mkdirSync(OUT, { recursive: true });
   const browser = await launchBrowser();
   for (const [kind, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
-    const tab = await browser.newPage({ viewport });
+    // A fixed request id keeps the error page's screenshot the same from run to run.
+    const tab = await browser.newPage({ viewport, extraHTTPHeaders: { 'x-request-id': 'screenshot' } });
     for (const [name, url] of [['home', '/'], ['app', '/apps/news'], ['search', '/search?q=n'], ['not-found', '/apps/nope']] as const) {
       await tab.goto(`${origin}${url}`, { waitUntil: 'networkidle' });
       await tab.screenshot({ path: path.join(OUT, `${name}-${kind}.png`), fullPage: true });
