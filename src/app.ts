@@ -21,6 +21,9 @@ import { listingRoutes } from './http/routes/listings/listings.routes.ts';
 import { ratingRoutes } from './http/routes/ratings/ratings.routes.ts';
 import { releaseRoutes } from './http/routes/releases/releases.routes.ts';
 import { systemRoutes } from './http/routes/system/system.routes.ts';
+import { accountPageRoutes } from './http/routes/web/account-pages.routes.ts';
+import { apiPageRoutes } from './http/routes/web/api-page.routes.ts';
+import { appPageRoutes } from './http/routes/web/app-page.routes.ts';
 import { pageRoutes } from './http/routes/web/pages.routes.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import type { AppServer } from './http/types.ts';
@@ -92,7 +95,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   });
 
   // Each group of routes in a scope of its own: content-type parsers (forms) stay where they belong.
-  for (const routes of [systemRoutes, listingRoutes, tokenRoutes, sessionRoutes, appRoutes, releaseRoutes, ratingRoutes, pageRoutes]) {
+  for (const routes of [systemRoutes, listingRoutes, tokenRoutes, sessionRoutes, appRoutes, releaseRoutes, ratingRoutes, pageRoutes, appPageRoutes, accountPageRoutes, apiPageRoutes]) {
     await app.register(async (scope) => routes(scope, container));
   }
   return app;

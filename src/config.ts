@@ -54,6 +54,16 @@ export interface Config {
     /** Open connections from one client address at once (64; 0: no limit); trusted proxies are not counted. */
     readonly maxPerAddress: number;
   };
+  /** The site's address as visitors reach it (links in mails); null: http://host:port. */
+  readonly publicUrl: string | null;
+  /** False: accounts only by an administrator's invitation (`appstore user invite`). */
+  readonly signUpOpen: boolean;
+  readonly mail: {
+    /** smtp:// or smtps:// URL of the server that sends the store's mail; null: mails go to files under the data directory. */
+    readonly smtpUrl: string | null;
+    /** The From header of the store's mails. */
+    readonly from: string;
+  };
 }
 
 /** Every variable the service reads (the README's configuration table describes each). */
@@ -80,6 +90,10 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_REQUEST_TIMEOUT_SECONDS',
   'APPSTORE_IDLE_TIMEOUT_SECONDS',
   'APPSTORE_MAX_CONNECTIONS_PER_ADDRESS',
+  'APPSTORE_PUBLIC_URL',
+  'APPSTORE_SIGNUP',
+  'APPSTORE_SMTP_URL',
+  'APPSTORE_MAIL_FROM',
 ] as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -155,6 +169,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems.push('APPSTORE_HEADERS_TIMEOUT_SECONDS: must not be longer than APPSTORE_REQUEST_TIMEOUT_SECONDS (the request timeout includes the headers)');
   }
 
+  const publicUrl = parsePublicUrl(get('APPSTORE_PUBLIC_URL'), problems);
+  const signUp = (get('APPSTORE_SIGNUP') ?? 'open').toLowerCase();
+  if (signUp !== 'open' && signUp !== 'closed') problems.push(`APPSTORE_SIGNUP: '${signUp}' is not open or closed`);
+  const smtpUrl = get('APPSTORE_SMTP_URL') ?? null;
+  if (smtpUrl !== null && !/^smtps?:\/\/[^/\s]+/i.test(smtpUrl)) {
+    problems.push('APPSTORE_SMTP_URL: expected smtp://[user:password@]host[:port] or smtps://… (the password is never logged)');
+  }
+  const from = get('APPSTORE_MAIL_FROM') ?? `App Store <appstore@${publicUrl === null ? 'localhost' : new URL(publicUrl).hostname}>`;
+  if (/[\r\n]/.test(from) || !/@/.test(from)) problems.push('APPSTORE_MAIL_FROM: expected an address such as "App Store <store@example.com>"');
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     dataDir,
@@ -171,7 +195,26 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     limits: Object.freeze(limits),
     signInLimits: Object.freeze(signInLimits),
     connections: Object.freeze(connections),
+    publicUrl,
+    signUpOpen: signUp !== 'closed',
+    mail: Object.freeze({ smtpUrl, from }),
   });
+}
+
+function parsePublicUrl(raw: string | undefined, problems: string[]): string | null {
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push('APPSTORE_PUBLIC_URL: not a URL; expected the address visitors use, such as https://apps.example.com');
+    return null;
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '') {
+    problems.push('APPSTORE_PUBLIC_URL: expected http(s)://host[:port][/path], without query, fragment or credentials');
+    return null;
+  }
+  return url.href.replace(/\/+$/, '');
 }
 
 /** Variables that look like ours but are not read: most likely typos, worth a warning. */

@@ -1,4 +1,9 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import type { SelfServiceDeps } from './domain/accounts/account-links.ts';
+import type { Mailer } from './domain/mail.ts';
+import { fileMailer } from './mail/file-mailer.ts';
+import { smtpMailer } from './mail/smtp-mailer.ts';
 import type { Config } from './config.ts';
 import type { SecretKeys } from './domain/accounts/secret-key.ts';
 import { deriveKeys, loadSecret } from './domain/accounts/secret-key.ts';
@@ -18,7 +23,7 @@ import { Listings } from './domain/listings/listings.ts';
 import type { ListingSources } from './domain/listings/listings.ts';
 import { RateLimiter, signInRules } from './domain/rate-limit.ts';
 import type { CatalogBrowseDeps } from './domain/catalog/browse-catalog.ts';
-import { currentListedApps } from './domain/catalog/browse-catalog.ts';
+import { currentCatalog } from './domain/catalog/browse-catalog.ts';
 import type { RatingDeps } from './domain/ratings/rate-app.ts';
 import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
 import type { PublishDeps } from './domain/releases/publish-release.ts';
@@ -61,6 +66,10 @@ export interface Container {
   /** `POST /api/v1/apps/releases` and deleting releases. */
   readonly publishing: PublishDeps & DeleteReleaseDeps;
   readonly ratings: RatingDeps;
+  /** The website's accounts: sign-up, mailed links, the account page. */
+  readonly selfService: SelfServiceDeps;
+  /** Where mail goes without SMTP (null: SMTP is configured), and who hears of each such mail (the log, once the server runs). */
+  readonly mailFiles: { readonly directory: string | null; notify: (message: string) => void };
   /** The website's catalogue pages. */
   readonly browse: CatalogBrowseDeps;
   /** The store's own authority (used when APPSTORE_CA_CERT is not set). */
@@ -84,6 +93,15 @@ export interface ContainerOptions {
   readonly now?: () => Date;
   /** Extra authorities (PEM) release downloads trust: the tests' local HTTPS server. */
   readonly downloadCa?: readonly string[];
+  /** Extra authorities (PEM) the SMTP server's certificate may chain to: the tests' local mail server. */
+  readonly smtpCa?: readonly string[];
+}
+
+/** The site's address for links in mails: the configured one, else what the server listens on. */
+export function publicUrlOf(config: Config): string {
+  if (config.publicUrl !== null) return config.publicUrl;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
 }
 
 export function createContainer(config: Config, options: ContainerOptions = {}): Container {
@@ -131,13 +149,22 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     now,
   );
   const uploadLimits = { limiter, uploadsPerDay: config.limits.uploadsPerDay };
+  const mailFiles = {
+    directory: config.mail.smtpUrl === null ? path.join(config.dataDir, 'mail') : null,
+    notify: (message: string): void => void process.stderr.write(`${message}\n`),
+  };
+  const smtp = config.mail.smtpUrl === null ? null : smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, ...(options.smtpCa === undefined ? {} : { extraCa: options.smtpCa }) });
+  const mailer: Mailer = smtp ?? fileMailer(mailFiles.directory ?? config.dataDir, config.mail.from, (message) => mailFiles.notify(message), now);
+  const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now };
   return {
     config,
     database,
     now,
     listings,
     catalog,
-    accounts: { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now },
+    accounts: sessionDeps,
+    selfService: { ...sessionDeps, mailer, publicUrl: publicUrlOf(config), signUpOpen: config.signUpOpen },
+    mailFiles,
     registration: { trust: loadTrustOnce, revocations, registry, ...uploadLimits, now },
     appManagement: { registry, accounts, now },
     publishing: {
@@ -157,13 +184,16 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       now,
     },
     ratings: { registry, ratings: ratingRepository(db), now },
-    browse: { listedApps: currentListedApps(listingSources, now) },
+    browse: { catalog: currentCatalog(listingSources, now) },
     authority,
     trust: loadTrustOnce,
     trustWarnings,
     revocations,
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
-    close: () => database.close(),
+    close: async () => {
+      smtp?.close();
+      await database.close();
+    },
   };
 }

@@ -23,6 +23,9 @@ export const ERROR_CODES = [
   'user_exists',
   'user_not_found',
   'invalid_user', // a user's fields break a rule (name, password)
+  'invalid_link', // a mailed link that is unknown, expired or already used
+  'email_not_verified', // the right password, for an account whose address is not confirmed yet
+  'signup_closed', // sign-up is by invitation only (APPSTORE_SIGNUP=closed)
   // certificates, signatures, registration
   'invalid_certificate', // not exactly one PEM X.509 certificate
   'certificate_untrusted', // not signed by this store's authority

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app.ts';
 import type { Config } from './config.ts';
 import { unknownVariables } from './config.ts';
-import { createContainer } from './container.ts';
+import { createContainer, publicUrlOf } from './container.ts';
 import type { Container } from './container.ts';
 import { ensureAuthority } from './domain/certificates/certificate-authority.ts';
 
@@ -35,6 +35,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const app = await buildServer(container);
     if (authorityCreated) app.log.info({ certificate: container.authority.certificate }, "created the store's certificate authority");
     for (const warning of container.trustWarnings) app.log.warn(warning);
+    const mailDirectory = container.mailFiles.directory;
+    if (mailDirectory !== null) {
+      container.mailFiles.notify = (message) => app.log.warn(message);
+      app.log.warn(
+        { directory: mailDirectory },
+        'no SMTP server configured (APPSTORE_SMTP_URL): mails are written to files in this directory and their links to this log. Fine on one machine; set APPSTORE_SMTP_URL before real users sign up.',
+      );
+    }
+    if (config.publicUrl === null) app.log.info({ publicUrl: publicUrlOf(config) }, 'links in mails use this address; set APPSTORE_PUBLIC_URL to the address visitors use');
     options.beforeListen?.(app);
     for (const name of unknownVariables(options.env)) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
     await app.listen({ host: config.host, port: config.port });

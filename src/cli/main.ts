@@ -12,6 +12,7 @@ import { releaseInspectCommand } from './commands/release.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
 import {
   userAddCommand,
+  userInviteCommand,
   userDisableCommand,
   userEnableCommand,
   userListCommand,
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   serveCommand,
   migrateCommand,
   userAddCommand,
+  userInviteCommand,
   userTokenCommand,
   userPasswdCommand,
   userDisableCommand,

@@ -14,6 +14,11 @@ export const RATE_LIMITS = {
   newToken: { bucket: 'token-new', limit: 30, windowMs: 60_000, what: 'Too many new tokens for this user' },
   register: { bucket: 'app-register', limit: 100, windowMs: 86_400_000, what: 'Too many app registrations for this user' },
   publish: { bucket: 'release-publish', limit: 100, windowMs: 86_400_000, what: 'Too many release uploads for this user' },
+  // The website's self-service accounts (docs/security.md): each of these sends a mail.
+  signUp: { bucket: 'signup-address', limit: 10, windowMs: 3_600_000, what: 'Too many sign-ups from your address' },
+  resetPerAddress: { bucket: 'reset-address', limit: 10, windowMs: 3_600_000, what: 'Too many password resets asked from your address' },
+  resetPerEmail: { bucket: 'reset-email', limit: 3, windowMs: 3_600_000, what: 'Too many password resets asked for this address' },
+  verificationMails: { bucket: 'verify-mail-user', limit: 5, windowMs: 3_600_000, what: 'Too many confirmation mails for this account' },
 } as const satisfies Record<string, RateLimitRule>;
 
 /** How many failed sign-ins are tolerated, within one window (settings; docs/security.md). */

@@ -16,9 +16,11 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.info({ code: response.body.code, status: response.status, detail: response.body.detail }, 'request refused');
     }
     if (response.status === 405) reply.header('allow', allowedMethods(app, request.url).join(', '));
-    if (response.status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
+    const page = wantsPage(request);
+    // Not to a browser's page: it would answer a challenge with its own password dialog.
+    if (response.status === 401 && !page) reply.header('www-authenticate', WWW_AUTHENTICATE);
     if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
-    if (wantsPage(request)) {
+    if (page) {
       return sendPage(request, reply.code(response.status), errorPage(response.status, response.body.detail, request.id));
     }
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);

@@ -3,12 +3,16 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { DatabaseHandle, Dialect } from './database.ts';
 import * as initial from './migrations/0001-initial.ts';
+import * as accountLinks from './migrations/0002-account-links.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
 /** Every migration, in order. A new step is a new file here; applied steps are never edited. */
-const STEPS: ReadonlyArray<readonly [string, Step]> = [['0001-initial', initial]];
+const STEPS: ReadonlyArray<readonly [string, Step]> = [
+  ['0001-initial', initial],
+  ['0002-account-links', accountLinks],
+];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */
 const POSTGRES_LOCK_ID = 7_310_421_9;

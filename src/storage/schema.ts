@@ -33,6 +33,17 @@ export interface UsersTable {
   is_active: Bool;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Null until the user follows the link mailed to the address (sign-up, change of address). */
+  email_verified_at: Timestamp | null;
+}
+
+export interface AccountLinksTable {
+  secret_hash: string;
+  user_id: number;
+  purpose: string;
+  email: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
 }
 
 export interface ApiTokensTable {
@@ -210,6 +221,7 @@ export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
   sessions: SessionsTable;
+  account_links: AccountLinksTable;
   categories: CategoriesTable;
   category_translations: CategoryTranslationsTable;
   platform_releases: PlatformReleasesTable;

@@ -1,6 +1,7 @@
 import type { Html, HtmlValue } from './html.ts';
 import { html } from './html.ts';
 import { STRINGS } from './strings.ts';
+import { CSRF_FIELD } from '../domain/accounts/form-token.ts';
 
 export interface PageOptions {
   readonly title: string;
@@ -15,6 +16,19 @@ export interface PageContext {
   readonly availableLanguages: readonly string[];
   /** This page's path and query, where the switcher returns to. */
   readonly path: string;
+  /** The signed-in visitor, with their forms' CSRF token (the header's sign-out button); null: anonymous. */
+  readonly account: { readonly username: string; readonly formToken: string } | null;
+}
+
+function accountNav(context: PageContext | undefined): Html | '' {
+  if (context === undefined) return '';
+  const { account } = context;
+  if (account === null) {
+    const back = context.path.startsWith('/account/') ? '' : `?next=${encodeURIComponent(context.path)}`;
+    return html`<li><a href="/account/login${back}">${STRINGS.signIn}</a></li><li><a href="/account/signup">${STRINGS.signUp}</a></li>`;
+  }
+  return html`<li><a href="/account">${STRINGS.accountOf(account.username)}</a></li>
+<li><form class="inline" action="/account/logout" method="post"><input type="hidden" name="${CSRF_FIELD}" value="${account.formToken}"><button type="submit" class="link">${STRINGS.signOut}</button></form></li>`;
 }
 
 /** The switcher: a plain form, so it works without JavaScript; the choice is kept in a cookie. */
@@ -46,7 +60,7 @@ ${options.description === undefined ? '' : html`<meta name="description" content
 <header class="site-header">
   <a class="brand" href="/">${STRINGS.siteName}</a>
   <form class="header-search" action="/search" method="get" role="search"><label class="visually-hidden" for="header-q">${STRINGS.searchLabel}</label><input id="header-q" name="q" type="search" maxlength="100" placeholder="${STRINGS.searchLabel}"><button type="submit">${STRINGS.search}</button></form>
-  <nav aria-label="Site"><ul><li><a href="/">${STRINGS.navApps}</a></li><li><a href="/api/v1/openapi.json">${STRINGS.navApi}</a></li></ul></nav>
+  <nav aria-label="Site"><ul><li><a href="/">${STRINGS.navApps}</a></li><li><a href="/api/">${STRINGS.navApi}</a></li>${accountNav(context)}</ul></nav>
 </header>
 <main id="main">
 ${main}

@@ -28,6 +28,29 @@ describe(`appstore user … (${DIALECT})`, () => {
     assert.equal(list.stdout, 'alice\talice@example.org\tadmin\nbob\t-\tno-password\n');
   });
 
+  test('invite: an account without a password, and a mailed link (here: a file and its link) that sets one', async () => {
+    const invited = await runCommand(['user', 'invite', 'vera', '--email', 'vera@example.org'], env);
+    assert.equal(invited.code, 0, invited.stderr);
+    assert.match(invited.stdout, /invited vera: a link to choose a password was mailed to vera@example\.org/);
+    const link = /https?:\/\/\S+\/account\/reset\/[A-Za-z0-9_-]+/.exec(invited.stdout)?.[0];
+    assert.ok(link !== undefined, invited.stdout);
+    const path = new URL(link).pathname;
+    const page = await server.app.inject({ method: 'GET', url: path, headers: { accept: 'text/html' } });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /For the account vera/);
+    const formCookie = page.cookies.find((c) => c.name === 'appstore_form')?.value ?? '';
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const set = await server.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { accept: 'text/html', cookie: `appstore_form=${formCookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ csrf_token: csrf, password: 'violet tractor nebula quilt' }).toString(),
+    });
+    assert.equal(set.statusCode, 200, set.body);
+    assert.equal((await whoami(basic('vera', 'violet tractor nebula quilt'))).statusCode, 200, 'the address is confirmed by the link');
+    assert.equal((await runCommand(['user', 'invite', 'nomail'], env)).code, 2);
+  });
+
   test('clear refusals: duplicate name, empty password, bad name, both or neither password flag', async () => {
     const duplicate = await runCommand(['user', 'add', 'alice', '--no-password'], env);
     assert.equal(duplicate.code, 1);

@@ -1,5 +1,6 @@
 import { getOrCreateToken } from '../../domain/accounts/api-tokens.ts';
 import { addUser, findUser, listUsers, setActive, setPassword } from '../../domain/accounts/manage-users.ts';
+import { sendInvitation } from '../../domain/accounts/password-reset.ts';
 import { flag, positional, stringOption } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { usageError } from '../command.ts';
@@ -46,6 +47,33 @@ administrator. Names: 1 to 150 letters, digits and _ . @ + -. Refused when the n
       ),
     );
     io.out(`created user ${user.username}${user.isAdmin ? ' (administrator)' : ''}${user.hasPassword ? '' : ' without a password'}`);
+    return 0;
+  },
+};
+
+export const userInviteCommand: Command = {
+  path: ['user', 'invite'],
+  usage: 'appstore user invite NAME --email E [--first-name F] [--last-name L] [--admin]',
+  positionals: ['NAME'],
+  options: { email: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' }, admin: { type: 'boolean' } },
+  summary: 'create a user and mail them a link to choose their password',
+  help: `Creates a user without a password and mails them a link (valid seven days, once) to choose
+one; following it also confirms the address. This is how people get accounts when sign-up is
+closed (APPSTORE_SIGNUP=closed). Without APPSTORE_SMTP_URL the mail goes to a file and its link
+is printed here.`,
+  async run(input, io) {
+    const email = stringOption(input, 'email');
+    if (email === undefined) throw usageError('an invitation needs --email', this.usage);
+    const user = await withContainer(io, async (container) => {
+      container.mailFiles.notify = (message) => io.out(message);
+      const created = await addUser(
+        { username: positional(input, 0), email, firstName: stringOption(input, 'first-name'), lastName: stringOption(input, 'last-name'), isAdmin: flag(input, 'admin'), password: null, emailVerified: false },
+        container.accounts,
+      );
+      await sendInvitation(created, container.selfService);
+      return created;
+    });
+    io.out(`invited ${user.username}${user.isAdmin ? ' (administrator)' : ''}: a link to choose a password was mailed to ${email}`);
     return 0;
   },
 };

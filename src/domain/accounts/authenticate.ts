@@ -55,6 +55,9 @@ export async function authenticateWithPassword(username: string, password: strin
     throw new AppError('not_authenticated', INVALID_CREDENTIALS);
   }
   refuseInactive(record);
+  if (!record.emailVerified && record.email !== null) {
+    throw new AppError('email_not_verified', 'Confirm your e-mail address first: follow the link in the mail we sent when you signed up.');
+  }
   await deps.limiter.reset(deps.signIn.perUserAndAddress, pair);
   await deps.limiter.mark(deps.signIn.knownAddress, pair);
   return toUser(record);

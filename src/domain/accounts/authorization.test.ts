@@ -4,7 +4,7 @@ import { AppError } from '../../errors.ts';
 import { canManageApp, canManageReleases, canRate, requireAppManager, requireReleaseManager, roleOn } from './authorization.ts';
 import type { User } from './user.ts';
 
-const user = (id: number, isAdmin = false): User => ({ id, username: `u${id}`, email: null, firstName: '', lastName: '', isAdmin, isActive: true, hasPassword: true });
+const user = (id: number, isAdmin = false): User => ({ id, username: `u${id}`, email: null, firstName: '', lastName: '', isAdmin, isActive: true, hasPassword: true, emailVerified: true });
 const access = { appId: 'news', ownerId: 1, coMaintainerIds: [2] };
 
 describe('authorization', () => {

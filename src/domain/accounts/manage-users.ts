@@ -19,6 +19,15 @@ export interface AddUserInput {
   readonly isAdmin?: boolean;
   /** Null: an account without a password (token authentication only). */
   readonly password: string | null;
+  /** An operator vouches for the address they give (true); a website sign-up does not. */
+  readonly emailVerified?: boolean;
+}
+
+/** A plausible address: something@domain, without spaces, at most 254 characters. */
+export function checkEmailAddress(email: string): void {
+  if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) {
+    throw new AppError('invalid_user', `'${email.slice(0, 254)}' is not an e-mail address.`, { email: ['is not an e-mail address (name@example.com)'] });
+  }
 }
 
 function checkPassword(password: string): void {
@@ -31,7 +40,7 @@ export async function addUser(input: AddUserInput, deps: UserDeps): Promise<User
     throw new AppError('invalid_user', `'${input.username.slice(0, 160)}' is not a valid username: 1 to 150 letters, digits and _ . @ + -`);
   }
   const email = input.email?.trim() || null;
-  if (email !== null && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new AppError('invalid_user', `'${email}' is not an e-mail address.`);
+  if (email !== null) checkEmailAddress(email);
   if (input.password !== null) checkPassword(input.password);
   const user = await deps.store.createUser(
     {
@@ -41,6 +50,7 @@ export async function addUser(input: AddUserInput, deps: UserDeps): Promise<User
       lastName: input.lastName?.trim() ?? '',
       isAdmin: input.isAdmin ?? false,
       passwordHash: input.password === null ? null : await hashPassword(input.password),
+      emailVerified: input.emailVerified ?? true,
     },
     deps.now(),
   );

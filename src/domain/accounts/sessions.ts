@@ -28,7 +28,11 @@ const randomId = (): string => randomBytes(32).toString('base64url');
 
 /** `POST /login`: checks the password (same limits as Basic) and opens a server-side session. */
 export async function login(username: string, password: string, clientAddress: string, deps: SessionDeps): Promise<NewSession> {
-  const user = await authenticateWithPassword(username, password, clientAddress, deps);
+  return openSession(await authenticateWithPassword(username, password, clientAddress, deps), deps);
+}
+
+/** A new session for a user already authenticated (after sign-in, or after a password change ended the others). */
+export async function openSession(user: User, deps: SessionDeps): Promise<NewSession> {
   const now = deps.now();
   const sessionId = randomId();
   const csrfToken = randomId();
@@ -59,5 +63,10 @@ export async function logout(sessionId: string, csrfToken: string | undefined, d
   const session = await resolveSession(sessionId, deps);
   if (session === null) return;
   checkCsrf(session, csrfToken, deps);
+  await endSession(sessionId, deps);
+}
+
+/** Ends a session whose request was already checked (the website's sign-out form carries its own token). */
+export async function endSession(sessionId: string, deps: Pick<SessionDeps, 'store' | 'keys'>): Promise<void> {
   await deps.store.deleteSession(hmacHex(deps.keys.session, sessionId));
 }

@@ -9,6 +9,8 @@ export interface User {
   readonly isActive: boolean;
   /** False for users from an external login: they authenticate with tokens only. */
   readonly hasPassword: boolean;
+  /** False after a website sign-up or a change of address until the mailed link is followed. */
+  readonly emailVerified: boolean;
 }
 
 /** What storage returns for authentication. */
@@ -29,6 +31,15 @@ export interface NewUser {
   readonly lastName: string;
   readonly isAdmin: boolean;
   readonly passwordHash: string | null;
+  readonly emailVerified: boolean;
+}
+
+/** A link mailed to a user (`account-links.ts`), as stored: only the keyed hash of its secret. */
+export interface StoredLink {
+  readonly userId: number;
+  readonly purpose: string;
+  readonly email: string | null;
+  readonly expiresAt: Date;
 }
 
 export interface StoredSession {
@@ -48,6 +59,24 @@ export interface AccountStore {
   createUser(user: NewUser, now: Date): Promise<User | null>;
   setPasswordHash(userId: number, passwordHash: string | null, now: Date): Promise<void>;
   setActive(userId: number, active: boolean, now: Date): Promise<void>;
+  findUserById(userId: number): Promise<UserRecord | null>;
+  /** Users whose address is this one, compared without case. */
+  findUsersByEmail(email: string): Promise<UserRecord[]>;
+  /** Sets the address as confirmed now. */
+  setVerifiedEmail(userId: number, email: string, now: Date): Promise<void>;
+  /**
+   * Deletes the user with their token, sessions, links, ratings and co-maintainerships (moving
+   * the content version when ratings go), unless they own apps: then nothing is deleted and
+   * the ids of those apps come back.
+   */
+  deleteUserUnlessOwner(userId: number, now: Date): Promise<{ deleted: boolean; ownedApps: string[] }>;
+  insertLink(secretHash: string, link: StoredLink, now: Date): Promise<void>;
+  findLink(secretHash: string): Promise<StoredLink | null>;
+  /** Deletes and returns the link: of two requests using one link, one gets it. */
+  takeLink(secretHash: string): Promise<StoredLink | null>;
+  deleteLinks(userId: number, purpose: string): Promise<void>;
+  /** Ends every session of the user (a password change or reset). */
+  deleteUserSessions(userId: number): Promise<void>;
   findEncryptedToken(userId: number): Promise<string | null>;
   /** Stores a token unless the user has one; false when one was already there. */
   insertTokenIfNone(userId: number, lookupHash: string, encrypted: string, now: Date): Promise<boolean>;

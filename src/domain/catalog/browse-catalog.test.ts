@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ListedApp } from '../listings/app-listing.ts';
-import { currentListedApps, homeView, textsIn } from './browse-catalog.ts';
+import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
+import { currentCatalog, homeView, latestPerPlatform, textsIn } from './browse-catalog.ts';
 
 const app = (id: string, created: string, lastModified: string, extra: Partial<ListedApp> = {}): ListedApp => ({
   id,
@@ -52,22 +52,25 @@ describe('textsIn', () => {
   });
 });
 
-describe('currentListedApps', () => {
+describe('currentCatalog', () => {
   test('read once per content version and day, shared by page views; read again when either moves', async () => {
     let version = 1;
     let loads = 0;
     let clock = new Date('2026-06-01T10:00:00Z');
     const stamp = () => ({ version, changedAt: clock, instanceId: 'x' });
-    const listedApps = currentListedApps(
+    const catalog = currentCatalog(
       {
         readVersion: async () => stamp(),
         apps: async () => {
           loads += 1;
           return { stamp: stamp(), body: [app(`v${version}`, '', '')] };
         },
+        ratings: async () => ({ stamp: stamp(), body: [] }),
+        platforms: async () => ({ stamp: stamp(), body: [] }),
       },
       () => clock,
     );
+    const listedApps = async () => (await catalog()).apps;
     await Promise.all([listedApps(), listedApps(), listedApps()]);
     assert.equal((await listedApps())[0]?.id, 'v1');
     assert.equal(loads, 1);
@@ -77,5 +80,30 @@ describe('currentListedApps', () => {
     clock = new Date('2026-06-02T10:00:00Z');
     await listedApps();
     assert.equal(loads, 3, 'a new day moves the recent-rating window');
+  });
+});
+
+describe('latestPerPlatform', () => {
+  const release = (version: string, spec: string, isNightly = false) => ({ version, isNightly, platformVersionSpec: spec }) as unknown as ListedRelease;
+  const platforms = ['31.0.2', '31.0.0', '30.0.14', '30.0.1', '29.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true }));
+
+  test('the newest stable, non-nightly release for the newest patch release of each major version', () => {
+    const listed = app('news', '', '', {
+      releases: [release('3.0.0', '>=31.0.0 <32.0.0'), release('3.1.0-beta.1', '>=31.0.0 <32.0.0'), release('3.2.0', '>=31.0.0 <32.0.0', true), release('2.4.0', '>=29.0.0 <31.0.0'), release('2.3.0', '>=29.0.0 <31.0.0')],
+    });
+    assert.deepEqual(
+      latestPerPlatform(listed, platforms).map((row) => [row.platform, row.release.version]),
+      [
+        ['31', '3.0.0'],
+        ['30', '2.4.0'],
+        ['29', '2.4.0'],
+      ],
+    );
+  });
+
+  test('majors no release supports are left out; no platforms, no rows', () => {
+    const listed = app('old', '', '', { releases: [release('1.0.0', '>=30.0.0 <30.0.5')] });
+    assert.deepEqual(latestPerPlatform(listed, platforms), [], '30.0.14 is past the release');
+    assert.deepEqual(latestPerPlatform(app('x', '', '', { releases: [release('1.0.0', '*')] }), []), []);
   });
 });

@@ -1,4 +1,8 @@
-import type { ListedApp } from '../listings/app-listing.ts';
+import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
+import { compareReleasesDescending } from '../listings/app-listing.ts';
+import type { ListedRating } from '../listings/listings.ts';
+import { compareNumericVersions, isStable, parseSpec, satisfies } from '../versions/semantic-version.ts';
+import type { PlatformRelease } from './catalog.ts';
 import type { DaySnapshot } from '../listings/latest-snapshot.ts';
 import { LatestSnapshot } from '../listings/latest-snapshot.ts';
 import type { ListingSources } from '../listings/listings.ts';
@@ -6,21 +10,58 @@ import { recentWindowStart } from '../listings/rating-aggregate.ts';
 import { appNotFound } from '../apps/app-registry.ts';
 import type { AppTranslation } from '../releases/release-data.ts';
 
-/** What the website's catalogue pages read: every listed app (those with a release), current. */
+/** What the website's catalogue pages read, as of one content version. */
+export interface CatalogView {
+  /** Every listed app (those with a release). */
+  readonly apps: readonly ListedApp[];
+  /** Each app's ratings as ratings.json shows them, newest first. */
+  readonly ratings: ReadonlyMap<string, readonly ListedRating[]>;
+  /** The supported Nextcloud releases, newest first. */
+  readonly platforms: readonly PlatformRelease[];
+}
+
 export interface CatalogBrowseDeps {
-  readonly listedApps: () => Promise<readonly ListedApp[]>;
+  readonly catalog: () => Promise<CatalogView>;
+}
+
+function ratingsByApp(ratings: readonly ListedRating[]): Map<string, ListedRating[]> {
+  const byApp = new Map<string, ListedRating[]>();
+  for (const rating of ratings) {
+    const list = byApp.get(rating.app);
+    if (list === undefined) byApp.set(rating.app, [rating]);
+    else list.push(rating);
+  }
+  for (const list of byApp.values()) list.sort((a, b) => b.ratedAt.localeCompare(a.ratedAt));
+  return byApp;
 }
 
 /**
  * The listed apps as of the current content version and day, from the listings' own sources:
  * read from storage once per version and day, not on every page view.
  */
-export function currentListedApps(sources: Pick<ListingSources, 'apps' | 'readVersion'>, now: () => Date): () => Promise<readonly ListedApp[]> {
-  const snapshots = new LatestSnapshot<DaySnapshot & { readonly apps: readonly ListedApp[] }>(async (window) => {
-    const { stamp, body } = await sources.apps(window.since);
-    return { stamp, day: window.day, apps: body };
+export function currentCatalog(sources: Pick<ListingSources, 'apps' | 'ratings' | 'platforms' | 'readVersion'>, now: () => Date): () => Promise<CatalogView> {
+  const snapshots = new LatestSnapshot<DaySnapshot & CatalogView>(async (window) => {
+    const [apps, ratings, platforms] = await Promise.all([sources.apps(window.since), sources.ratings(), sources.platforms()]);
+    return { stamp: apps.stamp, day: window.day, apps: apps.body, ratings: ratingsByApp(ratings.body), platforms: platforms.body };
   });
-  return async () => (await snapshots.get(recentWindowStart(now()), (await sources.readVersion()).version)).apps;
+  return async () => snapshots.get(recentWindowStart(now()), (await sources.readVersion()).version);
+}
+
+/** The newest stable release for each supported Nextcloud major version (its newest patch release), newest first. */
+export function latestPerPlatform(app: ListedApp, platforms: readonly PlatformRelease[]): Array<{ readonly platform: string; readonly release: ListedRelease }> {
+  const newestOfMajor = new Map<string, string>();
+  for (const platform of platforms) {
+    const major = platform.version.split('.')[0] ?? platform.version;
+    const known = newestOfMajor.get(major);
+    if (known === undefined || compareNumericVersions(platform.version, known) > 0) newestOfMajor.set(major, platform.version);
+  }
+  const releases = app.releases.filter((release) => !release.isNightly && isStable(release.version, false)).sort(compareReleasesDescending);
+  const rows: Array<{ platform: string; release: ListedRelease }> = [];
+  for (const [major, version] of [...newestOfMajor].sort((a, b) => compareNumericVersions(b[1], a[1]))) {
+    const release = releases.find((candidate) => satisfies(version, parseSpec(candidate.platformVersionSpec)));
+    if (release !== undefined) rows.push({ platform: major, release });
+  }
+  return rows;
 }
 
 export interface HomeView {

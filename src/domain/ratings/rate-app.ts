@@ -41,3 +41,17 @@ export async function unrateApp(appId: string, user: User, deps: RatingDeps): Pr
   await requireApp(appId, deps.registry);
   if (!(await deps.ratings.deleteRating(appId, user.id, deps.now()))) throw new AppError('rating_not_found', `You have not rated ${appId}.`);
 }
+
+/** Whether the user may rate the app (its owner and co-maintainers may not): the app page offers the form or says why not. */
+export async function mayRate(appId: string, user: User, deps: RatingDeps): Promise<boolean> {
+  return canRate(user, await requireApp(appId, deps.registry));
+}
+
+/** The website rates with 1 to 5 stars; the API and ratings.json with 0.0 to 1.0. */
+export function starsToRating(stars: number): number {
+  return (stars - 1) / 4;
+}
+
+export function ratingToStars(rating: number): number {
+  return 1 + rating * 4;
+}

@@ -1,14 +1,26 @@
+import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { toUser } from '../../domain/accounts/user.ts';
-import type { AccountStore, StoredSession, User, UserRecord } from '../../domain/accounts/user.ts';
+import type { AccountStore, StoredLink, StoredSession, User, UserRecord } from '../../domain/accounts/user.ts';
+import { deleteInWriteTransaction } from '../write-transaction.ts';
 import { isUniqueViolation } from '../database-errors.ts';
 import { toBool } from '../schema.ts';
 import type { Database, UsersTable } from '../schema.ts';
 import { parseTimestamp, formatTimestamp } from '../../domain/timestamps.ts';
 
-type UserRow = Selectable<Pick<UsersTable, 'id' | 'username' | 'email' | 'first_name' | 'last_name' | 'password_hash' | 'is_admin' | 'is_active'>>;
+type UserRow = Selectable<Pick<UsersTable, 'id' | 'username' | 'email' | 'first_name' | 'last_name' | 'password_hash' | 'is_admin' | 'is_active' | 'email_verified_at'>>;
 
-const USER_COLUMNS = ['users.id', 'users.username', 'users.email', 'users.first_name', 'users.last_name', 'users.password_hash', 'users.is_admin', 'users.is_active'] as const;
+const USER_COLUMNS = [
+  'users.id',
+  'users.username',
+  'users.email',
+  'users.first_name',
+  'users.last_name',
+  'users.password_hash',
+  'users.is_admin',
+  'users.is_active',
+  'users.email_verified_at',
+] as const;
 
 function toRecord(row: UserRow): UserRecord {
   return {
@@ -20,9 +32,16 @@ function toRecord(row: UserRow): UserRecord {
     isAdmin: toBool(row.is_admin),
     isActive: toBool(row.is_active),
     hasPassword: row.password_hash !== null,
+    emailVerified: row.email_verified_at !== null,
     passwordHash: row.password_hash,
   };
 }
+
+function toLink(row: { user_id: number; purpose: string; email: string | null; expires_at: string }): StoredLink {
+  return { userId: Number(row.user_id), purpose: row.purpose, email: row.email, expiresAt: parseTimestamp(row.expires_at) };
+}
+
+const LINK_COLUMNS = ['user_id', 'purpose', 'email', 'expires_at'] as const;
 
 /**
  * Users, API tokens and sessions. None of these writes changes a listing, so they do not bump
@@ -76,11 +95,12 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
             is_active: true,
             created_at: at,
             updated_at: at,
+            email_verified_at: user.emailVerified && user.email !== null ? at : null,
           })
           .returning('id')
           .executeTakeFirstOrThrow();
         const { passwordHash, ...rest } = user;
-        return { ...rest, id: Number(row.id), isActive: true, hasPassword: passwordHash !== null };
+        return { ...rest, id: Number(row.id), isActive: true, hasPassword: passwordHash !== null, emailVerified: user.emailVerified && user.email !== null };
       } catch (error) {
         if (isUniqueViolation(error)) return null;
         throw error;
@@ -93,6 +113,74 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
 
     async setActive(userId, active, now) {
       await db.updateTable('users').set({ is_active: active, updated_at: formatTimestamp(now) }).where('id', '=', userId).execute();
+    },
+
+    async findUserById(userId) {
+      const row = await db.selectFrom('users').select(USER_COLUMNS).where('id', '=', userId).executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+
+    async findUsersByEmail(email) {
+      const rows = await db
+        .selectFrom('users')
+        .select(USER_COLUMNS)
+        .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+        .orderBy('id')
+        .execute();
+      return rows.map(toRecord);
+    },
+
+    async setVerifiedEmail(userId, email, now) {
+      const at = formatTimestamp(now);
+      await db.updateTable('users').set({ email, email_verified_at: at, updated_at: at }).where('id', '=', userId).execute();
+    },
+
+    async deleteUserUnlessOwner(userId, now) {
+      const owned = await db.selectFrom('apps').select('id').where('owner_id', '=', userId).orderBy('id').execute();
+      if (owned.length > 0) return { deleted: false, ownedApps: owned.map((row) => row.id) };
+      // Ratings go with the user, and ratings.json shows them: one write transaction.
+      const deleted = await deleteInWriteTransaction(db, now, async (trx) => {
+        const stillOwned = await trx.selectFrom('apps').select('id').where('owner_id', '=', userId).executeTakeFirst();
+        if (stillOwned !== undefined) return { numDeletedRows: 0n };
+        return trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
+      });
+      if (deleted) return { deleted, ownedApps: [] };
+      const nowOwned = await db.selectFrom('apps').select('id').where('owner_id', '=', userId).orderBy('id').execute();
+      return { deleted: false, ownedApps: nowOwned.map((row) => row.id) };
+    },
+
+    async insertLink(secretHash, link, now) {
+      await db
+        .insertInto('account_links')
+        .values({
+          secret_hash: secretHash,
+          user_id: link.userId,
+          purpose: link.purpose,
+          email: link.email,
+          created_at: formatTimestamp(now),
+          expires_at: formatTimestamp(link.expiresAt),
+        })
+        .execute();
+      // Old links are dropped here: the table holds only links that may still work.
+      await db.deleteFrom('account_links').where('expires_at', '<=', formatTimestamp(now)).execute();
+    },
+
+    async findLink(secretHash) {
+      const row = await db.selectFrom('account_links').select(LINK_COLUMNS).where('secret_hash', '=', secretHash).executeTakeFirst();
+      return row === undefined ? null : toLink(row);
+    },
+
+    async takeLink(secretHash) {
+      const row = await db.deleteFrom('account_links').where('secret_hash', '=', secretHash).returning(LINK_COLUMNS).executeTakeFirst();
+      return row === undefined ? null : toLink(row);
+    },
+
+    async deleteLinks(userId, purpose) {
+      await db.deleteFrom('account_links').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
+    },
+
+    async deleteUserSessions(userId) {
+      await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
     },
 
     async findEncryptedToken(userId) {

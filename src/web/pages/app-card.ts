@@ -1,3 +1,4 @@
+import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import type { ListedApp } from '../../domain/listings/app-listing.ts';
 import { textsIn } from '../../domain/catalog/browse-catalog.ts';
 import type { Html } from '../html.ts';
@@ -14,7 +15,7 @@ export function appCard(app: ListedApp, languages: readonly string[]): Html {
     <span class="card-name" lang="${texts.language}">${texts.name}</span>
   </a>
   <p class="card-summary" lang="${texts.language}">${texts.summary}</p>
-  <p class="card-meta">${STRINGS.rating(app.ratingOverall, app.ratingNumOverall)}</p>
+  <p class="card-meta">${STRINGS.rating(ratingToStars(app.ratingOverall), app.ratingNumOverall)}</p>
 </li>`;
 }
 

@@ -8,6 +8,10 @@ import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
+import { notice, postForm, problemBox } from '../forms.ts';
+import type { FormState } from '../forms.ts';
+import type { ListedRating } from '../../domain/listings/listings.ts';
+import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import { STRINGS } from '../strings.ts';
 
 /** Only http(s) links are shown as links: the stored ones were checked at publishing, this keeps it so. */
@@ -32,7 +36,64 @@ function releaseRow(release: ListedRelease, languages: readonly string[]): Html 
 </li>`;
 }
 
-export function appPage(app: ListedApp, context: PageContext): Html {
+/** What the app page shows besides the app: its latest versions, comments, and the visitor's rating form. */
+export interface AppPageView {
+  readonly latest: ReadonlyArray<{ readonly platform: string; readonly release: ListedRelease }>;
+  /** Ratings with a comment in one of the visitor's languages (or English), newest first. */
+  readonly comments: readonly ListedRating[];
+  /** Null: anonymous (a link to sign in); 'maintainer': may not rate; else the form's token and the current rating. */
+  readonly rater: null | 'maintainer' | { readonly formToken: string; readonly own: ListedRating | null };
+  readonly form: FormState & { readonly message?: string };
+}
+
+const COMMENT_LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt_BR', 'ru', 'pl', 'ja', 'zh_CN'];
+
+function commentText(rating: ListedRating, languages: readonly string[]): { language: string; text: string } | null {
+  for (const language of languages) {
+    const text = rating.translations[language]?.comment;
+    if (text !== undefined && text !== '') return { language, text };
+  }
+  return null;
+}
+
+function ratingForm(app: ListedApp, view: AppPageView, context: PageContext): Html {
+  const { rater, form } = view;
+  const here = `/apps/${encodeURIComponent(app.id)}`;
+  if (rater === null) return html`<p><a href="/account/login?next=${encodeURIComponent(here)}">${STRINGS.signInToRate}</a></p>`;
+  if (rater === 'maintainer') return html`<p>${STRINGS.maintainersCannotRate}</p>`;
+  const own = rater.own;
+  const ownComment = own === null ? null : commentText(own, [...context.languages, ...Object.keys(own.translations)]);
+  const stars = form.values?.stars ?? (own === null ? '' : String(Math.round(ratingToStars(own.rating))));
+  const language = form.values?.language ?? ownComment?.language ?? context.languages[0] ?? 'en';
+  const comment = form.values?.comment ?? ownComment?.text ?? '';
+  const languages = [...new Set([language, ...context.languages, ...COMMENT_LANGUAGES])];
+  return html`<h3 id="your-rating">${own === null ? STRINGS.rateThisApp : STRINGS.yourRating}</h3>
+${form.message === undefined ? '' : notice(form.message)}${problemBox(form)}
+${postForm(
+  `${here}/rating`,
+  rater.formToken,
+  html`<p class="field"><label for="rating-stars">${STRINGS.stars}</label>
+<select id="rating-stars" name="stars" required>${own === null && stars === '' ? html`<option value=""></option>` : ''}${[5, 4, 3, 2, 1].map((n) => html`<option value="${n}"${String(n) === stars ? html` selected` : ''}>${STRINGS.starsOption(n)}</option>`)}</select></p>
+<p class="field"><label for="rating-comment">${STRINGS.comment}</label><textarea id="rating-comment" name="comment" rows="4" maxlength="10000">${comment}</textarea></p>
+<p class="field"><label for="rating-language">${STRINGS.commentLanguage}</label>
+<select id="rating-language" name="language">${languages.map((l) => html`<option value="${l}"${l === language ? html` selected` : ''}>${l}</option>`)}</select></p>
+<p><button type="submit">${STRINGS.saveRating}</button></p>`,
+)}
+${own === null ? '' : postForm(`${here}/rating/delete`, rater.formToken, html`<button type="submit" class="secondary">${STRINGS.removeRating}</button>`)}`;
+}
+
+function commentList(view: AppPageView, languages: readonly string[]): Html {
+  if (view.comments.length === 0) return html`<p>${STRINGS.noComments}</p>`;
+  return html`<ul class="comments">${view.comments.map((rating) => {
+    const comment = commentText(rating, languages);
+    const name = `${rating.user.firstName} ${rating.user.lastName}`.trim() || STRINGS.anonymousUser;
+    return comment === null
+      ? ''
+      : html`<li class="comment" lang="${comment.language}"><p class="card-meta">${name} · ${STRINGS.starsOption(Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${rating.ratedAt.slice(0, 10)}</time></p><div class="markdown">${renderMarkdown(comment.text)}</div></li>`;
+  })}</ul>`;
+}
+
+export function appPage(app: ListedApp, view: AppPageView, context: PageContext): Html {
   const { languages } = context;
   const texts = textsIn(app, languages);
   const releases = [...app.releases].sort(compareReleasesDescending);
@@ -55,7 +116,12 @@ ${app.screenshots.length === 0 ? '' : html`<section aria-labelledby="shots"><h2 
 <ul class="gallery">${app.screenshots.map((shot, i) => html`<li><a href="${shot.url}" rel="nofollow noopener"><img src="${shot.smallThumbnail || shot.url}" alt="${STRINGS.screenshotOf(texts.name, i + 1)}" loading="lazy" referrerpolicy="no-referrer"></a></li>`)}</ul></section>`}
 <section aria-labelledby="description"><h2 id="description">${STRINGS.description}</h2><div class="markdown">${renderMarkdown(texts.description)}</div></section>
 <section aria-labelledby="ratings"><h2 id="ratings">${STRINGS.ratings}</h2>
-<dl class="facts"><dt>${STRINGS.overall}</dt><dd>${STRINGS.rating(app.ratingOverall, app.ratingNumOverall)}</dd><dt>${STRINGS.recent}</dt><dd>${STRINGS.rating(app.ratingRecent, app.ratingNumRecent)}</dd></dl></section>
+<dl class="facts"><dt>${STRINGS.overall}</dt><dd>${STRINGS.rating(ratingToStars(app.ratingOverall), app.ratingNumOverall)}</dd><dt>${STRINGS.recent}</dt><dd>${STRINGS.rating(ratingToStars(app.ratingRecent), app.ratingNumRecent)}</dd></dl>
+${ratingForm(app, view, context)}
+<h3>${STRINGS.comments}</h3>
+${commentList(view, [...languages, 'en'])}</section>
+${view.latest.length === 0 ? '' : html`<section aria-labelledby="latest"><h2 id="latest">${STRINGS.latestVersions}</h2>
+<dl class="facts">${view.latest.map((row) => html`<dt>${STRINGS.nextcloudMajor(row.platform)}</dt><dd>${row.release.version}</dd>`)}</dl></section>`}
 <section aria-labelledby="releases"><h2 id="releases">${STRINGS.releases}</h2><ul class="releases">${releases.map((r) => releaseRow(r, languages))}</ul></section>
 <section aria-labelledby="about"><h2 id="about">${STRINGS.authors}</h2>
 <ul>${app.authors.map((a) => html`<li>${isWebLink(a.homepage) ? html`<a href="${a.homepage}" rel="nofollow noopener">${a.name}</a>` : a.name}</li>`)}</ul>

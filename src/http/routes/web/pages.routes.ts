@@ -1,30 +1,21 @@
 import fs from 'node:fs';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
-import { catalogCategories, catalogLanguages, findListedApp, homeView } from '../../../domain/catalog/browse-catalog.ts';
-import type { ListedApp } from '../../../domain/listings/app-listing.ts';
-import type { PageContext } from '../../../web/layout.ts';
-import { LANGUAGE_COOKIE, LANGUAGE_PATTERN, visitorLanguages } from '../../../web/languages.ts';
+import { catalogCategories, homeView } from '../../../domain/catalog/browse-catalog.ts';
+import { LANGUAGE_COOKIE, LANGUAGE_PATTERN } from '../../../web/languages.ts';
 import { localPath } from '../../../web/local-path.ts';
 import { SORTS, searchApps } from '../../../domain/catalog/search-catalog.ts';
 import type { SearchQuery } from '../../../domain/catalog/search-catalog.ts';
 import { searchPage } from '../../../web/pages/search-page.ts';
 import { sendPage } from '../../html-reply.ts';
-import { appPage } from '../../../web/pages/app-page.ts';
 import { homePage } from '../../../web/pages/home-page.ts';
-import { AppIdParam, errorResponses } from '../../schemas.ts';
+import { errorResponses } from '../../schemas.ts';
+import { pageSetting } from '../../page-context.ts';
 import type { AppServer } from '../../types.ts';
 
 const STYLESHEET = fs.readFileSync(new URL('../../../web/static/site.css', import.meta.url));
 
-function contextOf(request: FastifyRequest, apps: readonly ListedApp[]): PageContext {
-  return {
-    languages: visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language']),
-    availableLanguages: catalogLanguages(apps),
-    path: request.url,
-  };
-}
 const PageResponse = { 200: Type.String({ description: 'An HTML page' }) };
 
 /** The public website: server-rendered pages that work without JavaScript (docs/website.md). */
@@ -32,16 +23,8 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
   app.get('/', {
     schema: { hide: true, response: PageResponse },
     handler: async (request, reply) => {
-      const apps = await container.browse.listedApps();
-      return sendPage(request, reply, homePage(homeView(apps), contextOf(request, apps)));
-    },
-  });
-
-  app.get('/apps/:appId', {
-    schema: { hide: true, params: Type.Object({ appId: AppIdParam }), response: { ...PageResponse, ...errorResponses('invalid_request', 'app_not_found') } },
-    handler: async (request, reply) => {
-      const apps = await container.browse.listedApps();
-      return sendPage(request, reply, appPage(findListedApp(apps, request.params.appId), contextOf(request, apps)));
+      const { catalog, context } = await pageSetting(request, reply, container);
+      return sendPage(request, reply, homePage(homeView(catalog.apps), context));
     },
   });
 
@@ -57,9 +40,9 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     { additionalProperties: true },
   );
 
-  async function showSearch(request: FastifyRequest, query: SearchQuery) {
-    const apps = await container.browse.listedApps();
-    return searchPage(query, searchApps(apps, query), catalogCategories(apps), contextOf(request, apps));
+  async function showSearch(request: FastifyRequest, reply: FastifyReply, query: SearchQuery) {
+    const { catalog, context } = await pageSetting(request, reply, container);
+    return searchPage(query, searchApps(catalog.apps, query), catalogCategories(catalog.apps), context);
   }
 
   app.get('/search', {
@@ -74,14 +57,14 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
         sort: SORTS.find((sort) => sort === q.sort) ?? 'relevance',
         page: Number(q.page ?? '1') || 1,
       };
-      return sendPage(request, reply, await showSearch(request, query));
+      return sendPage(request, reply, await showSearch(request, reply, query));
     },
   });
 
   app.get('/categories/:category', {
     schema: { hide: true, params: Type.Object({ category: Type.String({ maxLength: 64, description: 'a category id' }) }), response: { ...PageResponse, ...errorResponses('invalid_request') } },
     handler: async (request, reply) =>
-      sendPage(request, reply, await showSearch(request, { text: '', category: request.params.category, nextcloud: null, featuredOnly: false, sort: 'rating', page: 1 })),
+      sendPage(request, reply, await showSearch(request, reply, { text: '', category: request.params.category, nextcloud: null, featuredOnly: false, sort: 'rating', page: 1 })),
   });
 
   // The language switcher's target: remembers the choice for a year and returns to the page.

@@ -1,0 +1,43 @@
+import type { OutgoingMail } from '../mail.ts';
+
+/**
+ * The mails the store sends, in English (the site's own strings are in `web/strings.ts`; these
+ * are kept beside the use cases that send them). Each says why it was sent and what to do if the
+ * reader did not ask for it.
+ */
+const SIGNATURE = '\n\n-- \nThe app store';
+
+export function verificationMail(to: string, username: string, link: string, isNewAccount: boolean): OutgoingMail {
+  const why = isNewAccount
+    ? `Someone, hopefully you, created the account "${username}" on the app store with this address.`
+    : `Someone, hopefully you, asked to use this address for the account "${username}" on the app store.`;
+  return {
+    to,
+    subject: 'Confirm your e-mail address',
+    text: `Hello ${username},\n\n${why} To confirm it, open this link within three days:\n\n${link}\n\nIf it was not you, ignore this mail: nothing changes without the link.${SIGNATURE}`,
+  };
+}
+
+export function addressTakenMail(to: string, signInLink: string, resetLink: string): OutgoingMail {
+  return {
+    to,
+    subject: 'You already have an account',
+    text: `Hello,\n\nSomeone, hopefully you, tried to use this address for a new account on the app store, or for another account. It already belongs to an account, so nothing was changed.\n\nSign in: ${signInLink}\nForgot your password? ${resetLink}\n\nIf it was not you, ignore this mail.${SIGNATURE}`,
+  };
+}
+
+export function passwordResetMail(to: string, username: string, link: string): OutgoingMail {
+  return {
+    to,
+    subject: 'Reset your password',
+    text: `Hello ${username},\n\nSomeone, hopefully you, asked to reset the password of the account "${username}" on the app store. To choose a new password, open this link within an hour; it works once:\n\n${link}\n\nIf it was not you, ignore this mail: your password stays as it is.${SIGNATURE}`,
+  };
+}
+
+export function invitationMail(to: string, username: string, link: string): OutgoingMail {
+  return {
+    to,
+    subject: 'You are invited to the app store',
+    text: `Hello ${username},\n\nAn administrator of the app store created the account "${username}" for you. To choose your password, open this link within seven days; it works once:\n\n${link}${SIGNATURE}`,
+  };
+}

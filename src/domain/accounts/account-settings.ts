@@ -1,0 +1,61 @@
+import { AppError } from '../../errors.ts';
+import type { SelfServiceDeps } from './account-links.ts';
+import { authenticateWithPassword } from './authenticate.ts';
+import { checkEmailAddress } from './manage-users.ts';
+import { hashPassword } from './password-hash.ts';
+import { checkNewPassword } from './password-rules.ts';
+import { sendVerification, tellOwnerAddressIsTaken } from './sign-up.ts';
+import type { User } from './user.ts';
+
+/** The account page's changes each ask for the current password, checked with the sign-in limits. */
+async function confirmPassword(user: User, password: string, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
+  if (!user.hasPassword) {
+    throw new AppError('forbidden', 'Your account has no password yet: set one with "Forgot your password?" on the sign-in page first.');
+  }
+  try {
+    await authenticateWithPassword(user.username, password, clientAddress, deps);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_authenticated') {
+      throw new AppError('not_authenticated', 'Your current password is not right.', { current_password: ['is not right'] });
+    }
+    throw error;
+  }
+}
+
+/** Changes the password; every session of the user ends (the caller opens a new one for this browser). */
+export async function changePassword(user: User, current: string, password: string, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
+  await confirmPassword(user, current, clientAddress, deps);
+  await checkNewPassword(password, [user.username, user.email ?? '']);
+  await deps.store.setPasswordHash(user.id, await hashPassword(password), deps.now());
+  await deps.store.deleteUserSessions(user.id);
+}
+
+/** Mails a confirmation link to the new address; the account keeps the old one until it is followed. */
+export async function changeEmail(user: User, password: string, email: string, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
+  const address = email.trim();
+  checkEmailAddress(address);
+  await confirmPassword(user, password, clientAddress, deps);
+  const owners = await deps.store.findUsersByEmail(address);
+  if (owners.some((owner) => owner.id === user.id)) throw new AppError('invalid_user', 'This is already your address.', { email: ['is already your address'] });
+  if (owners.length > 0) {
+    await tellOwnerAddressIsTaken(address, deps);
+    return;
+  }
+  await sendVerification(user, address, false, deps);
+}
+
+/**
+ * Deletes the account with its token, sessions, ratings and co-maintainerships. Refused while the
+ * user owns apps: they must be transferred or deleted first, and the refusal names them.
+ */
+export async function deleteAccount(user: User, password: string, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
+  await confirmPassword(user, password, clientAddress, deps);
+  const { deleted, ownedApps } = await deps.store.deleteUserUnlessOwner(user.id, deps.now());
+  if (!deleted) {
+    const shown = ownedApps.slice(0, 10).join(', ') + (ownedApps.length > 10 ? ` and ${ownedApps.length - 10} more` : '');
+    throw new AppError(
+      'conflict',
+      `You own ${ownedApps.length === 1 ? 'an app' : `${ownedApps.length} apps`} (${shown}): transfer ${ownedApps.length === 1 ? 'it' : 'them'} to another developer or delete ${ownedApps.length === 1 ? 'it' : 'them'} first, then delete your account.`,
+    );
+  }
+}

@@ -1,0 +1,61 @@
+import { hashPassword } from './password-hash.ts';
+import { RATE_LIMITS } from '../rate-limit.ts';
+import { createLink, LINK_LIFETIME_MS, readLink, siteUrl, takeLink } from './account-links.ts';
+import type { SelfServiceDeps } from './account-links.ts';
+import { invitationMail, passwordResetMail } from './account-mails.ts';
+import { checkEmailAddress } from './manage-users.ts';
+import { checkNewPassword } from './password-rules.ts';
+import type { User } from './user.ts';
+import { toUser } from './user.ts';
+
+/**
+ * "Forgot your password": mails a reset link to every active account with this address. The
+ * caller answers the same whether or not there was one; the limits (per client address and per
+ * address asked for) apply either way, so they tell nothing either. A new link replaces older ones.
+ */
+export async function requestPasswordReset(email: string, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
+  const address = email.trim();
+  checkEmailAddress(address);
+  await deps.limiter.consume(RATE_LIMITS.resetPerAddress, clientAddress);
+  await deps.limiter.consume(RATE_LIMITS.resetPerEmail, address.toLowerCase());
+  for (const user of await deps.store.findUsersByEmail(address)) {
+    if (!user.isActive || user.email === null) continue;
+    await deps.store.deleteLinks(user.id, 'reset-password');
+    const secret = await createLink(user.id, 'reset-password', user.email, LINK_LIFETIME_MS['reset-password'], deps);
+    await deps.mailer.send(passwordResetMail(user.email, user.username, siteUrl(deps, `/account/reset/${secret}`)));
+  }
+}
+
+/** An operator's invitation (sign-up closed): the mailed link sets the first password and confirms the address. */
+export async function sendInvitation(user: User, deps: SelfServiceDeps): Promise<void> {
+  if (user.email === null) throw new Error('an invitation needs an address');
+  await deps.store.deleteLinks(user.id, 'reset-password');
+  const secret = await createLink(user.id, 'reset-password', user.email, LINK_LIFETIME_MS.invitation, deps);
+  await deps.mailer.send(invitationMail(user.email, user.username, siteUrl(deps, `/account/reset/${secret}`)));
+}
+
+/** The account a reset link is for (the page that asks for the new password); invalid_link when it does not work. */
+export async function resetLinkUser(secret: string, deps: SelfServiceDeps): Promise<User> {
+  const link = await readLink(secret, 'reset-password', deps);
+  const user = await deps.store.findUserById(link.userId);
+  if (user === null) throw new Error('a link outlived its user'); // links are deleted with their user
+  return toUser(user);
+}
+
+/**
+ * Sets the new password from a reset link. The password is checked before the link is used up,
+ * so a refused password leaves the link working. Every session of the user ends; the address the
+ * link was mailed to counts as confirmed.
+ */
+export async function resetPassword(secret: string, password: string, deps: SelfServiceDeps): Promise<User> {
+  const user = await resetLinkUser(secret, deps);
+  await checkNewPassword(password, [user.username, user.email ?? '']);
+  const link = await takeLink(secret, 'reset-password', deps);
+  const hash = await hashPassword(password);
+  const now = deps.now();
+  await deps.store.setPasswordHash(link.userId, hash, now);
+  if (link.email !== null && !user.emailVerified) await deps.store.setVerifiedEmail(link.userId, link.email, now);
+  await deps.store.deleteUserSessions(link.userId);
+  await deps.store.deleteLinks(link.userId, 'reset-password');
+  return { ...user, hasPassword: true, emailVerified: user.emailVerified || link.email !== null };
+}

@@ -1,0 +1,114 @@
+import { AppError } from '../../errors.ts';
+import { RATE_LIMITS } from '../rate-limit.ts';
+import { createLink, LINK_LIFETIME_MS, siteUrl, takeLink } from './account-links.ts';
+import type { SelfServiceDeps } from './account-links.ts';
+import { addressTakenMail, verificationMail } from './account-mails.ts';
+import { addUser, checkEmailAddress, USERNAME_PATTERN } from './manage-users.ts';
+import { checkNewPassword } from './password-rules.ts';
+import { login } from './sessions.ts';
+import type { NewSession } from './sessions.ts';
+import { toUser } from './user.ts';
+import type { User } from './user.ts';
+
+export interface SignUpInput {
+  readonly username: string;
+  readonly email: string;
+  readonly password: string;
+}
+
+/** Mails a link confirming `email` for the user (a new account, or a new address for an account). */
+export async function sendVerification(user: Pick<User, 'id' | 'username'>, email: string, isNewAccount: boolean, deps: SelfServiceDeps): Promise<void> {
+  await deps.limiter.consume(RATE_LIMITS.verificationMails, String(user.id));
+  const secret = await createLink(user.id, 'verify-email', email, LINK_LIFETIME_MS['verify-email'], deps);
+  await deps.mailer.send(verificationMail(email, user.username, siteUrl(deps, `/account/verify/${secret}`), isNewAccount));
+}
+
+/**
+ * An address that belongs to an account already is not said so on the page (that would tell
+ * anyone which addresses have accounts): its owner gets a mail instead, and the page says the
+ * same as for a free address.
+ */
+export async function tellOwnerAddressIsTaken(email: string, deps: SelfServiceDeps): Promise<void> {
+  await deps.mailer.send(addressTakenMail(email, siteUrl(deps, '/account/login'), siteUrl(deps, '/account/reset')));
+}
+
+export function usernameProblem(username: string): string | null {
+  return USERNAME_PATTERN.test(username) ? null : 'use 1 to 150 letters, digits and _ . @ + -';
+}
+
+/**
+ * Website sign-up: the account exists at once but signs in only once the mailed link has
+ * confirmed its address. Rate-limited per client address; closed when sign-up is by invitation.
+ */
+export async function signUp(input: SignUpInput, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
+  if (!deps.signUpOpen) {
+    throw new AppError('signup_closed', 'Sign-up is by invitation only on this store: ask one of its administrators for an account.');
+  }
+  const username = input.username.trim();
+  const email = input.email.trim();
+  const problem = usernameProblem(username);
+  if (problem !== null) throw new AppError('invalid_user', `Invalid username: ${problem}.`, { username: [problem] });
+  checkEmailAddress(email);
+  await checkNewPassword(input.password, [username, email]);
+  await deps.limiter.consume(RATE_LIMITS.signUp, clientAddress);
+  if ((await deps.store.findUsersByEmail(email)).length > 0) {
+    // Unless the name is taken too (which the page says: names are public), answer as for a new account.
+    if ((await deps.store.findUserByUsername(username)) !== null) throw userExists(username);
+    await tellOwnerAddressIsTaken(email, deps);
+    return;
+  }
+  let user: User;
+  try {
+    user = await addUser({ username, email, password: input.password, emailVerified: false }, deps);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'user_exists') throw userExists(username);
+    throw error;
+  }
+  await sendVerification(user, email, true, deps);
+}
+
+function userExists(username: string): AppError {
+  return new AppError('user_exists', `The username '${username}' is taken: choose another.`, { username: ['is taken'] });
+}
+
+/** Follows a confirmation link: the address it was sent to becomes the account's confirmed address. */
+export async function verifyEmail(secret: string, deps: SelfServiceDeps): Promise<User> {
+  const link = await takeLink(secret, 'verify-email', deps);
+  const user = await deps.store.findUserById(link.userId);
+  if (user === null || link.email === null) throw new AppError('invalid_link', 'This link belongs to an account that no longer exists.');
+  const owners = await deps.store.findUsersByEmail(link.email);
+  if (owners.some((owner) => owner.id !== user.id && owner.emailVerified)) {
+    throw new AppError('conflict', 'This address was confirmed for another account meanwhile, so it cannot be used for this one.');
+  }
+  await deps.store.setVerifiedEmail(user.id, link.email, deps.now());
+  return toUser({ ...user, email: link.email, emailVerified: true });
+}
+
+/** `a…e@example.com`: enough for the owner to recognise the address, not enough to harvest it. */
+export function maskAddress(email: string): string {
+  const at = email.lastIndexOf('@');
+  const local = email.slice(0, at);
+  const shown = local.length <= 2 ? `${local.slice(0, 1)}…` : `${local.slice(0, 1)}…${local.slice(-1)}`;
+  return `${shown}${email.slice(at)}`;
+}
+
+/**
+ * The website's sign-in: as `POST /login`, except that the right password for an account whose
+ * address is not confirmed yet mails a new confirmation link (within its limit) and says where.
+ */
+export async function signInOnWebsite(username: string, password: string, clientAddress: string, deps: SelfServiceDeps): Promise<NewSession> {
+  try {
+    return await login(username, password, clientAddress, deps);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'email_not_verified') throw error;
+    const record = await deps.store.findUserByUsername(username);
+    if (record === null || record.email === null) throw error;
+    try {
+      await sendVerification(record, record.email, true, deps);
+    } catch (mailError) {
+      if (!(mailError instanceof AppError) || mailError.code !== 'rate_limited') throw mailError;
+      throw new AppError('email_not_verified', `Confirm your e-mail address first: follow the link we sent to ${maskAddress(record.email)}.`);
+    }
+    throw new AppError('email_not_verified', `Confirm your e-mail address first: we have sent a new link to ${maskAddress(record.email)}.`);
+  }
+}

@@ -1,0 +1,32 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isAppError } from '../errors.ts';
+import type { FormState } from '../web/forms.ts';
+import { toErrorResponse } from './error-body.ts';
+import { wantsPage } from './html-reply.ts';
+
+/** Fields never shown again on a form (nor logged). */
+const SECRET_FIELDS = new Set(['password', 'current_password', 'csrf_token']);
+
+/** What was typed into a form, without its secrets: shown again after a refusal. */
+export function formValues(body: unknown): Record<string, string> {
+  const values: Record<string, string> = {};
+  if (typeof body !== 'object' || body === null) return values;
+  for (const [name, value] of Object.entries(body)) if (typeof value === 'string' && !SECRET_FIELDS.has(name)) values[name] = value;
+  return values;
+}
+
+/**
+ * A form's refusal: a client error (an AppError the catalogue maps to a 4xx) becomes the form
+ * again with what was wrong, under the catalogue's status; anything else goes on to the error
+ * handler, as does any refusal for a client that does not ask for HTML. The refusal is logged like the API's.
+ */
+export function formRefusal(error: unknown, request: FastifyRequest, reply: FastifyReply): FormState {
+  // A client that does not read pages gets the JSON error, as from every route.
+  if (!isAppError(error) || !wantsPage(request)) throw error;
+  const response = toErrorResponse(error);
+  if (response.isServerFault) throw error;
+  request.log.info({ code: response.body.code, status: response.status, detail: response.body.detail }, 'request refused');
+  reply.code(response.status);
+  if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
+  return { values: formValues(request.body), problem: { detail: response.body.detail, ...(response.body.errors === undefined ? {} : { fields: response.body.errors }) } };
+}

@@ -1,0 +1,328 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Container } from '../../../container.ts';
+import { changeEmail, changePassword, deleteAccount } from '../../../domain/accounts/account-settings.ts';
+import { readLink } from '../../../domain/accounts/account-links.ts';
+import { getOrCreateToken, replaceToken } from '../../../domain/accounts/api-tokens.ts';
+import { requestPasswordReset, resetLinkUser, resetPassword } from '../../../domain/accounts/password-reset.ts';
+import { endSession, openSession } from '../../../domain/accounts/sessions.ts';
+import { maskAddress, signInOnWebsite, signUp, verifyEmail } from '../../../domain/accounts/sign-up.ts';
+import type { User } from '../../../domain/accounts/user.ts';
+import type { FormState } from '../../../web/forms.ts';
+import { localPath } from '../../../web/local-path.ts';
+import type { AccountPageState, AccountSection } from '../../../web/pages/account-pages.ts';
+import { accountPage, loginPage, messagePage, newPasswordPage, resetRequestPage, signUpPage, verifyPage } from '../../../web/pages/account-pages.ts';
+import { STRINGS } from '../../../web/strings.ts';
+import { installFormParser } from '../../body-parsers.ts';
+import { readSessionCookie, setSessionCookies } from '../../cookies.ts';
+import { formRefusal } from '../../form-refusal.ts';
+import { sendPage } from '../../html-reply.ts';
+import { pageSetting } from '../../page-context.ts';
+import { BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import type { AppServer } from '../../types.ts';
+import { formVisitor, visitorOf } from '../../web-visitor.ts';
+import type { Visitor } from '../../web-visitor.ts';
+
+const Page = { 200: Type.String({ description: 'An HTML page' }) };
+const Redirect = { 303: Type.Null({ description: 'On to the next page' }) };
+const text = (maxLength: number) => Type.String({ maxLength });
+const Form = <T extends Record<string, ReturnType<typeof text>>>(fields: T) => Type.Object(fields, { additionalProperties: true });
+const SecretParams = Type.Object({ secret: Type.String({ maxLength: 200, description: 'the secret part of a mailed link' }) });
+const FORM_ERRORS = [...BODY_ERRORS, 'csrf_failed'] as const;
+
+/**
+ * The website's accounts (docs/website.md): sign-in, sign-out, sign-up with a confirmed address,
+ * password reset by mail, and the account page (token, password, address, deletion). Every form
+ * carries a CSRF token; a refused form comes back with what was wrong, under the catalogue's status.
+ */
+export async function accountPageRoutes(app: AppServer, container: Container): Promise<void> {
+  const deps = container.selfService;
+  installFormParser(app);
+
+  /** A page for the visitor, with their context (after a sign-in or sign-out, the new visitor). */
+  async function show(request: FastifyRequest, reply: FastifyReply, build: (setting: Awaited<ReturnType<typeof pageSetting>>) => ReturnType<typeof loginPage>, visitor?: Visitor) {
+    const setting = await pageSetting(request, reply, container, visitor);
+    return sendPage(request, reply, build(setting));
+  }
+
+  /** Checks the form's CSRF token, runs the work; a refusal shows the form again. */
+  async function handleForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    work: (visitor: Visitor) => Promise<FastifyReply>,
+    refused: (state: FormState, visitor: Visitor | undefined) => Promise<FastifyReply>,
+  ): Promise<FastifyReply> {
+    let visitor: Visitor | undefined;
+    try {
+      visitor = await formVisitor(request, container);
+      return await work(visitor);
+    } catch (error) {
+      return refused(formRefusal(error, request, reply), visitor);
+    }
+  }
+
+  // Sign-in and sign-out
+
+  app.get('/account/login', {
+    schema: { hide: true, querystring: Type.Object({ next: Type.Optional(text(2000)) }, { additionalProperties: true }), response: { ...Page, ...Redirect, ...errorResponses('invalid_request') } },
+    handler: async (request, reply) => {
+      const next = localPath(request.query.next);
+      const visitor = await visitorOf(request, container);
+      if (visitor.user !== null) return reply.redirect(next, 303);
+      return show(request, reply, (s) => loginPage(next, s.formToken(), {}, s.context), visitor);
+    },
+  });
+
+  app.post('/account/login', {
+    schema: {
+      hide: true,
+      body: Form({ username: text(150), password: text(1024), next: text(2000) }),
+      response: { ...Page, ...Redirect, ...errorResponses(FORM_ERRORS, 'not_authenticated', 'email_not_verified', 'rate_limited') },
+    },
+    handler: async (request, reply) => {
+      const { username, password } = request.body;
+      const next = localPath(request.body.next);
+      return handleForm(
+        request,
+        reply,
+        async () => {
+          const session = await signInOnWebsite(username ?? '', password ?? '', request.ip, deps);
+          setSessionCookies(request, reply, session);
+          return reply.redirect(next, 303);
+        },
+        async (state, visitor) => show(request, reply, (s) => loginPage(next, s.formToken(), state, s.context), visitor),
+      );
+    },
+  });
+
+  app.post('/account/logout', {
+    schema: { hide: true, body: Form({}), response: { ...Page, ...Redirect, ...errorResponses(FORM_ERRORS) } },
+    handler: async (request, reply) => {
+      const visitor = await visitorOf(request, container);
+      const sessionId = readSessionCookie(request);
+      // A session that is already over has nothing to protect: the cookies go either way.
+      if (visitor.user !== null && sessionId !== undefined) {
+        try {
+          await formVisitor(request, container);
+        } catch (error) {
+          const state = formRefusal(error, request, reply);
+          return show(request, reply, (s) => messagePage(STRINGS.signOut, state.problem?.detail ?? '', s.context, { href: '/', label: STRINGS.backHome }), visitor);
+        }
+        await endSession(sessionId, deps);
+      }
+      setSessionCookies(request, reply, null);
+      return reply.redirect('/', 303);
+    },
+  });
+
+  // Sign-up and the confirmation of an address
+
+  app.get('/account/signup', {
+    schema: { hide: true, response: Page },
+    handler: async (request, reply) => show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), {}, s.context)),
+  });
+
+  app.post('/account/signup', {
+    schema: {
+      hide: true,
+      body: Form({ username: text(150), email: text(254), password: text(1024) }),
+      response: { ...Page, ...errorResponses(FORM_ERRORS, 'invalid_user', 'user_exists', 'signup_closed', 'rate_limited') },
+    },
+    handler: async (request, reply) => {
+      const { username = '', email = '', password = '' } = request.body;
+      return handleForm(
+        request,
+        reply,
+        async () => {
+          await signUp({ username, email, password }, request.ip, deps);
+          return show(request, reply, (s) => messagePage(STRINGS.checkInboxTitle, STRINGS.checkInboxSignUp(email.trim()), s.context));
+        },
+        async (state, visitor) => show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), state, s.context), visitor),
+      );
+    },
+  });
+
+  const linkProblem = (request: FastifyRequest, reply: FastifyReply, state: FormState) =>
+    show(request, reply, (s) => messagePage(STRINGS.linkProblemTitle, state.problem?.detail ?? '', s.context, { href: '/account/login', label: STRINGS.signIn }));
+
+  app.get('/account/verify/:secret', {
+    schema: { hide: true, params: SecretParams, response: { ...Page, ...errorResponses('invalid_request', 'invalid_link') } },
+    handler: async (request, reply) => {
+      try {
+        await readLink(request.params.secret, 'verify-email', deps);
+      } catch (error) {
+        return linkProblem(request, reply, formRefusal(error, request, reply));
+      }
+      // A button, not a change on GET: mail scanners that open links confirm nothing.
+      return show(request, reply, (s) => verifyPage(request.params.secret, s.formToken(), {}, s.context));
+    },
+  });
+
+  app.post('/account/verify/:secret', {
+    schema: { hide: true, params: SecretParams, body: Form({}), response: { ...Page, ...errorResponses(FORM_ERRORS, 'invalid_link', 'conflict') } },
+    handler: async (request, reply) =>
+      handleForm(
+        request,
+        reply,
+        async () => {
+          const user = await verifyEmail(request.params.secret, deps);
+          return show(request, reply, (s) => messagePage(STRINGS.verifiedTitle, STRINGS.verifiedText(user.email ?? ''), s.context, s.visitor.user === null ? { href: '/account/login', label: STRINGS.signIn } : { href: '/account', label: STRINGS.accountTitle }));
+        },
+        async (state, visitor) =>
+          state.problem !== undefined && reply.statusCode === 403
+            ? show(request, reply, (s) => verifyPage(request.params.secret, s.formToken(), state, s.context), visitor)
+            : linkProblem(request, reply, state),
+      ),
+  });
+
+  // Password reset
+
+  app.get('/account/reset', {
+    schema: { hide: true, response: Page },
+    handler: async (request, reply) => show(request, reply, (s) => resetRequestPage(s.formToken(), {}, s.context)),
+  });
+
+  app.post('/account/reset', {
+    schema: { hide: true, body: Form({ email: text(254) }), response: { ...Page, ...errorResponses(FORM_ERRORS, 'invalid_user', 'rate_limited') } },
+    handler: async (request, reply) =>
+      handleForm(
+        request,
+        reply,
+        async () => {
+          await requestPasswordReset(request.body.email ?? '', request.ip, deps);
+          return show(request, reply, (s) => messagePage(STRINGS.checkInboxTitle, STRINGS.resetSentText, s.context));
+        },
+        async (state, visitor) => show(request, reply, (s) => resetRequestPage(s.formToken(), state, s.context), visitor),
+      ),
+  });
+
+  app.get('/account/reset/:secret', {
+    schema: { hide: true, params: SecretParams, response: { ...Page, ...errorResponses('invalid_request', 'invalid_link') } },
+    handler: async (request, reply) => {
+      let user: User;
+      try {
+        user = await resetLinkUser(request.params.secret, deps);
+      } catch (error) {
+        return linkProblem(request, reply, formRefusal(error, request, reply));
+      }
+      return show(request, reply, (s) => newPasswordPage(request.params.secret, user, s.formToken(), {}, s.context));
+    },
+  });
+
+  app.post('/account/reset/:secret', {
+    schema: { hide: true, params: SecretParams, body: Form({ password: text(1024) }), response: { ...Page, ...errorResponses(FORM_ERRORS, 'invalid_user', 'invalid_link') } },
+    handler: async (request, reply) =>
+      handleForm(
+        request,
+        reply,
+        async () => {
+          await resetPassword(request.params.secret, request.body.password ?? '', deps);
+          setSessionCookies(request, reply, null);
+          return show(request, reply, (s) => messagePage(STRINGS.passwordSetTitle, STRINGS.passwordSetText, s.context, { href: '/account/login', label: STRINGS.signIn }), { user: null, browserSecret: request.cookies.appstore_form });
+        },
+        async (state, visitor) => {
+          if (state.problem !== undefined && reply.statusCode === 400 && state.problem.fields?.password === undefined) return linkProblem(request, reply, state);
+          const user = await resetLinkUser(request.params.secret, deps).catch(() => null);
+          if (user === null) return linkProblem(request, reply, state);
+          return show(request, reply, (s) => newPasswordPage(request.params.secret, user, s.formToken(), state, s.context), visitor);
+        },
+      ),
+  });
+
+  // The account page
+
+  const toLogin = (reply: FastifyReply) => reply.redirect('/account/login?next=%2Faccount', 303);
+  const showAccount = (request: FastifyRequest, reply: FastifyReply, visitor: Visitor, user: User, state: AccountPageState) =>
+    show(request, reply, (s) => accountPage(user, s.formToken(), state, s.context), visitor);
+
+  app.get('/account', {
+    schema: { hide: true, response: { ...Page, ...Redirect } },
+    handler: async (request, reply) => {
+      const visitor = await visitorOf(request, container);
+      if (visitor.user === null) return toLogin(reply);
+      reply.header('cache-control', 'no-store');
+      return showAccount(request, reply, visitor, visitor.user, {});
+    },
+  });
+
+  /** An account form: signed in only; a refusal shows the page with the problem in the form's section. */
+  function accountForm(section: AccountSection, work: (user: User, visitor: Visitor, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('cache-control', 'no-store');
+      return handleForm(
+        request,
+        reply,
+        async (visitor) => {
+          if (visitor.user === null) return toLogin(reply);
+          return work(visitor.user, visitor, request, reply);
+        },
+        async (state, visitor) => {
+          const user = visitor?.user ?? null;
+          if (user === null || visitor === undefined) return show(request, reply, (s) => messagePage(STRINGS.accountTitle, state.problem?.detail ?? '', s.context, { href: '/account', label: STRINGS.accountTitle }));
+          return showAccount(request, reply, visitor, user, { section, form: state });
+        },
+      );
+    };
+  }
+
+  const ACCOUNT_ERRORS = [...FORM_ERRORS, 'rate_limited'] as const;
+
+  app.post('/account/token', {
+    schema: { hide: true, body: Form({}), response: { ...Page, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) } },
+    handler: accountForm('token', async (user, visitor, request, reply) =>
+      showAccount(request, reply, visitor, user, { section: 'token', token: { value: await getOrCreateToken(user, deps), replaced: false } }),
+    ),
+  });
+
+  app.post('/account/token/new', {
+    schema: { hide: true, body: Form({}), response: { ...Page, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) } },
+    handler: accountForm('token', async (user, visitor, request, reply) =>
+      showAccount(request, reply, visitor, user, { section: 'token', token: { value: await replaceToken(user, deps), replaced: true } }),
+    ),
+  });
+
+  app.post('/account/password', {
+    schema: {
+      hide: true,
+      body: Form({ current_password: text(1024), password: text(1024) }),
+      response: { ...Page, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
+    },
+    handler: accountForm('password', async (user, _visitor, request, reply) => {
+      const body = request.body as { current_password?: string; password?: string };
+      await changePassword(user, body.current_password ?? '', body.password ?? '', request.ip, deps);
+      // Every session ended, this one too: this browser continues in a new one.
+      const session = await openSession(user, deps);
+      setSessionCookies(request, reply, session);
+      return showAccount(request, reply, { user, browserSecret: session.sessionId }, user, { section: 'password', message: STRINGS.passwordChanged });
+    }),
+  });
+
+  app.post('/account/email', {
+    schema: {
+      hide: true,
+      body: Form({ email: text(254), current_password: text(1024) }),
+      response: { ...Page, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
+    },
+    handler: accountForm('email', async (user, visitor, request, reply) => {
+      const body = request.body as { email?: string; current_password?: string };
+      const email = (body.email ?? '').trim();
+      await changeEmail(user, body.current_password ?? '', email, request.ip, deps);
+      return showAccount(request, reply, visitor, user, { section: 'email', message: STRINGS.emailChangeSent(maskAddress(email)) });
+    }),
+  });
+
+  app.post('/account/delete', {
+    schema: {
+      hide: true,
+      body: Form({ current_password: text(1024) }),
+      response: { ...Page, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'forbidden', 'conflict') },
+    },
+    handler: accountForm('delete', async (user, _visitor, request, reply) => {
+      const body = request.body as { current_password?: string };
+      await deleteAccount(user, body.current_password ?? '', request.ip, deps);
+      setSessionCookies(request, reply, null);
+      return show(request, reply, (s) => messagePage(STRINGS.accountDeletedTitle, STRINGS.accountDeletedText, s.context, { href: '/', label: STRINGS.backHome }), { user: null, browserSecret: undefined });
+    }),
+  });
+}
+

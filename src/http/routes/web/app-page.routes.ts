@@ -1,0 +1,104 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Container } from '../../../container.ts';
+import { findListedApp, latestPerPlatform } from '../../../domain/catalog/browse-catalog.ts';
+import { mayRate, rateApp, starsToRating, unrateApp } from '../../../domain/ratings/rate-app.ts';
+import type { AppPageView } from '../../../web/pages/app-page.ts';
+import { appPage } from '../../../web/pages/app-page.ts';
+import { STRINGS } from '../../../web/strings.ts';
+import { installFormParser } from '../../body-parsers.ts';
+import { formRefusal } from '../../form-refusal.ts';
+import { sendPage } from '../../html-reply.ts';
+import { pageSetting } from '../../page-context.ts';
+import { AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import type { AppServer } from '../../types.ts';
+import { formVisitor } from '../../web-visitor.ts';
+import type { Visitor } from '../../web-visitor.ts';
+
+const Params = Type.Object({ appId: AppIdParam });
+const PageResponse = { 200: Type.String({ description: 'An HTML page' }) };
+const Redirect = { 303: Type.Null({ description: 'Back to the app page' }) };
+const RATED = { saved: STRINGS.ratingSaved, removed: STRINGS.ratingRemoved } as const;
+
+/** The app page, and rating from it through the same use cases as the API (`POST/DELETE /api/v1/apps/{id}/ratings`). */
+export async function appPageRoutes(app: AppServer, container: Container): Promise<void> {
+  installFormParser(app);
+
+  async function render(request: FastifyRequest, reply: FastifyReply, appId: string, form: AppPageView['form'], visitor?: Visitor) {
+    const setting = await pageSetting(request, reply, container, visitor);
+    const { catalog, context } = setting;
+    const listed = findListedApp(catalog.apps, appId);
+    const user = setting.visitor.user;
+    const ratings = catalog.ratings.get(listed.id) ?? [];
+    const view: AppPageView = {
+      latest: latestPerPlatform(listed, catalog.platforms),
+      comments: ratings.filter((rating) => [...context.languages, 'en'].some((language) => (rating.translations[language]?.comment ?? '') !== '')),
+      rater:
+        user === null
+          ? null
+          : (await mayRate(listed.id, user, container.ratings))
+            ? { formToken: setting.formToken(), own: ratings.find((rating) => rating.user.id === user.id) ?? null }
+            : 'maintainer',
+      form,
+    };
+    return sendPage(request, reply, appPage(listed, view, context));
+  }
+
+  app.get('/apps/:appId', {
+    schema: {
+      hide: true,
+      params: Params,
+      querystring: Type.Object({ rated: Type.Optional(Type.String({ enum: ['saved', 'removed'] })) }, { additionalProperties: true }),
+      response: { ...PageResponse, ...errorResponses('invalid_request', 'app_not_found') },
+    },
+    handler: async (request, reply) => {
+      const rated = request.query.rated;
+      return render(request, reply, request.params.appId, rated === 'saved' || rated === 'removed' ? { message: RATED[rated] } : {});
+    },
+  });
+
+  const RatingForm = Type.Object(
+    {
+      stars: Type.String({ pattern: '^[1-5]$', description: '1 to 5' }),
+      comment: Type.Optional(Type.String({ maxLength: 10000 })),
+      language: Type.Optional(Type.String({ maxLength: 35 })),
+    },
+    { additionalProperties: true },
+  );
+  const ratingErrors = { ...PageResponse, ...Redirect, ...errorResponses(BODY_ERRORS, 'csrf_failed', 'forbidden', 'app_not_found', 'rating_not_found') };
+
+  /** Runs a rating change for the signed-in sender of the form, then back to the page (or the page with the refusal). */
+  async function change(request: FastifyRequest, reply: FastifyReply, appId: string, work: (visitor: Visitor) => Promise<keyof typeof RATED>) {
+    const here = `/apps/${encodeURIComponent(appId)}`;
+    let visitor: Visitor | undefined;
+    try {
+      visitor = await formVisitor(request, container);
+      if (visitor.user === null) return reply.redirect(`/account/login?next=${encodeURIComponent(here)}`, 303);
+      const outcome = await work(visitor);
+      return reply.redirect(`${here}?rated=${outcome}#your-rating`, 303);
+    } catch (error) {
+      return render(request, reply, appId, formRefusal(error, request, reply), visitor);
+    }
+  }
+
+  app.post('/apps/:appId/rating', {
+    schema: { hide: true, params: Params, body: RatingForm, response: ratingErrors },
+    handler: async (request, reply) =>
+      change(request, reply, request.params.appId, async (visitor) => {
+        const { stars, comment, language } = request.body;
+        if (visitor.user === null) throw new Error('signed in');
+        await rateApp(request.params.appId, { rating: starsToRating(Number(stars)), comment: comment ?? '', language: language ?? 'en' }, visitor.user, container.ratings);
+        return 'saved';
+      }),
+  });
+
+  app.post('/apps/:appId/rating/delete', {
+    schema: { hide: true, params: Params, body: Type.Object({}, { additionalProperties: true }), response: ratingErrors },
+    handler: async (request, reply) =>
+      change(request, reply, request.params.appId, async (visitor) => {
+        if (visitor.user === null) throw new Error('signed in');
+        await unrateApp(request.params.appId, visitor.user, container.ratings);
+        return 'removed';
+      }),
+  });
+}
