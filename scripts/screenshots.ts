@@ -7,14 +7,15 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { getOrCreateToken } from '../src/domain/accounts/api-tokens.ts';
-import { importCategories } from '../src/domain/catalog/import-catalog.ts';
-import { createUser } from '../test/helpers/accounts.ts';
+import { importCategories, importPlatformReleases } from '../src/domain/catalog/import-catalog.ts';
+import { basic, createUser } from '../test/helpers/accounts.ts';
 import { appArchive, signWith } from '../test/helpers/app-archive.ts';
 import { launchBrowser } from '../test/helpers/browser.ts';
 import { certFile, readCert } from '../test/helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, startArchiveServer } from '../test/helpers/https-archive-server.ts';
 import { createTestServer } from '../test/helpers/test-server.ts';
 
+const PASSWORD = 'violet tractor nebula quilt';
 const OUT = path.join(import.meta.dirname, '..', 'docs', 'screenshots');
 const DESCRIPTION = `A fast feed reader for your Nextcloud.
 
@@ -40,6 +41,15 @@ try {
       if (response.statusCode >= 300) throw new Error(response.body);
     }
   }
+  await importPlatformReleases(['32.0.1', '31.0.4', '30.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true })), server.container.catalog);
+  await createUser(server.container, 'rosa', PASSWORD);
+  const rated = await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/apps/news/ratings',
+    headers: { authorization: basic('rosa', PASSWORD) },
+    payload: { rating: 0.75, comment: 'Reads **every** feed I have thrown at it. Syncs well with the phone app.', language: 'en' },
+  });
+  if (rated.statusCode >= 300) throw new Error(rated.body);
   await server.app.listen({ host: '127.0.0.1', port: 0 });
   const origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
   fs.mkdirSync(OUT, { recursive: true });
@@ -47,10 +57,22 @@ try {
   for (const [kind, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
     // A fixed request id keeps the error page's screenshot the same from run to run.
     const tab = await browser.newPage({ viewport, extraHTTPHeaders: { 'x-request-id': 'screenshot' } });
-    for (const [name, url] of [['home', '/'], ['app', '/apps/news'], ['search', '/search?q=n'], ['not-found', '/apps/nope']] as const) {
+    const shoot = async (name: string, url: string) => {
       await tab.goto(`${origin}${url}`, { waitUntil: 'networkidle' });
       await tab.screenshot({ path: path.join(OUT, `${name}-${kind}.png`), fullPage: true });
+    };
+    for (const [name, url] of [['home', '/'], ['app', '/apps/news'], ['search', '/search?q=n'], ['not-found', '/apps/nope'], ['sign-in', '/account/login'], ['sign-up', '/account/signup'], ['api', '/api/']] as const) {
+      await shoot(name, url);
     }
+    await tab.goto(`${origin}/account/login?next=%2Faccount`);
+    await tab.getByLabel('Username').fill('rosa');
+    await tab.getByLabel('Password').fill(PASSWORD);
+    await tab.getByRole('button', { name: 'Sign in' }).last().click();
+    await tab.waitForURL(`${origin}/account`);
+    await tab.getByRole('button', { name: 'Show my token' }).click();
+    await tab.screenshot({ path: path.join(OUT, `account-${kind}.png`), fullPage: true });
+    await shoot('app-signed-in', '/apps/news');
+    await tab.getByRole('button', { name: 'Sign out' }).click();
     await tab.close();
   }
   await browser.close();

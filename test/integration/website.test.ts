@@ -4,8 +4,10 @@ import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
-import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
+import { importCategories, importPlatformReleases } from '../../src/domain/catalog/import-catalog.ts';
 import { createUser } from '../helpers/accounts.ts';
+import { startMailServer } from '../helpers/mail-server.ts';
+import type { MailServer } from '../helpers/mail-server.ts';
 import { appArchive, signWith } from '../helpers/app-archive.ts';
 import { BROWSER_SKIP, launchBrowser } from '../helpers/browser.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
@@ -30,10 +32,13 @@ const HOSTILE = [
 describe(`the public website (${DIALECT})`, () => {
   let server: TestServer;
   let files: ArchiveServer;
+  let mail: MailServer;
 
   before(async () => {
     files = await startArchiveServer();
-    server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
+    mail = await startMailServer();
+    server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', APPSTORE_SMTP_URL: mail.url }, downloadCa: [TEST_TLS_CA] });
+    await importPlatformReleases(['32.0.1', '31.0.4', '30.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true })), server.container.catalog);
     await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), server.container.catalog);
     const token = await getOrCreateToken(await createUser(server.container, 'alice', null), server.container.accounts);
     const auth = { authorization: `Token ${token}` };
@@ -47,6 +52,7 @@ describe(`the public website (${DIALECT})`, () => {
   after(async () => {
     await server.close();
     await files.close();
+    await mail.close();
   });
 
   const page = (url: string, accept = 'text/html') => server.app.inject({ method: 'GET', url, headers: { accept } });
@@ -146,7 +152,14 @@ describe(`the public website (${DIALECT})`, () => {
       // axe is injected as a script, which the pages' CSP would refuse: this context bypasses it.
       const context = await browser.newContext({ bypassCSP: true });
       const tab = await context.newPage();
-      for (const url of ['/', '/apps/news', '/search?q=news', '/categories/multimedia', '/apps/nope']) {
+      // Signed in, so that the app page shows its rating form and the account page is there.
+      await createUser(server.container, 'axel', 'violet tractor nebula quilt');
+      await tab.goto(`${origin}/account/login`);
+      await tab.getByLabel('Username').fill('axel');
+      await tab.getByLabel('Password').fill('violet tractor nebula quilt');
+      await tab.getByRole('button', { name: 'Sign in' }).last().click();
+      await tab.waitForURL(`${origin}/`);
+      for (const url of ['/', '/apps/news', '/search?q=news', '/categories/multimedia', '/apps/nope', '/account', '/api/']) {
         await tab.goto(`${origin}${url}`);
         await tab.addScriptTag({ path: AXE_SCRIPT });
         const violations = await tab.evaluate(async () => {
@@ -157,6 +170,101 @@ describe(`the public website (${DIALECT})`, () => {
         const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
         assert.deepEqual(serious, [], `${url}: ${JSON.stringify(violations)}`);
       }
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      for (const url of ['/account/login', '/account/signup', '/account/reset']) {
+        await tab.goto(`${origin}${url}`);
+        await tab.addScriptTag({ path: AXE_SCRIPT });
+        const violations = await tab.evaluate(async () => {
+          const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> } }).axe;
+          return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+        });
+        assert.deepEqual(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'), [], `${url}: ${JSON.stringify(violations)}`);
+      }
+      await context.close();
+    });
+
+    test('sign up, confirm by mail, sign in, rate and comment, reset the password by mail, replace the token, sign out', async () => {
+      const context = await browser.newContext({ viewport: { width: 375, height: 740 } });
+      const tab = await context.newPage();
+      const problems: string[] = [];
+      tab.on('dialog', (dialog) => {
+        problems.push(`dialog: ${dialog.message()}`);
+        void dialog.dismiss();
+      });
+      tab.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      tab.on('pageerror', (error) => problems.push(error.message));
+      const mailedPath = async (address: string) => {
+        const link = (await mail.nextMailTo(address)).links[0];
+        assert.ok(link !== undefined);
+        return new URL(link).pathname;
+      };
+      const password = 'amber walrus cinema folklore';
+      const newPassword = 'quiet harbor lantern meadow';
+
+      await tab.goto(`${origin}/`);
+      await tab.getByRole('link', { name: 'Sign up' }).click();
+      await tab.getByLabel('Username').fill('wendy');
+      await tab.getByLabel('E-mail address').fill('wendy@example.org');
+      await tab.getByLabel('Password').fill(password);
+      await tab.getByRole('button', { name: 'Sign up' }).last().click();
+      await tab.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+
+      await tab.goto(`${origin}${await mailedPath('wendy@example.org')}`);
+      await tab.getByRole('button', { name: 'Confirm my address' }).click();
+      await tab.getByRole('heading', { name: 'Address confirmed' }).waitFor();
+      await tab.getByRole('link', { name: 'Sign in' }).last().click();
+      await tab.getByLabel('Username').fill('wendy');
+      await tab.getByLabel('Password').fill(password);
+      await tab.getByRole('button', { name: 'Sign in' }).last().click();
+      await tab.getByRole('link', { name: 'Account (wendy)' }).waitFor();
+
+      // Rate and comment from the app page; hostile Markdown stays text.
+      await tab.goto(`${origin}/apps/news`);
+      assert.equal(await tab.getByText('Nextcloud 32').count(), 1, 'the latest version per Nextcloud version');
+      await tab.getByLabel('Stars').selectOption('4');
+      await tab.getByLabel('Comment (optional, Markdown)').fill('Solid *reader*. <img src=x onerror="alert(1)"> [x](javascript:alert(2))');
+      await tab.getByRole('button', { name: 'Save rating' }).click();
+      await tab.getByText('Your rating was saved.').waitFor();
+      assert.equal(await tab.locator('.comment em').textContent(), 'reader');
+      assert.equal(await tab.locator('.comment img, .comment a[href^="javascript"]').count(), 0);
+      const ratings = (await server.app.inject({ method: 'GET', url: '/api/v1/ratings.json' })).json() as Array<{ app: string; rating: number; translations: Record<string, { comment: string }> }>;
+      const wendys = ratings.find((r) => r.translations.en?.comment.startsWith('Solid'));
+      assert.equal(wendys?.rating, 0.75);
+
+      // Sign out, then reset the password by mail.
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      await tab.getByRole('link', { name: 'Sign in' }).first().click();
+      await tab.getByRole('link', { name: 'Forgot your password?' }).click();
+      await tab.getByLabel('E-mail address').fill('wendy@example.org');
+      await tab.getByRole('button', { name: 'Send me a link' }).click();
+      await tab.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+      await tab.goto(`${origin}${await mailedPath('wendy@example.org')}`);
+      await tab.getByLabel('New password').fill(newPassword);
+      await tab.getByRole('button', { name: 'Set the password' }).click();
+      await tab.getByRole('heading', { name: 'Password changed' }).waitFor();
+      await tab.goto(`${origin}/account/login?next=%2Faccount`);
+      await tab.getByLabel('Username').fill('wendy');
+      await tab.getByLabel('Password').fill(newPassword);
+      await tab.getByRole('button', { name: 'Sign in' }).last().click();
+      await tab.waitForURL(`${origin}/account`);
+
+      // The token, shown on demand, then replaced: the old one stops working.
+      await tab.getByRole('button', { name: 'Show my token' }).click();
+      const token = await tab.getByLabel('Your API token').inputValue();
+      assert.match(token, /^[0-9a-f]{64}$/);
+      await tab.getByRole('button', { name: 'Replace my token' }).click();
+      const fresh = await tab.getByLabel('Your API token').inputValue();
+      assert.notEqual(fresh, token);
+      const old = await server.app.inject({ method: 'POST', url: '/api/v1/token/new', headers: { authorization: `Token ${token}` } });
+      assert.equal(old.statusCode, 401);
+
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      await tab.getByRole('link', { name: 'Sign in' }).first().waitFor();
+      const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0);
+      assert.deepEqual(problems, []);
       await context.close();
     });
 

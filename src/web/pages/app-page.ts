@@ -64,9 +64,11 @@ function ratingForm(app: ListedApp, view: AppPageView, context: PageContext): Ht
   const own = rater.own;
   const ownComment = own === null ? null : commentText(own, [...context.languages, ...Object.keys(own.translations)]);
   const stars = form.values?.stars ?? (own === null ? '' : String(Math.round(ratingToStars(own.rating))));
-  const language = form.values?.language ?? ownComment?.language ?? context.languages[0] ?? 'en';
+  // The language the site is shown in (as the switcher says), not a browser's regional variant.
+  const shownIn = context.languages.find((l) => context.availableLanguages.includes(l)) ?? 'en';
+  const language = form.values?.language ?? ownComment?.language ?? shownIn;
   const comment = form.values?.comment ?? ownComment?.text ?? '';
-  const languages = [...new Set([language, ...context.languages, ...COMMENT_LANGUAGES])];
+  const languages = [...new Set([language, ...context.availableLanguages, ...COMMENT_LANGUAGES])];
   return html`<h3 id="your-rating">${own === null ? STRINGS.rateThisApp : STRINGS.yourRating}</h3>
 ${form.message === undefined ? '' : notice(form.message)}${problemBox(form)}
 ${postForm(
