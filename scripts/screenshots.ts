@@ -10,7 +10,7 @@ import { getOrCreateToken } from '../src/domain/accounts/api-tokens.ts';
 import { importCategories, importPlatformReleases } from '../src/domain/catalog/import-catalog.ts';
 import { basic, createUser } from '../test/helpers/accounts.ts';
 import { appArchive, signWith } from '../test/helpers/app-archive.ts';
-import { launchBrowser } from '../test/helpers/browser.ts';
+import { fillSignIn, launchBrowser } from '../test/helpers/browser.ts';
 import { certFile, readCert } from '../test/helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, startArchiveServer } from '../test/helpers/https-archive-server.ts';
 import { createTestServer } from '../test/helpers/test-server.ts';
@@ -65,9 +65,7 @@ try {
       await shoot(name, url);
     }
     await tab.goto(`${origin}/account/login?next=%2Faccount`);
-    await tab.getByLabel('Username').fill('rosa');
-    await tab.getByLabel('Password').fill(PASSWORD);
-    await tab.getByRole('button', { name: 'Sign in' }).last().click();
+    await fillSignIn(tab, 'rosa', PASSWORD);
     await tab.waitForURL(`${origin}/account`);
     await tab.getByRole('button', { name: 'Show my token' }).click();
     await tab.screenshot({ path: path.join(OUT, `account-${kind}.png`), fullPage: true });

@@ -93,8 +93,6 @@ export interface ContainerOptions {
   readonly now?: () => Date;
   /** Extra authorities (PEM) release downloads trust: the tests' local HTTPS server. */
   readonly downloadCa?: readonly string[];
-  /** Extra authorities (PEM) the SMTP server's certificate may chain to: the tests' local mail server. */
-  readonly smtpCa?: readonly string[];
 }
 
 /** The site's address for links in mails: the configured one, else what the server listens on. */
@@ -149,12 +147,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     now,
   );
   const uploadLimits = { limiter, uploadsPerDay: config.limits.uploadsPerDay };
-  const mailFiles = {
-    directory: config.mail.smtpUrl === null ? path.join(config.dataDir, 'mail') : null,
-    notify: (message: string): void => void process.stderr.write(`${message}\n`),
-  };
-  const smtp = config.mail.smtpUrl === null ? null : smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, ...(options.smtpCa === undefined ? {} : { extraCa: options.smtpCa }) });
-  const mailer: Mailer = smtp ?? fileMailer(mailFiles.directory ?? config.dataDir, config.mail.from, (message) => mailFiles.notify(message), now);
+  const smtp = config.mail.smtpUrl === null ? null : smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from });
+  const mailDirectory = path.join(config.dataDir, 'mail');
+  const mailFiles = { directory: smtp === null ? mailDirectory : null, notify: (message: string): void => void process.stderr.write(`${message}\n`) };
+  const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
   const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now };
   return {
     config,

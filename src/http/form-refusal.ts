@@ -28,5 +28,5 @@ export function formRefusal(error: unknown, request: FastifyRequest, reply: Fast
   request.log.info({ code: response.body.code, status: response.status, detail: response.body.detail }, 'request refused');
   reply.code(response.status);
   if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
-  return { values: formValues(request.body), problem: { detail: response.body.detail, ...(response.body.errors === undefined ? {} : { fields: response.body.errors }) } };
+  return { values: formValues(request.body), problem: { code: error.code, detail: response.body.detail, ...(response.body.errors === undefined ? {} : { fields: response.body.errors }) } };
 }

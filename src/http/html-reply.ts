@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Html } from '../web/html.ts';
 import { pageSecurityHeaders } from '../web/security-headers.ts';
@@ -11,7 +12,15 @@ export function sendPage(request: FastifyRequest, reply: FastifyReply, page: Htm
   return reply.headers(pageSecurityHeaders(request.protocol === 'https')).type('text/html; charset=utf-8').header('cache-control', cacheControl).send(page.text);
 }
 
+/** The response schema of a page route. */
+export const PAGE_RESPONSE = { 200: Type.String({ description: 'An HTML page' }) };
+
+/** Whether the client reads HTML (a browser). */
+export function acceptsHtml(request: FastifyRequest): boolean {
+  return /\btext\/html\b/.test(request.headers.accept ?? '');
+}
+
 /** A browser asking for a page outside the API gets error pages; API clients keep JSON. */
 export function wantsPage(request: FastifyRequest): boolean {
-  return !isApiPath(request.url) && /\btext\/html\b/.test(request.headers.accept ?? '');
+  return !isApiPath(request.url) && acceptsHtml(request);
 }

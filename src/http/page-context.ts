@@ -18,7 +18,7 @@ export interface PageSetting {
 }
 
 /** The context of a page for `visitor` (after a sign-in or sign-out, the new one). */
-export function contextFor(request: FastifyRequest, catalog: CatalogView, visitor: Visitor, container: Container): PageContext {
+function contextFor(request: FastifyRequest, catalog: CatalogView, visitor: Visitor, container: Container): PageContext {
   const account = visitor.user === null || visitor.browserSecret === undefined ? null : { username: visitor.user.username, formToken: formToken(container.accounts.keys, visitor.browserSecret) };
   return {
     languages: visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language']),

@@ -23,8 +23,7 @@ export async function visitorOf(request: FastifyRequest, container: Container): 
     const session = await resolveSession(sessionId, container.accounts);
     if (session !== null) return { user: session.user, browserSecret: sessionId };
   }
-  const anonymous = request.cookies[FORM_COOKIE];
-  return { user: null, browserSecret: anonymous === undefined || anonymous === '' ? undefined : anonymous };
+  return signedOut(request);
 }
 
 /**
@@ -40,10 +39,21 @@ export function formTokenFor(visitor: Visitor, request: FastifyRequest, reply: F
   return formToken(container.accounts.keys, secret);
 }
 
+/** This browser once it is signed out: anonymous, its forms' tokens made from its form cookie. */
+export function signedOut(request: FastifyRequest): Visitor {
+  const anonymous = request.cookies[FORM_COOKIE];
+  return { user: null, browserSecret: anonymous === undefined || anonymous === '' ? undefined : anonymous };
+}
+
+/** Refuses a posted form whose CSRF token was not made for this visitor's browser. */
+export function checkForm(visitor: Visitor, request: FastifyRequest, container: Container): void {
+  const body = request.body as Record<string, unknown> | null | undefined;
+  checkFormToken(container.accounts.keys, visitor.browserSecret, body?.[CSRF_FIELD]);
+}
+
 /** Checks a posted form's CSRF token and returns who sent it. */
 export async function formVisitor(request: FastifyRequest, container: Container): Promise<Visitor> {
   const visitor = await visitorOf(request, container);
-  const body = request.body as Record<string, unknown> | null | undefined;
-  checkFormToken(container.accounts.keys, visitor.browserSecret, body?.[CSRF_FIELD]);
+  checkForm(visitor, request, container);
   return visitor;
 }

@@ -6,8 +6,6 @@ export interface SmtpSettings {
   readonly url: string;
   /** The From address: `App Store <store@example.com>`. */
   readonly from: string;
-  /** Extra authorities (PEM) the SMTP server's certificate may chain to: the tests' local server. */
-  readonly extraCa?: readonly string[];
 }
 
 /** Mail through an SMTP server, by nodemailer; one pooled connection, re-opened when it drops. */
@@ -19,7 +17,6 @@ export function smtpMailer(settings: SmtpSettings): Mailer & { close(): void } {
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 30_000,
-    ...(settings.extraCa === undefined ? {} : { tls: { ca: [...settings.extraCa] } }),
   } as Parameters<typeof nodemailer.createTransport>[0]);
   return {
     async send(mail) {

@@ -1,12 +1,12 @@
 import { CSRF_FIELD } from '../domain/accounts/form-token.ts';
-import type { FieldErrors } from '../errors.ts';
+import type { ErrorCode, FieldErrors } from '../errors.ts';
 import type { Html, HtmlValue } from './html.ts';
 import { html } from './html.ts';
 
 /** What a form shows again after a refusal: the values sent (never passwords) and what was wrong. */
 export interface FormState {
   readonly values?: Readonly<Record<string, string>>;
-  readonly problem?: { readonly detail: string; readonly fields?: FieldErrors };
+  readonly problem?: { readonly code: ErrorCode; readonly detail: string; readonly fields?: FieldErrors };
 }
 
 export interface FieldOptions {
@@ -37,7 +37,7 @@ ${errors.length === 0 ? '' : html`<span class="field-error" id="${id}-error">${e
 }
 
 /** The hidden CSRF field every form carries. */
-export function csrfField(token: string): Html {
+function csrfField(token: string): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
 }
 

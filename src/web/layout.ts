@@ -32,8 +32,13 @@ function accountNav(context: PageContext | undefined): Html | '' {
 }
 
 /** The switcher: a plain form, so it works without JavaScript; the choice is kept in a cookie. */
+/** The language the site is shown in: the visitor's first one the catalogue has texts in, else English. */
+export function shownLanguage(context: PageContext): string {
+  return context.languages.find((l) => context.availableLanguages.includes(l)) ?? 'en';
+}
+
 function languageSwitcher(context: PageContext): Html {
-  const current = context.languages.find((l) => context.availableLanguages.includes(l)) ?? 'en';
+  const current = shownLanguage(context);
   return html`<form class="language" action="/language" method="get">
 <input type="hidden" name="next" value="${context.path}">
 <label for="lang">${STRINGS.language}</label>

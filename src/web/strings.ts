@@ -132,7 +132,6 @@ export const STRINGS = {
   accountDeletedText: 'Your account, its token and your ratings are gone.',
   save: 'Save',
   send: 'Send',
-  formProblem: 'Please correct the following:',
   // ratings on the app page
   yourRating: 'Your rating',
   rateThisApp: 'Rate this app',
@@ -158,5 +157,4 @@ export const STRINGS = {
   parameters: 'Parameters',
   requestBody: 'Request body',
   responses: 'Responses',
-  authentication: 'Authentication',
 } as const;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import type { Browser } from 'playwright-core';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 
 /** Debian's chromium (`apt-get install chromium`; `.ci/run` installs it). */
@@ -10,4 +11,27 @@ export const BROWSER_SKIP: string | false = fs.existsSync(CHROMIUM) ? false : `s
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+}
+
+/** Fills and sends the sign-in form on the page the tab is on (`/account/login`). */
+export async function fillSignIn(tab: Page, username: string, password: string): Promise<void> {
+  await tab.getByLabel('Username').fill(username);
+  await tab.getByLabel('Password').fill(password);
+  await tab.getByRole('button', { name: 'Sign in' }).last().click();
+}
+
+const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/**
+ * axe-core's serious and critical violations on the page the tab is on, with every violation for
+ * the message. axe is injected as a script, which the pages' CSP refuses: the tab's context must
+ * bypass it (`newContext({ bypassCSP: true })`).
+ */
+export async function seriousViolations(tab: Page): Promise<{ serious: unknown[]; all: string }> {
+  await tab.addScriptTag({ path: AXE_SCRIPT });
+  const violations = await tab.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> } }).axe;
+    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+  });
+  return { serious: violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'), all: JSON.stringify(violations) };
 }

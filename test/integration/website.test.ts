@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
@@ -9,7 +8,7 @@ import { createUser } from '../helpers/accounts.ts';
 import { startMailServer } from '../helpers/mail-server.ts';
 import type { MailServer } from '../helpers/mail-server.ts';
 import { appArchive, signWith } from '../helpers/app-archive.ts';
-import { BROWSER_SKIP, launchBrowser } from '../helpers/browser.ts';
+import { BROWSER_SKIP, fillSignIn, launchBrowser, seriousViolations } from '../helpers/browser.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, startArchiveServer } from '../helpers/https-archive-server.ts';
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
@@ -17,7 +16,6 @@ import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 
-const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /** What a hostile app developer puts in a description: none of it may run or become markup. */
 const HOSTILE = [
@@ -155,31 +153,18 @@ describe(`the public website (${DIALECT})`, () => {
       // Signed in, so that the app page shows its rating form and the account page is there.
       await createUser(server.container, 'axel', 'violet tractor nebula quilt');
       await tab.goto(`${origin}/account/login`);
-      await tab.getByLabel('Username').fill('axel');
-      await tab.getByLabel('Password').fill('violet tractor nebula quilt');
-      await tab.getByRole('button', { name: 'Sign in' }).last().click();
+      await fillSignIn(tab, 'axel', 'violet tractor nebula quilt');
       await tab.waitForURL(`${origin}/`);
-      for (const url of ['/', '/apps/news', '/search?q=news', '/categories/multimedia', '/apps/nope', '/account', '/api/']) {
-        await tab.goto(`${origin}${url}`);
-        await tab.addScriptTag({ path: AXE_SCRIPT });
-        const violations = await tab.evaluate(async () => {
-          const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> } }).axe;
-          const result = await axe.run();
-          return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-        });
-        const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-        assert.deepEqual(serious, [], `${url}: ${JSON.stringify(violations)}`);
-      }
+      const check = async (urls: readonly string[]) => {
+        for (const url of urls) {
+          await tab.goto(`${origin}${url}`);
+          const { serious, all } = await seriousViolations(tab);
+          assert.deepEqual(serious, [], `${url}: ${all}`);
+        }
+      };
+      await check(['/', '/apps/news', '/search?q=news', '/categories/multimedia', '/apps/nope', '/account', '/api/']);
       await tab.getByRole('button', { name: 'Sign out' }).click();
-      for (const url of ['/account/login', '/account/signup', '/account/reset']) {
-        await tab.goto(`${origin}${url}`);
-        await tab.addScriptTag({ path: AXE_SCRIPT });
-        const violations = await tab.evaluate(async () => {
-          const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> } }).axe;
-          return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-        });
-        assert.deepEqual(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'), [], `${url}: ${JSON.stringify(violations)}`);
-      }
+      await check(['/account/login', '/account/signup', '/account/reset']);
       await context.close();
     });
 
@@ -215,9 +200,7 @@ describe(`the public website (${DIALECT})`, () => {
       await tab.getByRole('button', { name: 'Confirm my address' }).click();
       await tab.getByRole('heading', { name: 'Address confirmed' }).waitFor();
       await tab.getByRole('link', { name: 'Sign in' }).last().click();
-      await tab.getByLabel('Username').fill('wendy');
-      await tab.getByLabel('Password').fill(password);
-      await tab.getByRole('button', { name: 'Sign in' }).last().click();
+      await fillSignIn(tab, 'wendy', password);
       await tab.getByRole('link', { name: 'Account (wendy)' }).waitFor();
 
       // Rate and comment from the app page; hostile Markdown stays text.
@@ -245,9 +228,7 @@ describe(`the public website (${DIALECT})`, () => {
       await tab.getByRole('button', { name: 'Set the password' }).click();
       await tab.getByRole('heading', { name: 'Password changed' }).waitFor();
       await tab.goto(`${origin}/account/login?next=%2Faccount`);
-      await tab.getByLabel('Username').fill('wendy');
-      await tab.getByLabel('Password').fill(newPassword);
-      await tab.getByRole('button', { name: 'Sign in' }).last().click();
+      await fillSignIn(tab, 'wendy', newPassword);
       await tab.waitForURL(`${origin}/account`);
 
       // The token, shown on demand, then replaced: the old one stops working.

@@ -47,7 +47,7 @@ export async function resetLinkUser(secret: string, deps: SelfServiceDeps): Prom
  * so a refused password leaves the link working. Every session of the user ends; the address the
  * link was mailed to counts as confirmed.
  */
-export async function resetPassword(secret: string, password: string, deps: SelfServiceDeps): Promise<User> {
+export async function resetPassword(secret: string, password: string, deps: SelfServiceDeps): Promise<void> {
   const user = await resetLinkUser(secret, deps);
   await checkNewPassword(password, [user.username, user.email ?? '']);
   const link = await takeLink(secret, 'reset-password', deps);
@@ -57,5 +57,4 @@ export async function resetPassword(secret: string, password: string, deps: Self
   if (link.email !== null && !user.emailVerified) await deps.store.setVerifiedEmail(link.userId, link.email, now);
   await deps.store.deleteUserSessions(link.userId);
   await deps.store.deleteLinks(link.userId, 'reset-password');
-  return { ...user, hasPassword: true, emailVerified: user.emailVerified || link.email !== null };
 }

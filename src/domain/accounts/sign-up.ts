@@ -32,10 +32,6 @@ export async function tellOwnerAddressIsTaken(email: string, deps: SelfServiceDe
   await deps.mailer.send(addressTakenMail(email, siteUrl(deps, '/account/login'), siteUrl(deps, '/account/reset')));
 }
 
-export function usernameProblem(username: string): string | null {
-  return USERNAME_PATTERN.test(username) ? null : 'use 1 to 150 letters, digits and _ . @ + -';
-}
-
 /**
  * Website sign-up: the account exists at once but signs in only once the mailed link has
  * confirmed its address. Rate-limited per client address; closed when sign-up is by invitation.
@@ -46,8 +42,10 @@ export async function signUp(input: SignUpInput, clientAddress: string, deps: Se
   }
   const username = input.username.trim();
   const email = input.email.trim();
-  const problem = usernameProblem(username);
-  if (problem !== null) throw new AppError('invalid_user', `Invalid username: ${problem}.`, { username: [problem] });
+  if (!USERNAME_PATTERN.test(username)) {
+    const rule = 'use 1 to 150 letters, digits and _ . @ + -';
+    throw new AppError('invalid_user', `Invalid username: ${rule}.`, { username: [rule] });
+  }
   checkEmailAddress(email);
   await checkNewPassword(input.password, [username, email]);
   await deps.limiter.consume(RATE_LIMITS.signUp, clientAddress);

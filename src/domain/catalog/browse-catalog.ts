@@ -1,7 +1,7 @@
 import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
-import { compareReleasesDescending } from '../listings/app-listing.ts';
+import { compareReleasesDescending, platformBounds } from '../listings/app-listing.ts';
 import type { ListedRating } from '../listings/listings.ts';
-import { compareNumericVersions, isStable, parseSpec, satisfies } from '../versions/semantic-version.ts';
+import { compareNumericVersions, isStable, satisfies } from '../versions/semantic-version.ts';
 import type { PlatformRelease } from './catalog.ts';
 import type { DaySnapshot } from '../listings/latest-snapshot.ts';
 import { LatestSnapshot } from '../listings/latest-snapshot.ts';
@@ -58,7 +58,7 @@ export function latestPerPlatform(app: ListedApp, platforms: readonly PlatformRe
   const releases = app.releases.filter((release) => !release.isNightly && isStable(release.version, false)).sort(compareReleasesDescending);
   const rows: Array<{ platform: string; release: ListedRelease }> = [];
   for (const [major, version] of [...newestOfMajor].sort((a, b) => compareNumericVersions(b[1], a[1]))) {
-    const release = releases.find((candidate) => satisfies(version, parseSpec(candidate.platformVersionSpec)));
+    const release = releases.find((candidate) => satisfies(version, platformBounds(candidate)));
     if (release !== undefined) rows.push({ platform: major, release });
   }
   return rows;

@@ -1,5 +1,6 @@
 import type { ListedApp } from '../listings/app-listing.ts';
-import { parsePlatformVersion, parseSpec, satisfies } from '../versions/semantic-version.ts';
+import { platformBounds } from '../listings/app-listing.ts';
+import { parsePlatformVersion, satisfies } from '../versions/semantic-version.ts';
 
 export const SORTS = ['relevance', 'rating', 'newest', 'updated', 'name'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -55,7 +56,7 @@ export function relevance(app: ListedApp, words: readonly string[]): number {
 }
 
 function supports(app: ListedApp, nextcloud: string): boolean {
-  return app.releases.some((release) => satisfies(nextcloud, parseSpec(release.platformVersionSpec)));
+  return app.releases.some((release) => satisfies(nextcloud, platformBounds(release)));
 }
 
 /** `30` and `30.0` mean 30.0.0; null for anything that is not a version. */

@@ -40,13 +40,29 @@ export function compareReleasesDescending(x: ListedRelease, y: ListedRelease): n
   return compareReleaseVersions(y, x) || (x.lastModified < y.lastModified ? 1 : x.lastModified > y.lastModified ? -1 : 0);
 }
 
+const parsedBounds = new WeakMap<ListedRelease, SpecBounds>();
+
+/**
+ * The release's Nextcloud range as bounds, parsed once per release object: the pages' search
+ * filter and version table ask for it on every request, and a snapshot's releases live as long
+ * as the snapshot (the cache entry goes with them).
+ */
+export function platformBounds(release: ListedRelease): SpecBounds {
+  let bounds = parsedBounds.get(release);
+  if (bounds === undefined) {
+    bounds = parseSpec(release.platformVersionSpec);
+    parsedBounds.set(release, bounds);
+  }
+  return bounds;
+}
+
 export function toFragment(app: ListedApp): AppFragment {
   const { releases, isEnterpriseOnly, ...rest } = app;
   const head = JSON.stringify({ ...rest, certificate: crlf(app.certificate) });
   return {
     enterpriseOnly: isEnterpriseOnly,
     head: `${head.slice(0, -1)},"releases":[`,
-    releases: [...releases].sort(compareReleasesDescending).map((release) => ({ bounds: parseSpec(release.platformVersionSpec), json: JSON.stringify(release) })),
+    releases: [...releases].sort(compareReleasesDescending).map((release) => ({ bounds: platformBounds(release), json: JSON.stringify(release) })),
   };
 }
 

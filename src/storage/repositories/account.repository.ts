@@ -136,17 +136,15 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     },
 
     async deleteUserUnlessOwner(userId, now) {
-      const owned = await db.selectFrom('apps').select('id').where('owner_id', '=', userId).orderBy('id').execute();
-      if (owned.length > 0) return { deleted: false, ownedApps: owned.map((row) => row.id) };
-      // Ratings go with the user, and ratings.json shows them: one write transaction.
+      // Ratings go with the user, and ratings.json shows them: one write transaction, which also
+      // keeps an app from being registered to the user between the check and the delete.
+      let ownedApps: string[] = [];
       const deleted = await deleteInWriteTransaction(db, now, async (trx) => {
-        const stillOwned = await trx.selectFrom('apps').select('id').where('owner_id', '=', userId).executeTakeFirst();
-        if (stillOwned !== undefined) return { numDeletedRows: 0n };
+        ownedApps = (await trx.selectFrom('apps').select('id').where('owner_id', '=', userId).orderBy('id').execute()).map((row) => row.id);
+        if (ownedApps.length > 0) return { numDeletedRows: 0n };
         return trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
       });
-      if (deleted) return { deleted, ownedApps: [] };
-      const nowOwned = await db.selectFrom('apps').select('id').where('owner_id', '=', userId).orderBy('id').execute();
-      return { deleted: false, ownedApps: nowOwned.map((row) => row.id) };
+      return { deleted, ownedApps };
     },
 
     async insertLink(secretHash, link, now) {

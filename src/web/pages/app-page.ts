@@ -5,7 +5,7 @@ import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing
 import { compareReleasesDescending } from '../../domain/listings/app-listing.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
-import { layout } from '../layout.ts';
+import { layout, shownLanguage } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
 import { notice, postForm, problemBox } from '../forms.ts';
@@ -39,8 +39,8 @@ function releaseRow(release: ListedRelease, languages: readonly string[]): Html 
 /** What the app page shows besides the app: its latest versions, comments, and the visitor's rating form. */
 export interface AppPageView {
   readonly latest: ReadonlyArray<{ readonly platform: string; readonly release: ListedRelease }>;
-  /** Ratings with a comment in one of the visitor's languages (or English), newest first. */
-  readonly comments: readonly ListedRating[];
+  /** The app's ratings, newest first: those with a comment in the visitor's languages (or English) are shown. */
+  readonly ratings: readonly ListedRating[];
   /** Null: anonymous (a link to sign in); 'maintainer': may not rate; else the form's token and the current rating. */
   readonly rater: null | 'maintainer' | { readonly formToken: string; readonly own: ListedRating | null };
   readonly form: FormState & { readonly message?: string };
@@ -64,9 +64,7 @@ function ratingForm(app: ListedApp, view: AppPageView, context: PageContext): Ht
   const own = rater.own;
   const ownComment = own === null ? null : commentText(own, [...context.languages, ...Object.keys(own.translations)]);
   const stars = form.values?.stars ?? (own === null ? '' : String(Math.round(ratingToStars(own.rating))));
-  // The language the site is shown in (as the switcher says), not a browser's regional variant.
-  const shownIn = context.languages.find((l) => context.availableLanguages.includes(l)) ?? 'en';
-  const language = form.values?.language ?? ownComment?.language ?? shownIn;
+  const language = form.values?.language ?? ownComment?.language ?? shownLanguage(context);
   const comment = form.values?.comment ?? ownComment?.text ?? '';
   const languages = [...new Set([language, ...context.availableLanguages, ...COMMENT_LANGUAGES])];
   return html`<h3 id="your-rating">${own === null ? STRINGS.rateThisApp : STRINGS.yourRating}</h3>
@@ -85,13 +83,14 @@ ${own === null ? '' : postForm(`${here}/rating/delete`, rater.formToken, html`<b
 }
 
 function commentList(view: AppPageView, languages: readonly string[]): Html {
-  if (view.comments.length === 0) return html`<p>${STRINGS.noComments}</p>`;
-  return html`<ul class="comments">${view.comments.map((rating) => {
+  const comments = view.ratings.flatMap((rating) => {
     const comment = commentText(rating, languages);
+    return comment === null ? [] : [{ rating, comment }];
+  });
+  if (comments.length === 0) return html`<p>${STRINGS.noComments}</p>`;
+  return html`<ul class="comments">${comments.map(({ rating, comment }) => {
     const name = `${rating.user.firstName} ${rating.user.lastName}`.trim() || STRINGS.anonymousUser;
-    return comment === null
-      ? ''
-      : html`<li class="comment" lang="${comment.language}"><p class="card-meta">${name} · ${STRINGS.starsOption(Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${rating.ratedAt.slice(0, 10)}</time></p><div class="markdown">${renderMarkdown(comment.text)}</div></li>`;
+    return html`<li class="comment" lang="${comment.language}"><p class="card-meta">${name} · ${STRINGS.starsOption(Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${rating.ratedAt.slice(0, 10)}</time></p><div class="markdown">${renderMarkdown(comment.text)}</div></li>`;
   })}</ul>`;
 }
 

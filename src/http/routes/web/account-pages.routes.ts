@@ -9,6 +9,7 @@ import { endSession, openSession } from '../../../domain/accounts/sessions.ts';
 import { maskAddress, signInOnWebsite, signUp, verifyEmail } from '../../../domain/accounts/sign-up.ts';
 import type { User } from '../../../domain/accounts/user.ts';
 import type { FormState } from '../../../web/forms.ts';
+import type { Html } from '../../../web/html.ts';
 import { localPath } from '../../../web/local-path.ts';
 import type { AccountPageState, AccountSection } from '../../../web/pages/account-pages.ts';
 import { accountPage, loginPage, messagePage, newPasswordPage, resetRequestPage, signUpPage, verifyPage } from '../../../web/pages/account-pages.ts';
@@ -16,14 +17,14 @@ import { STRINGS } from '../../../web/strings.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { readSessionCookie, setSessionCookies } from '../../cookies.ts';
 import { formRefusal } from '../../form-refusal.ts';
-import { sendPage } from '../../html-reply.ts';
+import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
 import { pageSetting } from '../../page-context.ts';
+import type { PageSetting } from '../../page-context.ts';
 import { BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
-import { formVisitor, visitorOf } from '../../web-visitor.ts';
+import { checkForm, formVisitor, signedOut, visitorOf } from '../../web-visitor.ts';
 import type { Visitor } from '../../web-visitor.ts';
 
-const Page = { 200: Type.String({ description: 'An HTML page' }) };
 const Redirect = { 303: Type.Null({ description: 'On to the next page' }) };
 const text = (maxLength: number) => Type.String({ maxLength });
 const Form = <T extends Record<string, ReturnType<typeof text>>>(fields: T) => Type.Object(fields, { additionalProperties: true });
@@ -40,7 +41,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   installFormParser(app);
 
   /** A page for the visitor, with their context (after a sign-in or sign-out, the new visitor). */
-  async function show(request: FastifyRequest, reply: FastifyReply, build: (setting: Awaited<ReturnType<typeof pageSetting>>) => ReturnType<typeof loginPage>, visitor?: Visitor) {
+  async function show(request: FastifyRequest, reply: FastifyReply, build: (setting: PageSetting) => Html, visitor?: Visitor) {
     const setting = await pageSetting(request, reply, container, visitor);
     return sendPage(request, reply, build(setting));
   }
@@ -64,7 +65,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   // Sign-in and sign-out
 
   app.get('/account/login', {
-    schema: { hide: true, querystring: Type.Object({ next: Type.Optional(text(2000)) }, { additionalProperties: true }), response: { ...Page, ...Redirect, ...errorResponses('invalid_request') } },
+    schema: { hide: true, querystring: Type.Object({ next: Type.Optional(text(2000)) }, { additionalProperties: true }), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
     handler: async (request, reply) => {
       const next = localPath(request.query.next);
       const visitor = await visitorOf(request, container);
@@ -77,7 +78,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
     schema: {
       hide: true,
       body: Form({ username: text(150), password: text(1024), next: text(2000) }),
-      response: { ...Page, ...Redirect, ...errorResponses(FORM_ERRORS, 'not_authenticated', 'email_not_verified', 'rate_limited') },
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(FORM_ERRORS, 'not_authenticated', 'email_not_verified', 'rate_limited') },
     },
     handler: async (request, reply) => {
       const { username, password } = request.body;
@@ -86,7 +87,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
         request,
         reply,
         async () => {
-          const session = await signInOnWebsite(username ?? '', password ?? '', request.ip, deps);
+          const session = await signInOnWebsite(username, password, request.ip, deps);
           setSessionCookies(request, reply, session);
           return reply.redirect(next, 303);
         },
@@ -96,14 +97,14 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   });
 
   app.post('/account/logout', {
-    schema: { hide: true, body: Form({}), response: { ...Page, ...Redirect, ...errorResponses(FORM_ERRORS) } },
+    schema: { hide: true, body: Form({}), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(FORM_ERRORS) } },
     handler: async (request, reply) => {
       const visitor = await visitorOf(request, container);
       const sessionId = readSessionCookie(request);
       // A session that is already over has nothing to protect: the cookies go either way.
       if (visitor.user !== null && sessionId !== undefined) {
         try {
-          await formVisitor(request, container);
+          checkForm(visitor, request, container);
         } catch (error) {
           const state = formRefusal(error, request, reply);
           return show(request, reply, (s) => messagePage(STRINGS.signOut, state.problem?.detail ?? '', s.context, { href: '/', label: STRINGS.backHome }), visitor);
@@ -118,7 +119,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   // Sign-up and the confirmation of an address
 
   app.get('/account/signup', {
-    schema: { hide: true, response: Page },
+    schema: { hide: true, response: PAGE_RESPONSE },
     handler: async (request, reply) => show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), {}, s.context)),
   });
 
@@ -126,10 +127,10 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
     schema: {
       hide: true,
       body: Form({ username: text(150), email: text(254), password: text(1024) }),
-      response: { ...Page, ...errorResponses(FORM_ERRORS, 'invalid_user', 'user_exists', 'signup_closed', 'rate_limited') },
+      response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_user', 'user_exists', 'signup_closed', 'rate_limited') },
     },
     handler: async (request, reply) => {
-      const { username = '', email = '', password = '' } = request.body;
+      const { username, email, password } = request.body;
       return handleForm(
         request,
         reply,
@@ -146,7 +147,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
     show(request, reply, (s) => messagePage(STRINGS.linkProblemTitle, state.problem?.detail ?? '', s.context, { href: '/account/login', label: STRINGS.signIn }));
 
   app.get('/account/verify/:secret', {
-    schema: { hide: true, params: SecretParams, response: { ...Page, ...errorResponses('invalid_request', 'invalid_link') } },
+    schema: { hide: true, params: SecretParams, response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'invalid_link') } },
     handler: async (request, reply) => {
       try {
         await readLink(request.params.secret, 'verify-email', deps);
@@ -159,7 +160,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   });
 
   app.post('/account/verify/:secret', {
-    schema: { hide: true, params: SecretParams, body: Form({}), response: { ...Page, ...errorResponses(FORM_ERRORS, 'invalid_link', 'conflict') } },
+    schema: { hide: true, params: SecretParams, body: Form({}), response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_link', 'conflict') } },
     handler: async (request, reply) =>
       handleForm(
         request,
@@ -169,7 +170,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
           return show(request, reply, (s) => messagePage(STRINGS.verifiedTitle, STRINGS.verifiedText(user.email ?? ''), s.context, s.visitor.user === null ? { href: '/account/login', label: STRINGS.signIn } : { href: '/account', label: STRINGS.accountTitle }));
         },
         async (state, visitor) =>
-          state.problem !== undefined && reply.statusCode === 403
+          state.problem?.code === 'csrf_failed'
             ? show(request, reply, (s) => verifyPage(request.params.secret, s.formToken(), state, s.context), visitor)
             : linkProblem(request, reply, state),
       ),
@@ -178,18 +179,18 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   // Password reset
 
   app.get('/account/reset', {
-    schema: { hide: true, response: Page },
+    schema: { hide: true, response: PAGE_RESPONSE },
     handler: async (request, reply) => show(request, reply, (s) => resetRequestPage(s.formToken(), {}, s.context)),
   });
 
   app.post('/account/reset', {
-    schema: { hide: true, body: Form({ email: text(254) }), response: { ...Page, ...errorResponses(FORM_ERRORS, 'invalid_user', 'rate_limited') } },
+    schema: { hide: true, body: Form({ email: text(254) }), response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_user', 'rate_limited') } },
     handler: async (request, reply) =>
       handleForm(
         request,
         reply,
         async () => {
-          await requestPasswordReset(request.body.email ?? '', request.ip, deps);
+          await requestPasswordReset(request.body.email, request.ip, deps);
           return show(request, reply, (s) => messagePage(STRINGS.checkInboxTitle, STRINGS.resetSentText, s.context));
         },
         async (state, visitor) => show(request, reply, (s) => resetRequestPage(s.formToken(), state, s.context), visitor),
@@ -197,7 +198,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   });
 
   app.get('/account/reset/:secret', {
-    schema: { hide: true, params: SecretParams, response: { ...Page, ...errorResponses('invalid_request', 'invalid_link') } },
+    schema: { hide: true, params: SecretParams, response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'invalid_link') } },
     handler: async (request, reply) => {
       let user: User;
       try {
@@ -210,18 +211,18 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   });
 
   app.post('/account/reset/:secret', {
-    schema: { hide: true, params: SecretParams, body: Form({ password: text(1024) }), response: { ...Page, ...errorResponses(FORM_ERRORS, 'invalid_user', 'invalid_link') } },
+    schema: { hide: true, params: SecretParams, body: Form({ password: text(1024) }), response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_user', 'invalid_link') } },
     handler: async (request, reply) =>
       handleForm(
         request,
         reply,
         async () => {
-          await resetPassword(request.params.secret, request.body.password ?? '', deps);
+          await resetPassword(request.params.secret, request.body.password, deps);
           setSessionCookies(request, reply, null);
-          return show(request, reply, (s) => messagePage(STRINGS.passwordSetTitle, STRINGS.passwordSetText, s.context, { href: '/account/login', label: STRINGS.signIn }), { user: null, browserSecret: request.cookies.appstore_form });
+          return show(request, reply, (s) => messagePage(STRINGS.passwordSetTitle, STRINGS.passwordSetText, s.context, { href: '/account/login', label: STRINGS.signIn }), signedOut(request));
         },
         async (state, visitor) => {
-          if (state.problem !== undefined && reply.statusCode === 400 && state.problem.fields?.password === undefined) return linkProblem(request, reply, state);
+          if (state.problem?.code === 'invalid_link') return linkProblem(request, reply, state);
           const user = await resetLinkUser(request.params.secret, deps).catch(() => null);
           if (user === null) return linkProblem(request, reply, state);
           return show(request, reply, (s) => newPasswordPage(request.params.secret, user, s.formToken(), state, s.context), visitor);
@@ -236,7 +237,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
     show(request, reply, (s) => accountPage(user, s.formToken(), state, s.context), visitor);
 
   app.get('/account', {
-    schema: { hide: true, response: { ...Page, ...Redirect } },
+    schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect } },
     handler: async (request, reply) => {
       const visitor = await visitorOf(request, container);
       if (visitor.user === null) return toLogin(reply);
@@ -246,7 +247,10 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   });
 
   /** An account form: signed in only; a refusal shows the page with the problem in the form's section. */
-  function accountForm(section: AccountSection, work: (user: User, visitor: Visitor, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) {
+  function accountForm(
+    section: AccountSection,
+    work: (user: User, visitor: Visitor, body: Readonly<Record<string, string>>, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
+  ) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       reply.header('cache-control', 'no-store');
       return handleForm(
@@ -254,7 +258,8 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
         reply,
         async (visitor) => {
           if (visitor.user === null) return toLogin(reply);
-          return work(visitor.user, visitor, request, reply);
+          // The route's schema made every field a string.
+          return work(visitor.user, visitor, request.body as Record<string, string>, request, reply);
         },
         async (state, visitor) => {
           const user = visitor?.user ?? null;
@@ -268,15 +273,15 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   const ACCOUNT_ERRORS = [...FORM_ERRORS, 'rate_limited'] as const;
 
   app.post('/account/token', {
-    schema: { hide: true, body: Form({}), response: { ...Page, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) } },
-    handler: accountForm('token', async (user, visitor, request, reply) =>
+    schema: { hide: true, body: Form({}), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) } },
+    handler: accountForm('token', async (user, visitor, _body, request, reply) =>
       showAccount(request, reply, visitor, user, { section: 'token', token: { value: await getOrCreateToken(user, deps), replaced: false } }),
     ),
   });
 
   app.post('/account/token/new', {
-    schema: { hide: true, body: Form({}), response: { ...Page, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) } },
-    handler: accountForm('token', async (user, visitor, request, reply) =>
+    schema: { hide: true, body: Form({}), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) } },
+    handler: accountForm('token', async (user, visitor, _body, request, reply) =>
       showAccount(request, reply, visitor, user, { section: 'token', token: { value: await replaceToken(user, deps), replaced: true } }),
     ),
   });
@@ -285,10 +290,9 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
     schema: {
       hide: true,
       body: Form({ current_password: text(1024), password: text(1024) }),
-      response: { ...Page, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
     },
-    handler: accountForm('password', async (user, _visitor, request, reply) => {
-      const body = request.body as { current_password?: string; password?: string };
+    handler: accountForm('password', async (user, _visitor, body, request, reply) => {
       await changePassword(user, body.current_password ?? '', body.password ?? '', request.ip, deps);
       // Every session ended, this one too: this browser continues in a new one.
       const session = await openSession(user, deps);
@@ -301,10 +305,9 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
     schema: {
       hide: true,
       body: Form({ email: text(254), current_password: text(1024) }),
-      response: { ...Page, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
     },
-    handler: accountForm('email', async (user, visitor, request, reply) => {
-      const body = request.body as { email?: string; current_password?: string };
+    handler: accountForm('email', async (user, visitor, body, request, reply) => {
       const email = (body.email ?? '').trim();
       await changeEmail(user, body.current_password ?? '', email, request.ip, deps);
       return showAccount(request, reply, visitor, user, { section: 'email', message: STRINGS.emailChangeSent(maskAddress(email)) });
@@ -315,13 +318,12 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
     schema: {
       hide: true,
       body: Form({ current_password: text(1024) }),
-      response: { ...Page, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'forbidden', 'conflict') },
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'forbidden', 'conflict') },
     },
-    handler: accountForm('delete', async (user, _visitor, request, reply) => {
-      const body = request.body as { current_password?: string };
+    handler: accountForm('delete', async (user, _visitor, body, request, reply) => {
       await deleteAccount(user, body.current_password ?? '', request.ip, deps);
       setSessionCookies(request, reply, null);
-      return show(request, reply, (s) => messagePage(STRINGS.accountDeletedTitle, STRINGS.accountDeletedText, s.context, { href: '/', label: STRINGS.backHome }), { user: null, browserSecret: undefined });
+      return show(request, reply, (s) => messagePage(STRINGS.accountDeletedTitle, STRINGS.accountDeletedText, s.context, { href: '/', label: STRINGS.backHome }), signedOut(request));
     }),
   });
 }

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import type { OpenApiDocument } from '../../../web/pages/api-page.ts';
 import { apiPage } from '../../../web/pages/api-page.ts';
-import { sendPage } from '../../html-reply.ts';
+import { acceptsHtml, sendPage } from '../../html-reply.ts';
 import { pageSetting } from '../../page-context.ts';
 import type { AppServer } from '../../types.ts';
 
@@ -20,7 +20,7 @@ export async function apiPageRoutes(app: AppServer, container: Container): Promi
         },
       },
       handler: async (request, reply) => {
-        if (!/\btext\/html\b/.test(request.headers.accept ?? '')) return { openapi: '/api/v1/openapi.json', documentation: '/api/' };
+        if (!acceptsHtml(request)) return { openapi: '/api/v1/openapi.json', documentation: '/api/' };
         const { context } = await pageSetting(request, reply, container);
         return sendPage(request, reply, apiPage(app.swagger() as OpenApiDocument, context));
       },

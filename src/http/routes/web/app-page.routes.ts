@@ -3,12 +3,13 @@ import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { findListedApp, latestPerPlatform } from '../../../domain/catalog/browse-catalog.ts';
 import { mayRate, rateApp, starsToRating, unrateApp } from '../../../domain/ratings/rate-app.ts';
+import type { User } from '../../../domain/accounts/user.ts';
 import type { AppPageView } from '../../../web/pages/app-page.ts';
 import { appPage } from '../../../web/pages/app-page.ts';
 import { STRINGS } from '../../../web/strings.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { formRefusal } from '../../form-refusal.ts';
-import { sendPage } from '../../html-reply.ts';
+import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
 import { pageSetting } from '../../page-context.ts';
 import { AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
@@ -16,7 +17,6 @@ import { formVisitor } from '../../web-visitor.ts';
 import type { Visitor } from '../../web-visitor.ts';
 
 const Params = Type.Object({ appId: AppIdParam });
-const PageResponse = { 200: Type.String({ description: 'An HTML page' }) };
 const Redirect = { 303: Type.Null({ description: 'Back to the app page' }) };
 const RATED = { saved: STRINGS.ratingSaved, removed: STRINGS.ratingRemoved } as const;
 
@@ -32,7 +32,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     const ratings = catalog.ratings.get(listed.id) ?? [];
     const view: AppPageView = {
       latest: latestPerPlatform(listed, catalog.platforms),
-      comments: ratings.filter((rating) => [...context.languages, 'en'].some((language) => (rating.translations[language]?.comment ?? '') !== '')),
+      ratings,
       rater:
         user === null
           ? null
@@ -49,7 +49,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
       hide: true,
       params: Params,
       querystring: Type.Object({ rated: Type.Optional(Type.String({ enum: ['saved', 'removed'] })) }, { additionalProperties: true }),
-      response: { ...PageResponse, ...errorResponses('invalid_request', 'app_not_found') },
+      response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'app_not_found') },
     },
     handler: async (request, reply) => {
       const rated = request.query.rated;
@@ -65,16 +65,16 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     },
     { additionalProperties: true },
   );
-  const ratingErrors = { ...PageResponse, ...Redirect, ...errorResponses(BODY_ERRORS, 'csrf_failed', 'forbidden', 'app_not_found', 'rating_not_found') };
+  const ratingErrors = { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(BODY_ERRORS, 'csrf_failed', 'forbidden', 'app_not_found', 'rating_not_found') };
 
   /** Runs a rating change for the signed-in sender of the form, then back to the page (or the page with the refusal). */
-  async function change(request: FastifyRequest, reply: FastifyReply, appId: string, work: (visitor: Visitor) => Promise<keyof typeof RATED>) {
+  async function change(request: FastifyRequest, reply: FastifyReply, appId: string, work: (user: User) => Promise<keyof typeof RATED>) {
     const here = `/apps/${encodeURIComponent(appId)}`;
     let visitor: Visitor | undefined;
     try {
       visitor = await formVisitor(request, container);
       if (visitor.user === null) return reply.redirect(`/account/login?next=${encodeURIComponent(here)}`, 303);
-      const outcome = await work(visitor);
+      const outcome = await work(visitor.user);
       return reply.redirect(`${here}?rated=${outcome}#your-rating`, 303);
     } catch (error) {
       return render(request, reply, appId, formRefusal(error, request, reply), visitor);
@@ -84,10 +84,9 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
   app.post('/apps/:appId/rating', {
     schema: { hide: true, params: Params, body: RatingForm, response: ratingErrors },
     handler: async (request, reply) =>
-      change(request, reply, request.params.appId, async (visitor) => {
+      change(request, reply, request.params.appId, async (user) => {
         const { stars, comment, language } = request.body;
-        if (visitor.user === null) throw new Error('signed in');
-        await rateApp(request.params.appId, { rating: starsToRating(Number(stars)), comment: comment ?? '', language: language ?? 'en' }, visitor.user, container.ratings);
+        await rateApp(request.params.appId, { rating: starsToRating(Number(stars)), comment: comment ?? '', language: language ?? 'en' }, user, container.ratings);
         return 'saved';
       }),
   });
@@ -95,9 +94,8 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
   app.post('/apps/:appId/rating/delete', {
     schema: { hide: true, params: Params, body: Type.Object({}, { additionalProperties: true }), response: ratingErrors },
     handler: async (request, reply) =>
-      change(request, reply, request.params.appId, async (visitor) => {
-        if (visitor.user === null) throw new Error('signed in');
-        await unrateApp(request.params.appId, visitor.user, container.ratings);
+      change(request, reply, request.params.appId, async (user) => {
+        await unrateApp(request.params.appId, user, container.ratings);
         return 'removed';
       }),
   });

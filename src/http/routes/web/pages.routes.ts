@@ -8,7 +8,7 @@ import { localPath } from '../../../web/local-path.ts';
 import { SORTS, searchApps } from '../../../domain/catalog/search-catalog.ts';
 import type { SearchQuery } from '../../../domain/catalog/search-catalog.ts';
 import { searchPage } from '../../../web/pages/search-page.ts';
-import { sendPage } from '../../html-reply.ts';
+import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
 import { homePage } from '../../../web/pages/home-page.ts';
 import { errorResponses } from '../../schemas.ts';
 import { pageSetting } from '../../page-context.ts';
@@ -16,12 +16,11 @@ import type { AppServer } from '../../types.ts';
 
 const STYLESHEET = fs.readFileSync(new URL('../../../web/static/site.css', import.meta.url));
 
-const PageResponse = { 200: Type.String({ description: 'An HTML page' }) };
 
 /** The public website: server-rendered pages that work without JavaScript (docs/website.md). */
 export async function pageRoutes(app: AppServer, container: Container): Promise<void> {
   app.get('/', {
-    schema: { hide: true, response: PageResponse },
+    schema: { hide: true, response: PAGE_RESPONSE },
     handler: async (request, reply) => {
       const { catalog, context } = await pageSetting(request, reply, container);
       return sendPage(request, reply, homePage(homeView(catalog.apps), context));
@@ -46,7 +45,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
   }
 
   app.get('/search', {
-    schema: { hide: true, querystring: SearchQueryString, response: { ...PageResponse, ...errorResponses('invalid_request') } },
+    schema: { hide: true, querystring: SearchQueryString, response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request') } },
     handler: async (request, reply) => {
       const q = request.query;
       const query: SearchQuery = {
@@ -62,7 +61,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
   });
 
   app.get('/categories/:category', {
-    schema: { hide: true, params: Type.Object({ category: Type.String({ maxLength: 64, description: 'a category id' }) }), response: { ...PageResponse, ...errorResponses('invalid_request') } },
+    schema: { hide: true, params: Type.Object({ category: Type.String({ maxLength: 64, description: 'a category id' }) }), response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request') } },
     handler: async (request, reply) =>
       sendPage(request, reply, await showSearch(request, reply, { text: '', category: request.params.category, nextcloud: null, featuredOnly: false, sort: 'rating', page: 1 })),
   });
