@@ -1,3 +1,5 @@
+import type { FastPathOptions } from './http/listing-fast-path.ts';
+import { notModifiedFastPath } from './http/listing-fast-path.ts';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -40,6 +42,9 @@ const MAX_PARAM_LENGTH = 4096;
 export async function buildServer(container: Container, options: ServerOptions = {}): Promise<AppServer> {
   // Refusals made outside fastify's request cycle are logged like the others ("request refused").
   let logRefusal: RefusalLog = () => undefined;
+  // Conditional requests for unchanged listings are answered before routing (listing-fast-path.ts).
+  let logNotModified: FastPathOptions['log'] = () => undefined;
+  const fastPath = notModifiedFastPath(container.listings, { logRate: container.config.notModifiedLogRate, log: (entry) => logNotModified(entry) });
   const app = Fastify({
     logger: options.logger ?? {
       level: container.config.logLevel,
@@ -48,7 +53,8 @@ export async function buildServer(container: Container, options: ServerOptions =
     trustProxy: container.config.trustProxy,
     // A caller's X-Request-Id is kept when it is sane, so logs can be joined across proxies.
     genReqId: (request) => requestIdFor(request.headers),
-    serverFactory: (handler) => createNodeServer(handler, container.config, (refusal) => logRefusal(refusal)),
+    serverFactory: (handler) =>
+      createNodeServer((request, response) => fastPath.answer(request, response) || handler(request, response), container.config, (refusal) => logRefusal(refusal)),
     clientErrorHandler: (error, socket) => answerClientError(error, socket, logRefusal),
     frameworkErrors: answerFrameworkError,
     routerOptions: {
@@ -64,6 +70,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
   logRefusal = ({ requestId, code, status, detail }) => app.log.info({ reqId: requestId, code, status, detail }, 'request refused');
+  logNotModified = ({ reqId, url, statusCode, sampled }) => app.log.info({ reqId, req: { method: 'GET', url }, res: { statusCode }, sampled }, 'listing not modified (sampled)');
 
   installJsonParser(app);
   trackRoutes(app);
@@ -87,6 +94,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    fastPath.stop();
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -58,6 +58,10 @@ export interface Config {
   readonly publicUrl: string | null;
   /** False: accounts only by an administrator's invitation (`appstore user invite`). */
   readonly signUpOpen: boolean;
+  /** Bound on the listing bodies and platform cuts kept in memory (the apps' compressed parts come on top). */
+  readonly listingCacheMiB: number;
+  /** The share of 304 answers to listings that are logged (0: none, 1: every one). */
+  readonly notModifiedLogRate: number;
   readonly mail: {
     /** smtp:// or smtps:// URL of the server that sends the store's mail; null: mails go to files under the data directory. */
     readonly smtpUrl: string | null;
@@ -94,6 +98,8 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_SIGNUP',
   'APPSTORE_SMTP_URL',
   'APPSTORE_MAIL_FROM',
+  'APPSTORE_LISTING_CACHE_MIB',
+  'APPSTORE_LOG_304_SAMPLE',
 ] as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -179,6 +185,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const from = get('APPSTORE_MAIL_FROM') ?? `App Store <appstore@${publicUrl === null ? 'localhost' : new URL(publicUrl).hostname}>`;
   if (/[\r\n]/.test(from) || !/@/.test(from)) problems.push('APPSTORE_MAIL_FROM: expected an address such as "App Store <store@example.com>"');
 
+  const listingCacheMiB = parsePositive('APPSTORE_LISTING_CACHE_MIB', get('APPSTORE_LISTING_CACHE_MIB'), 128, 1_048_576, problems);
+  const notModifiedLogRate = parsePositive('APPSTORE_LOG_304_SAMPLE', get('APPSTORE_LOG_304_SAMPLE'), 0.01, 1, problems, true, true);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     dataDir,
@@ -197,6 +206,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     connections: Object.freeze(connections),
     publicUrl,
     signUpOpen: signUp !== 'closed',
+    listingCacheMiB,
+    notModifiedLogRate,
     mail: Object.freeze({ smtpUrl, from }),
   });
 }

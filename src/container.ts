@@ -17,7 +17,7 @@ import type { AuthorityFiles } from './domain/certificates/certificate-authority
 import type { RevocationStore } from './domain/certificates/revoke-certificate.ts';
 import { loadTrust } from './domain/certificates/trust.ts';
 import type { Trust } from './domain/certificates/trust.ts';
-import { coalesce } from './domain/listings/coalesce.ts';
+import { AppListingEngine } from './domain/listings/app-listing-engine.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
 import { Listings } from './domain/listings/listings.ts';
 import type { ListingSources } from './domain/listings/listings.ts';
@@ -36,8 +36,8 @@ import { readSnapshot } from './storage/read-snapshot.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
 import { appRepository } from './storage/repositories/app.repository.ts';
 import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
-import { readContentVersion } from './storage/repositories/content-version.repository.ts';
-import { loadListedApps, loadListedRatings } from './storage/repositories/listing.repository.ts';
+import { ContentVersionFeed } from './storage/content-version-feed.ts';
+import { countRecentRatings, loadAppsWithVersions, loadListedAppIndex, loadListedApps, loadListedRatings } from './storage/repositories/listing.repository.ts';
 import { listPlatformReleases, upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
 import { rateLimitRepository } from './storage/repositories/rate-limit.repository.ts';
 import { ratingRepository } from './storage/repositories/rating.repository.ts';
@@ -80,6 +80,8 @@ export interface Container {
   readonly revocations: RevocationStore;
   /** True when the database answers. */
   readonly isDatabaseReachable: () => Promise<boolean>;
+  /** Where the content version feed tells of its listening connection (the server's log, once it runs). */
+  readonly versionReports: { report: (event: 'listening' | 'lost', error?: Error) => void };
   /** Applies pending migrations (safe to run from several processes at once). */
   readonly migrate: () => Promise<MigrationReport>;
   close(): Promise<void>;
@@ -101,6 +103,12 @@ export function publicUrlOf(config: Config): string {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return `http://${host}:${config.port}`;
 }
+
+/** SQLite (and PostgreSQL without its listening connection): writes by other processes are seen within this. */
+const VERSION_POLL_MS = 500;
+const LISTEN_RETRY_MS = 5000;
+/** Apps read per query batch by the listing engine: each batch is a few milliseconds on SQLite. */
+const LISTING_BATCH_APPS = 16;
 
 export function createContainer(config: Config, options: ContainerOptions = {}): Container {
   const database = options.database ?? openDatabase(config.database);
@@ -134,23 +142,30 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
     now,
   };
+  const versions = new ContentVersionFeed(database, { pollMs: VERSION_POLL_MS, reconnectMs: LISTEN_RETRY_MS, report: (event, error) => versionReports.report(event, error) });
   const listingSources: ListingSources = {
-    readVersion: coalesce(() => readContentVersion(db)),
     apps: (recentSince) => readSnapshot(database, (trx) => loadListedApps(trx, recentSince)),
     ratings: () => readSnapshot(database, loadListedRatings),
     categories: () => readSnapshot(database, listCategories),
     platforms: () => readSnapshot(database, (trx) => listPlatformReleases(trx, { supportedOnly: true })),
   };
-  const listings = new Listings(
-    listingSources,
-    new ListingCache({ maxBytes: options.listingCacheBytes ?? 256 * 1024 * 1024 }),
-    now,
+  const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
+  const engine = new AppListingEngine(
+    {
+      index: () => readSnapshot(database, loadListedAppIndex).then(({ stamp, body }) => ({ stamp, apps: body })),
+      load: (ids, recentSince) => loadAppsWithVersions(db, recentSince, ids),
+      recentRatingCounts: (recentSince) => countRecentRatings(db, recentSince),
+    },
+    { batchSize: LISTING_BATCH_APPS, maxBytes: cacheBytes, gzipLevel: 6, brotliQuality: 5 },
   );
+  // The small listings (categories, platforms, ratings) are rendered whole, within the same bound.
+  const listings = new Listings(listingSources, versions, engine, new ListingCache({ maxBytes: Math.max(1024 * 1024, cacheBytes / 8) }), now);
   const uploadLimits = { limiter, uploadsPerDay: config.limits.uploadsPerDay };
   const smtp = config.mail.smtpUrl === null ? null : smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from });
   const mailDirectory = path.join(config.dataDir, 'mail');
   const mailFiles = { directory: smtp === null ? mailDirectory : null, notify: (message: string): void => void process.stderr.write(`${message}\n`) };
   const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
+  const versionReports = { report: (_event: 'listening' | 'lost', _error?: Error): void => undefined };
   const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now };
   return {
     config,
@@ -180,15 +195,17 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       now,
     },
     ratings: { registry, ratings: ratingRepository(db), now },
-    browse: { catalog: currentCatalog(listingSources, now) },
+    browse: { catalog: currentCatalog(listingSources, versions, now) },
     authority,
     trust: loadTrustOnce,
     trustWarnings,
     revocations,
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
+    versionReports,
     close: async () => {
       smtp?.close();
+      await versions.close();
       await database.close();
     },
   };

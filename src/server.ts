@@ -35,6 +35,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const app = await buildServer(container);
     if (authorityCreated) app.log.info({ certificate: container.authority.certificate }, "created the store's certificate authority");
     for (const warning of container.trustWarnings) app.log.warn(warning);
+    container.versionReports.report = (event, error) =>
+      event === 'lost'
+        ? app.log.warn({ error: error?.message }, 'content version: not listening for changes on PostgreSQL; polling every 500 ms until the connection is back')
+        : app.log.info('content version: listening for changes on PostgreSQL');
     const mailDirectory = container.mailFiles.directory;
     if (mailDirectory !== null) {
       container.mailFiles.notify = (message) => app.log.warn(message);
@@ -46,6 +50,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (config.publicUrl === null) app.log.info({ publicUrl: publicUrlOf(config) }, 'links in mails use this address; set APPSTORE_PUBLIC_URL to the address visitors use');
     options.beforeListen?.(app);
     for (const name of unknownVariables(options.env)) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
+    await container.listings.warm();
     await app.listen({ host: config.host, port: config.port });
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>
@@ -61,10 +66,29 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 /**
+ * Catches SIGTERM and SIGINT from the very start of `appstore serve`: a signal that arrives while
+ * the server is still starting (migrations, the first render) is kept and acted on once it runs,
+ * instead of killing the process halfway.
+ */
+export function holdSignals(signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): { received(): NodeJS.Signals | null; release(): void } {
+  let received: NodeJS.Signals | null = null;
+  const hold = (signal: NodeJS.Signals): void => {
+    received ??= signal;
+  };
+  for (const s of signals) process.on(s, hold);
+  return {
+    received: () => received,
+    release: () => {
+      for (const s of signals) process.off(s, hold);
+    },
+  };
+}
+
+/**
  * Resolves once the server has shut down after SIGTERM or SIGINT. A second signal, or a
  * shutdown that takes longer than the grace period, ends the process at once.
  */
-export function stopOnSignals(server: RunningServer, signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): Promise<void> {
+export function stopOnSignals(server: RunningServer, signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'], held?: ReturnType<typeof holdSignals>): Promise<void> {
   return new Promise((resolve, reject) => {
     let received = false;
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -89,5 +113,8 @@ export function stopOnSignals(server: RunningServer, signals: readonly NodeJS.Si
         .catch(reject);
     };
     for (const s of signals) process.on(s, onSignal);
+    held?.release();
+    const early = held?.received();
+    if (early !== null && early !== undefined) onSignal(early);
   });
 }

@@ -1,3 +1,5 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Listing } from '../domain/listings/listings.ts';
 import type { Encoding } from '../domain/listings/listing-cache.ts';
@@ -19,21 +21,28 @@ export async function sendListing(request: FastifyRequest, reply: FastifyReply, 
     br: rendered.br !== null,
     gzip: rendered.gzip !== null,
   });
-  const body = encoding === 'identity' ? rendered.identity : (rendered[encoding] ?? rendered.identity);
+  const compressed = encoding === 'identity' ? null : rendered[encoding];
   reply
     .header('etag', rendered.etag)
     .header('last-modified', rendered.stamp.changedAt.toUTCString())
     .header('content-type', 'application/json; charset=utf-8')
-    .header('content-length', body.length);
-  if (encoding !== 'identity') reply.header('content-encoding', encoding);
-  return reply.code(200).send(body);
+    .header('content-length', compressed?.length ?? rendered.length);
+  if (compressed !== null) return reply.header('content-encoding', encoding).code(200).send(compressed);
+  // HEAD: the headers only. Fastify keeps the Content-Length given for a stream, and drains it:
+  // an empty one, so the text is not decompressed for nothing.
+  if (request.method === 'HEAD') return reply.code(200).send(Readable.from([]));
+  return reply.code(200).send(rendered.identity());
 }
 
 /** RFC 9110 §13.1.2/§13.1.3: If-None-Match (weak comparison, `*`) first; else If-Modified-Since. */
 export function isNotModified(request: FastifyRequest, etag: string, lastModified: Date): boolean {
-  const ifNoneMatch = request.headers['if-none-match'];
+  return isNotModifiedBy(request.headers, etag, lastModified);
+}
+
+export function isNotModifiedBy(headers: IncomingHttpHeaders, etag: string, lastModified: Date): boolean {
+  const ifNoneMatch = headers['if-none-match'];
   if (ifNoneMatch !== undefined) return etagListMatches(ifNoneMatch, etag);
-  const ifModifiedSince = request.headers['if-modified-since'];
+  const ifModifiedSince = headers['if-modified-since'];
   if (ifModifiedSince === undefined) return false;
   const since = Date.parse(ifModifiedSince);
   if (Number.isNaN(since)) return false;

@@ -12,6 +12,11 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
+  /**
+   * PostgreSQL only (null on SQLite): a connection of its own that LISTENs on a channel. `onNotify`
+   * hears each notification; `onLost` once, when the connection fails or ends. Closed with the handle.
+   */
+  readonly listen: ((channel: string, onNotify: () => void, onLost: (error: Error) => void) => Promise<{ stop(): Promise<void> }>) | null;
   /** Closes every connection; safe to call twice. */
   close(): Promise<void>;
 }
@@ -24,10 +29,52 @@ export interface OpenOptions {
 export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): DatabaseHandle {
   const handle = target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url, options);
   let closing: Promise<void> | undefined;
+  const listeners = new Set<pg.Client>();
+  const listen: DatabaseHandle['listen'] =
+    target.kind === 'sqlite'
+      ? null
+      : async (channel, onNotify, onLost) => {
+          if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+          const client = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: 5000 });
+          let lost = false;
+          const lose = (error: Error): void => {
+            // Closing the handle ends the connection on purpose: that is not a loss to report.
+            if (lost || closing !== undefined) return;
+            lost = true;
+            listeners.delete(client);
+            onLost(error);
+          };
+          client.on('error', lose);
+          client.on('end', () => lose(new Error('the listening connection ended')));
+          client.on('notification', onNotify);
+          listeners.add(client);
+          try {
+            await client.connect();
+            await client.query(`listen ${channel}`);
+          } catch (error) {
+            lost = true;
+            listeners.delete(client);
+            await client.end().catch(() => undefined);
+            throw error;
+          }
+          return {
+            stop: async () => {
+              lost = true;
+              listeners.delete(client);
+              await client.end().catch(() => undefined);
+            },
+          };
+        };
   return {
     db: handle.db,
     dialect: handle.dialect,
-    close: () => (closing ??= handle.db.destroy()),
+    listen,
+    close: () =>
+      (closing ??= (async () => {
+        await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));
+        listeners.clear();
+        await handle.db.destroy();
+      })()),
   };
 }
 

@@ -103,6 +103,8 @@ export interface AppsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   last_release_at: Timestamp | null;
+  /** The content version of the last write that changed what the listings show of this app. */
+  listing_version: Defaulted<number>;
 }
 
 export interface AppTranslationsTable {

@@ -1,4 +1,5 @@
 import type { DeleteResult, Kysely, Transaction } from 'kysely';
+import type { VersionStamp } from '../domain/listings/version-stamp.ts';
 import { bumpContentVersion } from './repositories/content-version.repository.ts';
 import type { Database } from './schema.ts';
 
@@ -9,6 +10,21 @@ export interface WriteOutcome<T> {
 }
 
 const NOTHING_CHANGED = Symbol('nothing changed');
+
+type CommitListener = (stamp: VersionStamp) => void;
+const commitListeners = new WeakMap<Kysely<Database>, Set<CommitListener>>();
+
+/**
+ * Hears of every write committed through this database handle, with the content version it
+ * made, before the writer goes on: this process's listings know of its own writes at once.
+ * Returns the function that stops listening.
+ */
+export function onCommittedWrite(db: Kysely<Database>, listener: CommitListener): () => void {
+  let listeners = commitListeners.get(db);
+  if (listeners === undefined) commitListeners.set(db, (listeners = new Set()));
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
 
 /**
  * Runs a write in one transaction that also bumps the content version, so listings and their
@@ -21,9 +37,10 @@ export async function writeTransaction<T>(
   work: (trx: Transaction<Database>) => Promise<WriteOutcome<T>>,
 ): Promise<WriteOutcome<T>> {
   let outcome: WriteOutcome<T> | undefined;
+  let stamp: VersionStamp | undefined;
   try {
     await db.transaction().execute(async (trx) => {
-      await bumpContentVersion(trx, now);
+      stamp = await bumpContentVersion(trx, now);
       outcome = await work(trx);
       if (!outcome.changed) throw NOTHING_CHANGED;
     });
@@ -31,6 +48,7 @@ export async function writeTransaction<T>(
     if (error !== NOTHING_CHANGED) throw error;
   }
   if (outcome === undefined) throw new Error('write transaction finished without an outcome');
+  if (outcome.changed && stamp !== undefined) for (const listener of commitListeners.get(db) ?? []) listener(stamp);
   return outcome;
 }
 

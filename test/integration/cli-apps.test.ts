@@ -25,7 +25,8 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
 
   test('serve creates the authority on first start when APPSTORE_CA_CERT is unset', async () => {
     const serve = await startServeProcess(env);
-    assert.equal(await serve.stop(), 0);
+    const code = await serve.stop();
+    assert.equal(code, 0, serve.output());
     assert.match(serve.output(), /created the store's certificate authority/);
     const key = path.join(server.database.dataDir, 'ca', 'authority.key');
     assert.equal(fs.statSync(key).mode & 0o777, 0o600, 'the key is readable by its owner only');

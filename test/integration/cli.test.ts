@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '../helpers/eventually.ts';
 import { COMMANDS } from '../../src/cli/main.ts';
 import { CATEGORIES, PLATFORMS } from '../helpers/catalog-data.ts';
 import { ROOT, runAppstore, runCommand } from '../helpers/run-cli.ts';
@@ -95,7 +96,7 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
   test('migrate from empty, then again', async () => {
     const first = await runCommand(['migrate'], database.env);
     assert.equal(first.code, 0, first.stderr);
-    assert.equal(first.stdout.trim(), 'applied: 0001-initial, 0002-account-links');
+    assert.equal(first.stdout.trim(), 'applied: 0001-initial, 0002-account-links, 0003-listing-versions');
     const second = await runCommand(['migrate'], database.env);
     assert.equal(second.stdout.trim(), 'database is up to date');
   });
@@ -106,7 +107,7 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
       // Two processes, as two nodes starting at once (in one process SQLite's lock wait would block both).
       const results = await Promise.all([runAppstore(['migrate'], fresh.env), runAppstore(['migrate'], fresh.env)]);
       for (const result of results) assert.equal(result.code, 0, result.stderr);
-      assert.deepEqual(results.map((r) => r.stdout.trim()).sort(), ['applied: 0001-initial, 0002-account-links', 'database is up to date']);
+      assert.deepEqual(results.map((r) => r.stdout.trim()).sort(), ['applied: 0001-initial, 0002-account-links, 0003-listing-versions', 'database is up to date']);
     } finally {
       await fresh.dispose();
     }
@@ -124,8 +125,12 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
     const platforms = await runCommand(['platform', 'import', file('platforms.json', PLATFORMS)], database.env);
     assert.equal(platforms.stdout.trim(), 'imported 3 platform releases: 3 created, 0 updated, 0 unchanged');
 
-    const categories = await fetch(`${serve.url}/api/v1/categories.json`);
-    assert.deepEqual((await categories.json()).map((c: { id: string }) => c.id), ['games', 'tools']);
+    // Another process wrote: the server sees it within a second.
+    const categories = await eventually(async () => {
+      const response = await fetch(`${serve.url}/api/v1/categories.json`);
+      assert.deepEqual((await response.clone().json()).map((c: { id: string }) => c.id), ['games', 'tools']);
+      return response;
+    });
     const etag = String(categories.headers.get('etag'));
     const listed = await (await fetch(`${serve.url}/api/v1/platforms.json`)).json();
     assert.deepEqual(listed.map((p: { version: string }) => p.version), ['31.0.0', '30.0.1']);
@@ -137,8 +142,11 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
     english.name = 'Utilities';
     const second = await runCommand(['category', 'import', file('renamed.json', renamed)], database.env);
     assert.equal(second.stdout.trim(), 'imported 2 categories: 0 created, 1 updated, 1 unchanged');
-    const changed = await fetch(`${serve.url}/api/v1/categories.json`, { headers: { 'if-none-match': etag } });
-    assert.equal(changed.status, 200);
+    const changed = await eventually(async () => {
+      const response = await fetch(`${serve.url}/api/v1/categories.json`, { headers: { 'if-none-match': etag } });
+      assert.equal(response.status, 200);
+      return response;
+    });
     assert.notEqual(changed.headers.get('etag'), etag);
     assert.equal((await changed.json())[1].translations.en.name, 'Utilities');
   });

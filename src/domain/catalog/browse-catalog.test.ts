@@ -60,13 +60,19 @@ describe('currentCatalog', () => {
     const stamp = () => ({ version, changedAt: clock, instanceId: 'x' });
     const catalog = currentCatalog(
       {
-        readVersion: async () => stamp(),
         apps: async () => {
           loads += 1;
           return { stamp: stamp(), body: [app(`v${version}`, '', '')] };
         },
         ratings: async () => ({ stamp: stamp(), body: [] }),
         platforms: async () => ({ stamp: stamp(), body: [] }),
+      },
+      {
+        get current() {
+          return stamp();
+        },
+        ready: async () => stamp(),
+        refresh: async () => stamp(),
       },
       () => clock,
     );

@@ -5,7 +5,7 @@ import { compareNumericVersions, isStable, satisfies } from '../versions/semanti
 import type { PlatformRelease } from './catalog.ts';
 import type { DaySnapshot } from '../listings/latest-snapshot.ts';
 import { LatestSnapshot } from '../listings/latest-snapshot.ts';
-import type { ListingSources } from '../listings/listings.ts';
+import type { ListingSources, VersionSource } from '../listings/listings.ts';
 import { recentWindowStart } from '../listings/rating-aggregate.ts';
 import { appNotFound } from '../apps/app-registry.ts';
 import type { AppTranslation } from '../releases/release-data.ts';
@@ -39,12 +39,12 @@ function ratingsByApp(ratings: readonly ListedRating[]): Map<string, ListedRatin
  * The listed apps as of the current content version and day, from the listings' own sources:
  * read from storage once per version and day, not on every page view.
  */
-export function currentCatalog(sources: Pick<ListingSources, 'apps' | 'ratings' | 'platforms' | 'readVersion'>, now: () => Date): () => Promise<CatalogView> {
+export function currentCatalog(sources: Pick<ListingSources, 'apps' | 'ratings' | 'platforms'>, versions: VersionSource, now: () => Date): () => Promise<CatalogView> {
   const snapshots = new LatestSnapshot<DaySnapshot & CatalogView>(async (window) => {
     const [apps, ratings, platforms] = await Promise.all([sources.apps(window.since), sources.ratings(), sources.platforms()]);
     return { stamp: apps.stamp, day: window.day, apps: apps.body, ratings: ratingsByApp(ratings.body), platforms: platforms.body };
   });
-  return async () => snapshots.get(recentWindowStart(now()), (await sources.readVersion()).version);
+  return async () => snapshots.get(recentWindowStart(now()), (versions.current ?? (await versions.ready())).version);
 }
 
 /** The newest stable release for each supported Nextcloud major version (its newest patch release), newest first. */

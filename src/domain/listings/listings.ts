@@ -1,10 +1,10 @@
+import zlib from 'node:zlib';
+import type { Readable } from 'node:stream';
 import type { Category, PlatformRelease } from '../catalog/catalog.ts';
 import { sortCategories } from '../catalog/catalog.ts';
-import type { AppFragment, ListedApp } from './app-listing.ts';
-import { assembleAppListing, toFragment } from './app-listing.ts';
-import type { DaySnapshot } from './latest-snapshot.ts';
-import { LatestSnapshot } from './latest-snapshot.ts';
-import type { ListingCache, Render, RenderedListing } from './listing-cache.ts';
+import type { ListedApp } from './app-listing.ts';
+import type { AppListingEngine } from './app-listing-engine.ts';
+import type { ListingCache, Render } from './listing-cache.ts';
 import { recentWindowStart } from './rating-aggregate.ts';
 import type { VersionStamp } from './version-stamp.ts';
 import { listingEtag } from './version-stamp.ts';
@@ -24,11 +24,9 @@ export interface Snapshot<T> {
   readonly body: T;
 }
 
-/** Where the listings' data comes from (storage, built by the container). */
+/** Where the small listings' data comes from (storage, built by the container). */
 export interface ListingSources {
-  /** The content version: cheap, asked on every request (a 304 needs nothing else). */
-  readVersion(): Promise<VersionStamp>;
-  /** Apps with at least one release; ratings at or after `recentSince` count as recent. */
+  /** Apps with at least one release (the website's pages); ratings at or after `recentSince` count as recent. */
   apps(recentSince: string): Promise<Snapshot<ListedApp[]>>;
   ratings(): Promise<Snapshot<ListedRating[]>>;
   categories(): Promise<Snapshot<Category[]>>;
@@ -36,12 +34,14 @@ export interface ListingSources {
   platforms(): Promise<Snapshot<PlatformRelease[]>>;
 }
 
-/**
- * The apps serialised once per content version and day, shared by apps.json and every platform
- * listing: a platform variant costs a filter and a concatenation, not a render.
- */
-interface FragmentSnapshot extends DaySnapshot {
-  readonly fragments: readonly AppFragment[];
+/** The content version as this process knows it, without a database round trip (storage's feed). */
+export interface VersionSource {
+  /** The newest version known; undefined until the first read. */
+  readonly current: VersionStamp | undefined;
+  /** The newest version known, read the first time. */
+  ready(): Promise<VersionStamp>;
+  /** Reads the version from the database now. */
+  refresh(): Promise<VersionStamp>;
 }
 
 /** The listings Nextcloud servers poll. */
@@ -51,68 +51,108 @@ export type ListingName =
   | { readonly kind: 'categories' }
   | { readonly kind: 'platforms' };
 
+/** One listing body at one content version, in the encodings it has. */
+export interface ListingBody {
+  readonly stamp: VersionStamp;
+  readonly etag: string;
+  /** Bytes of the JSON text. */
+  readonly length: number;
+  /** Null when that compression is not available (yet, for brotli; or not smaller). */
+  readonly gzip: Buffer | null;
+  readonly br: Buffer | null;
+  /** The JSON text: held, or decompressed on the way out when only the compressed body is kept. */
+  identity(): Buffer | Readable;
+}
+
 /** One listing as it stands now: enough to answer a conditional request, and its body on demand. */
 export interface Listing {
   readonly etag: string;
   readonly changedAt: Date;
-  /** Rendered and compressed once per content version (and day, for app listings). */
-  body(): Promise<RenderedListing>;
+  body(): Promise<ListingBody>;
 }
 
 /**
  * The listings use case: which variant a request names (its cache key and ETag), and how that
- * variant is rendered. App listings are assembled from per-app fragments shared by apps.json and
- * every platform variant; they carry the day, since the recent ratings move with it.
+ * variant is made. App listings come from the engine (one compressed part per app, assembled);
+ * the small ones are rendered whole once per content version. App listings carry the day, since
+ * the recent ratings move with it.
  */
 export class Listings {
-  private readonly snapshots: LatestSnapshot<FragmentSnapshot>;
-
   constructor(
     private readonly sources: ListingSources,
+    private readonly versions: VersionSource,
+    readonly engine: AppListingEngine,
     readonly cache: ListingCache,
     private readonly now: () => Date,
-  ) {
-    this.snapshots = new LatestSnapshot(async (window) => {
-      const { stamp, body } = await sources.apps(window.since);
-      return { stamp, day: window.day, fragments: body.map(toFragment) };
-    });
+  ) {}
+
+  /**
+   * Reads the version (so conditional requests are answered from memory from the first one on)
+   * and renders apps.json, as servers ask for it first. Resolves once the version is known; the
+   * render goes on in the background.
+   */
+  async warm(): Promise<void> {
+    const stamp = await this.versions.ready();
+    void this.engine.body({ includeEnterprise: false }, recentWindowStart(this.now()), stamp.version).catch(() => undefined);
   }
 
+  /** The content version, read from the database now. */
   currentVersion(): Promise<VersionStamp> {
-    return this.sources.readVersion();
+    return this.versions.refresh();
+  }
+
+  /**
+   * The entity tag and date a conditional request is compared with, from the version known in
+   * memory: no database work, no rendering. Undefined before the version was first read.
+   */
+  validatorsOf(name: ListingName): { etag: string; changedAt: Date } | undefined {
+    const stamp = this.versions.current;
+    if (stamp === undefined) return undefined;
+    return { etag: listingEtag(stamp, this.variantName(name)), changedAt: stamp.changedAt };
   }
 
   async open(name: ListingName): Promise<Listing> {
-    const stamp = await this.sources.readVersion();
-    const { variant, render } = this.variant(name);
-    return { etag: listingEtag(stamp, variant), changedAt: stamp.changedAt, body: () => this.cache.get(variant, stamp.version, render) };
+    const stamp = this.versions.current ?? (await this.versions.ready());
+    const variant = this.variantName(name);
+    return { etag: listingEtag(stamp, variant), changedAt: stamp.changedAt, body: () => this.render(name, variant, stamp.version) };
   }
 
-  private variant(name: ListingName): { variant: string; render: Render } {
+  private variantName(name: ListingName): string {
+    if (name.kind !== 'apps') return name.kind;
+    const listing = name.platform === undefined ? 'apps' : `platform-${name.platform}`;
+    return `${listing}-${recentWindowStart(this.now()).day}-${name.includeEnterprise ? 'all' : 'public'}`;
+  }
+
+  private async render(name: ListingName, variant: string, minVersion: number): Promise<ListingBody> {
+    if (name.kind === 'apps') {
+      const window = recentWindowStart(this.now());
+      const body = await this.engine.body(name, window, minVersion);
+      const gzip = body.gzip;
+      return {
+        stamp: body.stamp,
+        etag: listingEtag(body.stamp, variant),
+        length: body.length,
+        // An empty listing is smaller as it is.
+        gzip: gzip.length < body.length ? gzip : null,
+        br: body.brotli(),
+        identity: () => zlib.createGunzip().end(gzip),
+      };
+    }
+    const rendered = await this.cache.get(variant, minVersion, this.smallRender(name));
+    return { ...rendered, length: rendered.identity.length, identity: () => rendered.identity };
+  }
+
+  private smallRender(name: Exclude<ListingName, { kind: 'apps' }>): Render {
     switch (name.kind) {
       case 'ratings':
-        return { variant: 'ratings', render: () => this.sources.ratings() };
+        return () => this.sources.ratings();
       case 'categories':
-        return {
-          variant: 'categories',
-          render: async () => {
-            const { stamp, body } = await this.sources.categories();
-            return { stamp, body: sortCategories(body) };
-          },
+        return async () => {
+          const { stamp, body } = await this.sources.categories();
+          return { stamp, body: sortCategories(body) };
         };
       case 'platforms':
-        return { variant: 'platforms', render: () => this.sources.platforms() };
-      case 'apps': {
-        const window = recentWindowStart(this.now());
-        const listing = name.platform === undefined ? 'apps' : `platform-${name.platform}`;
-        return {
-          variant: `${listing}-${window.day}-${name.includeEnterprise ? 'all' : 'public'}`,
-          render: async (minVersion) => {
-            const snapshot = await this.snapshots.get(window, minVersion);
-            return { stamp: snapshot.stamp, json: assembleAppListing(snapshot.fragments, name) };
-          },
-        };
-      }
+        return () => this.sources.platforms();
     }
   }
 }

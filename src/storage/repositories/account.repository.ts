@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { toUser } from '../../domain/accounts/user.ts';
 import type { AccountStore, StoredLink, StoredSession, User, UserRecord } from '../../domain/accounts/user.ts';
 import { deleteInWriteTransaction } from '../write-transaction.ts';
+import { markAppsChanged } from './content-version.repository.ts';
 import { isUniqueViolation } from '../database-errors.ts';
 import { toBool } from '../schema.ts';
 import type { Database, UsersTable } from '../schema.ts';
@@ -142,6 +143,9 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       const deleted = await deleteInWriteTransaction(db, now, async (trx) => {
         ownedApps = (await trx.selectFrom('apps').select('id').where('owner_id', '=', userId).orderBy('id').execute()).map((row) => row.id);
         if (ownedApps.length > 0) return { numDeletedRows: 0n };
+        // The user's ratings go too: the rating aggregates of the apps they rated change.
+        const rated = await trx.selectFrom('ratings').select('app_id').where('user_id', '=', userId).execute();
+        await markAppsChanged(trx, rated.map((row) => row.app_id));
         return trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
       });
       return { deleted, ownedApps };

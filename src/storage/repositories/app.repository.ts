@@ -5,6 +5,7 @@ import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
+import { markAppsChanged } from './content-version.repository.ts';
 
 /** The app with its co-maintainers, or null; inside a write transaction, as it is for every writer. */
 export async function readRegisteredApp(db: Kysely<Database> | Transaction<Database>, appId: string): Promise<RegisteredApp | null> {
@@ -46,6 +47,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
           .execute();
         // Their signatures were made with the old key: they cannot be verified any more.
         if (decided.certificateChanged) await trx.deleteFrom('releases').where('app_id', '=', appId).execute();
+        await markAppsChanged(trx, [appId]);
       }
       return { changed: decided.changed, result: decided };
     });
@@ -93,6 +95,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
             .set({ is_featured: featured ?? false, is_enterprise_only: enterprise ?? false, updated_at: formatTimestamp(now) })
             .where('id', '=', appId)
             .execute();
+          await markAppsChanged(trx, [appId]);
         }
         return { changed, result: changed };
       });

@@ -1,4 +1,5 @@
 import { AppError } from '../../errors.ts';
+import { sql } from 'kysely';
 import type { Kysely, Transaction } from 'kysely';
 import type { VersionStamp } from '../../domain/listings/version-stamp.ts';
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
@@ -13,11 +14,26 @@ export async function readContentVersion(db: Kysely<Database>): Promise<VersionS
   return { version: Number(row.version), changedAt: parseTimestamp(row.changed_at), instanceId: row.instance_id };
 }
 
-/** Called first in every write transaction: it also takes the write lock before any read. */
-export async function bumpContentVersion(trx: Transaction<Database>, now: Date): Promise<void> {
-  await trx
+/** Called first in every write transaction: it also takes the write lock before any read. Returns the new version. */
+export async function bumpContentVersion(trx: Transaction<Database>, now: Date): Promise<VersionStamp> {
+  const row = await trx
     .updateTable('content_version')
     .set((eb) => ({ version: eb('version', '+', 1), changed_at: formatTimestamp(now) }))
     .where('id', '=', 1)
+    .returning(['version', 'changed_at', 'instance_id'])
+    .executeTakeFirstOrThrow(() => new AppError('configuration_error', 'The database has no content version row: it is not migrated. Run `appstore migrate`.'));
+  return { version: Number(row.version), changedAt: parseTimestamp(row.changed_at), instanceId: row.instance_id };
+}
+
+/**
+ * Records that this write changes what the listings show of these apps (called inside the write
+ * transaction, after the bump): the listing engine re-renders exactly the apps whose number moved.
+ */
+export async function markAppsChanged(trx: Transaction<Database>, appIds: readonly string[]): Promise<void> {
+  if (appIds.length === 0) return;
+  await trx
+    .updateTable('apps')
+    .set({ listing_version: sql<number>`(select version from content_version where id = 1)` })
+    .where('id', 'in', appIds)
     .execute();
 }

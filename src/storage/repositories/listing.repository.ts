@@ -17,29 +17,65 @@ function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
   return groups;
 }
 
+/** Apps that have at least one release, ordered by id, with the version of their last listed change. */
+export async function loadListedAppIndex(db: Kysely<Database>): Promise<Array<{ id: string; listingVersion: number }>> {
+  const rows = await db
+    .selectFrom('apps')
+    .select(['id', 'listing_version'])
+    .where((eb) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id')))
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ id: row.id, listingVersion: Number(row.listing_version) }));
+}
+
+/** Per app, the number of its ratings at or after `recentSince`. */
+export async function countRecentRatings(db: Kysely<Database>, recentSince: string): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('ratings')
+    .select(['app_id', (eb) => eb.fn.countAll<number | string | bigint>().as('recent')])
+    .where('rated_at', '>=', recentSince)
+    .groupBy('app_id')
+    .execute();
+  return new Map(rows.map((row) => [row.app_id, Number(row.recent)]));
+}
+
 /**
  * Everything apps.json shows, in a handful of queries (no query per app or release): apps that
  * have at least one release, with their releases, texts and rating aggregates.
  */
 export async function loadListedApps(db: Kysely<Database>, recentSince: string): Promise<ListedApp[]> {
+  return (await loadAppsWithVersions(db, recentSince, null)).map((row) => row.app);
+}
+
+/**
+ * Like loadListedApps, for the apps named only (null: all of them), each with the version of its
+ * last listed change: what the listing engine re-reads after a write.
+ */
+export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: string, ids: readonly string[] | null): Promise<Array<{ listingVersion: number; app: ListedApp }>> {
+  if (ids !== null && ids.length === 0) return [];
   const apps = await db
     .selectFrom('apps')
     .selectAll()
     .where((eb) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id')))
+    .$if(ids !== null, (q) => q.where('id', 'in', ids ?? []))
     .orderBy('id')
     .execute();
+  const appIds = ids ?? [];
+  const some = ids !== null;
+  const releaseIds = db.selectFrom('releases').select('id').where('app_id', 'in', appIds);
   const [translations, authors, screenshots, categories, releases, phpExtensions, databases, commands, licenses, changelogs, ratings] = await Promise.all([
-    db.selectFrom('app_translations').selectAll().orderBy('language').execute(),
-    db.selectFrom('app_authors').selectAll().orderBy('position').execute(),
-    db.selectFrom('app_screenshots').selectAll().orderBy('position').execute(),
-    db.selectFrom('app_categories').selectAll().orderBy('position').execute(),
-    db.selectFrom('releases').selectAll().execute(),
-    db.selectFrom('release_php_extensions').selectAll().orderBy('position').execute(),
-    db.selectFrom('release_databases').selectAll().orderBy('position').execute(),
-    db.selectFrom('release_shell_commands').selectAll().orderBy('position').execute(),
-    db.selectFrom('release_licenses').selectAll().orderBy('position').execute(),
-    db.selectFrom('release_translations').selectAll().orderBy('language').execute(),
-    db.selectFrom('ratings').select(['app_id', 'rating', 'rated_at']).execute(),
+    db.selectFrom('app_translations').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('language').execute(),
+    db.selectFrom('app_authors').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
+    db.selectFrom('app_screenshots').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
+    db.selectFrom('app_categories').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
+    db.selectFrom('releases').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).execute(),
+    db.selectFrom('release_php_extensions').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('position').execute(),
+    db.selectFrom('release_databases').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('position').execute(),
+    db.selectFrom('release_shell_commands').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('position').execute(),
+    db.selectFrom('release_licenses').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('position').execute(),
+    db.selectFrom('release_translations').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('language').execute(),
+    // In one order, so the means are summed alike whichever apps are read together.
+    db.selectFrom('ratings').select(['app_id', 'rating', 'rated_at']).$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('id').execute(),
   ]);
   const byApp = <T extends { app_id: string }>(rows: readonly T[]) => groupBy(rows, (r) => r.app_id);
   const byRelease = <T extends { release_id: number }>(rows: readonly T[]) => groupBy(rows, (r) => Number(r.release_id));
@@ -56,7 +92,9 @@ export async function loadListedApps(db: Kysely<Database>, recentSince: string):
   const changelogsOf = byRelease(changelogs);
   const dependency = (row: { name: string; version_spec: string; raw_version_spec: string }): Dependency => ({ id: row.name, versionSpec: row.version_spec, rawVersionSpec: row.raw_version_spec });
 
-  return apps.map((app): ListedApp => {
+  return apps.map((app) => ({ listingVersion: Number(app.listing_version), app: toListedApp(app) }));
+
+  function toListedApp(app: (typeof apps)[number]): ListedApp {
     const listedReleases = (releasesOf.get(app.id) ?? []).map((r): ListedRelease => {
       const id = Number(r.id);
       return {
@@ -102,7 +140,7 @@ export async function loadListedApps(db: Kysely<Database>, recentSince: string):
       ...aggregateRatings((ratingsOf.get(app.id) ?? []).map((r) => ({ rating: Number(r.rating), ratedAt: r.rated_at })), recentSince),
       releases: listedReleases,
     };
-  });
+  }
 }
 
 /** ratings.json: every rating, newest first. */

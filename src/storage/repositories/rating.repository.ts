@@ -3,6 +3,7 @@ import type { RatingStore } from '../../domain/ratings/rate-app.ts';
 import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
+import { markAppsChanged } from './content-version.repository.ts';
 
 /** Ratings change apps.json (aggregates) and ratings.json: every write bumps the content version. */
 export function ratingRepository(db: Kysely<Database>): RatingStore {
@@ -22,12 +23,17 @@ export function ratingRepository(db: Kysely<Database>): RatingStore {
         }
         const entries = Object.entries(comments);
         if (entries.length > 0) await trx.insertInto('rating_translations').values(entries.map(([language, comment]) => ({ rating_id: ratingId, language, comment }))).execute();
+        await markAppsChanged(trx, [appId]);
         return { changed: true, result: { created: existing === undefined } };
       });
       return result;
     },
 
     deleteRating: (appId, userId, now) =>
-      deleteInWriteTransaction(db, now, (trx) => trx.deleteFrom('ratings').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst()),
+      deleteInWriteTransaction(db, now, async (trx) => {
+        const removed = await trx.deleteFrom('ratings').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
+        await markAppsChanged(trx, [appId]);
+        return removed;
+      }),
   };
 }

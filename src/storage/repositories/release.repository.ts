@@ -5,6 +5,7 @@ import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
+import { markAppsChanged } from './content-version.repository.ts';
 import { readRegisteredApp } from './app.repository.ts';
 
 type Trx = Transaction<Database>;
@@ -105,6 +106,7 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
         const others = await trx.selectFrom('releases').select('version').where('app_id', '=', app.id).where('is_nightly', '=', false).where('id', '!=', releaseId).execute();
         if (rules.isLatest(others.map((o) => o.version))) await replaceAppData(trx, app, at);
         await trx.updateTable('apps').set({ last_release_at: at, updated_at: at }).where('id', '=', app.id).execute();
+        await markAppsChanged(trx, [app.id]);
         return { changed: true, result: { created: existing === undefined } };
       });
       return result;
@@ -121,6 +123,12 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
       return row === undefined ? null : { id: Number(row.id), appId: row.app_id, version: row.version, isNightly: toBool(row.is_nightly) };
     },
 
-    deleteRelease: (id, now) => deleteInWriteTransaction(db, now, (trx) => trx.deleteFrom('releases').where('id', '=', id).executeTakeFirst()),
+    deleteRelease: (id, now) =>
+      deleteInWriteTransaction(db, now, async (trx) => {
+        const removed = await trx.deleteFrom('releases').where('id', '=', id).returning('app_id').executeTakeFirst();
+        if (removed === undefined) return { numDeletedRows: 0n };
+        await markAppsChanged(trx, [removed.app_id]);
+        return { numDeletedRows: 1n };
+      }),
   };
 }

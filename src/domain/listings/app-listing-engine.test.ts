@@ -1,0 +1,216 @@
+import assert from 'node:assert/strict';
+import zlib from 'node:zlib';
+import { describe, test } from 'node:test';
+import type { ListedApp, ListedRelease } from './app-listing.ts';
+import { assembleAppListing, toFragment } from './app-listing.ts';
+import type { AppListingSource, AppListingVariant } from './app-listing-engine.ts';
+import { AppListingEngine } from './app-listing-engine.ts';
+import type { RecentWindow } from './rating-aggregate.ts';
+
+const release = (version: string, platformVersionSpec: string): ListedRelease => ({
+  version,
+  phpExtensions: [],
+  databases: [],
+  shellCommands: [],
+  phpVersionSpec: '*',
+  rawPhpVersionSpec: '*',
+  platformVersionSpec,
+  rawPlatformVersionSpec: platformVersionSpec,
+  minIntSize: 32,
+  isNightly: false,
+  licenses: ['agpl'],
+  translations: { en: { changelog: `changes in ${version} ✓` } },
+  download: `https://example.org/${version}.tar.gz`,
+  created: '2026-01-01T00:00:00.000000Z',
+  lastModified: '2026-01-01T00:00:00.000000Z',
+  signature: 'c2ln'.repeat(100),
+  signatureDigest: 'sha512',
+});
+
+const listedApp = (id: string, extra: Partial<ListedApp> = {}): ListedApp => ({
+  id,
+  categories: ['tools'],
+  authors: [{ name: 'Ann', mail: '', homepage: '' }],
+  userDocs: '',
+  adminDocs: '',
+  developerDocs: '',
+  issueTracker: '',
+  website: '',
+  discussion: '',
+  screenshots: [],
+  translations: { en: { name: id, summary: `${id} summary`, description: 'text '.repeat(50) } },
+  ratingOverall: 0.5,
+  ratingNumOverall: 0,
+  ratingRecent: 0.5,
+  ratingNumRecent: 0,
+  isEnterpriseOnly: false,
+  created: '2026-01-01T00:00:00.000000Z',
+  lastModified: '2026-01-01T00:00:00.000000Z',
+  isFeatured: false,
+  certificate: '-----BEGIN CERTIFICATE-----\nMII\n-----END CERTIFICATE-----',
+  releases: [release('1.0.0', '>=29.0.0 <31.0.0'), release('2.0.0', '>=30.0.0 <32.0.0'), release('0.9.0', '>=28.0.0 <30.0.0')],
+  ...extra,
+});
+
+/** A store in memory: apps with their listing versions, and a log of what the engine read. */
+class FakeStore implements AppListingSource {
+  version = 1;
+  readonly apps = new Map<string, { app: ListedApp; listingVersion: number }>();
+  readonly loaded: string[] = [];
+  recentCounts = new Map<string, number>();
+
+  put(app: ListedApp): void {
+    this.version += 1;
+    this.apps.set(app.id, { app, listingVersion: this.version });
+  }
+
+  remove(id: string): void {
+    this.version += 1;
+    this.apps.delete(id);
+  }
+
+  async index() {
+    const apps = [...this.apps.values()].filter((a) => a.app.releases.length > 0).map((a) => ({ id: a.app.id, listingVersion: a.listingVersion }));
+    apps.sort((a, b) => (a.id < b.id ? -1 : 1));
+    return { stamp: { version: this.version, changedAt: new Date(0), instanceId: 'x' }, apps };
+  }
+
+  async load(ids: readonly string[]) {
+    this.loaded.push(...ids);
+    return ids.flatMap((id) => {
+      const entry = this.apps.get(id);
+      return entry === undefined || entry.app.releases.length === 0 ? [] : [entry];
+    });
+  }
+
+  async recentRatingCounts() {
+    return this.recentCounts;
+  }
+
+  /** apps.json as the whole-catalogue render makes it: the oracle. */
+  fromScratch(variant: AppListingVariant): string {
+    const apps = [...this.apps.values()].map((a) => a.app).filter((a) => a.releases.length > 0);
+    apps.sort((a, b) => (a.id < b.id ? -1 : 1));
+    return assembleAppListing(apps.map(toFragment), variant);
+  }
+}
+
+const DAY: RecentWindow = { since: '2026-01-01T00:00:00.000000Z', day: '20260401' };
+const options = { batchSize: 2, maxBytes: 64 * 1024 * 1024, gzipLevel: 6, brotliQuality: 5 };
+const VARIANTS: AppListingVariant[] = [
+  { includeEnterprise: true },
+  { includeEnterprise: false },
+  { includeEnterprise: true, platform: '30.0.0' },
+  { includeEnterprise: false, platform: '28.0.5' },
+  { includeEnterprise: false, platform: '40.0.0' },
+];
+
+async function checkAll(engine: AppListingEngine, store: FakeStore, window = DAY): Promise<void> {
+  for (const variant of VARIANTS) {
+    const body = await engine.body(variant, window, store.version);
+    const text = zlib.gunzipSync(body.gzip).toString();
+    assert.equal(text, store.fromScratch(variant), JSON.stringify(variant));
+    assert.equal(body.length, Buffer.byteLength(text));
+    assert.doesNotThrow(() => JSON.parse(text));
+  }
+}
+
+describe('the app listing engine', () => {
+  test('every variant decodes to exactly the whole-catalogue render; after one write only that app is read again', async () => {
+    const store = new FakeStore();
+    for (const id of ['a', 'b', 'c', 'd', 'e']) store.put(listedApp(id, { isEnterpriseOnly: id === 'c' }));
+    store.put(listedApp('empty', { releases: [] }));
+    const engine = new AppListingEngine(store, options);
+    await checkAll(engine, store);
+    assert.deepEqual(store.loaded.sort(), ['a', 'b', 'c', 'd', 'e']);
+
+    store.loaded.length = 0;
+    store.put(listedApp('b', { isFeatured: true, releases: [release('3.0.0', '>=30.0.0')] }));
+    await checkAll(engine, store);
+    assert.deepEqual(store.loaded, ['b'], 'only the changed app is read again');
+
+    store.loaded.length = 0;
+    store.remove('d');
+    store.put(listedApp('empty', { releases: [release('1.0.0', '*')] }));
+    store.put(listedApp('c', { isEnterpriseOnly: false }));
+    await checkAll(engine, store);
+    assert.deepEqual(store.loaded.sort(), ['c', 'empty']);
+  });
+
+  test('the same version is served from the assembled body: nothing is read or assembled again', async () => {
+    const store = new FakeStore();
+    store.put(listedApp('a'));
+    const engine = new AppListingEngine(store, options);
+    const first = await engine.body({ includeEnterprise: false }, DAY, store.version);
+    const again = await engine.body({ includeEnterprise: false }, DAY, store.version);
+    assert.equal(again, first);
+    assert.deepEqual(store.loaded, ['a']);
+  });
+
+  test('brotli is made in the background from the gzip body, and decodes to the same text', async () => {
+    const store = new FakeStore();
+    for (const id of ['a', 'b', 'c']) store.put(listedApp(id));
+    const engine = new AppListingEngine(store, options);
+    const body = await engine.body({ includeEnterprise: true }, DAY, store.version);
+    assert.equal(body.brotli(), null, 'not compressed until asked for');
+    await engine.brotliSettled();
+    const br = body.brotli();
+    assert.ok(br !== null);
+    assert.equal(zlib.brotliDecompressSync(br).toString(), zlib.gunzipSync(body.gzip).toString());
+    // A variant asked for in brotli is compressed again after the next write, without being asked.
+    store.put(listedApp('b', { isFeatured: true }));
+    const next = await engine.body({ includeEnterprise: true }, DAY, store.version);
+    await engine.brotliSettled();
+    assert.equal(zlib.brotliDecompressSync(next.brotli() ?? Buffer.alloc(0)).toString(), store.fromScratch({ includeEnterprise: true }));
+  });
+
+  test('when the 90-day window moves, only apps whose recent-rating count changed are read again', async () => {
+    const store = new FakeStore();
+    store.put(listedApp('a', { ratingNumRecent: 2, ratingNumOverall: 2, ratingRecent: 1, ratingOverall: 1 }));
+    store.put(listedApp('b', { ratingNumRecent: 1, ratingNumOverall: 1, ratingRecent: 1, ratingOverall: 1 }));
+    store.recentCounts = new Map([['a', 2], ['b', 1]]);
+    const engine = new AppListingEngine(store, options);
+    await checkAll(engine, store);
+    store.loaded.length = 0;
+    // The next day, b's only rating is older than 90 days: its text changes, a's does not.
+    const nextDay = { since: '2026-01-02T00:00:00.000000Z', day: '20260402' };
+    store.recentCounts = new Map([['a', 2]]);
+    store.apps.set('b', { app: listedApp('b', { ratingNumRecent: 0, ratingNumOverall: 1, ratingRecent: 0.5, ratingOverall: 1 }), listingVersion: store.apps.get('b')?.listingVersion ?? 0 });
+    await checkAll(engine, store, nextDay);
+    assert.deepEqual(store.loaded, ['b']);
+  });
+
+  test('a write that lands while the engine reads is not mixed into an older version', async () => {
+    const store = new FakeStore();
+    for (const id of ['a', 'b', 'c', 'd']) store.put(listedApp(id));
+    const engine = new AppListingEngine(store, { ...options, batchSize: 1 });
+    const load = store.load.bind(store);
+    let raced = false;
+    store.load = async (ids) => {
+      if (!raced && ids[0] === 'c') {
+        raced = true;
+        // d is read after this write: newer than the index the engine is working from.
+        store.put(listedApp('d', { isFeatured: true }));
+      }
+      return load(ids);
+    };
+    const asked = store.version;
+    const body = await engine.body({ includeEnterprise: true }, DAY, asked);
+    // The engine saw that the index had moved and read again: what it serves is one consistent version.
+    assert.ok(body.stamp.version > asked);
+    assert.equal(zlib.gunzipSync(body.gzip).toString(), store.fromScratch({ includeEnterprise: true }));
+  });
+
+  test('memory: bodies over the bound are dropped, least recently used first; the apps parts stay', async () => {
+    const store = new FakeStore();
+    for (const id of ['a', 'b', 'c']) store.put(listedApp(id));
+    const probe = new AppListingEngine(store, options);
+    const one = (await probe.body({ includeEnterprise: true }, DAY, store.version)).gzip.length;
+    const partsOnly = probe.size - one;
+    const engine = new AppListingEngine(store, { ...options, maxBytes: partsOnly + one + 10 });
+    await engine.body({ includeEnterprise: true }, DAY, store.version);
+    await engine.body({ includeEnterprise: false }, DAY, store.version);
+    assert.ok(engine.size <= partsOnly + one + 10, `${engine.size} bytes held`);
+    await checkAll(engine, store);
+  });
+});

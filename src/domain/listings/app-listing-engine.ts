@@ -1,0 +1,252 @@
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import type { ListedApp } from './app-listing.ts';
+import type { AppPart, PartOptions } from './app-part.ts';
+import { cutAppPart, makeAppPart, partBytes, releasesFor } from './app-part.ts';
+import type { GzipPart } from './gzip-parts.ts';
+import { assembleGzip, literalPart, textLength } from './gzip-parts.ts';
+import type { RecentWindow } from './rating-aggregate.ts';
+import type { VersionStamp } from './version-stamp.ts';
+
+/** Which apps are listed at one content version, and the version of each one's last change. */
+export interface AppIndex {
+  readonly stamp: VersionStamp;
+  /** Apps with at least one release, ordered by id. */
+  readonly apps: ReadonlyArray<{ readonly id: string; readonly listingVersion: number }>;
+}
+
+/** Where the engine reads apps from (storage): the index, a few apps at a time, and the recent-rating counts. */
+export interface AppListingSource {
+  index(): Promise<AppIndex>;
+  /** The listed data of these apps (those that still have a release), each with its listing version. */
+  load(ids: readonly string[], recentSince: string): Promise<Array<{ readonly listingVersion: number; readonly app: ListedApp }>>;
+  /** Per app, how many of its ratings are at or after `recentSince` (apps without any are absent). */
+  recentRatingCounts(recentSince: string): Promise<ReadonlyMap<string, number>>;
+}
+
+export interface AppListingVariant {
+  readonly includeEnterprise: boolean;
+  /** X.Y.Z: only the releases this platform version satisfies, and apps that have one. */
+  readonly platform?: string;
+}
+
+/** One listing body, assembled from parts: gzip at once, brotli compressed in the background when first asked for. */
+export interface AssembledListing {
+  readonly stamp: VersionStamp;
+  readonly gzip: Buffer;
+  /** Bytes of the JSON text. */
+  readonly length: number;
+  /** The brotli body once compressed; null until then (gzip serves meanwhile). */
+  brotli(): Buffer | null;
+}
+
+export interface EngineOptions extends PartOptions {
+  /** Apps read from the database per query batch: bounds each synchronous stretch on SQLite. */
+  readonly batchSize: number;
+  /** Bound on bodies and platform cuts kept (bytes); the apps' whole parts are always kept. */
+  readonly maxBytes: number;
+  readonly brotliQuality: number;
+}
+
+interface Current {
+  readonly stamp: VersionStamp;
+  readonly day: string;
+  readonly apps: readonly AppPart[];
+}
+
+interface BodyEntry extends AssembledListing {
+  readonly key: string;
+  readonly bytes: number;
+  brotliBody: Buffer | null;
+  brotliJob: Promise<void> | null;
+}
+
+const OPEN = literalPart('[');
+const SEPARATOR = literalPart(',');
+const CLOSE = literalPart(']');
+const gunzip = promisify(zlib.gunzip);
+const brotliCompress = promisify(zlib.brotliCompress);
+
+/** How many apps' compressions may be in flight while the next batch is read. */
+const COMPRESSIONS_IN_FLIGHT = 16;
+/** After this many passes that saw concurrent writes, the engine serves what it has and tries again on the next request. */
+const MAX_PASSES = 5;
+
+/**
+ * The app listings (apps.json, platform/{v}/apps.json, with and without enterprise apps), kept
+ * as one compressed part per app. A refresh reads the index (each listed app with the version of
+ * its last change) and re-reads, re-serialises and re-compresses only the apps whose version
+ * moved; every variant is then assembled from the parts as bytes, never rendered from the whole
+ * catalogue. Rendering, reading and compressing run in bounded steps: the event loop stays free.
+ */
+export class AppListingEngine {
+  private readonly parts = new Map<string, AppPart>();
+  private partsDay: string | undefined;
+  private current: Current | undefined;
+  private refreshing: Promise<Current> | undefined;
+  private readonly bodies = new Map<string, BodyEntry>();
+  private readonly assembling = new Map<string, Promise<BodyEntry>>();
+
+  constructor(
+    private readonly source: AppListingSource,
+    private readonly options: EngineOptions,
+  ) {}
+
+  /** The variant's body at `minVersion` or later, for the recent-rating window given. */
+  async body(variant: AppListingVariant, window: RecentWindow, minVersion: number): Promise<AssembledListing> {
+    const current = await this.currentAt(window, minVersion);
+    const key = `${current.day}-${variant.platform ?? 'all'}-${variant.includeEnterprise ? 'enterprise' : 'public'}`;
+    const known = this.bodies.get(key);
+    if (known !== undefined && known.stamp.version === current.stamp.version) {
+      this.bodies.delete(key);
+      this.bodies.set(key, known); // most recently used last
+      return known;
+    }
+    const pending = this.assembling.get(key);
+    if (pending !== undefined) {
+      const entry = await pending;
+      if (entry.stamp.version >= minVersion) return entry;
+    }
+    const job = this.assemble(key, variant, current).finally(() => {
+      if (this.assembling.get(key) === job) this.assembling.delete(key);
+    });
+    this.assembling.set(key, job);
+    return job;
+  }
+
+  /** Bytes held: the apps' parts and cuts, and the assembled bodies. */
+  get size(): number {
+    let bytes = 0;
+    for (const part of this.parts.values()) bytes += partBytes(part);
+    for (const body of this.bodies.values()) bytes += body.bytes + (body.brotliBody?.length ?? 0);
+    return bytes;
+  }
+
+  /** Settles once every brotli compression started so far has finished (tests, benchmarks). */
+  async brotliSettled(): Promise<void> {
+    await Promise.all([...this.bodies.values()].map((body) => body.brotliJob));
+  }
+
+  private async currentAt(window: RecentWindow, minVersion: number): Promise<Current> {
+    const fresh = (c: Current | undefined): c is Current => c !== undefined && c.day === window.day && c.stamp.version >= minVersion;
+    for (;;) {
+      if (fresh(this.current)) return this.current;
+      if (this.refreshing === undefined) {
+        const job = this.refresh(window).finally(() => {
+          if (this.refreshing === job) this.refreshing = undefined;
+        });
+        this.refreshing = job;
+      }
+      const refreshed = await this.refreshing;
+      // A refresh that began before the version asked for (or for another day) does not answer it: go again.
+      if (refreshed.day === window.day && refreshed.stamp.version >= minVersion) return refreshed;
+    }
+  }
+
+  private async refresh(window: RecentWindow): Promise<Current> {
+    for (let pass = 1; ; pass++) {
+      const index = await this.source.index();
+      if (this.partsDay !== window.day) await this.dropPartsWithMovedRatings(window);
+      const listed = new Map(index.apps.map((app) => [app.id, app.listingVersion]));
+      for (const id of this.parts.keys()) if (!listed.has(id)) this.parts.delete(id);
+      const stale = index.apps.filter((app) => this.parts.get(app.id)?.listingVersion !== app.listingVersion).map((app) => app.id);
+      const consistent = await this.reload(stale, listed, window);
+      if (consistent || pass >= MAX_PASSES) {
+        const apps = index.apps.flatMap((app) => this.parts.get(app.id) ?? []);
+        const next: Current = { stamp: index.stamp, day: window.day, apps };
+        if (this.current === undefined || next.stamp.version >= this.current.stamp.version || next.day !== this.current.day) this.current = next;
+        return next;
+      }
+    }
+  }
+
+  /** When the 90-day window has moved: an app whose recent-rating count changed gets a new text. */
+  private async dropPartsWithMovedRatings(window: RecentWindow): Promise<void> {
+    if (this.parts.size > 0) {
+      const counts = await this.source.recentRatingCounts(window.since);
+      for (const [id, part] of this.parts) if ((counts.get(id) ?? 0) !== part.recentRatings) this.parts.delete(id);
+    }
+    this.partsDay = window.day;
+  }
+
+  /**
+   * Reads and compresses the apps given, a batch at a time; compressions run while the next batch
+   * is read. False when an app read does not match the index (a write landed meanwhile).
+   */
+  private async reload(ids: readonly string[], listed: ReadonlyMap<string, number>, window: RecentWindow): Promise<boolean> {
+    let consistent = true;
+    const inFlight = new Set<Promise<void>>();
+    for (let start = 0; start < ids.length; start += this.options.batchSize) {
+      const batch = ids.slice(start, start + this.options.batchSize);
+      const rows = await this.source.load(batch, window.since);
+      if (rows.length !== batch.length) consistent = false;
+      for (const { app, listingVersion } of rows) {
+        if (listed.get(app.id) !== listingVersion) consistent = false;
+        const job: Promise<void> = makeAppPart(app, listingVersion, this.options).then((part) => {
+          this.parts.set(part.id, part);
+          inFlight.delete(job);
+        });
+        inFlight.add(job);
+        while (inFlight.size >= COMPRESSIONS_IN_FLIGHT) await Promise.race(inFlight);
+      }
+    }
+    await Promise.all(inFlight);
+    return consistent;
+  }
+
+  private async assemble(key: string, variant: AppListingVariant, current: Current): Promise<BodyEntry> {
+    const pieces: GzipPart[] = [OPEN];
+    for (const app of current.apps) {
+      if (app.enterpriseOnly && !variant.includeEnterprise) continue;
+      const kept = releasesFor(app, variant.platform);
+      if (kept === 'none') continue;
+      if (pieces.length > 1) pieces.push(SEPARATOR);
+      pieces.push(kept === 'all' ? app.whole : await cutAppPart(app, kept, this.options));
+    }
+    pieces.push(CLOSE);
+    const gzip = assembleGzip(pieces);
+    const entry: BodyEntry = {
+      key,
+      stamp: current.stamp,
+      gzip,
+      length: textLength(pieces),
+      bytes: gzip.length,
+      brotliBody: null,
+      brotliJob: null,
+      brotli: () => {
+        entry.brotliJob ??= this.compressBrotli(entry);
+        return entry.brotliBody;
+      },
+    };
+    const previous = this.bodies.get(key);
+    // A body made for an older version than the one held is served once but not kept.
+    if (previous !== undefined && previous.stamp.version > entry.stamp.version) return entry;
+    // A variant asked for in brotli before is compressed again at once.
+    if (previous !== undefined && previous.brotliJob !== null) entry.brotli();
+    this.bodies.delete(key);
+    this.bodies.set(key, entry);
+    this.evict();
+    return entry;
+  }
+
+  private async compressBrotli(entry: BodyEntry): Promise<void> {
+    const text = await gunzip(entry.gzip);
+    const body = await brotliCompress(text, {
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: this.options.brotliQuality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: text.length },
+    });
+    if (body.length < entry.gzip.length) entry.brotliBody = body;
+    this.evict();
+  }
+
+  /** Least recently used bodies go first, then every platform cut; the whole parts stay. */
+  private evict(): void {
+    let size = this.size;
+    for (const [key, body] of this.bodies) {
+      if (size <= this.options.maxBytes) return;
+      this.bodies.delete(key);
+      size -= body.bytes + (body.brotliBody?.length ?? 0);
+    }
+    if (size <= this.options.maxBytes) return;
+    for (const part of this.parts.values()) part.cuts.clear();
+  }
+}

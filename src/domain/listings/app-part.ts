@@ -1,0 +1,101 @@
+import { satisfies } from '../versions/semantic-version.ts';
+import type { SpecBounds } from '../versions/semantic-version.ts';
+import type { ListedApp } from './app-listing.ts';
+import { toFragment } from './app-listing.ts';
+import type { GzipPart } from './gzip-parts.ts';
+import { compressPart, partText } from './gzip-parts.ts';
+
+/**
+ * One app of apps.json as the listings hold it between renders: its JSON with every release,
+ * compressed on its own (about 40 % of the JSON's size), and where each release sits in that text
+ * so a platform listing can cut out the releases it shows. Nothing else of the app is kept.
+ */
+export interface AppPart {
+  readonly id: string;
+  /** The content version of the last write that changed this app's listed data. */
+  readonly listingVersion: number;
+  readonly enterpriseOnly: boolean;
+  /** Recent ratings counted into this text: when the 90-day window moves, a different count means a new text. */
+  readonly recentRatings: number;
+  readonly whole: GzipPart;
+  /** Bytes of `{"id":…,"releases":[` at the start of the text. */
+  readonly headLength: number;
+  /** Each release's [start, end) in the text, newest first, and its Nextcloud range. */
+  readonly releases: ReadonlyArray<{ readonly start: number; readonly end: number; readonly bounds: SpecBounds }>;
+  /** Platform listings' cuts, by the releases they keep (`0,3,4`), made when first asked for. */
+  readonly cuts: Map<string, GzipPart>;
+}
+
+export interface PartOptions {
+  readonly gzipLevel: number;
+}
+
+/** Serialises and compresses one app (the compression runs in zlib's thread pool). */
+export async function makeAppPart(app: ListedApp, listingVersion: number, options: PartOptions): Promise<AppPart> {
+  const fragment = toFragment(app);
+  const pieces: Buffer[] = [Buffer.from(fragment.head, 'utf8')];
+  const releases: Array<AppPart['releases'][number]> = [];
+  let offset = pieces[0]?.length ?? 0;
+  fragment.releases.forEach((release, index) => {
+    if (index > 0) {
+      pieces.push(COMMA);
+      offset += 1;
+    }
+    const json = Buffer.from(release.json, 'utf8');
+    pieces.push(json);
+    releases.push({ start: offset, end: offset + json.length, bounds: release.bounds });
+    offset += json.length;
+  });
+  pieces.push(CLOSE);
+  const text = Buffer.concat(pieces);
+  return {
+    id: app.id,
+    listingVersion,
+    enterpriseOnly: app.isEnterpriseOnly,
+    recentRatings: app.ratingNumRecent,
+    whole: await compressPart(text, options.gzipLevel),
+    headLength: pieces[0]?.length ?? 0,
+    releases,
+    cuts: new Map(),
+  };
+}
+
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
+
+/** Which releases a platform version keeps: every one, none, or a cut named by their positions. */
+export function releasesFor(part: AppPart, platform: string | undefined): 'all' | 'none' | number[] {
+  if (platform === undefined) return 'all';
+  const kept: number[] = [];
+  part.releases.forEach((release, index) => {
+    if (satisfies(platform, release.bounds)) kept.push(index);
+  });
+  if (kept.length === 0) return 'none';
+  return kept.length === part.releases.length ? 'all' : kept;
+}
+
+/** The app with only some of its releases: cut from the whole text once, then reused. */
+export async function cutAppPart(part: AppPart, kept: readonly number[], options: PartOptions): Promise<GzipPart> {
+  const key = kept.join(',');
+  const known = part.cuts.get(key);
+  if (known !== undefined) return known;
+  const text = await partText(part.whole);
+  const pieces: Buffer[] = [text.subarray(0, part.headLength)];
+  kept.forEach((index, position) => {
+    const release = part.releases[index];
+    if (release === undefined) throw new Error(`release ${index} of ${part.id} does not exist`);
+    if (position > 0) pieces.push(COMMA);
+    pieces.push(text.subarray(release.start, release.end));
+  });
+  pieces.push(CLOSE);
+  const cut = await compressPart(Buffer.concat(pieces), options.gzipLevel);
+  part.cuts.set(key, cut);
+  return cut;
+}
+
+/** Bytes held for one app: its whole part and its cuts. */
+export function partBytes(part: AppPart): number {
+  let bytes = part.whole.deflated.length;
+  for (const cut of part.cuts.values()) bytes += cut.deflated.length;
+  return bytes;
+}

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import zlib from 'node:zlib';
+import { describe, test } from 'node:test';
+import { assembleGzip, combineCrc, compressPart, literalPart, partText, textLength } from './gzip-parts.ts';
+
+const texts = ['[', '{"id":"a","text":"' + 'hello '.repeat(2000) + '"}', ',', randomBytes(70_000).toString('base64'), ',', '{"é":"ünïcödé ✓"}', ']'];
+
+describe('gzip bodies assembled from parts', () => {
+  test('CRC-32 of a concatenation from the pieces', () => {
+    for (const [a, b] of [[Buffer.from('abc'), Buffer.from('defgh')], [randomBytes(100_000), randomBytes(3)], [Buffer.alloc(0), Buffer.from('x')], [Buffer.from('x'), Buffer.alloc(0)]] as const) {
+      assert.equal(combineCrc(zlib.crc32(a), zlib.crc32(b), b.length), zlib.crc32(Buffer.concat([a, b])));
+    }
+  });
+
+  test('decodes to the concatenated text, with zlib, at every level, mixing literal and compressed parts', async () => {
+    for (const level of [1, 6, 9]) {
+      const parts = await Promise.all(texts.map((t, i) => (i % 2 === 0 ? Promise.resolve(literalPart(t)) : compressPart(Buffer.from(t), level))));
+      const body = assembleGzip(parts);
+      assert.equal(zlib.gunzipSync(body).toString(), texts.join(''));
+      assert.equal(textLength(parts), Buffer.byteLength(texts.join('')));
+    }
+  });
+
+  test('an empty list of parts is a valid empty body', () => {
+    assert.equal(zlib.gunzipSync(assembleGzip([])).length, 0);
+  });
+
+  test('the system gzip tool accepts it and checks its CRC (gzip -t)', async (t) => {
+    const parts = await Promise.all(texts.map((text) => compressPart(Buffer.from(text), 6)));
+    const body = assembleGzip(parts);
+    let tool: Buffer;
+    try {
+      tool = execFileSync('gzip', ['-dc'], { input: body });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return t.skip('gzip is not installed');
+      throw error;
+    }
+    assert.equal(tool.toString(), texts.join(''));
+    execFileSync('gzip', ['-t'], { input: body });
+  });
+
+  test('a corrupted part is caught by the CRC', async () => {
+    const parts = [await compressPart(Buffer.from('hello world '.repeat(100)), 6)];
+    const wrong = [{ ...parts[0]!, crc: (parts[0]!.crc ^ 1) >>> 0 }];
+    assert.throws(() => zlib.gunzipSync(assembleGzip(wrong)), /incorrect data check|unexpected end/i);
+  });
+
+  test('a part decompresses on its own', async () => {
+    const text = Buffer.from('{"a":' + '1,'.repeat(5000) + '2}');
+    assert.deepEqual(await partText(await compressPart(text, 6)), text);
+  });
+});

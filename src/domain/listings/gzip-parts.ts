@@ -1,0 +1,110 @@
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+
+/**
+ * A piece of a listing compressed on its own: a raw deflate segment that ends with a full flush
+ * (byte-aligned, no final block, no back-reference into it from what follows), with the CRC-32
+ * and length of the text it holds. Segments concatenate into one deflate stream, so a gzip body
+ * is assembled from parts without compressing anything again (RFC 1951 §3.2.3, RFC 1952 §2.3).
+ */
+export interface GzipPart {
+  readonly deflated: Buffer;
+  readonly crc: number;
+  /** Bytes of the uncompressed text. */
+  readonly length: number;
+}
+
+const deflateRaw = promisify(zlib.deflateRaw);
+
+/** Compresses off the main thread (zlib's thread pool). */
+export async function compressPart(text: Buffer, level: number): Promise<GzipPart> {
+  const deflated = await deflateRaw(text, { level, finishFlush: zlib.constants.Z_FULL_FLUSH });
+  return { deflated, crc: zlib.crc32(text), length: text.length };
+}
+
+/** A part for a few bytes of fixed text (brackets, commas): stored, not worth compressing. */
+export function literalPart(text: string): GzipPart {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length > 0xffff) throw new Error('a literal part holds at most 65535 bytes');
+  // A stored block (BFINAL 0, BTYPE 00) is byte-aligned: header byte, LEN, NLEN, the bytes.
+  const header = Buffer.from([0x00, bytes.length & 0xff, bytes.length >> 8, ~bytes.length & 0xff, (~bytes.length >> 8) & 0xff]);
+  return { deflated: Buffer.concat([header, bytes]), crc: zlib.crc32(bytes), length: bytes.length };
+}
+
+// CRC-32 of a concatenation from the CRCs of its pieces: crc(A·B) = crc(A)·x^(8·|B|) + crc(B)
+// in GF(2)[x] modulo the CRC polynomial, with bits reflected as in zlib's CRC-32.
+const POLYNOMIAL = 0xedb88320;
+
+function multiplyModP(a: number, b: number): number {
+  if (a === 0) return 0;
+  let product = 0;
+  let m = 0x80000000;
+  for (;;) {
+    if ((a & m) !== 0) {
+      product ^= b;
+      if ((a & (m - 1)) === 0) break;
+    }
+    m >>>= 1;
+    b = (b & 1) !== 0 ? (b >>> 1) ^ POLYNOMIAL : b >>> 1;
+  }
+  return product >>> 0;
+}
+
+/** X_TO_2_TO_THE[k] is x^(2^k) modulo the polynomial. */
+const X_TO_2_TO_THE: number[] = (() => {
+  const table = [0x40000000]; // x^1
+  for (let k = 1; k < 32; k++) table.push(multiplyModP(table[k - 1] ?? 0, table[k - 1] ?? 0));
+  return table;
+})();
+
+/** x^(n·2^k) modulo the polynomial. */
+function xPowerModP(n: number, k: number): number {
+  let power = 0x80000000; // x^0
+  while (n > 0) {
+    if (n % 2 === 1) power = multiplyModP(X_TO_2_TO_THE[k % 32] ?? 0, power);
+    n = Math.floor(n / 2);
+    k += 1;
+  }
+  return power;
+}
+
+export function combineCrc(first: number, second: number, secondLength: number): number {
+  return (multiplyModP(xPowerModP(secondLength, 3), first) ^ second) >>> 0;
+}
+
+/** gzip member header: deflate, no name or time, unknown OS (RFC 1952 §2.3). */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff]);
+/** An empty final block with fixed codes: BFINAL 1, BTYPE 01, end-of-block. */
+const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
+
+/** One gzip body from parts, in order: header, the segments, a final block, CRC-32 and size. */
+export function assembleGzip(parts: readonly GzipPart[]): Buffer {
+  let crc = 0;
+  let length = 0;
+  let bytes = GZIP_HEADER.length + FINAL_BLOCK.length + 8;
+  for (const part of parts) {
+    crc = combineCrc(crc, part.crc, part.length);
+    length += part.length;
+    bytes += part.deflated.length;
+  }
+  const body = Buffer.allocUnsafe(bytes);
+  let offset = GZIP_HEADER.copy(body, 0);
+  for (const part of parts) offset += part.deflated.copy(body, offset);
+  offset += FINAL_BLOCK.copy(body, offset);
+  body.writeUInt32LE(crc, offset);
+  // ISIZE is the length modulo 2^32.
+  body.writeUInt32LE(length % 0x100000000, offset + 4);
+  return body;
+}
+
+/** The uncompressed length of an assembled body. */
+export function textLength(parts: readonly GzipPart[]): number {
+  return parts.reduce((sum, part) => sum + part.length, 0);
+}
+
+const inflateRaw = promisify(zlib.inflateRaw);
+
+/** The text of one part, decompressed off the main thread (to cut a part into smaller ones). */
+export async function partText(part: GzipPart): Promise<Buffer> {
+  return inflateRaw(part.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+}

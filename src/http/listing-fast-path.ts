@@ -1,0 +1,77 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ListingName, Listings } from '../domain/listings/listings.ts';
+import { PLATFORM_VERSION_PATTERN } from '../domain/versions/semantic-version.ts';
+import { isNotModifiedBy } from './conditional-get.ts';
+import { corsHeadersFor } from './cors.ts';
+import { requestIdFor } from './request-id.ts';
+
+/** The listing a path names, as the listing routes read it; null for anything else. */
+export function listingOf(url: string): ListingName | null {
+  const queryAt = url.indexOf('?');
+  let path = queryAt === -1 ? url : url.slice(0, queryAt);
+  // The router's own tolerance: doubled slashes and one trailing slash.
+  if (path.includes('//')) path = path.replace(/\/{2,}/g, '/');
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  if (!path.startsWith('/api/v1/')) return null;
+  const rest = path.slice(8);
+  switch (rest) {
+    case 'ratings.json':
+      return { kind: 'ratings' };
+    case 'categories.json':
+      return { kind: 'categories' };
+    case 'platforms.json':
+      return { kind: 'platforms' };
+  }
+  let platform: string | undefined;
+  if (rest !== 'apps.json') {
+    const match = /^platform\/([^/]+)\/apps\.json$/.exec(rest);
+    if (match === null || !PLATFORM_VERSION_PATTERN.test(match[1] ?? '')) return null;
+    platform = match[1];
+  }
+  const values = queryAt === -1 ? [] : new URLSearchParams(url.slice(queryAt + 1)).getAll('include_enterprise');
+  // Repeated, the route refuses it (400): leave that to the route.
+  if (values.length > 1) return null;
+  const includeEnterprise = /^(true|1)$/i.test(values[0] ?? '');
+  return platform === undefined ? { kind: 'apps', includeEnterprise } : { kind: 'apps', includeEnterprise, platform };
+}
+
+export interface FastPathOptions {
+  /** The share of these 304s logged (0 to 1): all of them is a line per poll of every server. */
+  readonly logRate: number;
+  readonly log: (entry: { reqId: string; url: string; statusCode: number; sampled: number }) => void;
+}
+
+/**
+ * Answers a conditional GET or HEAD of a listing whose validators still match with a 304, before
+ * fastify routes it: the version is known in memory, so nothing else is needed. It carries what
+ * the route's 304 carries (ETag, Last-Modified, Vary, Cache-Control, CORS, X-Request-Id,
+ * nosniff). Anything else (a changed listing, no validator, an odd path) goes to the routes.
+ */
+export function notModifiedFastPath(listings: Listings, options: FastPathOptions): { answer: (request: IncomingMessage, response: ServerResponse) => boolean; stop: () => void } {
+  let enabled = true;
+  const answer = (request: IncomingMessage, response: ServerResponse): boolean => {
+    if (!enabled || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
+    const { headers } = request;
+    if (headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined) return false;
+    const url = request.url ?? '';
+    const name = listingOf(url);
+    if (name === null) return false;
+    const validators = listings.validatorsOf(name);
+    if (validators === undefined || !isNotModifiedBy(headers, validators.etag, validators.changedAt)) return false;
+    const reqId = requestIdFor(headers);
+    response.writeHead(304, {
+      etag: validators.etag,
+      'last-modified': validators.changedAt.toUTCString(),
+      vary: 'Accept-Encoding',
+      'cache-control': 'public, no-cache',
+      ...corsHeadersFor(url),
+      'x-request-id': reqId,
+      'x-content-type-options': 'nosniff',
+    });
+    response.end();
+    if (options.logRate > 0 && Math.random() < options.logRate) options.log({ reqId, url, statusCode: 304, sampled: options.logRate });
+    return true;
+  };
+  // Once shutdown begins, requests go to fastify, which answers them with Connection: close.
+  return { answer, stop: () => void (enabled = false) };
+}

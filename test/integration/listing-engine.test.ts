@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import zlib from 'node:zlib';
+import { after, before, describe, test } from 'node:test';
+import type { AddressInfo } from 'node:net';
+import { assembleAppListing, toFragment } from '../../src/domain/listings/app-listing.ts';
+import { recentWindowStart } from '../../src/domain/listings/rating-aggregate.ts';
+import type { ReleaseCandidate } from '../../src/domain/releases/release-data.ts';
+import { loadListedApps } from '../../src/storage/repositories/listing.repository.ts';
+import { createUser } from '../helpers/accounts.ts';
+import { TestClock } from '../helpers/clock.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { DIALECT } from '../helpers/test-database.ts';
+import { createTestServer } from '../helpers/test-server.ts';
+import type { TestServer } from '../helpers/test-server.ts';
+
+/** A small deterministic generator, so a failing sequence can be replayed from its seed. */
+function random(seed: number): { int(n: number): number; pick<T>(items: readonly T[]): T } {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+  return { int: (n) => Math.floor(next() * n), pick: (items) => items[Math.floor(next() * items.length)] as (typeof items)[number] };
+}
+
+const SPECS = ['*', '>=28.0.0 <30.0.0', '>=29.0.0 <32.0.0', '>=30.0.0', '>=31.0.0 <33.0.0'];
+const VARIANTS = [
+  { url: '/api/v1/apps.json?include_enterprise=true', includeEnterprise: true },
+  { url: '/api/v1/apps.json', includeEnterprise: false },
+  { url: '/api/v1/platform/30.0.0/apps.json?include_enterprise=1', includeEnterprise: true, platform: '30.0.0' },
+  { url: '/api/v1/platform/28.0.4/apps.json', includeEnterprise: false, platform: '28.0.4' },
+] as const;
+
+function candidate(appId: string, version: string, spec: string, words: string): ReleaseCandidate {
+  return {
+    app: {
+      id: appId,
+      categories: ['tools'],
+      authors: [{ name: 'Ann Ø', mail: 'ann@example.org', homepage: '' }],
+      userDocs: '',
+      adminDocs: '',
+      developerDocs: '',
+      issueTracker: '',
+      website: `https://example.org/${appId}`,
+      discussion: '',
+      screenshots: [{ url: `https://example.org/${appId}.png`, smallThumbnail: '' }],
+      translations: { en: { name: `${appId} app`, summary: words, description: `${words} ✓ `.repeat(20) } },
+    },
+    release: {
+      version,
+      phpExtensions: [],
+      databases: [{ id: 'pgsql', versionSpec: '*', rawVersionSpec: '*' }],
+      shellCommands: [],
+      phpVersionSpec: '>=8.1.0',
+      rawPhpVersionSpec: '>=8.1',
+      platformVersionSpec: spec,
+      rawPlatformVersionSpec: spec,
+      minIntSize: 32,
+      isNightly: false,
+      licenses: ['agpl'],
+      translations: { en: { changelog: `- ${words}` } },
+    },
+  };
+}
+
+describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () => {
+  let server: TestServer;
+  let other: TestServer;
+  const clock = new TestClock('2026-06-01T12:00:00.000Z');
+  const users: number[] = [];
+  const certificates = ['-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----', '-----BEGIN CERTIFICATE-----\nBBBB\n-----END CERTIFICATE-----'];
+
+  before(async () => {
+    server = await createTestServer({ now: clock.now });
+    other = await createTestServer({ now: clock.now, database: server.database });
+    await server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], clock.now());
+    for (const name of ['u1', 'u2', 'u3', 'owner']) users.push((await createUser(server.container, name, null)).id);
+  });
+  after(async () => {
+    await other.app.close();
+    await server.close();
+  });
+
+  const owner = (): number => users[3] ?? 0;
+
+  async function register(appId: string, certificate: string): Promise<void> {
+    await server.container.registration.registry.register(
+      appId,
+      certificate,
+      owner(),
+      (existing) => (existing === null ? { kind: 'create' } : { kind: 'update', ownerId: owner(), certificateChanged: existing.certificate !== certificate, changed: existing.certificate !== certificate }),
+      clock.now(),
+    );
+  }
+
+  async function publish(appId: string, version: string, spec: string, words: string): Promise<void> {
+    // A deleted app is registered again first, as its developer would.
+    if ((await server.container.registration.registry.findApp(appId)) === null) await register(appId, certificates[0] ?? '');
+    await server.container.publishing.releases.saveRelease(
+      candidate(appId, version, spec, words),
+      { download: `https://example.org/${appId}-${version}.tar.gz`, signature: Buffer.from(`${appId}${version}`).toString('base64'), sha256: 'ab'.repeat(32), size: 10 },
+      { confirm: () => undefined, isLatest: (others) => others.every((o) => o < version) },
+      clock.now(),
+    );
+  }
+
+  /** What every variant must decode to: the apps read whole and rendered from scratch. */
+  async function expected(variant: (typeof VARIANTS)[number]): Promise<string> {
+    const apps = await loadListedApps(server.container.database.db, recentWindowStart(clock.now()).since);
+    return assembleAppListing(apps.map(toFragment), variant);
+  }
+
+  async function served(url: string, encoding: 'gzip' | 'br', retried = false): Promise<{ text: string; etag: string; encoding: string }> {
+    const response = await server.app.inject({ method: 'GET', url, headers: { 'accept-encoding': encoding } });
+    assert.equal(response.statusCode, 200);
+    const sent = String(response.headers['content-encoding'] ?? 'identity');
+    if (encoding === 'br' && sent !== 'br' && !retried) {
+      // Brotli is made in the background (the JSON text meanwhile), and kept only when smaller than gzip.
+      await server.container.listings.engine.brotliSettled();
+      return served(url, encoding, true);
+    }
+    const body = sent === 'gzip' ? zlib.gunzipSync(response.rawPayload) : sent === 'br' ? zlib.brotliDecompressSync(response.rawPayload) : response.rawPayload;
+    return { text: body.toString(), etag: String(response.headers.etag), encoding: sent };
+  }
+
+  test('random catalogues and random writes: every variant, gzip and br, decodes to the whole render; ETags move on every write and agree across two nodes', async () => {
+    const rng = random(20261123);
+    const apps = ['alpha', 'beta', 'gamma', 'delta', 'eps'];
+    for (const appId of apps) {
+      await register(appId, certificates[0] ?? '');
+      for (let r = 0; r < 1 + rng.int(3); r++) await publish(appId, `1.${r}.0`, rng.pick(SPECS), `release ${r} of ${appId}`);
+    }
+    const writes: Array<[string, () => Promise<unknown>]> = [
+      ['publish', async () => publish(rng.pick(apps), `2.${rng.int(5)}.0`, rng.pick(SPECS), `words ${rng.int(1000)}`)],
+      ['delete a release', async () => {
+        const appId = rng.pick(apps);
+        const found = await server.container.publishing.releases.findRelease(appId, `1.${rng.int(3)}.0`, false);
+        return found === null ? publish(appId, '3.0.0', '*', 'instead') : server.container.publishing.releases.deleteRelease(found.id, clock.now());
+      }],
+      ['rate', async () => server.container.ratings.ratings.upsertRating(rng.pick(apps), rng.pick(users.slice(0, 3)), rng.int(5) / 4, { en: `comment ${rng.int(99)}` }, clock.now())],
+      ['delete a rating', async () => {
+        const appId = rng.pick(apps);
+        const user = rng.pick(users.slice(0, 3));
+        const deleted = await server.container.ratings.ratings.deleteRating(appId, user, clock.now());
+        return deleted || server.container.ratings.ratings.upsertRating(appId, user, 0.25, {}, clock.now());
+      }],
+      ['flag', async () => server.container.appManagement.registry.setFlags(rng.pick(apps), rng.int(2) === 0 ? { featured: rng.int(2) === 0 } : { enterpriseOnly: rng.int(2) === 0 }, clock.now())],
+      ['certificate change', async () => register(rng.pick(apps), rng.pick(certificates))],
+      ['category', async () => server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: `Tools ${rng.int(99)}`, description: '' } } }], clock.now())],
+      ['platform', async () => server.container.catalog.store.upsertPlatformReleases([{ version: `3${rng.int(3)}.0.0`, hasRelease: true, isSupported: rng.int(2) === 0 }], clock.now())],
+      ['delete app', async () => {
+        const appId = rng.pick(apps);
+        return (await server.container.appManagement.registry.deleteApp(appId, clock.now())) || register(appId, certificates[0] ?? '');
+      }],
+    ];
+    let previous = new Map<string, string>();
+    for (let step = 0; step < 30; step++) {
+      const [name, write] = rng.pick(writes);
+      const versionBefore = (await server.container.listings.currentVersion()).version;
+      await write();
+      const moved = (await server.container.listings.currentVersion()).version > versionBefore;
+      if (step % 7 === 6) clock.advance(86_400_000 * 30); // the 90-day window moves too
+      const etags = new Map<string, string>();
+      for (const variant of VARIANTS) {
+        const want = await expected(variant);
+        const gzip = await served(variant.url, 'gzip');
+        assert.equal(gzip.text, want, `step ${step} (${name}): ${variant.url} in gzip`);
+        const br = await served(variant.url, 'br');
+        assert.equal(br.text, want, `step ${step} (${name}): ${variant.url} in br`);
+        if (want.length > 2000) assert.equal(br.encoding, 'br', `step ${step}: a listing of some size has a brotli body`);
+        if (want.length > 2000) assert.equal(gzip.encoding, 'gzip');
+        etags.set(variant.url, gzip.etag);
+        if (moved) assert.notEqual(gzip.etag, previous.get(variant.url), `step ${step} (${name}): the ETag moved with the write`);
+        // The other node, on the same database, agrees within a second.
+        await eventually(async () => {
+          const there = await other.app.inject({ method: 'GET', url: variant.url, headers: { 'accept-encoding': 'gzip' } });
+          assert.equal(there.headers.etag, gzip.etag, `step ${step}: both nodes give one ETag`);
+        });
+      }
+      previous = etags;
+    }
+  });
+
+  test('a write to one app changes exactly that app in every variant', async () => {
+    const before = new Map<string, unknown[]>();
+    for (const variant of VARIANTS) before.set(variant.url, JSON.parse((await served(variant.url, 'gzip')).text) as unknown[]);
+    const listed = (before.get(VARIANTS[0].url) ?? []) as Array<{ id: string; isFeatured: boolean }>;
+    const target = listed[0];
+    assert.ok(target !== undefined, 'the catalogue has an app');
+    await server.container.appManagement.registry.setFlags(target.id, { featured: !target.isFeatured }, clock.now());
+    for (const variant of VARIANTS) {
+      const after = JSON.parse((await served(variant.url, 'gzip')).text) as Array<{ id: string }>;
+      const earlier = before.get(variant.url) as Array<{ id: string }>;
+      assert.deepEqual(after.map((a) => a.id), earlier.map((a) => a.id));
+      after.forEach((app, i) => {
+        const same = JSON.stringify(app) === JSON.stringify(earlier[i]);
+        assert.equal(same, app.id !== target.id, `${variant.url}: ${app.id} ${same ? 'unchanged' : 'changed'}`);
+      });
+    }
+  });
+
+  test('over HTTP, a matching conditional request is answered before routing, with the headers of the route', async () => {
+    await server.app.listen({ host: '127.0.0.1', port: 0 });
+    const origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+    for (const url of ['/api/v1/apps.json', '/api/v1//platform/30.0.0/apps.json/?include_enterprise=TRUE', '/api/v1/categories.json']) {
+      const first = await fetch(`${origin}${url}`);
+      const etag = String(first.headers.get('etag'));
+      await first.arrayBuffer();
+      const fast = await fetch(`${origin}${url}`, { headers: { 'if-none-match': etag, 'x-request-id': 'poll-1' } });
+      // inject() goes to the routes directly: what the route itself answers.
+      const routed = await server.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag, 'x-request-id': 'poll-1' } });
+      assert.equal(fast.status, 304);
+      assert.equal(routed.statusCode, 304);
+      const names = ['etag', 'last-modified', 'vary', 'cache-control', 'access-control-allow-origin', 'access-control-expose-headers', 'x-request-id', 'x-content-type-options'];
+      for (const name of names) assert.equal(fast.headers.get(name), routed.headers[name] === undefined ? null : String(routed.headers[name]), `${url}: ${name}`);
+      assert.equal((await fetch(`${origin}${url}`, { method: 'HEAD', headers: { 'if-none-match': etag } })).status, 304);
+      const stale = await fetch(`${origin}${url}`, { headers: { 'if-none-match': '"other"' } });
+      assert.equal(stale.status, 200);
+      await stale.arrayBuffer();
+    }
+  });
+});
