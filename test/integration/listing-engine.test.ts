@@ -4,10 +4,10 @@ import { after, before, describe, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { assembleAppListing, toFragment } from '../../src/domain/listings/app-listing.ts';
 import { recentWindowStart } from '../../src/domain/listings/rating-aggregate.ts';
-import type { ReleaseCandidate } from '../../src/domain/releases/release-data.ts';
 import { loadListedApps } from '../../src/storage/repositories/listing.repository.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { TestClock } from '../helpers/clock.ts';
+import { publishDirectly, registerDirectly } from '../helpers/listing-data.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
@@ -31,38 +31,6 @@ const VARIANTS = [
   { url: '/api/v1/platform/28.0.4/apps.json', includeEnterprise: false, platform: '28.0.4' },
 ] as const;
 
-function candidate(appId: string, version: string, spec: string, words: string): ReleaseCandidate {
-  return {
-    app: {
-      id: appId,
-      categories: ['tools'],
-      authors: [{ name: 'Ann Ø', mail: 'ann@example.org', homepage: '' }],
-      userDocs: '',
-      adminDocs: '',
-      developerDocs: '',
-      issueTracker: '',
-      website: `https://example.org/${appId}`,
-      discussion: '',
-      screenshots: [{ url: `https://example.org/${appId}.png`, smallThumbnail: '' }],
-      translations: { en: { name: `${appId} app`, summary: words, description: `${words} ✓ `.repeat(20) } },
-    },
-    release: {
-      version,
-      phpExtensions: [],
-      databases: [{ id: 'pgsql', versionSpec: '*', rawVersionSpec: '*' }],
-      shellCommands: [],
-      phpVersionSpec: '>=8.1.0',
-      rawPhpVersionSpec: '>=8.1',
-      platformVersionSpec: spec,
-      rawPlatformVersionSpec: spec,
-      minIntSize: 32,
-      isNightly: false,
-      licenses: ['agpl'],
-      translations: { en: { changelog: `- ${words}` } },
-    },
-  };
-}
-
 describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () => {
   let server: TestServer;
   let other: TestServer;
@@ -83,26 +51,9 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
 
   const owner = (): number => users[3] ?? 0;
 
-  async function register(appId: string, certificate: string): Promise<void> {
-    await server.container.registration.registry.register(
-      appId,
-      certificate,
-      owner(),
-      (existing) => (existing === null ? { kind: 'create' } : { kind: 'update', ownerId: owner(), certificateChanged: existing.certificate !== certificate, changed: existing.certificate !== certificate }),
-      clock.now(),
-    );
-  }
-
-  async function publish(appId: string, version: string, spec: string, words: string): Promise<void> {
-    // A deleted app is registered again first, as its developer would.
-    if ((await server.container.registration.registry.findApp(appId)) === null) await register(appId, certificates[0] ?? '');
-    await server.container.publishing.releases.saveRelease(
-      candidate(appId, version, spec, words),
-      { download: `https://example.org/${appId}-${version}.tar.gz`, signature: Buffer.from(`${appId}${version}`).toString('base64'), sha256: 'ab'.repeat(32), size: 10 },
-      { confirm: () => undefined, isLatest: (others) => others.every((o) => o < version) },
-      clock.now(),
-    );
-  }
+  const register = (appId: string, certificate: string): Promise<void> => registerDirectly(server.container, appId, certificate, owner(), clock.now());
+  const publish = (appId: string, version: string, spec: string, words: string): Promise<void> =>
+    publishDirectly(server.container, { appId, version, spec, words, certificate: certificates[0] ?? '', ownerId: owner() }, clock.now());
 
   /** What every variant must decode to: the apps read whole and rendered from scratch. */
   async function expected(variant: (typeof VARIANTS)[number]): Promise<string> {

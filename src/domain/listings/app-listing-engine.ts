@@ -43,7 +43,7 @@ export interface AssembledListing {
 export interface EngineOptions extends PartOptions {
   /** Apps read from the database per query batch: bounds each synchronous stretch on SQLite. */
   readonly batchSize: number;
-  /** Bound on bodies and platform cuts kept (bytes); the apps' whole parts are always kept. */
+  /** Bound on the assembled bodies kept (bytes), counting the parts and cuts, which are always kept. */
   readonly maxBytes: number;
   readonly brotliQuality: number;
 }
@@ -86,6 +86,8 @@ export class AppListingEngine {
   private refreshing: Promise<Current> | undefined;
   private readonly bodies = new Map<string, BodyEntry>();
   private readonly assembling = new Map<string, Promise<BodyEntry>>();
+  /** Brotli compressions run one at a time, so they never hold every thread of the pool the parts are compressed in. */
+  private brotliQueue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly source: AppListingSource,
@@ -95,7 +97,9 @@ export class AppListingEngine {
   /** The variant's body at `minVersion` or later, for the recent-rating window given. */
   async body(variant: AppListingVariant, window: RecentWindow, minVersion: number): Promise<AssembledListing> {
     const current = await this.currentAt(window, minVersion);
-    const key = `${current.day}-${variant.platform ?? 'all'}-${variant.includeEnterprise ? 'enterprise' : 'public'}`;
+    // Without enterprise-only apps, both bodies are the same: one is kept.
+    const enterprise = variant.includeEnterprise || !current.apps.some((app) => app.enterpriseOnly);
+    const key = `${current.day}-${variant.platform ?? 'all'}-${enterprise ? 'enterprise' : 'public'}`;
     const known = this.bodies.get(key);
     if (known !== undefined && known.stamp.version === current.stamp.version) {
       this.bodies.delete(key);
@@ -214,31 +218,44 @@ export class AppListingEngine {
       brotliBody: null,
       brotliJob: null,
       brotli: () => {
-        entry.brotliJob ??= this.compressBrotli(entry);
+        // Only for a body the cache holds: one that was not kept would be compressed for nothing.
+        if (entry.brotliJob === null && this.bodies.get(key) === entry) entry.brotliJob = this.queueBrotli(entry);
         return entry.brotliBody;
       },
     };
     const previous = this.bodies.get(key);
     // A body made for an older version than the one held is served once but not kept.
     if (previous !== undefined && previous.stamp.version > entry.stamp.version) return entry;
-    // A variant asked for in brotli before is compressed again at once.
-    if (previous !== undefined && previous.brotliJob !== null) entry.brotli();
     this.bodies.delete(key);
     this.bodies.set(key, entry);
     this.evict();
+    // A variant asked for in brotli before is compressed again at once.
+    if (previous !== undefined && previous.brotliJob !== null) entry.brotli();
     return entry;
   }
 
+  private queueBrotli(entry: BodyEntry): Promise<void> {
+    const job = this.brotliQueue.then(() => this.compressBrotli(entry)).catch(() => undefined);
+    this.brotliQueue = job;
+    return job;
+  }
+
   private async compressBrotli(entry: BodyEntry): Promise<void> {
+    // Replaced or evicted while waiting its turn: nobody will be served it.
+    if (this.bodies.get(entry.key) !== entry) return;
     const text = await gunzip(entry.gzip);
     const body = await brotliCompress(text, {
       params: { [zlib.constants.BROTLI_PARAM_QUALITY]: this.options.brotliQuality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: text.length },
     });
-    if (body.length < entry.gzip.length) entry.brotliBody = body;
+    if (body.length < entry.gzip.length && this.bodies.get(entry.key) === entry) entry.brotliBody = body;
     this.evict();
   }
 
-  /** Least recently used bodies go first, then every platform cut; the whole parts stay. */
+  /**
+   * Least recently used bodies go first. The apps' parts and platform cuts stay (a cut goes with
+   * its app's next change): dropping cuts would make the next platform request cut every app
+   * again, and under a bound too small for one body, every request.
+   */
   private evict(): void {
     let size = this.size;
     for (const [key, body] of this.bodies) {
@@ -246,7 +263,5 @@ export class AppListingEngine {
       this.bodies.delete(key);
       size -= body.bytes + (body.brotliBody?.length ?? 0);
     }
-    if (size <= this.options.maxBytes) return;
-    for (const part of this.parts.values()) part.cuts.clear();
   }
 }
