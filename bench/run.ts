@@ -112,8 +112,12 @@ const rssOf = (pid: number): { rss: number; peak: number } => {
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 };
 
-const cli = (dataDir: string, args: string[]): void =>
-  void execFileSync('taskset', ['-c', CLIENT_CORE, process.execPath, path.join(ROOT, 'bin', 'appstore.js'), ...args], { env: { ...process.env, APPSTORE_DATA_DIR: dataDir }, stdio: 'ignore' });
+/** The CLI in a process of its own, waited for without blocking this one (the /healthz probe runs meanwhile). */
+const cli = (dataDir: string, args: string[]): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const child = spawn('taskset', ['-c', CLIENT_CORE, process.execPath, path.join(ROOT, 'bin', 'appstore.js'), ...args], { env: { ...process.env, APPSTORE_DATA_DIR: dataDir }, stdio: 'ignore' });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`appstore ${args.join(' ')} exited ${code}`))));
+  });
 
 async function makeData(apps: number): Promise<{ dataDir: string; seconds: number }> {
   const dataDir = path.join(work, `data-${apps}`);
@@ -160,7 +164,7 @@ async function rerenderAfterWrite(port: number, dataDir: string, round: number):
       await new Promise((r) => setTimeout(r, 5));
     }
   })();
-  cli(dataDir, ['app', 'set', 'app_0000', round % 2 === 0 ? '--featured' : '--no-featured']);
+  await cli(dataDir, ['app', 'set', 'app_0000', round % 2 === 0 ? '--featured' : '--no-featured']);
   let ms = 0;
   for (let i = 0; i < 1000; i++) {
     const start = performance.now();
