@@ -66,55 +66,52 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 /**
- * Catches SIGTERM and SIGINT from the very start of `appstore serve`: a signal that arrives while
- * the server is still starting (migrations, the first render) is kept and acted on once it runs,
- * instead of killing the process halfway.
+ * Starts the server with `start` and resolves once it has shut down after SIGTERM or SIGINT.
+ * The signals are caught before `start` runs: one that arrives while the server is still starting
+ * (migrations, the first render) stops it as soon as it runs, instead of killing the process
+ * halfway. A second signal, or a shutdown longer than the grace period, ends the process at once.
  */
-export function holdSignals(signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): { received(): NodeJS.Signals | null; release(): void } {
-  let received: NodeJS.Signals | null = null;
-  const hold = (signal: NodeJS.Signals): void => {
-    received ??= signal;
-  };
-  for (const s of signals) process.on(s, hold);
-  return {
-    received: () => received,
-    release: () => {
-      for (const s of signals) process.off(s, hold);
-    },
-  };
-}
-
-/**
- * Resolves once the server has shut down after SIGTERM or SIGINT. A second signal, or a
- * shutdown that takes longer than the grace period, ends the process at once.
- */
-export function stopOnSignals(server: RunningServer, signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'], held?: ReturnType<typeof holdSignals>): Promise<void> {
+export function serveUntilSignalled(start: () => Promise<RunningServer>, signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): Promise<void> {
   return new Promise((resolve, reject) => {
-    let received = false;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (received) {
-        server.app.log.warn({ signal }, 'second signal: exiting without waiting');
-        process.exit(1);
-      }
-      received = true;
-      server.app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    let server: RunningServer | undefined;
+    let received: NodeJS.Signals | null = null;
+    const release = (): void => {
+      for (const s of signals) process.off(s, onSignal);
+    };
+    const shutDown = (running: RunningServer, signal: NodeJS.Signals): void => {
+      running.app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
       const force = setTimeout(() => {
-        server.app.log.error('shutdown took longer than the grace period: exiting');
+        running.app.log.error('shutdown took longer than the grace period: exiting');
         process.exit(1);
       }, SHUTDOWN_GRACE_MS).unref();
-      server
+      running
         .stop()
         .then(() => {
           clearTimeout(force);
-          for (const s of signals) process.off(s, onSignal);
-          server.app.log.info('shutdown complete');
+          release();
+          running.app.log.info('shutdown complete');
           resolve();
         })
         .catch(reject);
     };
+    function onSignal(signal: NodeJS.Signals): void {
+      if (received !== null) {
+        server?.app.log.warn({ signal }, 'second signal: exiting without waiting');
+        process.exit(1);
+      }
+      received = signal;
+      if (server !== undefined) shutDown(server, signal);
+    }
     for (const s of signals) process.on(s, onSignal);
-    held?.release();
-    const early = held?.received();
-    if (early !== null && early !== undefined) onSignal(early);
+    start().then(
+      (running) => {
+        server = running;
+        if (received !== null) shutDown(running, received);
+      },
+      (error: unknown) => {
+        release();
+        reject(error);
+      },
+    );
   });
 }

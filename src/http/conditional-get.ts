@@ -9,10 +9,12 @@ import type { Encoding } from '../domain/listings/listing-cache.ts';
  * rendering, no other database work), otherwise the body rendered and compressed once per
  * content version, in the best encoding the client accepts.
  */
+/** Every listing response's caching headers, the 304s answered before routing included. */
+export const LISTING_CACHING = { vary: 'Accept-Encoding', 'cache-control': 'public, no-cache' } as const;
+
 export async function sendListing(request: FastifyRequest, reply: FastifyReply, listing: Listing): Promise<FastifyReply> {
-  reply.header('vary', 'Accept-Encoding');
-  reply.header('cache-control', 'public, no-cache');
-  if (isNotModified(request, listing.etag, listing.changedAt)) {
+  reply.headers(LISTING_CACHING);
+  if (isNotModified(request.headers, listing.etag, listing.changedAt)) {
     reply.header('etag', listing.etag).header('last-modified', listing.changedAt.toUTCString());
     return reply.code(304).send();
   }
@@ -35,11 +37,7 @@ export async function sendListing(request: FastifyRequest, reply: FastifyReply, 
 }
 
 /** RFC 9110 §13.1.2/§13.1.3: If-None-Match (weak comparison, `*`) first; else If-Modified-Since. */
-export function isNotModified(request: FastifyRequest, etag: string, lastModified: Date): boolean {
-  return isNotModifiedBy(request.headers, etag, lastModified);
-}
-
-export function isNotModifiedBy(headers: IncomingHttpHeaders, etag: string, lastModified: Date): boolean {
+export function isNotModified(headers: IncomingHttpHeaders, etag: string, lastModified: Date): boolean {
   const ifNoneMatch = headers['if-none-match'];
   if (ifNoneMatch !== undefined) return etagListMatches(ifNoneMatch, etag);
   const ifModifiedSince = headers['if-modified-since'];

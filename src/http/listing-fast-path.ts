@@ -1,9 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ListingName, Listings } from '../domain/listings/listings.ts';
 import { PLATFORM_VERSION_PATTERN } from '../domain/versions/semantic-version.ts';
-import { isNotModifiedBy } from './conditional-get.ts';
+import { LISTING_CACHING, isNotModified } from './conditional-get.ts';
 import { corsHeadersFor } from './cors.ts';
 import { requestIdFor } from './request-id.ts';
+
+/** `include_enterprise`: true or 1, in any case; anything else (or nothing) leaves enterprise-only apps out. */
+export function includesEnterprise(value: string | undefined): boolean {
+  return /^(true|1)$/i.test(value ?? '');
+}
 
 /** The listing a path names, as the listing routes read it; null for anything else. */
 export function listingOf(url: string): ListingName | null {
@@ -31,7 +36,7 @@ export function listingOf(url: string): ListingName | null {
   const values = queryAt === -1 ? [] : new URLSearchParams(url.slice(queryAt + 1)).getAll('include_enterprise');
   // Repeated, the route refuses it (400): leave that to the route.
   if (values.length > 1) return null;
-  const includeEnterprise = /^(true|1)$/i.test(values[0] ?? '');
+  const includeEnterprise = includesEnterprise(values[0]);
   return platform === undefined ? { kind: 'apps', includeEnterprise } : { kind: 'apps', includeEnterprise, platform };
 }
 
@@ -57,13 +62,12 @@ export function notModifiedFastPath(listings: Listings, options: FastPathOptions
     const name = listingOf(url);
     if (name === null) return false;
     const validators = listings.validatorsOf(name);
-    if (validators === undefined || !isNotModifiedBy(headers, validators.etag, validators.changedAt)) return false;
+    if (validators === undefined || !isNotModified(headers, validators.etag, validators.changedAt)) return false;
     const reqId = requestIdFor(headers);
     response.writeHead(304, {
       etag: validators.etag,
       'last-modified': validators.changedAt.toUTCString(),
-      vary: 'Accept-Encoding',
-      'cache-control': 'public, no-cache',
+      ...LISTING_CACHING,
       ...corsHeadersFor(url),
       'x-request-id': reqId,
       'x-content-type-options': 'nosniff',

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
-import { assembleAppListing, toFragment } from '../../src/domain/listings/app-listing.ts';
 import { recentWindowStart } from '../../src/domain/listings/rating-aggregate.ts';
 import { loadListedApps } from '../../src/storage/repositories/listing.repository.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { TestClock } from '../helpers/clock.ts';
+import { renderFromScratch } from '../helpers/listed-app.ts';
 import { publishDirectly, registerDirectly } from '../helpers/listing-data.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { DIALECT } from '../helpers/test-database.ts';
@@ -36,10 +36,12 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
   let other: TestServer;
   const clock = new TestClock('2026-06-01T12:00:00.000Z');
   const users: number[] = [];
+  let routedRequests = 0;
   const certificates = ['-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----', '-----BEGIN CERTIFICATE-----\nBBBB\n-----END CERTIFICATE-----'];
 
   before(async () => {
-    server = await createTestServer({ now: clock.now });
+    // Counts the requests fastify routes: a 304 answered before routing never reaches it.
+    server = await createTestServer({ now: clock.now, configure: (app) => app.addHook('onRequest', async () => void (routedRequests += 1)) });
     other = await createTestServer({ now: clock.now, database: server.database });
     await server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], clock.now());
     for (const name of ['u1', 'u2', 'u3', 'owner']) users.push((await createUser(server.container, name, null)).id);
@@ -58,7 +60,7 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
   /** What every variant must decode to: the apps read whole and rendered from scratch. */
   async function expected(variant: (typeof VARIANTS)[number]): Promise<string> {
     const apps = await loadListedApps(server.container.database.db, recentWindowStart(clock.now()).since);
-    return assembleAppListing(apps.map(toFragment), variant);
+    return renderFromScratch(apps, variant);
   }
 
   async function served(url: string, encoding: 'gzip' | 'br', retried = false): Promise<{ text: string; etag: string; encoding: string }> {
@@ -157,7 +159,9 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
       const first = await fetch(`${origin}${url}`);
       const etag = String(first.headers.get('etag'));
       await first.arrayBuffer();
+      const routedBefore = routedRequests;
       const fast = await fetch(`${origin}${url}`, { headers: { 'if-none-match': etag, 'x-request-id': 'poll-1' } });
+      assert.equal(routedRequests, routedBefore, `${url}: the 304 was answered before routing`);
       // inject() goes to the routes directly: what the route itself answers.
       const routed = await server.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag, 'x-request-id': 'poll-1' } });
       assert.equal(fast.status, 304);
@@ -165,8 +169,10 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
       const names = ['etag', 'last-modified', 'vary', 'cache-control', 'access-control-allow-origin', 'access-control-expose-headers', 'x-request-id', 'x-content-type-options'];
       for (const name of names) assert.equal(fast.headers.get(name), routed.headers[name] === undefined ? null : String(routed.headers[name]), `${url}: ${name}`);
       assert.equal((await fetch(`${origin}${url}`, { method: 'HEAD', headers: { 'if-none-match': etag } })).status, 304);
+      const routedBeforeStale = routedRequests;
       const stale = await fetch(`${origin}${url}`, { headers: { 'if-none-match': '"other"' } });
       assert.equal(stale.status, 200);
+      assert.equal(routedRequests, routedBeforeStale + 1, 'a changed listing goes to the route');
       await stale.arrayBuffer();
     }
   });

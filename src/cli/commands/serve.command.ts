@@ -1,4 +1,4 @@
-import { holdSignals, startServer, stopOnSignals } from '../../server.ts';
+import { serveUntilSignalled, startServer } from '../../server.ts';
 import type { Command } from '../command.ts';
 import { configFor } from '../context.ts';
 
@@ -10,15 +10,7 @@ export const serveCommand: Command = {
 (default 127.0.0.1:8000) until SIGTERM or SIGINT, when it stops accepting connections,
 finishes the requests in flight and closes the database. Logs are JSON lines on stdout.`,
   async run(_input, io) {
-    const held = holdSignals();
-    let server: Awaited<ReturnType<typeof startServer>>;
-    try {
-      server = await startServer(configFor(io), { env: io.env });
-    } catch (error) {
-      held.release();
-      throw error;
-    }
-    await stopOnSignals(server, undefined, held);
+    await serveUntilSignalled(() => startServer(configFor(io), { env: io.env }));
     return 0;
   },
 };

@@ -1,32 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { listedApp } from '../../../test/helpers/listed-app.ts';
 import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
 import { currentCatalog, homeView, latestPerPlatform, textsIn } from './browse-catalog.ts';
 
-const app = (id: string, created: string, lastModified: string, extra: Partial<ListedApp> = {}): ListedApp => ({
-  id,
-  categories: ['tools'],
-  authors: [],
-  userDocs: '',
-  adminDocs: '',
-  developerDocs: '',
-  issueTracker: '',
-  website: '',
-  discussion: '',
-  screenshots: [],
-  translations: { en: { name: id, summary: `${id} summary`, description: '' } },
-  ratingOverall: 0.5,
-  ratingNumOverall: 0,
-  ratingRecent: 0.5,
-  ratingNumRecent: 0,
-  isEnterpriseOnly: false,
-  created,
-  lastModified,
-  isFeatured: false,
-  certificate: '',
-  releases: [],
-  ...extra,
-});
+const app = (id: string, created: string, lastModified: string, extra: Partial<ListedApp> = {}): ListedApp => listedApp(id, { created, lastModified, ...extra });
 
 describe('homeView', () => {
   test('featured, newest and recently updated first, categories by size', () => {

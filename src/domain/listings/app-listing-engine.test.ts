@@ -1,56 +1,22 @@
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
-import type { ListedApp, ListedRelease } from './app-listing.ts';
-import { assembleAppListing, toFragment } from './app-listing.ts';
-import type { AppListingSource, AppListingVariant } from './app-listing-engine.ts';
+import { listedApp as baseApp, listedRelease, renderFromScratch } from '../../../test/helpers/listed-app.ts';
+import type { ListedApp, ListingVariant } from './app-listing.ts';
+import type { AppListingSource } from './app-listing-engine.ts';
 import { AppListingEngine } from './app-listing-engine.ts';
 import type { RecentWindow } from './rating-aggregate.ts';
 
-const release = (version: string, platformVersionSpec: string): ListedRelease => ({
-  version,
-  phpExtensions: [],
-  databases: [],
-  shellCommands: [],
-  phpVersionSpec: '*',
-  rawPhpVersionSpec: '*',
-  platformVersionSpec,
-  rawPlatformVersionSpec: platformVersionSpec,
-  minIntSize: 32,
-  isNightly: false,
-  licenses: ['agpl'],
-  translations: { en: { changelog: `changes in ${version} ✓` } },
-  download: `https://example.org/${version}.tar.gz`,
-  created: '2026-01-01T00:00:00.000000Z',
-  lastModified: '2026-01-01T00:00:00.000000Z',
-  signature: 'c2ln'.repeat(100),
-  signatureDigest: 'sha512',
-});
-
-const listedApp = (id: string, extra: Partial<ListedApp> = {}): ListedApp => ({
-  id,
-  categories: ['tools'],
-  authors: [{ name: 'Ann', mail: '', homepage: '' }],
-  userDocs: '',
-  adminDocs: '',
-  developerDocs: '',
-  issueTracker: '',
-  website: '',
-  discussion: '',
-  screenshots: [],
-  translations: { en: { name: id, summary: `${id} summary`, description: 'text '.repeat(50) } },
-  ratingOverall: 0.5,
-  ratingNumOverall: 0,
-  ratingRecent: 0.5,
-  ratingNumRecent: 0,
-  isEnterpriseOnly: false,
-  created: '2026-01-01T00:00:00.000000Z',
-  lastModified: '2026-01-01T00:00:00.000000Z',
-  isFeatured: false,
-  certificate: '-----BEGIN CERTIFICATE-----\nMII\n-----END CERTIFICATE-----',
-  releases: [release('1.0.0', '>=29.0.0 <31.0.0'), release('2.0.0', '>=30.0.0 <32.0.0'), release('0.9.0', '>=28.0.0 <30.0.0')],
-  ...extra,
-});
+const release = listedRelease;
+/** An app with three releases over different Nextcloud ranges, an author and some text. */
+const listedApp = (id: string, extra: Partial<ListedApp> = {}): ListedApp =>
+  baseApp(id, {
+    authors: [{ name: 'Ann', mail: '', homepage: '' }],
+    translations: { en: { name: id, summary: `${id} summary`, description: 'text '.repeat(50) } },
+    certificate: '-----BEGIN CERTIFICATE-----\nMII\n-----END CERTIFICATE-----',
+    releases: [release('1.0.0', '>=29.0.0 <31.0.0'), release('2.0.0', '>=30.0.0 <32.0.0'), release('0.9.0', '>=28.0.0 <30.0.0')],
+    ...extra,
+  });
 
 /** A store in memory: apps with their listing versions, and a log of what the engine read. */
 class FakeStore implements AppListingSource {
@@ -88,16 +54,16 @@ class FakeStore implements AppListingSource {
   }
 
   /** apps.json as the whole-catalogue render makes it: the oracle. */
-  fromScratch(variant: AppListingVariant): string {
+  fromScratch(variant: ListingVariant): string {
     const apps = [...this.apps.values()].map((a) => a.app).filter((a) => a.releases.length > 0);
     apps.sort((a, b) => (a.id < b.id ? -1 : 1));
-    return assembleAppListing(apps.map(toFragment), variant);
+    return renderFromScratch(apps, variant);
   }
 }
 
 const DAY: RecentWindow = { since: '2026-01-01T00:00:00.000000Z', day: '20260401' };
 const options = { batchSize: 2, maxBytes: 64 * 1024 * 1024, gzipLevel: 6, brotliQuality: 5 };
-const VARIANTS: AppListingVariant[] = [
+const VARIANTS: ListingVariant[] = [
   { includeEnterprise: true },
   { includeEnterprise: false },
   { includeEnterprise: true, platform: '30.0.0' },

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { ListedApp } from './app-listing.ts';
+import type { ListedApp, ListingVariant } from './app-listing.ts';
 import type { AppPart, PartOptions } from './app-part.ts';
 import { cutAppPart, makeAppPart, partBytes, releasesFor } from './app-part.ts';
 import type { GzipPart } from './gzip-parts.ts';
@@ -22,12 +22,6 @@ export interface AppListingSource {
   load(ids: readonly string[], recentSince: string): Promise<Array<{ readonly listingVersion: number; readonly app: ListedApp }>>;
   /** Per app, how many of its ratings are at or after `recentSince` (apps without any are absent). */
   recentRatingCounts(recentSince: string): Promise<ReadonlyMap<string, number>>;
-}
-
-export interface AppListingVariant {
-  readonly includeEnterprise: boolean;
-  /** X.Y.Z: only the releases this platform version satisfies, and apps that have one. */
-  readonly platform?: string;
 }
 
 /** One listing body, assembled from parts: gzip at once, brotli compressed in the background when first asked for. */
@@ -56,10 +50,13 @@ interface Current {
 
 interface BodyEntry extends AssembledListing {
   readonly key: string;
-  readonly bytes: number;
+  /** The recent-rating window's day the body was assembled for. */
+  readonly day: string;
   brotliBody: Buffer | null;
   brotliJob: Promise<void> | null;
 }
+
+const bodyBytes = (body: BodyEntry): number => body.gzip.length + (body.brotliBody?.length ?? 0);
 
 const OPEN = literalPart('[');
 const SEPARATOR = literalPart(',');
@@ -95,13 +92,13 @@ export class AppListingEngine {
   ) {}
 
   /** The variant's body at `minVersion` or later, for the recent-rating window given. */
-  async body(variant: AppListingVariant, window: RecentWindow, minVersion: number): Promise<AssembledListing> {
+  async body(variant: ListingVariant, window: RecentWindow, minVersion: number): Promise<AssembledListing> {
     const current = await this.currentAt(window, minVersion);
     // Without enterprise-only apps, both bodies are the same: one is kept.
     const enterprise = variant.includeEnterprise || !current.apps.some((app) => app.enterpriseOnly);
-    const key = `${current.day}-${variant.platform ?? 'all'}-${enterprise ? 'enterprise' : 'public'}`;
+    const key = `${variant.platform ?? 'all'}-${enterprise ? 'enterprise' : 'public'}`;
     const known = this.bodies.get(key);
-    if (known !== undefined && known.stamp.version === current.stamp.version) {
+    if (known !== undefined && known.stamp.version === current.stamp.version && known.day === current.day) {
       this.bodies.delete(key);
       this.bodies.set(key, known); // most recently used last
       return known;
@@ -109,7 +106,7 @@ export class AppListingEngine {
     const pending = this.assembling.get(key);
     if (pending !== undefined) {
       const entry = await pending;
-      if (entry.stamp.version >= minVersion) return entry;
+      if (entry.stamp.version >= minVersion && entry.day === current.day) return entry;
     }
     const job = this.assemble(key, variant, current).finally(() => {
       if (this.assembling.get(key) === job) this.assembling.delete(key);
@@ -122,7 +119,7 @@ export class AppListingEngine {
   get size(): number {
     let bytes = 0;
     for (const part of this.parts.values()) bytes += partBytes(part);
-    for (const body of this.bodies.values()) bytes += body.bytes + (body.brotliBody?.length ?? 0);
+    for (const body of this.bodies.values()) bytes += bodyBytes(body);
     return bytes;
   }
 
@@ -198,7 +195,7 @@ export class AppListingEngine {
     return consistent;
   }
 
-  private async assemble(key: string, variant: AppListingVariant, current: Current): Promise<BodyEntry> {
+  private async assemble(key: string, variant: ListingVariant, current: Current): Promise<BodyEntry> {
     const pieces: GzipPart[] = [OPEN];
     for (const app of current.apps) {
       if (app.enterpriseOnly && !variant.includeEnterprise) continue;
@@ -211,10 +208,10 @@ export class AppListingEngine {
     const gzip = assembleGzip(pieces);
     const entry: BodyEntry = {
       key,
+      day: current.day,
       stamp: current.stamp,
       gzip,
       length: textLength(pieces),
-      bytes: gzip.length,
       brotliBody: null,
       brotliJob: null,
       brotli: () => {
@@ -225,7 +222,7 @@ export class AppListingEngine {
     };
     const previous = this.bodies.get(key);
     // A body made for an older version than the one held is served once but not kept.
-    if (previous !== undefined && previous.stamp.version > entry.stamp.version) return entry;
+    if (previous !== undefined && previous.day === entry.day && previous.stamp.version > entry.stamp.version) return entry;
     this.bodies.delete(key);
     this.bodies.set(key, entry);
     this.evict();
@@ -261,7 +258,7 @@ export class AppListingEngine {
     for (const [key, body] of this.bodies) {
       if (size <= this.options.maxBytes) return;
       this.bodies.delete(key);
-      size -= body.bytes + (body.brotliBody?.length ?? 0);
+      size -= bodyBytes(body);
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { AppData, ReleaseData } from '../releases/release-data.ts';
-import { compareReleaseVersions, parseSpec, satisfies } from '../versions/semantic-version.ts';
+import { compareReleaseVersions, parseSpec } from '../versions/semantic-version.ts';
 import type { SpecBounds } from '../versions/semantic-version.ts';
 import type { RatingAggregate } from './rating-aggregate.ts';
 
@@ -22,7 +22,7 @@ export interface ListedApp extends AppData, RatingAggregate {
   readonly releases: readonly ListedRelease[];
 }
 
-/** One app serialised once per content version; listings are assembled from these by concatenation. */
+/** One app serialised: its text up to the releases, and each release (newest first) with its Nextcloud range. */
 export interface AppFragment {
   readonly enterpriseOnly: boolean;
   /** `{"id":…,…,"releases":[` */
@@ -66,21 +66,9 @@ export function toFragment(app: ListedApp): AppFragment {
   };
 }
 
+/** Which app listing: apps.json with or without enterprise-only apps, or platform/{v}/apps.json. */
 export interface ListingVariant {
   readonly includeEnterprise: boolean;
   /** X.Y.Z: only the releases this platform version satisfies, and apps that have one. */
   readonly platform?: string;
-}
-
-/** apps.json and platform/{v}/apps.json, as bytes-ready JSON text. */
-export function assembleAppListing(fragments: readonly AppFragment[], variant: ListingVariant): string {
-  const parts: string[] = [];
-  for (const fragment of fragments) {
-    if (fragment.enterpriseOnly && !variant.includeEnterprise) continue;
-    const platform = variant.platform;
-    const releases = platform === undefined ? fragment.releases : fragment.releases.filter((r) => satisfies(platform, r.bounds));
-    if (releases.length === 0) continue;
-    parts.push(`${fragment.head}${releases.map((r) => r.json).join(',')}]}`);
-  }
-  return `[${parts.join(',')}]`;
 }

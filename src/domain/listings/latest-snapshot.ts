@@ -9,8 +9,8 @@ export interface DaySnapshot {
 
 /**
  * The newest snapshot of some data derived from the whole catalogue, read once per content
- * version and day, and shared by every request that needs it: the listings' per-app fragments,
- * the website's listed apps. Concurrent requests share one load; only the newest is kept.
+ * version and day, and shared by every request that needs it (the website's catalogue view).
+ * Concurrent requests share one load; only the newest is kept.
  */
 export class LatestSnapshot<T extends DaySnapshot> {
   private latest: T | undefined;

@@ -5,7 +5,8 @@ import { sortCategories } from '../catalog/catalog.ts';
 import type { ListedApp } from './app-listing.ts';
 import type { AppListingEngine } from './app-listing-engine.ts';
 import type { ListingCache, Render } from './listing-cache.ts';
-import { recentWindowStart } from './rating-aggregate.ts';
+import type { RecentWindow } from './rating-aggregate.ts';
+import { recentWindowStart, windowDay } from './rating-aggregate.ts';
 import type { VersionStamp } from './version-stamp.ts';
 import { listingEtag } from './version-stamp.ts';
 
@@ -108,24 +109,25 @@ export class Listings {
   validatorsOf(name: ListingName): { etag: string; changedAt: Date } | undefined {
     const stamp = this.versions.current;
     if (stamp === undefined) return undefined;
-    return { etag: listingEtag(stamp, this.variantName(name)), changedAt: stamp.changedAt };
+    return { etag: listingEtag(stamp, this.variantName(name, windowDay(this.now()))), changedAt: stamp.changedAt };
   }
 
   async open(name: ListingName): Promise<Listing> {
     const stamp = this.versions.current ?? (await this.versions.ready());
-    const variant = this.variantName(name);
-    return { etag: listingEtag(stamp, variant), changedAt: stamp.changedAt, body: () => this.render(name, variant, stamp.version) };
+    // One window per request: the body is the one the ETag names, even across midnight.
+    const window = recentWindowStart(this.now());
+    const variant = this.variantName(name, window.day);
+    return { etag: listingEtag(stamp, variant), changedAt: stamp.changedAt, body: () => this.render(name, variant, window, stamp.version) };
   }
 
-  private variantName(name: ListingName): string {
+  private variantName(name: ListingName, day: string): string {
     if (name.kind !== 'apps') return name.kind;
     const listing = name.platform === undefined ? 'apps' : `platform-${name.platform}`;
-    return `${listing}-${recentWindowStart(this.now()).day}-${name.includeEnterprise ? 'all' : 'public'}`;
+    return `${listing}-${day}-${name.includeEnterprise ? 'all' : 'public'}`;
   }
 
-  private async render(name: ListingName, variant: string, minVersion: number): Promise<ListingBody> {
+  private async render(name: ListingName, variant: string, window: RecentWindow, minVersion: number): Promise<ListingBody> {
     if (name.kind === 'apps') {
-      const window = recentWindowStart(this.now());
       const body = await this.engine.body(name, window, minVersion);
       const gzip = body.gzip;
       return {

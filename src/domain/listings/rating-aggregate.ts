@@ -31,5 +31,10 @@ export interface RecentWindow {
 export function recentWindowStart(now: Date): RecentWindow {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const since = new Date(today - RECENT_RATING_DAYS * 86_400_000);
-  return { since: formatTimestamp(since), day: new Date(today).toISOString().slice(0, 10).replace(/-/g, '') };
+  return { since: formatTimestamp(since), day: windowDay(now) };
+}
+
+/** The window's day alone (YYYYMMDD, UTC): what a listing's ETag carries, asked on every conditional request. */
+export function windowDay(now: Date): string {
+  return now.toISOString().slice(0, 10).replace(/-/g, '');
 }

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { PLATFORM_VERSION_PATTERN } from '../../../domain/versions/semantic-version.ts';
 import { sendListing } from '../../conditional-get.ts';
+import { includesEnterprise } from '../../listing-fast-path.ts';
 import { errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 import { ListingRequestHeaders, listingResponses } from './listings.schemas.ts';
@@ -10,7 +11,6 @@ const EnterpriseQuery = Type.Object(
   { include_enterprise: Type.Optional(Type.String({ description: 'true or 1 (any case) includes enterprise-only apps' })) },
   { additionalProperties: true },
 );
-const includesEnterprise = (query: { include_enterprise?: string }): boolean => /^(true|1)$/i.test(query.include_enterprise ?? '');
 
 const PlatformParams = Type.Object({
   version: Type.String({ pattern: PLATFORM_VERSION_PATTERN.source, description: 'a platform version X.Y.Z, digits only, such as 30.0.0' }),
@@ -31,7 +31,7 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
       querystring: EnterpriseQuery,
       response: listingResponses('App', 'Apps with all their releases'),
     },
-    handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query) })),
+    handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query.include_enterprise) })),
   });
 
   app.get('/api/v1/platform/:version/apps.json', {
@@ -44,7 +44,7 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
       response: { ...listingResponses('App', 'Apps with their compatible releases; apps without one are left out'), ...errorResponses('invalid_request') },
     },
     handler: async (request, reply) =>
-      sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query), platform: request.params.version })),
+      sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query.include_enterprise), platform: request.params.version })),
   });
 
   app.get('/api/v1/ratings.json', {
