@@ -37,6 +37,7 @@ import { accountRepository } from './storage/repositories/account.repository.ts'
 import { appRepository } from './storage/repositories/app.repository.ts';
 import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
 import { ContentVersionFeed } from './storage/content-version-feed.ts';
+import { loadSavedParts, saveParts } from './storage/repositories/listing-part.repository.ts';
 import { countRecentRatings, loadAppsWithVersions, loadListedAppIndex, loadListedApps, loadListedRatings } from './storage/repositories/listing.repository.ts';
 import { listPlatformReleases, upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
 import { rateLimitRepository } from './storage/repositories/rate-limit.repository.ts';
@@ -81,7 +82,8 @@ export interface Container {
   /** True when the database answers. */
   readonly isDatabaseReachable: () => Promise<boolean>;
   /** Where the content version feed tells of its listening connection (the server's log, once it runs). */
-  readonly versionReports: { report: (event: 'listening' | 'lost', error?: Error) => void };
+  /** What the listings tell the operator (the server logs it): the change feed's state, parts that could not be saved. */
+  readonly listingReports: { report: (event: 'listening' | 'lost', error?: Error) => void; partsNotSaved: (error: unknown) => void };
   /** Applies pending migrations (safe to run from several processes at once). */
   readonly migrate: () => Promise<MigrationReport>;
   close(): Promise<void>;
@@ -142,7 +144,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
     now,
   };
-  const versions = new ContentVersionFeed(database, { pollMs: VERSION_POLL_MS, reconnectMs: LISTEN_RETRY_MS, report: (event, error) => versionReports.report(event, error) });
+  const versions = new ContentVersionFeed(database, { pollMs: VERSION_POLL_MS, reconnectMs: LISTEN_RETRY_MS, report: (event, error) => listingReports.report(event, error) });
   const listingSources: ListingSources = {
     apps: (recentSince) => readSnapshot(database, (trx) => loadListedApps(trx, recentSince)),
     ratings: () => readSnapshot(database, loadListedRatings),
@@ -155,8 +157,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       index: () => readSnapshot(database, loadListedAppIndex).then(({ stamp, body }) => ({ stamp, apps: body })),
       load: (ids, recentSince) => loadAppsWithVersions(db, recentSince, ids),
       recentRatingCounts: (recentSince) => countRecentRatings(db, recentSince),
+      savedParts: (ids, format) => loadSavedParts(db, ids, format),
+      saveParts: (parts, format) => saveParts(db, parts, format),
     },
-    { batchSize: LISTING_BATCH_APPS, maxBytes: cacheBytes, gzipLevel: 6, brotliQuality: 5 },
+    { batchSize: LISTING_BATCH_APPS, maxBytes: cacheBytes, gzipLevel: 6, brotliQuality: 5, onSaveError: (error) => listingReports.partsNotSaved(error) },
   );
   // The small listings (categories, platforms, ratings) are rendered whole, within the same bound.
   const listings = new Listings(listingSources, versions, engine, new ListingCache({ maxBytes: Math.max(1024 * 1024, cacheBytes / 8) }), now);
@@ -165,7 +169,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const mailDirectory = path.join(config.dataDir, 'mail');
   const mailFiles = { directory: smtp === null ? mailDirectory : null, notify: (message: string): void => void process.stderr.write(`${message}\n`) };
   const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
-  const versionReports = { report: (_event: 'listening' | 'lost', _error?: Error): void => undefined };
+  const listingReports = { report: (_event: 'listening' | 'lost', _error?: Error): void => undefined, partsNotSaved: (_error: unknown): void => undefined };
   const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now };
   return {
     config,
@@ -202,7 +206,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     revocations,
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
-    versionReports,
+    listingReports,
     close: async () => {
       smtp?.close();
       await versions.close();

@@ -5,6 +5,7 @@ import type { DatabaseHandle, Dialect } from './database.ts';
 import * as initial from './migrations/0001-initial.ts';
 import * as accountLinks from './migrations/0002-account-links.ts';
 import * as listingVersions from './migrations/0003-listing-versions.ts';
+import * as listingParts from './migrations/0004-listing-parts.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
@@ -14,6 +15,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0001-initial', initial],
   ['0002-account-links', accountLinks],
   ['0003-listing-versions', listingVersions],
+  ['0004-listing-parts', listingParts],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

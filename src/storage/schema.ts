@@ -107,6 +107,20 @@ export interface AppsTable {
   listing_version: Defaulted<number>;
 }
 
+/** The listing engine's compressed part of one app, as of its listing version (derived data). */
+export interface ListingPartsTable {
+  app_id: string;
+  format: string;
+  listing_version: number;
+  recent_ratings: number;
+  enterprise_only: Bool;
+  head_length: number;
+  releases: string;
+  crc: number | string | bigint;
+  text_length: number;
+  deflated: Buffer;
+}
+
 export interface AppTranslationsTable {
   app_id: string;
   language: string;
@@ -243,6 +257,7 @@ export interface Database {
   rating_translations: RatingTranslationsTable;
   certificate_revocations: CertificateRevocationsTable;
   rate_limit_hits: RateLimitHitsTable;
+  listing_parts: ListingPartsTable;
 }
 
 export function toBool(value: boolean | number): boolean {

@@ -152,6 +152,39 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
     }
   });
 
+  test('the parts are saved in the database: a node that starts takes those that are current and renders the others', async () => {
+    const url = '/api/v1/apps.json?include_enterprise=true';
+    const want = await expected(VARIANTS[0]);
+    assert.equal((await served(url, 'gzip')).text, want);
+    await server.container.listings.engine.savesSettled();
+    const db = server.container.database.db;
+    const index = await db.selectFrom('apps').select(['id', 'listing_version']).where((eb) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id'))).orderBy('id').execute();
+    const saved = await db.selectFrom('listing_parts').select(['app_id', 'listing_version', 'format']).orderBy('app_id').execute();
+    assert.deepEqual(saved.map((row) => [row.app_id, Number(row.listing_version)]), index.map((row) => [row.id, Number(row.listing_version)]), 'one current part per listed app');
+
+    // The first app's saved part replaced by the second's (same listing version): a node that takes
+    // saved parts serves the second app twice, which shows it read them instead of rendering.
+    const [first, second, third] = index;
+    assert.ok(first !== undefined && second !== undefined && third !== undefined, 'the catalogue has three apps');
+    const part = await db.selectFrom('listing_parts').selectAll().where('app_id', '=', second.id).executeTakeFirstOrThrow();
+    await db.updateTable('listing_parts').set({ deflated: part.deflated, crc: part.crc, text_length: part.text_length, head_length: part.head_length, releases: part.releases }).where('app_id', '=', first.id).execute();
+    // A part made by other code (another format) is not taken: that app is rendered.
+    await db.updateTable('listing_parts').set({ format: 'other code' }).where('app_id', '=', third.id).execute();
+    const node = await createTestServer({ now: clock.now, database: server.database });
+    try {
+      const response = await node.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+      const apps = JSON.parse(zlib.gunzipSync(response.rawPayload).toString()) as Array<{ id: string }>;
+      const wanted = JSON.parse(want) as Array<{ id: string }>;
+      assert.deepEqual(apps.map((app) => app.id), [second.id, ...wanted.slice(1).map((app) => app.id)]);
+      assert.deepEqual(apps.slice(1), wanted.slice(1), 'every other app as rendered');
+      await node.container.listings.engine.savesSettled();
+      const formats = await db.selectFrom('listing_parts').select('format').where('app_id', '=', third.id).execute();
+      assert.deepEqual(formats.map((row) => row.format), [saved[0]?.format], 'the part of other code replaced by this one');
+    } finally {
+      await node.app.close();
+    }
+  });
+
   test('over HTTP, a matching conditional request is answered before routing, with the headers of the route', async () => {
     await server.app.listen({ host: '127.0.0.1', port: 0 });
     const origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { listedApp as baseApp, listedRelease, renderFromScratch } from '../../../test/helpers/listed-app.ts';
 import type { ListedApp, ListingVariant } from './app-listing.ts';
 import type { AppListingSource } from './app-listing-engine.ts';
+import type { AppPart } from './app-part.ts';
 import { AppListingEngine } from './app-listing-engine.ts';
 import type { RecentWindow } from './rating-aggregate.ts';
 
@@ -51,6 +52,19 @@ class FakeStore implements AppListingSource {
 
   async recentRatingCounts() {
     return this.recentCounts;
+  }
+
+  readonly saved = new Map<string, { format: string; part: AppPart }>();
+
+  async savedParts(ids: readonly string[], format: string) {
+    return ids.flatMap((id) => {
+      const entry = this.saved.get(id);
+      return entry === undefined || entry.format !== format ? [] : [{ ...entry.part, cuts: new Map() }];
+    });
+  }
+
+  async saveParts(parts: readonly AppPart[], format: string) {
+    for (const part of parts) this.saved.set(part.id, { format, part });
   }
 
   /** apps.json as the whole-catalogue render makes it: the oracle. */
@@ -101,6 +115,41 @@ describe('the app listing engine', () => {
     store.put(listedApp('c', { isEnterpriseOnly: false }));
     await checkAll(engine, store);
     assert.deepEqual(store.loaded.sort(), ['c', 'empty']);
+  });
+
+  test('a new engine (a restart, another node) takes the saved parts that are current and renders only the others', async () => {
+    const store = new FakeStore();
+    for (const id of ['a', 'b', 'c', 'd']) store.put(listedApp(id, { ratingNumRecent: id === 'd' ? 1 : 0 }));
+    store.recentCounts = new Map([['d', 1]]);
+    const first = new AppListingEngine(store, options);
+    await checkAll(first, store);
+    await first.savesSettled();
+    assert.deepEqual([...store.saved.keys()].sort(), ['a', 'b', 'c', 'd']);
+
+    // Meanwhile: b changed, c's saved part was made by other code, d's rating left the window.
+    store.put(listedApp('b', { isFeatured: true }));
+    const c = store.saved.get('c');
+    if (c !== undefined) store.saved.set('c', { ...c, format: 'other' });
+    store.recentCounts = new Map();
+    store.apps.set('d', { app: listedApp('d'), listingVersion: store.apps.get('d')?.listingVersion ?? 0 });
+    store.loaded.length = 0;
+    const second = new AppListingEngine(store, options);
+    await checkAll(second, store);
+    assert.deepEqual(store.loaded.sort(), ['b', 'c', 'd'], 'a was taken as saved');
+    await second.savesSettled();
+    assert.equal(store.saved.get('b')?.part.listingVersion, store.apps.get('b')?.listingVersion, 'the new part of b is saved');
+  });
+
+  test('a failure to read or save parts only costs a render', async () => {
+    const store = new FakeStore();
+    for (const id of ['a', 'b']) store.put(listedApp(id));
+    const failures: unknown[] = [];
+    store.savedParts = async () => Promise.reject(new Error('database unavailable'));
+    store.saveParts = async () => Promise.reject(new Error('database unavailable'));
+    const engine = new AppListingEngine(store, { ...options, onSaveError: (error) => failures.push(error) });
+    await checkAll(engine, store);
+    await engine.savesSettled();
+    assert.ok(failures.length >= 2);
   });
 
   test('the same version is served from the assembled body: nothing is read or assembled again', async () => {

@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { ListedApp, ListingVariant } from './app-listing.ts';
 import type { AppPart, PartOptions } from './app-part.ts';
-import { cutAppPart, makeAppPart, partBytes, releasesFor } from './app-part.ts';
+import { PART_FORMAT, cutAppPart, makeAppPart, partBytes, releasesFor } from './app-part.ts';
 import type { GzipPart } from './gzip-parts.ts';
 import { assembleGzip, literalPart, textLength } from './gzip-parts.ts';
 import type { RecentWindow } from './rating-aggregate.ts';
@@ -22,6 +22,10 @@ export interface AppListingSource {
   load(ids: readonly string[], recentSince: string): Promise<Array<{ readonly listingVersion: number; readonly app: ListedApp }>>;
   /** Per app, how many of its ratings are at or after `recentSince` (apps without any are absent). */
   recentRatingCounts(recentSince: string): Promise<ReadonlyMap<string, number>>;
+  /** Parts saved earlier in this format for these apps, whatever their listing version (the engine checks it). */
+  savedParts(ids: readonly string[], format: string): Promise<AppPart[]>;
+  /** Keeps parts for the next start and for other nodes; a failure costs a render later, nothing else. */
+  saveParts(parts: readonly AppPart[], format: string): Promise<void>;
 }
 
 /** One listing body, assembled from parts: gzip at once, brotli compressed in the background when first asked for. */
@@ -40,6 +44,8 @@ export interface EngineOptions extends PartOptions {
   /** Bound on the assembled bodies kept (bytes), counting the parts and cuts, which are always kept. */
   readonly maxBytes: number;
   readonly brotliQuality: number;
+  /** Told when saving parts failed (the engine goes on without). */
+  readonly onSaveError?: (error: unknown) => void;
 }
 
 interface Current {
@@ -68,6 +74,8 @@ const brotliCompress = promisify(zlib.brotliCompress);
 const COMPRESSIONS_IN_FLIGHT = 16;
 /** After this many passes that saw concurrent writes, the engine serves what it has and tries again on the next request. */
 const MAX_PASSES = 5;
+/** Saved parts read per query: a few hundred kilobytes, a few milliseconds on SQLite. */
+const SAVED_BATCH = 32;
 
 /**
  * The app listings (apps.json, platform/{v}/apps.json, with and without enterprise apps), kept
@@ -79,6 +87,10 @@ const MAX_PASSES = 5;
 export class AppListingEngine {
   private readonly parts = new Map<string, AppPart>();
   private partsDay: string | undefined;
+  /** Per app, its ratings in the window of `partsDay`: a saved part made with another count is not taken. */
+  private recentCounts: ReadonlyMap<string, number> = new Map();
+  /** Saves run one batch at a time, after the render that made them. */
+  private saving: Promise<void> = Promise.resolve();
   private current: Current | undefined;
   private refreshing: Promise<Current> | undefined;
   private readonly bodies = new Map<string, BodyEntry>();
@@ -123,6 +135,11 @@ export class AppListingEngine {
     return bytes;
   }
 
+  /** Settles once every part made so far has been saved (tests). */
+  async savesSettled(): Promise<void> {
+    await this.saving;
+  }
+
   /** Settles once every brotli compression started so far has finished (tests, benchmarks). */
   async brotliSettled(): Promise<void> {
     await Promise.all([...this.bodies.values()].map((body) => body.brotliJob));
@@ -151,7 +168,8 @@ export class AppListingEngine {
       const listed = new Map(index.apps.map((app) => [app.id, app.listingVersion]));
       for (const id of this.parts.keys()) if (!listed.has(id)) this.parts.delete(id);
       const stale = index.apps.filter((app) => this.parts.get(app.id)?.listingVersion !== app.listingVersion).map((app) => app.id);
-      const consistent = await this.reload(stale, listed, window);
+      const unsaved = await this.takeSaved(stale, listed);
+      const consistent = await this.reload(unsaved, listed, window);
       if (consistent || pass >= MAX_PASSES) {
         const apps = index.apps.flatMap((app) => this.parts.get(app.id) ?? []);
         const next: Current = { stamp: index.stamp, day: window.day, apps };
@@ -163,11 +181,33 @@ export class AppListingEngine {
 
   /** When the 90-day window has moved: an app whose recent-rating count changed gets a new text. */
   private async dropPartsWithMovedRatings(window: RecentWindow): Promise<void> {
-    if (this.parts.size > 0) {
-      const counts = await this.source.recentRatingCounts(window.since);
-      for (const [id, part] of this.parts) if ((counts.get(id) ?? 0) !== part.recentRatings) this.parts.delete(id);
-    }
+    const counts = await this.source.recentRatingCounts(window.since);
+    for (const [id, part] of this.parts) if ((counts.get(id) ?? 0) !== part.recentRatings) this.parts.delete(id);
+    this.recentCounts = counts;
     this.partsDay = window.day;
+  }
+
+  /**
+   * Takes the saved parts that are what a render would make now (same listing version, same
+   * recent-rating count), a batch at a time. Returns the apps that still need a render.
+   */
+  private async takeSaved(ids: readonly string[], listed: ReadonlyMap<string, number>): Promise<string[]> {
+    const taken = new Set<string>();
+    for (let start = 0; start < ids.length; start += SAVED_BATCH) {
+      let saved: AppPart[];
+      try {
+        saved = await this.source.savedParts(ids.slice(start, start + SAVED_BATCH), PART_FORMAT);
+      } catch (error) {
+        this.options.onSaveError?.(error);
+        break;
+      }
+      for (const part of saved) {
+        if (listed.get(part.id) !== part.listingVersion || (this.recentCounts.get(part.id) ?? 0) !== part.recentRatings) continue;
+        this.parts.set(part.id, part);
+        taken.add(part.id);
+      }
+    }
+    return ids.filter((id) => !taken.has(id));
   }
 
   /**
@@ -177,6 +217,7 @@ export class AppListingEngine {
   private async reload(ids: readonly string[], listed: ReadonlyMap<string, number>, window: RecentWindow): Promise<boolean> {
     let consistent = true;
     const inFlight = new Set<Promise<void>>();
+    const made: AppPart[] = [];
     for (let start = 0; start < ids.length; start += this.options.batchSize) {
       const batch = ids.slice(start, start + this.options.batchSize);
       const rows = await this.source.load(batch, window.since);
@@ -185,6 +226,7 @@ export class AppListingEngine {
         if (listed.get(app.id) !== listingVersion) consistent = false;
         const job: Promise<void> = makeAppPart(app, listingVersion, this.options).then((part) => {
           this.parts.set(part.id, part);
+          made.push(part);
           inFlight.delete(job);
         });
         inFlight.add(job);
@@ -192,7 +234,16 @@ export class AppListingEngine {
       }
     }
     await Promise.all(inFlight);
+    this.save(made);
     return consistent;
+  }
+
+  /** Saves the parts in the background, a batch at a time, after whatever is being saved. */
+  private save(parts: readonly AppPart[]): void {
+    for (let start = 0; start < parts.length; start += this.options.batchSize) {
+      const batch = parts.slice(start, start + this.options.batchSize);
+      this.saving = this.saving.then(() => this.source.saveParts(batch, PART_FORMAT)).catch((error: unknown) => this.options.onSaveError?.(error));
+    }
   }
 
   private async assemble(key: string, variant: ListingVariant, current: Current): Promise<BodyEntry> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { satisfies } from '../versions/semantic-version.ts';
 import type { SpecBounds } from '../versions/semantic-version.ts';
 import type { ListedApp } from './app-listing.ts';
@@ -59,6 +60,28 @@ export async function makeAppPart(app: ListedApp, listingVersion: number, option
     cuts: new Map(),
   };
 }
+
+/**
+ * Names the serialisation that makes a part: a digest of a sample app, with every field, as this
+ * code writes it, and of the version of the part's layout. A part saved by code that writes apps
+ * differently (a field added, renamed or moved) has another format and is not taken.
+ */
+export const PART_FORMAT: string = (() => {
+  const release = {
+    version: '1.0.0-beta.1', phpExtensions: [{ id: 'ext', versionSpec: '>=1.0.0', rawVersionSpec: '>=1' }], databases: [{ id: 'pgsql', versionSpec: '*', rawVersionSpec: '*' }],
+    shellCommands: ['sh'], phpVersionSpec: '>=8.1.0', rawPhpVersionSpec: '>=8.1', platformVersionSpec: '>=30.0.0 <32.0.0', rawPlatformVersionSpec: '>=30 <=31',
+    minIntSize: 64, isNightly: true, licenses: ['agpl'], translations: { en: { changelog: 'c' } }, download: 'https://d/1.tar.gz',
+    created: '2026-01-01T00:00:00.000000Z', lastModified: '2026-01-02T00:00:00.000000Z', signature: 's', signatureDigest: 'sha512',
+  };
+  const sample: ListedApp = {
+    id: 'sample', categories: ['tools'], authors: [{ name: 'a', mail: 'm', homepage: 'h' }], userDocs: 'u', adminDocs: 'a', developerDocs: 'd',
+    issueTracker: 'i', website: 'w', discussion: 'd', screenshots: [{ url: 'https://s', smallThumbnail: 'https://t' }],
+    translations: { en: { name: 'n', summary: 's', description: 'd' } }, ratingOverall: 0.25, ratingNumOverall: 1, ratingRecent: 0.75, ratingNumRecent: 2,
+    isEnterpriseOnly: true, created: '2026-01-01T00:00:00.000000Z', lastModified: '2026-01-02T00:00:00.000000Z', isFeatured: true, certificate: 'c\nd', releases: [release],
+  };
+  const fragment = toFragment(sample);
+  return createHash('sha256').update(`part layout 1\n${fragment.head}\n${fragment.releases.map((r) => r.json).join('\n')}`).digest('base64url').slice(0, 16);
+})();
 
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
