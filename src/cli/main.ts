@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { ConfigError } from '../config.ts';
 import { isAppError } from '../errors.ts';
+import { projectFile } from '../project-files.ts';
 import { parseCommandArguments } from './arguments.ts';
 import { CliError } from './command.ts';
 import type { Command } from './command.ts';
@@ -54,7 +55,7 @@ function overview(): string {
 }
 
 function version(): string {
-  const manifest = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const manifest = JSON.parse(fs.readFileSync(projectFile('package.json'), 'utf8')) as { version: string };
   return manifest.version;
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
+import { projectFile } from '../../../project-files.ts';
 import { catalogCategories, homeView } from '../../../domain/catalog/browse-catalog.ts';
 import { LANGUAGE_COOKIE, LANGUAGE_PATTERN } from '../../../web/languages.ts';
 import { localPath } from '../../../web/local-path.ts';
@@ -14,7 +15,7 @@ import { errorResponses } from '../../schemas.ts';
 import { pageSetting } from '../../page-context.ts';
 import type { AppServer } from '../../types.ts';
 
-const STYLESHEET = fs.readFileSync(new URL('../../../web/static/site.css', import.meta.url));
+const STYLESHEET = fs.readFileSync(projectFile('src/web/static/site.css'));
 
 
 /** The public website: server-rendered pages that work without JavaScript (docs/website.md). */
