@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-// The `appstore` command. It runs dist/appstore.mjs, the sources bundled into one file
-// (scripts/build.mjs), building it first when it is missing or older than the sources; where the
-// bundle cannot be written (an install the user cannot write to, without `npm run build`), it
-// loads the TypeScript sources through tsx instead, which starts a few times slower.
-import { bundleIsCurrent, build, BUNDLE } from '../scripts/build.mjs';
+// The `appstore` command. It runs the sources bundled by scripts/build.mjs (dist/<fingerprint>/),
+// building them first when the sources changed since; where the bundle cannot be written (an
+// install the user cannot write to, without `npm run build`), it loads the TypeScript sources
+// through tsx instead, which starts a few times slower. APPSTORE_DEBUG_BUILD=1 shows why.
+import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { build, bundleFor } from '../scripts/build.mjs';
 
 let main;
 try {
-  if (!bundleIsCurrent()) await build();
-  main = await import(pathToFileURL(BUNDLE).href);
+  const entry = bundleFor();
+  main = await import(pathToFileURL(fs.existsSync(entry) ? entry : await build()).href);
 } catch (error) {
   if (process.env.APPSTORE_DEBUG_BUILD !== undefined) console.error(error);
   const { register } = await import('tsx/esm/api');

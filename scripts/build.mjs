@@ -1,18 +1,21 @@
-// Bundles the service (src/cli/main.ts and everything it imports, packages included) into one
-// file, dist/appstore.mjs, with esbuild: Node then loads one module instead of several hundred
-// through the TypeScript loader, and a start takes about a third of a second instead of two
-// (docs/benchmarks.md). bin/appstore.js builds it when missing or older than the sources, and
-// `npm run build` builds it ahead (for an install the service cannot write to). Packages with
-// native code or WebAssembly files stay outside the bundle and load from node_modules.
+// Bundles the service (src/cli/main.ts and everything it imports, packages included) with
+// esbuild into dist/<fingerprint>/main.mjs and a few chunks loaded on demand (the password
+// estimator's dictionaries, the XML parser): Node then loads one module instead of several
+// hundred through the TypeScript loader, and a start takes about a third of a second instead of
+// two (docs/benchmarks.md). The directory is named after the sources it was built from, so a
+// build never replaces files a running process may still load. bin/appstore.js builds it when
+// missing; `npm run build` builds it ahead (for an install the service cannot write to).
+// Packages with native code or WebAssembly files stay outside and load from node_modules.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const BUNDLE = path.join(ROOT, 'dist', 'appstore.mjs');
-const STAMP = path.join(ROOT, 'dist', 'sources.txt');
+const DIST = path.join(ROOT, 'dist');
 const EXTERNAL = ['better-sqlite3', 'pg-native', 'libxml2-wasm'];
+/** Builds kept besides the newest: a process started from an older one may still load its chunks. */
+const KEEP_BUILDS = 2;
 
 /** What the bundle is made from: every source file's path, size and time, and the installed packages. */
 export function sourceFingerprint() {
@@ -35,43 +38,55 @@ export function sourceFingerprint() {
   return hash.digest('hex');
 }
 
-/** True when dist/appstore.mjs was built from the sources as they are now. */
-export function bundleIsCurrent() {
-  try {
-    return fs.readFileSync(STAMP, 'utf8') === sourceFingerprint();
-  } catch {
-    return false;
-  }
+/** The bundle's entry for the sources as they are now (it may not be built yet). */
+export function bundleFor(fingerprint = sourceFingerprint()) {
+  return path.join(DIST, fingerprint.slice(0, 16), 'main.mjs');
 }
 
-/** Builds dist/appstore.mjs; written under another name first, so a concurrent start never loads half a file. */
+/** Builds the bundle of the sources as they are now and returns its entry; written under another name first, so a concurrent start never loads half of it. */
 export async function build() {
   const fingerprint = sourceFingerprint();
+  const entry = bundleFor(fingerprint);
+  if (fs.existsSync(entry)) return entry;
   const { build: esbuild } = await import('esbuild');
-  fs.mkdirSync(path.dirname(BUNDLE), { recursive: true });
-  const partial = `${BUNDLE}.${process.pid}.tmp`;
+  const partial = path.join(DIST, `.build-${process.pid}-${Date.now()}`);
   await esbuild({
-    entryPoints: [path.join(ROOT, 'src', 'cli', 'main.ts')],
-    outfile: partial,
+    entryPoints: { main: path.join(ROOT, 'src', 'cli', 'main.ts') },
+    outdir: partial,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
+    splitting: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     external: EXTERNAL,
-    // Packages written as CommonJS call require(): the bundle, an ES module, gives them one.
+    // Packages written as CommonJS call require(): the bundle, ES modules, gives them one.
     banner: { js: "import { createRequire as appstoreRequire } from 'node:module'; const require = appstoreRequire(import.meta.url);" },
     sourcemap: 'linked',
     logLevel: 'warning',
   });
-  fs.renameSync(`${partial}.map`, `${BUNDLE}.map`);
-  // The map's name inside the bundle is the temporary one: point it at the final name.
-  fs.writeFileSync(partial, fs.readFileSync(partial, 'utf8').replace(/\/\/# sourceMappingURL=.*$/m, `//# sourceMappingURL=${path.basename(BUNDLE)}.map`));
-  fs.renameSync(partial, BUNDLE);
-  fs.writeFileSync(`${STAMP}.${process.pid}.tmp`, fingerprint);
-  fs.renameSync(`${STAMP}.${process.pid}.tmp`, STAMP);
+  try {
+    fs.renameSync(partial, path.dirname(entry));
+  } catch (error) {
+    // Another process built the same sources meanwhile: theirs is as good.
+    fs.rmSync(partial, { recursive: true, force: true });
+    if (!fs.existsSync(entry)) throw error;
+  }
+  pruneOldBuilds(path.dirname(entry));
+  return entry;
+}
+
+/** Removes all but the newest builds (and the one just made). */
+function pruneOldBuilds(current) {
+  const builds = fs
+    .readdirSync(DIST, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && path.join(DIST, entry.name) !== current)
+    .map((entry) => ({ dir: path.join(DIST, entry.name), time: fs.statSync(path.join(DIST, entry.name)).mtimeMs }))
+    .sort((a, b) => b.time - a.time);
+  for (const old of builds.slice(KEEP_BUILDS - 1)) fs.rmSync(old.dir, { recursive: true, force: true });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await build();
-  console.log(`built ${path.relative(process.cwd(), BUNDLE)}`);
+  console.log(`built ${path.relative(process.cwd(), await build())}`);
 }

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Listing } from '../domain/listings/listings.ts';
 import type { Encoding } from '../domain/listings/listing-cache.ts';
+import { ChunkStream } from './chunk-stream.ts';
 
 /**
  * Sends one listing: answers a conditional request from the content version alone (no
@@ -28,8 +29,13 @@ export async function sendListing(request: FastifyRequest, reply: FastifyReply, 
     .header('etag', rendered.etag)
     .header('last-modified', rendered.stamp.changedAt.toUTCString())
     .header('content-type', 'application/json; charset=utf-8')
-    .header('content-length', compressed?.length ?? rendered.length);
-  if (compressed !== null) return reply.header('content-encoding', encoding).code(200).send(compressed);
+    .header('content-length', compressed?.byteLength ?? rendered.length);
+  if (compressed !== null) {
+    reply.header('content-encoding', encoding).code(200);
+    if (request.method === 'HEAD') return reply.send(Readable.from([]));
+    const [only] = compressed.chunks;
+    return reply.send(compressed.chunks.length === 1 && only !== undefined ? only : new ChunkStream(compressed.chunks));
+  }
   // HEAD: the headers only. Fastify keeps the Content-Length given for a stream, and drains it:
   // an empty one, so the text is not decompressed for nothing.
   if (request.method === 'HEAD') return reply.code(200).send(Readable.from([]));

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ListingName, Listings } from '../domain/listings/listings.ts';
+import type { ListingName, Listings, Validators } from '../domain/listings/listings.ts';
 import { PLATFORM_VERSION_PATTERN } from '../domain/versions/semantic-version.ts';
 import { LISTING_CACHING, isNotModified } from './conditional-get.ts';
 import { corsHeadersFor } from './cors.ts';
@@ -40,6 +40,9 @@ export function listingOf(url: string): ListingName | null {
   return platform === undefined ? { kind: 'apps', includeEnterprise } : { kind: 'apps', includeEnterprise, platform };
 }
 
+/** Addresses whose 304 headers are kept (a server polls with one or two; odd spellings add a few). */
+const KNOWN_ADDRESSES = 256;
+
 export interface FastPathOptions {
   /** The share of these 304s logged (0 to 1): all of them is a line per poll of every server. */
   readonly logRate: number;
@@ -54,24 +57,34 @@ export interface FastPathOptions {
  */
 export function notModifiedFastPath(listings: Listings, options: FastPathOptions): { answer: (request: IncomingMessage, response: ServerResponse) => boolean; stop: () => void } {
   let enabled = true;
+  // Per address asked (servers poll a handful): its validators and the 304's headers, made once
+  // per content version and day. Bounded: cleared when full.
+  const known = new Map<string, { validators: Validators; headers: readonly string[] }>();
+  const validatorsFor = (url: string): { validators: Validators; headers: readonly string[] } | null => {
+    const held = known.get(url);
+    if (held !== undefined && listings.stillValid(held.validators)) return held;
+    const name = listingOf(url);
+    const validators = name === null ? undefined : listings.validatorsOf(name);
+    if (validators === undefined) return null;
+    const headers = { etag: validators.etag, 'last-modified': validators.changedAt.toUTCString(), ...LISTING_CACHING, ...corsHeadersFor(url), 'x-content-type-options': 'nosniff' };
+    const made = { validators, headers: Object.entries(headers).flat() };
+    if (known.size >= KNOWN_ADDRESSES) known.clear();
+    known.set(url, made);
+    return made;
+  };
   const answer = (request: IncomingMessage, response: ServerResponse): boolean => {
     if (!enabled || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
     const { headers } = request;
-    if (headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined) return false;
+    const ifNoneMatch = headers['if-none-match'];
+    if (ifNoneMatch === undefined && headers['if-modified-since'] === undefined) return false;
     const url = request.url ?? '';
-    const name = listingOf(url);
-    if (name === null) return false;
-    const validators = listings.validatorsOf(name);
-    if (validators === undefined || !isNotModified(headers, validators.etag, validators.changedAt)) return false;
+    const found = validatorsFor(url);
+    if (found === null) return false;
+    const { etag, changedAt } = found.validators;
+    // The usual poll sends back exactly the ETag it was given: one comparison.
+    if (ifNoneMatch !== etag && !isNotModified(headers, etag, changedAt)) return false;
     const reqId = requestIdFor(headers);
-    response.writeHead(304, {
-      etag: validators.etag,
-      'last-modified': validators.changedAt.toUTCString(),
-      ...LISTING_CACHING,
-      ...corsHeadersFor(url),
-      'x-request-id': reqId,
-      'x-content-type-options': 'nosniff',
-    });
+    response.writeHead(304, [...found.headers, 'x-request-id', reqId]);
     response.end();
     if (options.logRate > 0 && Math.random() < options.logRate) options.log({ reqId, url, statusCode: 304, sampled: options.logRate });
     return true;

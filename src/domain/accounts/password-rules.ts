@@ -1,7 +1,4 @@
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import type { ZxcvbnResult } from '@zxcvbn-ts/core';
-import * as common from '@zxcvbn-ts/language-common';
-import * as english from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory, ZxcvbnResult } from '@zxcvbn-ts/core';
 import { AppError } from '../../errors.ts';
 
 export const MIN_PASSWORD_LENGTH = 10;
@@ -11,13 +8,20 @@ export const MIN_PASSWORD_SCORE = 3;
 /** The strength estimate looks at the first characters only (it is quadratic in places). */
 const ESTIMATE_LENGTH = 100;
 
-let estimator: ZxcvbnFactory | undefined;
-function strengthEstimator(): ZxcvbnFactory {
-  estimator ??= new ZxcvbnFactory({
-    dictionary: { ...common.dictionary, ...english.dictionary },
-    graphs: common.adjacencyGraphs,
-    translations: english.translations,
-  });
+let estimator: Promise<ZxcvbnFactory> | undefined;
+/**
+ * Loaded when a password is first checked: its dictionaries are about 30 MB in memory, which a
+ * store that nobody signs up to (or a node that only serves listings) never needs.
+ */
+function strengthEstimator(): Promise<ZxcvbnFactory> {
+  estimator ??= (async () => {
+    const [{ ZxcvbnFactory }, common, english] = await Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]);
+    return new ZxcvbnFactory({
+      dictionary: { ...common.dictionary, ...english.dictionary },
+      graphs: common.adjacencyGraphs,
+      translations: english.translations,
+    });
+  })();
   return estimator;
 }
 
@@ -39,6 +43,6 @@ export async function checkNewPassword(password: string, userInputs: readonly st
   if (password.length < MIN_PASSWORD_LENGTH) refuse(`it has ${password.length} characters; use at least ${MIN_PASSWORD_LENGTH}.`);
   if (password.length > MAX_PASSWORD_LENGTH) refuse(`it is longer than ${MAX_PASSWORD_LENGTH} characters.`);
   const inputs = userInputs.flatMap((input) => [input, ...input.split(/[@.+_-]/)]).filter((input) => input.length >= 3);
-  const result = await strengthEstimator().check(password.slice(0, ESTIMATE_LENGTH), inputs);
+  const result = await (await strengthEstimator()).check(password.slice(0, ESTIMATE_LENGTH), inputs);
   if (result.score < MIN_PASSWORD_SCORE) refuse(`it is too easy to guess (strength ${result.score} of 4, ${MIN_PASSWORD_SCORE} needed): ${weakness(result)}`);
 }

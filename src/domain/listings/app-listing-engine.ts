@@ -1,10 +1,8 @@
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import type { ListedApp, ListingVariant } from './app-listing.ts';
 import type { AppPart, PartOptions } from './app-part.ts';
 import { PART_FORMAT, cutAppPart, makeAppPart, partBytes, releasesFor } from './app-part.ts';
-import type { GzipPart } from './gzip-parts.ts';
-import { assembleGzip, literalPart, textLength } from './gzip-parts.ts';
+import type { ByteChunks, GzipPart } from './gzip-parts.ts';
+import { assembleGzip, brotliFromGzip, literalPart, textLength } from './gzip-parts.ts';
 import type { RecentWindow } from './rating-aggregate.ts';
 import type { VersionStamp } from './version-stamp.ts';
 
@@ -31,7 +29,8 @@ export interface AppListingSource {
 /** One listing body, assembled from parts: gzip at once, brotli compressed in the background when first asked for. */
 export interface AssembledListing {
   readonly stamp: VersionStamp;
-  readonly gzip: Buffer;
+  /** The gzip body as the parts' own buffers (nothing copied). */
+  readonly gzip: ByteChunks;
   /** Bytes of the JSON text. */
   readonly length: number;
   /** The brotli body once compressed; null until then (gzip serves meanwhile). */
@@ -62,13 +61,12 @@ interface BodyEntry extends AssembledListing {
   brotliJob: Promise<void> | null;
 }
 
-const bodyBytes = (body: BodyEntry): number => body.gzip.length + (body.brotliBody?.length ?? 0);
+/** What a body holds of its own: the list of the parts' buffers (a reference each), and its brotli body. */
+const bodyBytes = (body: BodyEntry): number => 8 * body.gzip.chunks.length + (body.brotliBody?.length ?? 0);
 
 const OPEN = literalPart('[');
 const SEPARATOR = literalPart(',');
 const CLOSE = literalPart(']');
-const gunzip = promisify(zlib.gunzip);
-const brotliCompress = promisify(zlib.brotliCompress);
 
 /** How many apps' compressions may be in flight while the next batch is read. */
 const COMPRESSIONS_IN_FLIGHT = 16;
@@ -291,11 +289,8 @@ export class AppListingEngine {
   private async compressBrotli(entry: BodyEntry): Promise<void> {
     // Replaced or evicted while waiting its turn: nobody will be served it.
     if (this.bodies.get(entry.key) !== entry) return;
-    const text = await gunzip(entry.gzip);
-    const body = await brotliCompress(text, {
-      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: this.options.brotliQuality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: text.length },
-    });
-    if (body.length < entry.gzip.length && this.bodies.get(entry.key) === entry) entry.brotliBody = body;
+    const body = await brotliFromGzip(entry.gzip, this.options.brotliQuality, entry.length);
+    if (body.length < entry.gzip.byteLength && this.bodies.get(entry.key) === entry) entry.brotliBody = body;
     this.evict();
   }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
-import { assembleGzip, combineCrc, compressPart, literalPart, partText, textLength } from './gzip-parts.ts';
+import { assembleGzip, brotliFromGzip, combineCrc, compressPart, gunzipStream, joinChunks, literalPart, partText, textLength } from './gzip-parts.ts';
 
 const texts = ['[', '{"id":"a","text":"' + 'hello '.repeat(2000) + '"}', ',', randomBytes(70_000).toString('base64'), ',', '{"é":"ünïcödé ✓"}', ']'];
 
@@ -17,19 +17,19 @@ describe('gzip bodies assembled from parts', () => {
   test('decodes to the concatenated text, with zlib, at every level, mixing literal and compressed parts', async () => {
     for (const level of [1, 6, 9]) {
       const parts = await Promise.all(texts.map((t, i) => (i % 2 === 0 ? Promise.resolve(literalPart(t)) : compressPart(Buffer.from(t), level))));
-      const body = assembleGzip(parts);
+      const body = joinChunks(assembleGzip(parts));
       assert.equal(zlib.gunzipSync(body).toString(), texts.join(''));
       assert.equal(textLength(parts), Buffer.byteLength(texts.join('')));
     }
   });
 
   test('an empty list of parts is a valid empty body', () => {
-    assert.equal(zlib.gunzipSync(assembleGzip([])).length, 0);
+    assert.equal(zlib.gunzipSync(joinChunks(assembleGzip([]))).length, 0);
   });
 
   test('the system gzip tool accepts it and checks its CRC (gzip -t)', async (t) => {
     const parts = await Promise.all(texts.map((text) => compressPart(Buffer.from(text), 6)));
-    const body = assembleGzip(parts);
+    const body = joinChunks(assembleGzip(parts));
     let tool: Buffer;
     try {
       tool = execFileSync('gzip', ['-dc'], { input: body });
@@ -44,7 +44,19 @@ describe('gzip bodies assembled from parts', () => {
   test('a corrupted part is caught by the CRC', async () => {
     const parts = [await compressPart(Buffer.from('hello world '.repeat(100)), 6)];
     const wrong = [{ ...parts[0]!, crc: (parts[0]!.crc ^ 1) >>> 0 }];
-    assert.throws(() => zlib.gunzipSync(assembleGzip(wrong)), /incorrect data check|unexpected end/i);
+    assert.throws(() => zlib.gunzipSync(joinChunks(assembleGzip(wrong))), /incorrect data check|unexpected end/i);
+  });
+
+  test('a body is its parts\' own buffers: nothing copied; it streams back to its text, and to brotli', async () => {
+    const parts = await Promise.all(texts.map((text) => compressPart(Buffer.from(text), 6)));
+    const body = assembleGzip(parts);
+    parts.forEach((part, i) => assert.equal(body.chunks[i + 1], part.deflated, `part ${i} sent as its own buffer`));
+    assert.equal(body.byteLength, body.chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+    const streamed: Buffer[] = [];
+    for await (const chunk of gunzipStream(body)) streamed.push(chunk as Buffer);
+    assert.equal(Buffer.concat(streamed).toString(), texts.join(''));
+    const br = await brotliFromGzip(body, 5, textLength(parts));
+    assert.equal(zlib.brotliDecompressSync(br).toString(), texts.join(''));
   });
 
   test('a part decompresses on its own', async () => {

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 
@@ -77,24 +79,54 @@ const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00,
 /** An empty final block with fixed codes: BFINAL 1, BTYPE 01, end-of-block. */
 const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
+/**
+ * A body as the buffers that make it, in order: a listing is sent as its parts' own buffers, so
+ * assembling one copies nothing and holds nothing but the list.
+ */
+export interface ByteChunks {
+  readonly chunks: readonly Buffer[];
+  readonly byteLength: number;
+}
+
+export const chunksOf = (buffer: Buffer): ByteChunks => ({ chunks: [buffer], byteLength: buffer.length });
+
+/** The bytes in one buffer (tests; small bodies). */
+export const joinChunks = (body: ByteChunks): Buffer => (body.chunks.length === 1 && body.chunks[0] !== undefined ? body.chunks[0] : Buffer.concat(body.chunks, body.byteLength));
+
 /** One gzip body from parts, in order: header, the segments, a final block, CRC-32 and size. */
-export function assembleGzip(parts: readonly GzipPart[]): Buffer {
+export function assembleGzip(parts: readonly GzipPart[]): ByteChunks {
   let crc = 0;
   let length = 0;
-  let bytes = GZIP_HEADER.length + FINAL_BLOCK.length + 8;
+  const chunks: Buffer[] = [GZIP_HEADER];
+  let byteLength = GZIP_HEADER.length;
   for (const part of parts) {
     crc = combineCrc(crc, part.crc, part.length);
     length += part.length;
-    bytes += part.deflated.length;
+    chunks.push(part.deflated);
+    byteLength += part.deflated.length;
   }
-  const body = Buffer.allocUnsafe(bytes);
-  let offset = GZIP_HEADER.copy(body, 0);
-  for (const part of parts) offset += part.deflated.copy(body, offset);
-  offset += FINAL_BLOCK.copy(body, offset);
-  body.writeUInt32LE(crc, offset);
+  const trailer = Buffer.allocUnsafe(FINAL_BLOCK.length + 8);
+  FINAL_BLOCK.copy(trailer, 0);
+  trailer.writeUInt32LE(crc, FINAL_BLOCK.length);
   // ISIZE is the length modulo 2^32.
-  body.writeUInt32LE(length % 0x100000000, offset + 4);
-  return body;
+  trailer.writeUInt32LE(length % 0x100000000, FINAL_BLOCK.length + 4);
+  chunks.push(trailer);
+  return { chunks, byteLength: byteLength + trailer.length };
+}
+
+/** The text of a gzip body, decompressed as a stream from its chunks (nothing joined). */
+export function gunzipStream(body: ByteChunks): Readable {
+  return Readable.from(body.chunks).pipe(zlib.createGunzip());
+}
+
+/** A gzip body compressed again as brotli, streaming: the text is never held whole. */
+export async function brotliFromGzip(body: ByteChunks, quality: number, textLength: number): Promise<Buffer> {
+  const out: Buffer[] = [];
+  const brotli = zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: textLength } });
+  await pipeline(Readable.from(body.chunks), zlib.createGunzip(), brotli, async (compressed: AsyncIterable<Buffer>) => {
+    for await (const chunk of compressed) out.push(chunk);
+  });
+  return Buffer.concat(out);
 }
 
 /** The uncompressed length of an assembled body. */

@@ -1,9 +1,10 @@
-import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { Category, PlatformRelease } from '../catalog/catalog.ts';
 import { sortCategories } from '../catalog/catalog.ts';
 import type { ListedApp } from './app-listing.ts';
 import type { AppListingEngine } from './app-listing-engine.ts';
+import type { ByteChunks } from './gzip-parts.ts';
+import { chunksOf, gunzipStream } from './gzip-parts.ts';
 import type { ListingCache, Render } from './listing-cache.ts';
 import type { RecentWindow } from './rating-aggregate.ts';
 import { recentWindowStart, windowDay } from './rating-aggregate.ts';
@@ -59,10 +60,18 @@ export interface ListingBody {
   /** Bytes of the JSON text. */
   readonly length: number;
   /** Null when that compression is not available (yet, for brotli; or not smaller). */
-  readonly gzip: Buffer | null;
-  readonly br: Buffer | null;
+  readonly gzip: ByteChunks | null;
+  readonly br: ByteChunks | null;
   /** The JSON text: held, or decompressed on the way out when only the compressed body is kept. */
   identity(): Buffer | Readable;
+}
+
+/** What a conditional request is compared with, and the version and day they were derived from. */
+export interface Validators {
+  readonly etag: string;
+  readonly changedAt: Date;
+  readonly stamp: VersionStamp;
+  readonly day: string;
 }
 
 /** One listing as it stands now: enough to answer a conditional request, and its body on demand. */
@@ -106,11 +115,33 @@ export class Listings {
    * The entity tag and date a conditional request is compared with, from the version known in
    * memory: no database work, no rendering. Undefined before the version was first read.
    */
-  validatorsOf(name: ListingName): { etag: string; changedAt: Date } | undefined {
+  validatorsOf(name: ListingName): Validators | undefined {
     const stamp = this.versions.current;
     if (stamp === undefined) return undefined;
-    return { etag: listingEtag(stamp, this.variantName(name, windowDay(this.now()))), changedAt: stamp.changedAt };
+    const day = this.today();
+    return { etag: listingEtag(stamp, this.variantName(name, day)), changedAt: stamp.changedAt, stamp, day };
   }
+
+  /**
+   * True while validators made earlier still hold: the same content version object and the same
+   * day. Two comparisons, so a caller may keep what it derived from them (the 304's headers).
+   */
+  stillValid(validators: Validators): boolean {
+    return validators.stamp === this.versions.current && validators.day === this.today();
+  }
+
+  /** The recent-rating window's day, recomputed only when the clock has left the day known. */
+  private today(): string {
+    const at = this.now().getTime();
+    if (at < this.dayStartsAt || at >= this.dayStartsAt + 86_400_000) {
+      this.dayStartsAt = at - (at % 86_400_000);
+      this.day = windowDay(new Date(at));
+    }
+    return this.day;
+  }
+
+  private dayStartsAt = Number.NEGATIVE_INFINITY;
+  private day = '';
 
   async open(name: ListingName): Promise<Listing> {
     const stamp = this.versions.current ?? (await this.versions.ready());
@@ -130,18 +161,26 @@ export class Listings {
     if (name.kind === 'apps') {
       const body = await this.engine.body(name, window, minVersion);
       const gzip = body.gzip;
+      const br = body.brotli();
       return {
         stamp: body.stamp,
         etag: listingEtag(body.stamp, variant),
         length: body.length,
         // An empty listing is smaller as it is.
-        gzip: gzip.length < body.length ? gzip : null,
-        br: body.brotli(),
-        identity: () => zlib.createGunzip().end(gzip),
+        gzip: gzip.byteLength < body.length ? gzip : null,
+        br: br === null ? null : chunksOf(br),
+        identity: () => gunzipStream(gzip),
       };
     }
     const rendered = await this.cache.get(variant, minVersion, this.smallRender(name));
-    return { ...rendered, length: rendered.identity.length, identity: () => rendered.identity };
+    return {
+      stamp: rendered.stamp,
+      etag: rendered.etag,
+      length: rendered.identity.length,
+      gzip: rendered.gzip === null ? null : chunksOf(rendered.gzip),
+      br: rendered.br === null ? null : chunksOf(rendered.br),
+      identity: () => rendered.identity,
+    };
   }
 
   private smallRender(name: Exclude<ListingName, { kind: 'apps' }>): Render {

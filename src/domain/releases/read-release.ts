@@ -4,7 +4,6 @@ import type { ArchiveLimits } from './archive-reader.ts';
 import { changelogSection } from './changelog.ts';
 import { parseManifest } from './manifest-parser.ts';
 import type { ReleaseCandidate } from './release-data.ts';
-import { parseXmlDocument } from './xml-document.ts';
 
 export interface ReadReleaseOptions {
   readonly nightly: boolean;
@@ -19,6 +18,8 @@ export interface ReadReleaseOptions {
  */
 export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): Promise<ReleaseCandidate> {
   const archive = await readAppArchive(bytes, options.limits ?? DEFAULT_ARCHIVE_LIMITS);
+  // libxml2 (WebAssembly, about 25 MB once instantiated) is loaded when a release is first read.
+  const { parseXmlDocument } = await import('./xml-document.ts');
   const manifest = parseManifest(parseXmlDocument(archive.infoXml, 'info.xml'), options.validCategories);
   if (manifest.app.id !== archive.folder) {
     throw new AppError('invalid_archive', `the archive's folder is '${archive.folder}' but info.xml's <id> is '${manifest.app.id}'; they must be the same`);
