@@ -208,5 +208,20 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
       assert.equal(routedRequests, routedBeforeStale + 1, 'a changed listing goes to the route');
       await stale.arrayBuffer();
     }
+    // After a write, the ETag kept for a polled address is not answered with a 304 any more.
+    const polled = '/api/v1/apps.json';
+    const before = await fetch(`${origin}${polled}`);
+    const etag = String(before.headers.get('etag'));
+    await before.arrayBuffer();
+    assert.equal((await fetch(`${origin}${polled}`, { headers: { 'if-none-match': etag } })).status, 304);
+    const listed = JSON.parse((await served(polled, 'gzip')).text) as Array<{ id: string; isFeatured: boolean }>;
+    const target = listed[0];
+    assert.ok(target !== undefined);
+    await server.container.appManagement.registry.setFlags(target.id, { featured: !target.isFeatured }, clock.now());
+    const after = await fetch(`${origin}${polled}`, { headers: { 'if-none-match': etag } });
+    assert.equal(after.status, 200, 'the write moved the ETag: the old one is not current');
+    assert.notEqual(after.headers.get('etag'), etag);
+    const text = Buffer.from(await after.arrayBuffer()).toString();
+    assert.equal(text, await expected(VARIANTS[1]), 'the body sent as its parts over a real connection decodes to the whole render');
   });
 });
