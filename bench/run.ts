@@ -56,9 +56,10 @@ const CLIENT_CORE = os.cpus().length > 1 ? '1' : '0';
 const PRODUCTION_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
 const PRODUCTION_FLAGS = ['--max-semi-space-size=2'];
 
-function startStore(port: number, dataDir: string, extraEnv: Record<string, string> = {}): ChildProcess {
-  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...PRODUCTION_FLAGS, path.join(ROOT, 'bin', 'appstore.js'), 'serve'], {
-    env: { ...process.env, ...PRODUCTION_ENV, APPSTORE_DATA_DIR: dataDir, APPSTORE_PORT: String(port), APPSTORE_LOG_LEVEL: 'warn', APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '0', ...extraEnv },
+/** The store on one core; `production` false runs it with Node's and glibc's defaults. */
+function startStore(port: number, dataDir: string, extraEnv: Record<string, string> = {}, production = true): ChildProcess {
+  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...(production ? PRODUCTION_FLAGS : []), path.join(ROOT, 'bin', 'appstore.js'), 'serve'], {
+    env: { ...process.env, ...(production ? PRODUCTION_ENV : {}), APPSTORE_DATA_DIR: dataDir, APPSTORE_PORT: String(port), APPSTORE_LOG_LEVEL: 'warn', APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '0', ...extraEnv },
     stdio: 'ignore',
   });
   children.push(child);
@@ -322,11 +323,7 @@ await new Promise((r) => setTimeout(r, 500));
 
 // 7b. The same memory sequence with Node's and glibc's defaults (no production settings).
 const plainPort = 18_603;
-const plain = spawn('taskset', ['-c', SERVER_CORE, process.execPath, path.join(ROOT, 'bin', 'appstore.js'), 'serve'], {
-  env: { ...process.env, APPSTORE_DATA_DIR: dataDir, APPSTORE_PORT: String(plainPort), APPSTORE_LOG_LEVEL: 'warn', APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '0' },
-  stdio: 'ignore',
-});
-children.push(plain);
+const plain = startStore(plainPort, dataDir, {}, false);
 await waitFor(`http://127.0.0.1:${plainPort}/healthz`);
 await serveEveryVariant(plainPort);
 for (let i = 6; i < 9; i++) await rerenderAfterWrite(plainPort, dataDir, i);

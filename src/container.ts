@@ -82,8 +82,8 @@ export interface Container {
   /** True when the database answers. */
   readonly isDatabaseReachable: () => Promise<boolean>;
   /** Where the content version feed tells of its listening connection (the server's log, once it runs). */
-  /** What the listings tell the operator (the server logs it): the change feed's state, parts that could not be saved. */
-  readonly listingReports: { report: (event: 'listening' | 'lost', error?: Error) => void; partsNotSaved: (error: unknown) => void };
+  /** What the listings tell the operator (the server logs it): the change feed's state, saved parts that could not be read or saved. */
+  readonly listingReports: { report: (event: 'listening' | 'lost', error?: Error) => void; partsUnavailable: (error: unknown) => void };
   /** Applies pending migrations (safe to run from several processes at once). */
   readonly migrate: () => Promise<MigrationReport>;
   close(): Promise<void>;
@@ -160,7 +160,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       savedParts: (ids, format) => loadSavedParts(db, ids, format),
       saveParts: (parts, format) => saveParts(db, parts, format),
     },
-    { batchSize: LISTING_BATCH_APPS, maxBytes: cacheBytes, gzipLevel: 6, brotliQuality: 5, onSaveError: (error) => listingReports.partsNotSaved(error) },
+    { batchSize: LISTING_BATCH_APPS, maxBytes: cacheBytes, gzipLevel: 6, brotliQuality: 5, onPartsError: (error) => listingReports.partsUnavailable(error) },
   );
   // The small listings (categories, platforms, ratings) are rendered whole, within the same bound.
   const listings = new Listings(listingSources, versions, engine, new ListingCache({ maxBytes: Math.max(1024 * 1024, cacheBytes / 8) }), now);
@@ -169,7 +169,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const mailDirectory = path.join(config.dataDir, 'mail');
   const mailFiles = { directory: smtp === null ? mailDirectory : null, notify: (message: string): void => void process.stderr.write(`${message}\n`) };
   const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
-  const listingReports = { report: (_event: 'listening' | 'lost', _error?: Error): void => undefined, partsNotSaved: (_error: unknown): void => undefined };
+  const listingReports = { report: (_event: 'listening' | 'lost', _error?: Error): void => undefined, partsUnavailable: (_error: unknown): void => undefined };
   const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now };
   return {
     config,

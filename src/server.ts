@@ -35,8 +35,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const app = await buildServer(container);
     if (authorityCreated) app.log.info({ certificate: container.authority.certificate }, "created the store's certificate authority");
     for (const warning of container.trustWarnings) app.log.warn(warning);
-    container.listingReports.partsNotSaved = (error) =>
-      app.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'listing parts not saved: the next start renders those apps again');
+    container.listingReports.partsUnavailable = (error) =>
+      app.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'saved listing parts could not be read or saved: those apps are rendered instead');
     container.listingReports.report = (event, error) =>
       event === 'lost'
         ? app.log.warn({ error: error?.message }, 'content version: not listening for changes on PostgreSQL; polling every 500 ms until the connection is back')

@@ -30,16 +30,16 @@ export async function sendListing(request: FastifyRequest, reply: FastifyReply, 
     .header('last-modified', rendered.stamp.changedAt.toUTCString())
     .header('content-type', 'application/json; charset=utf-8')
     .header('content-length', compressed?.byteLength ?? rendered.length);
+  reply.code(200);
+  if (compressed !== null) reply.header('content-encoding', encoding);
+  // HEAD: the headers only. Fastify keeps the Content-Length given for a stream, and drains it:
+  // an empty one, so nothing is sent or decompressed for nothing.
+  if (request.method === 'HEAD') return reply.send(Readable.from([]));
   if (compressed !== null) {
-    reply.header('content-encoding', encoding).code(200);
-    if (request.method === 'HEAD') return reply.send(Readable.from([]));
     const [only] = compressed.chunks;
     return reply.send(compressed.chunks.length === 1 && only !== undefined ? only : new ChunkStream(compressed.chunks));
   }
-  // HEAD: the headers only. Fastify keeps the Content-Length given for a stream, and drains it:
-  // an empty one, so the text is not decompressed for nothing.
-  if (request.method === 'HEAD') return reply.code(200).send(Readable.from([]));
-  return reply.code(200).send(rendered.identity());
+  return reply.send(rendered.identity());
 }
 
 /** RFC 9110 §13.1.2/§13.1.3: If-None-Match (weak comparison, `*`) first; else If-Modified-Since. */

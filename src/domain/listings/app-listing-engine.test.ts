@@ -147,7 +147,7 @@ describe('the app listing engine', () => {
     const failures: unknown[] = [];
     store.savedParts = async () => Promise.reject(new Error('database unavailable'));
     store.saveParts = async () => Promise.reject(new Error('database unavailable'));
-    const engine = new AppListingEngine(store, { ...options, onSaveError: (error) => failures.push(error) });
+    const engine = new AppListingEngine(store, { ...options, onPartsError: (error) => failures.push(error) });
     await checkAll(engine, store);
     await engine.savesSettled();
     assert.ok(failures.length >= 2);

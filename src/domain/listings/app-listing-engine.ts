@@ -43,8 +43,8 @@ export interface EngineOptions extends PartOptions {
   /** Bound on the assembled bodies kept (bytes), counting the parts and cuts, which are always kept. */
   readonly maxBytes: number;
   readonly brotliQuality: number;
-  /** Told when saving parts failed (the engine goes on without). */
-  readonly onSaveError?: (error: unknown) => void;
+  /** Told when saved parts could not be read or saved (the engine renders instead). */
+  readonly onPartsError?: (error: unknown) => void;
 }
 
 interface Current {
@@ -196,7 +196,7 @@ export class AppListingEngine {
       try {
         saved = await this.source.savedParts(ids.slice(start, start + SAVED_BATCH), PART_FORMAT);
       } catch (error) {
-        this.options.onSaveError?.(error);
+        this.options.onPartsError?.(error);
         break;
       }
       for (const part of saved) {
@@ -240,7 +240,7 @@ export class AppListingEngine {
   private save(parts: readonly AppPart[]): void {
     for (let start = 0; start < parts.length; start += this.options.batchSize) {
       const batch = parts.slice(start, start + this.options.batchSize);
-      this.saving = this.saving.then(() => this.source.saveParts(batch, PART_FORMAT)).catch((error: unknown) => this.options.onSaveError?.(error));
+      this.saving = this.saving.then(() => this.source.saveParts(batch, PART_FORMAT)).catch((error: unknown) => this.options.onPartsError?.(error));
     }
   }
 
