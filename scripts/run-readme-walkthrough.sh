@@ -21,6 +21,11 @@ setsid bash -euo pipefail -c "$script" >"$output" 2>&1 &
 group=$!
 status=0
 wait "$group" || status=$?
+# The walkthrough stops what it starts: nothing of its process group may be left.
+sleep 0.5
+if left=$(pgrep -g "$group" -a); then
+  echo "walkthrough: processes left running:"; echo "$left"; exit 1
+fi
 grep -v 'Unknown user config' "$output" || true
 if [ "$status" -ne 0 ]; then
   echo "walkthrough failed with status $status"

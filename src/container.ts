@@ -12,11 +12,15 @@ import type { DeleteAppDeps } from './domain/apps/delete-app.ts';
 import type { ManageAppDeps } from './domain/apps/manage-apps.ts';
 import type { RegisterDeps } from './domain/apps/register-app.ts';
 import type { CatalogDeps } from './domain/catalog/import-catalog.ts';
-import { authorityFiles, readAuthorityCertificate } from './domain/certificates/certificate-authority.ts';
+import { authorityFiles } from './domain/certificates/certificate-authority.ts';
 import type { AuthorityFiles } from './domain/certificates/certificate-authority.ts';
 import type { RevocationStore } from './domain/certificates/revoke-certificate.ts';
-import { loadTrust } from './domain/certificates/trust.ts';
 import type { Trust } from './domain/certificates/trust.ts';
+import { TrustSource } from './domain/certificates/trust-source.ts';
+import type { TrustReports } from './domain/certificates/trust-source.ts';
+import { checkSecretKey, trustedOwnCertificates } from './domain/identity/store-identity.ts';
+import type { IdentityStore } from './domain/identity/store-identity.ts';
+import type { KeyRotationStore } from './domain/identity/rotate-secret-key.ts';
 import { AppListingEngine } from './domain/listings/app-listing-engine.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
 import { Listings } from './domain/listings/listings.ts';
@@ -35,6 +39,7 @@ import type { MigrationReport } from './storage/migrate.ts';
 import { readSnapshot } from './storage/read-snapshot.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
 import { appRepository } from './storage/repositories/app.repository.ts';
+import { identityRepository } from './storage/repositories/identity.repository.ts';
 import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
 import { ContentVersionFeed } from './storage/content-version-feed.ts';
 import { loadSavedParts, saveParts } from './storage/repositories/listing-part.repository.ts';
@@ -73,11 +78,15 @@ export interface Container {
   readonly mailFiles: { readonly directory: string | null; notify: (message: string) => void };
   /** The website's catalogue pages. */
   readonly browse: CatalogBrowseDeps;
-  /** The store's own authority (used when APPSTORE_CA_CERT is not set). */
-  readonly authority: AuthorityFiles;
-  /** The authorities and CRLs, read once on first use; problems with CRLs go to `trustWarnings`. */
+  /** The secret key's fingerprint and the store's own authority (used when APPSTORE_CA_CERT is not set), shared by every node. */
+  readonly identity: IdentityStore & KeyRotationStore;
+  /** Where versions before 0.2 kept the store's own authority: imported into the database on first start. */
+  readonly legacyAuthority: AuthorityFiles;
+  /** The authorities and CRLs as they are now: re-read when they change (docs/operations.md). */
   readonly trust: () => Promise<Trust>;
-  readonly trustWarnings: string[];
+  readonly trustSource: TrustSource;
+  /** Refuses (configuration_error) when the database was set up with another secret key. */
+  readonly checkSecretKey: () => Promise<void>;
   readonly revocations: RevocationStore;
   /** True when the database answers. */
   readonly isDatabaseReachable: () => Promise<boolean>;
@@ -121,21 +130,17 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const accounts = accountRepository(db);
   const registry = appRepository(db);
   const revocations = revocationRepository(db);
-  const authority = authorityFiles(config.dataDir);
-  const trustWarnings: string[] = [];
-  let trust: Promise<Trust> | undefined;
-  const loadConfiguredTrust = async (): Promise<Trust> => {
-    const authorityPem = config.caCertFile === null ? readAuthorityCertificate(authority) : fs.readFileSync(config.caCertFile, 'utf8');
-    const crlPem = config.crlFile === null ? null : fs.readFileSync(config.crlFile, 'utf8');
-    return loadTrust(authorityPem, crlPem, now(), (warning) => trustWarnings.push(warning));
-  };
-  const loadTrustOnce = (): Promise<Trust> => {
-    trust ??= loadConfiguredTrust().catch((error: unknown) => {
-      trust = undefined; // a missing authority may be created later (`appstore ca init`)
-      throw error;
-    });
-    return trust;
-  };
+  const identity = identityRepository(db);
+  const trustReports: TrustReports = { warn: () => undefined, refused: () => undefined, changed: () => undefined };
+  const trustSource = new TrustSource(
+    async () => ({
+      authorityPem: config.caCertFile === null ? await trustedOwnCertificates(identity) : await fs.promises.readFile(config.caCertFile, 'utf8'),
+      crlPem: config.crlFile === null ? null : await fs.promises.readFile(config.crlFile, 'utf8'),
+    }),
+    now,
+    trustReports,
+  );
+  const loadTrust = (): Promise<Trust> => trustSource.current();
   const catalog: CatalogDeps = {
     store: {
       upsertCategories: (categories, at) => upsertCategories(db, categories, at),
@@ -180,7 +185,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     accounts: sessionDeps,
     selfService: { ...sessionDeps, mailer, publicUrl: publicUrlOf(config), signUpOpen: config.signUpOpen },
     mailFiles,
-    registration: { trust: loadTrustOnce, revocations, registry, ...uploadLimits, now },
+    registration: { trust: loadTrust, revocations, registry, ...uploadLimits, now },
     appManagement: { registry, accounts, now },
     publishing: {
       download: createDownloader({
@@ -191,7 +196,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
         ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
       }),
       catalog: catalog.store,
-      trust: loadTrustOnce,
+      trust: loadTrust,
       revocations,
       registry,
       releases: releaseRepository(db),
@@ -200,9 +205,11 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
     ratings: { registry, ratings: ratingRepository(db), now },
     browse: { catalog: currentCatalog(listingSources, versions, now) },
-    authority,
-    trust: loadTrustOnce,
-    trustWarnings,
+    identity,
+    legacyAuthority: authorityFiles(config.dataDir),
+    trust: loadTrust,
+    trustSource,
+    checkSecretKey: () => checkSecretKey(identity, keys, config.secretKeyFile, now()),
     revocations,
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),

@@ -5,7 +5,8 @@ import type { Config } from './config.ts';
 import { unknownVariables } from './config.ts';
 import { createContainer, publicUrlOf } from './container.ts';
 import type { Container } from './container.ts';
-import { ensureAuthority } from './domain/certificates/certificate-authority.ts';
+import { ensureOwnAuthority } from './domain/identity/store-identity.ts';
+import { watchTrustFiles } from './trust-watch.ts';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -29,12 +30,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const container = createContainer(config);
   try {
     await container.migrate();
-    // A newcomer gets a working authority on one machine; an operator points APPSTORE_CA_CERT elsewhere.
-    const authorityCreated = config.caCertFile === null ? await ensureAuthority(container.authority, container.now()) : false;
-    await container.trust();
+    await container.checkSecretKey();
+    // A newcomer gets a working authority; an operator may point APPSTORE_CA_CERT elsewhere.
+    const authority = config.caCertFile === null ? await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now()) : 'external';
     const app = await buildServer(container);
-    if (authorityCreated) app.log.info({ certificate: container.authority.certificate }, "created the store's certificate authority");
-    for (const warning of container.trustWarnings) app.log.warn(warning);
+    if (authority === 'created') app.log.info("created the store's certificate authority (in the database; `appstore ca certificate` prints its certificate)");
+    if (authority === 'imported') app.log.info({ from: container.legacyAuthority.certificate }, "moved the store's certificate authority into the database (its key sealed under the secret key); the files may be removed once backed up");
+    const reports = container.trustSource.reports;
+    reports.warn = (message) => app.log.warn(`trust: ${message}`);
+    reports.refused = (error) => app.log.error({ error: error instanceof Error ? error.message : String(error) }, 'trust: the changed authority or CRL could not be used; the previous one stays in force until it is fixed');
+    reports.changed = () => app.log.info('trust: the authorities or revocation lists changed; the new ones apply from now on');
+    await container.trust();
+    const unwatch = watchTrustFiles(config, container.trustSource, (message) => app.log.info(message));
     container.listingReports.partsUnavailable = (error) =>
       app.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'saved listing parts could not be read or saved: those apps are rendered instead');
     container.listingReports.report = (event, error) =>
@@ -57,6 +64,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>
       (stopping ??= (async () => {
+        unwatch();
         await app.close();
         await container.close();
       })());

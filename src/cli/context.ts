@@ -19,7 +19,10 @@ export async function withContainer<T>(io: CliIo, work: (container: Container) =
   fs.mkdirSync(config.dataDir, { recursive: true });
   const container = createContainer(config);
   try {
-    if (options.migrate !== false) await container.migrate();
+    if (options.migrate !== false) {
+      await container.migrate();
+      await container.checkSecretKey();
+    }
     return await work(container);
   } finally {
     await container.close();

@@ -6,10 +6,11 @@ import { parseCommandArguments } from './arguments.ts';
 import { CliError } from './command.ts';
 import type { Command } from './command.ts';
 import { appMaintainerAddCommand, appMaintainerRemoveCommand, appSetCommand, appTransferCommand } from './commands/app.command.ts';
-import { caInitCommand, caIssueCommand, caRevokeCommand } from './commands/ca.command.ts';
+import { caCertificateCommand, caInitCommand, caIssueCommand, caRevokeCommand, caRotateCommand } from './commands/ca.command.ts';
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { releaseInspectCommand } from './commands/release.command.ts';
+import { secretKeyRotateCommand } from './commands/secret-key.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
 import {
   userAddCommand,
@@ -42,7 +43,10 @@ export const COMMANDS: readonly Command[] = [
   caInitCommand,
   caIssueCommand,
   caRevokeCommand,
+  caCertificateCommand,
+  caRotateCommand,
   releaseInspectCommand,
+  secretKeyRotateCommand,
 ];
 
 function table(commands: readonly Command[]): string {

@@ -225,6 +225,38 @@ export interface CertificateRevocationsTable {
   reason: Defaulted<string>;
 }
 
+export interface StoreIdentityTable {
+  id: number;
+  key_fingerprint: string;
+  authority_certificate: string | null;
+  /** The authority's PKCS #8 key, encrypted under the secret key (token-codec's format). */
+  authority_key: string | null;
+  retired_authorities: Defaulted<string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AuditLogTable {
+  id: Id;
+  at: Timestamp;
+  event: string;
+  actor_kind: string;
+  actor_user_id: number | null;
+  actor_name: string;
+  address: string | null;
+  request_id: string | null;
+  app_id: string | null;
+  subject_user: string | null;
+  details: string;
+}
+
+export interface HousekeepingLeasesTable {
+  task: string;
+  holder: string;
+  lease_until: Timestamp;
+  last_run_at: Timestamp | null;
+}
+
 export interface RateLimitHitsTable {
   id: Id;
   bucket: string;
@@ -258,6 +290,9 @@ export interface Database {
   certificate_revocations: CertificateRevocationsTable;
   rate_limit_hits: RateLimitHitsTable;
   listing_parts: ListingPartsTable;
+  store_identity: StoreIdentityTable;
+  audit_log: AuditLogTable;
+  housekeeping_leases: HousekeepingLeasesTable;
 }
 
 export function toBool(value: boolean | number): boolean {

@@ -10,10 +10,14 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `appstore serve` on a free port with only the given APPSTORE_ variables. */
-export async function startServeProcess(env: Record<string, string>): Promise<ServeProcess> {
+/**
+ * Starts `appstore serve` on a free port with only the given APPSTORE_ variables; `command` runs
+ * it another way (a shell line, npm start) from the project's root.
+ */
+export async function startServeProcess(env: Record<string, string>, command: readonly string[] = [process.execPath, BIN, 'serve']): Promise<ServeProcess> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('APPSTORE_')));
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: { ...base, ...env, APPSTORE_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [file = '', ...args] = command;
+  const child = spawn(file, args, { cwd: ROOT, env: { ...base, ...env, APPSTORE_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
+import { generateAuthority } from '../../src/domain/certificates/certificate-authority.ts';
 import { toBool } from '../../src/storage/schema.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
@@ -23,16 +24,21 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
   });
   after(() => server.close());
 
-  test('serve creates the authority on first start when APPSTORE_CA_CERT is unset', async () => {
+  test('serve creates the authority on first start when APPSTORE_CA_CERT is unset: in the database, its key sealed', async () => {
     const serve = await startServeProcess(env);
     const code = await serve.stop();
     assert.equal(code, 0, serve.output());
     assert.match(serve.output(), /created the store's certificate authority/);
-    const key = path.join(server.database.dataDir, 'ca', 'authority.key');
-    assert.equal(fs.statSync(key).mode & 0o777, 0o600, 'the key is readable by its owner only');
+    assert.equal(fs.existsSync(path.join(server.database.dataDir, 'ca')), false, 'no key file in the data directory');
+    const row = await server.container.database.db.selectFrom('store_identity').selectAll().executeTakeFirstOrThrow();
+    assert.match(row.authority_certificate ?? '', /^-----BEGIN CERTIFICATE-----/);
+    assert.doesNotMatch(row.authority_key ?? '', /PRIVATE KEY|MII/, 'the database holds the key sealed, not in PEM or DER');
     const init = await runCommand(['ca', 'init'], env);
     assert.equal(init.code, 0);
-    assert.match(init.stdout, /^already exists: /);
+    assert.match(init.stdout, /^already exists: CN=Appstore Code Signing Authority/);
+    const printed = await runCommand(['ca', 'certificate'], env);
+    assert.equal(printed.stdout, row.authority_certificate);
+    fs.writeFileSync(path.join(server.database.dataDir, 'authority.crt'), printed.stdout);
   });
 
   test('issue: signs a CSR with an app id; refuses a bad CN', async () => {
@@ -40,7 +46,7 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     assert.equal(issued.code, 0, issued.stderr);
     assert.match(issued.stdout, /^-----BEGIN CERTIFICATE-----/);
     fs.writeFileSync(path.join(server.database.dataDir, 'notes.crt'), issued.stdout);
-    const verified = execFileSync('openssl', ['verify', '-CAfile', path.join(server.database.dataDir, 'ca', 'authority.crt'), path.join(server.database.dataDir, 'notes.crt')], { encoding: 'utf8' });
+    const verified = execFileSync('openssl', ['verify', '-CAfile', path.join(server.database.dataDir, 'authority.crt'), path.join(server.database.dataDir, 'notes.crt')], { encoding: 'utf8' });
     assert.match(verified, /OK/);
     const bad = await runCommand(['ca', 'issue', certFile('bad-cn.csr')], env);
     assert.equal(bad.code, 1);
@@ -67,6 +73,38 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     const foreign = await runCommand(['ca', 'revoke', certFile('news.crt')], env);
     assert.equal(foreign.code, 1);
     assert.match(foreign.stderr, /not signed by this store's authority/);
+  });
+
+  test('rotate: a new authority issues; certificates of the retired one still register', async () => {
+    const rotated = await runCommand(['ca', 'rotate'], env);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    assert.match(rotated.stdout, /^retired: CN=.*\nissuing: CN=/);
+    const printed = await runCommand(['ca', 'certificate'], env);
+    assert.equal(printed.stdout.match(/BEGIN CERTIFICATE/g)?.length, 2, 'the new authority and the retired one');
+    const issued = await runCommand(['ca', 'issue', certFile('notes.csr')], env);
+    fs.writeFileSync(path.join(server.database.dataDir, 'authorities.pem'), printed.stdout.split(/(?<=-----END CERTIFICATE-----\n)/)[0] ?? '');
+    fs.writeFileSync(path.join(server.database.dataDir, 'notes-2.crt'), issued.stdout);
+    const verified = execFileSync('openssl', ['verify', '-CAfile', path.join(server.database.dataDir, 'authorities.pem'), path.join(server.database.dataDir, 'notes-2.crt')], { encoding: 'utf8' });
+    assert.match(verified, /OK/, 'issued by the new authority');
+    const trust = await server.container.trust();
+    assert.equal(trust.authorities.length, 2);
+  });
+
+  test('an authority an earlier version kept in the data directory is imported on init', async () => {
+    const other = await createTestServer();
+    try {
+      const material = await generateAuthority(new Date());
+      const files = other.container.legacyAuthority;
+      fs.mkdirSync(path.dirname(files.key), { recursive: true });
+      fs.writeFileSync(files.key, material.keyPem);
+      fs.writeFileSync(files.certificate, material.certificatePem);
+      const init = await runCommand(['ca', 'init'], other.database.env);
+      assert.equal(init.code, 0, init.stderr);
+      assert.match(init.stdout, /^imported from the data directory: /);
+      assert.equal((await runCommand(['ca', 'certificate'], other.database.env)).stdout, material.certificatePem);
+    } finally {
+      await other.close();
+    }
   });
 
   test('with APPSTORE_CA_CERT set, the store holds no key to issue with', async () => {

@@ -96,7 +96,7 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
   test('migrate from empty, then again', async () => {
     const first = await runCommand(['migrate'], database.env);
     assert.equal(first.code, 0, first.stderr);
-    assert.equal(first.stdout.trim(), 'applied: 0001-initial, 0002-account-links, 0003-listing-versions, 0004-listing-parts');
+    assert.equal(first.stdout.trim(), 'applied: 0001-initial, 0002-account-links, 0003-listing-versions, 0004-listing-parts, 0005-operations');
     const second = await runCommand(['migrate'], database.env);
     assert.equal(second.stdout.trim(), 'database is up to date');
   });
@@ -107,7 +107,7 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
       // Two processes, as two nodes starting at once (in one process SQLite's lock wait would block both).
       const results = await Promise.all([runAppstore(['migrate'], fresh.env), runAppstore(['migrate'], fresh.env)]);
       for (const result of results) assert.equal(result.code, 0, result.stderr);
-      assert.deepEqual(results.map((r) => r.stdout.trim()).sort(), ['applied: 0001-initial, 0002-account-links, 0003-listing-versions, 0004-listing-parts', 'database is up to date']);
+      assert.deepEqual(results.map((r) => r.stdout.trim()).sort(), ['applied: 0001-initial, 0002-account-links, 0003-listing-versions, 0004-listing-parts, 0005-operations', 'database is up to date']);
     } finally {
       await fresh.dispose();
     }

@@ -1,4 +1,6 @@
-import { ensureAuthority, issueCertificate } from '../../domain/certificates/certificate-authority.ts';
+import { X509Certificate } from 'node:crypto';
+import { issueCertificate } from '../../domain/certificates/certificate-authority.ts';
+import { ensureOwnAuthority, loadOwnAuthority, rotateOwnAuthority, trustedOwnCertificates } from '../../domain/identity/store-identity.ts';
 import { revokeCertificate } from '../../domain/certificates/revoke-certificate.ts';
 import type { Config } from '../../config.ts';
 import { positional, readFileBytes } from '../arguments.ts';
@@ -12,22 +14,55 @@ function requireOwnAuthority(config: Config): void {
   }
 }
 
+const ORIGIN_WORDS = { existing: 'already exists', created: 'created', imported: 'imported from the data directory' } as const;
+
 export const caInitCommand: Command = {
   path: ['ca', 'init'],
   usage: 'appstore ca init',
   summary: "create the store's certificate authority (if none)",
-  help: `Creates the store's own certificate authority in APPSTORE_DATA_DIR/ca: an RSA 4096 key
-(authority.key, readable by its owner only) and a self-signed certificate valid 20 years
-(authority.crt). Does nothing when it exists. \`serve\` does this on first start when
-APPSTORE_CA_CERT is not set. Nextcloud servers installing apps signed under it must trust
-authority.crt (a private store's certificates do not chain to Nextcloud's own authority).`,
+  help: `Creates the store's own certificate authority in the database: an RSA 4096 key, sealed
+under the secret key (APPSTORE_SECRET_KEY_FILE), and a self-signed certificate valid 20 years.
+Every node on the database issues with it and trusts it. Does nothing when it exists; an
+authority an earlier version kept in APPSTORE_DATA_DIR/ca is imported. \`serve\` does this on
+first start when APPSTORE_CA_CERT is not set. Nextcloud servers installing apps signed under it
+must trust its certificate (\`appstore ca certificate\`).`,
   async run(_input, io) {
     requireOwnAuthority(configFor(io));
-    const { created, file } = await withContainer(io, async (container) => ({
-      created: await ensureAuthority(container.authority, container.now()),
-      file: container.authority.certificate,
-    }));
-    io.out(`${created ? 'created' : 'already exists'}: ${file}`);
+    const { origin, subject } = await withContainer(io, async (container) => {
+      const result = await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now());
+      return { origin: result, subject: new X509Certificate((await loadOwnAuthority(container.identity, container.accounts.keys)).certificatePem).subject };
+    });
+    io.out(`${ORIGIN_WORDS[origin]}: ${subject.replace(/\n/g, ', ')}`);
+    return 0;
+  },
+};
+
+export const caCertificateCommand: Command = {
+  path: ['ca', 'certificate'],
+  usage: 'appstore ca certificate',
+  summary: "print the certificates of the store's authority (PEM)",
+  help: `Prints the certificate of the store's own authority, then those of earlier authorities
+it still trusts (after \`appstore ca rotate\`). This is what a Nextcloud server must trust to
+install apps published here (docs/operations.md).`,
+  async run(_input, io) {
+    requireOwnAuthority(configFor(io));
+    io.write(await withContainer(io, (container) => trustedOwnCertificates(container.identity)));
+    return 0;
+  },
+};
+
+export const caRotateCommand: Command = {
+  path: ['ca', 'rotate'],
+  usage: 'appstore ca rotate',
+  summary: 'start a new authority; the current one stays trusted',
+  help: `Creates a new authority that issues every certificate from now on. The current one is
+retired: still trusted, so the certificates it issued keep registering and publishing (revoke
+them one by one with \`appstore ca revoke\`). Every node takes the new authority at once.
+Nextcloud servers must trust the new certificate too (\`appstore ca certificate\`).`,
+  async run(_input, io) {
+    requireOwnAuthority(configFor(io));
+    const result = await withContainer(io, (container) => rotateOwnAuthority(container.identity, container.accounts.keys, container.now()));
+    io.out(`retired: ${result.retired.replace(/\n/g, ', ')}\nissuing: ${result.current.replace(/\n/g, ', ')}`);
     return 0;
   },
 };
@@ -45,8 +80,8 @@ Creates the authority first if there is none.`,
     const csr = readFileBytes(positional(input, 0), io).toString('utf8');
     requireOwnAuthority(configFor(io));
     const pem = await withContainer(io, async (container) => {
-      await ensureAuthority(container.authority, container.now());
-      return issueCertificate(csr, container.authority, container.now());
+      await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now());
+      return issueCertificate(csr, await loadOwnAuthority(container.identity, container.accounts.keys), container.now());
     });
     io.write(pem);
     return 0;

@@ -11,13 +11,26 @@ export interface SecretKeys {
   readonly tokenEncryption: Buffer;
   /** HMAC key: session ids and CSRF tokens are stored as HMACs. */
   readonly session: Buffer;
+  /** AES-256-GCM key: the store's own authority's private key, as the database holds it. */
+  readonly authorityKey: Buffer;
+  /**
+   * What the database records of the key (hex): every node sharing the database must derive the
+   * same. One-way: it tells nothing of the key or of the keys above.
+   */
+  readonly fingerprint: string;
 }
 
 const KEY_BYTES = 32;
 
 export function deriveKeys(secret: Buffer): SecretKeys {
   const derive = (purpose: string): Buffer => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `appstore ${purpose}`, KEY_BYTES));
-  return { tokenLookup: derive('token lookup'), tokenEncryption: derive('token encryption'), session: derive('session') };
+  return {
+    tokenLookup: derive('token lookup'),
+    tokenEncryption: derive('token encryption'),
+    session: derive('session'),
+    authorityKey: derive('authority key'),
+    fingerprint: derive('key fingerprint').toString('hex').slice(0, 32),
+  };
 }
 
 /**

@@ -6,7 +6,13 @@ import { AppError } from '../../errors.ts';
 import { appIdProblem } from '../apps/app-id.ts';
 import { pemBlocks, x509 } from './x509.ts';
 
-/** The store's own certificate authority, kept in the data directory. */
+/** A certificate authority the store holds the key of: PEM certificate and PKCS #8 PEM key. */
+export interface AuthorityMaterial {
+  readonly certificatePem: string;
+  readonly keyPem: string;
+}
+
+/** Where versions before 0.2 kept the store's authority (imported into the database on first start). */
 export interface AuthorityFiles {
   readonly certificate: string;
   readonly key: string;
@@ -14,6 +20,16 @@ export interface AuthorityFiles {
 
 export function authorityFiles(dataDir: string): AuthorityFiles {
   return { certificate: path.join(dataDir, 'ca', 'authority.crt'), key: path.join(dataDir, 'ca', 'authority.key') };
+}
+
+/** The authority in these files, or null when there is none; half of one is refused. */
+export function readAuthorityFiles(files: AuthorityFiles): AuthorityMaterial | null {
+  const has = [fs.existsSync(files.certificate), fs.existsSync(files.key)];
+  if (!has[0] && !has[1]) return null;
+  if (has[0] !== has[1]) {
+    throw new AppError('authority_unavailable', `Half an authority in ${path.dirname(files.key)}: the certificate or the key is missing. Restore it, or remove both to start a new one.`);
+  }
+  return { certificatePem: fs.readFileSync(files.certificate, 'utf8'), keyPem: fs.readFileSync(files.key, 'utf8') };
 }
 
 const SIGNING = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const;
@@ -26,15 +42,8 @@ const randomSerial = (): string => {
   return bytes.toString('hex');
 };
 
-/**
- * Creates the authority (RSA 4096 key readable by its owner only, self-signed certificate valid
- * 20 years) unless it exists. Returns true when it was created.
- */
-export async function ensureAuthority(files: AuthorityFiles, now: Date): Promise<boolean> {
-  if (fs.existsSync(files.certificate) && fs.existsSync(files.key)) return false;
-  if (fs.existsSync(files.certificate) !== fs.existsSync(files.key)) {
-    throw new AppError('authority_unavailable', `Half an authority in ${path.dirname(files.key)}: the certificate or the key is missing. Restore it, or remove both to start a new one.`);
-  }
+/** A new authority: RSA 4096 key, self-signed certificate valid 20 years. */
+export async function generateAuthority(now: Date): Promise<AuthorityMaterial> {
   const keys = (await webcrypto.subtle.generateKey(
     { ...SIGNING, modulusLength: 4096, publicExponent: new Uint8Array([1, 0, 1]) },
     true,
@@ -42,7 +51,7 @@ export async function ensureAuthority(files: AuthorityFiles, now: Date): Promise
   )) as CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerial(),
-    name: `CN=Appstore Code Signing Authority (${os.hostname().slice(0, 40)})`,
+    name: `CN=Appstore Code Signing Authority (${os.hostname().slice(0, 40)}, ${now.toISOString().slice(0, 10)})`,
     notBefore: new Date(now.getTime() - 60_000),
     notAfter: new Date(now.getTime() + 20 * YEAR_MS),
     signingAlgorithm: SIGNING,
@@ -54,27 +63,21 @@ export async function ensureAuthority(files: AuthorityFiles, now: Date): Promise
     ],
   });
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-  fs.mkdirSync(path.dirname(files.key), { recursive: true, mode: 0o700 });
   const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64').replace(/.{64}/g, '$&\n').trimEnd()}\n-----END PRIVATE KEY-----\n`;
-  fs.writeFileSync(files.key, keyPem, { mode: 0o600, flag: 'wx' });
-  fs.writeFileSync(files.certificate, certificate.toString('pem') + '\n', { flag: 'wx' });
-  return true;
+  return { certificatePem: certificate.toString('pem') + '\n', keyPem };
 }
 
-async function loadAuthority(files: AuthorityFiles): Promise<{ certificate: InstanceType<typeof x509.X509Certificate>; key: CryptoKey }> {
-  if (!fs.existsSync(files.certificate) || !fs.existsSync(files.key)) {
-    throw new AppError('authority_unavailable', 'The store has no certificate authority yet: run `appstore ca init`.');
-  }
-  const pkcs8 = createPrivateKey(fs.readFileSync(files.key)).export({ type: 'pkcs8', format: 'der' });
+async function loadAuthority(material: AuthorityMaterial): Promise<{ certificate: InstanceType<typeof x509.X509Certificate>; key: CryptoKey }> {
+  const pkcs8 = createPrivateKey(material.keyPem).export({ type: 'pkcs8', format: 'der' });
   const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, SIGNING, false, ['sign']);
-  return { certificate: new x509.X509Certificate(fs.readFileSync(files.certificate, 'utf8')), key };
+  return { certificate: new x509.X509Certificate(material.certificatePem), key };
 }
 
 /**
  * Signs a certificate request whose CN is an app id (RSA keys only: release signatures are RSA
  * with SHA-512). Valid for 10 years, or until the authority expires if sooner. Returns PEM.
  */
-export async function issueCertificate(csrPem: string, files: AuthorityFiles, now: Date): Promise<string> {
+export async function issueCertificate(csrPem: string, material: AuthorityMaterial, now: Date): Promise<string> {
   const blocks = pemBlocks(csrPem, 'CERTIFICATE REQUEST');
   if (blocks.length !== 1) throw new AppError('invalid_csr', 'Expected one PEM certificate request ("-----BEGIN CERTIFICATE REQUEST-----"), as `openssl req -new` writes it.');
   let request: InstanceType<typeof x509.Pkcs10CertificateRequest>;
@@ -92,7 +95,7 @@ export async function issueCertificate(csrPem: string, files: AuthorityFiles, no
   const problem = names.length === 1 ? appIdProblem(cn) : 'the subject needs exactly one CN, the app id';
   if (problem !== null) throw new AppError('invalid_csr', `CN '${cn.slice(0, 64)}' is not a valid app id: ${problem}.`);
 
-  const authority = await loadAuthority(files);
+  const authority = await loadAuthority(material);
   const notAfter = new Date(Math.min(now.getTime() + ISSUED_LIFETIME_MS, authority.certificate.notAfter.getTime()));
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
@@ -111,10 +114,4 @@ export async function issueCertificate(csrPem: string, files: AuthorityFiles, no
     ],
   });
   return certificate.toString('pem') + '\n';
-}
-
-/** The authority's certificate (PEM), for the trust store. */
-export function readAuthorityCertificate(files: AuthorityFiles): string {
-  if (!fs.existsSync(files.certificate)) throw new AppError('authority_unavailable', 'The store has no certificate authority yet: run `appstore ca init`.');
-  return fs.readFileSync(files.certificate, 'utf8');
 }
