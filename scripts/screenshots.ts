@@ -14,6 +14,7 @@ import { fillSignIn, launchBrowser } from '../test/helpers/browser.ts';
 import { certFile, readCert } from '../test/helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, startArchiveServer } from '../test/helpers/https-archive-server.ts';
 import { createTestServer } from '../test/helpers/test-server.ts';
+import { TEST_ACTING } from '../test/helpers/acting.ts';
 
 const PASSWORD = 'violet tractor nebula quilt';
 const OUT = path.join(import.meta.dirname, '..', 'docs', 'screenshots');
@@ -29,8 +30,8 @@ See the [documentation](https://example.org/docs) for more.`;
 const files = await startArchiveServer();
 const server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
 try {
-  await importCategories(['multimedia', 'tools', 'office'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), server.container.catalog);
-  const token = await getOrCreateToken(await createUser(server.container, 'alice', null), server.container.accounts);
+  await importCategories(['multimedia', 'tools', 'office'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+  const token = await getOrCreateToken(await createUser(server.container, 'alice', null), TEST_ACTING, server.container.accounts);
   const auth = { authorization: `Token ${token}` };
   for (const [id, name, category] of [['news', 'News', 'multimedia'], ['notes', 'Notes', 'office']] as const) {
     await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: auth, payload: { certificate: readCert(`${id}.crt`), signature: readCert(`${id}.sig`) } });
@@ -41,7 +42,7 @@ try {
       if (response.statusCode >= 300) throw new Error(response.body);
     }
   }
-  await importPlatformReleases(['32.0.1', '31.0.4', '30.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true })), server.container.catalog);
+  await importPlatformReleases(['32.0.1', '31.0.4', '30.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true })), TEST_ACTING, server.container.catalog);
   await createUser(server.container, 'rosa', PASSWORD);
   const rated = await server.app.inject({
     method: 'POST',

@@ -20,6 +20,7 @@ import { TrustSource } from './domain/certificates/trust-source.ts';
 import type { TrustReports } from './domain/certificates/trust-source.ts';
 import { checkSecretKey, trustedOwnCertificates } from './domain/identity/store-identity.ts';
 import type { IdentityStore } from './domain/identity/store-identity.ts';
+import type { AuditLog } from './domain/audit/audit.ts';
 import type { KeyRotationStore } from './domain/identity/rotate-secret-key.ts';
 import { AppListingEngine } from './domain/listings/app-listing-engine.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
@@ -39,6 +40,7 @@ import type { MigrationReport } from './storage/migrate.ts';
 import { readSnapshot } from './storage/read-snapshot.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
 import { appRepository } from './storage/repositories/app.repository.ts';
+import { auditRepository } from './storage/repositories/audit.repository.ts';
 import { identityRepository } from './storage/repositories/identity.repository.ts';
 import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
 import { ContentVersionFeed } from './storage/content-version-feed.ts';
@@ -88,6 +90,8 @@ export interface Container {
   /** Refuses (configuration_error) when the database was set up with another secret key. */
   readonly checkSecretKey: () => Promise<void>;
   readonly revocations: RevocationStore;
+  /** Who changed what (`appstore audit`). */
+  readonly audit: AuditLog;
   /** True when the database answers. */
   readonly isDatabaseReachable: () => Promise<boolean>;
   /** Where the content version feed tells of its listening connection (the server's log, once it runs). */
@@ -143,8 +147,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const loadTrust = (): Promise<Trust> => trustSource.current();
   const catalog: CatalogDeps = {
     store: {
-      upsertCategories: (categories, at) => upsertCategories(db, categories, at),
-      upsertPlatformReleases: (releases, at) => upsertPlatformReleases(db, releases, at),
+      upsertCategories: (categories, at, audit) => upsertCategories(db, categories, at, audit),
+      upsertPlatformReleases: (releases, at, audit) => upsertPlatformReleases(db, releases, at, audit),
       categoryIds: () => listCategoryIds(db),
     },
     now,
@@ -211,6 +215,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     trustSource,
     checkSecretKey: () => checkSecretKey(identity, keys, config.secretKeyFile, now()),
     revocations,
+    audit: auditRepository(db),
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
     listingReports,

@@ -6,6 +6,7 @@ import { unknownVariables } from './config.ts';
 import { createContainer, publicUrlOf } from './container.ts';
 import type { Container } from './container.ts';
 import { ensureOwnAuthority } from './domain/identity/store-identity.ts';
+import { processActing } from './process-acting.ts';
 import { watchTrustFiles } from './trust-watch.ts';
 
 export interface RunningServer {
@@ -32,7 +33,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await container.migrate();
     await container.checkSecretKey();
     // A newcomer gets a working authority; an operator may point APPSTORE_CA_CERT elsewhere.
-    const authority = config.caCertFile === null ? await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now()) : 'external';
+    const authority = config.caCertFile === null ? await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), processActing()) : 'external';
     const app = await buildServer(container);
     if (authority === 'created') app.log.info("created the store's certificate authority (in the database; `appstore ca certificate` prints its certificate)");
     if (authority === 'imported') app.log.info({ from: container.legacyAuthority.certificate }, "moved the store's certificate authority into the database (its key sealed under the secret key); the files may be removed once backed up");

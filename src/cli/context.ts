@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import type { Acting } from '../domain/audit/audit.ts';
+import { processActing } from '../process-acting.ts';
 import { loadConfig } from '../config.ts';
 import type { Config } from '../config.ts';
 import { createContainer } from '../container.ts';
@@ -27,4 +29,9 @@ export async function withContainer<T>(io: CliIo, work: (container: Container) =
   } finally {
     await container.close();
   }
+}
+
+/** The command line as the audit log names it: the operating-system user (and who ran sudo). */
+export function cliActingFor(io: CliIo): Acting {
+  return processActing(io.env);
 }

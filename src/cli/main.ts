@@ -10,6 +10,7 @@ import { caCertificateCommand, caInitCommand, caIssueCommand, caRevokeCommand, c
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { releaseInspectCommand } from './commands/release.command.ts';
+import { auditCommand } from './commands/audit.command.ts';
 import { secretKeyRotateCommand } from './commands/secret-key.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
 import {
@@ -47,6 +48,7 @@ export const COMMANDS: readonly Command[] = [
   caRotateCommand,
   releaseInspectCommand,
   secretKeyRotateCommand,
+  auditCommand,
 ];
 
 function table(commands: readonly Command[]): string {

@@ -1,3 +1,5 @@
+import { userActing } from '../domain/audit/audit.ts';
+import type { Acting } from '../domain/audit/audit.ts';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Container } from '../container.ts';
 import { authenticateWithPassword, authenticateWithToken } from '../domain/accounts/authenticate.ts';
@@ -87,4 +89,9 @@ export function requireUser(container: Container, schemes: readonly AuthScheme[]
 export function currentUser(request: FastifyRequest): User {
   if (request.user === undefined) throw new Error('route has no authentication hook');
   return request.user;
+}
+
+/** Who acts in this request, for the audit log: the authenticated user, the client's address, the request id. */
+export function actingUser(request: FastifyRequest): Acting {
+  return userActing(currentUser(request), request.ip, request.id);
 }

@@ -1,5 +1,7 @@
 import type { DeleteResult, Kysely, Transaction } from 'kysely';
+import type { AuditEntry } from '../domain/audit/audit.ts';
 import type { VersionStamp } from '../domain/listings/version-stamp.ts';
+import { insertAudit } from './repositories/audit.repository.ts';
 import { bumpContentVersion } from './repositories/content-version.repository.ts';
 import type { Database } from './schema.ts';
 
@@ -26,15 +28,19 @@ export function onCommittedWrite(db: Kysely<Database>, listener: CommitListener)
   return () => listeners.delete(listener);
 }
 
+/** The audit entry of a write: fixed, or made from what the write did (null: none). */
+export type AuditOf<T> = AuditEntry | ((result: T) => AuditEntry | null);
+
 /**
  * Runs a write in one transaction that also bumps the content version, so listings and their
- * ETags change exactly when the data does. A write that changes nothing is rolled back and
- * leaves the version (and every ETag) as it was.
+ * ETags change exactly when the data does, and records its audit entry. A write that changes
+ * nothing is rolled back and leaves the version (and every ETag) as it was, and no entry.
  */
 export async function writeTransaction<T>(
   db: Kysely<Database>,
   now: Date,
   work: (trx: Transaction<Database>) => Promise<WriteOutcome<T>>,
+  audit: AuditOf<T> | null = null,
 ): Promise<WriteOutcome<T>> {
   let outcome: WriteOutcome<T> | undefined;
   let stamp: VersionStamp | undefined;
@@ -43,6 +49,8 @@ export async function writeTransaction<T>(
       stamp = await bumpContentVersion(trx, now);
       outcome = await work(trx);
       if (!outcome.changed) throw NOTHING_CHANGED;
+      const entry = typeof audit === 'function' ? audit(outcome.result) : audit;
+      if (entry !== null) await insertAudit(trx, entry, now);
     });
   } catch (error) {
     if (error !== NOTHING_CHANGED) throw error;
@@ -56,10 +64,15 @@ export async function writeTransaction<T>(
  * A delete in a write transaction: true when it removed a row (and moved the content version),
  * false when there was nothing to delete, as when a concurrent delete won.
  */
-export async function deleteInWriteTransaction(db: Kysely<Database>, now: Date, remove: (trx: Transaction<Database>) => Promise<DeleteResult>): Promise<boolean> {
-  const { result } = await writeTransaction(db, now, async (trx) => {
-    const removed = Number((await remove(trx)).numDeletedRows) > 0;
-    return { changed: removed, result: removed };
-  });
+export async function deleteInWriteTransaction(db: Kysely<Database>, now: Date, remove: (trx: Transaction<Database>) => Promise<DeleteResult>, audit: AuditEntry | null = null): Promise<boolean> {
+  const { result } = await writeTransaction(
+    db,
+    now,
+    async (trx) => {
+      const removed = Number((await remove(trx)).numDeletedRows) > 0;
+      return { changed: removed, result: removed };
+    },
+    audit,
+  );
   return result;
 }

@@ -5,11 +5,12 @@ import { addUser } from '../../src/domain/accounts/manage-users.ts';
 import type { User } from '../../src/domain/accounts/user.ts';
 import { currentUser, requireUser } from '../../src/http/auth.ts';
 import { AUTH_ERRORS, errorResponses } from '../../src/http/schemas.ts';
+import { TEST_ACTING } from './acting.ts';
 
 export const basic = (username: string, password: string): string => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
 export function createUser(container: Container, username: string, password: string | null, extra: { isAdmin?: boolean } = {}): Promise<User> {
-  return addUser({ username, password, firstName: username, lastName: 'Tester', ...extra }, container.accounts);
+  return addUser({ username, password, firstName: username, lastName: 'Tester', ...extra }, TEST_ACTING, container.accounts);
 }
 
 /** A protected probe route (Basic or Token), standing in for the routes later issues add. */

@@ -1,5 +1,6 @@
 import type { Container } from '../../src/container.ts';
 import type { ReleaseCandidate } from '../../src/domain/releases/release-data.ts';
+import { testAudit } from './acting.ts';
 
 /**
  * Catalogue writes straight through the storage the use cases use, without archives, signatures
@@ -46,6 +47,7 @@ export async function registerDirectly(container: Container, appId: string, cert
     ownerId,
     (existing) => (existing === null ? { kind: 'create' } : { kind: 'update', ownerId, certificateChanged: existing.certificate !== certificate, changed: existing.certificate !== certificate }),
     now,
+    testAudit,
   );
 }
 
@@ -62,5 +64,6 @@ export async function publishDirectly(
     { download: `https://example.org/${appId}-${version}.tar.gz`, signature: Buffer.from(`${appId}${version}`).toString('base64'), sha256: 'ab'.repeat(32), size: 10 },
     { confirm: () => undefined, isLatest: (others) => others.every((o) => o < version) },
     now,
+    testAudit,
   );
 }

@@ -14,6 +14,7 @@ import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 import { WebClient } from '../helpers/web-client.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 const STRONG = 'correct horse battery staple';
 const STRONGER = 'violet tractor nebula quilt';
@@ -354,8 +355,8 @@ describe(`rating from the app page, the API page (${DIALECT})`, () => {
   before(async () => {
     files = await startArchiveServer();
     server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
-    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), server.container.catalog);
-    const token = await getOrCreateToken(await createUser(server.container, 'owner', STRONG), server.container.accounts);
+    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+    const token = await getOrCreateToken(await createUser(server.container, 'owner', STRONG), TEST_ACTING, server.container.accounts);
     const auth = { authorization: `Token ${token}` };
     assert.equal((await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: auth, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } })).statusCode, 201);
     const bytes = await appArchive({ version: '2.0.0' });

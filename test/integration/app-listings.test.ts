@@ -16,6 +16,7 @@ import type { ArchiveServer } from '../helpers/https-archive-server.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 type Json = Record<string, unknown> & { releases: Array<Record<string, unknown>> };
 
@@ -46,8 +47,8 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
   before(async () => {
     files = await startArchiveServer();
     server = await createTestServer({ now: clock.now, env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
-    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), server.container.catalog);
-    for (const name of ['alice', 'bob', 'carol', 'dave']) tokens[name] = await getOrCreateToken(await createUser(server.container, name, null), server.container.accounts);
+    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+    for (const name of ['alice', 'bob', 'carol', 'dave']) tokens[name] = await getOrCreateToken(await createUser(server.container, name, null), TEST_ACTING, server.container.accounts);
     for (const cert of ['news', 'notes']) {
       const response = await server.app.inject({
         method: 'POST',
@@ -57,7 +58,7 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
       });
       assert.equal(response.statusCode, 201, response.body);
     }
-    await addCoMaintainer('news', 'carol', server.container.appManagement);
+    await addCoMaintainer('news', 'carol', TEST_ACTING, server.container.appManagement);
     // The example data of the original's compatibility tests (reference §12.10).
     const news: Array<[string, [string, string], boolean?]> = [
       ['1.0.0', ['9', '9']],
@@ -138,14 +139,14 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
   });
 
   test('enterprise-only apps: out by default, in with include_enterprise=true or 1 (any case)', async () => {
-    await setAppFlags('notes', { enterpriseOnly: true }, server.container.appManagement);
+    await setAppFlags('notes', { enterpriseOnly: true }, TEST_ACTING, server.container.appManagement);
     const ids = async (query: string) => (await apps(`/api/v1/apps.json${query}`)).map((a) => a.id);
     assert.deepEqual(await ids(''), ['news']);
     assert.deepEqual(await ids('?include_enterprise=yes'), ['news']);
     for (const query of ['?include_enterprise=true', '?include_enterprise=1', '?include_enterprise=TRUE']) assert.deepEqual(await ids(query), ['news', 'notes'], query);
     assert.deepEqual((await apps('/api/v1/platform/11.0.0/apps.json?include_enterprise=1')).map((a) => a.id), ['news', 'notes']);
     assert.deepEqual((await apps('/api/v1/platform/11.0.0/apps.json')).map((a) => a.id), ['news']);
-    await setAppFlags('notes', { enterpriseOnly: false }, server.container.appManagement);
+    await setAppFlags('notes', { enterpriseOnly: false }, TEST_ACTING, server.container.appManagement);
   });
 
   test('ratings: one per user (201, then 200), maintainers refused, aggregates overall and over 90 days', async () => {
@@ -222,7 +223,7 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
     const changes: Array<[string, () => Promise<unknown>]> = [
       ['a release', () => publish('news', { version: '7.0.0', nextcloud: ['12', '99'] })],
       ['a rating', () => rate('bob', 'news', { rating: 0.25 })],
-      ['a featured flag', () => setAppFlags('news', { featured: true }, server.container.appManagement)],
+      ['a featured flag', () => setAppFlags('news', { featured: true }, TEST_ACTING, server.container.appManagement)],
       ['a deleted release', () => server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news/releases/7.0.0', headers: { authorization: `Token ${tokens.alice}` } })],
     ];
     for (const [what, change] of changes) {
@@ -254,7 +255,7 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
   test('another server on the same database serves a write within a second, without a database read per request', async () => {
     const other = await createTestServer({ now: clock.now, env: { APPSTORE_CA_CERT: certFile('chain.pem') }, database: server.database });
     const before = await other.app.inject({ method: 'GET', url: '/api/v1/apps.json' });
-    await setAppFlags('news', { featured: false }, server.container.appManagement);
+    await setAppFlags('news', { featured: false }, TEST_ACTING, server.container.appManagement);
     const written = Date.now();
     let after = await other.app.inject({ method: 'GET', url: '/api/v1/apps.json', headers: { 'if-none-match': String(before.headers.etag) } });
     // The other server hears of the write by LISTEN/NOTIFY (PostgreSQL) or its poll (SQLite, every 500 ms).

@@ -7,6 +7,7 @@ import { TestClock } from '../helpers/clock.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -81,10 +82,10 @@ describe(`authentication (${DIALECT})`, () => {
 
   test('a disabled user: refused by password and by token', async () => {
     const token = (await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('carol', PASSWORD) } })).json().token;
-    await setActive('carol', false, server.container.accounts);
+    await setActive('carol', false, TEST_ACTING, server.container.accounts);
     assert401(await whoami(basic('carol', PASSWORD)), /account is disabled/);
     assert401(await whoami(`Token ${token}`), /account is disabled/);
-    await setActive('carol', true, server.container.accounts);
+    await setActive('carol', true, TEST_ACTING, server.container.accounts);
     assert.equal((await whoami(`Token ${token}`)).statusCode, 200);
   });
 

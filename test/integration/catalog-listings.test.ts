@@ -6,6 +6,7 @@ import { CATEGORIES, PLATFORMS } from '../helpers/catalog-data.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 describe(`categories.json and platforms.json (${DIALECT})`, () => {
   let server: TestServer;
@@ -26,8 +27,8 @@ describe(`categories.json and platforms.json (${DIALECT})`, () => {
   });
 
   test('after import: categories ordered by id with their languages; supported platforms only', async () => {
-    await importCategories(CATEGORIES, server.container.catalog);
-    await importPlatformReleases(PLATFORMS, server.container.catalog);
+    await importCategories(CATEGORIES, TEST_ACTING, server.container.catalog);
+    await importPlatformReleases(PLATFORMS, TEST_ACTING, server.container.catalog);
     const categories = await get('/api/v1/categories.json');
     assert.deepEqual(categories.json(), [
       { id: 'games', translations: { de: { name: 'Spiele', description: 'Spaß' }, en: { name: 'Games', description: 'Fun and games' } } },
@@ -113,14 +114,14 @@ describe(`categories.json and platforms.json (${DIALECT})`, () => {
 
   test('a changed name changes the ETag; an identical re-import does not', async () => {
     const before = await get('/api/v1/categories.json');
-    const same = await importCategories(CATEGORIES, server.container.catalog);
+    const same = await importCategories(CATEGORIES, TEST_ACTING, server.container.catalog);
     assert.deepEqual(same, { created: 0, updated: 0, unchanged: 2 });
     assert.equal((await get('/api/v1/categories.json')).headers.etag, before.headers.etag);
     const renamed = structuredClone(CATEGORIES);
     const german = renamed[1]?.translations.de;
     assert.ok(german !== undefined);
     german.name = 'Spiele & Spaß';
-    const summary = await importCategories(renamed, server.container.catalog);
+    const summary = await importCategories(renamed, TEST_ACTING, server.container.catalog);
     assert.deepEqual(summary, { created: 0, updated: 1, unchanged: 1 });
     const after = await get('/api/v1/categories.json', { 'if-none-match': String(before.headers.etag) });
     assert.equal(after.statusCode, 200);
@@ -129,10 +130,10 @@ describe(`categories.json and platforms.json (${DIALECT})`, () => {
   });
 
   test('a platform flag change shows at once', async () => {
-    await importPlatformReleases([{ version: '31.0.0', hasRelease: true, isSupported: true }], server.container.catalog);
+    await importPlatformReleases([{ version: '31.0.0', hasRelease: true, isSupported: true }], TEST_ACTING, server.container.catalog);
     const platforms = await get('/api/v1/platforms.json');
     assert.deepEqual(platforms.json()[0], { version: '31.0.0', hasRelease: true, isSupported: true });
-    await importPlatformReleases([{ version: '30.0.1', hasRelease: true, isSupported: false }], server.container.catalog);
+    await importPlatformReleases([{ version: '30.0.1', hasRelease: true, isSupported: false }], TEST_ACTING, server.container.catalog);
     assert.deepEqual((await get('/api/v1/platforms.json')).json().map((p: { version: string }) => p.version), ['31.0.0']);
   });
 

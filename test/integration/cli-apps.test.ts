@@ -14,6 +14,7 @@ import { startServeProcess } from '../helpers/serve-process.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 describe(`the store's own authority: ca init, issue, revoke, and registering with it (${DIALECT})`, () => {
   let server: TestServer;
@@ -57,7 +58,7 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
 
   test('the issued certificate registers its app; once revoked, it is refused at once', async () => {
     const user = await createUser(server.container, 'dev', null);
-    const token = await getOrCreateToken(user, server.container.accounts);
+    const token = await getOrCreateToken(user, TEST_ACTING, server.container.accounts);
     const certificate = fs.readFileSync(path.join(server.database.dataDir, 'notes.crt'), 'utf8');
     const register = () =>
       server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate, signature: readCert('notes.sig') } });
@@ -133,7 +134,7 @@ describe(`appstore app … (${DIALECT})`, () => {
     env = { ...server.database.env, APPSTORE_CA_CERT: certFile('chain.pem') };
     const alice = await createUser(server.container, 'alice', null);
     await createUser(server.container, 'bob', null);
-    const token = await getOrCreateToken(alice, server.container.accounts);
+    const token = await getOrCreateToken(alice, TEST_ACTING, server.container.accounts);
     const response = await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } });
     assert.equal(response.statusCode, 201);
   });

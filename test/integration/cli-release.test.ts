@@ -6,6 +6,7 @@ import { runCommand } from '../helpers/run-cli.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
 import type { TestDatabase } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 describe(`appstore release inspect (${DIALECT})`, () => {
   let database: TestDatabase;
@@ -32,7 +33,7 @@ describe(`appstore release inspect (${DIALECT})`, () => {
 
   test("the store's own categories are used once it has some", async () => {
     const server = await createTestServer({ database });
-    await importCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], server.container.catalog);
+    await importCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], TEST_ACTING, server.container.catalog);
     await server.app.close();
     const result = await runCommand(['release', 'inspect', archivePath('valid.tar.gz')], database.env);
     assert.equal(result.code, 1);

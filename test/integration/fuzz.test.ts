@@ -8,6 +8,7 @@ import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 /** A small seeded generator (mulberry32): the same requests on every run, so a failure replays. */
 function random(seed: number): () => number {
@@ -106,13 +107,13 @@ describe(`fuzzing every route (${DIALECT})`, () => {
 
   before(async () => {
     server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem') } });
-    await importCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], server.container.catalog);
+    await importCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], TEST_ACTING, server.container.catalog);
     await createUser(server.container, 'alice', 'secret-enough');
     await createUser(server.container, 'bob', null);
     token = await getOrCreateToken(await server.container.accounts.store.findUserByUsername('bob').then((r) => {
       assert.ok(r !== null);
       return { id: r.id, username: r.username, isAdmin: r.isAdmin };
-    }), server.container.accounts);
+    }), TEST_ACTING, server.container.accounts);
     const registered = await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } });
     assert.equal(registered.statusCode, 201, registered.body);
   });

@@ -8,6 +8,7 @@ import { publishDirectly } from '../helpers/listing-data.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { testAudit } from '../helpers/acting.ts';
 
 const run = promisify(execFile);
 
@@ -32,7 +33,7 @@ describe(`assembled listings in real HTTP clients (${DIALECT})`, () => {
 
   before(async () => {
     server = await createTestServer();
-    await server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], new Date());
+    await server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], new Date(), testAudit);
     const owner = await createUser(server.container, 'owner', null);
     for (const appId of ['one', 'two', 'three']) {
       for (const version of ['1.0.0', '1.1.0', '2.0.0']) {

@@ -12,6 +12,7 @@ import { eventually } from '../helpers/eventually.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { testAudit } from '../helpers/acting.ts';
 
 /** A small deterministic generator, so a failing sequence can be replayed from its seed. */
 function random(seed: number): { int(n: number): number; pick<T>(items: readonly T[]): T } {
@@ -43,7 +44,7 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
     // Counts the requests fastify routes: a 304 answered before routing never reaches it.
     server = await createTestServer({ now: clock.now, configure: (app) => app.addHook('onRequest', async () => void (routedRequests += 1)) });
     other = await createTestServer({ now: clock.now, database: server.database });
-    await server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], clock.now());
+    await server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], clock.now(), testAudit);
     for (const name of ['u1', 'u2', 'u3', 'owner']) users.push((await createUser(server.container, name, null)).id);
   });
   after(async () => {
@@ -88,22 +89,22 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
       ['delete a release', async () => {
         const appId = rng.pick(apps);
         const found = await server.container.publishing.releases.findRelease(appId, `1.${rng.int(3)}.0`, false);
-        return found === null ? publish(appId, '3.0.0', '*', 'instead') : server.container.publishing.releases.deleteRelease(found.id, clock.now());
+        return found === null ? publish(appId, '3.0.0', '*', 'instead') : server.container.publishing.releases.deleteRelease(found.id, clock.now(), testAudit());
       }],
-      ['rate', async () => server.container.ratings.ratings.upsertRating(rng.pick(apps), rng.pick(users.slice(0, 3)), rng.int(5) / 4, { en: `comment ${rng.int(99)}` }, clock.now())],
+      ['rate', async () => server.container.ratings.ratings.upsertRating(rng.pick(apps), rng.pick(users.slice(0, 3)), rng.int(5) / 4, { en: `comment ${rng.int(99)}` }, clock.now(), testAudit())],
       ['delete a rating', async () => {
         const appId = rng.pick(apps);
         const user = rng.pick(users.slice(0, 3));
-        const deleted = await server.container.ratings.ratings.deleteRating(appId, user, clock.now());
-        return deleted || server.container.ratings.ratings.upsertRating(appId, user, 0.25, {}, clock.now());
+        const deleted = await server.container.ratings.ratings.deleteRating(appId, user, clock.now(), testAudit());
+        return deleted || server.container.ratings.ratings.upsertRating(appId, user, 0.25, {}, clock.now(), testAudit());
       }],
-      ['flag', async () => server.container.appManagement.registry.setFlags(rng.pick(apps), rng.int(2) === 0 ? { featured: rng.int(2) === 0 } : { enterpriseOnly: rng.int(2) === 0 }, clock.now())],
+      ['flag', async () => server.container.appManagement.registry.setFlags(rng.pick(apps), rng.int(2) === 0 ? { featured: rng.int(2) === 0 } : { enterpriseOnly: rng.int(2) === 0 }, clock.now(), testAudit())],
       ['certificate change', async () => register(rng.pick(apps), rng.pick(certificates))],
-      ['category', async () => server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: `Tools ${rng.int(99)}`, description: '' } } }], clock.now())],
-      ['platform', async () => server.container.catalog.store.upsertPlatformReleases([{ version: `3${rng.int(3)}.0.0`, hasRelease: true, isSupported: rng.int(2) === 0 }], clock.now())],
+      ['category', async () => server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: `Tools ${rng.int(99)}`, description: '' } } }], clock.now(), testAudit)],
+      ['platform', async () => server.container.catalog.store.upsertPlatformReleases([{ version: `3${rng.int(3)}.0.0`, hasRelease: true, isSupported: rng.int(2) === 0 }], clock.now(), testAudit)],
       ['delete app', async () => {
         const appId = rng.pick(apps);
-        return (await server.container.appManagement.registry.deleteApp(appId, clock.now())) || register(appId, certificates[0] ?? '');
+        return (await server.container.appManagement.registry.deleteApp(appId, clock.now(), testAudit())) || register(appId, certificates[0] ?? '');
       }],
     ];
     let previous = new Map<string, string>();
@@ -140,7 +141,7 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
     const listed = (before.get(VARIANTS[0].url) ?? []) as Array<{ id: string; isFeatured: boolean }>;
     const target = listed[0];
     assert.ok(target !== undefined, 'the catalogue has an app');
-    await server.container.appManagement.registry.setFlags(target.id, { featured: !target.isFeatured }, clock.now());
+    await server.container.appManagement.registry.setFlags(target.id, { featured: !target.isFeatured }, clock.now(), testAudit());
     for (const variant of VARIANTS) {
       const after = JSON.parse((await served(variant.url, 'gzip')).text) as Array<{ id: string }>;
       const earlier = before.get(variant.url) as Array<{ id: string }>;
@@ -217,7 +218,7 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
     const listed = JSON.parse((await served(polled, 'gzip')).text) as Array<{ id: string; isFeatured: boolean }>;
     const target = listed[0];
     assert.ok(target !== undefined);
-    await server.container.appManagement.registry.setFlags(target.id, { featured: !target.isFeatured }, clock.now());
+    await server.container.appManagement.registry.setFlags(target.id, { featured: !target.isFeatured }, clock.now(), testAudit());
     const after = await fetch(`${origin}${polled}`, { headers: { 'if-none-match': etag } });
     assert.equal(after.status, 200, 'the write moved the ETag: the old one is not current');
     assert.notEqual(after.headers.get('etag'), etag);

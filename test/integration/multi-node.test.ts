@@ -9,6 +9,7 @@ import { revokeCertificate } from '../../src/domain/certificates/revoke-certific
 import { ensureOwnAuthority, loadOwnAuthority } from '../../src/domain/identity/store-identity.ts';
 import { startServer } from '../../src/server.ts';
 import { basic, createUser } from '../helpers/accounts.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
 import { runCommand } from '../helpers/run-cli.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
@@ -48,8 +49,8 @@ describe(`two nodes on one database share one identity (${DIALECT})`, () => {
   });
 
   test('a certificate issued through one node registers through the other', async () => {
-    assert.equal(await ensureOwnAuthority(one.container.identity, one.container.accounts.keys, one.container.legacyAuthority, new Date()), 'created');
-    assert.equal(await ensureOwnAuthority(two.container.identity, two.container.accounts.keys, two.container.legacyAuthority, new Date()), 'existing');
+    assert.equal(await ensureOwnAuthority(one.container.identity, one.container.accounts.keys, one.container.legacyAuthority, new Date(), TEST_ACTING), 'created');
+    assert.equal(await ensureOwnAuthority(two.container.identity, two.container.accounts.keys, two.container.legacyAuthority, new Date(), TEST_ACTING), 'existing');
     const certificate = await issueCertificate(readCert('notes.csr'), await loadOwnAuthority(one.container.identity, one.container.accounts.keys), new Date());
     const user = await createUser(two.container, 'bea', PASSWORD);
     const token = (await two.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic(user.username, PASSWORD) } })).json().token as string;
@@ -59,7 +60,7 @@ describe(`two nodes on one database share one identity (${DIALECT})`, () => {
     assert.equal(registered.statusCode, 201, registered.body);
 
     // Revoked through the first node: the second refuses it at once, without a restart.
-    await revokeCertificate(certificate, await one.container.trust(), one.container.revocations, new Date());
+    await revokeCertificate(certificate, await one.container.trust(), one.container.revocations, new Date(), TEST_ACTING);
     const refused = await register(two);
     assert.equal(refused.statusCode, 400);
     assert.equal(refused.json().code, 'certificate_revoked');
@@ -129,7 +130,7 @@ describe(`appstore secret-key rotate (${DIALECT})`, () => {
     const old = await createTestServer({ database });
     try {
       await old.container.checkSecretKey();
-      await ensureOwnAuthority(old.container.identity, old.container.accounts.keys, old.container.legacyAuthority, new Date());
+      await ensureOwnAuthority(old.container.identity, old.container.accounts.keys, old.container.legacyAuthority, new Date(), TEST_ACTING);
       const before = await loadOwnAuthority(old.container.identity, old.container.accounts.keys);
       await createUser(old.container, 'dee', PASSWORD);
       const token = (await old.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('dee', PASSWORD) } })).json().token as string;

@@ -9,6 +9,7 @@ import type { RawExchange } from '../helpers/raw-http.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 async function listening(server: TestServer): Promise<number> {
   await server.app.listen({ host: '127.0.0.1', port: 0 });
@@ -38,7 +39,7 @@ describe(`what Node and the router refuse, answered with the contract's body (${
 
   before(async () => {
     server = await createTestServer();
-    token = await getOrCreateToken(await createUser(server.container, 'alice', null), server.container.accounts);
+    token = await getOrCreateToken(await createUser(server.container, 'alice', null), TEST_ACTING, server.container.accounts);
     port = await listening(server);
   });
   after(() => server.close());

@@ -12,6 +12,7 @@ import type { ArchiveServer } from '../helpers/https-archive-server.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 const ENV = { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' };
 
@@ -38,8 +39,8 @@ describe(`a re-registration racing publishes (${DIALECT})`, () => {
   before(async () => {
     files = await startArchiveServer();
     server = await createTestServer({ env: ENV, downloadCa: [TEST_TLS_CA] });
-    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), server.container.catalog);
-    token = await getOrCreateToken(await createUser(server.container, 'alice', null), server.container.accounts);
+    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+    token = await getOrCreateToken(await createUser(server.container, 'alice', null), TEST_ACTING, server.container.accounts);
   });
   after(async () => {
     await server.close();

@@ -14,6 +14,7 @@ import { archive as fixtureArchive } from '../helpers/release-fixtures.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 const ENV = {
   APPSTORE_CA_CERT: certFile('chain.pem'),
@@ -33,14 +34,15 @@ describe(`publishing and deleting releases (${DIALECT})`, () => {
     server = await createTestServer({ env: ENV, downloadCa: [TEST_TLS_CA] });
     await importCategories(
       ['multimedia', 'tools', 'office'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+      TEST_ACTING,
       server.container.catalog,
     );
-    for (const name of ['alice', 'bob', 'carol']) tokens[name] = await getOrCreateToken(await createUser(server.container, name, null), server.container.accounts);
+    for (const name of ['alice', 'bob', 'carol']) tokens[name] = await getOrCreateToken(await createUser(server.container, name, null), TEST_ACTING, server.container.accounts);
     for (const [app, who] of [['news', 'alice'], ['mail', 'alice']] as const) {
       const response = await register(who, readCert(app === 'news' ? 'news.crt' : 'mail-revoked.crt'), readCert(app === 'news' ? 'news.sig' : 'mail-revoked.sig'));
       assert.equal(response.statusCode, 201, response.body);
     }
-    await addCoMaintainer('news', 'carol', server.container.appManagement);
+    await addCoMaintainer('news', 'carol', TEST_ACTING, server.container.appManagement);
   });
   after(async () => {
     await server.close();
@@ -187,7 +189,7 @@ describe(`publishing and deleting releases (${DIALECT})`, () => {
   });
 
   test('the current certificate revoked: publishing is refused', async () => {
-    await revokeCertificate(readCert('mail-revoked.crt'), await server.container.trust(), server.container.revocations, new Date());
+    await revokeCertificate(readCert('mail-revoked.crt'), await server.container.trust(), server.container.revocations, new Date(), TEST_ACTING);
     const bytes = await appArchive({ id: 'mail' });
     refused(await publishArchive('alice', bytes, { key: 'mail-revoked' }), 400, 'certificate_revoked', /^The certificate registered for mail can no longer be used: The certificate was revoked on/);
   });
@@ -269,7 +271,7 @@ describe(`publishing limits (${DIALECT})`, () => {
   test('100 a day per user by default; here 2, then 429 with Retry-After', async () => {
     const files = await startArchiveServer();
     const server = await createTestServer({ env: { ...ENV, APPSTORE_UPLOADS_PER_DAY: '2' }, downloadCa: [TEST_TLS_CA] });
-    const token = await getOrCreateToken(await createUser(server.container, 'alice', null), server.container.accounts);
+    const token = await getOrCreateToken(await createUser(server.container, 'alice', null), TEST_ACTING, server.container.accounts);
     const post = () => server.app.inject({ method: 'POST', url: '/api/v1/apps/releases', headers: { authorization: `Token ${token}` }, payload: { download: `${files.origin}/none.tar.gz`, signature: 'AAAA' } });
     assert.equal((await post()).statusCode, 400);
     assert.equal((await post()).statusCode, 400);

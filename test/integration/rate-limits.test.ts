@@ -8,6 +8,7 @@ import { TestClock } from '../helpers/clock.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 const PASSWORD = 'secret-enough';
 
@@ -60,7 +61,7 @@ describe(`rate limits (${DIALECT})`, () => {
     clock.advance(LIMITS.windowMs);
     const shared = '203.0.113.7';
     assert.equal((await whoami(basic('dave', PASSWORD), shared)).statusCode, 200, 'dave has signed in from the shared address before');
-    const token = await getOrCreateToken(await requireUserByName('erin'), server.container.accounts);
+    const token = await getOrCreateToken(await requireUserByName('erin'), TEST_ACTING, server.container.accounts);
     for (let i = 0; i < LIMITS.perAddress; i++) assert.equal((await whoami(basic(`user${i}`, 'x'), shared)).statusCode, 401);
     const limited = await whoami(basic('bob', PASSWORD), shared);
     assert.equal(limited.statusCode, 429, 'a username never signed in from here is slowed: password spraying');
@@ -77,7 +78,7 @@ describe(`rate limits (${DIALECT})`, () => {
 
   test('invalid tokens from one address: 429 once over the limit; a valid token from there still passes', async () => {
     const address = '203.0.113.50';
-    const token = await getOrCreateToken(await requireUserByName('erin'), server.container.accounts);
+    const token = await getOrCreateToken(await requireUserByName('erin'), TEST_ACTING, server.container.accounts);
     for (let i = 0; i < LIMITS.perAddress; i++) assert.equal((await whoami(`Token ${String(i).padStart(64, '0')}`, address)).statusCode, 401);
     const limited = await whoami(`Token ${'f'.repeat(64)}`, address);
     assert.equal(limited.statusCode, 429);

@@ -12,6 +12,7 @@ import { TestClock } from '../helpers/clock.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 describe(`POST /api/v1/apps (${DIALECT})`, () => {
   let server: TestServer;
@@ -22,7 +23,7 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
     server = await createTestServer({ now: clock.now, env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_CRL: certFile('revoking.crl') } });
     for (const [name, isAdmin] of [['alice', false], ['bob', false], ['carol', false], ['root', true]] as const) {
       const user = await createUser(server.container, name, null, { isAdmin });
-      tokens[name] = await getOrCreateToken(user, server.container.accounts);
+      tokens[name] = await getOrCreateToken(user, TEST_ACTING, server.container.accounts);
     }
   });
   after(() => server.close());
@@ -106,7 +107,7 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
   });
 
   test('403 for anyone else, co-maintainers included; nothing changes', async () => {
-    await addCoMaintainer('news', 'carol', server.container.appManagement);
+    await addCoMaintainer('news', 'carol', TEST_ACTING, server.container.appManagement);
     refused(await register('bob', readCert('news-2.crt'), readCert('news-2.sig')), 403, 'forbidden', /Only the owner of news/);
     refused(await register('carol', readCert('news-2.crt'), readCert('news-2.sig')), 403, 'forbidden');
     assert.equal(await releaseCount('news'), 3);
@@ -128,7 +129,7 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
   });
 
   test('transfer: while unlocked anyone takes ownership, and the lock closes', async () => {
-    await unlockTransfer('news', server.container.appManagement);
+    await unlockTransfer('news', TEST_ACTING, server.container.appManagement);
     const response = await register('bob', readCert('news.crt'), readCert('news.sig'));
     assert.equal(response.statusCode, 204);
     const stored = await app('news');
@@ -139,7 +140,7 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
   });
 
   test('a certificate the store revoked is refused at once', async () => {
-    await revokeCertificate(readCert('notes.crt'), await server.container.trust(), server.container.revocations, clock.now());
+    await revokeCertificate(readCert('notes.crt'), await server.container.trust(), server.container.revocations, clock.now(), TEST_ACTING);
     refused(await register('alice', readCert('notes.crt'), readCert('notes.sig')), 400, 'certificate_revoked', /by this store/);
   });
 

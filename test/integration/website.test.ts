@@ -15,6 +15,7 @@ import type { ArchiveServer } from '../helpers/https-archive-server.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
 
 
 /** What a hostile app developer puts in a description: none of it may run or become markup. */
@@ -36,9 +37,9 @@ describe(`the public website (${DIALECT})`, () => {
     files = await startArchiveServer();
     mail = await startMailServer();
     server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', APPSTORE_SMTP_URL: mail.url }, downloadCa: [TEST_TLS_CA] });
-    await importPlatformReleases(['32.0.1', '31.0.4', '30.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true })), server.container.catalog);
-    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), server.container.catalog);
-    const token = await getOrCreateToken(await createUser(server.container, 'alice', null), server.container.accounts);
+    await importPlatformReleases(['32.0.1', '31.0.4', '30.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true })), TEST_ACTING, server.container.catalog);
+    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+    const token = await getOrCreateToken(await createUser(server.container, 'alice', null), TEST_ACTING, server.container.accounts);
     const auth = { authorization: `Token ${token}` };
     assert.equal((await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: auth, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } })).statusCode, 201);
     const german = '<name lang="de">Nachrichten</name><summary lang="de">Ein Feedreader</summary><description lang="de">Liest Feeds.</description>';

@@ -3,7 +3,7 @@ import type { AppFlags } from '../../domain/apps/app-registry.ts';
 import { flag, positional } from '../arguments.ts';
 import type { Command, CommandInput } from '../command.ts';
 import { usageError } from '../command.ts';
-import { withContainer } from '../context.ts';
+import { cliActingFor, withContainer } from '../context.ts';
 
 function maintainerCommand(verb: 'add' | 'remove'): Command {
   return {
@@ -18,7 +18,7 @@ function maintainerCommand(verb: 'add' | 'remove'): Command {
     async run(input, io) {
       const [app, user] = [positional(input, 0), positional(input, 1)];
       const change = verb === 'add' ? addCoMaintainer : removeCoMaintainer;
-      const changed = await withContainer(io, (container) => change(app, user, container.appManagement));
+      const changed = await withContainer(io, (container) => change(app, user, cliActingFor(io), container.appManagement));
       const messages = verb === 'add' ? ['now co-maintains', 'already co-maintains'] : ['no longer co-maintains', 'did not co-maintain'];
       io.out(`${user} ${changed ? messages[0] : messages[1]} ${app}`);
       return 0;
@@ -56,7 +56,7 @@ include_enterprise=true. The listings and their ETags change at once.`,
     const enterpriseOnly = onOff(input, 'enterprise', this.usage);
     const settings: AppFlags = { ...(featured === undefined ? {} : { featured }), ...(enterpriseOnly === undefined ? {} : { enterpriseOnly }) };
     if (Object.keys(settings).length === 0) throw usageError('nothing to set', this.usage);
-    const changed = await withContainer(io, (container) => setAppFlags(app, settings, container.appManagement));
+    const changed = await withContainer(io, (container) => setAppFlags(app, settings, cliActingFor(io), container.appManagement));
     io.out(changed ? `${app} updated` : `${app} already had these settings`);
     return 0;
   },
@@ -71,7 +71,7 @@ export const appTransferCommand: Command = {
 that user the owner and locks the app again. A new certificate deletes the app's releases.`,
   async run(input, io) {
     const app = positional(input, 0);
-    await withContainer(io, (container) => unlockTransfer(app, container.appManagement));
+    await withContainer(io, (container) => unlockTransfer(app, cliActingFor(io), container.appManagement));
     io.out(`${app} is unlocked: the next valid registration takes ownership`);
     return 0;
   },

@@ -6,7 +6,7 @@ import type { Config } from '../../config.ts';
 import { positional, readFileBytes } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError } from '../command.ts';
-import { configFor, withContainer } from '../context.ts';
+import { cliActingFor, configFor, withContainer } from '../context.ts';
 
 function requireOwnAuthority(config: Config): void {
   if (config.caCertFile !== null) {
@@ -29,7 +29,7 @@ must trust its certificate (\`appstore ca certificate\`).`,
   async run(_input, io) {
     requireOwnAuthority(configFor(io));
     const { origin, subject } = await withContainer(io, async (container) => {
-      const result = await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now());
+      const result = await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), cliActingFor(io));
       return { origin: result, subject: new X509Certificate((await loadOwnAuthority(container.identity, container.accounts.keys)).certificatePem).subject };
     });
     io.out(`${ORIGIN_WORDS[origin]}: ${subject.replace(/\n/g, ', ')}`);
@@ -61,7 +61,7 @@ them one by one with \`appstore ca revoke\`). Every node takes the new authority
 Nextcloud servers must trust the new certificate too (\`appstore ca certificate\`).`,
   async run(_input, io) {
     requireOwnAuthority(configFor(io));
-    const result = await withContainer(io, (container) => rotateOwnAuthority(container.identity, container.accounts.keys, container.now()));
+    const result = await withContainer(io, (container) => rotateOwnAuthority(container.identity, container.accounts.keys, container.now(), cliActingFor(io)));
     io.out(`retired: ${result.retired.replace(/\n/g, ', ')}\nissuing: ${result.current.replace(/\n/g, ', ')}`);
     return 0;
   },
@@ -80,7 +80,7 @@ Creates the authority first if there is none.`,
     const csr = readFileBytes(positional(input, 0), io).toString('utf8');
     requireOwnAuthority(configFor(io));
     const pem = await withContainer(io, async (container) => {
-      await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now());
+      await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), cliActingFor(io));
       return issueCertificate(csr, await loadOwnAuthority(container.identity, container.accounts.keys), container.now());
     });
     io.write(pem);
@@ -98,7 +98,7 @@ publishing for an app whose current certificate it is, are refused from now on, 
 Works for certificates of any authority the store trusts (APPSTORE_CA_CERT or its own).`,
   async run(input, io) {
     const pem = readFileBytes(positional(input, 0), io).toString('utf8');
-    const result = await withContainer(io, async (container) => revokeCertificate(pem, await container.trust(), container.revocations, container.now()));
+    const result = await withContainer(io, async (container) => revokeCertificate(pem, await container.trust(), container.revocations, container.now(), cliActingFor(io)));
     const what = `certificate ${result.serial}${result.appId === null ? '' : ` (${result.appId})`}`;
     io.out(result.alreadyRevoked ? `${what} was already revoked on ${result.revokedAt.toISOString()}` : `revoked ${what}`);
     return 0;

@@ -2,7 +2,7 @@ import { importCategories, importPlatformReleases } from '../../domain/catalog/i
 import type { ImportSummary } from '../../domain/catalog/import-catalog.ts';
 import { positional, readJsonFile } from '../arguments.ts';
 import type { Command } from '../command.ts';
-import { withContainer } from '../context.ts';
+import { cliActingFor, withContainer } from '../context.ts';
 
 function importCommand(kind: 'category' | 'platform', noun: string, help: string, importer: typeof importCategories): Command {
   const listing = kind === 'category' ? 'categories.json' : 'platforms.json';
@@ -14,7 +14,7 @@ function importCommand(kind: 'category' | 'platform', noun: string, help: string
     help,
     async run(input, io) {
       const data = readJsonFile(positional(input, 0), io);
-      const summary: ImportSummary = await withContainer(io, (container) => importer(data, container.catalog));
+      const summary: ImportSummary = await withContainer(io, (container) => importer(data, cliActingFor(io), container.catalog));
       const total = summary.created + summary.updated + summary.unchanged;
       io.out(`imported ${total} ${noun}: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged`);
       return 0;

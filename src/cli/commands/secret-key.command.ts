@@ -3,7 +3,7 @@ import { deriveKeys, loadSecret } from '../../domain/accounts/secret-key.ts';
 import { rotateSecretKey } from '../../domain/identity/rotate-secret-key.ts';
 import { positional } from '../arguments.ts';
 import type { Command } from '../command.ts';
-import { withContainer } from '../context.ts';
+import { cliActingFor, withContainer } from '../context.ts';
 
 export const secretKeyRotateCommand: Command = {
   path: ['secret-key', 'rotate'],
@@ -18,7 +18,7 @@ APPSTORE_SECRET_KEY_FILE pointing at the new file (docs/operations.md).`,
   async run(input, io) {
     const newFile = path.resolve(io.cwd, positional(input, 0));
     const next = deriveKeys(loadSecret(newFile, false));
-    const report = await withContainer(io, (container) => rotateSecretKey(container.identity, container.accounts.keys, next, container.now()));
+    const report = await withContainer(io, (container) => rotateSecretKey(container.identity, container.accounts.keys, next, container.now(), cliActingFor(io)));
     io.out(
       `the store now runs with the key in ${newFile}: ${report.tokens} API tokens kept, ${report.sessions} sessions and ${report.links} mailed links ended` +
         (report.droppedTokens > 0 ? `, ${report.droppedTokens} unreadable tokens dropped (their users ask for new ones)` : ''),

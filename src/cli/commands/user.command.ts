@@ -4,7 +4,7 @@ import { sendInvitation } from '../../domain/accounts/password-reset.ts';
 import { flag, positional, stringOption } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { usageError } from '../command.ts';
-import { withContainer } from '../context.ts';
+import { cliActingFor, withContainer } from '../context.ts';
 import type { CliIo } from '../io.ts';
 
 /** The password is the first line of standard input, so it never shows in `ps` or shell history. */
@@ -43,6 +43,7 @@ administrator. Names: 1 to 150 letters, digits and _ . @ + -. Refused when the n
           isAdmin: flag(input, 'admin'),
           password,
         },
+        cliActingFor(io),
         container.accounts,
       ),
     );
@@ -68,6 +69,7 @@ is printed here.`,
       container.mailFiles.notify = (message) => io.out(message);
       const created = await addUser(
         { username: positional(input, 0), email, firstName: stringOption(input, 'first-name'), lastName: stringOption(input, 'last-name'), isAdmin: flag(input, 'admin'), password: null, emailVerified: false },
+        cliActingFor(io),
         container.accounts,
       );
       await sendInvitation(created, container.selfService);
@@ -86,7 +88,7 @@ export const userTokenCommand: Command = {
   help: `Prints the user's API token (the same one POST /api/v1/token returns), creating it when
 the user has none. Publishing tools send it as "Authorization: Token <token>".`,
   async run(input, io) {
-    const token = await withContainer(io, async (container) => getOrCreateToken(await findUser(positional(input, 0), container.accounts), container.accounts));
+    const token = await withContainer(io, async (container) => getOrCreateToken(await findUser(positional(input, 0), container.accounts), cliActingFor(io), container.accounts));
     io.out(token);
     return 0;
   },
@@ -104,7 +106,7 @@ created with --no-password. Existing sessions and tokens stay valid.`,
     if (!flag(input, 'password-stdin')) throw usageError('--password-stdin is required', this.usage);
     const username = positional(input, 0);
     const password = await readPassword(io);
-    await withContainer(io, (container) => setPassword(username, password, container.accounts));
+    await withContainer(io, (container) => setPassword(username, password, cliActingFor(io), container.accounts));
     io.out(`password of ${username} changed`);
     return 0;
   },
@@ -122,7 +124,7 @@ function activeCommand(active: boolean): Command {
       : 'The user can no longer authenticate by any means (password, token, session). Their apps, releases and token stay; `enable` undoes it.',
     async run(input, io) {
       const username = positional(input, 0);
-      await withContainer(io, (container) => setActive(username, active, container.accounts));
+      await withContainer(io, (container) => setActive(username, active, cliActingFor(io), container.accounts));
       io.out(`user ${username} ${verb}d`);
       return 0;
     },

@@ -1,3 +1,5 @@
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting } from '../audit/audit.ts';
 import { AppError } from '../../errors.ts';
 import type { SelfServiceDeps } from './account-links.ts';
 import { authenticateWithPassword } from './authenticate.ts';
@@ -23,10 +25,11 @@ async function confirmPassword(user: User, password: string, clientAddress: stri
 }
 
 /** Changes the password; every session of the user ends (the caller opens a new one for this browser). */
-export async function changePassword(user: User, current: string, password: string, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
+export async function changePassword(user: User, current: string, password: string, acting: Acting, deps: SelfServiceDeps): Promise<void> {
+  const clientAddress = acting.address ?? '';
   await confirmPassword(user, current, clientAddress, deps);
   await checkNewPassword(password, [user.username, user.email ?? '']);
-  await deps.store.setPasswordHash(user.id, await hashPassword(password), deps.now());
+  await deps.store.setPasswordHash(user.id, await hashPassword(password), deps.now(), auditEntry(acting, 'user.password_changed', { subjectUser: user.username }));
   await deps.store.deleteUserSessions(user.id);
 }
 
@@ -48,9 +51,9 @@ export async function changeEmail(user: User, password: string, email: string, c
  * Deletes the account with its token, sessions, ratings and co-maintainerships. Refused while the
  * user owns apps: they must be transferred or deleted first, and the refusal names them.
  */
-export async function deleteAccount(user: User, password: string, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
-  await confirmPassword(user, password, clientAddress, deps);
-  const { deleted, ownedApps } = await deps.store.deleteUserUnlessOwner(user.id, deps.now());
+export async function deleteAccount(user: User, password: string, acting: Acting, deps: SelfServiceDeps): Promise<void> {
+  await confirmPassword(user, password, acting.address ?? '', deps);
+  const { deleted, ownedApps } = await deps.store.deleteUserUnlessOwner(user.id, deps.now(), auditEntry(acting, 'user.deleted', { subjectUser: user.username }));
   if (!deleted) {
     const shown = ownedApps.slice(0, 10).join(', ') + (ownedApps.length > 10 ? ` and ${ownedApps.length - 10} more` : '');
     throw new AppError(

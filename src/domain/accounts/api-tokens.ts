@@ -1,3 +1,5 @@
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting } from '../audit/audit.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { SecretKeys } from './secret-key.ts';
@@ -12,32 +14,37 @@ export interface TokenDeps {
 }
 
 /** The user's token (`POST /api/v1/token`, `appstore user token`), created when there is none. */
-export async function getOrCreateToken(user: Pick<User, 'id'>, deps: TokenDeps): Promise<string> {
-  const existing = await readToken(user.id, deps);
+type TokenOwner = Pick<User, 'id' | 'username'>;
+
+/** The user's token (`POST /api/v1/token`, `appstore user token`), created when there is none. */
+export async function getOrCreateToken(user: TokenOwner, acting: Acting, deps: TokenDeps): Promise<string> {
+  const existing = await readToken(user, acting, deps);
   if (existing !== null) return existing;
   const token = generateToken();
-  const inserted = await deps.store.insertTokenIfNone(user.id, tokenLookupHash(deps.keys, token), encryptToken(deps.keys, token, user.id), deps.now());
+  const audit = auditEntry(acting, 'token.issued', { subjectUser: user.username });
+  const inserted = await deps.store.insertTokenIfNone(user.id, tokenLookupHash(deps.keys, token), encryptToken(deps.keys, token, user.id), deps.now(), audit);
   if (inserted) return token;
   // A concurrent request created one first: return that one, so both callers agree.
-  const winner = await readToken(user.id, deps);
-  return winner ?? replaceStoredToken(user.id, deps);
+  const winner = await readToken(user, acting, deps);
+  return winner ?? replaceStoredToken(user, acting, 'asked for', deps);
 }
 
 /** A new token (`POST /api/v1/token/new`): the old one stops working at once. 30 a minute. */
-export async function replaceToken(user: Pick<User, 'id'>, deps: TokenDeps): Promise<string> {
+export async function replaceToken(user: TokenOwner, acting: Acting, deps: TokenDeps): Promise<string> {
   await deps.limiter.consume(RATE_LIMITS.newToken, String(user.id));
-  return replaceStoredToken(user.id, deps);
+  return replaceStoredToken(user, acting, 'asked for', deps);
 }
 
-async function replaceStoredToken(userId: number, deps: TokenDeps): Promise<string> {
+async function replaceStoredToken(user: TokenOwner, acting: Acting, reason: string, deps: TokenDeps): Promise<string> {
   const token = generateToken();
-  await deps.store.replaceToken(userId, tokenLookupHash(deps.keys, token), encryptToken(deps.keys, token, userId), deps.now());
+  const audit = auditEntry(acting, 'token.replaced', { subjectUser: user.username, details: { reason } });
+  await deps.store.replaceToken(user.id, tokenLookupHash(deps.keys, token), encryptToken(deps.keys, token, user.id), deps.now(), audit);
   return token;
 }
 
 /** Null when there is none, or when it was sealed with another secret key (then it is replaced). */
-async function readToken(userId: number, deps: TokenDeps): Promise<string | null> {
-  const sealed = await deps.store.findEncryptedToken(userId);
+async function readToken(user: TokenOwner, acting: Acting, deps: TokenDeps): Promise<string | null> {
+  const sealed = await deps.store.findEncryptedToken(user.id);
   if (sealed === null) return null;
-  return decryptToken(deps.keys, sealed, userId) ?? replaceStoredToken(userId, deps);
+  return decryptToken(deps.keys, sealed, user.id) ?? replaceStoredToken(user, acting, 'the stored one was unreadable under the secret key', deps);
 }

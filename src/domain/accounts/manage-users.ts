@@ -1,4 +1,6 @@
 import { AppError } from '../../errors.ts';
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting } from '../audit/audit.ts';
 import { hashPassword } from './password-hash.ts';
 import { toUser } from './user.ts';
 import type { AccountStore, User } from './user.ts';
@@ -35,7 +37,7 @@ function checkPassword(password: string): void {
   if (password.length > MAX_PASSWORD_LENGTH) throw new AppError('invalid_user', `The password is longer than ${MAX_PASSWORD_LENGTH} characters.`);
 }
 
-export async function addUser(input: AddUserInput, deps: UserDeps): Promise<User> {
+export async function addUser(input: AddUserInput, acting: Acting, deps: UserDeps): Promise<User> {
   if (!USERNAME_PATTERN.test(input.username)) {
     throw new AppError('invalid_user', `'${input.username.slice(0, 160)}' is not a valid username: 1 to 150 letters, digits and _ . @ + -`);
   }
@@ -53,6 +55,7 @@ export async function addUser(input: AddUserInput, deps: UserDeps): Promise<User
       emailVerified: input.emailVerified ?? true,
     },
     deps.now(),
+    auditEntry(acting, 'user.created', { subjectUser: input.username, details: { admin: input.isAdmin ?? false, password: input.password !== null } }),
   );
   if (user === null) throw new AppError('user_exists', `A user named '${input.username}' already exists.`);
   return user;
@@ -69,15 +72,15 @@ export async function findUser(username: string, deps: Pick<UserDeps, 'store'>):
   return toUser(record);
 }
 
-export async function setPassword(username: string, password: string, deps: UserDeps): Promise<void> {
+export async function setPassword(username: string, password: string, acting: Acting, deps: UserDeps): Promise<void> {
   checkPassword(password);
   const user = await findUser(username, deps);
-  await deps.store.setPasswordHash(user.id, await hashPassword(password), deps.now());
+  await deps.store.setPasswordHash(user.id, await hashPassword(password), deps.now(), auditEntry(acting, 'user.password_changed', { subjectUser: user.username }));
 }
 
 /** Disabling keeps the user's apps and token; a disabled user cannot authenticate at all. */
-export async function setActive(username: string, active: boolean, deps: UserDeps): Promise<User> {
+export async function setActive(username: string, active: boolean, acting: Acting, deps: UserDeps): Promise<User> {
   const user = await findUser(username, deps);
-  await deps.store.setActive(user.id, active, deps.now());
+  await deps.store.setActive(user.id, active, deps.now(), auditEntry(acting, active ? 'user.enabled' : 'user.disabled', { subjectUser: user.username }));
   return { ...user, isActive: active };
 }

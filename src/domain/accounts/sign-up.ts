@@ -1,3 +1,5 @@
+import { auditEntry, userActing, visitorActing } from '../audit/audit.ts';
+import type { Acting } from '../audit/audit.ts';
 import { AppError } from '../../errors.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import { createLink, LINK_LIFETIME_MS, siteUrl, takeLink } from './account-links.ts';
@@ -36,7 +38,8 @@ export async function tellOwnerAddressIsTaken(email: string, deps: SelfServiceDe
  * Website sign-up: the account exists at once but signs in only once the mailed link has
  * confirmed its address. Rate-limited per client address; closed when sign-up is by invitation.
  */
-export async function signUp(input: SignUpInput, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
+export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' | 'requestId'>, deps: SelfServiceDeps): Promise<void> {
+  const clientAddress = origin.address ?? '';
   if (!deps.signUpOpen) {
     throw new AppError('signup_closed', 'Sign-up is by invitation only on this store: ask one of its administrators for an account.');
   }
@@ -57,7 +60,7 @@ export async function signUp(input: SignUpInput, clientAddress: string, deps: Se
   }
   let user: User;
   try {
-    user = await addUser({ username, email, password: input.password, emailVerified: false }, deps);
+    user = await addUser({ username, email, password: input.password, emailVerified: false }, visitorActing(origin.address, origin.requestId), deps);
   } catch (error) {
     if (error instanceof AppError && error.code === 'user_exists') throw userExists(username);
     throw error;
@@ -70,7 +73,7 @@ function userExists(username: string): AppError {
 }
 
 /** Follows a confirmation link: the address it was sent to becomes the account's confirmed address. */
-export async function verifyEmail(secret: string, deps: SelfServiceDeps): Promise<User> {
+export async function verifyEmail(secret: string, origin: Pick<Acting, 'address' | 'requestId'>, deps: SelfServiceDeps): Promise<User> {
   const link = await takeLink(secret, 'verify-email', deps);
   const user = await deps.store.findUserById(link.userId);
   if (user === null || link.email === null) throw new AppError('invalid_link', 'This link belongs to an account that no longer exists.');
@@ -78,7 +81,8 @@ export async function verifyEmail(secret: string, deps: SelfServiceDeps): Promis
   if (owners.some((owner) => owner.id !== user.id && owner.emailVerified)) {
     throw new AppError('conflict', 'This address was confirmed for another account meanwhile, so it cannot be used for this one.');
   }
-  await deps.store.setVerifiedEmail(user.id, link.email, deps.now());
+  const acting = userActing(user, origin.address, origin.requestId); // the holder of the link acts as its user
+  await deps.store.setVerifiedEmail(user.id, link.email, deps.now(), auditEntry(acting, 'user.email_changed', { subjectUser: user.username, details: { by: 'confirmation link' } }));
   return toUser({ ...user, email: link.email, emailVerified: true });
 }
 

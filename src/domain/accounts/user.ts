@@ -1,3 +1,4 @@
+import type { AuditEntry } from '../audit/audit.ts';
 /** A user as the rest of the service sees it: never with its password hash. */
 export interface User {
   readonly id: number;
@@ -56,20 +57,20 @@ export interface AccountStore {
   markTokenUsed(lookupHash: string, now: Date): Promise<void>;
   listUsers(): Promise<User[]>;
   /** Null when the name is taken. */
-  createUser(user: NewUser, now: Date): Promise<User | null>;
-  setPasswordHash(userId: number, passwordHash: string | null, now: Date): Promise<void>;
-  setActive(userId: number, active: boolean, now: Date): Promise<void>;
+  createUser(user: NewUser, now: Date, audit: AuditEntry): Promise<User | null>;
+  setPasswordHash(userId: number, passwordHash: string | null, now: Date, audit: AuditEntry): Promise<void>;
+  setActive(userId: number, active: boolean, now: Date, audit: AuditEntry): Promise<void>;
   findUserById(userId: number): Promise<UserRecord | null>;
   /** Users whose address is this one, compared without case. */
   findUsersByEmail(email: string): Promise<UserRecord[]>;
   /** Sets the address as confirmed now. */
-  setVerifiedEmail(userId: number, email: string, now: Date): Promise<void>;
+  setVerifiedEmail(userId: number, email: string, now: Date, audit: AuditEntry): Promise<void>;
   /**
    * Deletes the user with their token, sessions, links, ratings and co-maintainerships (moving
    * the content version when ratings go), unless they own apps: then nothing is deleted and
    * the ids of those apps come back.
    */
-  deleteUserUnlessOwner(userId: number, now: Date): Promise<{ deleted: boolean; ownedApps: string[] }>;
+  deleteUserUnlessOwner(userId: number, now: Date, audit: AuditEntry): Promise<{ deleted: boolean; ownedApps: string[] }>;
   insertLink(secretHash: string, link: StoredLink, now: Date): Promise<void>;
   findLink(secretHash: string): Promise<StoredLink | null>;
   /** Deletes and returns the link: of two requests using one link, one gets it. */
@@ -79,9 +80,9 @@ export interface AccountStore {
   deleteUserSessions(userId: number): Promise<void>;
   findEncryptedToken(userId: number): Promise<string | null>;
   /** Stores a token unless the user has one; false when one was already there. */
-  insertTokenIfNone(userId: number, lookupHash: string, encrypted: string, now: Date): Promise<boolean>;
+  insertTokenIfNone(userId: number, lookupHash: string, encrypted: string, now: Date, audit: AuditEntry): Promise<boolean>;
   /** Replaces the user's token (the old one stops working in the same statement). */
-  replaceToken(userId: number, lookupHash: string, encrypted: string, now: Date): Promise<void>;
+  replaceToken(userId: number, lookupHash: string, encrypted: string, now: Date, audit: AuditEntry): Promise<void>;
   createSession(idHash: string, userId: number, csrfTokenHash: string, now: Date, expiresAt: Date): Promise<void>;
   findSession(idHash: string, now: Date): Promise<StoredSession | null>;
   deleteSession(idHash: string): Promise<void>;

@@ -1,3 +1,4 @@
+import type { AuditEntry } from '../audit/audit.ts';
 import { AppError } from '../../errors.ts';
 import type { AppAccess } from '../accounts/authorization.ts';
 
@@ -26,16 +27,23 @@ export interface AppRegistry {
    * refuse), and applies it: creating the app, or setting owner and certificate, closing the
    * transfer lock, and deleting every release when the certificate changed.
    */
-  register(appId: string, certificate: string, userId: number, plan: (existing: RegisteredApp | null) => RegistrationPlan, now: Date): Promise<RegistrationPlan>;
-  /** False when the user already was a co-maintainer. */
-  addCoMaintainer(appId: string, userId: number, now: Date): Promise<boolean>;
+  register(
+    appId: string,
+    certificate: string,
+    userId: number,
+    plan: (existing: RegisteredApp | null) => RegistrationPlan,
+    now: Date,
+    audit: (plan: RegistrationPlan) => AuditEntry | null,
+  ): Promise<RegistrationPlan>;
+  /** False when the user already was a co-maintainer. Each write records `audit` when it changed something. */
+  addCoMaintainer(appId: string, userId: number, now: Date, audit: AuditEntry): Promise<boolean>;
   /** False when the user was not a co-maintainer. */
-  removeCoMaintainer(appId: string, userId: number, now: Date): Promise<boolean>;
+  removeCoMaintainer(appId: string, userId: number, now: Date, audit: AuditEntry): Promise<boolean>;
   /** Returns whether anything changed. */
-  setFlags(appId: string, flags: AppFlags, now: Date): Promise<boolean>;
-  setTransferUnlocked(appId: string, unlocked: boolean, now: Date): Promise<void>;
+  setFlags(appId: string, flags: AppFlags, now: Date, audit: AuditEntry): Promise<boolean>;
+  setTransferUnlocked(appId: string, unlocked: boolean, now: Date, audit: AuditEntry): Promise<void>;
   /** Deletes the app, its releases and its ratings; false when there was no app to delete. */
-  deleteApp(appId: string, now: Date): Promise<boolean>;
+  deleteApp(appId: string, now: Date, audit: AuditEntry): Promise<boolean>;
 }
 
 /** The one refusal for an app id the store does not know; `why` may add a reason. */

@@ -1,3 +1,5 @@
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting } from '../audit/audit.ts';
 import { requireAppManager } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from './app-registry.ts';
@@ -12,8 +14,8 @@ export interface DeleteAppDeps {
  * `DELETE /api/v1/apps/{id}` (contract §7): the owner (or an admin) deletes the app and all its
  * releases. Of concurrent deletes, only the one that deleted the row succeeds; the others 404.
  */
-export async function deleteApp(appId: string, user: User, deps: DeleteAppDeps): Promise<void> {
+export async function deleteApp(appId: string, user: User, acting: Acting, deps: DeleteAppDeps): Promise<void> {
   const app = await requireApp(appId, deps.registry);
   requireAppManager(user, app, 'delete it (co-maintainers may publish and delete releases only).');
-  if (!(await deps.registry.deleteApp(appId, deps.now()))) throw appNotFound(appId, 'it was just deleted');
+  if (!(await deps.registry.deleteApp(appId, deps.now(), auditEntry(acting, 'app.deleted', { appId })))) throw appNotFound(appId, 'it was just deleted');
 }

@@ -1,4 +1,7 @@
+import { X509Certificate, createHash } from 'node:crypto';
 import { AppError } from '../../errors.ts';
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting, AuditEntry } from '../audit/audit.ts';
 import { requireAppManager, roleOn } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { RevocationLookup } from '../certificates/certificate-validator.ts';
@@ -48,7 +51,7 @@ export function planRegistration(existing: RegisteredApp | null, user: User, cer
 }
 
 /** `POST /api/v1/apps`: 100 a day per user; certificate, then signature over the id, then ownership. */
-export async function registerApp(input: { certificate: string; signature: string }, user: User, deps: RegisterDeps): Promise<RegistrationResult> {
+export async function registerApp(input: { certificate: string; signature: string }, user: User, acting: Acting, deps: RegisterDeps): Promise<RegistrationResult> {
   await deps.limiter.consume({ ...RATE_LIMITS.register, limit: deps.uploadsPerDay }, String(user.id));
   const certificate = input.certificate.trim();
   const valid = await validateCertificate(certificate, await deps.trust(), deps.revocations, deps.now());
@@ -58,6 +61,21 @@ export async function registerApp(input: { certificate: string; signature: strin
       `The signature does not match: sign the app id '${valid.appId}' itself (no trailing newline) with the key of this certificate: printf '%s' ${valid.appId} | openssl dgst -sha512 -sign ${valid.appId}.key | openssl base64`,
     );
   }
-  const plan = await deps.registry.register(valid.appId, certificate, user.id, (existing) => planRegistration(existing, user, certificate), deps.now());
+  const details = { serial: valid.serial, fingerprint: createHash('sha256').update(new X509Certificate(certificate).raw).digest('hex') };
+  let previousOwner: number | null = null;
+  const audit = (decided: RegistrationPlan): AuditEntry | null => {
+    if (decided.kind === 'create') return auditEntry(acting, 'app.registered', { appId: valid.appId, details });
+    if (!decided.changed) return null;
+    const transferred = decided.ownerId !== previousOwner;
+    const event = decided.certificateChanged ? 'app.certificate_changed' : transferred ? 'app.transferred' : 'app.transfer_locked';
+    return auditEntry(acting, event, { appId: valid.appId, details: { ...details, transferred, releasesDeleted: decided.certificateChanged } });
+  };
+  const plan = await deps.registry.register(valid.appId, certificate, user.id, (existing) => {
+      previousOwner = existing?.ownerId ?? null;
+      return planRegistration(existing, user, certificate);
+    },
+    deps.now(),
+    audit,
+  );
   return { appId: valid.appId, created: plan.kind === 'create', releasesDeleted: plan.kind === 'update' && plan.certificateChanged };
 }

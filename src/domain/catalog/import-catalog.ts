@@ -1,3 +1,5 @@
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting, AuditEntry } from '../audit/audit.ts';
 import type { Category, PlatformRelease } from './catalog.ts';
 import { parseCategoryFile, parsePlatformFile } from './import-file.ts';
 
@@ -9,8 +11,8 @@ export interface ImportSummary {
 
 /** What the catalogue needs from storage: all-or-nothing upserts that report what they changed. */
 export interface CatalogStore {
-  upsertCategories(categories: readonly Category[], now: Date): Promise<ImportSummary>;
-  upsertPlatformReleases(releases: readonly PlatformRelease[], now: Date): Promise<ImportSummary>;
+  upsertCategories(categories: readonly Category[], now: Date, audit: (summary: ImportSummary) => AuditEntry): Promise<ImportSummary>;
+  upsertPlatformReleases(releases: readonly PlatformRelease[], now: Date, audit: (summary: ImportSummary) => AuditEntry): Promise<ImportSummary>;
   /** The ids of every category: what info.xml may name. */
   categoryIds(): Promise<ReadonlySet<string>>;
 }
@@ -21,11 +23,13 @@ export interface CatalogDeps {
 }
 
 /** Validates a whole category file, then upserts it in one transaction (or refuses it whole). */
-export async function importCategories(data: unknown, deps: CatalogDeps): Promise<ImportSummary> {
-  return deps.store.upsertCategories(parseCategoryFile(data), deps.now());
+export async function importCategories(data: unknown, acting: Acting, deps: CatalogDeps): Promise<ImportSummary> {
+  const categories = parseCategoryFile(data);
+  return deps.store.upsertCategories(categories, deps.now(), (summary) => auditEntry(acting, 'categories.imported', { details: { ...summary, ids: categories.map((c) => c.id) } }));
 }
 
 /** Validates a whole platform file, then upserts it in one transaction (or refuses it whole). */
-export async function importPlatformReleases(data: unknown, deps: CatalogDeps): Promise<ImportSummary> {
-  return deps.store.upsertPlatformReleases(parsePlatformFile(data), deps.now());
+export async function importPlatformReleases(data: unknown, acting: Acting, deps: CatalogDeps): Promise<ImportSummary> {
+  const releases = parsePlatformFile(data);
+  return deps.store.upsertPlatformReleases(releases, deps.now(), (summary) => auditEntry(acting, 'platforms.imported', { details: { ...summary, versions: releases.map((r) => r.version) } }));
 }

@@ -1,11 +1,14 @@
 import { AppError } from '../../errors.ts';
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting, AuditEntry } from '../audit/audit.ts';
 import type { RevocationLookup } from './certificate-validator.ts';
 import { appIdOf, issuingAuthority, parseCertificate } from './certificate-validator.ts';
 import type { Trust } from './trust.ts';
 import { normaliseSerial } from './x509.ts';
 
 export interface RevocationStore extends RevocationLookup {
-  revoke(issuer: string, serial: string, now: Date, reason: string): Promise<{ revokedAt: Date; alreadyRevoked: boolean }>;
+  /** Records the revocation and its audit entry, unless it was recorded already. */
+  revoke(issuer: string, serial: string, now: Date, reason: string, audit: AuditEntry): Promise<{ revokedAt: Date; alreadyRevoked: boolean }>;
 }
 
 export interface Revocation {
@@ -19,7 +22,7 @@ export interface Revocation {
  * `appstore ca revoke`: from now on, registration and publishing refuse this certificate on every
  * node (the check reads the database). Only certificates of a trusted authority can be revoked.
  */
-export async function revokeCertificate(pem: string, trust: Trust, store: RevocationStore, now: Date, reason = ''): Promise<Revocation> {
+export async function revokeCertificate(pem: string, trust: Trust, store: RevocationStore, now: Date, acting: Acting, reason = ''): Promise<Revocation> {
   const certificate = parseCertificate(pem);
   if (issuingAuthority(certificate, trust) === null) {
     throw new AppError('certificate_untrusted', "The certificate is not signed by this store's authority: there is nothing to revoke here.");
@@ -31,6 +34,7 @@ export async function revokeCertificate(pem: string, trust: Trust, store: Revoca
     appId = null;
   }
   const serial = normaliseSerial(certificate.serialNumber);
-  const result = await store.revoke(certificate.issuer, serial, now, reason);
+  const audit = auditEntry(acting, 'certificate.revoked', { ...(appId === null ? {} : { appId }), details: { serial, fingerprint: certificate.fingerprint256.replace(/:/g, '').toLowerCase(), issuer: certificate.issuer } });
+  const result = await store.revoke(certificate.issuer, serial, now, reason, audit);
   return { appId, serial, ...result };
 }

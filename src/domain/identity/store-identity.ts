@@ -1,5 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { AppError } from '../../errors.ts';
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting, AuditEntry } from '../audit/audit.ts';
 import type { SecretKeys } from '../accounts/secret-key.ts';
 import { seal, unseal } from '../accounts/token-codec.ts';
 import { generateAuthority, readAuthorityFiles } from '../certificates/certificate-authority.ts';
@@ -23,12 +25,18 @@ export interface IdentityStore {
   claimFingerprint(fingerprint: string, now: Date): Promise<string>;
   readAuthority(): Promise<StoredAuthority | null>;
   /** Stores the authority unless one is stored (another node may have been first): false then. */
-  storeAuthorityIfNone(authority: StoredAuthority, now: Date): Promise<boolean>;
+  storeAuthorityIfNone(authority: StoredAuthority, now: Date, audit: AuditEntry): Promise<boolean>;
   /** Replaces the authority stored as `current` (false when another node changed it first). */
-  replaceAuthority(current: string, authority: StoredAuthority, now: Date): Promise<boolean>;
+  replaceAuthority(current: string, authority: StoredAuthority, now: Date, audit: AuditEntry): Promise<boolean>;
 }
 
 const KEY_CONTEXT = 'appstore authority key';
+
+/** What the audit log says of an authority: its subject, serial and fingerprint. */
+function describe(certificatePem: string): { subject: string; serial: string; fingerprint: string } {
+  const certificate = new X509Certificate(certificatePem);
+  return { subject: certificate.subject.replace(/\n/g, ', '), serial: certificate.serialNumber.toLowerCase(), fingerprint: certificate.fingerprint256.replace(/:/g, '').toLowerCase() };
+}
 
 /**
  * Refuses to go on when the database was set up with another secret key: tokens and sessions
@@ -65,11 +73,12 @@ export type AuthorityOrigin = 'existing' | 'created' | 'imported';
  * one an earlier version kept in the data directory (imported), else a new one. Several nodes
  * starting at once end with one authority: the first stored wins.
  */
-export async function ensureOwnAuthority(store: IdentityStore, keys: SecretKeys, legacy: AuthorityFiles, now: Date): Promise<AuthorityOrigin> {
+export async function ensureOwnAuthority(store: IdentityStore, keys: SecretKeys, legacy: AuthorityFiles, now: Date, acting: Acting): Promise<AuthorityOrigin> {
   if ((await store.readAuthority()) !== null) return 'existing';
   const fromFiles = readAuthorityFiles(legacy);
   const material = fromFiles ?? (await generateAuthority(now));
-  const stored = await store.storeAuthorityIfNone(sealAuthority(material, keys, ''), now);
+  const audit = auditEntry(acting, 'authority.created', { details: { ...describe(material.certificatePem), imported: fromFiles !== null } });
+  const stored = await store.storeAuthorityIfNone(sealAuthority(material, keys, ''), now, audit);
   if (!stored) return 'existing';
   return fromFiles === null ? 'created' : 'imported';
 }
@@ -94,11 +103,12 @@ export async function trustedOwnCertificates(store: IdentityStore): Promise<stri
  * A new authority issues from now on; the current one is retired but still trusted, so the
  * certificates it issued keep registering and publishing until they are revoked or expire.
  */
-export async function rotateOwnAuthority(store: IdentityStore, keys: SecretKeys, now: Date): Promise<{ retired: string; current: string }> {
+export async function rotateOwnAuthority(store: IdentityStore, keys: SecretKeys, now: Date, acting: Acting): Promise<{ retired: string; current: string }> {
   const stored = await store.readAuthority();
   if (stored === null) throw noAuthority();
   const next = await generateAuthority(now);
-  const replaced = await store.replaceAuthority(stored.certificatePem, sealAuthority(next, keys, stored.certificatePem + stored.retiredPem), now);
+  const audit = auditEntry(acting, 'authority.rotated', { details: { ...describe(next.certificatePem), retiredFingerprint: describe(stored.certificatePem).fingerprint } });
+  const replaced = await store.replaceAuthority(stored.certificatePem, sealAuthority(next, keys, stored.certificatePem + stored.retiredPem), now, audit);
   if (!replaced) throw new AppError('conflict', 'The authority was changed by another process meanwhile: nothing done; run the command again.');
   return { retired: new X509Certificate(stored.certificatePem).subject, current: new X509Certificate(next.certificatePem).subject };
 }

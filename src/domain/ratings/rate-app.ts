@@ -1,4 +1,6 @@
 import { AppError } from '../../errors.ts';
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting, AuditEntry } from '../audit/audit.ts';
 import { canRate } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
@@ -7,9 +9,9 @@ import { LANGUAGE_CODE_PATTERN } from '../catalog/catalog.ts';
 
 export interface RatingStore {
   /** One rating per user and app: replaces the user's earlier one (and its comments). */
-  upsertRating(appId: string, userId: number, rating: number, comments: Readonly<Record<string, string>>, now: Date): Promise<{ created: boolean }>;
+  upsertRating(appId: string, userId: number, rating: number, comments: Readonly<Record<string, string>>, now: Date, audit: AuditEntry): Promise<{ created: boolean }>;
   /** False when the user had not rated the app. */
-  deleteRating(appId: string, userId: number, now: Date): Promise<boolean>;
+  deleteRating(appId: string, userId: number, now: Date, audit: AuditEntry): Promise<boolean>;
 }
 
 export interface RatingDeps {
@@ -25,7 +27,7 @@ export interface RatingInput {
 }
 
 /** `POST /api/v1/apps/{id}/ratings`: 201 for a first rating, 200 when it replaces one. */
-export async function rateApp(appId: string, input: RatingInput, user: User, deps: RatingDeps): Promise<{ created: boolean }> {
+export async function rateApp(appId: string, input: RatingInput, user: User, acting: Acting, deps: RatingDeps): Promise<{ created: boolean }> {
   const app = await requireApp(appId, deps.registry);
   if (!canRate(user, app)) throw new AppError('forbidden', `You maintain ${appId}: its owner and co-maintainers cannot rate it.`);
   const language = input.language ?? 'en';
@@ -33,13 +35,14 @@ export async function rateApp(appId: string, input: RatingInput, user: User, dep
     throw new AppError('invalid_request', `Invalid request body: language: '${language.slice(0, 20)}' is not a language code.`, { language: ['is not a language code (such as en, de, pt_BR)'] });
   }
   const comment = input.comment?.trim() ?? '';
-  return deps.ratings.upsertRating(appId, user.id, input.rating, comment === '' ? {} : { [language]: comment }, deps.now());
+  const audit = auditEntry(acting, 'rating.saved', { appId, details: { rating: input.rating, commented: comment !== '' } });
+  return deps.ratings.upsertRating(appId, user.id, input.rating, comment === '' ? {} : { [language]: comment }, deps.now(), audit);
 }
 
 /** `DELETE /api/v1/apps/{id}/ratings`: removes the caller's rating. */
-export async function unrateApp(appId: string, user: User, deps: RatingDeps): Promise<void> {
+export async function unrateApp(appId: string, user: User, acting: Acting, deps: RatingDeps): Promise<void> {
   await requireApp(appId, deps.registry);
-  if (!(await deps.ratings.deleteRating(appId, user.id, deps.now()))) throw new AppError('rating_not_found', `You have not rated ${appId}.`);
+  if (!(await deps.ratings.deleteRating(appId, user.id, deps.now(), auditEntry(acting, 'rating.deleted', { appId })))) throw new AppError('rating_not_found', `You have not rated ${appId}.`);
 }
 
 /** Whether the user may rate the app (its owner and co-maintainers may not): the app page offers the form or says why not. */

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting } from '../audit/audit.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { requireReleaseManager } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
@@ -78,7 +80,7 @@ function confirmStillPublishable(current: RegisteredApp | null, checked: Registe
  * body, download, release reader, registered app, owner or co-maintainer, the app's current
  * certificate, the signature over the exact bytes, then one transaction.
  */
-export async function publishRelease(input: PublishInput, user: User, deps: PublishDeps): Promise<PublishResult> {
+export async function publishRelease(input: PublishInput, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
   await deps.limiter.consume({ ...RATE_LIMITS.publish, limit: deps.uploadsPerDay }, String(user.id));
   const signature = checkBody(input);
   const { bytes } = await deps.download(input.download);
@@ -101,14 +103,20 @@ export async function publishRelease(input: PublishInput, user: User, deps: Publ
       `The signature does not match this archive and the certificate registered for ${appId}: sign the exact file you publish: openssl dgst -sha512 -sign ${appId}.key ${appId}.tar.gz | openssl base64`,
     );
   }
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
   const { created } = await deps.releases.saveRelease(
     candidate,
-    { download: input.download, signature: signature.toString('base64'), sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length },
+    { download: input.download, signature: signature.toString('base64'), sha256, size: bytes.length },
     {
       confirm: (current) => confirmStillPublishable(current, app, user),
       isLatest: (others) => isLatestRelease(candidate.release.version, input.nightly, others),
     },
     deps.now(),
+    (result) =>
+      auditEntry(acting, result.created ? 'release.published' : 'release.updated', {
+        appId,
+        details: { version: candidate.release.version, nightly: input.nightly, download: input.download, sha256, size: bytes.length },
+      }),
   );
   return { appId, version: candidate.release.version, created };
 }

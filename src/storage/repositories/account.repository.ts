@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { toUser } from '../../domain/accounts/user.ts';
 import type { AccountStore, StoredLink, StoredSession, User, UserRecord } from '../../domain/accounts/user.ts';
 import { deleteInWriteTransaction } from '../write-transaction.ts';
+import { auditedWrite } from './audit.repository.ts';
 import { markAppsChanged } from './content-version.repository.ts';
 import { isUniqueViolation } from '../database-errors.ts';
 import { toBool } from '../schema.ts';
@@ -81,10 +82,10 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       return rows.map((row): User => toUser(toRecord(row)));
     },
 
-    async createUser(user, now) {
+    async createUser(user, now, audit) {
       const at = formatTimestamp(now);
       try {
-        const row = await db
+        const row = await auditedWrite(db, audit, now, async (trx) => ({ changed: true, result: await trx
           .insertInto('users')
           .values({
             username: user.username,
@@ -99,7 +100,7 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
             email_verified_at: user.emailVerified && user.email !== null ? at : null,
           })
           .returning('id')
-          .executeTakeFirstOrThrow();
+          .executeTakeFirstOrThrow() }));
         const { passwordHash, ...rest } = user;
         return { ...rest, id: Number(row.id), isActive: true, hasPassword: passwordHash !== null, emailVerified: user.emailVerified && user.email !== null };
       } catch (error) {
@@ -108,12 +109,18 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       }
     },
 
-    async setPasswordHash(userId, passwordHash, now) {
-      await db.updateTable('users').set({ password_hash: passwordHash, updated_at: formatTimestamp(now) }).where('id', '=', userId).execute();
+    async setPasswordHash(userId, passwordHash, now, audit) {
+      await auditedWrite(db, audit, now, async (trx) => {
+        const updated = await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: formatTimestamp(now) }).where('id', '=', userId).executeTakeFirst();
+        return { changed: Number(updated.numUpdatedRows) > 0, result: undefined };
+      });
     },
 
-    async setActive(userId, active, now) {
-      await db.updateTable('users').set({ is_active: active, updated_at: formatTimestamp(now) }).where('id', '=', userId).execute();
+    async setActive(userId, active, now, audit) {
+      await auditedWrite(db, audit, now, async (trx) => {
+        const updated = await trx.updateTable('users').set({ is_active: active, updated_at: formatTimestamp(now) }).where('id', '=', userId).where('is_active', '=', !active).executeTakeFirst();
+        return { changed: Number(updated.numUpdatedRows) > 0, result: undefined };
+      });
     },
 
     async findUserById(userId) {
@@ -131,12 +138,15 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       return rows.map(toRecord);
     },
 
-    async setVerifiedEmail(userId, email, now) {
+    async setVerifiedEmail(userId, email, now, audit) {
       const at = formatTimestamp(now);
-      await db.updateTable('users').set({ email, email_verified_at: at, updated_at: at }).where('id', '=', userId).execute();
+      await auditedWrite(db, audit, now, async (trx) => {
+        const updated = await trx.updateTable('users').set({ email, email_verified_at: at, updated_at: at }).where('id', '=', userId).executeTakeFirst();
+        return { changed: Number(updated.numUpdatedRows) > 0, result: undefined };
+      });
     },
 
-    async deleteUserUnlessOwner(userId, now) {
+    async deleteUserUnlessOwner(userId, now, audit) {
       // Ratings go with the user, and ratings.json shows them: one write transaction, which also
       // keeps an app from being registered to the user between the check and the delete.
       let ownedApps: string[] = [];
@@ -147,7 +157,7 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
         const rated = await trx.selectFrom('ratings').select('app_id').where('user_id', '=', userId).execute();
         await markAppsChanged(trx, rated.map((row) => row.app_id));
         return trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
-      });
+      }, audit);
       return { deleted, ownedApps };
     },
 
@@ -190,23 +200,26 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       return row?.encrypted_token ?? null;
     },
 
-    async insertTokenIfNone(userId, lookupHash, encrypted, now) {
-      const result = await db
-        .insertInto('api_tokens')
-        .values({ user_id: userId, lookup_hash: lookupHash, encrypted_token: encrypted, created_at: formatTimestamp(now) })
-        .onConflict((oc) => oc.column('user_id').doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    async insertTokenIfNone(userId, lookupHash, encrypted, now, audit) {
+      return auditedWrite(db, audit, now, async (trx) => {
+        const result = await trx
+          .insertInto('api_tokens')
+          .values({ user_id: userId, lookup_hash: lookupHash, encrypted_token: encrypted, created_at: formatTimestamp(now) })
+          .onConflict((oc) => oc.column('user_id').doNothing())
+          .executeTakeFirst();
+        const inserted = Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+        return { changed: inserted, result: inserted };
+      });
     },
 
-    async replaceToken(userId, lookupHash, encrypted, now) {
-      await db
+    async replaceToken(userId, lookupHash, encrypted, now, audit) {
+      await auditedWrite(db, audit, now, async (trx) => ({ changed: true, result: await trx
         .insertInto('api_tokens')
         .values({ user_id: userId, lookup_hash: lookupHash, encrypted_token: encrypted, created_at: formatTimestamp(now) })
         .onConflict((oc) =>
           oc.column('user_id').doUpdateSet({ lookup_hash: lookupHash, encrypted_token: encrypted, created_at: formatTimestamp(now), last_used_at: null }),
         )
-        .execute();
+        .execute() }));
     },
 
     async createSession(idHash, userId, csrfTokenHash, now, expiresAt) {

@@ -5,6 +5,7 @@ import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
+import { auditedWrite } from './audit.repository.ts';
 import { markAppsChanged } from './content-version.repository.ts';
 
 /** The app with its co-maintainers, or null; inside a write transaction, as it is for every writer. */
@@ -29,7 +30,7 @@ export async function readRegisteredApp(db: Kysely<Database> | Transaction<Datab
 
 /** Apps: registration, co-maintainers, flags and deletion (releases and ratings go with the app). */
 export function appRepository(db: Kysely<Database>): AppRegistry {
-  const register: AppRegistry['register'] = async (appId, certificate, userId, plan, now) => {
+  const register: AppRegistry['register'] = async (appId, certificate, userId, plan, now, audit) => {
     const at = formatTimestamp(now);
     const { result } = await writeTransaction<RegistrationPlan>(db, now, async (trx) => {
       const decided = plan(await readRegisteredApp(trx, appId));
@@ -50,24 +51,24 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
         await markAppsChanged(trx, [appId]);
       }
       return { changed: decided.changed, result: decided };
-    });
+    }, audit);
     return result;
   };
 
   return {
     findApp: (appId) => readRegisteredApp(db, appId),
 
-    async register(appId, certificate, userId, plan, now) {
+    async register(appId, certificate, userId, plan, now, audit) {
       try {
-        return await register(appId, certificate, userId, plan, now);
+        return await register(appId, certificate, userId, plan, now, audit);
       } catch (error) {
         // Two first registrations of one id at once: the loser now sees the app and is judged again.
         if (!isUniqueViolation(error)) throw error;
-        return register(appId, certificate, userId, plan, now);
+        return register(appId, certificate, userId, plan, now, audit);
       }
     },
 
-    async addCoMaintainer(appId, userId, now) {
+    async addCoMaintainer(appId, userId, now, audit) {
       const { result } = await writeTransaction(db, now, async (trx) => {
         const inserted = await trx
           .insertInto('app_co_maintainers')
@@ -76,14 +77,14 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
           .executeTakeFirst();
         const added = Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
         return { changed: added, result: added };
-      });
+      }, audit);
       return result;
     },
 
-    removeCoMaintainer: (appId, userId, now) =>
-      deleteInWriteTransaction(db, now, (trx) => trx.deleteFrom('app_co_maintainers').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst()),
+    removeCoMaintainer: (appId, userId, now, audit) =>
+      deleteInWriteTransaction(db, now, (trx) => trx.deleteFrom('app_co_maintainers').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst(), audit),
 
-    async setFlags(appId, flags, now) {
+    async setFlags(appId, flags, now, audit) {
       const { result } = await writeTransaction(db, now, async (trx) => {
         const app = await readRegisteredApp(trx, appId);
         const featured = flags.featured ?? app?.isFeatured;
@@ -98,14 +99,17 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
           await markAppsChanged(trx, [appId]);
         }
         return { changed, result: changed };
-      });
+      }, audit);
       return result;
     },
 
-    async setTransferUnlocked(appId, unlocked, now) {
-      await db.updateTable('apps').set({ transfer_unlocked: unlocked, updated_at: formatTimestamp(now) }).where('id', '=', appId).execute();
+    async setTransferUnlocked(appId, unlocked, now, audit) {
+      await auditedWrite(db, audit, now, async (trx) => {
+        const updated = await trx.updateTable('apps').set({ transfer_unlocked: unlocked, updated_at: formatTimestamp(now) }).where('id', '=', appId).executeTakeFirst();
+        return { changed: Number(updated.numUpdatedRows) > 0, result: undefined };
+      });
     },
 
-    deleteApp: (appId, now) => deleteInWriteTransaction(db, now, (trx) => trx.deleteFrom('apps').where('id', '=', appId).executeTakeFirst()),
+    deleteApp: (appId, now, audit) => deleteInWriteTransaction(db, now, (trx) => trx.deleteFrom('apps').where('id', '=', appId).executeTakeFirst(), audit),
   };
 }

@@ -4,6 +4,7 @@ import type { ImportSummary } from '../../domain/catalog/import-catalog.ts';
 import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import { writeTransaction } from '../write-transaction.ts';
+import type { AuditOf } from '../write-transaction.ts';
 
 export async function listCategories(db: Kysely<Database>): Promise<Category[]> {
   const [categories, translations] = await Promise.all([
@@ -27,7 +28,7 @@ export async function listCategoryIds(db: Kysely<Database>): Promise<ReadonlySet
  * Creates or replaces the given categories (their translations become exactly the given ones);
  * categories not named stay as they are. Nothing is written when nothing differs.
  */
-export async function upsertCategories(db: Kysely<Database>, categories: readonly Category[], at: Date): Promise<ImportSummary> {
+export async function upsertCategories(db: Kysely<Database>, categories: readonly Category[], at: Date, audit: AuditOf<ImportSummary> | null = null): Promise<ImportSummary> {
   const { result } = await writeTransaction(db, at, async (trx) => {
     const existing = new Map((await listCategories(trx)).map((c) => [c.id, c]));
     const now = formatTimestamp(at);
@@ -51,7 +52,7 @@ export async function upsertCategories(db: Kysely<Database>, categories: readonl
     }
     const summary = { created, updated, unchanged: categories.length - created - updated };
     return { changed: created + updated > 0, result: summary };
-  });
+  }, audit);
   return result;
 }
 

@@ -3,6 +3,7 @@ import type { KeyRotationStore } from '../../domain/identity/rotate-secret-key.t
 import type { IdentityStore } from '../../domain/identity/store-identity.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import type { Database } from '../schema.ts';
+import { auditedWrite, insertAudit } from './audit.repository.ts';
 
 /** The one row of `store_identity`: the secret key's fingerprint and the store's own authority. */
 export function identityRepository(db: Kysely<Database>): IdentityStore & KeyRotationStore {
@@ -24,27 +25,33 @@ export function identityRepository(db: Kysely<Database>): IdentityStore & KeyRot
       return { certificatePem: row.authority_certificate, sealedKey: row.authority_key, retiredPem: row.retired_authorities };
     },
 
-    async storeAuthorityIfNone(authority, now) {
-      const result = await db
-        .updateTable('store_identity')
-        .set({ authority_certificate: authority.certificatePem, authority_key: authority.sealedKey, retired_authorities: authority.retiredPem, updated_at: formatTimestamp(now) })
-        .where('id', '=', 1)
-        .where('authority_certificate', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+    async storeAuthorityIfNone(authority, now, audit) {
+      return auditedWrite(db, audit, now, async (trx) => {
+        const result = await trx
+          .updateTable('store_identity')
+          .set({ authority_certificate: authority.certificatePem, authority_key: authority.sealedKey, retired_authorities: authority.retiredPem, updated_at: formatTimestamp(now) })
+          .where('id', '=', 1)
+          .where('authority_certificate', 'is', null)
+          .executeTakeFirst();
+        const stored = Number(result.numUpdatedRows) > 0;
+        return { changed: stored, result: stored };
+      });
     },
 
-    async replaceAuthority(current, authority, now) {
-      const result = await db
-        .updateTable('store_identity')
-        .set({ authority_certificate: authority.certificatePem, authority_key: authority.sealedKey, retired_authorities: authority.retiredPem, updated_at: formatTimestamp(now) })
-        .where('id', '=', 1)
-        .where('authority_certificate', '=', current)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+    async replaceAuthority(current, authority, now, audit) {
+      return auditedWrite(db, audit, now, async (trx) => {
+        const result = await trx
+          .updateTable('store_identity')
+          .set({ authority_certificate: authority.certificatePem, authority_key: authority.sealedKey, retired_authorities: authority.retiredPem, updated_at: formatTimestamp(now) })
+          .where('id', '=', 1)
+          .where('authority_certificate', '=', current)
+          .executeTakeFirst();
+        const replaced = Number(result.numUpdatedRows) > 0;
+        return { changed: replaced, result: replaced };
+      });
     },
 
-    async rotateKey(from, to, plan, now) {
+    async rotateKey(from, to, plan, now, audit) {
       return db.transaction().execute(async (trx) => {
         // First the guard, which also locks the row (PostgreSQL) or the database (SQLite).
         const claimed = await trx.updateTable('store_identity').set({ key_fingerprint: to, updated_at: formatTimestamp(now) }).where('id', '=', 1).where('key_fingerprint', '=', from).executeTakeFirst();
@@ -68,6 +75,7 @@ export function identityRepository(db: Kysely<Database>): IdentityStore & KeyRot
         }
         const sessions = Number((await trx.deleteFrom('sessions').executeTakeFirst()).numDeletedRows);
         const links = Number((await trx.deleteFrom('account_links').executeTakeFirst()).numDeletedRows);
+        await insertAudit(trx, audit, now);
         return { tokens, dropped, sessions, links };
       });
     },

@@ -6,6 +6,7 @@ import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import { writeTransaction } from '../write-transaction.ts';
+import type { AuditOf } from '../write-transaction.ts';
 
 export async function listPlatformReleases(db: Kysely<Database>, options: { supportedOnly: boolean }): Promise<PlatformRelease[]> {
   let query = db
@@ -20,7 +21,7 @@ export async function listPlatformReleases(db: Kysely<Database>, options: { supp
 }
 
 /** Creates or updates the given platform releases; others stay. Nothing is written when nothing differs. */
-export async function upsertPlatformReleases(db: Kysely<Database>, releases: readonly PlatformRelease[], at: Date): Promise<ImportSummary> {
+export async function upsertPlatformReleases(db: Kysely<Database>, releases: readonly PlatformRelease[], at: Date, audit: AuditOf<ImportSummary> | null = null): Promise<ImportSummary> {
   const { result } = await writeTransaction(db, at, async (trx) => {
     const existing = new Map((await listPlatformReleases(trx, { supportedOnly: false })).map((r) => [r.version, r]));
     const now = formatTimestamp(at);
@@ -54,6 +55,6 @@ export async function upsertPlatformReleases(db: Kysely<Database>, releases: rea
       }
     }
     return { changed: created + updated > 0, result: { created, updated, unchanged: releases.length - created - updated } };
-  });
+  }, audit);
   return result;
 }

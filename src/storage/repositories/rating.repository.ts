@@ -8,7 +8,7 @@ import { markAppsChanged } from './content-version.repository.ts';
 /** Ratings change apps.json (aggregates) and ratings.json: every write bumps the content version. */
 export function ratingRepository(db: Kysely<Database>): RatingStore {
   return {
-    async upsertRating(appId, userId, rating, comments, now) {
+    async upsertRating(appId, userId, rating, comments, now, audit) {
       const at = formatTimestamp(now);
       const { result } = await writeTransaction(db, now, async (trx) => {
         const existing = await trx.selectFrom('ratings').select('id').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
@@ -25,15 +25,15 @@ export function ratingRepository(db: Kysely<Database>): RatingStore {
         if (entries.length > 0) await trx.insertInto('rating_translations').values(entries.map(([language, comment]) => ({ rating_id: ratingId, language, comment }))).execute();
         await markAppsChanged(trx, [appId]);
         return { changed: true, result: { created: existing === undefined } };
-      });
+      }, audit);
       return result;
     },
 
-    deleteRating: (appId, userId, now) =>
+    deleteRating: (appId, userId, now, audit) =>
       deleteInWriteTransaction(db, now, async (trx) => {
         const removed = await trx.deleteFrom('ratings').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
         await markAppsChanged(trx, [appId]);
         return removed;
-      }),
+      }, audit),
   };
 }

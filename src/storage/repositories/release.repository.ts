@@ -65,7 +65,7 @@ async function replaceAppData(trx: Trx, app: AppData, at: string): Promise<void>
 /** Releases: publishing and deleting. Every change bumps the content version. */
 export function releaseRepository(db: Kysely<Database>): ReleaseStore {
   return {
-    async saveRelease(candidate, facts, rules, now) {
+    async saveRelease(candidate, facts, rules, now, audit) {
       const { app, release } = candidate;
       const at = formatTimestamp(now);
       const { result } = await writeTransaction(db, now, async (trx) => {
@@ -108,7 +108,7 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
         await trx.updateTable('apps').set({ last_release_at: at, updated_at: at }).where('id', '=', app.id).execute();
         await markAppsChanged(trx, [app.id]);
         return { changed: true, result: { created: existing === undefined } };
-      });
+      }, audit);
       return result;
     },
 
@@ -123,12 +123,12 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
       return row === undefined ? null : { id: Number(row.id), appId: row.app_id, version: row.version, isNightly: toBool(row.is_nightly) };
     },
 
-    deleteRelease: (id, now) =>
+    deleteRelease: (id, now, audit) =>
       deleteInWriteTransaction(db, now, async (trx) => {
         const removed = await trx.deleteFrom('releases').where('id', '=', id).returning('app_id').executeTakeFirst();
         if (removed === undefined) return { numDeletedRows: 0n };
         await markAppsChanged(trx, [removed.app_id]);
         return { numDeletedRows: 1n };
-      }),
+      }, audit),
   };
 }

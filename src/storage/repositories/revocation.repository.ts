@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { RevocationStore } from '../../domain/certificates/revoke-certificate.ts';
 import type { Database } from '../schema.ts';
+import { auditedWrite } from './audit.repository.ts';
 import { parseTimestamp, formatTimestamp } from '../../domain/timestamps.ts';
 
 /** The store's own revocations: read at every certificate check, so they apply at once everywhere. */
@@ -17,12 +18,15 @@ export function revocationRepository(db: Kysely<Database>): RevocationStore {
 
   return {
     findRevocation,
-    async revoke(issuer, serial, now, reason) {
-      const inserted = await db
-        .insertInto('certificate_revocations')
-        .values({ issuer, serial, revoked_at: formatTimestamp(now), reason })
-        .onConflict((oc) => oc.columns(['issuer', 'serial']).doNothing())
-        .executeTakeFirst();
+    async revoke(issuer, serial, now, reason, audit) {
+      const inserted = await auditedWrite(db, audit, now, async (trx) => {
+        const result = await trx
+          .insertInto('certificate_revocations')
+          .values({ issuer, serial, revoked_at: formatTimestamp(now), reason })
+          .onConflict((oc) => oc.columns(['issuer', 'serial']).doNothing())
+          .executeTakeFirst();
+        return { changed: Number(result.numInsertedOrUpdatedRows ?? 0) > 0, result };
+      });
       const stored = await findRevocation(issuer, serial);
       if (stored === null) throw new Error('a revocation just written is missing');
       return { revokedAt: stored.revokedAt, alreadyRevoked: Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0 };

@@ -1,6 +1,6 @@
 import type { Container } from '../../../container.ts';
 import { getOrCreateToken, replaceToken } from '../../../domain/accounts/api-tokens.ts';
-import { currentUser, requireUser } from '../../auth.ts';
+import { actingUser, currentUser, requireUser } from '../../auth.ts';
 import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 import { EmptyBody, TokenResponse } from './accounts.schemas.ts';
@@ -17,7 +17,7 @@ export async function tokenRoutes(app: AppServer, container: Container): Promise
       response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'csrf_failed') },
     },
     onRequest: requireUser(container, ['basic', 'session']),
-    handler: async (request) => ({ token: await getOrCreateToken(currentUser(request), deps) }),
+    handler: async (request) => ({ token: await getOrCreateToken(currentUser(request), actingUser(request), deps) }),
   });
 
   app.post('/api/v1/token/new', {
@@ -28,6 +28,6 @@ export async function tokenRoutes(app: AppServer, container: Container): Promise
       response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, AUTH_ERRORS) },
     },
     onRequest: requireUser(container, ['basic', 'token']),
-    handler: async (request) => ({ token: await replaceToken(currentUser(request), deps) }),
+    handler: async (request) => ({ token: await replaceToken(currentUser(request), actingUser(request), deps) }),
   });
 }

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { deleteApp } from '../../../domain/apps/delete-app.ts';
 import { registerApp } from '../../../domain/apps/register-app.ts';
-import { currentUser, requireUser } from '../../auth.ts';
+import { actingUser, currentUser, requireUser } from '../../auth.ts';
 import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import { sendEmpty } from '../../reply.ts';
 import type { AppServer } from '../../types.ts';
@@ -46,7 +46,7 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      const result = await registerApp(request.body, currentUser(request), container.registration);
+      const result = await registerApp(request.body, currentUser(request), actingUser(request), container.registration);
       request.log.info({ appId: result.appId, created: result.created, releasesDeleted: result.releasesDeleted }, 'app registered');
       return sendEmpty(reply, result.created ? 201 : 204);
     },
@@ -61,7 +61,7 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      await deleteApp(request.params.appId, currentUser(request), container.appManagement);
+      await deleteApp(request.params.appId, currentUser(request), actingUser(request), container.appManagement);
       return sendEmpty(reply, 204);
     },
   });

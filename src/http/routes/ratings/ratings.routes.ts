@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { rateApp, unrateApp } from '../../../domain/ratings/rate-app.ts';
-import { currentUser, requireUser } from '../../auth.ts';
+import { actingUser, currentUser, requireUser } from '../../auth.ts';
 import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import { sendEmpty } from '../../reply.ts';
 import type { AppServer } from '../../types.ts';
@@ -33,7 +33,7 @@ export async function ratingRoutes(app: AppServer, container: Container): Promis
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      const { created } = await rateApp(request.params.appId, request.body, currentUser(request), container.ratings);
+      const { created } = await rateApp(request.params.appId, request.body, currentUser(request), actingUser(request), container.ratings);
       return sendEmpty(reply, created ? 201 : 200);
     },
   });
@@ -47,7 +47,7 @@ export async function ratingRoutes(app: AppServer, container: Container): Promis
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      await unrateApp(request.params.appId, currentUser(request), container.ratings);
+      await unrateApp(request.params.appId, currentUser(request), actingUser(request), container.ratings);
       return sendEmpty(reply, 204);
     },
   });

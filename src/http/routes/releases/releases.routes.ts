@@ -3,7 +3,7 @@ import type { Container } from '../../../container.ts';
 import { deleteRelease } from '../../../domain/releases/delete-release.ts';
 import { publishRelease } from '../../../domain/releases/publish-release.ts';
 import { SEMVER_PATTERN } from '../../../domain/versions/semantic-version.ts';
-import { currentUser, requireUser } from '../../auth.ts';
+import { actingUser, currentUser, requireUser } from '../../auth.ts';
 import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import { sendEmpty } from '../../reply.ts';
 import type { AppServer } from '../../types.ts';
@@ -50,7 +50,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
     onRequest: authenticated,
     handler: async (request, reply) => {
       const { download, signature, nightly = false } = request.body;
-      const result = await publishRelease({ download, signature, nightly }, currentUser(request), deps);
+      const result = await publishRelease({ download, signature, nightly }, currentUser(request), actingUser(request), deps);
       request.log.info({ appId: result.appId, version: result.version, created: result.created }, 'release published');
       return sendEmpty(reply, result.created ? 201 : 200);
     },
@@ -66,7 +66,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
       },
       onRequest: authenticated,
       handler: async (request, reply) => {
-        await deleteRelease({ ...request.params, nightly }, currentUser(request), deps);
+        await deleteRelease({ ...request.params, nightly }, currentUser(request), actingUser(request), deps);
         return sendEmpty(reply, 204);
       },
     });

@@ -24,6 +24,7 @@ import { BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 import { checkForm, formVisitor, signedOut, visitorOf } from '../../web-visitor.ts';
 import type { Visitor } from '../../web-visitor.ts';
+import { userActing } from '../../../domain/audit/audit.ts';
 
 const Redirect = { 303: Type.Null({ description: 'On to the next page' }) };
 const text = (maxLength: number) => Type.String({ maxLength });
@@ -135,7 +136,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
         request,
         reply,
         async () => {
-          await signUp({ username, email, password }, request.ip, deps);
+          await signUp({ username, email, password }, { address: request.ip, requestId: request.id }, deps);
           return show(request, reply, (s) => messagePage(STRINGS.checkInboxTitle, STRINGS.checkInboxSignUp(email.trim()), s.context));
         },
         async (state, visitor) => show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), state, s.context), visitor),
@@ -166,7 +167,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
         request,
         reply,
         async () => {
-          const user = await verifyEmail(request.params.secret, deps);
+          const user = await verifyEmail(request.params.secret, { address: request.ip, requestId: request.id }, deps);
           return show(request, reply, (s) => messagePage(STRINGS.verifiedTitle, STRINGS.verifiedText(user.email ?? ''), s.context, s.visitor.user === null ? { href: '/account/login', label: STRINGS.signIn } : { href: '/account', label: STRINGS.accountTitle }));
         },
         async (state, visitor) =>
@@ -217,7 +218,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
         request,
         reply,
         async () => {
-          await resetPassword(request.params.secret, request.body.password, deps);
+          await resetPassword(request.params.secret, request.body.password, { address: request.ip, requestId: request.id }, deps);
           setSessionCookies(request, reply, null);
           return show(request, reply, (s) => messagePage(STRINGS.passwordSetTitle, STRINGS.passwordSetText, s.context, { href: '/account/login', label: STRINGS.signIn }), signedOut(request));
         },
@@ -275,14 +276,14 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   app.post('/account/token', {
     schema: { hide: true, body: Form({}), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) } },
     handler: accountForm('token', async (user, visitor, _body, request, reply) =>
-      showAccount(request, reply, visitor, user, { section: 'token', token: { value: await getOrCreateToken(user, deps), replaced: false } }),
+      showAccount(request, reply, visitor, user, { section: 'token', token: { value: await getOrCreateToken(user, userActing(user, request.ip, request.id), deps), replaced: false } }),
     ),
   });
 
   app.post('/account/token/new', {
     schema: { hide: true, body: Form({}), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) } },
     handler: accountForm('token', async (user, visitor, _body, request, reply) =>
-      showAccount(request, reply, visitor, user, { section: 'token', token: { value: await replaceToken(user, deps), replaced: true } }),
+      showAccount(request, reply, visitor, user, { section: 'token', token: { value: await replaceToken(user, userActing(user, request.ip, request.id), deps), replaced: true } }),
     ),
   });
 
@@ -293,7 +294,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
       response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
     },
     handler: accountForm('password', async (user, _visitor, body, request, reply) => {
-      await changePassword(user, body.current_password ?? '', body.password ?? '', request.ip, deps);
+      await changePassword(user, body.current_password ?? '', body.password ?? '', userActing(user, request.ip, request.id), deps);
       // Every session ended, this one too: this browser continues in a new one.
       const session = await openSession(user, deps);
       setSessionCookies(request, reply, session);
@@ -321,7 +322,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
       response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'forbidden', 'conflict') },
     },
     handler: accountForm('delete', async (user, _visitor, body, request, reply) => {
-      await deleteAccount(user, body.current_password ?? '', request.ip, deps);
+      await deleteAccount(user, body.current_password ?? '', userActing(user, request.ip, request.id), deps);
       setSessionCookies(request, reply, null);
       return show(request, reply, (s) => messagePage(STRINGS.accountDeletedTitle, STRINGS.accountDeletedText, s.context, { href: '/', label: STRINGS.backHome }), signedOut(request));
     }),

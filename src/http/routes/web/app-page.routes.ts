@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
+import { userActing } from '../../../domain/audit/audit.ts';
 import { findListedApp, latestPerPlatform } from '../../../domain/catalog/browse-catalog.ts';
 import { mayRate, rateApp, starsToRating, unrateApp } from '../../../domain/ratings/rate-app.ts';
 import type { User } from '../../../domain/accounts/user.ts';
@@ -86,7 +87,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     handler: async (request, reply) =>
       change(request, reply, request.params.appId, async (user) => {
         const { stars, comment, language } = request.body;
-        await rateApp(request.params.appId, { rating: starsToRating(Number(stars)), comment: comment ?? '', language: language ?? 'en' }, user, container.ratings);
+        await rateApp(request.params.appId, { rating: starsToRating(Number(stars)), comment: comment ?? '', language: language ?? 'en' }, user, userActing(user, request.ip, request.id), container.ratings);
         return 'saved';
       }),
   });
@@ -95,7 +96,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     schema: { hide: true, params: Params, body: Type.Object({}, { additionalProperties: true }), response: ratingErrors },
     handler: async (request, reply) =>
       change(request, reply, request.params.appId, async (user) => {
-        await unrateApp(request.params.appId, user, container.ratings);
+        await unrateApp(request.params.appId, user, userActing(user, request.ip, request.id), container.ratings);
         return 'removed';
       }),
   });

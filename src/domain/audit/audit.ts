@@ -1,0 +1,108 @@
+/**
+ * The audit log: who changed what, when and from where. Every use case that writes receives the
+ * `Acting` (the acting user or the command line, and where the request came from) and hands the
+ * store an `AuditEntry` with the change; the store writes the entry in the transaction of the
+ * change, and only when something changed. Entries never hold a secret: not a token, a password,
+ * a key or a signature, only what identifies the object.
+ */
+export type Actor =
+  /** A signed-in user (API token, password or website session). */
+  | { readonly kind: 'user'; readonly userId: number; readonly name: string }
+  /** The `appstore` command, run by this operating-system user. */
+  | { readonly kind: 'cli'; readonly name: string }
+  /** Someone not signed in (a website sign-up): named 'visitor'. */
+  | { readonly kind: 'visitor'; readonly name: string };
+
+export interface Acting {
+  readonly actor: Actor;
+  /** The client's address (after APPSTORE_TRUST_PROXY), null from the command line. */
+  readonly address: string | null;
+  /** The request's id, as in the request log; null from the command line. */
+  readonly requestId: string | null;
+}
+
+export const AUDIT_EVENTS = [
+  'user.created',
+  'user.disabled',
+  'user.enabled',
+  'user.deleted',
+  'user.password_changed',
+  'user.email_changed',
+  'token.issued',
+  'token.replaced',
+  'app.registered',
+  'app.certificate_changed',
+  'app.transferred',
+  'app.deleted',
+  'app.flags_changed',
+  'app.transfer_unlocked',
+  'app.transfer_locked',
+  'app.co_maintainer_added',
+  'app.co_maintainer_removed',
+  'release.published',
+  'release.updated',
+  'release.deleted',
+  'rating.saved',
+  'rating.deleted',
+  'categories.imported',
+  'platforms.imported',
+  'certificate.revoked',
+  'authority.created',
+  'authority.rotated',
+  'secret_key.rotated',
+] as const;
+
+export type AuditEventType = (typeof AUDIT_EVENTS)[number];
+
+export type AuditDetails = Readonly<Record<string, string | number | boolean | null | readonly string[]>>;
+
+export interface AuditEntry {
+  readonly acting: Acting;
+  readonly event: AuditEventType;
+  readonly appId: string | null;
+  /** The user the change is about (a co-maintainer, a created or disabled user), by name. */
+  readonly subjectUser: string | null;
+  readonly details: AuditDetails;
+}
+
+/** An entry for `event` by `acting`; `about` names the app, the user and anything else that identifies the object. */
+export function auditEntry(acting: Acting, event: AuditEventType, about: { appId?: string; subjectUser?: string; details?: AuditDetails } = {}): AuditEntry {
+  return { acting, event, appId: about.appId ?? null, subjectUser: about.subjectUser ?? null, details: about.details ?? {} };
+}
+
+/** A user acting through a request. */
+export function userActing(user: { id: number; username: string }, address: string | null, requestId: string | null): Acting {
+  return { actor: { kind: 'user', userId: user.id, name: user.username }, address, requestId };
+}
+
+/** Someone not signed in, through a request. */
+export function visitorActing(address: string | null, requestId: string | null): Acting {
+  return { actor: { kind: 'visitor', name: 'visitor' }, address, requestId };
+}
+
+/** The command line, run by `osUser`. */
+export function cliActing(osUser: string): Acting {
+  return { actor: { kind: 'cli', name: osUser }, address: null, requestId: null };
+}
+
+/** A stored entry, as `appstore audit` shows it. */
+export interface AuditRecord extends Omit<AuditEntry, 'acting'> {
+  readonly id: number;
+  readonly at: Date;
+  readonly actor: Actor;
+  readonly address: string | null;
+  readonly requestId: string | null;
+}
+
+export interface AuditQuery {
+  readonly appId?: string;
+  /** The acting user's name, or the user the change was about. */
+  readonly user?: string;
+  readonly since?: Date;
+  readonly limit: number;
+}
+
+export interface AuditLog {
+  /** Oldest first. */
+  find(query: AuditQuery): Promise<AuditRecord[]>;
+}
