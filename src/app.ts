@@ -54,7 +54,16 @@ export async function buildServer(container: Container, options: ServerOptions =
     // A caller's X-Request-Id is kept when it is sane, so logs can be joined across proxies.
     genReqId: (request) => requestIdFor(request.headers),
     serverFactory: (handler) =>
-      createNodeServer((request, response) => fastPath.answer(request, response) || handler(request, response), container.config, (refusal) => logRefusal(refusal)),
+      createNodeServer(
+        (request, response) => {
+          const started = performance.now();
+          if (!fastPath.answer(request, response)) return handler(request, response);
+          // Answered before routing: counted under the listing's path (a short, known list).
+          container.metrics.request((request.url ?? '').split('?')[0] ?? '', request.method ?? 'GET', response.statusCode, (performance.now() - started) / 1000);
+        },
+        container.config,
+        (refusal) => logRefusal(refusal),
+      ),
     clientErrorHandler: (error, socket) => answerClientError(error, socket, logRefusal),
     frameworkErrors: answerFrameworkError,
     routerOptions: {
@@ -95,6 +104,9 @@ export async function buildServer(container: Container, options: ServerOptions =
   app.addHook('preClose', async () => {
     closing = true;
     fastPath.stop();
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    container.metrics.request(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -60,6 +60,10 @@ export interface Config {
   readonly signUpOpen: boolean;
   /** Bound on the listing bodies and platform cuts kept in memory (the apps' compressed parts come on top). */
   readonly listingCacheMiB: number;
+  /** PostgreSQL connections each node may open (10). */
+  readonly databasePoolSize: number;
+  /** Where `GET /metrics` is served: a port of its own on APPSTORE_HOST (null: not), and/or the main port with this bearer token (null: not). */
+  readonly metrics: { readonly port: number | null; readonly token: string | null };
   /** The share of 304 answers to listings that are logged (0: none, 1: every one). */
   readonly notModifiedLogRate: number;
   readonly mail: {
@@ -100,6 +104,9 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_MAIL_FROM',
   'APPSTORE_LISTING_CACHE_MIB',
   'APPSTORE_LOG_304_SAMPLE',
+  'APPSTORE_DATABASE_POOL_SIZE',
+  'APPSTORE_METRICS_PORT',
+  'APPSTORE_METRICS_TOKEN',
 ] as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -188,6 +195,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const listingCacheMiB = parsePositive('APPSTORE_LISTING_CACHE_MIB', get('APPSTORE_LISTING_CACHE_MIB'), 128, 1_048_576, problems);
   const notModifiedLogRate = parsePositive('APPSTORE_LOG_304_SAMPLE', get('APPSTORE_LOG_304_SAMPLE'), 0.01, 1, problems, true, true);
 
+  const databasePoolSize = parsePositive('APPSTORE_DATABASE_POOL_SIZE', get('APPSTORE_DATABASE_POOL_SIZE'), 10, 1000, problems);
+  const metricsPortRaw = get('APPSTORE_METRICS_PORT');
+  let metricsPort: number | null = null;
+  if (metricsPortRaw !== undefined) {
+    if (!/^\d{1,5}$/.test(metricsPortRaw) || Number(metricsPortRaw) > 65535) problems.push(`APPSTORE_METRICS_PORT: '${metricsPortRaw}' is not a port number (0 to 65535)`);
+    else if (Number(metricsPortRaw) === port && port !== 0) problems.push('APPSTORE_METRICS_PORT: must differ from APPSTORE_PORT (to serve metrics on the main port, set APPSTORE_METRICS_TOKEN)');
+    else metricsPort = Number(metricsPortRaw);
+  }
+  const metricsToken = get('APPSTORE_METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) problems.push('APPSTORE_METRICS_TOKEN: use at least 16 characters without spaces (openssl rand -hex 16)');
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     dataDir,
@@ -208,6 +226,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     signUpOpen: signUp !== 'closed',
     listingCacheMiB,
     notModifiedLogRate,
+    databasePoolSize,
+    metrics: Object.freeze({ port: metricsPort, token: metricsToken }),
     mail: Object.freeze({ smtpUrl, from }),
   });
 }

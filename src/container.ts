@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { SelfServiceDeps } from './domain/accounts/account-links.ts';
 import type { Mailer } from './domain/mail.ts';
@@ -26,13 +28,18 @@ import { AppListingEngine } from './domain/listings/app-listing-engine.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
 import { Listings } from './domain/listings/listings.ts';
 import type { ListingSources } from './domain/listings/listings.ts';
-import { RateLimiter, signInRules } from './domain/rate-limit.ts';
+import { LONGEST_WINDOW_MS, RateLimiter, signInRules } from './domain/rate-limit.ts';
+import type { HousekeepingDeps } from './domain/housekeeping.ts';
+import { housekeepingRepository } from './storage/repositories/housekeeping.repository.ts';
 import type { CatalogBrowseDeps } from './domain/catalog/browse-catalog.ts';
 import { currentCatalog } from './domain/catalog/browse-catalog.ts';
 import type { RatingDeps } from './domain/ratings/rate-app.ts';
 import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
 import type { PublishDeps } from './domain/releases/publish-release.ts';
 import { createDownloader } from './downloads/archive-downloader.ts';
+import type { Downloader } from './domain/releases/publish-release.ts';
+import { createMetrics } from './metrics.ts';
+import type { StoreMetrics } from './metrics.ts';
 import type { DatabaseHandle } from './storage/database.ts';
 import { isDatabaseReachable, openDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
@@ -90,6 +97,10 @@ export interface Container {
   /** Refuses (configuration_error) when the database was set up with another secret key. */
   readonly checkSecretKey: () => Promise<void>;
   readonly revocations: RevocationStore;
+  /** Pruning of expired sessions, links and rate-limit hits, one node at a time (`startHousekeeping`). */
+  readonly housekeeping: HousekeepingDeps;
+  /** Counters and histograms for `GET /metrics`. */
+  readonly metrics: StoreMetrics;
   /** Who changed what (`appstore audit`). */
   readonly audit: AuditLog;
   /** True when the database answers. */
@@ -124,9 +135,11 @@ const VERSION_POLL_MS = 500;
 const LISTEN_RETRY_MS = 5000;
 /** Apps read per query batch by the listing engine: each batch is a few milliseconds on SQLite. */
 const LISTING_BATCH_APPS = 16;
+/** Expired sessions, links and old rate-limit hits are pruned this often (by one node of all). */
+const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
 
 export function createContainer(config: Config, options: ContainerOptions = {}): Container {
-  const database = options.database ?? openDatabase(config.database);
+  const database = options.database ?? openDatabase(config.database, { poolSize: config.databasePoolSize });
   const { db } = database;
   const now = options.now ?? (() => new Date());
   const keys = deriveKeys(loadSecret(config.secretKeyFile, !config.secretKeyFileConfigured));
@@ -161,6 +174,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     platforms: () => readSnapshot(database, (trx) => listPlatformReleases(trx, { supportedOnly: true })),
   };
   const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
+  // The sizes are read when scraped, by which time the engine and the cache exist.
+  const metrics = createMetrics({ cacheBytes: () => engine.size + smallListings.size, poolUse: database.poolUse });
   const engine = new AppListingEngine(
     {
       index: () => readSnapshot(database, loadListedAppIndex).then(({ stamp, body }) => ({ stamp, apps: body })),
@@ -169,10 +184,18 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       savedParts: (ids, format) => loadSavedParts(db, ids, format),
       saveParts: (parts, format) => saveParts(db, parts, format),
     },
-    { batchSize: LISTING_BATCH_APPS, maxBytes: cacheBytes, gzipLevel: 6, brotliQuality: 5, onPartsError: (error) => listingReports.partsUnavailable(error) },
+    {
+      batchSize: LISTING_BATCH_APPS,
+      maxBytes: cacheBytes,
+      gzipLevel: 6,
+      brotliQuality: 5,
+      onPartsError: (error) => listingReports.partsUnavailable(error),
+      onRender: (what, ms) => metrics.listingRender(`apps-${what}`, ms / 1000),
+    },
   );
   // The small listings (categories, platforms, ratings) are rendered whole, within the same bound.
-  const listings = new Listings(listingSources, versions, engine, new ListingCache({ maxBytes: Math.max(1024 * 1024, cacheBytes / 8) }), now);
+  const smallListings = new ListingCache({ maxBytes: Math.max(1024 * 1024, cacheBytes / 8), onRender: (variant, ms) => metrics.listingRender(variant, ms / 1000) });
+  const listings = new Listings(listingSources, versions, engine, smallListings, now);
   const uploadLimits = { limiter, uploadsPerDay: config.limits.uploadsPerDay };
   const smtp = config.mail.smtpUrl === null ? null : smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from });
   const mailDirectory = path.join(config.dataDir, 'mail');
@@ -192,13 +215,16 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     registration: { trust: loadTrust, revocations, registry, ...uploadLimits, now },
     appManagement: { registry, accounts, now },
     publishing: {
-      download: createDownloader({
-        timeoutMs: config.limits.downloadTimeoutMs,
-        maxBytes: config.limits.maxArchiveBytes,
-        maxRedirects: config.limits.maxRedirects,
-        allowPrivate: config.downloadAllowPrivate,
-        ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
-      }),
+      download: measuredDownloads(
+        createDownloader({
+          timeoutMs: config.limits.downloadTimeoutMs,
+          maxBytes: config.limits.maxArchiveBytes,
+          maxRedirects: config.limits.maxRedirects,
+          allowPrivate: config.downloadAllowPrivate,
+          ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
+        }),
+        metrics,
+      ),
       catalog: catalog.store,
       trust: loadTrust,
       revocations,
@@ -216,6 +242,14 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     checkSecretKey: () => checkSecretKey(identity, keys, config.secretKeyFile, now()),
     revocations,
     audit: auditRepository(db),
+    housekeeping: {
+      store: housekeepingRepository(db),
+      now,
+      holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+      intervalMs: HOUSEKEEPING_INTERVAL_MS,
+      rateLimitRetentionMs: LONGEST_WINDOW_MS,
+    },
+    metrics,
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
     listingReports,
@@ -224,5 +258,20 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       await versions.close();
       await database.close();
     },
+  };
+}
+
+/** The downloader, timed and counted for the metrics. */
+function measuredDownloads(download: Downloader, metrics: StoreMetrics): Downloader {
+  return async (address) => {
+    const started = performance.now();
+    try {
+      const result = await download(address);
+      metrics.download('ok', result.bytes.length, (performance.now() - started) / 1000);
+      return result;
+    } catch (error) {
+      metrics.download('refused', 0, (performance.now() - started) / 1000);
+      throw error;
+    }
   };
 }

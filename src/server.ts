@@ -6,12 +6,16 @@ import { unknownVariables } from './config.ts';
 import { createContainer, publicUrlOf } from './container.ts';
 import type { Container } from './container.ts';
 import { ensureOwnAuthority } from './domain/identity/store-identity.ts';
+import { startMetricsServer } from './http/metrics-server.ts';
+import { startHousekeeping } from './housekeeping.ts';
 import { processActing } from './process-acting.ts';
 import { watchTrustFiles } from './trust-watch.ts';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
   readonly container: Container;
+  /** The port of `GET /metrics` when it has one of its own (APPSTORE_METRICS_PORT). */
+  readonly metricsPort: number | null;
   /** Stops accepting, lets in-flight requests finish, closes the database. Idempotent. */
   stop(): Promise<void>;
 }
@@ -62,14 +66,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     for (const name of unknownVariables(options.env)) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
     await container.listings.warm();
     await app.listen({ host: config.host, port: config.port });
+    const metricsServer = config.metrics.port === null ? null : await startMetricsServer(container.metrics, config.host, config.metrics.port);
+    if (metricsServer !== null) app.log.info({ port: metricsServer.port }, `metrics at http://${config.host}:${metricsServer.port}/metrics`);
+    const housekeeping = startHousekeeping(container, (message, error) => app.log.warn({ error: error instanceof Error ? error.message : String(error) }, message));
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>
       (stopping ??= (async () => {
         unwatch();
+        housekeeping.stop();
+        await metricsServer?.close();
         await app.close();
         await container.close();
       })());
-    return { app, container, stop };
+    return { app, container, metricsPort: metricsServer?.port ?? null, stop };
   } catch (error) {
     await container.close();
     throw error;

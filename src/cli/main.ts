@@ -11,6 +11,7 @@ import { categoryImportCommand, platformImportCommand } from './commands/catalog
 import { migrateCommand } from './commands/migrate.command.ts';
 import { releaseInspectCommand } from './commands/release.command.ts';
 import { auditCommand } from './commands/audit.command.ts';
+import { backupCommand } from './commands/backup.command.ts';
 import { secretKeyRotateCommand } from './commands/secret-key.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
 import {
@@ -49,6 +50,7 @@ export const COMMANDS: readonly Command[] = [
   releaseInspectCommand,
   secretKeyRotateCommand,
   auditCommand,
+  backupCommand,
 ];
 
 function table(commands: readonly Command[]): string {

@@ -34,6 +34,8 @@ export interface SignInLimits {
 
 /** A successful sign-in makes its address known for the username this long. */
 const KNOWN_ADDRESS_MS = 30 * 86_400_000;
+/** No rule looks further back than this (sign-in windows are at most 7 days): older hits may go. */
+export const LONGEST_WINDOW_MS = KNOWN_ADDRESS_MS;
 
 export interface SignInRules {
   readonly perUserAndAddress: RateLimitRule;

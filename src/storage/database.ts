@@ -17,6 +17,13 @@ export interface DatabaseHandle {
    * hears each notification; `onLost` once, when the connection fails or ends. Closed with the handle.
    */
   readonly listen: ((channel: string, onNotify: () => void, onLost: (error: Error) => void) => Promise<{ stop(): Promise<void> }>) | null;
+  /** PostgreSQL's connection pool now (null on SQLite, which has one connection). */
+  readonly poolUse: () => { size: number; total: number; idle: number; waiting: number } | null;
+  /**
+   * SQLite only (null on PostgreSQL, whose tool is pg_dump): writes a consistent copy of the
+   * database to `file` while it is in use (SQLite's online backup), then checks the copy's integrity.
+   */
+  readonly backup: ((file: string) => Promise<{ pages: number }>) | null;
   /** Closes every connection; safe to call twice. */
   close(): Promise<void>;
 }
@@ -68,6 +75,8 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
   return {
     db: handle.db,
     dialect: handle.dialect,
+    backup: handle.native === null ? null : (file) => backupSqlite(handle.native as BetterSqlite3.Database, file),
+    poolUse: () => (handle.pool === null ? null : { size: handle.pool.options.max ?? 10, total: handle.pool.totalCount, idle: handle.pool.idleCount, waiting: handle.pool.waitingCount }),
     listen,
     close: () =>
       (closing ??= (async () => {
@@ -78,7 +87,7 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
   };
 }
 
-function openSqlite(file: string): { db: Kysely<Database>; dialect: Dialect } {
+function openSqlite(file: string): { db: Kysely<Database>; dialect: Dialect; pool: null; native: BetterSqlite3.Database } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const native = new BetterSqlite3(file);
   native.pragma('journal_mode = WAL');
@@ -86,7 +95,7 @@ function openSqlite(file: string): { db: Kysely<Database>; dialect: Dialect } {
   native.pragma('foreign_keys = ON');
   // Another process (the CLI, a second server) may hold the write lock for a moment.
   native.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withBooleanBinding(native) }) }), dialect: 'sqlite' };
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withBooleanBinding(native) }) }), dialect: 'sqlite', pool: null, native };
 }
 
 /** SQLite cannot bind JavaScript booleans; store them as 1/0, like SQLite's TRUE and FALSE. */
@@ -107,7 +116,7 @@ function withBooleanBinding(native: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
-function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; dialect: Dialect } {
+function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; dialect: Dialect; pool: pg.Pool; native: null } {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -115,7 +124,7 @@ function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>
   });
   // An idle connection that breaks (server restart) must not crash the process.
   pool.on('error', () => undefined);
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', pool, native: null };
 }
 
 /** True when the database answers a trivial query. */
@@ -125,5 +134,31 @@ export async function isDatabaseReachable(db: Kysely<Database>): Promise<boolean
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * SQLite's online backup into a new file beside the target, renamed into place once complete and
+ * checked: a reader never sees half a copy. Writers go on meanwhile; the copy is the database as
+ * of the backup's last step.
+ */
+async function backupSqlite(native: BetterSqlite3.Database, file: string): Promise<{ pages: number }> {
+  const partial = `${file}.partial-${process.pid}`;
+  fs.rmSync(partial, { force: true });
+  try {
+    const { totalPages } = await native.backup(partial);
+    const copy = new BetterSqlite3(partial);
+    try {
+      // One self-contained file: no -wal or -shm beside it.
+      copy.pragma('journal_mode = DELETE');
+      const result = copy.pragma('integrity_check', { simple: true });
+      if (result !== 'ok') throw new Error(`the copy failed its integrity check: ${String(result)}`);
+    } finally {
+      copy.close();
+    }
+    fs.renameSync(partial, file);
+    return { pages: totalPages };
+  } finally {
+    for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) fs.rmSync(leftover, { force: true });
   }
 }

@@ -45,6 +45,8 @@ export interface EngineOptions extends PartOptions {
   readonly brotliQuality: number;
   /** Told when saved parts could not be read or saved (the engine renders instead). */
   readonly onPartsError?: (error: unknown) => void;
+  /** Told of each render: `parts` (the apps that changed, read and compressed) or `body` (a variant assembled), with its duration. */
+  readonly onRender?: (what: 'parts' | 'body', ms: number) => void;
 }
 
 interface Current {
@@ -148,7 +150,9 @@ export class AppListingEngine {
     for (;;) {
       if (fresh(this.current)) return this.current;
       if (this.refreshing === undefined) {
+        const started = performance.now();
         const job = this.refresh(window).finally(() => {
+          this.options.onRender?.('parts', performance.now() - started);
           if (this.refreshing === job) this.refreshing = undefined;
         });
         this.refreshing = job;
@@ -245,6 +249,7 @@ export class AppListingEngine {
   }
 
   private async assemble(key: string, variant: ListingVariant, current: Current): Promise<BodyEntry> {
+    const started = performance.now();
     const pieces: GzipPart[] = [OPEN];
     for (const app of current.apps) {
       if (app.enterpriseOnly && !variant.includeEnterprise) continue;
@@ -255,6 +260,7 @@ export class AppListingEngine {
     }
     pieces.push(CLOSE);
     const gzip = assembleGzip(pieces);
+    this.options.onRender?.('body', performance.now() - started);
     const entry: BodyEntry = {
       key,
       day: current.day,

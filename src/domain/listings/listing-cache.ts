@@ -30,6 +30,8 @@ export interface ListingCacheOptions {
   readonly maxBytes: number;
   readonly brotliQuality?: number;
   readonly gzipLevel?: number;
+  /** Told of each render, with the variant and its duration. */
+  readonly onRender?: (variant: string, ms: number) => void;
 }
 
 /**
@@ -68,6 +70,7 @@ export class ListingCache {
   }
 
   private async renderAndStore(variant: string, render: Render, minVersion: number): Promise<RenderedListing> {
+    const started = performance.now();
     const rendered = await render(minVersion);
     const { stamp } = rendered;
     const identity = Buffer.from('json' in rendered ? rendered.json : JSON.stringify(rendered.body), 'utf8');
@@ -82,6 +85,7 @@ export class ListingCache {
         },
       }),
     ]);
+    this.options.onRender?.(variant, performance.now() - started);
     const smaller = (candidate: Buffer): Buffer | null => (candidate.length < identity.length ? candidate : null);
     const entry: RenderedListing = {
       stamp,

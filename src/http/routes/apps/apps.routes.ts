@@ -6,6 +6,7 @@ import { actingUser, currentUser, requireUser } from '../../auth.ts';
 import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import { sendEmpty } from '../../reply.ts';
 import type { AppServer } from '../../types.ts';
+import { countedUpload } from '../../../metrics.ts';
 
 /** Characters of a certificate field: several times the largest real certificate. */
 const CERTIFICATE_MAX_LENGTH = 16_384;
@@ -46,7 +47,7 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      const result = await registerApp(request.body, currentUser(request), actingUser(request), container.registration);
+      const result = await countedUpload(container.metrics, 'register', () => registerApp(request.body, currentUser(request), actingUser(request), container.registration));
       request.log.info({ appId: result.appId, created: result.created, releasesDeleted: result.releasesDeleted }, 'app registered');
       return sendEmpty(reply, result.created ? 201 : 204);
     },

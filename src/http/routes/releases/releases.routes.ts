@@ -7,6 +7,7 @@ import { actingUser, currentUser, requireUser } from '../../auth.ts';
 import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import { sendEmpty } from '../../reply.ts';
 import type { AppServer } from '../../types.ts';
+import { countedUpload } from '../../../metrics.ts';
 
 const PublishBody = Type.Object(
   {
@@ -50,7 +51,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
     onRequest: authenticated,
     handler: async (request, reply) => {
       const { download, signature, nightly = false } = request.body;
-      const result = await publishRelease({ download, signature, nightly }, currentUser(request), actingUser(request), deps);
+      const result = await countedUpload(container.metrics, 'publish', () => publishRelease({ download, signature, nightly }, currentUser(request), actingUser(request), deps));
       request.log.info({ appId: result.appId, version: result.version, created: result.created }, 'release published');
       return sendEmpty(reply, result.created ? 201 : 200);
     },

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { AppError } from '../../../errors.ts';
@@ -25,6 +26,24 @@ export async function systemRoutes(app: AppServer, container: Container): Promis
       return { status: 'ok' as const, database: 'ok' as const };
     },
   });
+
+  // Metrics on the main port only with a token (APPSTORE_METRICS_TOKEN); else 404, or on a port of their own.
+  const metricsToken = container.config.metrics.token;
+  if (metricsToken !== null) {
+    const expected = createHash('sha256').update(`Bearer ${metricsToken}`).digest();
+    app.get('/metrics', {
+      schema: { summary: 'Metrics in the Prometheus text format (with the bearer token of APPSTORE_METRICS_TOKEN)', tags: ['system'], response: errorResponses('not_authenticated') },
+      handler: async (request, reply) => {
+        const given = createHash('sha256').update(request.headers.authorization ?? '').digest();
+        if (!timingSafeEqual(given, expected)) {
+          reply.header('www-authenticate', 'Bearer realm="metrics"');
+          throw new AppError('not_authenticated', 'Metrics need the header Authorization: Bearer <APPSTORE_METRICS_TOKEN>.');
+        }
+        reply.header('cache-control', 'no-store');
+        return reply.type(container.metrics.registry.contentType).send(await container.metrics.registry.metrics());
+      },
+    });
+  }
 
   app.get('/api/v1/openapi.json', {
     schema: {

@@ -1,0 +1,51 @@
+/**
+ * Periodic pruning of rows that only ever grow: expired sessions and mailed links, and rate-limit
+ * hits older than any window. Several nodes share the database: a lease in the database lets one
+ * node run it at a time, and the time of the last run keeps it to once per interval in all.
+ */
+export interface HousekeepingStore {
+  /** Takes (or renews) the task's lease for `holder` until `until`, unless another holder's lease runs; also tells when the task last ran. */
+  takeLease(task: string, holder: string, now: Date, until: Date): Promise<{ taken: boolean; lastRunAt: Date | null }>;
+  /** Records the run and gives the lease up. */
+  finish(task: string, holder: string, now: Date): Promise<void>;
+  pruneSessions(now: Date): Promise<number>;
+  pruneLinks(now: Date): Promise<number>;
+  pruneRateLimitHits(before: Date): Promise<number>;
+}
+
+export interface HousekeepingDeps {
+  readonly store: HousekeepingStore;
+  readonly now: () => Date;
+  /** This node, as leases name it. */
+  readonly holder: string;
+  readonly intervalMs: number;
+  /** Rate-limit hits older than this are never counted again (the longest window of any rule). */
+  readonly rateLimitRetentionMs: number;
+}
+
+export interface HousekeepingReport {
+  readonly sessions: number;
+  readonly links: number;
+  readonly rateLimitHits: number;
+}
+
+const TASK = 'prune';
+const LEASE_MS = 5 * 60_000;
+
+/** Runs the pruning when it is due and no other node runs it; null when it did not run. */
+export async function runHousekeeping(deps: HousekeepingDeps): Promise<HousekeepingReport | null> {
+  const now = deps.now();
+  const lease = await deps.store.takeLease(TASK, deps.holder, now, new Date(now.getTime() + LEASE_MS));
+  if (!lease.taken) return null;
+  if (lease.lastRunAt !== null && now.getTime() - lease.lastRunAt.getTime() < deps.intervalMs) {
+    await deps.store.finish(TASK, deps.holder, lease.lastRunAt);
+    return null;
+  }
+  const report = {
+    sessions: await deps.store.pruneSessions(now),
+    links: await deps.store.pruneLinks(now),
+    rateLimitHits: await deps.store.pruneRateLimitHits(new Date(now.getTime() - deps.rateLimitRetentionMs)),
+  };
+  await deps.store.finish(TASK, deps.holder, now);
+  return report;
+}

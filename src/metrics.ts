@@ -1,0 +1,74 @@
+import { isAppError } from './errors.ts';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The store's metrics, in the Prometheus text format (`GET /metrics`, docs/operations.md): one
+ * registry per server, so that several servers in one process (the tests) count apart.
+ */
+export interface StoreMetrics {
+  readonly registry: Registry;
+  request(route: string, method: string, status: number, seconds: number): void;
+  listingRender(what: string, seconds: number): void;
+  /** A publish or registration: its outcome, and the error code of a refusal. */
+  upload(kind: 'publish' | 'register', outcome: 'created' | 'updated' | 'refused', code: string): void;
+  download(outcome: 'ok' | 'refused', bytes: number, seconds: number): void;
+}
+
+export interface MetricSources {
+  /** Bytes of listing bodies and parts held in memory. */
+  readonly cacheBytes: () => number;
+  readonly poolUse: () => { size: number; total: number; idle: number; waiting: number } | null;
+}
+
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(sources: MetricSources): StoreMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'appstore_' });
+  const requests = new Counter({ name: 'appstore_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  const latency = new Histogram({ name: 'appstore_http_request_duration_seconds', help: 'Time to answer a request, by route pattern and method.', labelNames: ['route', 'method'], buckets: SECONDS, registers: [registry] });
+  const renders = new Histogram({ name: 'appstore_listing_render_duration_seconds', help: 'Listing renders: apps.json parts and assembled bodies, and the small listings by name.', labelNames: ['listing'], buckets: SECONDS, registers: [registry] });
+  const uploads = new Counter({ name: 'appstore_uploads_total', help: 'Release publishes and app registrations, by outcome and, for refusals, error code.', labelNames: ['kind', 'outcome', 'code'], registers: [registry] });
+  const downloadBytes = new Counter({ name: 'appstore_download_bytes_total', help: 'Bytes of release archives downloaded.', registers: [registry] });
+  const downloads = new Histogram({ name: 'appstore_download_duration_seconds', help: 'Release archive downloads, by outcome.', labelNames: ['outcome'], buckets: SECONDS, registers: [registry] });
+  new Gauge({ name: 'appstore_listing_cache_bytes', help: 'Bytes of listing bodies and parts held in memory.', registers: [registry], collect() { this.set(sources.cacheBytes()); } });
+  new Gauge({
+    name: 'appstore_db_pool_connections',
+    help: 'PostgreSQL pool: its size, open connections, idle ones, and queries waiting for one (absent on SQLite).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const use = sources.poolUse();
+      if (use === null) return;
+      this.set({ state: 'size' }, use.size);
+      this.set({ state: 'open' }, use.total);
+      this.set({ state: 'idle' }, use.idle);
+      this.set({ state: 'waiting' }, use.waiting);
+    },
+  });
+  return {
+    registry,
+    request(route, method, status, seconds) {
+      requests.inc({ route, method, status: String(status) });
+      latency.observe({ route, method }, seconds);
+    },
+    listingRender: (what, seconds) => renders.observe({ listing: what }, seconds),
+    upload: (kind, outcome, code) => uploads.inc({ kind, outcome, code }),
+    download(outcome, bytes, seconds) {
+      downloadBytes.inc(bytes);
+      downloads.observe({ outcome }, seconds);
+    },
+  };
+}
+
+/** Runs a publish or a registration and counts its outcome (a refusal by its error code). */
+export async function countedUpload<T extends { created: boolean }>(metrics: StoreMetrics, kind: 'publish' | 'register', work: () => Promise<T>): Promise<T> {
+  try {
+    const result = await work();
+    metrics.upload(kind, result.created ? 'created' : 'updated', '');
+    return result;
+  } catch (error) {
+    metrics.upload(kind, 'refused', isAppError(error) ? error.code : 'internal_error');
+    throw error;
+  }
+}
