@@ -102,6 +102,17 @@ describe(`accounts on the website (${DIALECT})`, () => {
     assert.equal(account.statusCode, 200);
     assert.match(account.body, /Signed in as carol/);
     assert.equal(account.headers['cache-control'], 'no-store');
+
+    // The audit log: the sign-up by a visitor, then the confirmation by the link's holder.
+    const audit = await server.container.audit.find({ user: 'carol', limit: 10 });
+    assert.deepEqual(
+      audit.map((entry) => [entry.event, entry.actor.kind, entry.actor.name, entry.subjectUser]),
+      [
+        ['user.created', 'visitor', 'visitor', 'carol'],
+        ['user.email_changed', 'user', 'carol', 'carol'],
+      ],
+    );
+    assert.ok(audit.every((entry) => entry.address !== null && entry.requestId !== null));
   });
 
   test('a confirmation link stops working after three days', async () => {
@@ -332,6 +343,8 @@ describe(`accounts on the website (${DIALECT})`, () => {
     assert.match(deleted.body, /Account deleted/);
     assert.equal(await server.container.accounts.store.findUserByUsername('pete'), null);
     assert.ok(!web.cookies.has('appstore_session'));
+    const [entry] = await server.container.audit.find({ user: 'pete', limit: 1 });
+    assert.deepEqual([entry?.event, entry?.actor.name], ['user.deleted', 'pete']);
   });
 
   test('signing out ends the session', async () => {
