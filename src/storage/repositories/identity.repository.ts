@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { KeyRotationStore } from '../../domain/identity/rotate-secret-key.ts';
-import type { IdentityStore } from '../../domain/identity/store-identity.ts';
+import type { IdentityStore, StoredAuthority } from '../../domain/identity/store-identity.ts';
+import type { AuditEntry } from '../../domain/audit/audit.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import type { Database } from '../schema.ts';
 import { auditedWrite, insertAudit } from './audit.repository.ts';
@@ -25,31 +26,8 @@ export function identityRepository(db: Kysely<Database>): IdentityStore & KeyRot
       return { certificatePem: row.authority_certificate, sealedKey: row.authority_key, retiredPem: row.retired_authorities };
     },
 
-    async storeAuthorityIfNone(authority, now, audit) {
-      return auditedWrite(db, audit, now, async (trx) => {
-        const result = await trx
-          .updateTable('store_identity')
-          .set({ authority_certificate: authority.certificatePem, authority_key: authority.sealedKey, retired_authorities: authority.retiredPem, updated_at: formatTimestamp(now) })
-          .where('id', '=', 1)
-          .where('authority_certificate', 'is', null)
-          .executeTakeFirst();
-        const stored = Number(result.numUpdatedRows) > 0;
-        return { changed: stored, result: stored };
-      });
-    },
-
-    async replaceAuthority(current, authority, now, audit) {
-      return auditedWrite(db, audit, now, async (trx) => {
-        const result = await trx
-          .updateTable('store_identity')
-          .set({ authority_certificate: authority.certificatePem, authority_key: authority.sealedKey, retired_authorities: authority.retiredPem, updated_at: formatTimestamp(now) })
-          .where('id', '=', 1)
-          .where('authority_certificate', '=', current)
-          .executeTakeFirst();
-        const replaced = Number(result.numUpdatedRows) > 0;
-        return { changed: replaced, result: replaced };
-      });
-    },
+    storeAuthorityIfNone: (authority, now, audit) => writeAuthority(db, authority, now, audit, null),
+    replaceAuthority: (current, authority, now, audit) => writeAuthority(db, authority, now, audit, current),
 
     async rotateKey(from, to, plan, now, audit) {
       return db.transaction().execute(async (trx) => {
@@ -80,4 +58,18 @@ export function identityRepository(db: Kysely<Database>): IdentityStore & KeyRot
       });
     },
   };
+}
+
+/** Stores the authority where the stored certificate is `expected` (null: none yet); false when it was not. */
+function writeAuthority(db: Kysely<Database>, authority: StoredAuthority, now: Date, audit: AuditEntry, expected: string | null): Promise<boolean> {
+  return auditedWrite(db, audit, now, async (trx) => {
+    const result = await trx
+      .updateTable('store_identity')
+      .set({ authority_certificate: authority.certificatePem, authority_key: authority.sealedKey, retired_authorities: authority.retiredPem, updated_at: formatTimestamp(now) })
+      .where('id', '=', 1)
+      .where('authority_certificate', expected === null ? 'is' : '=', expected)
+      .executeTakeFirst();
+    const written = Number(result.numUpdatedRows) > 0;
+    return { changed: written, result: written };
+  });
 }
