@@ -56,10 +56,8 @@ export async function buildServer(container: Container, options: ServerOptions =
     serverFactory: (handler) =>
       createNodeServer(
         (request, response) => {
-          const started = performance.now();
           if (!fastPath.answer(request, response)) return handler(request, response);
-          // Answered before routing: counted under the listing's path (a short, known list).
-          container.metrics.request((request.url ?? '').split('?')[0] ?? '', request.method ?? 'GET', response.statusCode, (performance.now() - started) / 1000);
+          container.metrics.notModified(request.method ?? 'GET', request.url ?? '');
         },
         container.config,
         (refusal) => logRefusal(refusal),

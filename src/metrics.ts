@@ -8,6 +8,11 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export interface StoreMetrics {
   readonly registry: Registry;
   request(route: string, method: string, status: number, seconds: number): void;
+  /**
+   * A 304 of the listing fast path: counted, not timed (it takes microseconds, and is the store's
+   * most frequent answer). A plain count per address, turned into the request counter when scraped.
+   */
+  notModified(method: string, url: string): void;
   listingRender(what: string, seconds: number): void;
   /** A publish or registration: its outcome, and the error code of a refusal. */
   upload(kind: 'publish' | 'register', outcome: 'created' | 'updated' | 'refused', code: string): void;
@@ -25,7 +30,22 @@ const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 export function createMetrics(sources: MetricSources): StoreMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'appstore_' });
-  const requests = new Counter({ name: 'appstore_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  // Fast-path 304s by method and address (query included), until the next scrape.
+  const notModified = new Map<string, Map<string, number>>();
+  let notModifiedAddresses = 0;
+  const requests = new Counter({
+    name: 'appstore_http_requests_total',
+    help: 'HTTP requests answered, by route pattern (for 304s answered before routing: the listing path), method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+    collect() {
+      for (const [method, counts] of notModified) {
+        for (const [url, count] of counts) this.inc({ route: url.split('?')[0] ?? url, method, status: '304' }, count);
+      }
+      notModified.clear();
+      notModifiedAddresses = 0;
+    },
+  });
   const latency = new Histogram({ name: 'appstore_http_request_duration_seconds', help: 'Time to answer a request, by route pattern and method.', labelNames: ['route', 'method'], buckets: SECONDS, registers: [registry] });
   const renders = new Histogram({ name: 'appstore_listing_render_duration_seconds', help: 'Listing renders: apps.json parts and assembled bodies, and the small listings by name.', labelNames: ['listing'], buckets: SECONDS, registers: [registry] });
   const uploads = new Counter({ name: 'appstore_uploads_total', help: 'Release publishes and app registrations, by outcome and, for refusals, error code.', labelNames: ['kind', 'outcome', 'code'], registers: [registry] });
@@ -51,6 +71,17 @@ export function createMetrics(sources: MetricSources): StoreMetrics {
     request(route, method, status, seconds) {
       requests.inc({ route, method, status: String(status) });
       latency.observe({ route, method }, seconds);
+    },
+    notModified(method, url) {
+      let counts = notModified.get(method);
+      if (counts === undefined) notModified.set(method, (counts = new Map()));
+      const count = counts.get(url);
+      if (count !== undefined) counts.set(url, count + 1);
+      // Only listing addresses get here, but their queries are the client's: at most 1,000 kept between scrapes.
+      else if (notModifiedAddresses < 1000) {
+        counts.set(url, 1);
+        notModifiedAddresses += 1;
+      } else counts.set('other', (counts.get('other') ?? 0) + 1);
     },
     listingRender: (what, seconds) => renders.observe({ listing: what }, seconds),
     upload: (kind, outcome, code) => uploads.inc({ kind, outcome, code }),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { loadConfig } from '../../src/config.ts';
@@ -80,9 +81,17 @@ describe(`metrics (${DIALECT})`, () => {
     const server = await startServer(config);
     try {
       assert.ok(server.metricsPort !== null);
+      // A poll answered 304 before routing (the fast path) is counted too.
+      const { port } = server.app.server.address() as AddressInfo;
+      const listing = await fetch(`http://127.0.0.1:${port}/api/v1/categories.json`);
+      const etag = listing.headers.get('etag') ?? '';
+      await listing.arrayBuffer();
+      for (let i = 0; i < 2; i++) assert.equal((await fetch(`http://127.0.0.1:${port}/api/v1/categories.json?x=${i}`, { headers: { 'if-none-match': etag } })).status, 304);
       const scraped = await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`);
       assert.equal(scraped.status, 200);
-      assert.ok(parseMetrics(await scraped.text()).size > 10);
+      const samples = parseMetrics(await scraped.text());
+      assert.ok(samples.size > 10);
+      assert.equal(samples.get('appstore_http_requests_total{route="/api/v1/categories.json",method="GET",status="304"}'), 2, 'the two 304s, by path without the query');
       assert.equal((await fetch(`http://127.0.0.1:${server.metricsPort}/api/v1/apps.json`)).status, 404, 'nothing else there');
       assert.equal((await server.app.inject({ method: 'GET', url: '/metrics' })).statusCode, 404, 'not on the main port');
     } finally {
