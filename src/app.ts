@@ -18,7 +18,7 @@ import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
 import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
-import { AppSchema, CategorySchema, PlatformReleaseSchema, RatingSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
+import { AppSchema, CategorySchema, DiscoverEntrySchema, PlatformReleaseSchema, RatingSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
 import { listingRoutes } from './http/routes/listings/listings.routes.ts';
 import { ratingRoutes } from './http/routes/ratings/ratings.routes.ts';
 import { releaseRoutes } from './http/routes/releases/releases.routes.ts';
@@ -81,7 +81,7 @@ export async function buildServer(container: Container, options: ServerOptions =
 
   installJsonParser(app);
   trackRoutes(app);
-  for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema, TokenResponse, ReleaseSchema, AppSchema, RatingSchema]) app.addSchema(schema);
+  for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema, DiscoverEntrySchema, TokenResponse, ReleaseSchema, AppSchema, RatingSchema]) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -23,6 +23,7 @@ import type { TrustReports } from './domain/certificates/trust-source.ts';
 import { checkSecretKey, trustedOwnCertificates } from './domain/identity/store-identity.ts';
 import type { IdentityStore } from './domain/identity/store-identity.ts';
 import type { AuditLog } from './domain/audit/audit.ts';
+import type { DiscoverDeps } from './domain/discover/manage-discover.ts';
 import type { KeyRotationStore } from './domain/identity/rotate-secret-key.ts';
 import { AppListingEngine } from './domain/listings/app-listing-engine.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
@@ -48,6 +49,7 @@ import { readSnapshot } from './storage/read-snapshot.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
 import { appRepository } from './storage/repositories/app.repository.ts';
 import { auditRepository } from './storage/repositories/audit.repository.ts';
+import { discoverRepository, loadDiscoverEntries } from './storage/repositories/discover.repository.ts';
 import { identityRepository } from './storage/repositories/identity.repository.ts';
 import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
 import { ContentVersionFeed } from './storage/content-version-feed.ts';
@@ -70,6 +72,8 @@ export interface Container {
   readonly now: () => Date;
   /** apps.json, platform/{v}/apps.json, ratings.json, categories.json, platforms.json. */
   readonly listings: Listings;
+  /** discover.json's entries (`appstore discover import|export`). */
+  readonly discover: DiscoverDeps;
   /** Categories and platform releases (`appstore category|platform import`). */
   readonly catalog: CatalogDeps;
   /** Users, passwords, tokens, sessions. */
@@ -172,6 +176,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     ratings: () => readSnapshot(database, loadListedRatings),
     categories: () => readSnapshot(database, listCategories),
     platforms: () => readSnapshot(database, (trx) => listPlatformReleases(trx, { supportedOnly: true })),
+    discover: () => readSnapshot(database, loadDiscoverEntries),
   };
   const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
   // The sizes are read when scraped, by which time the engine and the cache exist.
@@ -209,6 +214,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     now,
     listings,
     catalog,
+    discover: { store: discoverRepository(db), now },
     accounts: sessionDeps,
     selfService: { ...sessionDeps, mailer, publicUrl: publicUrlOf(config), signUpOpen: config.signUpOpen },
     mailFiles,

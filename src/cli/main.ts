@@ -8,6 +8,7 @@ import type { Command } from './command.ts';
 import { appMaintainerAddCommand, appMaintainerRemoveCommand, appSetCommand, appTransferCommand } from './commands/app.command.ts';
 import { caCertificateCommand, caInitCommand, caIssueCommand, caRevokeCommand, caRotateCommand } from './commands/ca.command.ts';
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
+import { discoverExportCommand, discoverImportCommand } from './commands/discover.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { releaseInspectCommand } from './commands/release.command.ts';
 import { auditCommand } from './commands/audit.command.ts';
@@ -38,6 +39,8 @@ export const COMMANDS: readonly Command[] = [
   userListCommand,
   categoryImportCommand,
   platformImportCommand,
+  discoverImportCommand,
+  discoverExportCommand,
   appMaintainerAddCommand,
   appMaintainerRemoveCommand,
   appSetCommand,

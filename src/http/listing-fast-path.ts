@@ -26,6 +26,8 @@ export function listingOf(url: string): ListingName | null {
       return { kind: 'categories' };
     case 'platforms.json':
       return { kind: 'platforms' };
+    case 'discover.json':
+      return { kind: 'discover' };
   }
   let platform: string | undefined;
   if (rest !== 'apps.json') {

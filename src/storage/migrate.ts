@@ -7,6 +7,7 @@ import * as accountLinks from './migrations/0002-account-links.ts';
 import * as listingVersions from './migrations/0003-listing-versions.ts';
 import * as listingParts from './migrations/0004-listing-parts.ts';
 import * as operations from './migrations/0005-operations.ts';
+import * as discover from './migrations/0006-discover.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
@@ -18,6 +19,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0003-listing-versions', listingVersions],
   ['0004-listing-parts', listingParts],
   ['0005-operations', operations],
+  ['0006-discover', discover],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

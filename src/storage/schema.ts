@@ -250,6 +250,13 @@ export interface AuditLogTable {
   details: string;
 }
 
+export interface DiscoverEntriesTable {
+  position: number;
+  entry_id: string;
+  body: string;
+  imported_at: Timestamp;
+}
+
 export interface HousekeepingLeasesTable {
   task: string;
   holder: string;
@@ -293,6 +300,7 @@ export interface Database {
   store_identity: StoreIdentityTable;
   audit_log: AuditLogTable;
   housekeeping_leases: HousekeepingLeasesTable;
+  discover_entries: DiscoverEntriesTable;
 }
 
 export function toBool(value: boolean | number): boolean {

@@ -46,6 +46,7 @@ export const AUDIT_EVENTS = [
   'rating.deleted',
   'categories.imported',
   'platforms.imported',
+  'discover.imported',
   'certificate.revoked',
   'authority.created',
   'authority.rotated',

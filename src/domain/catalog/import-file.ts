@@ -1,5 +1,5 @@
-import { AppError } from '../../errors.ts';
-import type { FieldErrors } from '../../errors.ts';
+import { add, checkUnknownKeys, isObject, refuse } from '../import-problems.ts';
+import type { Problems } from '../import-problems.ts';
 import type { Category, CategoryTranslation, PlatformRelease } from './catalog.ts';
 import { parsePlatformVersion } from '../versions/semantic-version.ts';
 import { CATEGORY_ID_PATTERN, LANGUAGE_CODE_PATTERN } from './catalog.ts';
@@ -9,30 +9,6 @@ import { CATEGORY_ID_PATTERN, LANGUAGE_CODE_PATTERN } from './catalog.ts';
  * JSON arrays shaped like categories.json and platforms.json. Every problem is collected, keyed
  * by where it is (`[2].translations.de.name`), and the whole file is refused if there is any.
  */
-
-type Problems = FieldErrors;
-
-function add(problems: Problems, where: string, message: string): void {
-  (problems[where] ??= []).push(message);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function refuse(kind: string, problems: Problems): never {
-  const places = Object.entries(problems);
-  const first = places[0];
-  const summary = first === undefined ? '' : `: ${first[0]}: ${first[1][0]}`;
-  const more = places.length > 1 ? ` (and ${places.length - 1} more)` : '';
-  throw new AppError('invalid_import', `the ${kind} file was not imported${summary}${more}`, problems);
-}
-
-function checkUnknownKeys(entry: Record<string, unknown>, allowed: readonly string[], where: string, problems: Problems): void {
-  for (const key of Object.keys(entry)) {
-    if (!allowed.includes(key)) add(problems, `${where}.${key}`, `unknown field; expected only ${allowed.join(', ')}`);
-  }
-}
 
 export function parseCategoryFile(data: unknown): Category[] {
   const problems: Problems = {};

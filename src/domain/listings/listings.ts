@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { Category, PlatformRelease } from '../catalog/catalog.ts';
 import { sortCategories } from '../catalog/catalog.ts';
+import type { DiscoverEntry } from '../discover/discover-document.ts';
+import { currentEntries } from '../discover/discover-document.ts';
 import type { ListedApp } from './app-listing.ts';
 import type { AppListingEngine } from './app-listing-engine.ts';
 import type { ByteChunks } from './gzip-parts.ts';
@@ -34,6 +36,8 @@ export interface ListingSources {
   categories(): Promise<Snapshot<Category[]>>;
   /** The supported ones, newest first. */
   platforms(): Promise<Snapshot<PlatformRelease[]>>;
+  /** Every discover entry, expired ones included, in their order. */
+  discover(): Promise<Snapshot<DiscoverEntry[]>>;
 }
 
 /** The content version as this process knows it, without a database round trip (storage's feed). */
@@ -51,7 +55,8 @@ export type ListingName =
   | { readonly kind: 'apps'; readonly includeEnterprise: boolean; readonly platform?: string }
   | { readonly kind: 'ratings' }
   | { readonly kind: 'categories' }
-  | { readonly kind: 'platforms' };
+  | { readonly kind: 'platforms' }
+  | { readonly kind: 'discover' };
 
 /** One listing body at one content version, in the encodings it has. */
 export interface ListingBody {
@@ -152,6 +157,8 @@ export class Listings {
   }
 
   private variantName(name: ListingName, day: string): string {
+    // discover.json leaves out what expired: it changes with the day, as the app listings do.
+    if (name.kind === 'discover') return `discover-${day}`;
     if (name.kind !== 'apps') return name.kind;
     const listing = name.platform === undefined ? 'apps' : `platform-${name.platform}`;
     return `${listing}-${day}-${name.includeEnterprise ? 'all' : 'public'}`;
@@ -172,7 +179,7 @@ export class Listings {
         identity: () => gunzipStream(gzip),
       };
     }
-    const rendered = await this.cache.get(variant, minVersion, this.smallRender(name));
+    const rendered = await this.cache.get(variant, minVersion, this.smallRender(name, window.day));
     return {
       stamp: rendered.stamp,
       etag: rendered.etag,
@@ -183,8 +190,13 @@ export class Listings {
     };
   }
 
-  private smallRender(name: Exclude<ListingName, { kind: 'apps' }>): Render {
+  private smallRender(name: Exclude<ListingName, { kind: 'apps' }>, day: string): Render {
     switch (name.kind) {
+      case 'discover':
+        return async () => {
+          const { stamp, body } = await this.sources.discover();
+          return { stamp, body: currentEntries(body, day) };
+        };
       case 'ratings':
         return () => this.sources.ratings();
       case 'categories':

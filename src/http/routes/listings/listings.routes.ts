@@ -18,7 +18,7 @@ const PlatformParams = Type.Object({
 
 /**
  * Every listing Nextcloud servers poll: apps.json, platform/{v}/apps.json, ratings.json,
- * categories.json, platforms.json. Each names its listing; the domain decides the rest.
+ * categories.json, platforms.json, discover.json. Each names its listing; the domain decides the rest.
  */
 export async function listingRoutes(app: AppServer, container: Container): Promise<void> {
   const { listings } = container;
@@ -60,6 +60,16 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
       response: listingResponses('Category', 'Categories with the translations that exist'),
     },
     handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'categories' })),
+  });
+
+  app.get('/api/v1/discover.json', {
+    schema: {
+      summary: "The Discover section's entries (posts, showcases, carousels); expired ones left out",
+      tags: ['listings'],
+      headers: ListingRequestHeaders,
+      response: listingResponses('DiscoverEntry', 'Discover entries, in the order the administrators gave; [] when there are none'),
+    },
+    handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'discover' })),
   });
 
   app.get('/api/v1/platforms.json', {

@@ -1,6 +1,21 @@
 import { Type } from 'typebox';
 import { NotModifiedSchema } from '../../schemas.ts';
 
+/** A discover.json entry (docs/decisions.md, discover.json): the original store's schema, app-discover.schema.json. */
+export const DiscoverEntrySchema = Type.Object(
+  {
+    type: Type.Union([Type.Literal('post'), Type.Literal('showcase'), Type.Literal('carousel')]),
+    id: Type.String(),
+    order: Type.Optional(Type.Integer()),
+    headline: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Language tag → text; en always present' })),
+    text: Type.Optional(Type.Record(Type.String(), Type.String())),
+    link: Type.Optional(Type.String({ description: 'https://… or app://APP_ID' })),
+    date: Type.Optional(Type.String({ format: 'date-time' })),
+    expiryDate: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  { $id: 'DiscoverEntry', additionalProperties: true, description: 'A post (with media), or a showcase or carousel (with content)' },
+);
+
 export const CategorySchema = Type.Object(
   {
     id: Type.String(),
