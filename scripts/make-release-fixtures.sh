@@ -143,7 +143,72 @@ variant bad-command -e 's|<nextcloud|<command>rm -rf</command><nextcloud|'
 variant bad-job -e 's|</info>|<background-jobs><job>OCA\\News\\Cron Updater</job></background-jobs></info>|'
 variant bad-route -e 's|</info>|<navigations><navigation><name>N</name><route>news.index</route></navigation></navigations></info>|'
 variant deprecated -e 's|<bugs>|<shipped>true</shipped><standalone/><bugs>|'
-variant external-app -e 's|</info>|<external-app><docker-install><registry>ghcr.io</registry><image>x/y</image><image-tag>1</image-tag></docker-install></external-app></info>|'
+# ExApps (AppAPI): the original's AppAPI import cases, minimal and full, and one per rule.
+docker='<docker-install><registry>ghcr.io</registry><image>cloud-py-api/skeleton</image><image-tag>latest</image-tag></docker-install>'
+variant exapp-minimal -e "s|</info>|<external-app>$docker<scopes></scopes></external-app></info>|"
+variant exapp-no-docker -e 's|</info>|<external-app><scopes><value>FILES</value></scopes></external-app></info>|'
+variant exapp-bad-image -e 's|</info>|<external-app><docker-install><registry>ghcr.io</registry><image>Cloud-Py-Api/Skeleton</image><image-tag>1.0</image-tag></docker-install></external-app></info>|'
+variant exapp-no-tag -e 's|</info>|<external-app><docker-install><registry>ghcr.io</registry><image>x/y</image></docker-install></external-app></info>|'
+variant exapp-old-scopes -e "s|</info>|<external-app>$docker<scopes><required><value>FILES</value></required></scopes></external-app></info>|"
+variant exapp-bad-scope -e "s|</info>|<external-app>$docker<scopes><value>files</value><value>TALK</value><value>TALK</value></scopes></external-app></info>|"
+variant exapp-bad-system -e "s|</info>|<external-app>$docker<system>yes</system></external-app></info>|"
+variant exapp-bad-variable -e "s|</info>|<external-app>$docker<environment-variables><variable><display-name>No name</display-name></variable><variable><name>2FA</name><display-name>x</display-name></variable></environment-variables></external-app></info>|"
+variant exapp-twice -e "s|</info>|<external-app>$docker</external-app><external-app>$docker</external-app></info>|"
+cat >"$m/exapp-full.xml" <<'XML'
+<?xml version="1.0"?>
+<info xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+    <id>aa_skeleton</id>
+    <name>AppAPI Skeleton2</name>
+    <description>Testing info.xml</description>
+    <version>2.0.0</version>
+    <licence>AGPL-3.0-or-later</licence>
+    <author>Andrey Borysenko</author>
+    <category>tools</category>
+    <bugs>https://github.com/cloud-py-api/nc_py_api/issues</bugs>
+    <dependencies>
+        <nextcloud min-version="31" max-version="31"/>
+    </dependencies>
+    <documentation>
+        <developer>https://cloud-py-api.github.io/nc_py_api/</developer>
+    </documentation>
+    <website>https://github.com/cloud-py-api/nc_py_api</website>
+    <discussion>https://github.com/cloud-py-api/nc_py_api/discussions</discussion>
+    <external-app>
+        <docker-install>
+            <registry>ghcr.io</registry>
+            <image>cloud-py-api/skeleton</image>
+            <image-tag>1.0.0</image-tag>
+        </docker-install>
+        <scopes>
+            <value>FILES</value>
+            <value>NOTIFICATIONS</value>
+            <value>TALK</value>
+        </scopes>
+        <system>true</system>
+        <routes>
+            <route>
+                <url>api\/.*</url>
+                <verb>GET,POST</verb>
+                <access_level>USER</access_level>
+                <headers_to_exclude>[]</headers_to_exclude>
+            </route>
+        </routes>
+        <environment-variables>
+            <variable>
+                <name>SOME_VALUE1</name>
+                <display-name>Display name 1</display-name>
+                <description>Some useful description of it</description>
+            </variable>
+            <variable>
+                <name>SOME_VALUE2</name>
+                <display-name>Display name 2</display-name>
+                <description>Example of second variable with the 'default' value</description>
+                <default>0</default>
+            </variable>
+        </environment-variables>
+    </external-app>
+</info>
+XML
 variant not-info-root -e 's|<info>|<app>|' -e 's|</info>|</app>|'
 variant broken -e 's|</name>|</nam>|'
 variant latin1-declared -e 's|<?xml version="1.0"?>|<?xml version="1.0" encoding="ISO-8859-1"?>|'

@@ -30,7 +30,8 @@ export function listingOf(url: string): ListingName | null {
       return { kind: 'discover' };
   }
   let platform: string | undefined;
-  if (rest !== 'apps.json') {
+  const exApps = rest === 'appapi_apps.json';
+  if (rest !== 'apps.json' && !exApps) {
     const match = /^platform\/([^/]+)\/apps\.json$/.exec(rest);
     if (match === null || !PLATFORM_VERSION_PATTERN.test(match[1] ?? '')) return null;
     platform = match[1];
@@ -39,6 +40,7 @@ export function listingOf(url: string): ListingName | null {
   // Repeated, the route refuses it (400): leave that to the route.
   if (values.length > 1) return null;
   const includeEnterprise = includesEnterprise(values[0]);
+  if (exApps) return { kind: 'apps', includeEnterprise, exApps };
   return platform === undefined ? { kind: 'apps', includeEnterprise } : { kind: 'apps', includeEnterprise, platform };
 }
 

@@ -8,6 +8,7 @@ import * as listingVersions from './migrations/0003-listing-versions.ts';
 import * as listingParts from './migrations/0004-listing-parts.ts';
 import * as operations from './migrations/0005-operations.ts';
 import * as discover from './migrations/0006-discover.ts';
+import * as externalApps from './migrations/0007-external-apps.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
@@ -20,6 +21,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0004-listing-parts', listingParts],
   ['0005-operations', operations],
   ['0006-discover', discover],
+  ['0007-external-apps', externalApps],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

@@ -250,6 +250,16 @@ export interface AuditLogTable {
   details: string;
 }
 
+export interface ReleaseExternalAppsTable {
+  release_id: number;
+  is_system: Bool;
+  registry: string;
+  image: string;
+  image_tag: string;
+  scopes: string;
+  environment_variables: string;
+}
+
 export interface DiscoverEntriesTable {
   position: number;
   entry_id: string;
@@ -301,6 +311,7 @@ export interface Database {
   audit_log: AuditLogTable;
   housekeeping_leases: HousekeepingLeasesTable;
   discover_entries: DiscoverEntriesTable;
+  release_external_apps: ReleaseExternalAppsTable;
 }
 
 export function toBool(value: boolean | number): boolean {

@@ -34,6 +34,7 @@ export function candidate(appId: string, version: string, spec: string, words: s
       isNightly: false,
       licenses: ['agpl'],
       translations: { en: { changelog: `- ${words}` } },
+      externalApp: null,
     },
   };
 }

@@ -108,7 +108,7 @@ export class AppListingEngine {
     const current = await this.currentAt(window, minVersion);
     // Without enterprise-only apps, both bodies are the same: one is kept.
     const enterprise = variant.includeEnterprise || !current.apps.some((app) => app.enterpriseOnly);
-    const key = `${variant.platform ?? 'all'}-${enterprise ? 'enterprise' : 'public'}`;
+    const key = `${variant.exApps === true ? 'appapi' : (variant.platform ?? 'all')}-${enterprise ? 'enterprise' : 'public'}`;
     const known = this.bodies.get(key);
     if (known !== undefined && known.stamp.version === current.stamp.version && known.day === current.day) {
       this.bodies.delete(key);
@@ -253,7 +253,7 @@ export class AppListingEngine {
     const pieces: GzipPart[] = [OPEN];
     for (const app of current.apps) {
       if (app.enterpriseOnly && !variant.includeEnterprise) continue;
-      const kept = releasesFor(app, variant.platform);
+      const kept = releasesFor(app, variant);
       if (kept === 'none') continue;
       if (pieces.length > 1) pieces.push(SEPARATOR);
       pieces.push(kept === 'all' ? app.whole : await cutAppPart(app, kept, this.options));

@@ -1,16 +1,26 @@
+import type { appApiFields } from '../releases/external-app.ts';
 import type { AppData, ReleaseData } from '../releases/release-data.ts';
 import { compareReleaseVersions, parseSpec } from '../versions/semantic-version.ts';
 import type { SpecBounds } from '../versions/semantic-version.ts';
 import type { RatingAggregate } from './rating-aggregate.ts';
 
-/** A release as apps.json shows it (api.md, Release): what info.xml said, plus the archive's facts. */
-export interface ListedRelease extends ReleaseData {
+/**
+ * A release as apps.json shows it (api.md, Release): what info.xml said, plus the archive's facts.
+ * An ExApp's release (appapi_apps.json only) has the AppAPI fields too; their presence is what
+ * tells the two apart.
+ */
+export interface ListedRelease extends Omit<ReleaseData, 'externalApp'>, Partial<AppApiFields> {
   readonly download: string;
   readonly created: string;
   readonly lastModified: string;
   readonly signature: string;
   readonly signatureDigest: string;
 }
+
+export type AppApiFields = ReturnType<typeof appApiFields>;
+
+/** True for an ExApp's release: listed in appapi_apps.json, not in apps.json. */
+export const isExAppRelease = (release: ListedRelease): boolean => release.aaIsSystem !== undefined;
 
 /** An app as apps.json shows it (api.md, App), with the flag that filters it. */
 export interface ListedApp extends AppData, RatingAggregate {
@@ -27,7 +37,7 @@ export interface AppFragment {
   readonly enterpriseOnly: boolean;
   /** `{"id":…,…,"releases":[` */
   readonly head: string;
-  readonly releases: ReadonlyArray<{ readonly bounds: SpecBounds; readonly json: string }>;
+  readonly releases: ReadonlyArray<{ readonly bounds: SpecBounds; readonly json: string; readonly exApp: boolean }>;
 }
 
 /** The certificate as registered, with CR LF line separators (contract §1). */
@@ -62,13 +72,15 @@ export function toFragment(app: ListedApp): AppFragment {
   return {
     enterpriseOnly: isEnterpriseOnly,
     head: `${head.slice(0, -1)},"releases":[`,
-    releases: [...releases].sort(compareReleasesDescending).map((release) => ({ bounds: platformBounds(release), json: JSON.stringify(release) })),
+    releases: [...releases].sort(compareReleasesDescending).map((release) => ({ bounds: platformBounds(release), json: JSON.stringify(release), exApp: isExAppRelease(release) })),
   };
 }
 
-/** Which app listing: apps.json with or without enterprise-only apps, or platform/{v}/apps.json. */
+/** Which app listing: apps.json with or without enterprise-only apps, platform/{v}/apps.json, or appapi_apps.json. */
 export interface ListingVariant {
   readonly includeEnterprise: boolean;
   /** X.Y.Z: only the releases this platform version satisfies, and apps that have one. */
   readonly platform?: string;
+  /** appapi_apps.json: only ExApp releases (of every platform), and apps that have one; the others list none of them. */
+  readonly exApps?: boolean;
 }

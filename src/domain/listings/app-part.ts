@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { satisfies } from '../versions/semantic-version.ts';
 import type { SpecBounds } from '../versions/semantic-version.ts';
-import type { ListedApp } from './app-listing.ts';
+import type { ListedApp, ListingVariant } from './app-listing.ts';
 import { toFragment } from './app-listing.ts';
 import type { GzipPart } from './gzip-parts.ts';
 import { compressPart, partText } from './gzip-parts.ts';
@@ -21,8 +21,8 @@ export interface AppPart {
   readonly whole: GzipPart;
   /** Bytes of `{"id":…,"releases":[` at the start of the text. */
   readonly headLength: number;
-  /** Each release's [start, end) in the text, newest first, and its Nextcloud range. */
-  readonly releases: ReadonlyArray<{ readonly start: number; readonly end: number; readonly bounds: SpecBounds }>;
+  /** Each release's [start, end) in the text, newest first, its Nextcloud range, and whether it is an ExApp's (appapi_apps.json only). */
+  readonly releases: ReadonlyArray<{ readonly start: number; readonly end: number; readonly bounds: SpecBounds; readonly exApp: boolean }>;
   /** Platform listings' cuts, by the releases they keep (`0,3,4`), made when first asked for. */
   readonly cuts: Map<string, GzipPart>;
 }
@@ -44,7 +44,7 @@ export async function makeAppPart(app: ListedApp, listingVersion: number, option
     }
     const json = Buffer.from(release.json, 'utf8');
     pieces.push(json);
-    releases.push({ start: offset, end: offset + json.length, bounds: release.bounds });
+    releases.push({ start: offset, end: offset + json.length, bounds: release.bounds, exApp: release.exApp });
     offset += json.length;
   });
   pieces.push(CLOSE);
@@ -80,18 +80,23 @@ export const PART_FORMAT: string = (() => {
     isEnterpriseOnly: true, created: '2026-01-01T00:00:00.000000Z', lastModified: '2026-01-02T00:00:00.000000Z', isFeatured: true, certificate: 'c\nd', releases: [release],
   };
   const fragment = toFragment(sample);
-  return createHash('sha256').update(`part layout 1\n${fragment.head}\n${fragment.releases.map((r) => r.json).join('\n')}`).digest('base64url').slice(0, 16);
+  return createHash('sha256').update(`part layout 2\n${fragment.head}\n${fragment.releases.map((r) => r.json).join('\n')}`).digest('base64url').slice(0, 16);
 })();
 
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
 
-/** Which releases a platform version keeps: every one, none, or a cut named by their positions. */
-export function releasesFor(part: AppPart, platform: string | undefined): 'all' | 'none' | number[] {
-  if (platform === undefined) return 'all';
+/**
+ * Which releases a listing keeps: apps.json and the platform listings an app's ordinary releases
+ * (those a platform version satisfies), appapi_apps.json its ExApp releases. Every one, none, or a
+ * cut named by their positions.
+ */
+export function releasesFor(part: AppPart, variant: Pick<ListingVariant, 'platform' | 'exApps'>): 'all' | 'none' | number[] {
+  const { platform } = variant;
+  const exApps = variant.exApps === true;
   const kept: number[] = [];
   part.releases.forEach((release, index) => {
-    if (satisfies(platform, release.bounds)) kept.push(index);
+    if (release.exApp === exApps && (exApps || platform === undefined || satisfies(platform, release.bounds))) kept.push(index);
   });
   if (kept.length === 0) return 'none';
   return kept.length === part.releases.length ? 'all' : kept;

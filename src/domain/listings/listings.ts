@@ -52,7 +52,7 @@ export interface VersionSource {
 
 /** The listings Nextcloud servers poll. */
 export type ListingName =
-  | { readonly kind: 'apps'; readonly includeEnterprise: boolean; readonly platform?: string }
+  | { readonly kind: 'apps'; readonly includeEnterprise: boolean; readonly platform?: string; readonly exApps?: boolean }
   | { readonly kind: 'ratings' }
   | { readonly kind: 'categories' }
   | { readonly kind: 'platforms' }
@@ -160,7 +160,7 @@ export class Listings {
     // discover.json leaves out what expired: it changes with the day, as the app listings do.
     if (name.kind === 'discover') return `discover-${day}`;
     if (name.kind !== 'apps') return name.kind;
-    const listing = name.platform === undefined ? 'apps' : `platform-${name.platform}`;
+    const listing = name.exApps === true ? 'appapi' : name.platform === undefined ? 'apps' : `platform-${name.platform}`;
     return `${listing}-${day}-${name.includeEnterprise ? 'all' : 'public'}`;
   }
 

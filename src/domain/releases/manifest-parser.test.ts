@@ -49,7 +49,37 @@ describe('parseManifest: accepted', () => {
         rawPlatformVersionSpec: '>=31 <=32',
         minIntSize: 32,
         licenses: ['AGPL-3.0-or-later'],
+        externalApp: null,
       },
+    });
+  });
+
+  // The original's AppAPI import cases (test_appapi, test_appapi_minimal, test_full, test_import_minimal).
+  test('exapp-full.xml: an ExApp with its image, scopes in order, system, environment variables; <routes> left alone', () => {
+    const { app, release } = parse('exapp-full.xml');
+    assert.equal(app.id, 'aa_skeleton');
+    assert.equal(app.developerDocs, 'https://cloud-py-api.github.io/nc_py_api/');
+    assert.equal(release.version, '2.0.0');
+    assert.equal(release.platformVersionSpec, '>=31.0.0 <32.0.0');
+    assert.equal(release.rawPlatformVersionSpec, '>=31 <=31');
+    assert.deepEqual(release.licenses, ['AGPL-3.0-or-later']);
+    assert.deepEqual(release.externalApp, {
+      isSystem: true,
+      dockerInstall: { registry: 'ghcr.io', image: 'cloud-py-api/skeleton', imageTag: '1.0.0' },
+      scopes: ['FILES', 'NOTIFICATIONS', 'TALK'],
+      environmentVariables: [
+        { name: 'SOME_VALUE1', displayName: 'Display name 1', description: 'Some useful description of it', default: null },
+        { name: 'SOME_VALUE2', displayName: 'Display name 2', description: "Example of second variable with the 'default' value", default: '0' },
+      ],
+    });
+  });
+
+  test('exapp-minimal.xml: image tag latest, no scopes, not a system app', () => {
+    assert.deepEqual(parse('exapp-minimal.xml').release.externalApp, {
+      isSystem: false,
+      dockerInstall: { registry: 'ghcr.io', image: 'cloud-py-api/skeleton', imageTag: 'latest' },
+      scopes: [],
+      environmentVariables: [],
     });
   });
 
@@ -155,7 +185,14 @@ describe('parseManifest: refused, naming the element and its line', () => {
     ['bad-job.xml', /^<job>/, /not a PHP class name/],
     ['bad-route.xml', /^<route>/, /app\.controller\.method/],
     ['deprecated.xml', /^<shipped> line \d+$/, /no longer supported/],
-    ['external-app.xml', /^<external-app>/, /not supported by this store/],
+    ['exapp-no-docker.xml', /^<external-app> line \d+$/, /<docker-install> is required in <external-app>/],
+    ['exapp-bad-image.xml', /^<image>/, /'Cloud-Py-Api\/Skeleton' is not an image name/],
+    ['exapp-no-tag.xml', /^<docker-install>/, /<image-tag> is required in <docker-install>/],
+    ['exapp-old-scopes.xml', /^<required>/, /<scopes> lists each scope in a <value>.*older AppAPI schema/],
+    ['exapp-bad-scope.xml', /^<value>/, /'files' is not an API scope name/],
+    ['exapp-bad-system.xml', /^<system>/, /'yes' must be true or false/],
+    ['exapp-bad-variable.xml', /^<variable>/, /<name> is required in <variable>/],
+    ['exapp-twice.xml', /^<external-app>/, /only one <external-app> is allowed/],
   ];
   for (const [file, where, message] of cases) {
     test(file, () => {

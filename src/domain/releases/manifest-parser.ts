@@ -2,6 +2,7 @@ import { AppError } from '../../errors.ts';
 import type { FieldErrors } from '../../errors.ts';
 import { LANGUAGE_CODE_PATTERN } from '../catalog/catalog.ts';
 import { appIdProblem } from '../apps/app-id.ts';
+import { parseExternalApp } from './external-app.ts';
 import { normaliseLicence } from './licences.ts';
 import type { AppTranslation, Author, Dependency, Manifest, Screenshot } from './release-data.ts';
 import { NO_REQUIREMENT, SEMVER_PATTERN, VERSION_ATTRIBUTE_PATTERN, compareNumericVersions, versionRequirement } from '../versions/semantic-version.ts';
@@ -245,7 +246,6 @@ export function parseManifest(info: XmlNode, validCategories: ReadonlySet<string
   }
   for (const node of info.children) {
     if (DEPRECATED.includes(node.name)) problems.add(node, `<${node.name}> is no longer supported (it belongs to the old ownCloud schema); remove it`);
-    if (node.name === 'external-app') problems.add(node, 'external apps (AppAPI, ExApps) are not supported by this store');
     if (node.name === 'license') problems.add(node, 'spell it <licence>');
   }
 
@@ -289,6 +289,7 @@ export function parseManifest(info: XmlNode, validCategories: ReadonlySet<string
   const screenshots = parseScreenshots(info, problems);
   const dependencies = parseDependencies(info, problems);
   checkPhpClasses(info, problems);
+  const externalApp = parseExternalApp(info, (node, message, element) => problems.add(node, message, element));
 
   if (problems.count > 0) {
     const [where, messages] = Object.entries(problems.errors)[0] ?? ['info.xml', ['is invalid']];
@@ -321,6 +322,7 @@ export function parseManifest(info: XmlNode, validCategories: ReadonlySet<string
       rawPlatformVersionSpec: dependencies.platform.rawVersionSpec,
       minIntSize: dependencies.minIntSize,
       licenses,
+      externalApp,
     },
   };
 }

@@ -1,3 +1,5 @@
+import type { ExternalApp } from './external-app.ts';
+
 /** What a release archive says about its app and itself, as the listings will show it. */
 
 export interface AppTranslation {
@@ -51,6 +53,8 @@ export interface ReleaseData {
   readonly isNightly: boolean;
   readonly licenses: readonly string[];
   readonly translations: Readonly<Record<string, { readonly changelog: string }>>;
+  /** An ExApp's container and AppAPI data (`<external-app>`); null for an ordinary app's release. */
+  readonly externalApp: ExternalApp | null;
 }
 
 export interface ReleaseCandidate {

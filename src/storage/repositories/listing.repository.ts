@@ -1,10 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
+import type { Kysely, Selectable } from 'kysely';
+import type { AppApiFields, ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
 import { aggregateRatings } from '../../domain/listings/rating-aggregate.ts';
+import { appApiFields } from '../../domain/releases/external-app.ts';
+import type { EnvironmentVariable } from '../../domain/releases/external-app.ts';
 import type { AppTranslation, Author, Dependency, Screenshot } from '../../domain/releases/release-data.ts';
 import { toBool } from '../schema.ts';
-import type { Database } from '../schema.ts';
+import type { Database, ReleaseExternalAppsTable } from '../schema.ts';
 
 function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -63,7 +65,7 @@ export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: st
   const appIds = ids ?? [];
   const some = ids !== null;
   const releaseIds = db.selectFrom('releases').select('id').where('app_id', 'in', appIds);
-  const [translations, authors, screenshots, categories, releases, phpExtensions, databases, commands, licenses, changelogs, ratings] = await Promise.all([
+  const [translations, authors, screenshots, categories, releases, phpExtensions, databases, commands, licenses, changelogs, ratings, externals] = await Promise.all([
     db.selectFrom('app_translations').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('language').execute(),
     db.selectFrom('app_authors').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
     db.selectFrom('app_screenshots').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
@@ -76,6 +78,7 @@ export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: st
     db.selectFrom('release_translations').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('language').execute(),
     // In one order, so the means are summed alike whichever apps are read together.
     db.selectFrom('ratings').select(['app_id', 'rating', 'rated_at']).$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('id').execute(),
+    db.selectFrom('release_external_apps').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).execute(),
   ]);
   const byApp = <T extends { app_id: string }>(rows: readonly T[]) => groupBy(rows, (r) => r.app_id);
   const byRelease = <T extends { release_id: number }>(rows: readonly T[]) => groupBy(rows, (r) => Number(r.release_id));
@@ -90,6 +93,7 @@ export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: st
   const commandsOf = byRelease(commands);
   const licensesOf = byRelease(licenses);
   const changelogsOf = byRelease(changelogs);
+  const externalOf = new Map(externals.map((row) => [Number(row.release_id), row]));
   const dependency = (row: { name: string; version_spec: string; raw_version_spec: string }): Dependency => ({ id: row.name, versionSpec: row.version_spec, rawVersionSpec: row.raw_version_spec });
 
   return apps.map((app) => ({ listingVersion: Number(app.listing_version), app: toListedApp(app) }));
@@ -115,6 +119,7 @@ export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: st
         signature: r.signature,
         signatureDigest: r.signature_digest,
         translations: Object.fromEntries((changelogsOf.get(id) ?? []).map((t) => [t.language, { changelog: t.changelog }])),
+        ...externalFields(externalOf.get(id)),
       };
     });
     const appTranslations: Record<string, AppTranslation> = Object.fromEntries(
@@ -163,4 +168,15 @@ export async function loadListedRatings(db: Kysely<Database>): Promise<ListedRat
     user: { id: Number(r.user_id), firstName: r.first_name, lastName: r.last_name },
     app: r.app_id,
   }));
+}
+
+/** An ExApp release's appapi_apps.json fields, from its row (none for an ordinary release). */
+function externalFields(row: Selectable<ReleaseExternalAppsTable> | undefined): Partial<AppApiFields> {
+  if (row === undefined) return {};
+  return appApiFields({
+    isSystem: toBool(row.is_system),
+    dockerInstall: { registry: row.registry, image: row.image, imageTag: row.image_tag },
+    scopes: JSON.parse(row.scopes) as string[],
+    environmentVariables: JSON.parse(row.environment_variables) as EnvironmentVariable[],
+  });
 }

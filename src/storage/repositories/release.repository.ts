@@ -28,6 +28,23 @@ async function replaceReleaseDetails(trx: Trx, releaseId: number, release: Relea
   if (translations.length > 0) {
     await trx.insertInto('release_translations').values(translations.map(([language, t]) => ({ release_id: releaseId, language, changelog: t.changelog }))).execute();
   }
+  // A version published again without <external-app> becomes an ordinary release, and the other way round.
+  await trx.deleteFrom('release_external_apps').where('release_id', '=', releaseId).execute();
+  const external = release.externalApp;
+  if (external !== null) {
+    await trx
+      .insertInto('release_external_apps')
+      .values({
+        release_id: releaseId,
+        is_system: external.isSystem,
+        registry: external.dockerInstall.registry,
+        image: external.dockerInstall.image,
+        image_tag: external.dockerInstall.imageTag,
+        scopes: JSON.stringify(external.scopes),
+        environment_variables: JSON.stringify(external.environmentVariables),
+      })
+      .execute();
+  }
 }
 
 async function replaceAppData(trx: Trx, app: AppData, at: string): Promise<void> {

@@ -18,7 +18,7 @@ const PlatformParams = Type.Object({
 
 /**
  * Every listing Nextcloud servers poll: apps.json, platform/{v}/apps.json, ratings.json,
- * categories.json, platforms.json, discover.json. Each names its listing; the domain decides the rest.
+ * categories.json, platforms.json, discover.json, appapi_apps.json. Each names its listing; the domain decides the rest.
  */
 export async function listingRoutes(app: AppServer, container: Container): Promise<void> {
   const { listings } = container;
@@ -45,6 +45,18 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
     },
     handler: async (request, reply) =>
       sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query.include_enterprise), platform: request.params.version })),
+  });
+
+  app.get('/api/v1/appapi_apps.json', {
+    schema: {
+      summary: "Every ExApp (AppAPI) with its ExApp releases, each with its container data",
+      tags: ['listings'],
+      headers: ListingRequestHeaders,
+      querystring: EnterpriseQuery,
+      response: listingResponses('App', 'Apps with their ExApp releases (aaIsSystem, deployMethods, apiScopes, environmentVariables added to each release); apps without one are left out'),
+    },
+    handler: async (request, reply) =>
+      sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query.include_enterprise), exApps: true })),
   });
 
   app.get('/api/v1/ratings.json', {

@@ -72,6 +72,18 @@ export const ReleaseSchema = Type.Object(
     signature: Type.String(),
     signatureDigest: Type.String(),
     translations: Type.Record(Type.String(), Type.Object({ changelog: Type.String() })),
+    aaIsSystem: Type.Optional(Type.Boolean({ description: 'appapi_apps.json only: the ExApp asks for system rights' })),
+    deployMethods: Type.Optional(
+      Type.Array(Type.Object({ installType: Type.Literal('docker_install'), installData: Type.String({ description: 'JSON text of {registry, image, image_tag}' }) }), {
+        description: 'appapi_apps.json only',
+      }),
+    ),
+    apiScopes: Type.Optional(Type.Array(Type.Object({ scopeName: Type.String() }), { description: 'appapi_apps.json only' })),
+    environmentVariables: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String(), displayName: Type.String(), description: Type.String(), default: Type.Union([Type.String(), Type.Null()]) }), {
+        description: 'appapi_apps.json only',
+      }),
+    ),
   },
   { $id: 'Release', title: 'Release' },
 );
