@@ -39,7 +39,7 @@ import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
 import type { PublishDeps } from './domain/releases/publish-release.ts';
 import { createDownloader } from './downloads/archive-downloader.ts';
 import type { Downloader } from './domain/releases/publish-release.ts';
-import { createMetrics } from './metrics.ts';
+import { createMetrics, unscrapedMetrics } from './metrics.ts';
 import type { StoreMetrics } from './metrics.ts';
 import type { DatabaseHandle } from './storage/database.ts';
 import { isDatabaseReachable, openDatabase } from './storage/database.ts';
@@ -109,7 +109,6 @@ export interface Container {
   readonly audit: AuditLog;
   /** True when the database answers. */
   readonly isDatabaseReachable: () => Promise<boolean>;
-  /** Where the content version feed tells of its listening connection (the server's log, once it runs). */
   /** What the listings tell the operator (the server logs it): the change feed's state, saved parts that could not be read or saved. */
   readonly listingReports: { report: (event: 'listening' | 'lost', error?: Error) => void; partsUnavailable: (error: unknown) => void };
   /** Applies pending migrations (safe to run from several processes at once). */
@@ -180,7 +179,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   };
   const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
   // The sizes are read when scraped, by which time the engine and the cache exist.
-  const metrics = createMetrics({ cacheBytes: () => engine.size + smallListings.size, poolUse: database.poolUse });
+  const scraped = config.metrics.port !== null || config.metrics.token !== null;
+  const metrics = scraped ? createMetrics({ cacheBytes: () => engine.size + smallListings.size, poolUse: database.poolUse }) : unscrapedMetrics();
   const engine = new AppListingEngine(
     {
       index: () => readSnapshot(database, loadListedAppIndex).then(({ stamp, body }) => ({ stamp, apps: body })),

@@ -92,6 +92,15 @@ export function createMetrics(sources: MetricSources): StoreMetrics {
   };
 }
 
+/**
+ * Metrics nobody can scrape (neither APPSTORE_METRICS_PORT nor APPSTORE_METRICS_TOKEN set, the
+ * default): nothing is counted, so requests do no work for them and no process metrics are sampled.
+ */
+export function unscrapedMetrics(): StoreMetrics {
+  const ignore = (): void => undefined;
+  return { registry: new Registry(), request: ignore, notModified: ignore, listingRender: ignore, upload: ignore, download: ignore };
+}
+
 /** Runs a publish or a registration and counts its outcome (a refusal by its error code). */
 export async function countedUpload<T extends { created: boolean }>(metrics: StoreMetrics, kind: 'publish' | 'register', work: () => Promise<T>): Promise<T> {
   try {

@@ -6,8 +6,8 @@
 export interface HousekeepingStore {
   /** Takes (or renews) the task's lease for `holder` until `until`, unless another holder's lease runs; also tells when the task last ran. */
   takeLease(task: string, holder: string, now: Date, until: Date): Promise<{ taken: boolean; lastRunAt: Date | null }>;
-  /** Records the run and gives the lease up. */
-  finish(task: string, holder: string, now: Date): Promise<void>;
+  /** Gives the lease up, recording when the task ran (null: it did not run). */
+  release(task: string, holder: string, ranAt: Date | null): Promise<void>;
   pruneSessions(now: Date): Promise<number>;
   pruneLinks(now: Date): Promise<number>;
   pruneRateLimitHits(before: Date): Promise<number>;
@@ -38,7 +38,7 @@ export async function runHousekeeping(deps: HousekeepingDeps): Promise<Housekeep
   const lease = await deps.store.takeLease(TASK, deps.holder, now, new Date(now.getTime() + LEASE_MS));
   if (!lease.taken) return null;
   if (lease.lastRunAt !== null && now.getTime() - lease.lastRunAt.getTime() < deps.intervalMs) {
-    await deps.store.finish(TASK, deps.holder, lease.lastRunAt);
+    await deps.store.release(TASK, deps.holder, null);
     return null;
   }
   const report = {
@@ -46,6 +46,6 @@ export async function runHousekeeping(deps: HousekeepingDeps): Promise<Housekeep
     links: await deps.store.pruneLinks(now),
     rateLimitHits: await deps.store.pruneRateLimitHits(new Date(now.getTime() - deps.rateLimitRetentionMs)),
   };
-  await deps.store.finish(TASK, deps.holder, now);
+  await deps.store.release(TASK, deps.holder, now);
   return report;
 }

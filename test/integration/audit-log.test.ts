@@ -80,7 +80,7 @@ describe(`the audit log (${DIALECT})`, () => {
       ['app.transfer_unlocked', () => cli('app', 'transfer', 'news')],
       ['app.transfer_locked', () => api('POST', '/api/v1/apps', { certificate: readCert('news.crt'), signature: readCert('news.sig') })],
       ['rating.saved', async () => {
-        const pietToken = JSON.parse(JSON.stringify(await cli('user', 'token', 'piet'))).trim() as string;
+        const pietToken = (await cli('user', 'token', 'piet')).trim();
         await api('POST', '/api/v1/apps/news/ratings', { rating: 0.5, comment: 'fine' }, `Token ${pietToken}`);
         await api('DELETE', '/api/v1/apps/news/ratings', undefined, `Token ${pietToken}`);
       }],

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { setAppFlags } from '../../src/domain/apps/manage-apps.ts';
@@ -146,8 +148,6 @@ describe(`ExApps: published, listed in appapi_apps.json only (${DIALECT})`, () =
   });
 
   test('appstore release inspect shows an ExApp\'s container data', async () => {
-    const fs = await import('node:fs');
-    const path = await import('node:path');
     const file = path.join(server.database.dataDir, 'exapp.tar.gz');
     fs.writeFileSync(file, await appArchive({ id: 'news', version: '3.0.0', extra: EXTERNAL('3.0.0') }));
     const inspected = await runCommand(['release', 'inspect', file], server.database.env);

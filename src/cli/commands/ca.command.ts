@@ -30,7 +30,8 @@ must trust its certificate (\`appstore ca certificate\`).`,
     requireOwnAuthority(configFor(io));
     const { origin, subject } = await withContainer(io, async (container) => {
       const result = await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), cliActingFor(io));
-      return { origin: result, subject: new X509Certificate((await loadOwnAuthority(container.identity, container.accounts.keys)).certificatePem).subject };
+      const stored = await container.identity.readAuthority();
+      return { origin: result, subject: stored === null ? '' : new X509Certificate(stored.certificatePem).subject };
     });
     io.out(`${ORIGIN_WORDS[origin]}: ${subject.replace(/\n/g, ', ')}`);
     return 0;

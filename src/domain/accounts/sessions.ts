@@ -37,7 +37,6 @@ export async function openSession(user: User, deps: SessionDeps): Promise<NewSes
   const sessionId = randomId();
   const csrfToken = randomId();
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
-  await deps.store.deleteExpiredSessions(now);
   await deps.store.createSession(hmacHex(deps.keys.session, sessionId), user.id, hmacHex(deps.keys.session, csrfToken), now, expiresAt);
   return { sessionId, csrfToken, expiresAt, user };
 }

@@ -86,5 +86,4 @@ export interface AccountStore {
   createSession(idHash: string, userId: number, csrfTokenHash: string, now: Date, expiresAt: Date): Promise<void>;
   findSession(idHash: string, now: Date): Promise<StoredSession | null>;
   deleteSession(idHash: string): Promise<void>;
-  deleteExpiredSessions(now: Date): Promise<void>;
 }

@@ -173,8 +173,6 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
           expires_at: formatTimestamp(link.expiresAt),
         })
         .execute();
-      // Old links are dropped here: the table holds only links that may still work.
-      await db.deleteFrom('account_links').where('expires_at', '<=', formatTimestamp(now)).execute();
     },
 
     async findLink(secretHash) {
@@ -243,10 +241,6 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
 
     async deleteSession(idHash) {
       await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
-    },
-
-    async deleteExpiredSessions(now) {
-      await db.deleteFrom('sessions').where('expires_at', '<=', formatTimestamp(now)).execute();
     },
   };
 }

@@ -23,10 +23,10 @@ export function housekeepingRepository(db: Kysely<Database>): HousekeepingStore 
       return { taken: Number(taken.numUpdatedRows) > 0, lastRunAt: row.last_run_at === null ? null : parseTimestamp(row.last_run_at) };
     },
 
-    async finish(task, holder, now) {
+    async release(task, holder, ranAt) {
       await db
         .updateTable('housekeeping_leases')
-        .set({ last_run_at: formatTimestamp(now), lease_until: formatTimestamp(new Date(0)) })
+        .set({ lease_until: formatTimestamp(new Date(0)), ...(ranAt === null ? {} : { last_run_at: formatTimestamp(ranAt) }) })
         .where('task', '=', task)
         .where('holder', '=', holder)
         .execute();

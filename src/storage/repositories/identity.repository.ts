@@ -10,6 +10,10 @@ import { auditedWrite, insertAudit } from './audit.repository.ts';
 export function identityRepository(db: Kysely<Database>): IdentityStore & KeyRotationStore {
   return {
     async claimFingerprint(fingerprint, now) {
+      const recorded = () => db.selectFrom('store_identity').select('key_fingerprint').where('id', '=', 1).executeTakeFirst();
+      // Read first: every start and every command checks, and only the first ever needs to write.
+      const known = await recorded();
+      if (known !== undefined) return known.key_fingerprint;
       const at = formatTimestamp(now);
       await db
         .insertInto('store_identity')
