@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
@@ -87,6 +87,19 @@ function pruneOldBuilds(current) {
   for (const old of builds.slice(KEEP_BUILDS - 1)) fs.rmSync(old.dir, { recursive: true, force: true });
 }
 
+/**
+ * Loads the bundle's entry and every chunk, as a start and the first use of each lazily loaded
+ * part would: a chunk esbuild could not make loadable fails here, not in front of a user.
+ */
+export async function verify(entry) {
+  const chunks = path.join(path.dirname(entry), 'chunks');
+  const files = [entry, ...fs.readdirSync(chunks).filter((name) => name.endsWith('.mjs')).map((name) => path.join(chunks, name))];
+  for (const file of files) await import(pathToFileURL(file).href);
+  return files.length;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(`built ${path.relative(process.cwd(), await build())}`);
+  const entry = await build();
+  console.log(`built ${path.relative(process.cwd(), entry)}`);
+  if (process.argv.includes('--verify')) console.log(`loaded the entry and ${(await verify(entry)) - 1} chunks`);
 }

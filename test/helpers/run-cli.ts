@@ -30,11 +30,19 @@ export async function runCommand(args: readonly string[], env: Record<string, st
   return { code, stdout, stderr };
 }
 
-/** Runs `appstore ARGS` as a child process, as an operator would (the end-to-end tests). */
-export function runAppstore(args: readonly string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+/**
+ * The environment of a child `appstore` process: this one's without its APPSTORE_ variables, then
+ * the given ones. It runs the bundle users run, never the sources instead (APPSTORE_BUNDLE).
+ */
+export function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('APPSTORE_')));
+  return { ...base, APPSTORE_BUNDLE: 'required', ...env };
+}
+
+/** Runs `appstore ARGS` as a child process, as an operator would (the end-to-end tests), through bin/appstore.js and the bundle. */
+export function runAppstore(args: readonly string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: 'pipe' });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnvironment(env), stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { BIN, ROOT } from './run-cli.ts';
+import { BIN, ROOT, childEnvironment } from './run-cli.ts';
 
 export interface ServeProcess {
   readonly url: string;
@@ -15,9 +15,8 @@ export interface ServeProcess {
  * it another way (a shell line, npm start) from the project's root.
  */
 export async function startServeProcess(env: Record<string, string>, command: readonly string[] = [process.execPath, BIN, 'serve']): Promise<ServeProcess> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('APPSTORE_')));
   const [file = '', ...args] = command;
-  const child = spawn(file, args, { cwd: ROOT, env: { ...base, ...env, APPSTORE_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, args, { cwd: ROOT, env: childEnvironment({ ...env, APPSTORE_PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {

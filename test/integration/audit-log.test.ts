@@ -16,7 +16,7 @@ import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 
-const PASSWORD = 'an audited password';
+const PASSWORD = 'sturdy audited lantern password';
 const ENV = { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' };
 
 describe(`the audit log (${DIALECT})`, () => {

@@ -3,11 +3,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config.ts';
 import { issueCertificate } from '../../src/domain/certificates/certificate-authority.ts';
 import { revokeCertificate } from '../../src/domain/certificates/revoke-certificate.ts';
 import { ensureOwnAuthority, loadOwnAuthority } from '../../src/domain/identity/store-identity.ts';
-import { startServer } from '../../src/server.ts';
+import { startServeProcess } from '../helpers/serve-process.ts';
 import { basic, createUser } from '../helpers/accounts.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
@@ -69,8 +68,8 @@ describe(`two nodes on one database share one identity (${DIALECT})`, () => {
   test('a node started with another secret key refuses to start, and says what to do', async () => {
     const otherKey = path.join(database.dataDir, 'other.key');
     fs.writeFileSync(otherKey, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-    const config = loadConfig({ ...database.env, APPSTORE_SECRET_KEY_FILE: otherKey, APPSTORE_PORT: '0', APPSTORE_LOG_LEVEL: 'silent' });
-    await assert.rejects(startServer(config), (error: Error) => {
+    // As an operator starts a node: bin/appstore.js serve, the bundle.
+    await assert.rejects(startServeProcess({ ...database.env, APPSTORE_SECRET_KEY_FILE: otherKey }), (error: Error) => {
       assert.match(error.message, /The secret key in .*other\.key is not the one this database was set up with/);
       assert.match(error.message, /copy the key file of a running node here and point APPSTORE_SECRET_KEY_FILE at it/);
       return true;

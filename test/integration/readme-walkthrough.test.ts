@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ROOT } from '../helpers/run-cli.ts';
+import { ROOT, childEnvironment } from '../helpers/run-cli.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 
 async function freePort(): Promise<number> {
@@ -19,10 +19,9 @@ describe('the README developer walkthrough, run as written', () => {
   const skip = DIALECT === 'postgres' ? 'skipped on PostgreSQL: it runs its own SQLite store' : false;
   test('certificate → register → publish → listed in apps.json → delete', { skip }, async () => {
     const [port, filesPort] = [await freePort(), await freePort()];
-    const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('APPSTORE_')));
     const child = spawn('bash', [path.join(ROOT, 'scripts', 'run-readme-walkthrough.sh')], {
       cwd: ROOT,
-      env: { ...base, PORT: String(port), FILES_PORT: String(filesPort) },
+      env: { ...childEnvironment({}), PORT: String(port), FILES_PORT: String(filesPort) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

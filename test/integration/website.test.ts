@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
@@ -16,6 +15,9 @@ import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
+import { runAppstore } from '../helpers/run-cli.ts';
+import { startServeProcess } from '../helpers/serve-process.ts';
+import type { ServeProcess } from '../helpers/serve-process.ts';
 
 
 /** What a hostile app developer puts in a description: none of it may run or become markup. */
@@ -137,15 +139,22 @@ describe(`the public website (${DIALECT})`, () => {
     assert.equal((await page('/apps/Not-An-Id', 'application/json')).statusCode, 400);
   });
 
-  describe('in a real browser', { skip: BROWSER_SKIP }, () => {
+  // What a visitor's browser talks to is what users run: `bin/appstore.js serve`, the bundle,
+  // on the database the data above was written to.
+  describe('in a real browser, against bin/appstore.js serve', { skip: BROWSER_SKIP }, () => {
     let browser: Browser;
+    let serve: ServeProcess;
     let origin = '';
+    const storeEnv = () => ({ ...server.database.env, APPSTORE_SMTP_URL: mail.url });
     before(async () => {
-      await server.app.listen({ host: '127.0.0.1', port: 0 });
-      origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+      serve = await startServeProcess(storeEnv());
+      origin = serve.url;
       browser = await launchBrowser();
     });
-    after(() => browser?.close());
+    after(async () => {
+      await browser?.close();
+      assert.equal(await serve?.stop(), 0, serve?.output());
+    });
 
     test('no serious or critical accessibility violation (axe-core) on any page kind', async () => {
       // axe is injected as a script, which the pages' CSP would refuse: this context bypasses it.
@@ -213,7 +222,7 @@ describe(`the public website (${DIALECT})`, () => {
       await tab.getByText('Your rating was saved.').waitFor();
       assert.equal(await tab.locator('.comment em').textContent(), 'reader');
       assert.equal(await tab.locator('.comment img, .comment a[href^="javascript"]').count(), 0);
-      const ratings = (await server.app.inject({ method: 'GET', url: '/api/v1/ratings.json' })).json() as Array<{ app: string; rating: number; translations: Record<string, { comment: string }> }>;
+      const ratings = (await (await fetch(`${origin}/api/v1/ratings.json`)).json()) as Array<{ app: string; rating: number; translations: Record<string, { comment: string }> }>;
       const wendys = ratings.find((r) => r.translations.en?.comment.startsWith('Solid'));
       assert.equal(wendys?.rating, 0.75);
 
@@ -239,14 +248,32 @@ describe(`the public website (${DIALECT})`, () => {
       await tab.getByRole('button', { name: 'Replace my token' }).click();
       const fresh = await tab.getByLabel('Your API token').inputValue();
       assert.notEqual(fresh, token);
-      const old = await server.app.inject({ method: 'POST', url: '/api/v1/token/new', headers: { authorization: `Token ${token}` } });
-      assert.equal(old.statusCode, 401);
+      const old = await fetch(`${origin}/api/v1/token/new`, { method: 'POST', headers: { authorization: `Token ${token}` } });
+      assert.equal(old.status, 401);
 
       await tab.getByRole('button', { name: 'Sign out' }).click();
       await tab.getByRole('link', { name: 'Sign in' }).first().waitFor();
       const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0);
       assert.deepEqual(problems, []);
+      await context.close();
+    });
+
+    test('an invitation from `appstore user invite` (the bundle): the mailed link, a password chosen, signed in', async () => {
+      const context = await browser.newContext();
+      const tab = await context.newPage();
+      const invited = await runAppstore(['user', 'invite', 'ivy', '--email', 'ivy@example.org', '--first-name', 'Ivy'], storeEnv());
+      assert.equal(invited.code, 0, invited.stderr);
+      const link = (await mail.nextMailTo('ivy@example.org')).links[0];
+      assert.ok(link !== undefined);
+      await tab.goto(`${origin}${new URL(link).pathname}`);
+      await tab.getByLabel('New password').fill('saffron glacier pocket violin');
+      await tab.getByRole('button', { name: 'Set the password' }).click();
+      await tab.getByRole('heading', { name: 'Password changed' }).waitFor();
+      await tab.goto(`${origin}/account/login?next=%2Faccount`);
+      await fillSignIn(tab, 'ivy', 'saffron glacier pocket violin');
+      await tab.waitForURL(`${origin}/account`);
+      await tab.getByRole('link', { name: 'Account (ivy)' }).waitFor();
       await context.close();
     });
 

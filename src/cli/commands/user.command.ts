@@ -14,7 +14,7 @@ async function readPassword(io: CliIo): Promise<string> {
 
 export const userAddCommand: Command = {
   path: ['user', 'add'],
-  usage: 'appstore user add NAME [--email E] [--first-name F] [--last-name L] [--admin] (--password-stdin | --no-password)',
+  usage: 'appstore user add NAME [--email E] [--first-name F] [--last-name L] [--admin] (--password-stdin [--allow-weak-password] | --no-password)',
   positionals: ['NAME'],
   options: {
     email: { type: 'string' },
@@ -23,12 +23,14 @@ export const userAddCommand: Command = {
     admin: { type: 'boolean' },
     'password-stdin': { type: 'boolean' },
     'no-password': { type: 'boolean' },
+    'allow-weak-password': { type: 'boolean' },
   },
   summary: 'create a user',
   help: `Creates a user. --password-stdin reads the password from the first line of standard input
 (printf '%s\\n' "$PASSWORD" | appstore user add alice --password-stdin); --no-password makes an
-account that can only use API tokens (as accounts from an external login). --admin makes an
-administrator. Names: 1 to 150 letters, digits and _ . @ + -. Refused when the name is taken.`,
+account that can only use API tokens (as accounts from an external login). The password must
+pass the website's rule (ten characters or more, and not easy to guess); --allow-weak-password
+waives the strength part, for an operator who knows better. --admin makes an administrator. Names: 1 to 150 letters, digits and _ . @ + -. Refused when the name is taken.`,
   async run(input, io) {
     const fromStdin = flag(input, 'password-stdin');
     if (fromStdin === flag(input, 'no-password')) throw usageError('give exactly one of --password-stdin and --no-password', this.usage);
@@ -42,6 +44,7 @@ administrator. Names: 1 to 150 letters, digits and _ . @ + -. Refused when the n
           lastName: stringOption(input, 'last-name'),
           isAdmin: flag(input, 'admin'),
           password,
+          weakPasswordAllowed: flag(input, 'allow-weak-password'),
         },
         cliActingFor(io),
         container.accounts,
@@ -96,17 +99,18 @@ the user has none. Publishing tools send it as "Authorization: Token <token>".`,
 
 export const userPasswdCommand: Command = {
   path: ['user', 'passwd'],
-  usage: 'appstore user passwd NAME --password-stdin',
+  usage: 'appstore user passwd NAME --password-stdin [--allow-weak-password]',
   positionals: ['NAME'],
-  options: { 'password-stdin': { type: 'boolean' } },
+  options: { 'password-stdin': { type: 'boolean' }, 'allow-weak-password': { type: 'boolean' } },
   summary: "set NAME's password from standard input",
   help: `Sets the password to the first line of standard input. Also gives a password to an account
-created with --no-password. Existing sessions and tokens stay valid.`,
+created with --no-password. The rule is the website's (ten characters or more, not easy to
+guess); --allow-weak-password waives its strength part. Existing sessions and tokens stay valid.`,
   async run(input, io) {
     if (!flag(input, 'password-stdin')) throw usageError('--password-stdin is required', this.usage);
     const username = positional(input, 0);
     const password = await readPassword(io);
-    await withContainer(io, (container) => setPassword(username, password, cliActingFor(io), container.accounts));
+    await withContainer(io, (container) => setPassword(username, password, flag(input, 'allow-weak-password') ? 'waived' : 'required', cliActingFor(io), container.accounts));
     io.out(`password of ${username} changed`);
     return 0;
   },

@@ -2,11 +2,11 @@ import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
 import { hashPassword } from './password-hash.ts';
+import { checkNewPassword } from './password-rules.ts';
 import { toUser } from './user.ts';
 import type { AccountStore, User } from './user.ts';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.@+-]{1,150}$/;
-const MAX_PASSWORD_LENGTH = 1024;
 
 export interface UserDeps {
   readonly store: AccountStore;
@@ -21,6 +21,8 @@ export interface AddUserInput {
   readonly isAdmin?: boolean;
   /** Null: an account without a password (token authentication only). */
   readonly password: string | null;
+  /** An operator's explicit choice (`--allow-weak-password`): the strength rule is waived. */
+  readonly weakPasswordAllowed?: boolean;
   /** An operator vouches for the address they give (true); a website sign-up does not. */
   readonly emailVerified?: boolean;
 }
@@ -32,18 +34,13 @@ export function checkEmailAddress(email: string): void {
   }
 }
 
-function checkPassword(password: string): void {
-  if (password === '') throw new AppError('invalid_user', 'The password is empty: give a password, or create the user with --no-password.');
-  if (password.length > MAX_PASSWORD_LENGTH) throw new AppError('invalid_user', `The password is longer than ${MAX_PASSWORD_LENGTH} characters.`);
-}
-
 export async function addUser(input: AddUserInput, acting: Acting, deps: UserDeps): Promise<User> {
   if (!USERNAME_PATTERN.test(input.username)) {
     throw new AppError('invalid_user', `'${input.username.slice(0, 160)}' is not a valid username: 1 to 150 letters, digits and _ . @ + -`);
   }
   const email = input.email?.trim() || null;
   if (email !== null) checkEmailAddress(email);
-  if (input.password !== null) checkPassword(input.password);
+  if (input.password !== null) await checkNewPassword(input.password, [input.username, email ?? ''], input.weakPasswordAllowed === true ? 'waived' : 'required');
   const user = await deps.store.createUser(
     {
       username: input.username,
@@ -72,9 +69,10 @@ export async function findUser(username: string, deps: Pick<UserDeps, 'store'>):
   return toUser(record);
 }
 
-export async function setPassword(username: string, password: string, acting: Acting, deps: UserDeps): Promise<void> {
-  checkPassword(password);
+/** An operator sets a user's password: the rule of every new password, unless they waive its strength part. */
+export async function setPassword(username: string, password: string, strength: 'required' | 'waived', acting: Acting, deps: UserDeps): Promise<void> {
   const user = await findUser(username, deps);
+  await checkNewPassword(password, [user.username, user.email ?? ''], strength);
   await deps.store.setPasswordHash(user.id, await hashPassword(password), deps.now(), auditEntry(acting, 'user.password_changed', { subjectUser: user.username }));
 }
 

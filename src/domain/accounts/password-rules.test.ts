@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isAppError } from '../../errors.ts';
-import { checkNewPassword } from './password-rules.ts';
+import { checkNewPassword, namedExports } from './password-rules.ts';
 
 async function refusal(password: string, inputs: string[] = []): Promise<string | null> {
   try {
@@ -27,4 +27,11 @@ test('long passphrases and random passwords are accepted', async () => {
   assert.equal(await refusal('correct horse battery staple'), null);
   assert.equal(await refusal('kL9#mQ2!vXpw'), null);
   assert.equal(await refusal(`Zq7#kL9!mQ${'a'.repeat(300)}`), null);
+});
+
+test('a package loaded as the bundle hands it over (under default) gives the same names; one without the name is refused', () => {
+  class Factory {}
+  assert.equal(namedExports({ Factory }, 'Factory').Factory, Factory);
+  assert.equal(namedExports({ default: { Factory } } as unknown as { Factory: typeof Factory }, 'Factory').Factory, Factory);
+  assert.throws(() => namedExports({ default: {} } as unknown as { Factory: typeof Factory }, 'Factory'), /no export named Factory/);
 });

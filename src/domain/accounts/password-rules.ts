@@ -15,7 +15,10 @@ let estimator: Promise<ZxcvbnFactory> | undefined;
  */
 function strengthEstimator(): Promise<ZxcvbnFactory> {
   estimator ??= (async () => {
-    const [{ ZxcvbnFactory }, common, english] = await Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]);
+    const [core, commonModule, englishModule] = await Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]);
+    const { ZxcvbnFactory } = namedExports(core, 'ZxcvbnFactory');
+    const common = namedExports(commonModule, 'dictionary');
+    const english = namedExports(englishModule, 'translations');
     return new ZxcvbnFactory({
       dictionary: { ...common.dictionary, ...english.dictionary },
       graphs: common.adjacencyGraphs,
@@ -25,23 +28,38 @@ function strengthEstimator(): Promise<ZxcvbnFactory> {
   return estimator;
 }
 
+/**
+ * A package's exports as loaded by `import()`: Node gives a CommonJS package's names on the
+ * namespace, the bundle (esbuild) only under `default`. Refuses a module that has the name in
+ * neither place, so a package that changes shape fails loudly instead of checking against nothing.
+ */
+export function namedExports<T extends object>(namespace: T, name: keyof T & string): T {
+  if ((namespace as Record<string, unknown>)[name] !== undefined) return namespace;
+  const fallback = (namespace as { default?: unknown }).default;
+  if (typeof fallback === 'object' && fallback !== null && (fallback as Record<string, unknown>)[name] !== undefined) return fallback as T;
+  throw new Error(`the module loaded has no export named ${name}`);
+}
+
 function weakness(result: ZxcvbnResult): string {
   const reasons = [result.feedback.warning, ...result.feedback.suggestions].filter((text): text is string => typeof text === 'string' && text !== '');
   return reasons.length === 0 ? 'add more words or characters that are hard to guess' : reasons.join(' ');
 }
 
 /**
- * The rules for a password a person chooses on the website (sign-up, change, reset): at least
- * ten characters, and strong enough by zxcvbn's estimate, which knows common passwords, names,
- * keyboard patterns, dates and the user's own name and address. The operator's CLI keeps the
- * plain rules of `manage-users.ts`.
+ * The one rule for every new password, whoever sets it (sign-up, change, reset, invitation, and
+ * the operator's `user add` and `user passwd`): at least ten characters, and strong enough by
+ * zxcvbn's estimate, which knows common passwords, names, keyboard patterns, dates and the user's
+ * own name and address. `waived` is an operator's explicit choice (`--allow-weak-password`): then
+ * only the length limits apply, so a password is never empty or unbounded.
  */
-export async function checkNewPassword(password: string, userInputs: readonly string[]): Promise<void> {
+export async function checkNewPassword(password: string, userInputs: readonly string[], strength: 'required' | 'waived' = 'required'): Promise<void> {
   const refuse = (message: string): never => {
     throw new AppError('invalid_user', `Invalid password: ${message}`, { password: [message] });
   };
-  if (password.length < MIN_PASSWORD_LENGTH) refuse(`it has ${password.length} characters; use at least ${MIN_PASSWORD_LENGTH}.`);
+  if (password === '') refuse('it is empty.');
   if (password.length > MAX_PASSWORD_LENGTH) refuse(`it is longer than ${MAX_PASSWORD_LENGTH} characters.`);
+  if (strength === 'waived') return;
+  if (password.length < MIN_PASSWORD_LENGTH) refuse(`it has ${password.length} characters; use at least ${MIN_PASSWORD_LENGTH}.`);
   const inputs = userInputs.flatMap((input) => [input, ...input.split(/[@.+_-]/)]).filter((input) => input.length >= 3);
   const result = await (await strengthEstimator()).check(password.slice(0, ESTIMATE_LENGTH), inputs);
   if (result.score < MIN_PASSWORD_SCORE) refuse(`it is too easy to guess (strength ${result.score} of 4, ${MIN_PASSWORD_SCORE} needed): ${weakness(result)}`);
