@@ -53,8 +53,8 @@ import { discoverRepository, loadDiscoverEntries } from './storage/repositories/
 import { identityRepository } from './storage/repositories/identity.repository.ts';
 import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
 import { ContentVersionFeed } from './storage/content-version-feed.ts';
-import { loadSavedParts, saveParts } from './storage/repositories/listing-part.repository.ts';
-import { countRecentRatings, loadAppsWithVersions, loadListedAppIndex, loadListedApps, loadListedRatings } from './storage/repositories/listing.repository.ts';
+import { loadListedApps, loadListedRatings } from './storage/repositories/listing.repository.ts';
+import { appListingSource } from './storage/app-listing-source.ts';
 import { listPlatformReleases, upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
 import { rateLimitRepository } from './storage/repositories/rate-limit.repository.ts';
 import { ratingRepository } from './storage/repositories/rating.repository.ts';
@@ -113,6 +113,8 @@ export interface Container {
   readonly listingReports: { report: (event: 'listening' | 'lost', error?: Error) => void; partsUnavailable: (error: unknown) => void };
   /** Applies pending migrations (safe to run from several processes at once). */
   readonly migrate: () => Promise<MigrationReport>;
+  /** The content version as this process knows it (the CLI waits on it for its writes to be announced). */
+  readonly versions: ContentVersionFeed;
   close(): Promise<void>;
 }
 
@@ -182,13 +184,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const scraped = config.metrics.port !== null || config.metrics.token !== null;
   const metrics = scraped ? createMetrics({ cacheBytes: () => engine.size + smallListings.size, poolUse: database.poolUse }) : unscrapedMetrics();
   const engine = new AppListingEngine(
-    {
-      index: () => readSnapshot(database, loadListedAppIndex).then(({ stamp, body }) => ({ stamp, apps: body })),
-      load: (ids, recentSince) => loadAppsWithVersions(db, recentSince, ids),
-      recentRatingCounts: (recentSince) => countRecentRatings(db, recentSince),
-      savedParts: (ids, format) => loadSavedParts(db, ids, format),
-      saveParts: (parts, format) => saveParts(db, parts, format),
-    },
+    appListingSource(database),
     {
       batchSize: LISTING_BATCH_APPS,
       maxBytes: cacheBytes,
@@ -213,6 +209,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     database,
     now,
     listings,
+    versions,
     catalog,
     discover: { store: discoverRepository(db), now },
     accounts: sessionDeps,

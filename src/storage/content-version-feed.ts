@@ -1,13 +1,13 @@
 import type { VersionStamp } from '../domain/listings/version-stamp.ts';
-import type { DatabaseHandle } from './database.ts';
-import { readContentVersion } from './repositories/content-version.repository.ts';
+import type { CommitProbe, DatabaseHandle } from './database.ts';
+import { CONTENT_VERSION_QUERY, contentVersionOfRow, readContentVersion } from './repositories/content-version.repository.ts';
 import { onCommittedWrite } from './write-transaction.ts';
 
 /** The PostgreSQL channel the content version's trigger notifies (migration 0003). */
 export const CONTENT_VERSION_CHANNEL = 'appstore_content_version';
 
 export interface FeedOptions {
-  /** How often to read the version when no notification can arrive: SQLite always, PostgreSQL while the listening connection is down. */
+  /** How often to read the version when nothing else tells of commits: PostgreSQL while the listening connection is down, SQLite in memory (no commit probe). */
   readonly pollMs: number;
   /** How long to wait before listening again after the listening connection was lost (PostgreSQL). */
   readonly reconnectMs: number;
@@ -17,8 +17,10 @@ export interface FeedOptions {
 
 /**
  * The content version known without a database round trip per request. Writes through this
- * handle advance it as they commit; writes by other processes arrive by LISTEN/NOTIFY on
- * PostgreSQL (a poll while the connection is down) and by a poll on SQLite, within `pollMs`.
+ * handle advance it as they commit. On SQLite, every read of `current` first asks the commit
+ * probe whether any connection committed since (PRAGMA data_version, microseconds) and reads the
+ * version then: another process's write is seen by the very next request. On PostgreSQL, other
+ * processes' writes arrive by LISTEN/NOTIFY (a poll while the connection is down).
  */
 export class ContentVersionFeed {
   private stamp: VersionStamp | undefined;
@@ -32,12 +34,65 @@ export class ContentVersionFeed {
     private readonly handle: DatabaseHandle,
     private readonly options: FeedOptions,
   ) {
-    this.stopHearingWrites = onCommittedWrite(handle.db, (stamp) => this.advance(stamp));
+    this.stopHearingWrites = onCommittedWrite(handle.db, (stamp) => {
+      this.lastOwnCommit = Math.max(this.lastOwnCommit, stamp.version);
+      this.advance(stamp);
+    });
+  }
+
+  /** The newest version this process committed, and the newest one heard of by notification (PostgreSQL). */
+  private lastOwnCommit = 0;
+  private lastHeard = 0;
+  private readonly hearing = new Set<() => void>();
+
+  /**
+   * PostgreSQL: resolves once this process's last write has come back to it as a notification,
+   * that is once every listening node has been sent it (the CLI waits so before it exits: a
+   * request made after its exit finds the nodes told), or after `timeoutMs`. At once when this
+   * process wrote nothing, or does not listen (SQLite: the nodes' probes see the commit itself).
+   */
+  async ownWritesAnnounced(timeoutMs: number): Promise<void> {
+    if (this.listener === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    let wake = (): void => undefined;
+    try {
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          wake = () => {
+            if (this.lastHeard >= this.lastOwnCommit) resolve();
+          };
+          this.hearing.add(wake);
+          wake();
+        }),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      this.hearing.delete(wake);
+    }
   }
 
   /** The newest version known; undefined before the first read (see ready()). */
   get current(): VersionStamp | undefined {
+    const probe = this.handle.commitProbe;
+    if (probe !== null) this.probeCommits(probe);
     return this.stamp;
+  }
+
+  private seenDataVersion: number | undefined;
+
+  /** SQLite: reads the committed version when some connection committed since the last look. */
+  private probeCommits(probe: CommitProbe): void {
+    const dataVersion = probe.dataVersion();
+    if (dataVersion === this.seenDataVersion) return;
+    let row: Record<string, unknown> | undefined;
+    try {
+      row = probe.readRow(CONTENT_VERSION_QUERY);
+    } catch {
+      return; // not migrated yet: looked at again next time
+    }
+    this.seenDataVersion = dataVersion;
+    if (row !== undefined) this.advance(contentVersionOfRow(row));
   }
 
   /** The newest version known, reading it (and starting to watch) the first time. */
@@ -72,7 +127,8 @@ export class ContentVersionFeed {
 
   private async start(): Promise<VersionStamp> {
     if (this.handle.listen !== null) await this.listenOrPoll();
-    else this.schedulePoll();
+    // SQLite: the probe sees every commit when asked; a poll only where there is none (in memory).
+    else if (this.handle.commitProbe === null) this.schedulePoll();
     return this.refresh();
   }
 
@@ -82,7 +138,7 @@ export class ContentVersionFeed {
     try {
       this.listener = await this.handle.listen(
         CONTENT_VERSION_CHANNEL,
-        () => void this.refresh().catch(() => undefined),
+        (payload) => this.notified(payload),
         (error) => {
           this.listener = undefined;
           this.options.report?.('lost', error);
@@ -98,6 +154,22 @@ export class ContentVersionFeed {
       this.schedulePoll();
       this.scheduleReconnect();
     }
+  }
+
+  /**
+   * A notification names the version committed (migration 0008: instance id, number, time): it
+   * is taken at once. One of another database (another schema sharing the server, or a restore)
+   * or of an older layout is read back instead.
+   */
+  private notified(payload: string): void {
+    const [instanceId = '', version = '', changedAt = ''] = payload.split(' ');
+    const known = this.stamp;
+    const stamp = contentVersionOfRow({ version, changed_at: changedAt, instance_id: instanceId });
+    if (known !== undefined && instanceId === known.instanceId && /^\d+$/.test(version) && !Number.isNaN(stamp.changedAt.getTime())) {
+      this.advance(stamp);
+      this.lastHeard = Math.max(this.lastHeard, stamp.version);
+      for (const wake of this.hearing) wake();
+    } else void this.refresh().catch(() => undefined);
   }
 
   private schedulePoll(): void {

@@ -16,7 +16,7 @@ export interface DatabaseHandle {
    * PostgreSQL only (null on SQLite): a connection of its own that LISTENs on a channel. `onNotify`
    * hears each notification; `onLost` once, when the connection fails or ends. Closed with the handle.
    */
-  readonly listen: ((channel: string, onNotify: () => void, onLost: (error: Error) => void) => Promise<{ stop(): Promise<void> }>) | null;
+  readonly listen: ((channel: string, onNotify: (payload: string) => void, onLost: (error: Error) => void) => Promise<{ stop(): Promise<void> }>) | null;
   /** PostgreSQL's connection pool now (null on SQLite, which has one connection). */
   readonly poolUse: () => { size: number; total: number; idle: number; waiting: number } | null;
   /**
@@ -24,8 +24,22 @@ export interface DatabaseHandle {
    * database to `file` while it is in use (SQLite's online backup), then checks the copy's integrity.
    */
   readonly backup: ((file: string) => Promise<{ pages: number }>) | null;
+  /**
+   * SQLite only (null on PostgreSQL, and for a database in memory): a connection of its own that
+   * never holds a transaction, to see other connections' commits (another process's, and this
+   * one's) synchronously and at once.
+   */
+  readonly commitProbe: CommitProbe | null;
   /** Closes every connection; safe to call twice. */
   close(): Promise<void>;
+}
+
+/** What SQLite's commit probe offers: both synchronous, each a few microseconds. */
+export interface CommitProbe {
+  /** PRAGMA data_version: a number that moves whenever another connection commits. */
+  dataVersion(): number;
+  /** The first row of a read (prepared once per text), as committed now. */
+  readRow(query: string): Record<string, unknown> | undefined;
 }
 
 export interface OpenOptions {
@@ -53,7 +67,7 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
           };
           client.on('error', lose);
           client.on('end', () => lose(new Error('the listening connection ended')));
-          client.on('notification', onNotify);
+          client.on('notification', (message) => onNotify(message.payload ?? ''));
           listeners.add(client);
           try {
             await client.connect();
@@ -78,16 +92,26 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
     backup: handle.native === null ? null : (file) => backupSqlite(handle.native as BetterSqlite3.Database, file),
     poolUse: () => (handle.pool === null ? null : { size: handle.pool.options.max ?? 10, total: handle.pool.totalCount, idle: handle.pool.idleCount, waiting: handle.pool.waitingCount }),
     listen,
+    commitProbe: handle.probe?.commitProbe ?? null,
     close: () =>
       (closing ??= (async () => {
         await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));
         listeners.clear();
+        handle.probe?.close();
         await handle.db.destroy();
       })()),
   };
 }
 
-function openSqlite(file: string): { db: Kysely<Database>; dialect: Dialect; pool: null; native: BetterSqlite3.Database } {
+interface SqliteHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  pool: null;
+  native: BetterSqlite3.Database;
+  probe: { commitProbe: CommitProbe; close(): void } | null;
+}
+
+function openSqlite(file: string): SqliteHandle {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const native = new BetterSqlite3(file);
   native.pragma('journal_mode = WAL');
@@ -95,7 +119,32 @@ function openSqlite(file: string): { db: Kysely<Database>; dialect: Dialect; poo
   native.pragma('foreign_keys = ON');
   // Another process (the CLI, a second server) may hold the write lock for a moment.
   native.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withBooleanBinding(native) }) }), dialect: 'sqlite', pool: null, native };
+  const probe = file === ':memory:' ? null : openCommitProbe(file);
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withBooleanBinding(native) }) }), dialect: 'sqlite', pool: null, native, probe };
+}
+
+/**
+ * A second connection that only reads, one statement at a time. The main connection may be in a
+ * transaction (kysely runs them on it while other requests wait); this one never is, so what it
+ * reads is always what is committed, and PRAGMA data_version on it moves with every commit made
+ * through any other connection, this process's own included.
+ */
+function openCommitProbe(file: string): { commitProbe: CommitProbe; close(): void } {
+  const connection = new BetterSqlite3(file);
+  connection.pragma('busy_timeout = 5000');
+  const dataVersion = connection.prepare('PRAGMA data_version').pluck();
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    commitProbe: {
+      dataVersion: () => dataVersion.get() as number,
+      readRow: (query) => {
+        let statement = statements.get(query);
+        if (statement === undefined) statements.set(query, (statement = connection.prepare(query)));
+        return statement.get() as Record<string, unknown> | undefined;
+      },
+    },
+    close: () => connection.close(),
+  };
 }
 
 /** SQLite cannot bind JavaScript booleans; store them as 1/0, like SQLite's TRUE and FALSE. */
@@ -116,7 +165,7 @@ function withBooleanBinding(native: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
-function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; dialect: Dialect; pool: pg.Pool; native: null } {
+function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; dialect: Dialect; pool: pg.Pool; native: null; probe: null } {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -124,7 +173,7 @@ function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>
   });
   // An idle connection that breaks (server restart) must not crash the process.
   pool.on('error', () => undefined);
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', pool, native: null };
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', pool, native: null, probe: null };
 }
 
 /** True when the database answers a trivial query. */

@@ -9,6 +9,7 @@ import * as listingParts from './migrations/0004-listing-parts.ts';
 import * as operations from './migrations/0005-operations.ts';
 import * as discover from './migrations/0006-discover.ts';
 import * as externalApps from './migrations/0007-external-apps.ts';
+import * as versionNotifications from './migrations/0008-version-notifications.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
@@ -22,6 +23,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0005-operations', operations],
   ['0006-discover', discover],
   ['0007-external-apps', externalApps],
+  ['0008-version-notifications', versionNotifications],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

@@ -64,6 +64,20 @@ class FakeStore implements AppListingSource {
     });
   }
 
+  /** In one snapshot, nothing commits meanwhile (the tests' racing writers wait). */
+  async inOneSnapshot<T>(work: (reads: this) => Promise<T>): Promise<T> {
+    this.snapshots += 1;
+    this.inSnapshot = true;
+    try {
+      return await work(this);
+    } finally {
+      this.inSnapshot = false;
+    }
+  }
+
+  snapshots = 0;
+  inSnapshot = false;
+
   async saveParts(parts: readonly AppPart[], format: string) {
     for (const part of parts) this.saved.set(part.id, { format, part });
   }
@@ -214,6 +228,31 @@ describe('the app listing engine', () => {
     const body = await engine.body({ includeEnterprise: true }, DAY, asked);
     // The engine saw that the index had moved and read again: what it serves is one consistent version.
     assert.ok(body.stamp.version > asked);
+    assert.equal(zlib.gunzipSync(joinChunks(body.gzip)).toString(), store.fromScratch({ includeEnterprise: true }));
+  });
+
+  test('under a stream of writes, the last pass reads in one snapshot: the body is one version, its ETag the version it shows', async () => {
+    const store = new FakeStore();
+    for (const id of ['a', 'b', 'c', 'd']) store.put(listedApp(id));
+    const engine = new AppListingEngine(store, { ...options, batchSize: 1 });
+    const index = store.index.bind(store);
+    let writes = 0;
+    const write = (): void => {
+      writes += 1;
+      store.put(listedApp('d', { summary: `write ${writes}` } as Partial<ListedApp>));
+    };
+    store.index = async () => {
+      // Outside a snapshot, writes to d land just before and just after every index read: the
+      // part held is never the version the index names, and the one read is newer.
+      if (store.inSnapshot) return index();
+      write();
+      const read = await index();
+      write();
+      return read;
+    };
+    const body = await engine.body({ includeEnterprise: true }, DAY, store.version);
+    assert.equal(store.snapshots, 1, 'one pass in one snapshot, after the others met writes');
+    assert.equal(body.stamp.version, store.version);
     assert.equal(zlib.gunzipSync(joinChunks(body.gzip)).toString(), store.fromScratch({ includeEnterprise: true }));
   });
 

@@ -13,15 +13,24 @@ export interface AppIndex {
   readonly apps: ReadonlyArray<{ readonly id: string; readonly listingVersion: number }>;
 }
 
-/** Where the engine reads apps from (storage): the index, a few apps at a time, and the recent-rating counts. */
-export interface AppListingSource {
+/** What the engine reads (storage): the index, a few apps at a time, the recent-rating counts, saved parts. */
+export interface AppListingReads {
+  /** Each call reads in one snapshot of its own: the index and the version it belongs to. */
   index(): Promise<AppIndex>;
-  /** The listed data of these apps (those that still have a release), each with its listing version. */
+  /**
+   * The listed data of these apps (those that still have a release), each with its listing
+   * version, read in one snapshot: an app's data is always what its listing version names.
+   */
   load(ids: readonly string[], recentSince: string): Promise<Array<{ readonly listingVersion: number; readonly app: ListedApp }>>;
   /** Per app, how many of its ratings are at or after `recentSince` (apps without any are absent). */
   recentRatingCounts(recentSince: string): Promise<ReadonlyMap<string, number>>;
   /** Parts saved earlier in this format for these apps, whatever their listing version (the engine checks it). */
   savedParts(ids: readonly string[], format: string): Promise<AppPart[]>;
+}
+
+export interface AppListingSource extends AppListingReads {
+  /** Runs `work` with reads that all see one snapshot: the index and the apps agree, whatever commits meanwhile. */
+  inOneSnapshot<T>(work: (reads: AppListingReads) => Promise<T>): Promise<T>;
   /** Keeps parts for the next start and for other nodes; a failure costs a render later, nothing else. */
   saveParts(parts: readonly AppPart[], format: string): Promise<void>;
 }
@@ -72,7 +81,11 @@ const CLOSE = literalPart(']');
 
 /** How many apps' compressions may be in flight while the next batch is read. */
 const COMPRESSIONS_IN_FLIGHT = 16;
-/** After this many passes that saw concurrent writes, the engine serves what it has and tries again on the next request. */
+/**
+ * Passes that may see concurrent writes (each reads the index, then the apps that changed, in
+ * snapshots of their own); the last one reads everything in one snapshot, which holds back this
+ * process's other queries on SQLite while it runs, so it is kept for a stream of writes.
+ */
 const MAX_PASSES = 5;
 /** Saved parts read per query: a few hundred kilobytes, a few milliseconds on SQLite. */
 const SAVED_BATCH = 32;
@@ -163,15 +176,14 @@ export class AppListingEngine {
     }
   }
 
+  /**
+   * Brings the parts to one content version: every part is then the app as the index's version
+   * shows it, so a body never carries an ETag older (or newer) than what it lists.
+   */
   private async refresh(window: RecentWindow): Promise<Current> {
     for (let pass = 1; ; pass++) {
-      const index = await this.source.index();
-      if (this.partsDay !== window.day) await this.dropPartsWithMovedRatings(window);
-      const listed = new Map(index.apps.map((app) => [app.id, app.listingVersion]));
-      for (const id of this.parts.keys()) if (!listed.has(id)) this.parts.delete(id);
-      const stale = index.apps.filter((app) => this.parts.get(app.id)?.listingVersion !== app.listingVersion).map((app) => app.id);
-      const unsaved = await this.takeSaved(stale, listed);
-      const consistent = await this.reload(unsaved, listed, window);
+      const { index, consistent } = pass < MAX_PASSES ? await this.pass(this.source, window) : await this.source.inOneSnapshot((reads) => this.pass(reads, window));
+      // The last pass read in one snapshot: it is consistent whatever it reports.
       if (consistent || pass >= MAX_PASSES) {
         const apps = index.apps.flatMap((app) => this.parts.get(app.id) ?? []);
         const next: Current = { stamp: index.stamp, day: window.day, apps };
@@ -181,9 +193,20 @@ export class AppListingEngine {
     }
   }
 
+  /** Reads the index and re-reads the apps that changed; not consistent when an app read is not the version the index named. */
+  private async pass(reads: AppListingReads, window: RecentWindow): Promise<{ index: AppIndex; consistent: boolean }> {
+    const index = await reads.index();
+    if (this.partsDay !== window.day) await this.dropPartsWithMovedRatings(reads, window);
+    const listed = new Map(index.apps.map((app) => [app.id, app.listingVersion]));
+    for (const id of this.parts.keys()) if (!listed.has(id)) this.parts.delete(id);
+    const stale = index.apps.filter((app) => this.parts.get(app.id)?.listingVersion !== app.listingVersion).map((app) => app.id);
+    const unsaved = await this.takeSaved(reads, stale, listed);
+    return { index, consistent: await this.reload(reads, unsaved, listed, window) };
+  }
+
   /** When the 90-day window has moved: an app whose recent-rating count changed gets a new text. */
-  private async dropPartsWithMovedRatings(window: RecentWindow): Promise<void> {
-    const counts = await this.source.recentRatingCounts(window.since);
+  private async dropPartsWithMovedRatings(reads: AppListingReads, window: RecentWindow): Promise<void> {
+    const counts = await reads.recentRatingCounts(window.since);
     for (const [id, part] of this.parts) if ((counts.get(id) ?? 0) !== part.recentRatings) this.parts.delete(id);
     this.recentCounts = counts;
     this.partsDay = window.day;
@@ -193,12 +216,12 @@ export class AppListingEngine {
    * Takes the saved parts that are what a render would make now (same listing version, same
    * recent-rating count), a batch at a time. Returns the apps that still need a render.
    */
-  private async takeSaved(ids: readonly string[], listed: ReadonlyMap<string, number>): Promise<string[]> {
+  private async takeSaved(reads: AppListingReads, ids: readonly string[], listed: ReadonlyMap<string, number>): Promise<string[]> {
     const taken = new Set<string>();
     for (let start = 0; start < ids.length; start += SAVED_BATCH) {
       let saved: AppPart[];
       try {
-        saved = await this.source.savedParts(ids.slice(start, start + SAVED_BATCH), PART_FORMAT);
+        saved = await reads.savedParts(ids.slice(start, start + SAVED_BATCH), PART_FORMAT);
       } catch (error) {
         this.options.onPartsError?.(error);
         break;
@@ -216,13 +239,13 @@ export class AppListingEngine {
    * Reads and compresses the apps given, a batch at a time; compressions run while the next batch
    * is read. False when an app read does not match the index (a write landed meanwhile).
    */
-  private async reload(ids: readonly string[], listed: ReadonlyMap<string, number>, window: RecentWindow): Promise<boolean> {
+  private async reload(reads: AppListingReads, ids: readonly string[], listed: ReadonlyMap<string, number>, window: RecentWindow): Promise<boolean> {
     let consistent = true;
     const inFlight = new Set<Promise<void>>();
     const made: AppPart[] = [];
     for (let start = 0; start < ids.length; start += this.options.batchSize) {
       const batch = ids.slice(start, start + this.options.batchSize);
-      const rows = await this.source.load(batch, window.since);
+      const rows = await reads.load(batch, window.since);
       if (rows.length !== batch.length) consistent = false;
       for (const { app, listingVersion } of rows) {
         if (listed.get(app.id) !== listingVersion) consistent = false;

@@ -5,6 +5,13 @@ import type { VersionStamp } from '../../domain/listings/version-stamp.ts';
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import type { Database } from '../schema.ts';
 
+/** The content version row read without kysely (SQLite's commit probe): the columns as stored. */
+export const CONTENT_VERSION_QUERY = 'select version, changed_at, instance_id from content_version where id = 1';
+
+export function contentVersionOfRow(row: Record<string, unknown>): VersionStamp {
+  return { version: Number(row['version']), changedAt: parseTimestamp(String(row['changed_at'])), instanceId: String(row['instance_id']) };
+}
+
 export async function readContentVersion(db: Kysely<Database>): Promise<VersionStamp> {
   const row = await db
     .selectFrom('content_version')
