@@ -9,6 +9,7 @@ import type { Container } from './container.ts';
 import { installJsonParser } from './http/body-parsers.ts';
 import { installCors } from './http/cors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
+import { guardPosts } from './http/web-visitor.ts';
 import { createNodeServer } from './http/node-server.ts';
 import { answerClientError, answerFrameworkError } from './http/protocol-errors.ts';
 import type { RefusalLog } from './http/protocol-errors.ts';
@@ -113,8 +114,15 @@ export async function buildServer(container: Container, options: ServerOptions =
   });
 
   // Each group of routes in a scope of its own: content-type parsers (forms) stay where they belong.
-  for (const routes of [systemRoutes, listingRoutes, tokenRoutes, sessionRoutes, appRoutes, releaseRoutes, ratingRoutes, pageRoutes, appPageRoutes, accountPageRoutes, apiPageRoutes]) {
+  for (const routes of [systemRoutes, listingRoutes, tokenRoutes, appRoutes, releaseRoutes, ratingRoutes]) {
     await app.register(async (scope) => routes(scope, container));
   }
+  // The website and the session routes: every POST there passes one guard (CSRF, docs/website.md).
+  await app.register(async (site) => {
+    guardPosts(site, container);
+    for (const routes of [sessionRoutes, pageRoutes, appPageRoutes, accountPageRoutes, apiPageRoutes]) {
+      await site.register(async (scope) => routes(scope, container));
+    }
+  });
   return app;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
 import type { Container } from '../container.ts';
 import { checkFormToken, CSRF_FIELD, formToken } from '../domain/accounts/form-token.ts';
 import { resolveSession } from '../domain/accounts/sessions.ts';
@@ -45,15 +46,72 @@ export function signedOut(request: FastifyRequest): Visitor {
   return { user: null, browserSecret: anonymous === undefined || anonymous === '' ? undefined : anonymous };
 }
 
-/** Refuses a posted form whose CSRF token was not made for this visitor's browser. */
-export function checkForm(visitor: Visitor, request: FastifyRequest, container: Container): void {
-  const body = request.body as Record<string, unknown> | null | undefined;
-  checkFormToken(container.accounts.keys, visitor.browserSecret, body?.[CSRF_FIELD]);
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who sent a POST that passed the website's check (guardPosts); null before it, or for an API client's JSON. */
+    poster: Visitor | null;
+  }
+  interface FastifyContextConfig {
+    /** The route also serves programs, with JSON bodies or none (POST /login, /logout): those need no form token. */
+    readonly jsonClients?: boolean;
+  }
 }
 
-/** Checks a posted form's CSRF token and returns who sent it. */
-export async function formVisitor(request: FastifyRequest, container: Container): Promise<Visitor> {
-  const visitor = await visitorOf(request, container);
-  checkForm(visitor, request, container);
-  return visitor;
+/**
+ * A request another site made the browser send is refused: an Origin header, when sent, must be
+ * this host (`null`, what a sandboxed frame or a no-referrer page sends, is not), and a browser
+ * that says the request is cross-site (Sec-Fetch-Site) is believed.
+ */
+function refuseForeignOrigin(request: FastifyRequest): void {
+  const refuse = (what: string): never => {
+    throw new AppError('csrf_failed', `Cross-site request refused: ${what} is not this site. Send the form from the store's own page.`);
+  };
+  if (request.headers['sec-fetch-site'] === 'cross-site') refuse('the page that sent it');
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  let host = '';
+  let ours = request.host;
+  try {
+    host = new URL(origin).host;
+    // The same default port written or not (Host: localhost:80, Origin: http://localhost).
+    ours = new URL(`${request.protocol}://${request.host}`).host;
+  } catch {
+    // `null`, or not a URL: not this site
+  }
+  if (host === '' || host !== ours) refuse(`Origin ${origin.slice(0, 100)}`);
+}
+
+/**
+ * A program's request: a JSON body, or none. A browser sends JSON cross-site only after asking
+ * (CORS), which these routes never allow; a form always has a content type.
+ */
+const isProgram = (request: FastifyRequest): boolean => {
+  const type = request.headers['content-type'];
+  return type === undefined || /^application\/json\s*(;|$)/i.test(type);
+};
+
+/**
+ * The website's CSRF protection, in one place: every POST in the scope (the website's forms,
+ * sign-in and sign-out) is refused unless it comes from this site (Origin) and carries the
+ * form token made for this browser (its session, or its anonymous form cookie). A route that
+ * declares `jsonClients` also takes JSON from programs, which the Origin rule alone guards. The
+ * checked sender is on the request (`postedBy(request)`), so a handler never checks the token itself.
+ */
+export function guardPosts(scope: FastifyInstance, container: Container): void {
+  scope.decorateRequest('poster', null);
+  scope.addHook('preValidation', async (request) => {
+    if (request.method !== 'POST') return;
+    refuseForeignOrigin(request);
+    if (request.routeOptions.config.jsonClients === true && isProgram(request)) return;
+    const visitor = await visitorOf(request, container);
+    const body = request.body as Record<string, unknown> | null | undefined;
+    checkFormToken(container.accounts.keys, visitor.browserSecret, body?.[CSRF_FIELD]);
+    request.poster = visitor;
+  });
+}
+
+/** The sender of a posted form, as the website's guard checked them. */
+export function postedBy(request: FastifyRequest): Visitor {
+  if (request.poster === null) throw new Error(`${request.method} ${request.routeOptions.url ?? ''} is not behind the website's form guard (guardPosts)`);
+  return request.poster;
 }

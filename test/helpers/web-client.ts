@@ -31,7 +31,7 @@ export class WebClient {
   }
 
   /** Posts a form; the CSRF token of the last page is added unless the fields give one (or `null` to leave it out). */
-  async post(url: string, fields: Record<string, string>, csrf: string | null | undefined = undefined): Promise<LightMyRequestResponse> {
+  async post(url: string, fields: Record<string, string>, csrf: string | null | undefined = undefined, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
     const token = csrf === undefined ? this.csrfToken() : csrf;
     const body = new URLSearchParams({ ...fields, ...(token === null ? {} : { csrf_token: token }) }).toString();
     return this.keep(
@@ -39,7 +39,7 @@ export class WebClient {
         method: 'POST',
         url,
         remoteAddress: this.address,
-        headers: { accept: 'text/html', cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { accept: 'text/html', cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
         payload: body,
       }),
     );

@@ -116,14 +116,20 @@ describe(`sessions (${DIALECT})`, () => {
     assert.match(https.cookies.find((c) => c.startsWith('appstore_session=')) ?? '', /; Secure/);
   });
 
-  test('login as a form works too; a wrong password is 401', async () => {
-    const form = await server.app.inject({
-      method: 'POST',
-      url: '/login',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `username=alice&password=${encodeURIComponent(PASSWORD)}`,
-    });
-    assert.equal(form.statusCode, 200);
+  test('login as a form works too, with the form token of a page of the site (login CSRF); a wrong password is 401', async () => {
+    const page = await server.app.inject({ method: 'GET', url: '/account/login', headers: { accept: 'text/html' } });
+    const formCookie = page.cookies.find((c) => c.name === 'appstore_form')?.value ?? '';
+    const token = /name="csrf_token" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const post = (body: string, cookie = `appstore_form=${formCookie}`) =>
+      server.app.inject({ method: 'POST', url: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, payload: body });
+    const credentials = `username=alice&password=${encodeURIComponent(PASSWORD)}`;
+    const withoutToken = await post(credentials);
+    assert.equal(withoutToken.statusCode, 403);
+    assert.equal(withoutToken.json().code, 'csrf_failed');
+    assert.equal(cookiesOf(withoutToken.headers['set-cookie']).length, 0, 'no session');
+    assert.equal((await post(`${credentials}&csrf_token=${token}`, 'appstore_form=another-browser')).statusCode, 403);
+    const form = await post(`${credentials}&csrf_token=${token}`);
+    assert.equal(form.statusCode, 200, form.body);
     const wrong = await login({ username: 'alice', password: 'nope' });
     assert.equal(wrong.response.statusCode, 401);
     assert.equal(wrong.cookies.length, 0);
@@ -157,10 +163,14 @@ describe(`sessions (${DIALECT})`, () => {
     assert.deepEqual(names(cookiesOf(out.headers['set-cookie'])), ['appstore_csrf', 'appstore_session']);
   });
 
-  test('cross-site login is refused', async () => {
-    const { response } = await login(undefined, { origin: 'https://evil.example' });
-    assert.equal(response.statusCode, 403);
-    assert.equal(response.json().code, 'csrf_failed');
+  test('cross-site login is refused: another origin, Origin: null (a sandboxed frame, a no-referrer page), Sec-Fetch-Site: cross-site', async () => {
+    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }]) {
+      const { response, cookies } = await login(undefined, headers);
+      assert.equal(response.statusCode, 403, JSON.stringify(headers));
+      assert.equal(response.json().code, 'csrf_failed');
+      assert.equal(cookies.length, 0);
+    }
+    assert.equal((await login(undefined, { origin: 'http://localhost:80' })).response.statusCode, 200, 'this site');
   });
 
   test('logout needs the CSRF token, ends the session and clears the cookies', async () => {

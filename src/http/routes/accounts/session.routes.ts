@@ -1,8 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { login, logout } from '../../../domain/accounts/sessions.ts';
-import { AppError } from '../../../errors.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { csrfHeader, readSessionCookie, setSessionCookies } from '../../cookies.ts';
 import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../../schemas.ts';
@@ -10,25 +8,17 @@ import { sendEmpty } from '../../reply.ts';
 import type { AppServer } from '../../types.ts';
 import { EmptyBody, LoginBody, LoginResponse } from './accounts.schemas.ts';
 
-/** A cross-site login (login CSRF) is refused: an Origin header, when sent, must be this host. */
-function refuseForeignOrigin(request: FastifyRequest): void {
-  const origin = request.headers.origin;
-  if (origin === undefined || origin === 'null') return;
-  let host: string;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    host = '';
-  }
-  if (host !== request.host) throw new AppError('csrf_failed', `Cross-site sign-in refused: Origin ${origin.slice(0, 100)} is not this site.`);
-}
-
-/** Web sessions: `POST /login` sets an HttpOnly cookie, `POST /logout` ends it. Both take forms. */
+/**
+ * Web sessions: `POST /login` sets an HttpOnly cookie, `POST /logout` ends it. Both take forms and
+ * JSON; they are in the website's scope, whose guard refuses another site's requests (Origin)
+ * and forms without this browser's form token (login CSRF).
+ */
 export async function sessionRoutes(app: AppServer, container: Container): Promise<void> {
   const deps = container.accounts;
   installFormParser(app);
 
   app.post('/login', {
+    config: { jsonClients: true },
     schema: {
       summary: 'Sign in with username and password; sets the session cookie',
       tags: ['accounts'],
@@ -36,7 +26,6 @@ export async function sessionRoutes(app: AppServer, container: Container): Promi
       response: { 200: LoginResponse, ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'csrf_failed') },
     },
     handler: async (request, reply) => {
-      refuseForeignOrigin(request);
       const session = await login(request.body.username, request.body.password, request.ip, deps);
       setSessionCookies(request, reply, session);
       reply.header('cache-control', 'no-store');
@@ -45,6 +34,7 @@ export async function sessionRoutes(app: AppServer, container: Container): Promi
   });
 
   app.post('/logout', {
+    config: { jsonClients: true },
     schema: {
       summary: 'End the session (needs X-CSRF-Token); clears the cookies',
       tags: ['accounts'],

@@ -22,7 +22,7 @@ import { pageSetting } from '../../page-context.ts';
 import type { PageSetting } from '../../page-context.ts';
 import { BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
-import { checkForm, formVisitor, signedOut, visitorOf } from '../../web-visitor.ts';
+import { postedBy, signedOut, visitorOf } from '../../web-visitor.ts';
 import type { Visitor } from '../../web-visitor.ts';
 import { userActing } from '../../../domain/audit/audit.ts';
 
@@ -47,7 +47,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
     return sendPage(request, reply, build(setting));
   }
 
-  /** Checks the form's CSRF token, runs the work; a refusal shows the form again. */
+  /** Runs the work for the form's sender (checked by the website's guard); a refusal shows the form again. */
   async function handleForm(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -56,7 +56,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   ): Promise<FastifyReply> {
     let visitor: Visitor | undefined;
     try {
-      visitor = await formVisitor(request, container);
+      visitor = postedBy(request);
       return await work(visitor);
     } catch (error) {
       return refused(formRefusal(error, request, reply), visitor);
@@ -100,18 +100,8 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   app.post('/account/logout', {
     schema: { hide: true, body: Form({}), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(FORM_ERRORS) } },
     handler: async (request, reply) => {
-      const visitor = await visitorOf(request, container);
       const sessionId = readSessionCookie(request);
-      // A session that is already over has nothing to protect: the cookies go either way.
-      if (visitor.user !== null && sessionId !== undefined) {
-        try {
-          checkForm(visitor, request, container);
-        } catch (error) {
-          const state = formRefusal(error, request, reply);
-          return show(request, reply, (s) => messagePage(STRINGS.signOut, state.problem?.detail ?? '', s.context, { href: '/', label: STRINGS.backHome }), visitor);
-        }
-        await endSession(sessionId, deps);
-      }
+      if (postedBy(request).user !== null && sessionId !== undefined) await endSession(sessionId, deps);
       setSessionCookies(request, reply, null);
       return reply.redirect('/', 303);
     },

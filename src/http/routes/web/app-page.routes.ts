@@ -14,7 +14,7 @@ import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
 import { pageSetting } from '../../page-context.ts';
 import { AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
-import { formVisitor } from '../../web-visitor.ts';
+import { postedBy } from '../../web-visitor.ts';
 import type { Visitor } from '../../web-visitor.ts';
 
 const Params = Type.Object({ appId: AppIdParam });
@@ -73,7 +73,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     const here = `/apps/${encodeURIComponent(appId)}`;
     let visitor: Visitor | undefined;
     try {
-      visitor = await formVisitor(request, container);
+      visitor = postedBy(request);
       if (visitor.user === null) return reply.redirect(`/account/login?next=${encodeURIComponent(here)}`, 303);
       const outcome = await work(visitor.user);
       return reply.redirect(`${here}?rated=${outcome}#your-rating`, 303);
