@@ -55,6 +55,8 @@ import { listCategories, listCategoryIds, upsertCategories } from './storage/rep
 import { ContentVersionFeed } from './storage/content-version-feed.ts';
 import { loadListedApps, loadListedRatings } from './storage/repositories/listing.repository.ts';
 import { appListingSource } from './storage/app-listing-source.ts';
+import { partFormat } from './domain/listings/app-part.ts';
+import { AppSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
 import { listPlatformReleases, upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
 import { rateLimitRepository } from './storage/repositories/rate-limit.repository.ts';
 import { ratingRepository } from './storage/repositories/rating.repository.ts';
@@ -137,6 +139,8 @@ export function publicUrlOf(config: Config): string {
 
 /** SQLite (and PostgreSQL without its listening connection): writes by other processes are seen within this. */
 const VERSION_POLL_MS = 500;
+/** What shapes a saved listing part: the listing's schemas and the serialiser (docs/listing-engine.md). */
+const LISTING_PART_FORMAT = partFormat(AppSchema, ReleaseSchema);
 const LISTEN_RETRY_MS = 5000;
 /** Apps read per query batch by the listing engine: each batch is a few milliseconds on SQLite. */
 const LISTING_BATCH_APPS = 16;
@@ -189,6 +193,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       batchSize: LISTING_BATCH_APPS,
       maxBytes: cacheBytes,
       gzipLevel: 6,
+      partFormat: LISTING_PART_FORMAT,
       brotliQuality: 5,
       onPartsError: (error) => listingReports.partsUnavailable(error),
       onRender: (what, ms) => metrics.listingRender(`apps-${what}`, ms / 1000),
@@ -251,6 +256,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
       intervalMs: HOUSEKEEPING_INTERVAL_MS,
       rateLimitRetentionMs: LONGEST_WINDOW_MS,
+      partFormat: LISTING_PART_FORMAT,
     },
     metrics,
     isDatabaseReachable: () => isDatabaseReachable(db),

@@ -18,6 +18,8 @@ export function startHousekeeping(container: Container, report: (message: string
         running = false;
       });
   };
+  // The listing part format this node uses is marked at once: its parts are kept from the start.
+  container.housekeeping.store.markPartFormatInUse(container.housekeeping.partFormat, container.housekeeping.now()).catch((error: unknown) => report('marking the listing part format failed: tried again at the next look', error));
   const first = setTimeout(look, Math.random() * FIRST_CHECK_MAX_MS).unref();
   const every = setInterval(look, CHECK_MS).unref();
   return {

@@ -1,6 +1,6 @@
 /**
- * Periodic pruning of rows that only ever grow: expired sessions and mailed links, and rate-limit
- * hits older than any window. Several nodes share the database: a lease in the database lets one
+ * Periodic pruning of rows that only ever grow: expired sessions and mailed links, rate-limit
+ * hits older than any window, and the saved listing parts of formats no running node uses. Several nodes share the database: a lease in the database lets one
  * node run it at a time, and the time of the last run keeps it to once per interval in all.
  */
 export interface HousekeepingStore {
@@ -11,6 +11,10 @@ export interface HousekeepingStore {
   pruneSessions(now: Date): Promise<number>;
   pruneLinks(now: Date): Promise<number>;
   pruneRateLimitHits(before: Date): Promise<number>;
+  /** Records that this node uses this listing part format now. */
+  markPartFormatInUse(format: string, now: Date): Promise<void>;
+  /** Removes the saved listing parts of formats no node has marked since `before`; the parts removed. */
+  prunePartFormats(before: Date): Promise<number>;
 }
 
 export interface HousekeepingDeps {
@@ -21,20 +25,30 @@ export interface HousekeepingDeps {
   readonly intervalMs: number;
   /** Rate-limit hits older than this are never counted again (the longest window of any rule). */
   readonly rateLimitRetentionMs: number;
+  /** This node's listing part format (every node marks its own at each look, so parts of a format in use are kept). */
+  readonly partFormat: string;
 }
 
 export interface HousekeepingReport {
   readonly sessions: number;
   readonly links: number;
   readonly rateLimitHits: number;
+  readonly listingParts: number;
 }
 
 const TASK = 'prune';
 const LEASE_MS = 5 * 60_000;
 
-/** Runs the pruning when it is due and no other node runs it; null when it did not run. */
+/** Saved listing parts of a format no node has used for this long are removed (the nodes of an upgrade are all replaced). */
+const PART_FORMAT_RETENTION_MS = 86_400_000;
+
+/**
+ * Marks this node's listing part format as in use, then runs the pruning when it is due and no
+ * other node runs it; null when it did not run.
+ */
 export async function runHousekeeping(deps: HousekeepingDeps): Promise<HousekeepingReport | null> {
   const now = deps.now();
+  await deps.store.markPartFormatInUse(deps.partFormat, now);
   const lease = await deps.store.takeLease(TASK, deps.holder, now, new Date(now.getTime() + LEASE_MS));
   if (!lease.taken) return null;
   if (lease.lastRunAt !== null && now.getTime() - lease.lastRunAt.getTime() < deps.intervalMs) {
@@ -45,6 +59,7 @@ export async function runHousekeeping(deps: HousekeepingDeps): Promise<Housekeep
     sessions: await deps.store.pruneSessions(now),
     links: await deps.store.pruneLinks(now),
     rateLimitHits: await deps.store.pruneRateLimitHits(new Date(now.getTime() - deps.rateLimitRetentionMs)),
+    listingParts: await deps.store.prunePartFormats(new Date(now.getTime() - PART_FORMAT_RETENTION_MS)),
   };
   await deps.store.release(TASK, deps.holder, now);
   return report;

@@ -10,6 +10,7 @@ import * as operations from './migrations/0005-operations.ts';
 import * as discover from './migrations/0006-discover.ts';
 import * as externalApps from './migrations/0007-external-apps.ts';
 import * as versionNotifications from './migrations/0008-version-notifications.ts';
+import * as listingPartIntegrity from './migrations/0009-listing-part-integrity.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
@@ -24,6 +25,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0006-discover', discover],
   ['0007-external-apps', externalApps],
   ['0008-version-notifications', versionNotifications],
+  ['0009-listing-part-integrity', listingPartIntegrity],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

@@ -119,6 +119,14 @@ export interface ListingPartsTable {
   crc: number | string | bigint;
   text_length: number;
   deflated: Buffer;
+  /** partChecksum of the part as saved ('' before migration 0009: never taken). */
+  checksum: Generated<string>;
+}
+
+/** Part formats in use: each node records its own every few minutes (migration 0009). */
+export interface ListingPartFormatsTable {
+  format: string;
+  seen_at: string;
 }
 
 export interface AppTranslationsTable {
@@ -307,6 +315,7 @@ export interface Database {
   certificate_revocations: CertificateRevocationsTable;
   rate_limit_hits: RateLimitHitsTable;
   listing_parts: ListingPartsTable;
+  listing_part_formats: ListingPartFormatsTable;
   store_identity: StoreIdentityTable;
   audit_log: AuditLogTable;
   housekeeping_leases: HousekeepingLeasesTable;

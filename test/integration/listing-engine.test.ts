@@ -11,6 +11,9 @@ import { publishDirectly, registerDirectly } from '../helpers/listing-data.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
+import { partChecksum } from '../../src/domain/listings/app-part.ts';
+import type { SavedPart } from '../../src/domain/listings/app-part.ts';
+import { loadSavedParts } from '../../src/storage/repositories/listing-part.repository.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 import { testAudit } from '../helpers/acting.ts';
 
@@ -153,7 +156,7 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
     }
   });
 
-  test('the parts are saved in the database: a node that starts takes those that are current and renders the others', async () => {
+  test('the parts are saved in the database: a node that starts takes those that are current and sound, renders the others, and keeps other formats\' parts', async () => {
     const url = '/api/v1/apps.json?include_enterprise=true';
     const want = await expected(VARIANTS[0]);
     assert.equal((await served(url, 'gzip')).text, want);
@@ -163,14 +166,24 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
     const saved = await db.selectFrom('listing_parts').select(['app_id', 'listing_version', 'format']).orderBy('app_id').execute();
     assert.deepEqual(saved.map((row) => [row.app_id, Number(row.listing_version)]), index.map((row) => [row.id, Number(row.listing_version)]), 'one current part per listed app');
 
-    // The first app's saved part replaced by the second's (same listing version): a node that takes
-    // saved parts serves the second app twice, which shows it read them instead of rendering.
-    const [first, second, third] = index;
-    assert.ok(first !== undefined && second !== undefined && third !== undefined, 'the catalogue has three apps');
+    // The first app's saved part replaced by the second's (same listing version), with the checksum
+    // such a part would have: a node that takes saved parts serves the second app twice, which
+    // shows it read them instead of rendering.
+    const [first, second, third, fourth] = index;
+    assert.ok(first !== undefined && second !== undefined && third !== undefined && fourth !== undefined, 'the catalogue has four apps');
+    const format = saved[0]?.format ?? '';
     const part = await db.selectFrom('listing_parts').selectAll().where('app_id', '=', second.id).executeTakeFirstOrThrow();
     await db.updateTable('listing_parts').set({ deflated: part.deflated, crc: part.crc, text_length: part.text_length, head_length: part.head_length, releases: part.releases }).where('app_id', '=', first.id).execute();
+    const [swapped] = await loadSavedParts(db, [first.id], format);
+    assert.ok(swapped !== undefined);
+    await db.updateTable('listing_parts').set({ checksum: partChecksum(swapped, format) }).where('app_id', '=', first.id).execute();
     // A part made by other code (another format) is not taken: that app is rendered.
     await db.updateTable('listing_parts').set({ format: 'other code' }).where('app_id', '=', third.id).execute();
+    // A damaged part (its bytes changed, not its checksum) is not taken: that app is rendered.
+    const damaged = await db.selectFrom('listing_parts').select('deflated').where('app_id', '=', fourth.id).executeTakeFirstOrThrow();
+    const bytes = Buffer.from(damaged.deflated);
+    bytes[0] = (bytes[0] ?? 0) ^ 0xff;
+    await db.updateTable('listing_parts').set({ deflated: bytes }).where('app_id', '=', fourth.id).execute();
     const node = await createTestServer({ now: clock.now, database: server.database });
     try {
       const response = await node.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
@@ -179,8 +192,11 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
       assert.deepEqual(apps.map((app) => app.id), [second.id, ...wanted.slice(1).map((app) => app.id)]);
       assert.deepEqual(apps.slice(1), wanted.slice(1), 'every other app as rendered');
       await node.container.listings.engine.savesSettled();
-      const formats = await db.selectFrom('listing_parts').select('format').where('app_id', '=', third.id).execute();
-      assert.deepEqual(formats.map((row) => row.format), [saved[0]?.format], 'the part of other code replaced by this one');
+      // A rolling upgrade: the part of the other version stays beside this one's.
+      const formats = await db.selectFrom('listing_parts').select('format').where('app_id', '=', third.id).orderBy('format').execute();
+      assert.deepEqual(formats.map((row) => row.format).sort(), [format, 'other code'].sort(), 'both versions\' parts are kept');
+      const repaired = await loadSavedParts(db, [fourth.id], format);
+      assert.equal(repaired[0]?.checksum, partChecksum(repaired[0] as SavedPart, format), 'the damaged part was saved again, sound');
     } finally {
       await node.app.close();
     }

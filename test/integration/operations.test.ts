@@ -113,7 +113,7 @@ describe(`metrics (${DIALECT})`, () => {
 });
 
 describe(`housekeeping (${DIALECT})`, () => {
-  test('two nodes: one prunes expired sessions, links and old rate-limit hits; the other waits; then not again before the interval', async () => {
+  test('two nodes: one prunes expired sessions, links, old rate-limit hits and the listing parts of formats no node uses; the other waits; then not again before the interval', async () => {
     const database = await createTestDatabase();
     const one = await createTestServer({ database });
     const two = await createTestServer({ database });
@@ -133,10 +133,21 @@ describe(`housekeeping (${DIALECT})`, () => {
         { bucket: 'auth-failed-address', subject: '192.0.2.2', hit_at: ago(60_000) },
       ]).execute();
 
+      // Saved listing parts of three other versions: one no node has marked for two days (an
+      // upgrade that finished), one a node marked an hour ago (a rolling upgrade), one from before
+      // formats were marked (no checksum).
+      await db.insertInto('apps').values({ id: 'kept', owner_id: user.id, certificate: 'c', is_featured: false, is_enterprise_only: false, transfer_unlocked: false, created_at: ago(0), updated_at: ago(0) }).execute();
+      const part = (format: string, checksum: string) => ({ app_id: 'kept', format, listing_version: 1, recent_ratings: 0, enterprise_only: false, head_length: 1, releases: '[]', crc: 0, text_length: 1, deflated: Buffer.from('x'), checksum });
+      await db.insertInto('listing_parts').values([part('finished upgrade', 'c1'), part('rolling upgrade', 'c2'), part('before 0.3', '')]).execute();
+      await db.insertInto('listing_part_formats').values([{ format: 'finished upgrade', seen_at: ago(2 * 86_400_000) }, { format: 'rolling upgrade', seen_at: ago(3_600_000) }]).execute();
+
       const [first, second] = await Promise.all([runHousekeeping(one.container.housekeeping), runHousekeeping(two.container.housekeeping)]);
       const reports = [first, second].filter((report) => report !== null);
       assert.equal(reports.length, 1, 'exactly one node ran it');
-      assert.deepEqual(reports[0], { sessions: 1, links: 1, rateLimitHits: 1 });
+      assert.deepEqual(reports[0], { sessions: 1, links: 1, rateLimitHits: 1, listingParts: 2 });
+      assert.deepEqual((await db.selectFrom('listing_parts').select('format').execute()).map((row) => row.format), ['rolling upgrade']);
+      const marked = (await db.selectFrom('listing_part_formats').select('format').execute()).map((row) => row.format).sort();
+      assert.deepEqual(marked, [one.container.housekeeping.partFormat, 'rolling upgrade'].sort(), 'each node marks its own format; the finished one is gone');
       assert.deepEqual((await db.selectFrom('sessions').select('id_hash').execute()).map((row) => row.id_hash), ['current']);
       assert.deepEqual((await db.selectFrom('rate_limit_hits').select('subject').execute()).map((row) => row.subject), ['192.0.2.2']);
       assert.equal(await runHousekeeping(two.container.housekeeping), null, 'not due again within the interval');

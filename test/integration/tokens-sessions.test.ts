@@ -164,7 +164,8 @@ describe(`sessions (${DIALECT})`, () => {
   });
 
   test('cross-site login is refused: another origin, Origin: null (a sandboxed frame, a no-referrer page), Sec-Fetch-Site: cross-site', async () => {
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const forged: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of forged) {
       const { response, cookies } = await login(undefined, headers);
       assert.equal(response.statusCode, 403, JSON.stringify(headers));
       assert.equal(response.json().code, 'csrf_failed');

@@ -3,8 +3,8 @@ import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
 import { listedApp as baseApp, listedRelease, renderFromScratch } from '../../../test/helpers/listed-app.ts';
 import type { ListedApp, ListingVariant } from './app-listing.ts';
-import type { AppListingSource } from './app-listing-engine.ts';
-import type { AppPart } from './app-part.ts';
+import type { AppListingReads, AppListingSource } from './app-listing-engine.ts';
+import type { SavedPart } from './app-part.ts';
 import { AppListingEngine } from './app-listing-engine.ts';
 import { joinChunks } from './gzip-parts.ts';
 import type { RecentWindow } from './rating-aggregate.ts';
@@ -55,7 +55,7 @@ class FakeStore implements AppListingSource {
     return this.recentCounts;
   }
 
-  readonly saved = new Map<string, { format: string; part: AppPart }>();
+  readonly saved = new Map<string, { format: string; part: SavedPart }>();
 
   async savedParts(ids: readonly string[], format: string) {
     return ids.flatMap((id) => {
@@ -65,7 +65,7 @@ class FakeStore implements AppListingSource {
   }
 
   /** In one snapshot, nothing commits meanwhile (the tests' racing writers wait). */
-  async inOneSnapshot<T>(work: (reads: this) => Promise<T>): Promise<T> {
+  async inOneSnapshot<T>(work: (reads: AppListingReads) => Promise<T>): Promise<T> {
     this.snapshots += 1;
     this.inSnapshot = true;
     try {
@@ -78,7 +78,7 @@ class FakeStore implements AppListingSource {
   snapshots = 0;
   inSnapshot = false;
 
-  async saveParts(parts: readonly AppPart[], format: string) {
+  async saveParts(parts: readonly SavedPart[], format: string) {
     for (const part of parts) this.saved.set(part.id, { format, part });
   }
 
@@ -91,7 +91,7 @@ class FakeStore implements AppListingSource {
 }
 
 const DAY: RecentWindow = { since: '2026-01-01T00:00:00.000000Z', day: '20260401' };
-const options = { batchSize: 2, maxBytes: 64 * 1024 * 1024, gzipLevel: 6, brotliQuality: 5 };
+const options = { batchSize: 2, maxBytes: 64 * 1024 * 1024, gzipLevel: 6, brotliQuality: 5, partFormat: 'test format' };
 const VARIANTS: ListingVariant[] = [
   { includeEnterprise: true },
   { includeEnterprise: false },

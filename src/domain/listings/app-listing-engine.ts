@@ -1,6 +1,7 @@
 import type { ListedApp, ListingVariant } from './app-listing.ts';
 import type { AppPart, PartOptions } from './app-part.ts';
-import { PART_FORMAT, cutAppPart, makeAppPart, partBytes, releasesFor } from './app-part.ts';
+import { cutAppPart, makeAppPart, partBytes, partChecksum, releasesFor } from './app-part.ts';
+import type { SavedPart } from './app-part.ts';
 import type { ByteChunks, GzipPart } from './gzip-parts.ts';
 import { assembleGzip, brotliFromGzip, literalPart, textLength } from './gzip-parts.ts';
 import type { RecentWindow } from './rating-aggregate.ts';
@@ -24,15 +25,19 @@ export interface AppListingReads {
   load(ids: readonly string[], recentSince: string): Promise<Array<{ readonly listingVersion: number; readonly app: ListedApp }>>;
   /** Per app, how many of its ratings are at or after `recentSince` (apps without any are absent). */
   recentRatingCounts(recentSince: string): Promise<ReadonlyMap<string, number>>;
-  /** Parts saved earlier in this format for these apps, whatever their listing version (the engine checks it). */
-  savedParts(ids: readonly string[], format: string): Promise<AppPart[]>;
+  /** Parts saved earlier in this format for these apps, whatever their listing version and checksum (the engine checks both). */
+  savedParts(ids: readonly string[], format: string): Promise<SavedPart[]>;
 }
 
 export interface AppListingSource extends AppListingReads {
   /** Runs `work` with reads that all see one snapshot: the index and the apps agree, whatever commits meanwhile. */
   inOneSnapshot<T>(work: (reads: AppListingReads) => Promise<T>): Promise<T>;
-  /** Keeps parts for the next start and for other nodes; a failure costs a render later, nothing else. */
-  saveParts(parts: readonly AppPart[], format: string): Promise<void>;
+  /**
+   * Keeps parts for the next start and for other nodes, each replacing the app's part in this
+   * format unless the one saved is newer; parts in other formats stay (a node of another
+   * version, during a rolling upgrade, takes them). A failure costs a render later, nothing else.
+   */
+  saveParts(parts: readonly SavedPart[], format: string): Promise<void>;
 }
 
 /** One listing body, assembled from parts: gzip at once, brotli compressed in the background when first asked for. */
@@ -47,6 +52,8 @@ export interface AssembledListing {
 }
 
 export interface EngineOptions extends PartOptions {
+  /** What shapes a part (partFormat): saved parts in another format are never taken, nor removed (a node of another version may use them). */
+  readonly partFormat: string;
   /** Apps read from the database per query batch: bounds each synchronous stretch on SQLite. */
   readonly batchSize: number;
   /** Bound on the assembled bodies kept (bytes), counting the parts and cuts, which are always kept. */
@@ -219,15 +226,20 @@ export class AppListingEngine {
   private async takeSaved(reads: AppListingReads, ids: readonly string[], listed: ReadonlyMap<string, number>): Promise<string[]> {
     const taken = new Set<string>();
     for (let start = 0; start < ids.length; start += SAVED_BATCH) {
-      let saved: AppPart[];
+      let found: SavedPart[];
       try {
-        saved = await reads.savedParts(ids.slice(start, start + SAVED_BATCH), PART_FORMAT);
+        found = await reads.savedParts(ids.slice(start, start + SAVED_BATCH), this.options.partFormat);
       } catch (error) {
         this.options.onPartsError?.(error);
         break;
       }
-      for (const part of saved) {
-        if (listed.get(part.id) !== part.listingVersion || (this.recentCounts.get(part.id) ?? 0) !== part.recentRatings) continue;
+      for (const saved of found) {
+        if (listed.get(saved.id) !== saved.listingVersion || (this.recentCounts.get(saved.id) ?? 0) !== saved.recentRatings) continue;
+        if (partChecksum(saved, this.options.partFormat) !== saved.checksum) {
+          this.options.onPartsError?.(new Error(`the saved listing part of ${saved.id} does not match its checksum: rendered again`));
+          continue;
+        }
+        const { checksum: _checksum, ...part } = saved;
         this.parts.set(part.id, part);
         taken.add(part.id);
       }
@@ -267,7 +279,8 @@ export class AppListingEngine {
   private save(parts: readonly AppPart[]): void {
     for (let start = 0; start < parts.length; start += this.options.batchSize) {
       const batch = parts.slice(start, start + this.options.batchSize);
-      this.saving = this.saving.then(() => this.source.saveParts(batch, PART_FORMAT)).catch((error: unknown) => this.options.onPartsError?.(error));
+      const saved = batch.map((part) => ({ ...part, checksum: partChecksum(part, this.options.partFormat) }));
+      this.saving = this.saving.then(() => this.source.saveParts(saved, this.options.partFormat)).catch((error: unknown) => this.options.onPartsError?.(error));
     }
   }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { satisfies } from '../versions/semantic-version.ts';
 import type { SpecBounds } from '../versions/semantic-version.ts';
 import type { ListedApp, ListingVariant } from './app-listing.ts';
-import { toFragment } from './app-listing.ts';
+import { compareReleasesDescending, crlf, toFragment } from './app-listing.ts';
 import type { GzipPart } from './gzip-parts.ts';
 import { compressPart, partText } from './gzip-parts.ts';
 
@@ -61,27 +61,82 @@ export async function makeAppPart(app: ListedApp, listingVersion: number, option
   };
 }
 
+/** A JSON Schema as TypeBox writes one (the listing's App and Release). */
+interface JsonSchema {
+  readonly type?: string;
+  readonly properties?: Readonly<Record<string, JsonSchema>>;
+  readonly required?: readonly string[];
+  readonly items?: JsonSchema;
+  readonly patternProperties?: Readonly<Record<string, JsonSchema>>;
+  readonly anyOf?: readonly JsonSchema[];
+  readonly const?: unknown;
+  readonly $ref?: string;
+}
+
 /**
- * Names the serialisation that makes a part: a digest of a sample app, with every field, as this
- * code writes it, and of the version of the part's layout. A part saved by code that writes apps
- * differently (a field added, renamed or moved) has another format and is not taken.
+ * A value with every property the schema names (`optional` false: only the required ones), made
+ * from the schema alone: strings hold a line break, so what the serialiser does to text shows.
  */
-export const PART_FORMAT: string = (() => {
-  const release = {
-    version: '1.0.0-beta.1', phpExtensions: [{ id: 'ext', versionSpec: '>=1.0.0', rawVersionSpec: '>=1' }], databases: [{ id: 'pgsql', versionSpec: '*', rawVersionSpec: '*' }],
-    shellCommands: ['sh'], phpVersionSpec: '>=8.1.0', rawPhpVersionSpec: '>=8.1', platformVersionSpec: '>=30.0.0 <32.0.0', rawPlatformVersionSpec: '>=30 <=31',
-    minIntSize: 64, isNightly: true, licenses: ['agpl'], translations: { en: { changelog: 'c' } }, download: 'https://d/1.tar.gz',
-    created: '2026-01-01T00:00:00.000000Z', lastModified: '2026-01-02T00:00:00.000000Z', signature: 's', signatureDigest: 'sha512',
-  };
-  const sample: ListedApp = {
-    id: 'sample', categories: ['tools'], authors: [{ name: 'a', mail: 'm', homepage: 'h' }], userDocs: 'u', adminDocs: 'a', developerDocs: 'd',
-    issueTracker: 'i', website: 'w', discussion: 'd', screenshots: [{ url: 'https://s', smallThumbnail: 'https://t' }],
-    translations: { en: { name: 'n', summary: 's', description: 'd' } }, ratingOverall: 0.25, ratingNumOverall: 1, ratingRecent: 0.75, ratingNumRecent: 2,
-    isEnterpriseOnly: true, created: '2026-01-01T00:00:00.000000Z', lastModified: '2026-01-02T00:00:00.000000Z', isFeatured: true, certificate: 'c\nd', releases: [release],
-  };
-  const fragment = toFragment(sample);
-  return createHash('sha256').update(`part layout 2\n${fragment.head}\n${fragment.releases.map((r) => r.json).join('\n')}`).digest('base64url').slice(0, 16);
-})();
+function sampleOf(schema: JsonSchema, refs: Readonly<Record<string, unknown>>, optional: boolean): unknown {
+  if (schema.$ref !== undefined) return refs[schema.$ref];
+  if (schema.const !== undefined) return schema.const;
+  if (schema.anyOf !== undefined) return sampleOf(schema.anyOf[0] ?? {}, refs, optional);
+  switch (schema.type) {
+    case 'string':
+      return 'x\ny';
+    case 'integer':
+      return 2;
+    case 'number':
+      return 0.5;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'array':
+      return schema.items === undefined ? [] : [sampleOf(schema.items, refs, optional)];
+    case 'object': {
+      const pattern = Object.values(schema.patternProperties ?? {})[0];
+      if (pattern !== undefined) return { en: sampleOf(pattern, refs, optional) };
+      const kept = Object.entries(schema.properties ?? {}).filter(([name]) => optional || (schema.required ?? []).includes(name));
+      return Object.fromEntries(kept.map(([name, property]) => [name, sampleOf(property, refs, optional)]));
+    }
+    default:
+      return null;
+  }
+}
+
+/** How a saved part's fields are laid out (AppPart, and its row): changed when they change shape. */
+const PART_LAYOUT = 'part layout 3: id, listingVersion, enterpriseOnly, recentRatings, whole {deflated, crc, length}, headLength, releases [{start, end, bounds, exApp}]';
+
+/**
+ * Names everything that shapes a saved part, so that a part saved by other code is never taken:
+ * the listing's schema (every field, optional ones included), the text this code makes of an app
+ * generated from that schema (one release with every field, one with only the required ones), the
+ * source of the serialiser's functions, and the part layout. A field added, renamed or moved in
+ * the schema or the serialiser gives another format; upgraded nodes then render again.
+ */
+export function partFormat(appSchema: JsonSchema, releaseSchema: JsonSchema): string {
+  const fullRelease = sampleOf(releaseSchema, {}, true);
+  const plainRelease = sampleOf(releaseSchema, {}, false);
+  const app = sampleOf(appSchema, { Release: fullRelease }, true) as ListedApp;
+  const fragment = toFragment({ ...app, releases: [fullRelease, plainRelease] as ListedApp['releases'] });
+  const serialiser = [toFragment, crlf, compareReleasesDescending, makeAppPart].map((code) => code.toString());
+  return createHash('sha256')
+    .update(JSON.stringify([PART_LAYOUT, appSchema, releaseSchema, fragment, serialiser]))
+    .digest('base64url')
+    .slice(0, 16);
+}
+
+/** A part as saved for the next start and other nodes: with a checksum of everything in it. */
+export interface SavedPart extends AppPart {
+  readonly checksum: string;
+}
+
+/** SHA-256 of the part's fields, its bytes and its format: what a saved part must still hash to when taken. */
+export function partChecksum(part: AppPart, format: string): string {
+  const fields = JSON.stringify([format, part.id, part.listingVersion, part.enterpriseOnly, part.recentRatings, part.headLength, part.releases, part.whole.crc, part.whole.length]);
+  return createHash('sha256').update(fields).update('\n').update(part.whole.deflated).digest('base64url');
+}
 
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { HousekeepingStore } from '../../domain/housekeeping.ts';
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import type { Database } from '../schema.ts';
+import { markPartFormatInUse, removeUnusedPartFormats } from './listing-part.repository.ts';
 
 export function housekeepingRepository(db: Kysely<Database>): HousekeepingStore {
   return {
@@ -41,5 +42,7 @@ export function housekeepingRepository(db: Kysely<Database>): HousekeepingStore 
     async pruneRateLimitHits(before) {
       return Number((await db.deleteFrom('rate_limit_hits').where('hit_at', '<=', formatTimestamp(before)).executeTakeFirst()).numDeletedRows);
     },
+    markPartFormatInUse: (format, now) => markPartFormatInUse(db, format, formatTimestamp(now)),
+    prunePartFormats: (before) => removeUnusedPartFormats(db, formatTimestamp(before)),
   };
 }

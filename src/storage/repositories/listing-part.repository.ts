@@ -1,29 +1,30 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { AppPart } from '../../domain/listings/app-part.ts';
+import type { SavedPart } from '../../domain/listings/app-part.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 
 type Row = Insertable<Database['listing_parts']>;
 
 /** The listing engine's saved parts of these apps in this format, whatever their listing version. */
-export async function loadSavedParts(db: Kysely<Database>, ids: readonly string[], format: string): Promise<AppPart[]> {
+export async function loadSavedParts(db: Kysely<Database>, ids: readonly string[], format: string): Promise<SavedPart[]> {
   if (ids.length === 0) return [];
   const rows = await db.selectFrom('listing_parts').selectAll().where('format', '=', format).where('app_id', 'in', ids).execute();
   return rows.map(
-    (row): AppPart => ({
+    (row): SavedPart => ({
       id: row.app_id,
       listingVersion: Number(row.listing_version),
       enterpriseOnly: toBool(row.enterprise_only),
       recentRatings: Number(row.recent_ratings),
       whole: { deflated: Buffer.from(row.deflated), crc: Number(row.crc), length: Number(row.text_length) },
       headLength: Number(row.head_length),
-      releases: JSON.parse(row.releases) as AppPart['releases'],
+      releases: JSON.parse(row.releases) as SavedPart['releases'],
       cuts: new Map(),
+      checksum: row.checksum,
     }),
   );
 }
 
-const toRow = (part: AppPart, format: string): Row => ({
+const toRow = (part: SavedPart, format: string): Row => ({
   app_id: part.id,
   format,
   listing_version: part.listingVersion,
@@ -34,16 +35,19 @@ const toRow = (part: AppPart, format: string): Row => ({
   crc: part.whole.crc,
   text_length: part.whole.length,
   deflated: part.whole.deflated,
+  checksum: part.checksum,
 });
 
 /**
  * Saves parts, each replacing the app's part in this format unless the one saved is newer (nodes
- * save concurrently), and removing their parts in other formats. One transaction for all; when that fails (an app deleted meanwhile, whose
- * part no longer has an app), each on its own, and those that still fail are left out.
+ * save concurrently). Parts in other formats stay: a node running another version may use them
+ * (removeUnusedPartFormats prunes them once none does). One transaction for all; when that fails
+ * (an app deleted meanwhile, whose part no longer has an app), each on its own, and those that
+ * still fail are left out.
  */
-export async function saveParts(db: Kysely<Database>, parts: readonly AppPart[], format: string): Promise<void> {
+export async function saveParts(db: Kysely<Database>, parts: readonly SavedPart[], format: string): Promise<void> {
   if (parts.length === 0) return;
-  const upsert = (target: Kysely<Database>, part: AppPart) =>
+  const upsert = (target: Kysely<Database>, part: SavedPart) =>
     target
       .insertInto('listing_parts')
       .values(toRow(part, format))
@@ -59,17 +63,43 @@ export async function saveParts(db: Kysely<Database>, parts: readonly AppPart[],
             crc: eb.ref('excluded.crc'),
             text_length: eb.ref('excluded.text_length'),
             deflated: eb.ref('excluded.deflated'),
+            checksum: eb.ref('excluded.checksum'),
           }))
           .where('listing_parts.listing_version', '<=', (eb) => eb.ref('excluded.listing_version')),
       )
       .execute();
   try {
     await db.transaction().execute(async (trx) => {
-      // What other code made for these apps would only linger: it is never taken by this code.
-      await trx.deleteFrom('listing_parts').where('format', '<>', format).where('app_id', 'in', parts.map((part) => part.id)).execute();
       for (const part of parts) await upsert(trx, part);
     });
   } catch {
     for (const part of parts) await upsert(db, part).catch(() => undefined);
   }
+}
+
+/** Records that a node uses this part format now (every few minutes, from each node). */
+export async function markPartFormatInUse(db: Kysely<Database>, format: string, now: string): Promise<void> {
+  await db
+    .insertInto('listing_part_formats')
+    .values({ format, seen_at: now })
+    .onConflict((conflict) => conflict.column('format').doUpdateSet({ seen_at: now }))
+    .execute();
+}
+
+/**
+ * Removes the parts of formats no node has marked since `before` (an upgrade has finished), and
+ * those formats, and the parts saved before formats were marked (no checksum: no node of this
+ * version takes them). A format not marked yet (a node that just started) keeps its parts. The
+ * parts removed.
+ */
+export async function removeUnusedPartFormats(db: Kysely<Database>, before: string): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const stale = trx.selectFrom('listing_part_formats').select('format').where('seen_at', '<', before);
+    const removed = await trx
+      .deleteFrom('listing_parts')
+      .where((eb) => eb.or([eb('format', 'in', stale), eb('checksum', '=', '')]))
+      .executeTakeFirst();
+    await trx.deleteFrom('listing_part_formats').where('seen_at', '<', before).execute();
+    return Number(removed.numDeletedRows);
+  });
 }
