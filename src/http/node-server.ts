@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Config } from '../config.ts';
 import type { RefusalLog } from './protocol-errors.ts';
 import { answerBeforeRouting, checkBeforeRouting, writeRawRefusal } from './protocol-errors.ts';
@@ -79,6 +80,15 @@ export function createNodeServer(handler: Handler, settings: Pick<Config, 'conne
     },
   );
   server.keepAliveTimeout = idleTimeoutMs;
+  // A client that half-closes after sending (shutdown(SHUT_WR), `curl` with some proxies, nc -N)
+  // still gets its answer: by default Node aborts every request in flight on the connection's
+  // end, so a route that awaits anything never answered. The connection closes after the answer.
+  Object.assign(server, { httpAllowHalfOpen: true }); // a property of http.Server that @types/node does not declare
+  // CONNECT (a proxy's method) bypasses the request handler: Node would close the connection
+  // without a word.
+  server.on('connect', (request: http.IncomingMessage, socket: Duplex) => {
+    writeRawRefusal(socket, { code: 'invalid_request', detail: `This server is not a proxy: CONNECT ${String(request.url).slice(0, 100)} is not supported. Send GET, HEAD, POST or DELETE for a path of the store.` }, log);
+  });
   // Any Expect but 100-continue: Node would answer an empty 417.
   server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) => {
     answerBeforeRouting(request, response, checkBeforeRouting(request) ?? { code: 'expectation_failed', detail: 'This server supports only Expect: 100-continue.' }, log);

@@ -109,6 +109,10 @@ export function checkBeforeRouting(request: IncomingMessage): ProtocolRefusal | 
   if (request.httpVersionMajor === 1 && request.httpVersionMinor >= 1 && (request.headers.host ?? '') === '') {
     return { code: 'invalid_request', detail: 'The request has no Host header: HTTP/1.1 requires one (Host: the store\'s name).' };
   }
+  // Node keeps the first of several: which host the request is for is then ambiguous (RFC 9112 §3.2 requires a 400).
+  let hosts = 0;
+  for (let i = 0; i < request.rawHeaders.length; i += 2) if (request.rawHeaders[i]?.toLowerCase() === 'host') hosts += 1;
+  if (hosts > 1) return { code: 'invalid_request', detail: `The request has ${hosts} Host headers: send exactly one.` };
   const expect = request.headers.expect;
   if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') {
     return { code: 'expectation_failed', detail: `This server cannot meet the expectation '${expect.slice(0, 40)}': the only one it supports is Expect: 100-continue.` };

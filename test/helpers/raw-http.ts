@@ -25,10 +25,11 @@ function parse(text: string, closed: boolean, elapsedMs: number): RawExchange {
 }
 
 /**
- * Opens a TCP connection, writes each part (waiting `pauseMs` between parts), and collects what
- * the server answers until it closes the connection or `waitMs` pass.
+ * Opens a TCP connection, writes each part (waiting `pauseMs` between parts; with `halfClose`,
+ * then ends its side), and collects what the server answers until it closes the connection or
+ * `waitMs` pass.
  */
-export function rawExchange(port: number, parts: readonly (string | Buffer)[], options: { waitMs?: number; pauseMs?: number } = {}): Promise<RawExchange> {
+export function rawExchange(port: number, parts: readonly (string | Buffer)[], options: { waitMs?: number; pauseMs?: number; halfClose?: boolean } = {}): Promise<RawExchange> {
   const waitMs = options.waitMs ?? 3000;
   return new Promise((resolve) => {
     const started = Date.now();
@@ -53,6 +54,8 @@ export function rawExchange(port: number, parts: readonly (string | Buffer)[], o
           if (socket.destroyed) return;
           socket.write(part);
         }
+        // Half-closes: the client has sent everything and waits for the answer.
+        if (options.halfClose === true && !socket.destroyed) socket.end();
       })();
     });
   });

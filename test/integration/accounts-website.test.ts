@@ -115,6 +115,17 @@ describe(`accounts on the website (${DIALECT})`, () => {
     assert.ok(audit.every((entry) => entry.address !== null && entry.requestId !== null));
   });
 
+  test('a sign-in\'s next outside Latin-1 is percent-encoded in the redirect, never a 500', async () => {
+    await createUser(server.container, 'nina', STRONG);
+    await web.get('/account/login?next=%2Fsearch%3Fq%3D%C4%80');
+    const signedIn = await web.post('/account/login', { username: 'nina', password: STRONG, next: '/search?q=\u0100' });
+    assert.equal(signedIn.statusCode, 303, signedIn.body);
+    assert.equal(signedIn.headers.location, '/search?q=%C4%80');
+    const again = await web.get('/account/login?next=%2F%C4%80');
+    assert.equal(again.statusCode, 303);
+    assert.equal(again.headers.location, '/%C4%80');
+  });
+
   test('a confirmation link stops working after three days', async () => {
     await signUp(web, 'dave', 'dave@example.org');
     const path = linkPath((await mail.nextMailTo('dave@example.org')).links);

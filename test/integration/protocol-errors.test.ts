@@ -68,6 +68,26 @@ describe(`what Node and the router refuse, answered with the contract's body (${
     assert.equal((await rawExchange(port, ['GET /api/v1/apps.json HTTP/1.0\r\n\r\n'])).status, 200);
   });
 
+  test('CONNECT: a JSON 400 saying this is no proxy; two Host headers: 400', async () => {
+    assertRefusal(await rawExchange(port, ['CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n']), 400, 'invalid_request', /not a proxy: CONNECT example\.org:443/);
+    assertRefusal(await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nHost: other\r\n')]), 400, 'invalid_request', /2 Host headers/);
+  });
+
+  test('a client that half-closes after sending still gets its answer, on routes that wait for the database too', async () => {
+    const requests: Array<[string, number]> = [
+      [GET('/api/v1/apps.json'), 200],
+      [GET('/api/v1/categories.json'), 200],
+      [GET('/', 'Host: store\r\nAccept: text/html\r\n'), 200],
+      // The token looked up, then the app: 404.
+      [`DELETE /api/v1/apps/nosuchapp HTTP/1.1\r\nHost: store\r\nAuthorization: Token ${token}\r\n\r\n`, 404],
+    ];
+    for (const [request, status] of requests) {
+      const exchange = await rawExchange(port, [request], { halfClose: true });
+      assert.equal(exchange.status, status, `${request.split('\r\n')[0] ?? ''}: ${exchange.text.slice(0, 200)}`);
+      assert.ok(exchange.closed, 'closed after the answer');
+    }
+  });
+
   test('an unsupported Expect: 417 expectation_failed; 100-continue works', async () => {
     assertRefusal(await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nExpect: fancy\r\n')]), 417, 'expectation_failed', /100-continue/);
     const continued = await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nExpect: 100-continue\r\nConnection: close\r\n')]);

@@ -118,6 +118,10 @@ describe(`the public website (${DIALECT})`, () => {
     const inGerman = await server.app.inject({ method: 'GET', url: '/apps/news', headers: { cookie: 'appstore_lang=de', 'accept-language': 'en' } });
     assert.match(inGerman.body, /<h1>Nachrichten<\/h1>/, 'the choice wins over the browser');
     assert.equal((await page('/language?lang=de&next=%2F%2Fevil.example%2F')).headers.location, '/', 'never to another host');
+    // A path outside Latin-1 cannot go in a header as it is: percent-encoded, never a 500.
+    const wide = await page('/language?lang=en&next=%2F%C4%80%20x');
+    assert.equal(wide.statusCode, 303);
+    assert.equal(wide.headers.location, '/%C4%80%20x');
     assert.equal((await page('/language?lang=de&next=https%3A%2F%2Fevil.example')).headers.location, '/');
     assert.equal((await page('/language?lang=%3Cx%3E')).statusCode, 400);
   });
