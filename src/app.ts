@@ -104,6 +104,8 @@ export async function buildServer(container: Container, options: ServerOptions =
     closing = true;
     fastPath.stop();
   });
+  // Mails being sent finish before the database can close; none start after.
+  app.addHook('onClose', async () => container.mailQueue.stop());
   app.addHook('onResponse', async (request, reply) => {
     container.metrics.request(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
   });

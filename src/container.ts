@@ -6,6 +6,9 @@ import type { SelfServiceDeps } from './domain/accounts/account-links.ts';
 import type { Mailer } from './domain/mail.ts';
 import { fileMailer } from './mail/file-mailer.ts';
 import { smtpMailer } from './mail/smtp-mailer.ts';
+import { deliverAccountMail } from './domain/accounts/account-mail-jobs.ts';
+import { MailQueue } from './domain/mail-queue.ts';
+import { mailQueueRepository } from './storage/repositories/mail-queue.repository.ts';
 import type { Config } from './config.ts';
 import type { SecretKeys } from './domain/accounts/secret-key.ts';
 import { deriveKeys, loadSecret } from './domain/accounts/secret-key.ts';
@@ -117,6 +120,8 @@ export interface Container {
   readonly migrate: () => Promise<MigrationReport>;
   /** The content version as this process knows it (the CLI waits on it for its writes to be announced). */
   readonly versions: ContentVersionFeed;
+  /** The account mails queued by requests and commands, sent after their answer; its reports go to the log once the server runs. */
+  readonly mailQueue: MailQueue;
   close(): Promise<void>;
 }
 
@@ -128,6 +133,8 @@ export interface ContainerOptions {
   readonly now?: () => Date;
   /** Extra authorities (PEM) release downloads trust: the tests' local HTTPS server. */
   readonly downloadCa?: readonly string[];
+  /** 'own': deliver only the mails this process queues (a command); 'all' (default): every due one (a server). */
+  readonly mailDelivery?: 'own' | 'all';
 }
 
 /** The site's address for links in mails: the configured one, else what the server listens on. */
@@ -209,6 +216,14 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
   const listingReports = { report: (_event: 'listening' | 'lost', _error?: Error): void => undefined, partsUnavailable: (_error: unknown): void => undefined };
   const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now };
+  const publicUrl = publicUrlOf(config);
+  const mailQueue = new MailQueue(
+    mailQueueRepository(db),
+    (job) => deliverAccountMail(job, { store: accounts, keys, now, limiter, publicUrl, transport: mailer }),
+    now,
+    { problem: (message, error) => void process.stderr.write(`${message}${error === undefined ? '' : `: ${String(error)}`}\n`) },
+    options.mailDelivery === 'own',
+  );
   return {
     config,
     database,
@@ -218,7 +233,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     catalog,
     discover: { store: discoverRepository(db), now },
     accounts: sessionDeps,
-    selfService: { ...sessionDeps, mailer, publicUrl: publicUrlOf(config), signUpOpen: config.signUpOpen },
+    selfService: { ...sessionDeps, mail: mailQueue, publicUrl, signUpOpen: config.signUpOpen },
+    mailQueue,
     mailFiles,
     registration: { trust: loadTrust, revocations, registry, ...uploadLimits, now },
     appManagement: { registry, accounts, now },
@@ -263,6 +279,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     migrate: () => migrateToLatest(database, now()),
     listingReports,
     close: async () => {
+      await mailQueue.stop();
       smtp?.close();
       await versions.close();
       await database.close();

@@ -11,6 +11,9 @@ import { startHousekeeping } from './housekeeping.ts';
 import { processActing } from './process-acting.ts';
 import { watchTrustFiles } from './trust-watch.ts';
 
+/** How often a server looks for queued mails it did not queue itself (a command's, a stopped node's, one to try again). */
+const MAIL_LOOK_MS = 30_000;
+
 export interface RunningServer {
   readonly app: FastifyInstance;
   readonly container: Container;
@@ -69,11 +72,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const metricsServer = config.metrics.port === null ? null : await startMetricsServer(container.metrics, config.host, config.metrics.port);
     if (metricsServer !== null) app.log.info({ port: metricsServer.port }, `metrics at http://${config.host}:${metricsServer.port}/metrics`);
     const housekeeping = startHousekeeping(container, (message, error) => app.log.warn({ error: error instanceof Error ? error.message : String(error) }, message));
+    // Mails queued by commands that could not send them, or by a node that stopped: every look.
+    container.mailQueue.reports.problem = (message, error) => app.log.warn(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }, message);
+    container.mailQueue.kick();
+    const mailLook = setInterval(() => container.mailQueue.kick(), MAIL_LOOK_MS).unref();
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>
       (stopping ??= (async () => {
         unwatch();
         housekeeping.stop();
+        clearInterval(mailLook);
         await metricsServer?.close();
         await app.close();
         await container.close();

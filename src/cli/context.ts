@@ -22,7 +22,8 @@ export function configFor(io: CliIo): Config {
 export async function withContainer<T>(io: CliIo, work: (container: Container) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
   const config = configFor(io);
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const container = createContainer(config);
+  // A command delivers the mails it queues before it exits (a server tries again if it cannot).
+  const container = createContainer(config, { mailDelivery: 'own' });
   try {
     if (options.migrate !== false) {
       await container.migrate();
@@ -31,6 +32,7 @@ export async function withContainer<T>(io: CliIo, work: (container: Container) =
       if (container.database.dialect === 'postgres') await container.versions.ready();
     }
     const result = await work(container);
+    await container.mailQueue.settled();
     // A request made after the command's exit finds the running nodes told of its writes.
     await container.versions.ownWritesAnnounced(WRITE_ANNOUNCED_WITHIN_MS);
     return result;

@@ -11,6 +11,7 @@ import * as discover from './migrations/0006-discover.ts';
 import * as externalApps from './migrations/0007-external-apps.ts';
 import * as versionNotifications from './migrations/0008-version-notifications.ts';
 import * as listingPartIntegrity from './migrations/0009-listing-part-integrity.ts';
+import * as mailQueue from './migrations/0010-mail-queue.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
@@ -26,6 +27,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0007-external-apps', externalApps],
   ['0008-version-notifications', versionNotifications],
   ['0009-listing-part-integrity', listingPartIntegrity],
+  ['0010-mail-queue', mailQueue],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

@@ -123,6 +123,16 @@ export interface ListingPartsTable {
   checksum: Generated<string>;
 }
 
+/** Account mails waiting to be made and sent (migration 0010). */
+export interface MailQueueTable {
+  id: Generated<number | string | bigint>;
+  job: string;
+  created_at: string;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  claimed_until: string | null;
+}
+
 /** Part formats in use: each node records its own every few minutes (migration 0009). */
 export interface ListingPartFormatsTable {
   format: string;
@@ -316,6 +326,7 @@ export interface Database {
   rate_limit_hits: RateLimitHitsTable;
   listing_parts: ListingPartsTable;
   listing_part_formats: ListingPartFormatsTable;
+  mail_queue: MailQueueTable;
   store_identity: StoreIdentityTable;
   audit_log: AuditLogTable;
   housekeeping_leases: HousekeepingLeasesTable;

@@ -163,7 +163,27 @@ describe(`accounts on the website (${DIALECT})`, () => {
     assert.match(again.body, /Check your inbox/);
     const notice = await mail.nextMailTo('GINA@example.org');
     assert.equal(notice.subject, 'You already have an account');
-    assert.equal(await userCount(), 1);
+    // The name was made, as for a free address, but can never be confirmed with gina's address.
+    assert.equal(await userCount(), 2);
+    const gina2 = await server.container.accounts.store.findUserByUsername('gina2');
+    assert.equal(gina2?.emailVerified, false);
+    const before = mail.received.length;
+    await other.get('/account/login');
+    const signIn = await other.post('/account/login', { username: 'gina2', password: STRONG, next: '/' });
+    assert.equal(signIn.statusCode, 403);
+    await server.container.mailQueue.settled();
+    assert.equal(mail.received.slice(before).filter((m) => m.to.some((to) => to.toLowerCase() === 'gina@example.org')).length, 0, 'gina is never sent a link for gina2');
+  });
+
+  test('a second sign-up with the same name answers alike whether the first one\'s address had an account (no enumeration)', async () => {
+    await confirmedAccount(web, 'owner', 'target@example.org');
+    const answers: number[] = [];
+    for (const [name, address] of [['probe1', 'target@example.org'], ['probe2', 'free-address@example.org']] as const) {
+      const prober = new WebClient(server.app, `10.0.1.${answers.length + 1}`);
+      assert.equal((await signUp(prober, name, address)).statusCode, 200);
+      answers.push((await signUp(prober, name, `fresh-${name}@example.org`)).statusCode);
+    }
+    assert.deepEqual(answers, [409, 409]);
   });
 
   test('forms without the CSRF token, or with another browser\'s, are refused and change nothing', async () => {

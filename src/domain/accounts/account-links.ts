@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
-import type { Mailer } from '../mail.ts';
+import type { MailJobQueue } from './account-mail-jobs.ts';
 import type { SessionDeps } from './sessions.ts';
 import { hmacHex } from './token-codec.ts';
 import type { StoredLink } from './user.ts';
@@ -17,7 +17,8 @@ export const LINK_LIFETIME_MS = {
 
 /** The collaborators of the self-service account use cases (sign-up, reset, account page). */
 export interface SelfServiceDeps extends SessionDeps {
-  readonly mailer: Mailer;
+  /** Where the account mails are queued: made and sent after the answer (account-mail-jobs.ts). */
+  readonly mail: MailJobQueue;
   /** The site's address as visitors reach it, without a trailing slash: the links in mails start with it. */
   readonly publicUrl: string;
   /** False: sign-up by invitation only (APPSTORE_SIGNUP=closed). */

@@ -2,38 +2,31 @@ import { auditEntry, userActing } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
 import { hashPassword } from './password-hash.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
-import { createLink, LINK_LIFETIME_MS, readLink, siteUrl, takeLink } from './account-links.ts';
+import { readLink, takeLink } from './account-links.ts';
 import type { SelfServiceDeps } from './account-links.ts';
-import { invitationMail, passwordResetMail } from './account-mails.ts';
 import { checkEmailAddress } from './manage-users.ts';
 import { checkNewPassword } from './password-rules.ts';
 import type { User } from './user.ts';
 import { toUser } from './user.ts';
 
 /**
- * "Forgot your password": mails a reset link to every active account with this address. The
- * caller answers the same whether or not there was one; the limits (per client address and per
- * address asked for) apply either way, so they tell nothing either. A new link replaces older ones.
+ * "Forgot your password": queues a reset link for every active account with this address. The
+ * request does the same whether or not there is one (the limits, per client address and per
+ * address asked for, and one queued job): which accounts the address has is looked up after the
+ * answer, so neither the answer nor its time tells. A new link replaces older ones.
  */
 export async function requestPasswordReset(email: string, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
   const address = email.trim();
   checkEmailAddress(address);
   await deps.limiter.consume(RATE_LIMITS.resetPerAddress, clientAddress);
   await deps.limiter.consume(RATE_LIMITS.resetPerEmail, address.toLowerCase());
-  for (const user of await deps.store.findUsersByEmail(address)) {
-    if (!user.isActive || user.email === null) continue;
-    await deps.store.deleteLinks(user.id, 'reset-password');
-    const secret = await createLink(user.id, 'reset-password', user.email, LINK_LIFETIME_MS['reset-password'], deps);
-    await deps.mailer.send(passwordResetMail(user.email, user.username, siteUrl(deps, `/account/reset/${secret}`)));
-  }
+  await deps.mail.enqueue({ kind: 'password-reset', email: address });
 }
 
 /** An operator's invitation (sign-up closed): the mailed link sets the first password and confirms the address. */
 export async function sendInvitation(user: User, deps: SelfServiceDeps): Promise<void> {
   if (user.email === null) throw new Error('an invitation needs an address');
-  await deps.store.deleteLinks(user.id, 'reset-password');
-  const secret = await createLink(user.id, 'reset-password', user.email, LINK_LIFETIME_MS.invitation, deps);
-  await deps.mailer.send(invitationMail(user.email, user.username, siteUrl(deps, `/account/reset/${secret}`)));
+  await deps.mail.enqueue({ kind: 'invitation', userId: user.id });
 }
 
 /** The account a reset link is for (the page that asks for the new password); invalid_link when it does not work. */

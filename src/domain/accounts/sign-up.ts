@@ -2,9 +2,8 @@ import { auditEntry, userActing, visitorActing } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
 import { AppError } from '../../errors.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
-import { createLink, LINK_LIFETIME_MS, siteUrl, takeLink } from './account-links.ts';
+import { takeLink } from './account-links.ts';
 import type { SelfServiceDeps } from './account-links.ts';
-import { addressTakenMail, verificationMail } from './account-mails.ts';
 import { addUser, checkEmailAddress, USERNAME_PATTERN } from './manage-users.ts';
 import { checkNewPassword } from './password-rules.ts';
 import { login } from './sessions.ts';
@@ -18,11 +17,13 @@ export interface SignUpInput {
   readonly password: string;
 }
 
-/** Mails a link confirming `email` for the user (a new account, or a new address for an account). */
+/**
+ * Queues a link confirming `email` for the user (a new account, or a new address for an
+ * account), within the account's limit of such mails.
+ */
 export async function sendVerification(user: Pick<User, 'id' | 'username'>, email: string, isNewAccount: boolean, deps: SelfServiceDeps): Promise<void> {
   await deps.limiter.consume(RATE_LIMITS.verificationMails, String(user.id));
-  const secret = await createLink(user.id, 'verify-email', email, LINK_LIFETIME_MS['verify-email'], deps);
-  await deps.mailer.send(verificationMail(email, user.username, siteUrl(deps, `/account/verify/${secret}`), isNewAccount));
+  await deps.mail.enqueue({ kind: 'verify-email', userId: user.id, email, newAccount: isNewAccount });
 }
 
 /**
@@ -31,12 +32,18 @@ export async function sendVerification(user: Pick<User, 'id' | 'username'>, emai
  * same as for a free address.
  */
 export async function tellOwnerAddressIsTaken(email: string, deps: SelfServiceDeps): Promise<void> {
-  await deps.mailer.send(addressTakenMail(email, siteUrl(deps, '/account/login'), siteUrl(deps, '/account/reset')));
+  await deps.mail.enqueue({ kind: 'address-taken', email });
 }
 
 /**
  * Website sign-up: the account exists at once but signs in only once the mailed link has
  * confirmed its address. Rate-limited per client address; closed when sign-up is by invitation.
+ *
+ * Whether the address has an account already changes nothing the visitor can see: the account
+ * is made either way (a name taken is said, names are public), one mail is queued either way (a
+ * confirmation link, or a note to the address's owner), and both paths do the same work. A name
+ * signed up with someone else's address stays unconfirmed (its owner is never sent a link for it),
+ * so a second sign-up with that name answers as it would have for a free address: taken.
  */
 export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' | 'requestId'>, deps: SelfServiceDeps): Promise<void> {
   const clientAddress = origin.address ?? '';
@@ -52,12 +59,7 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
   checkEmailAddress(email);
   await checkNewPassword(input.password, [username, email]);
   await deps.limiter.consume(RATE_LIMITS.signUp, clientAddress);
-  if ((await deps.store.findUsersByEmail(email)).length > 0) {
-    // Unless the name is taken too (which the page says: names are public), answer as for a new account.
-    if ((await deps.store.findUserByUsername(username)) !== null) throw userExists(username);
-    await tellOwnerAddressIsTaken(email, deps);
-    return;
-  }
+  const taken = (await deps.store.findUsersByEmail(email)).length > 0;
   let user: User;
   try {
     user = await addUser({ username, email, password: input.password, emailVerified: false }, visitorActing(origin.address, origin.requestId), deps);
@@ -65,7 +67,10 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
     if (error instanceof AppError && error.code === 'user_exists') throw userExists(username);
     throw error;
   }
-  await sendVerification(user, email, true, deps);
+  if (taken) {
+    await deps.limiter.consume(RATE_LIMITS.verificationMails, String(user.id));
+    await tellOwnerAddressIsTaken(email, deps);
+  } else await sendVerification(user, email, true, deps);
 }
 
 function userExists(username: string): AppError {

@@ -1,0 +1,100 @@
+import { isAppError } from '../../errors.ts';
+import type { Mailer, OutgoingMail } from '../mail.ts';
+import { RATE_LIMITS } from '../rate-limit.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import { createLink, LINK_LIFETIME_MS, siteUrl } from './account-links.ts';
+import { addressTakenMail, invitationMail, passwordResetMail, verificationMail } from './account-mails.ts';
+import type { SessionDeps } from './sessions.ts';
+
+/**
+ * A mail the account use cases ask for. The request only records it (one row, whatever the
+ * case): which accounts an address has, the links and the mail itself are made after the answer,
+ * so neither the answer nor its timing tells whether an address has an account. A crash loses
+ * nothing: the queue is in the database.
+ */
+export type AccountMailJob =
+  /** A link confirming `email` for the account (a new account, or a new address). */
+  | { readonly kind: 'verify-email'; readonly userId: number; readonly email: string; readonly newAccount: boolean }
+  /** Someone signed up, or changed their address, with an address that has an account: its owner is told. */
+  | { readonly kind: 'address-taken'; readonly email: string }
+  /** "Forgot your password": a reset link for every active account with this address (none: no mail). */
+  | { readonly kind: 'password-reset'; readonly email: string }
+  /** An operator's invitation: a link that sets the first password. */
+  | { readonly kind: 'invitation'; readonly userId: number };
+
+/** Where the use cases leave their mails: the queue (storage), delivered after the answer. */
+export interface MailJobQueue {
+  enqueue(job: AccountMailJob): Promise<void>;
+}
+
+/** What turning a job into mails needs: the accounts and links, the per-recipient limit, and the transport. */
+export interface AccountMailDeps extends Pick<SessionDeps, 'store' | 'keys' | 'now'> {
+  readonly limiter: RateLimiter;
+  readonly publicUrl: string;
+  readonly transport: Mailer;
+}
+
+/** What a delivery did: mails sent, and mails not sent because their recipient had too many this hour. */
+export interface Delivered {
+  readonly sent: number;
+  readonly heldBack: number;
+}
+
+/** The mails of one job, each made with a new link where it needs one. */
+async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<OutgoingMail[]> {
+  const link = (path: string): string => siteUrl(deps, path);
+  switch (job.kind) {
+    case 'verify-email': {
+      const user = await deps.store.findUserById(job.userId);
+      if (user === null) return [];
+      // Confirmed for another account meanwhile (or an account squatting a name with someone
+      // else's address): following the link could only fail, so its owner is not mailed one.
+      const owners = await deps.store.findUsersByEmail(job.email);
+      if (owners.some((owner) => owner.id !== user.id && owner.emailVerified)) return [];
+      const secret = await createLink(user.id, 'verify-email', job.email, LINK_LIFETIME_MS['verify-email'], deps);
+      return [verificationMail(job.email, user.username, link(`/account/verify/${secret}`), job.newAccount)];
+    }
+    case 'address-taken':
+      return [addressTakenMail(job.email, link('/account/login'), link('/account/reset'))];
+    case 'password-reset': {
+      const mails: OutgoingMail[] = [];
+      for (const user of await deps.store.findUsersByEmail(job.email)) {
+        if (!user.isActive || user.email === null) continue;
+        await deps.store.deleteLinks(user.id, 'reset-password');
+        const secret = await createLink(user.id, 'reset-password', user.email, LINK_LIFETIME_MS['reset-password'], deps);
+        mails.push(passwordResetMail(user.email, user.username, link(`/account/reset/${secret}`)));
+      }
+      return mails;
+    }
+    case 'invitation': {
+      const user = await deps.store.findUserById(job.userId);
+      if (user === null || user.email === null) return [];
+      await deps.store.deleteLinks(user.id, 'reset-password');
+      const secret = await createLink(user.id, 'reset-password', user.email, LINK_LIFETIME_MS.invitation, deps);
+      return [invitationMail(user.email, user.username, link(`/account/reset/${secret}`))];
+    }
+  }
+}
+
+/**
+ * Sends the mails of one job. Each recipient gets at most RATE_LIMITS.mailsPerRecipient an hour,
+ * whoever asked and from wherever (15 sign-ups for one address from 15 client addresses sent 15
+ * mails): those over it are held back, not sent. A failure of the transport is thrown (the queue
+ * tries again later).
+ */
+export async function deliverAccountMail(job: AccountMailJob, deps: AccountMailDeps): Promise<Delivered> {
+  let sent = 0;
+  let heldBack = 0;
+  for (const mail of await mailsOf(job, deps)) {
+    try {
+      await deps.limiter.consume(RATE_LIMITS.mailsPerRecipient, mail.to.trim().toLowerCase());
+    } catch (error) {
+      if (!isAppError(error) || error.code !== 'rate_limited') throw error;
+      heldBack += 1;
+      continue;
+    }
+    await deps.transport.send(mail);
+    sent += 1;
+  }
+  return { sent, heldBack };
+}
