@@ -33,7 +33,7 @@ const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
 console.log(`running ${files.length} test files on ${target}`);
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...flags, ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...flags, ...files],
   { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', APPSTORE_BUNDLE: 'required' } },
 );
 process.exit(result.status ?? 1);

@@ -29,6 +29,11 @@ const MAX_ATTEMPTS = 8;
 /** A claim lasts this long: a process that died while sending leaves the job to others after it. */
 const CLAIM_MS = 2 * 60_000;
 const BATCH = 20;
+/**
+ * A queued job is delivered this long after it was queued: after the answer has gone out, so the
+ * delivery's work (looking up accounts, making links) never runs inside the request's time.
+ */
+const DELIVERY_DELAY_MS = 200;
 /** 1, 2, 4 … minutes after each failed attempt, at most 6 hours. */
 const backoffMs = (attempts: number): number => Math.min(6 * 3_600_000, 60_000 * 2 ** Math.max(0, attempts - 1));
 
@@ -41,6 +46,7 @@ const backoffMs = (attempts: number): number => Math.min(6 * 3_600_000, 60_000 *
 export class MailQueue implements MailJobQueue {
   private readonly mine = new Set<number>();
   private running: Promise<void> | null = null;
+  private soon: NodeJS.Timeout | null = null;
   private again = false;
   private stopped = false;
 
@@ -58,7 +64,13 @@ export class MailQueue implements MailJobQueue {
 
   async enqueue(job: AccountMailJob): Promise<void> {
     this.mine.add(await this.store.add(job, this.now()));
-    this.kick();
+    if (this.soon === null && !this.stopped) {
+      this.soon = setTimeout(() => {
+        this.soon = null;
+        this.kick();
+      }, DELIVERY_DELAY_MS);
+      this.soon.unref();
+    }
   }
 
   /** Delivers what is due, in the background (a run already going runs again after). */
@@ -77,15 +89,22 @@ export class MailQueue implements MailJobQueue {
     });
   }
 
-  /** Waits until the jobs this process queued are delivered or left for later (the CLI, before it exits). */
+  /** Delivers what was queued now instead of after the delay, and waits until it is sent or left for later (a command, before it exits). */
   async settled(): Promise<void> {
+    if (this.soon !== null) {
+      clearTimeout(this.soon);
+      this.soon = null;
+      this.kick();
+    }
     while (this.running !== null) await this.running;
   }
 
-  /** No new deliveries; waits for the one under way (before the database closes). */
+  /** No new deliveries; waits for the one under way (before the database closes). Jobs not yet sent stay queued. */
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.settled();
+    if (this.soon !== null) clearTimeout(this.soon);
+    this.soon = null;
+    while (this.running !== null) await this.running;
   }
 
   private async deliverDue(): Promise<void> {
