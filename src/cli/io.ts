@@ -15,6 +15,8 @@ export interface CliIo {
   err(line: string): void;
   /** All of standard input, as UTF-8. */
   readStdin(): Promise<string>;
+  /** The terminal's width, to wrap help at (undefined: not a terminal; 80 is used). */
+  readonly columns?: number;
 }
 
 export function processIo(): CliIo {
@@ -24,6 +26,7 @@ export function processIo(): CliIo {
     out: (line) => process.stdout.write(`${line}\n`),
     write: (text) => process.stdout.write(text),
     err: (line) => process.stderr.write(`${line}\n`),
+    ...(process.stdout.columns === undefined ? {} : { columns: process.stdout.columns }),
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

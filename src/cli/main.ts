@@ -4,6 +4,7 @@ import { isAppError } from '../errors.ts';
 import { projectFile } from '../project-files.ts';
 import { parseCommandArguments } from './arguments.ts';
 import { CliError } from './command.ts';
+import { closest, DEFAULT_COLUMNS, wrap } from './text.ts';
 import type { Command } from './command.ts';
 import { appMaintainerAddCommand, appMaintainerRemoveCommand, appSetCommand, appTransferCommand } from './commands/app.command.ts';
 import { caCertificateCommand, caInitCommand, caIssueCommand, caRevokeCommand, caRotateCommand } from './commands/ca.command.ts';
@@ -56,13 +57,14 @@ export const COMMANDS: readonly Command[] = [
   backupCommand,
 ];
 
-function table(commands: readonly Command[]): string {
-  const width = Math.max(...commands.map((c) => c.usage.length));
-  return commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`).join('\n');
+/** Each command: its usage (wrapped), then what it does, indented below it. */
+function table(commands: readonly Command[], width: number): string {
+  return commands.map((c) => `${wrap(c.usage, width, '  ').replace(/\n {2}/g, '\n      ')}\n${wrap(c.summary, width, '      ')}`).join('\n');
 }
 
-function overview(): string {
-  return `Usage: appstore COMMAND [ARGS]\n\nCommands:\n${table(COMMANDS)}\n\nRun 'appstore COMMAND --help' for a command's details, 'appstore --version' for the version. Configuration comes from APPSTORE_* environment variables (see the README).`;
+function overview(width: number): string {
+  const closing = wrap("Run 'appstore COMMAND --help' for a command's details, 'appstore --version' for the version. Configuration comes from APPSTORE_* environment variables (see the README).", width);
+  return `Usage: appstore COMMAND [ARGS]\n\nCommands:\n${table(COMMANDS, width)}\n\n${closing}`;
 }
 
 function version(): string {
@@ -75,8 +77,9 @@ const isHelp = (arg: string): boolean => arg === '--help' || arg === '-h' || arg
 /** Runs the command named by argv; returns the exit status. Messages go to the io's streams. */
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const [first = ''] = argv;
+  const width = io.columns ?? DEFAULT_COLUMNS;
   if (argv.length === 0 || (argv.length === 1 && isHelp(first))) {
-    io.out(overview());
+    io.out(overview(width));
     return argv.length === 0 ? 2 : 0;
   }
   if (argv.length === 1 && (first === '--version' || first === '-V')) {
@@ -84,10 +87,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     return 0;
   }
   const command = COMMANDS.find((c) => c.path.every((word, i) => argv[i] === word));
-  if (command === undefined) return unknownCommand(argv, io);
+  if (command === undefined) return unknownCommand(argv, io, width);
   const args = argv.slice(command.path.length);
   if (args.some(isHelp)) {
-    io.out(`Usage: ${command.usage}\n\n${command.summary}.\n\n${command.help}`);
+    io.out(`${wrap(`Usage: ${command.usage}`, width - 4).replace(/\n/g, '\n    ')}\n\n${wrap(`${command.summary}.`, width)}\n\n${wrap(command.help, width)}`);
     return 0;
   }
   try {
@@ -97,18 +100,36 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   }
 }
 
-/** `appstore ca --help` lists the ca commands; an unknown word says what exists. */
-function unknownCommand(argv: readonly string[], io: CliIo): number {
-  const group = COMMANDS.filter((c) => c.path[0] === argv[0]);
-  const rest = argv.slice(1);
-  if (group.length > 0 && (rest.length === 0 || (rest.length === 1 && isHelp(rest[0] ?? '')))) {
+/**
+ * A group of commands (`appstore ca`, `appstore app maintainer --help`) lists its commands; an
+ * unknown word names the command closest to it when there is one (`user lst`: `user list`), else
+ * the words that would do.
+ */
+function unknownCommand(argv: readonly string[], io: CliIo, width: number): number {
+  let prefix: string[] = [];
+  while (prefix.length < argv.length && COMMANDS.some((c) => c.path.length > prefix.length + 1 && [...prefix, argv[prefix.length]].every((word, i) => c.path[i] === word))) {
+    prefix = [...prefix, argv[prefix.length] ?? ''];
+  }
+  const group = COMMANDS.filter((c) => prefix.every((word, i) => c.path[i] === word));
+  const rest = argv.slice(prefix.length);
+  const named = prefix.join(' ');
+  if (prefix.length > 0 && (rest.length === 0 || (rest.length === 1 && isHelp(rest[0] ?? '')))) {
     const asked = rest.length === 1;
     const say = asked ? io.out : io.err;
-    say(`Usage: appstore ${argv[0]} SUBCOMMAND [ARGS]\n\n${table(group)}\n\nRun 'appstore ${argv[0]} SUBCOMMAND --help' for a command's details.`);
+    say(`Usage: appstore ${named} SUBCOMMAND [ARGS]\n\n${table(group, width)}\n\n${wrap(`Run 'appstore ${named} SUBCOMMAND --help' for a command's details.`, width)}`);
     return asked ? 0 : 2;
   }
-  const hint = group.length > 0 ? `; did you mean: ${group.map((c) => c.usage).join(' | ')}` : "; run 'appstore --help'";
-  io.err(`appstore: unknown command '${argv.slice(0, 2).join(' ')}'${hint}`);
+  const words = [...new Set(group.map((c) => c.path[prefix.length] ?? ''))];
+  const typed = rest[0] ?? '';
+  const meant = closest(typed, words);
+  const whole = [...prefix, typed].join(' ');
+  const hint =
+    meant !== null
+      ? `; did you mean 'appstore ${[...prefix, meant].join(' ')}'?`
+      : prefix.length > 0
+        ? `; the ${named} commands are: ${words.join(', ')}`
+        : "; run 'appstore --help'";
+  io.err(`appstore: unknown command '${whole}'${hint}`);
   return 2;
 }
 

@@ -40,6 +40,9 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     const printed = await runCommand(['ca', 'certificate'], env);
     assert.equal(printed.stdout, row.authority_certificate);
     fs.writeFileSync(path.join(server.database.dataDir, 'authority.crt'), printed.stdout);
+    // The whole name, commas included, as openssl reads it.
+    const subject = execFileSync('openssl', ['x509', '-noout', '-subject', '-nameopt', 'RFC2253', '-in', path.join(server.database.dataDir, 'authority.crt')], { encoding: 'utf8' });
+    assert.match(subject, /^subject=CN=Appstore Code Signing Authority \(.+\\, \d{4}-\d{2}-\d{2}\\, [0-9a-f]{8}\)$/m);
   });
 
   test('issue: signs a CSR with an app id; refuses a bad CN', async () => {
@@ -80,6 +83,8 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     const rotated = await runCommand(['ca', 'rotate'], env);
     assert.equal(rotated.code, 0, rotated.stderr);
     assert.match(rotated.stdout, /^retired: CN=.*\nissuing: CN=/);
+    const [retired, issuing] = rotated.stdout.trim().split('\n').map((line) => line.replace(/^\w+: /, ''));
+    assert.notEqual(retired, issuing, 'the two authorities have different names');
     const printed = await runCommand(['ca', 'certificate'], env);
     assert.equal(printed.stdout.match(/BEGIN CERTIFICATE/g)?.length, 2, 'the new authority and the retired one');
     const issued = await runCommand(['ca', 'issue', certFile('notes.csr')], env);

@@ -16,7 +16,13 @@ describe('appstore: help and usage', () => {
   test('--help lists every command; each command has its own --help', async () => {
     const overview = await runCommand(['--help'], {});
     assert.equal(overview.code, 0);
-    for (const command of COMMANDS) assert.ok(overview.stdout.includes(command.usage), command.usage);
+    const flat = (text: string) => text.replace(/\s+/g, ' ');
+    for (const command of COMMANDS) assert.ok(flat(overview.stdout).includes(command.usage), command.usage);
+    // Wrapped at the terminal's width (80 columns when it is not a terminal).
+    for (const args of [['--help'], ['user', 'add', '--help'], ['app', '--help'], ['release', 'inspect', '--help']]) {
+      const long = (await runCommand(args, {})).stdout.split('\n').filter((line) => line.length > 80);
+      assert.deepEqual(long, [], args.join(' '));
+    }
     const help = await runCommand(['category', 'import', '--help'], {});
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^Usage: appstore category import FILE/);
@@ -32,6 +38,11 @@ describe('appstore: help and usage', () => {
     const unknown = await runCommand(['frobnicate'], {});
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /^appstore: unknown command 'frobnicate'/);
+    // A typo: the one command meant, not the whole group.
+    const typo = await runCommand(['user', 'lst'], {});
+    assert.equal(typo.code, 2);
+    assert.equal(typo.stderr.trim(), "appstore: unknown command 'user lst'; did you mean 'appstore user list'?");
+    assert.match((await runCommand(['user', 'frob'], {})).stderr, /the user commands are: add, invite, token, passwd, disable, enable, list/);
     const missing = await runCommand(['category', 'import'], {});
     assert.equal(missing.code, 2);
     assert.equal(missing.stderr.trim(), 'appstore: missing FILE; usage: appstore category import FILE');
@@ -49,8 +60,12 @@ describe('appstore: help and usage', () => {
       const help = await runCommand([group, '--help'], {});
       assert.equal(help.code, 0, group);
       assert.match(help.stdout, new RegExp(`^Usage: appstore ${group} SUBCOMMAND`));
-      for (const command of COMMANDS.filter((c) => c.path[0] === group)) assert.ok(help.stdout.includes(command.usage), command.usage);
+      for (const command of COMMANDS.filter((c) => c.path[0] === group)) assert.ok(help.stdout.replace(/\s+/g, " ").includes(command.usage), command.usage);
     }
+    // A group within a group.
+    const maintainer = await runCommand(['app', 'maintainer', '--help'], {});
+    assert.equal(maintainer.code, 0, maintainer.stderr);
+    assert.match(maintainer.stdout, /appstore app maintainer add APP USER[\s\S]*appstore app maintainer remove APP USER/);
     const bare = await runCommand(['ca'], {});
     assert.equal(bare.code, 2);
     assert.match(bare.stderr, /appstore ca init/);

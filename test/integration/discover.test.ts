@@ -100,7 +100,7 @@ describe(`discover.json (${DIALECT})`, () => {
     assert.equal(exported.code, 0, exported.stderr);
     assert.deepEqual(JSON.parse(exported.stdout), FULL_DOCUMENT, 'expired entries are exported too');
     const same = await runCommand(['discover', 'import', file('same.json', exported.stdout)], env);
-    assert.equal(same.stdout.trim(), 'the 4 discover entries were already these: nothing changed');
+    assert.equal(same.stdout.trim(), '4 discover entries, already these: nothing changed');
 
     const etag = (await server.container.listings.currentVersion()).version;
     const refusals: Array<[unknown, RegExp]> = [

@@ -3,8 +3,9 @@ import type { ImportSummary } from '../../domain/catalog/import-catalog.ts';
 import { positional, readJsonFile } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { cliActingFor, withContainer } from '../context.ts';
+import { counted } from '../text.ts';
 
-function importCommand(kind: 'category' | 'platform', noun: string, help: string, importer: typeof importCategories): Command {
+function importCommand(kind: 'category' | 'platform', [one, noun]: readonly [string, string], help: string, importer: typeof importCategories): Command {
   const listing = kind === 'category' ? 'categories.json' : 'platforms.json';
   return {
     path: [kind, 'import'],
@@ -16,7 +17,7 @@ function importCommand(kind: 'category' | 'platform', noun: string, help: string
       const data = readJsonFile(positional(input, 0), io);
       const summary: ImportSummary = await withContainer(io, (container) => importer(data, cliActingFor(io), container.catalog));
       const total = summary.created + summary.updated + summary.unchanged;
-      io.out(`imported ${total} ${noun}: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged`);
+      io.out(`imported ${counted(total, one, noun)}: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged`);
       return 0;
     },
   };
@@ -24,7 +25,7 @@ function importCommand(kind: 'category' | 'platform', noun: string, help: string
 
 export const categoryImportCommand = importCommand(
   'category',
-  'categories',
+  ['category', 'categories'],
   `FILE is a JSON array shaped like GET /api/v1/categories.json:
   [{"id": "games", "translations": {"en": {"name": "Games", "description": ""}}}]
 Each category is created, or its translations replaced by the file's; categories not in the
@@ -35,7 +36,7 @@ entry refuses the file, naming the entry and field, and nothing is imported.`,
 
 export const platformImportCommand = importCommand(
   'platform',
-  'platform releases',
+  ['platform release', 'platform releases'],
   `FILE is a JSON array shaped like GET /api/v1/platforms.json, isSupported included:
   [{"version": "30.0.1", "hasRelease": true, "isSupported": true}]
 Each release is created or its flags updated; releases not in the file stay. platforms.json

@@ -2,6 +2,7 @@ import { exportDiscover, importDiscover } from '../../domain/discover/manage-dis
 import { positional, readJsonFile } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { cliActingFor, withContainer } from '../context.ts';
+import { counted } from '../text.ts';
 
 export const discoverImportCommand: Command = {
   path: ['discover', 'import'],
@@ -19,7 +20,8 @@ expiryDate has passed stay stored but are left out of discover.json (from the ne
   async run(input, io) {
     const data = readJsonFile(positional(input, 0), io);
     const result = await withContainer(io, (container) => importDiscover(data, cliActingFor(io), container.discover));
-    io.out(result.changed ? `imported ${result.entries} discover entries` : `the ${result.entries} discover entries were already these: nothing changed`);
+    const entries = counted(result.entries, 'discover entry', 'discover entries');
+    io.out(result.changed ? `imported ${entries}` : `${entries}, already these: nothing changed`);
     return 0;
   },
 };

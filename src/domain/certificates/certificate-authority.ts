@@ -42,6 +42,14 @@ const randomSerial = (): string => {
   return bytes.toString('hex');
 };
 
+/**
+ * The authority's CN: the machine, the day it was made and the start of its serial number, so
+ * that an authority rotated the same day is told apart from the retired one.
+ */
+export function authorityName(hostname: string, now: Date, serial: string): string {
+  return `Appstore Code Signing Authority (${hostname.slice(0, 40)}, ${now.toISOString().slice(0, 10)}, ${serial.slice(0, 8)})`;
+}
+
 /** A new authority: RSA 4096 key, self-signed certificate valid 20 years. */
 export async function generateAuthority(now: Date): Promise<AuthorityMaterial> {
   const keys = (await webcrypto.subtle.generateKey(
@@ -49,9 +57,11 @@ export async function generateAuthority(now: Date): Promise<AuthorityMaterial> {
     true,
     ['sign', 'verify'],
   )) as CryptoKeyPair;
+  const serialNumber = randomSerial();
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomSerial(),
-    name: `CN=Appstore Code Signing Authority (${os.hostname().slice(0, 40)}, ${now.toISOString().slice(0, 10)})`,
+    serialNumber,
+    // Built from attributes, not parsed from a string: the commas in the CN would end it there.
+    name: [{ CN: [authorityName(os.hostname(), now, serialNumber)] }],
     notBefore: new Date(now.getTime() - 60_000),
     notAfter: new Date(now.getTime() + 20 * YEAR_MS),
     signingAlgorithm: SIGNING,
@@ -99,8 +109,8 @@ export async function issueCertificate(csrPem: string, material: AuthorityMateri
   const notAfter = new Date(Math.min(now.getTime() + ISSUED_LIFETIME_MS, authority.certificate.notAfter.getTime()));
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
-    subject: `CN=${cn}`,
-    issuer: authority.certificate.subject,
+    subject: [{ CN: [cn] }],
+    issuer: authority.certificate.subjectName,
     notBefore: new Date(now.getTime() - 60_000),
     notAfter,
     signingAlgorithm: SIGNING,

@@ -35,6 +35,17 @@ describe('readAppArchive', () => {
     await assert.rejects(readAppArchive(Buffer.alloc(0)), /empty/);
   });
 
+  test('an error page instead of the archive (a mistyped URL answered 200): its size and first bytes, and what to check', async () => {
+    const page = Buffer.from('<HTML><BODY>\n<PRE>\nError opening \'walkthrough/myap.tar.gz\'\n</PRE></BODY></HTML>\n');
+    await assert.rejects(readAppArchive(page), (error: Error) => {
+      assert.match(error.message, /not a gzip-compressed tar archive \(\.tar\.gz\) but 80 bytes of HTML, beginning "<HTML><BODY> <PRE> Error opening 'walkthrough\/myap\.tar\.gz'/);
+      assert.match(error.message, /check the download URL/);
+      return true;
+    });
+    await assert.rejects(readAppArchive(Buffer.from('Not Found')), /9 bytes of text, beginning "Not Found"/);
+    await assert.rejects(readAppArchive(Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x10, 0x11, 0x12, 0x13])), /9 bytes that start with 000102fffe101112/);
+  });
+
   test('one top-level folder named like an app id', async () => {
     await refused('two-folders.tar.gz', /more than one top-level folder \(news, notes\)/);
     await refused('top-level-file.tar.gz', /^README is a file at the top level/);

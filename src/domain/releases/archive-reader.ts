@@ -40,7 +40,19 @@ function describeNonGzip(bytes: Buffer): string {
   if (bytes.subarray(0, 3).toString('latin1') === 'BZh') return 'this is bzip2-compressed; a gzip-compressed tar archive (.tar.gz) is required';
   if (bytes.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) return 'this is xz-compressed; a gzip-compressed tar archive (.tar.gz) is required';
   if (bytes.subarray(0, 4).equals(Buffer.from([0x28, 0xb5, 0x2f, 0xfd]))) return 'this is zstd-compressed; a gzip-compressed tar archive (.tar.gz) is required';
-  return 'this is not a gzip-compressed tar archive (.tar.gz)';
+  // A server that answered a mistyped address with an error page (some answer 200): say what came.
+  const text = textStart(bytes);
+  if (text !== null) {
+    const html = /^\s*<(!doctype|html|head|body|\?xml)/i.test(text);
+    return `this is not a gzip-compressed tar archive (.tar.gz) but ${bytes.length} bytes of ${html ? 'HTML' : 'text'}, beginning ${JSON.stringify(text)}: check the download URL (the server may have answered with an error page)`;
+  }
+  return `this is not a gzip-compressed tar archive (.tar.gz): ${bytes.length} bytes that start with ${bytes.subarray(0, 8).toString('hex')}`;
+}
+
+/** The first 80 characters when the file starts as printable UTF-8 text; null for binary data. */
+function textStart(bytes: Buffer): string | null {
+  const start = bytes.subarray(0, 80).toString('utf8').replace(/\uFFFD$/, '');
+  return /^[\p{L}\p{N}\p{P}\p{S}\p{Zs}\t\r\n]+$/u.test(start) ? start.replace(/\s+/g, ' ').trim() : null;
 }
 
 /**
