@@ -10,6 +10,7 @@ import { installJsonParser } from './http/body-parsers.ts';
 import { installCors } from './http/cors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { guardPosts } from './http/web-visitor.ts';
+import { logRefusal } from './http/refusal-log.ts';
 import { createNodeServer } from './http/node-server.ts';
 import { answerClientError, answerFrameworkError } from './http/protocol-errors.ts';
 import type { RefusalLog } from './http/protocol-errors.ts';
@@ -42,7 +43,7 @@ const MAX_PARAM_LENGTH = 4096;
 /** Builds the HTTP server around a container, without listening: what server.ts and the tests use. */
 export async function buildServer(container: Container, options: ServerOptions = {}): Promise<AppServer> {
   // Refusals made outside fastify's request cycle are logged like the others ("request refused").
-  let logRefusal: RefusalLog = () => undefined;
+  let logRefused: RefusalLog = () => undefined;
   // Conditional requests for unchanged listings are answered before routing (listing-fast-path.ts).
   let logNotModified: FastPathOptions['log'] = () => undefined;
   const fastPath = notModifiedFastPath(container.listings, { logRate: container.config.notModifiedLogRate, log: (entry) => logNotModified(entry) });
@@ -61,9 +62,9 @@ export async function buildServer(container: Container, options: ServerOptions =
           container.metrics.notModified(request.method ?? 'GET', request.url ?? '');
         },
         container.config,
-        (refusal) => logRefusal(refusal),
+        (refusal) => logRefused(refusal),
       ),
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, logRefusal),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, logRefused),
     frameworkErrors: answerFrameworkError,
     routerOptions: {
       maxParamLength: MAX_PARAM_LENGTH,
@@ -77,7 +78,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     forceCloseConnections: 'idle',
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  logRefusal = ({ requestId, code, status, detail }) => app.log.info({ reqId: requestId, code, status, detail }, 'request refused');
+  logRefused = ({ requestId, code, status, detail }) => logRefusal(app.log, { reqId: requestId, code, status, detail });
   logNotModified = ({ reqId, url, statusCode, sampled }) => app.log.info({ reqId, req: { method: 'GET', url }, res: { statusCode }, sampled }, 'listing not modified (sampled)');
 
   installJsonParser(app);

@@ -12,12 +12,31 @@ export function isBase64(text: string, padded: boolean): boolean {
   return padded ? text.length % 4 === 0 : text.length % 4 !== 1;
 }
 
-/** The URL when the text is an absolute https:// URL, else null. */
-export function parseHttpsUrl(text: string): URL | null {
+/** Which schemes an address may have: https only, or http too where the original store takes it (info.xml's links). */
+export type WebSchemes = 'https' | 'http or https';
+
+/**
+ * The one rule for a web address the store keeps, lists or shows as a link (download URLs,
+ * info.xml's links, discover.json, the pages): an absolute URL with a host, https (or http where
+ * allowed), no user name or password, nothing a URL parser would quietly drop (spaces, control
+ * characters). Null when it holds, else what is wrong, as a phrase.
+ */
+export function webAddressProblem(text: string, schemes: WebSchemes = 'https'): string | null {
+  const wanted = schemes === 'https' ? 'an https:// address' : 'an http:// or https:// address';
+  if ([...text].some((c) => c <= ' ' || c === '\u007f' || /\s/.test(c))) return `is not ${wanted}: it has spaces or control characters`;
+  let url: URL;
   try {
-    const url = new URL(text);
-    return url.protocol === 'https:' ? url : null;
+    url = new URL(text);
   } catch {
-    return null;
+    return `is not an absolute URL: use ${schemes === 'https' ? 'https://…' : 'http(s)://…'}`;
   }
+  if (url.protocol !== 'https:' && (schemes === 'https' || url.protocol !== 'http:')) return `must be ${wanted}, not ${url.protocol.replace(/:$/, '')}`;
+  if (url.hostname === '') return 'has no host';
+  if (url.username !== '' || url.password !== '') return 'must not hold a user name or password';
+  return null;
+}
+
+/** The URL when the text is a web address by the rule above, else null. */
+export function parseWebAddress(text: string, schemes: WebSchemes = 'https'): URL | null {
+  return webAddressProblem(text, schemes) === null ? new URL(text) : null;
 }

@@ -3,7 +3,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
-import { parseHttpsUrl } from '../domain/encodings.ts';
+import { parseWebAddress } from '../domain/encodings.ts';
 import type { Downloader } from '../domain/releases/publish-release.ts';
 import { AppError } from '../errors.ts';
 import { isForbiddenAddress } from './address-guard.ts';
@@ -103,7 +103,7 @@ export function createDownloader(options: DownloadOptions): Downloader {
   const agent = guardedAgent(options);
   return async (address: string) => {
     const signal = AbortSignal.timeout(options.timeoutMs);
-    const given = parseHttpsUrl(address);
+    const given = parseWebAddress(address);
     if (given === null) throw refuse('download must be an https:// URL');
     let url: URL = given;
     for (let hop = 0; ; hop++) {

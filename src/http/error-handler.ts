@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
 import { WWW_AUTHENTICATE } from './auth.ts';
 import { toErrorResponse } from './error-body.ts';
+import { logRefusal } from './refusal-log.ts';
 import { allowedMethods } from './route-registry.ts';
 import { sendPage, wantsPage } from './html-reply.ts';
 import { errorPage } from '../web/pages/error-page.ts';
@@ -13,7 +14,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (response.isServerFault) {
       request.log.error({ err: error, code: response.body.code }, 'request failed');
     } else {
-      request.log.info({ code: response.body.code, status: response.status, detail: response.body.detail }, 'request refused');
+      logRefusal(request.log, { code: response.body.code, status: response.status, detail: response.body.detail });
     }
     if (response.status === 405) reply.header('allow', allowedMethods(app, request.url).join(', '));
     const page = wantsPage(request);

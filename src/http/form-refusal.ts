@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAppError } from '../errors.ts';
 import type { FormState } from '../web/forms.ts';
 import { toErrorResponse } from './error-body.ts';
+import { logRefusal } from './refusal-log.ts';
 import { wantsPage } from './html-reply.ts';
 
 /** Fields never shown again on a form (nor logged). */
@@ -25,7 +26,7 @@ export function formRefusal(error: unknown, request: FastifyRequest, reply: Fast
   if (!isAppError(error) || !wantsPage(request)) throw error;
   const response = toErrorResponse(error);
   if (response.isServerFault) throw error;
-  request.log.info({ code: response.body.code, status: response.status, detail: response.body.detail }, 'request refused');
+  logRefusal(request.log, { code: response.body.code, status: response.status, detail: response.body.detail });
   reply.code(response.status);
   if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
   return { values: formValues(request.body), problem: { code: error.code, detail: response.body.detail, ...(response.body.errors === undefined ? {} : { fields: response.body.errors }) } };

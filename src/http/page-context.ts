@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../container.ts';
 import { formToken } from '../domain/accounts/form-token.ts';
-import { catalogLanguages } from '../domain/catalog/browse-catalog.ts';
-import type { CatalogView } from '../domain/catalog/browse-catalog.ts';
+import { catalogLanguages } from '../domain/browse/browse-catalog.ts';
+import type { CatalogView } from '../domain/browse/browse-catalog.ts';
 import type { PageContext } from '../web/layout.ts';
 import { LANGUAGE_COOKIE, visitorLanguages } from '../web/languages.ts';
 import { formTokenFor, visitorOf } from './web-visitor.ts';

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode } from '../errors.ts';
 import { corsHeadersFor } from './cors.ts';
 import { ERROR_STATUS } from './error-status.ts';
+import { logRefusal } from './refusal-log.ts';
 import { requestIdFor } from './request-id.ts';
 
 /**
@@ -133,7 +134,7 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
       ? { code: 'invalid_request', detail: `The path ${path} is not valid percent-encoding: encode each byte as % and two hex digits, and UTF-8 text as its bytes.` }
       : { code: 'invalid_request', detail: `The path ${path} could not be routed: a path parameter is too long or malformed.` };
   const status = ERROR_STATUS[refusal.code];
-  request.log.info({ code: refusal.code, status, detail: refusal.detail }, 'request refused');
+  logRefusal(request.log, { code: refusal.code, status, detail: refusal.detail });
   void reply
     .code(status)
     .headers({ ...corsHeadersFor(url), 'x-request-id': request.id, 'x-content-type-options': 'nosniff' })

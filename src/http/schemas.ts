@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { APP_ID_MAX_LENGTH, APP_ID_PATTERN } from '../domain/apps/app-id.ts';
+import { APP_ID_MAX_LENGTH, APP_ID_PATTERN } from '../domain/app-id.ts';
 import type { ErrorCode } from '../errors.ts';
 import { ERROR_STATUS } from './error-status.ts';
 

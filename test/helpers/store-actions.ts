@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
+import type { Container } from '../../src/container.ts';
+import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
+import { createUser } from './accounts.ts';
+import { TEST_ACTING } from './acting.ts';
 import { appArchive, signWith } from './app-archive.ts';
 import type { ManifestOptions } from './app-archive.ts';
 import { readCert } from './certificate-fixtures.ts';
@@ -32,6 +36,11 @@ export function fetchSend(origin: string): Send {
     const text = await response.text();
     return { status: response.status, headers: Object.fromEntries(response.headers), text, json: <T>() => JSON.parse(text) as T };
   };
+}
+
+/** A new user (no password) and their API token, straight from the domain: the usual start of a test that publishes. */
+export async function userWithToken(container: Container, username: string, password: string | null = null): Promise<string> {
+  return getOrCreateToken(await createUser(container, username, password), TEST_ACTING, container.accounts);
 }
 
 /** The API token of a user, obtained as a client does (Basic, POST /api/v1/token). */

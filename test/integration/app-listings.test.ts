@@ -7,7 +7,6 @@ import { addCoMaintainer, setAppFlags } from '../../src/domain/apps/manage-apps.
 import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
 import { AppSchema, RatingSchema, ReleaseSchema } from '../../src/http/routes/listings/listings.schemas.ts';
 import { createUser } from '../helpers/accounts.ts';
-import { appArchive, signWith } from '../helpers/app-archive.ts';
 import type { ManifestOptions } from '../helpers/app-archive.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
 import { TestClock } from '../helpers/clock.ts';
@@ -15,6 +14,8 @@ import { TEST_TLS_CA, startArchiveServer } from '../helpers/https-archive-server
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
+import { injectSend, publishFixtureRelease } from '../helpers/store-actions.ts';
+import { brotliListing } from '../helpers/listing-bytes.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 
@@ -25,21 +26,12 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
   let files: ArchiveServer;
   const clock = new TestClock('2026-06-01T12:00:00.000Z');
   const tokens: Record<string, string> = {};
-  let served = 0;
 
   const get = (url: string, headers: Record<string, string> = {}) => server.app.inject({ method: 'GET', url, headers });
   const apps = async (url = '/api/v1/apps.json'): Promise<Json[]> => (await get(url)).json();
-  async function publish(key: string, options: ManifestOptions, nightly = false): Promise<void> {
-    const bytes = await appArchive(options);
-    served += 1;
-    files.serve(`/r${served}.tar.gz`, bytes);
-    const response = await server.app.inject({
-      method: 'POST',
-      url: '/api/v1/apps/releases',
-      headers: { authorization: `Token ${tokens.alice}` },
-      payload: { download: `${files.origin}/r${served}.tar.gz`, signature: signWith(key, bytes), nightly },
-    });
-    assert.ok([200, 201].includes(response.statusCode), response.body);
+  async function publish(key: 'news' | 'notes', options: ManifestOptions, nightly = false): Promise<void> {
+    const response = await publishFixtureRelease(injectSend(server.app), tokens.alice ?? '', files, { ...options, id: key, nightly });
+    assert.ok([200, 201].includes(response.status), response.text);
   }
   const rate = (who: string, app: string, body: Record<string, unknown>) =>
     server.app.inject({ method: 'POST', url: `/api/v1/apps/${app}/ratings`, headers: { authorization: `Token ${tokens[who]}` }, payload: body });
@@ -244,12 +236,9 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
     const plain = await get('/api/v1/apps.json');
     const gz = await get('/api/v1/apps.json', { 'accept-encoding': 'gzip' });
     // Brotli is made in the background once asked for; the JSON text is served meanwhile.
-    await get('/api/v1/apps.json', { 'accept-encoding': 'br' });
-    await server.container.listings.engine.brotliSettled();
-    const br = await get('/api/v1/apps.json', { 'accept-encoding': 'br' });
-    assert.equal(br.headers['content-encoding'], 'br');
+    const br = await brotliListing(server, '/api/v1/apps.json');
     assert.deepEqual(JSON.parse(zlib.gunzipSync(gz.rawPayload).toString()), plain.json());
-    assert.deepEqual(JSON.parse(zlib.brotliDecompressSync(br.rawPayload).toString()), plain.json());
+    assert.deepEqual(JSON.parse(br.toString()), plain.json());
     assert.equal(plain.headers['access-control-allow-origin'], '*');
     assert.equal((await get('/api/v1//apps.json')).statusCode, 200, 'a trailing slash in appstoreurl');
   });

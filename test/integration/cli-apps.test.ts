@@ -13,6 +13,7 @@ import { runCommand } from '../helpers/run-cli.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
+import { contentVersion } from '../helpers/listing-bytes.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 
@@ -162,12 +163,12 @@ describe(`appstore app … (${DIALECT})`, () => {
   });
 
   test('set flags', async () => {
-    const version = (await server.container.listings.currentVersion()).version;
+    const version = (await contentVersion(server));
     assert.equal((await runCommand(['app', 'set', 'news', '--featured', '--enterprise'], env)).stdout.trim(), 'news updated');
     let stored = await row();
     assert.equal(toBool(stored.is_featured), true);
     assert.equal(toBool(stored.is_enterprise_only), true);
-    assert.ok((await server.container.listings.currentVersion()).version > version, 'a flag change moves the listings version');
+    assert.ok((await contentVersion(server)) > version, 'a flag change moves the listings version');
     assert.equal((await runCommand(['app', 'set', 'news', '--featured'], env)).stdout.trim(), 'news already had these settings');
     await runCommand(['app', 'set', 'news', '--no-featured'], env);
     stored = await row();

@@ -2,32 +2,22 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { setAppFlags } from '../../src/domain/apps/manage-apps.ts';
 import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
-import { createUser } from '../helpers/accounts.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
-import { appArchive, signWith } from '../helpers/app-archive.ts';
-import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
+import { appArchive } from '../helpers/app-archive.ts';
+import { certFile } from '../helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, startArchiveServer } from '../helpers/https-archive-server.ts';
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
 import { runCommand } from '../helpers/run-cli.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
+import { externalAppXml, injectSend, publishFixtureRelease, registerFixtureApp, userWithToken } from '../helpers/store-actions.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 
 const ENV = { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' };
 
-/** `<external-app>` as the original's full AppAPI case has it. */
-const EXTERNAL = (tag: string, system = true) => `<external-app>
-  <docker-install><registry>ghcr.io</registry><image>nextcloud/news_exapp</image><image-tag>${tag}</image-tag></docker-install>
-  <scopes><value>FILES</value><value>NOTIFICATIONS</value><value>TALK</value></scopes>
-  <system>${system}</system>
-  <environment-variables>
-    <variable><name>SOME_VALUE1</name><display-name>Display name 1</display-name><description>Some useful description of it</description></variable>
-    <variable><name>SOME_VALUE2</name><display-name>Display name 2</display-name><description>With a default</description><default>0</default></variable>
-  </environment-variables>
-</external-app>`;
+const EXTERNAL = externalAppXml;
 
 interface Release {
   version: string;
@@ -43,16 +33,12 @@ describe(`ExApps: published, listed in appapi_apps.json only (${DIALECT})`, () =
   let server: TestServer;
   let files: ArchiveServer;
   let token = '';
-  let served = 0;
   before(async () => {
     files = await startArchiveServer();
     server = await createTestServer({ env: ENV, downloadCa: [TEST_TLS_CA] });
     await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
-    token = await getOrCreateToken(await createUser(server.container, 'ada', null), TEST_ACTING, server.container.accounts);
-    for (const [certificate, signature] of [['news.crt', 'news.sig'], ['notes.crt', 'notes.sig']] as const) {
-      const response = await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate: readCert(certificate), signature: readCert(signature) } });
-      assert.equal(response.statusCode, 201, response.body);
-    }
+    token = await userWithToken(server.container, 'ada');
+    for (const id of ['news', 'notes'] as const) assert.equal(await registerFixtureApp(injectSend(server.app), token, id), 201);
   });
   after(async () => {
     await server.close();
@@ -60,17 +46,9 @@ describe(`ExApps: published, listed in appapi_apps.json only (${DIALECT})`, () =
   });
 
   async function publish(id: 'news' | 'notes', version: string, extra = '', nightly = false): Promise<number> {
-    const bytes = await appArchive({ id, version, extra, nextcloud: ['30', '31'] });
-    served += 1;
-    files.serve(`/r${served}.tar.gz`, bytes);
-    const response = await server.app.inject({
-      method: 'POST',
-      url: '/api/v1/apps/releases',
-      headers: { authorization: `Token ${token}` },
-      payload: { download: `${files.origin}/r${served}.tar.gz`, signature: signWith(id, bytes), nightly },
-    });
-    assert.ok(response.statusCode === 201 || response.statusCode === 200, response.body);
-    return response.statusCode;
+    const response = await publishFixtureRelease(injectSend(server.app), token, files, { id, version, extra, nextcloud: ['30', '31'], nightly });
+    assert.ok(response.status === 201 || response.status === 200, response.text);
+    return response.status;
   }
   const listing = async (url: string): Promise<App[]> => {
     const response = await server.app.inject({ method: 'GET', url });

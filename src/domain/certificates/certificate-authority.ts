@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
-import { appIdProblem } from '../apps/app-id.ts';
+import { appIdProblem } from '../app-id.ts';
 import { pemBlocks, x509 } from './x509.ts';
 
 /** A certificate authority the store holds the key of: PEM certificate and PKCS #8 PEM key. */

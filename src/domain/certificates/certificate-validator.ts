@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import type { Trust } from './trust.ts';
-import { appIdProblem } from '../apps/app-id.ts';
+import { appIdProblem } from '../app-id.ts';
 import { normaliseSerial, pemBlocks, x509 } from './x509.ts';
 
 export interface ValidCertificate {

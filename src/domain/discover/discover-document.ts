@@ -1,3 +1,4 @@
+import { webAddressProblem } from '../encodings.ts';
 import { add, checkUnknownKeys, isObject, refuse } from '../import-problems.ts';
 import type { Problems } from '../import-problems.ts';
 
@@ -243,15 +244,8 @@ function parseMediaObject(value: unknown, where: string, problems: Problems, lan
 }
 
 function httpsProblem(address: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(address);
-  } catch {
-    return `'${address.slice(0, 100)}' is not an absolute URL: use https://…`;
-  }
-  if (url.protocol !== 'https:') return `must be an https:// address, not ${url.protocol.replace(/:$/, '')}`;
-  if (url.username !== '' || url.password !== '') return 'must not hold a user name or password';
-  return null;
+  const problem = webAddressProblem(address);
+  return problem === null ? null : problem.startsWith('is not an absolute URL') ? `'${address.slice(0, 100)}' ${problem}` : problem;
 }
 
 /** A link opens a page (https://…) or an app of this store (app://APP_ID). */

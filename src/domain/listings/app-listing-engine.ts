@@ -155,16 +155,6 @@ export class AppListingEngine {
     return bytes;
   }
 
-  /** Settles once every part made so far has been saved (tests). */
-  async savesSettled(): Promise<void> {
-    await this.saving;
-  }
-
-  /** Settles once every brotli compression started so far has finished (tests, benchmarks). */
-  async brotliSettled(): Promise<void> {
-    await Promise.all([...this.bodies.values()].map((body) => body.brotliJob));
-  }
-
   private async currentAt(window: RecentWindow, minVersion: number): Promise<Current> {
     const fresh = (c: Current | undefined): c is Current => c !== undefined && c.day === window.day && c.stamp.version >= minVersion;
     for (;;) {

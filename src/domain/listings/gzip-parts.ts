@@ -90,8 +90,6 @@ export interface ByteChunks {
 
 export const chunksOf = (buffer: Buffer): ByteChunks => ({ chunks: [buffer], byteLength: buffer.length });
 
-/** The bytes in one buffer (tests; small bodies). */
-export const joinChunks = (body: ByteChunks): Buffer => (body.chunks.length === 1 && body.chunks[0] !== undefined ? body.chunks[0] : Buffer.concat(body.chunks, body.byteLength));
 
 /** One gzip body from parts, in order: header, the segments, a final block, CRC-32 and size. */
 export function assembleGzip(parts: readonly GzipPart[]): ByteChunks {

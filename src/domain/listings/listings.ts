@@ -111,11 +111,6 @@ export class Listings {
     void this.engine.body({ includeEnterprise: false }, recentWindowStart(this.now()), stamp.version).catch(() => undefined);
   }
 
-  /** The content version, read from the database now. */
-  currentVersion(): Promise<VersionStamp> {
-    return this.versions.refresh();
-  }
-
   /**
    * The entity tag and date a conditional request is compared with, from the version known in
    * memory: no database work, no rendering. Undefined before the version was first read.

@@ -2,7 +2,7 @@ import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { AppError } from '../../errors.ts';
-import { appIdProblem } from '../apps/app-id.ts';
+import { appIdProblem } from '../app-id.ts';
 
 export interface ArchiveLimits {
   /** Bytes the whole archive may inflate to: a decompression bomb stops here. */

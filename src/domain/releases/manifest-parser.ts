@@ -1,7 +1,9 @@
+import { webAddressProblem } from '../encodings.ts';
+import type { WebSchemes } from '../encodings.ts';
 import { AppError } from '../../errors.ts';
 import type { FieldErrors } from '../../errors.ts';
 import { LANGUAGE_CODE_PATTERN } from '../catalog/catalog.ts';
-import { appIdProblem } from '../apps/app-id.ts';
+import { appIdProblem } from '../app-id.ts';
 import { parseExternalApp } from './external-app.ts';
 import { normaliseLicence } from './licences.ts';
 import type { AppTranslation, Author, Dependency, Manifest, Screenshot } from './release-data.ts';
@@ -16,8 +18,6 @@ import type { XmlNode } from './xml-document.ts';
 
 const DEPRECATED = ['standalone', 'default_enable', 'shipped', 'public', 'remote', 'requiremin', 'requiremax'];
 const DATABASES = ['sqlite', 'mysql', 'pgsql'];
-const URL_PATTERN = /^https?:\/\/\S+$/;
-const HTTPS_PATTERN = /^https:\/\/\S+$/;
 const MAIL_PATTERN = /^[^@\s]+@[^.\s]+\..+$/;
 const COMMAND_PATTERN = /^[a-zA-Z_-]+$/;
 const PHP_CLASS_PATTERN = /^[a-zA-Z_][0-9a-zA-Z_]*(?:\\[a-zA-Z_][0-9a-zA-Z_]*)*$/;
@@ -40,9 +40,10 @@ class Problems {
 const text = (node: XmlNode): string => node.text.trim();
 const childrenNamed = (node: XmlNode, name: string): XmlNode[] => node.children.filter((c) => c.name === name);
 
-function checkedUrl(node: XmlNode, value: string, pattern: RegExp, problems: Problems, what: string): string {
-  if (value.length > MAX_TEXT || !pattern.test(value)) {
-    problems.add(node, `${what} '${value.slice(0, 80)}' is not ${pattern === HTTPS_PATTERN ? 'an https:// URL' : 'an http(s):// URL'} of at most ${MAX_TEXT} characters`);
+function checkedUrl(node: XmlNode, value: string, schemes: WebSchemes, problems: Problems, what: string): string {
+  const problem = value.length > MAX_TEXT ? `is longer than ${MAX_TEXT} characters` : webAddressProblem(value, schemes);
+  if (problem !== null) {
+    problems.add(node, `${what} '${value.slice(0, 80)}' ${problem}`);
     return '';
   }
   return value;
@@ -52,7 +53,7 @@ function optionalUrl(info: XmlNode, name: string, problems: Problems): string {
   const nodes = childrenNamed(info, name);
   if (nodes.length > 1) problems.add(nodes[1] ?? null, `only one <${name}> is allowed`);
   const node = nodes[0];
-  return node === undefined ? '' : checkedUrl(node, text(node), URL_PATTERN, problems, `<${name}>`);
+  return node === undefined ? '' : checkedUrl(node, text(node), 'http or https', problems, `<${name}>`);
 }
 
 /** name / summary / description: per language, `lang` defaulting to en, one per language. */
@@ -99,7 +100,7 @@ function parseAuthors(info: XmlNode, problems: Problems): Author[] {
     const mail = node.attributes['mail']?.trim() ?? '';
     if (mail !== '' && !MAIL_PATTERN.test(mail)) problems.add(node, `mail="${mail.slice(0, 80)}" is not an e-mail address`);
     const homepage = node.attributes['homepage']?.trim() ?? '';
-    if (homepage !== '') checkedUrl(node, homepage, URL_PATTERN, problems, 'homepage');
+    if (homepage !== '') checkedUrl(node, homepage, 'http or https', problems, 'homepage');
     return { name, mail, homepage };
   });
 }
@@ -114,7 +115,7 @@ function parseDocumentation(info: XmlNode, problems: Problems): { user: string; 
     if (child === undefined) continue;
     const value = text(child);
     if (new RegExp(`^${kind}-[a-z]+[-a-z]*[a-z]+$`).test(value)) continue;
-    docs[kind] = checkedUrl(child, value, HTTPS_PATTERN, problems, `<${kind}> documentation`);
+    docs[kind] = checkedUrl(child, value, 'https', problems, `<${kind}> documentation`);
   }
   return docs;
 }
@@ -135,9 +136,9 @@ function parseScreenshots(info: XmlNode, problems: Problems): Screenshot[] {
   const nodes = childrenNamed(info, 'screenshot');
   if (nodes.length > MAX_SCREENSHOTS) problems.add(nodes[MAX_SCREENSHOTS] ?? null, `at most ${MAX_SCREENSHOTS} screenshots are allowed; there are ${nodes.length}`);
   return nodes.slice(0, MAX_SCREENSHOTS).map((node) => {
-    const url = checkedUrl(node, text(node), HTTPS_PATTERN, problems, 'the screenshot');
+    const url = checkedUrl(node, text(node), 'https', problems, 'the screenshot');
     const thumbnail = node.attributes['small-thumbnail']?.trim() ?? '';
-    return { url, smallThumbnail: thumbnail === '' ? '' : checkedUrl(node, thumbnail, HTTPS_PATTERN, problems, 'small-thumbnail') };
+    return { url, smallThumbnail: thumbnail === '' ? '' : checkedUrl(node, thumbnail, 'https', problems, 'small-thumbnail') };
   });
 }
 
@@ -285,7 +286,7 @@ export function parseManifest(info: XmlNode, validCategories: ReadonlySet<string
   const website = optionalUrl(info, 'website', problems);
   const discussion = optionalUrl(info, 'discussion', problems);
   const bugsNode = single(info, 'bugs', problems);
-  const issueTracker = bugsNode === null ? '' : checkedUrl(bugsNode, text(bugsNode), URL_PATTERN, problems, '<bugs>');
+  const issueTracker = bugsNode === null ? '' : checkedUrl(bugsNode, text(bugsNode), 'http or https', problems, '<bugs>');
   const screenshots = parseScreenshots(info, problems);
   const dependencies = parseDependencies(info, problems);
   checkPhpClasses(info, problems);

@@ -13,7 +13,7 @@ import type { Trust } from '../certificates/trust.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { CatalogStore } from '../catalog/import-catalog.ts';
-import { parseHttpsUrl } from '../encodings.ts';
+import { parseWebAddress } from '../encodings.ts';
 import { isLatestRelease } from './latest-release.ts';
 import { readRelease } from './read-release.ts';
 import { appNotRegistered } from './release-store.ts';
@@ -47,7 +47,7 @@ export interface PublishResult {
 }
 
 function checkBody(input: PublishInput): Buffer {
-  if (parseHttpsUrl(input.download) === null) {
+  if (parseWebAddress(input.download) === null) {
     throw new AppError('invalid_request', 'Invalid request body: download: Enter a valid HTTPS URL.', { download: ['Enter a valid HTTPS URL.'] });
   }
   try {

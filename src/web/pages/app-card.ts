@@ -1,6 +1,6 @@
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import type { ListedApp } from '../../domain/listings/app-listing.ts';
-import { textsIn } from '../../domain/catalog/browse-catalog.ts';
+import { textsIn } from '../../domain/browse/browse-catalog.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { STRINGS } from '../strings.ts';

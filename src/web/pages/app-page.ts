@@ -1,4 +1,5 @@
-import { textsIn } from '../../domain/catalog/browse-catalog.ts';
+import { webAddressProblem } from '../../domain/encodings.ts';
+import { textsIn } from '../../domain/browse/browse-catalog.ts';
 import { certificateFingerprint } from '../../domain/certificates/certificate-validator.ts';
 import { isStable } from '../../domain/versions/semantic-version.ts';
 import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
@@ -14,8 +15,8 @@ import type { ListedRating } from '../../domain/listings/listings.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import { STRINGS } from '../strings.ts';
 
-/** Only http(s) links are shown as links: the stored ones were checked at publishing, this keeps it so. */
-const isWebLink = (url: string): boolean => /^https?:\/\//i.test(url);
+/** Only web addresses are shown as links: the stored ones were checked at publishing by the same rule, this keeps it so. */
+const isWebLink = (url: string): boolean => webAddressProblem(url, 'http or https') === null;
 
 function link(url: string, label: string): Html | '' {
   return isWebLink(url) ? html`<li><a href="${url}" rel="nofollow noopener">${label}</a></li>` : '';

@@ -1,4 +1,4 @@
-import type { HomeView } from '../../domain/catalog/browse-catalog.ts';
+import type { HomeView } from '../../domain/browse/browse-catalog.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';

@@ -1,5 +1,5 @@
-import type { SearchQuery, SearchResult, Sort } from '../../domain/catalog/search-catalog.ts';
-import { SORTS } from '../../domain/catalog/search-catalog.ts';
+import type { SearchQuery, SearchResult, Sort } from '../../domain/browse/search-catalog.ts';
+import { SORTS } from '../../domain/browse/search-catalog.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';

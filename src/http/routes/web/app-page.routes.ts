@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { userActing } from '../../../domain/audit/audit.ts';
-import { findListedApp, latestPerPlatform } from '../../../domain/catalog/browse-catalog.ts';
+import { findListedApp, latestPerPlatform } from '../../../domain/browse/browse-catalog.ts';
 import { mayRate, rateApp, starsToRating, unrateApp } from '../../../domain/ratings/rate-app.ts';
 import type { User } from '../../../domain/accounts/user.ts';
 import type { AppPageView } from '../../../web/pages/app-page.ts';

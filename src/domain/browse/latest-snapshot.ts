@@ -1,5 +1,5 @@
-import type { RecentWindow } from './rating-aggregate.ts';
-import type { VersionStamp } from './version-stamp.ts';
+import type { RecentWindow } from '../listings/rating-aggregate.ts';
+import type { VersionStamp } from '../listings/version-stamp.ts';
 
 /** Data read at one content version, for the day its recent-rating window was computed for. */
 export interface DaySnapshot {
