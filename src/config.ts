@@ -107,6 +107,9 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_DATABASE_POOL_SIZE',
   'APPSTORE_METRICS_PORT',
   'APPSTORE_METRICS_TOKEN',
+  // Read by bin/appstore.js before the service loads: run the bundle or fail (tests, CI), and why a bundle was not used.
+  'APPSTORE_BUNDLE',
+  'APPSTORE_DEBUG_BUILD',
 ] as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -23,6 +23,8 @@ export interface MetricSources {
   /** Bytes of listing bodies and parts held in memory. */
   readonly cacheBytes: () => number;
   readonly poolUse: () => { size: number; total: number; idle: number; waiting: number } | null;
+  /** SQLite: how many times the commit probe was asked (once per turn of the event loop that read the version). */
+  readonly commitProbes: () => number;
 }
 
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -52,6 +54,15 @@ export function createMetrics(sources: MetricSources): StoreMetrics {
   const downloadBytes = new Counter({ name: 'appstore_download_bytes_total', help: 'Bytes of release archives downloaded.', registers: [registry] });
   const downloads = new Histogram({ name: 'appstore_download_duration_seconds', help: 'Release archive downloads, by outcome.', labelNames: ['outcome'], buckets: SECONDS, registers: [registry] });
   new Gauge({ name: 'appstore_listing_cache_bytes', help: 'Bytes of listing bodies and parts held in memory.', registers: [registry], collect() { this.set(sources.cacheBytes()); } });
+  new Counter({
+    name: 'appstore_commit_probes_total',
+    help: "SQLite: checks for other processes' commits (PRAGMA data_version), at most one per turn of the event loop.",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(sources.commitProbes());
+    },
+  });
   new Gauge({
     name: 'appstore_db_pool_connections',
     help: 'PostgreSQL pool: its size, open connections, idle ones, and queries waiting for one (absent on SQLite).',

@@ -64,6 +64,9 @@ describe(`metrics (${DIALECT})`, () => {
       assert.ok((after.get('appstore_listing_render_duration_seconds_count{listing="categories"}') ?? 0) >= 1, 'a render of categories.json');
       assert.ok((after.get('appstore_listing_render_duration_seconds_count{listing="apps-body"}') ?? 0) >= 1, 'an assembled apps.json');
       assert.ok((after.get('appstore_listing_cache_bytes') ?? 0) > 0);
+      // SQLite checks other processes' commits when it reads the version; PostgreSQL is told instead.
+      if (DIALECT === 'sqlite') assert.ok((after.get('appstore_commit_probes_total') ?? 0) > 0, 'the commit probe was asked');
+      else assert.equal(after.get('appstore_commit_probes_total'), 0);
       assert.ok((after.get('appstore_process_resident_memory_bytes') ?? 0) > 0, 'the process metrics');
       if (DIALECT === 'postgres') assert.equal(after.get('appstore_db_pool_connections{state="size"}'), 4);
     } finally {
