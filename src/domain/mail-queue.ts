@@ -63,7 +63,9 @@ export class MailQueue implements MailJobQueue {
   ) {}
 
   async enqueue(job: AccountMailJob): Promise<void> {
-    this.mine.add(await this.store.add(job, this.now()));
+    const id = await this.store.add(job, this.now());
+    // Only a command needs to know its own (a server's set would keep the ids other nodes sent).
+    if (this.ownOnly) this.mine.add(id);
     if (this.soon === null && !this.stopped) {
       this.soon = setTimeout(() => {
         this.soon = null;
