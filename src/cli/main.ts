@@ -145,8 +145,9 @@ function reportFailure(error: unknown, io: CliIo): number {
   }
   if (isAppError(error)) {
     io.err(`appstore: ${error.detail}`);
+    // A field's message the one-line detail already says is not said twice.
     for (const [field, messages] of Object.entries(error.errors ?? {})) {
-      for (const message of messages) io.err(`  ${field}: ${message}`);
+      for (const message of messages) if (!error.detail.includes(message)) io.err(`  ${field}: ${message}`);
     }
     return 1;
   }

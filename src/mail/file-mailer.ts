@@ -37,7 +37,7 @@ export function fileMailer(directory: string, from: string, log: (message: strin
       const file = path.join(directory, name);
       await fs.promises.writeFile(file, asEml(mail, from, at), { mode: 0o600 });
       const links = mail.text.match(/https?:\/\/\S+/g) ?? [];
-      log(`mail to ${mail.to} ("${mail.subject}") written to ${file}${links.length === 0 ? '' : `; its link: ${links.join(' ')}`}`);
+      log(`mail to ${mail.to} ("${mail.subject}") written to ${file}${links.length === 0 ? '' : `; its link:\n${links.join('\n')}`}`);
     },
   };
 }

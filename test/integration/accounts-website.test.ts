@@ -78,7 +78,7 @@ describe(`accounts on the website (${DIALECT})`, () => {
 
     const early = await signIn(web, 'carol');
     assert.equal(early.statusCode, 403);
-    assert.match(early.body, /Confirm your e-mail address first: we have sent a new link to c…l@example\.org/);
+    assert.match(early.body, /Confirm your e-mail address first: a new link is on its way to c…l@example\.org/);
     assert.ok(!web.cookies.has('appstore_session'));
     const resent = await mail.nextMailTo('carol@example.org');
 
@@ -172,6 +172,24 @@ describe(`accounts on the website (${DIALECT})`, () => {
     assert.equal(signIn.statusCode, 403);
     await server.container.mailQueue.settled();
     assert.equal(mail.received.slice(before).filter((m) => m.to.some((to) => to.toLowerCase() === 'gina@example.org')).length, 0, 'gina is never sent a link for gina2');
+  });
+
+  test('a name signed up with an address whose account is not confirmed yet is never sent a link: the first account confirms', async () => {
+    const first = new WebClient(server.app, '10.0.2.1');
+    assert.equal((await signUp(first, 'dupa', 'dup@example.org')).statusCode, 200);
+    const firstLink = linkPath((await mail.nextMailTo('dup@example.org')).links);
+    const squatter = new WebClient(server.app, '10.0.2.2');
+    assert.equal((await signUp(squatter, 'dupb', 'dup@example.org')).statusCode, 200);
+    assert.equal((await mail.nextMailTo('dup@example.org')).subject, 'You already have an account');
+    // The second name signs in: the same answer as for any unconfirmed account, and no link goes out.
+    const before = mail.received.length;
+    await squatter.get('/account/login');
+    assert.match((await squatter.post('/account/login', { username: 'dupb', password: STRONG, next: '/' })).body, /a new link is on its way to d…p@example\.org/);
+    await server.container.mailQueue.settled();
+    assert.equal(mail.received.length, before, 'no link for dupb');
+    await first.get(firstLink);
+    assert.equal((await first.post(firstLink, {})).statusCode, 200, 'dupa confirms with its own link');
+    assert.equal((await server.container.accounts.store.findUserByUsername('dupb'))?.emailVerified, false);
   });
 
   test('a second sign-up with the same name answers alike whether the first one\'s address had an account (no enumeration)', async () => {

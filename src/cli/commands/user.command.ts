@@ -3,9 +3,22 @@ import { addUser, findUser, listUsers, setActive, setPassword } from '../../doma
 import { sendInvitation } from '../../domain/accounts/password-reset.ts';
 import { flag, positional, stringOption } from '../arguments.ts';
 import type { Command } from '../command.ts';
-import { usageError } from '../command.ts';
+import { CliError, usageError } from '../command.ts';
+import { isAppError } from '../../errors.ts';
 import { cliActingFor, withContainer } from '../context.ts';
 import type { CliIo } from '../io.ts';
+
+/** A weak password refused: the command says how an operator waives the rule. */
+async function withWeakPasswordHint<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isAppError(error) && error.errors?.['password'] !== undefined && /too easy to guess|characters; use at least/.test(error.detail)) {
+      throw new CliError(`${error.detail} (--allow-weak-password waives this rule)`, 1);
+    }
+    throw error;
+  }
+}
 
 /** The password is the first line of standard input, so it never shows in `ps` or shell history. */
 async function readPassword(io: CliIo): Promise<string> {
@@ -35,7 +48,7 @@ waives the strength part, for an operator who knows better. --admin makes an adm
     const fromStdin = flag(input, 'password-stdin');
     if (fromStdin === flag(input, 'no-password')) throw usageError('give exactly one of --password-stdin and --no-password', this.usage);
     const password = fromStdin ? await readPassword(io) : null;
-    const user = await withContainer(io, (container) =>
+    const user = await withWeakPasswordHint(() => withContainer(io, (container) =>
       addUser(
         {
           username: positional(input, 0),
@@ -49,7 +62,7 @@ waives the strength part, for an operator who knows better. --admin makes an adm
         cliActingFor(io),
         container.accounts,
       ),
-    );
+    ));
     io.out(`created user ${user.username}${user.isAdmin ? ' (administrator)' : ''}${user.hasPassword ? '' : ' without a password'}`);
     return 0;
   },
@@ -110,7 +123,7 @@ guess); --allow-weak-password waives its strength part. Existing sessions and to
     if (!flag(input, 'password-stdin')) throw usageError('--password-stdin is required', this.usage);
     const username = positional(input, 0);
     const password = await readPassword(io);
-    await withContainer(io, (container) => setPassword(username, password, flag(input, 'allow-weak-password') ? 'waived' : 'required', cliActingFor(io), container.accounts));
+    await withWeakPasswordHint(() => withContainer(io, (container) => setPassword(username, password, flag(input, 'allow-weak-password') ? 'waived' : 'required', cliActingFor(io), container.accounts)));
     io.out(`password of ${username} changed`);
     return 0;
   },

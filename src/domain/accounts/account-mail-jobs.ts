@@ -47,10 +47,11 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
     case 'verify-email': {
       const user = await deps.store.findUserById(job.userId);
       if (user === null) return [];
-      // Confirmed for another account meanwhile (or an account squatting a name with someone
-      // else's address): following the link could only fail, so its owner is not mailed one.
+      // The address belongs to another account: confirmed, or made earlier (a name signed up
+      // with an address that already had an account, confirmed or not). Its owner is not mailed a
+      // link that would confirm this account instead of theirs.
       const owners = await deps.store.findUsersByEmail(job.email);
-      if (owners.some((owner) => owner.id !== user.id && owner.emailVerified)) return [];
+      if (owners.some((owner) => owner.id !== user.id && (owner.emailVerified || owner.id < user.id))) return [];
       const secret = await createLink(user.id, 'verify-email', job.email, LINK_LIFETIME_MS['verify-email'], deps);
       return [verificationMail(job.email, user.username, link(`/account/verify/${secret}`), job.newAccount)];
     }

@@ -22,7 +22,7 @@ export function addressTakenMail(to: string, signInLink: string, resetLink: stri
   return {
     to,
     subject: 'You already have an account',
-    text: `Hello,\n\nSomeone, hopefully you, tried to use this address for a new account on the app store, or for another account. It already belongs to an account, so nothing was changed.\n\nSign in: ${signInLink}\nForgot your password? ${resetLink}\n\nIf it was not you, ignore this mail.${SIGNATURE}`,
+    text: `Hello,\n\nSomeone, hopefully you, tried to use this address for a new account on the app store, or for another account. It already belongs to an account, so it was not used for that: your account is as it was.\n\nSign in: ${signInLink}\nForgot your password? ${resetLink}\n\nIf it was not you, ignore this mail.${SIGNATURE}`,
   };
 }
 

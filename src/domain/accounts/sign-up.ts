@@ -114,8 +114,8 @@ export async function signInOnWebsite(username: string, password: string, client
       await sendVerification(record, record.email, true, deps);
     } catch (mailError) {
       if (!(mailError instanceof AppError) || mailError.code !== 'rate_limited') throw mailError;
-      throw new AppError('email_not_verified', `Confirm your e-mail address first: follow the link we sent to ${maskAddress(record.email)}.`);
+      throw new AppError('email_not_verified', `Confirm your e-mail address first: follow the link mailed to ${maskAddress(record.email)} (a new one is mailed at most five times an hour).`);
     }
-    throw new AppError('email_not_verified', `Confirm your e-mail address first: we have sent a new link to ${maskAddress(record.email)}.`);
+    throw new AppError('email_not_verified', `Confirm your e-mail address first: a new link is on its way to ${maskAddress(record.email)}.`);
   }
 }

@@ -78,7 +78,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   app.post('/account/login', {
     schema: {
       hide: true,
-      body: Form({ username: text(150), password: text(1024), next: text(2000) }),
+      body: Type.Object({ username: text(150), password: text(1024), next: Type.Optional(text(2000)) }, { additionalProperties: true }),
       response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(FORM_ERRORS, 'not_authenticated', 'email_not_verified', 'rate_limited') },
     },
     handler: async (request, reply) => {
