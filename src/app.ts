@@ -3,6 +3,7 @@ import { notModifiedFastPath } from './http/listing-fast-path.ts';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify from 'fastify';
 import type { FastifyServerOptions } from 'fastify';
 import type { Container } from './container.ts';
@@ -40,6 +41,9 @@ export interface ServerOptions {
 /** Longer than any app id or version: a long parameter reaches its schema, which names it in a 400. */
 const MAX_PARAM_LENGTH = 4096;
 
+/** How long a GET waits on PostgreSQL for the committed version before it is answered from memory. */
+const VERSION_WAIT_MS = 250;
+
 /** Builds the HTTP server around a container, without listening: what server.ts and the tests use. */
 export async function buildServer(container: Container, options: ServerOptions = {}): Promise<AppServer> {
   // Refusals made outside fastify's request cycle are logged like the others ("request refused").
@@ -47,6 +51,28 @@ export async function buildServer(container: Container, options: ServerOptions =
   // Conditional requests for unchanged listings are answered before routing (listing-fast-path.ts).
   let logNotModified: FastPathOptions['log'] = () => undefined;
   const fastPath = notModifiedFastPath(container.listings, { logRate: container.config.notModifiedLogRate, log: (entry) => logNotModified(entry) });
+  // PostgreSQL: another process's commit arrives as a notification, which may come after a request
+  // made after the commit. A GET or HEAD is handled once the version has been read by a query that
+  // started after the request arrived (shared by the requests of the moment: one query for many),
+  // or after VERSION_WAIT_MS when the database is slow or down (then from memory, as before).
+  // SQLite asks its probe connection instead.
+  const readFirst = container.database.listen !== null;
+  const afterCommittedVersion = (request: IncomingMessage, response: ServerResponse): void => {
+    let served = false;
+    const go = (): void => {
+      if (served) return;
+      served = true;
+      clearTimeout(timer);
+      serve(request, response);
+    };
+    const timer = setTimeout(go, VERSION_WAIT_MS);
+    container.versions.committedNow().then(go, go);
+  };
+  let route: (request: IncomingMessage, response: ServerResponse) => void = () => undefined;
+  const serve = (request: IncomingMessage, response: ServerResponse): void => {
+    if (!fastPath.answer(request, response)) return route(request, response);
+    container.metrics.notModified(request.method ?? 'GET', request.url ?? '');
+  };
   const app = Fastify({
     logger: options.logger ?? {
       level: container.config.logLevel,
@@ -55,15 +81,17 @@ export async function buildServer(container: Container, options: ServerOptions =
     trustProxy: container.config.trustProxy,
     // A caller's X-Request-Id is kept when it is sane, so logs can be joined across proxies.
     genReqId: (request) => requestIdFor(request.headers),
-    serverFactory: (handler) =>
-      createNodeServer(
+    serverFactory: (handler) => {
+      route = handler;
+      return createNodeServer(
         (request, response) => {
-          if (!fastPath.answer(request, response)) return handler(request, response);
-          container.metrics.notModified(request.method ?? 'GET', request.url ?? '');
+          if (readFirst && (request.method === 'GET' || request.method === 'HEAD')) afterCommittedVersion(request, response);
+          else serve(request, response);
         },
         container.config,
         (refusal) => logRefused(refusal),
-      ),
+      );
+    },
     clientErrorHandler: (error, socket) => answerClientError(error, socket, logRefused),
     frameworkErrors: answerFrameworkError,
     routerOptions: {

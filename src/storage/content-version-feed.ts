@@ -121,6 +121,36 @@ export class ContentVersionFeed {
     return this.starting;
   }
 
+  private reading: Promise<VersionStamp> | null = null;
+  private nextReading: Promise<VersionStamp> | null = null;
+
+  /**
+   * PostgreSQL: the version as committed now, by a read that starts after this call; callers at
+   * the same time share one read (under load, one query serves many requests). A notification
+   * may reach this node after a request that follows the commit: this read cannot.
+   */
+  committedNow(): Promise<VersionStamp> {
+    if (this.nextReading !== null) return this.nextReading;
+    if (this.reading !== null) {
+      // The read under way may have started before the caller's request: the next one serves it.
+      const next = this.reading.catch(() => undefined).then(() => {
+        this.nextReading = null;
+        return this.startReading();
+      });
+      this.nextReading = next;
+      return next;
+    }
+    return this.startReading();
+  }
+
+  private startReading(): Promise<VersionStamp> {
+    const read: Promise<VersionStamp> = this.refresh().finally(() => {
+      if (this.reading === read) this.reading = null;
+    });
+    this.reading = read;
+    return read;
+  }
+
   /** Reads the version now (after a write this process did not make through its handle). */
   async refresh(): Promise<VersionStamp> {
     const stamp = await readContentVersion(this.handle.db);
