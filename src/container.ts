@@ -118,7 +118,7 @@ export interface Container {
   readonly listingReports: { report: (event: 'listening' | 'lost', error?: Error) => void; partsUnavailable: (error: unknown) => void };
   /** Applies pending migrations (safe to run from several processes at once). */
   readonly migrate: () => Promise<MigrationReport>;
-  /** The content version as this process knows it (the CLI waits on it for its writes to be announced). */
+  /** The content version as this process knows it (the server reads it before GETs on PostgreSQL). */
   readonly versions: ContentVersionFeed;
   /** The account mails queued by requests and commands, sent after their answer; its reports go to the log once the server runs. */
   readonly mailQueue: MailQueue;

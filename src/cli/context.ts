@@ -7,9 +7,6 @@ import { createContainer } from '../container.ts';
 import type { Container } from '../container.ts';
 import type { CliIo } from './io.ts';
 
-/** How long a command waits, at most, for the nodes to be told of its writes (PostgreSQL's notifications take milliseconds). */
-const WRITE_ANNOUNCED_WITHIN_MS = 2000;
-
 /** The configuration from the command's environment. */
 export function configFor(io: CliIo): Config {
   return loadConfig(io.env, io.cwd);
@@ -28,13 +25,9 @@ export async function withContainer<T>(io: CliIo, work: (container: Container) =
     if (options.migrate !== false) {
       await container.migrate();
       await container.checkSecretKey();
-      // PostgreSQL: listen before writing, to hear the write announced to the nodes (below).
-      if (container.database.dialect === 'postgres') await container.versions.ready();
     }
     const result = await work(container);
     await container.mailQueue.settled();
-    // A request made after the command's exit finds the running nodes told of its writes.
-    await container.versions.ownWritesAnnounced(WRITE_ANNOUNCED_WITHIN_MS);
     return result;
   } finally {
     await container.close();

@@ -1,7 +1,8 @@
 /**
  * Periodic pruning of rows that only ever grow: expired sessions and mailed links, rate-limit
- * hits older than any window, and the saved listing parts of formats no running node uses. Several nodes share the database: a lease in the database lets one
- * node run it at a time, and the time of the last run keeps it to once per interval in all.
+ * hits older than any window, and the saved listing parts of formats no running node uses.
+ * Several nodes share the database: a lease in the database lets one node run it at a time, and
+ * the time of the last run keeps it to once per interval in all.
  */
 export interface HousekeepingStore {
   /** Takes (or renews) the task's lease for `holder` until `until`, unless another holder's lease runs; also tells when the task last ran. */

@@ -27,10 +27,10 @@ export function appListingSource(database: DatabaseHandle): AppListingSource {
   const db = database.db;
   const inSnapshot = <T>(read: (reads: AppListingReads) => Promise<T>): Promise<T> => inReadSnapshot(database, (trx) => read(readsThrough(trx)));
   return {
+    // The counts and the saved parts need no snapshot: each is checked against the index.
+    ...readsThrough(db),
     index: () => inSnapshot((reads) => reads.index()),
     load: (ids, recentSince) => inSnapshot((reads) => reads.load(ids, recentSince)),
-    recentRatingCounts: (recentSince) => countRecentRatings(db, recentSince),
-    savedParts: (ids, format) => loadSavedParts(db, ids, format),
     inOneSnapshot: inSnapshot,
     saveParts: (parts, format) => saveParts(db, parts, format),
   };

@@ -17,10 +17,11 @@ export interface FeedOptions {
 
 /**
  * The content version known without a database round trip per request. Writes through this
- * handle advance it as they commit. On SQLite, every read of `current` first asks the commit
- * probe whether any connection committed since (PRAGMA data_version, microseconds) and reads the
- * version then: another process's write is seen by the very next request. On PostgreSQL, other
- * processes' writes arrive by LISTEN/NOTIFY (a poll while the connection is down).
+ * handle advance it as they commit. On SQLite, `current` first asks the commit probe whether any
+ * connection committed since (PRAGMA data_version, once per turn of the event loop) and reads the
+ * version then. On PostgreSQL, other processes' writes arrive by LISTEN/NOTIFY (a poll while the
+ * connection is down), and `committedNow` reads the version for a request that must not precede
+ * a notification still on its way (app.ts: every GET and HEAD).
  */
 export class ContentVersionFeed {
   private stamp: VersionStamp | undefined;
@@ -34,42 +35,7 @@ export class ContentVersionFeed {
     private readonly handle: DatabaseHandle,
     private readonly options: FeedOptions,
   ) {
-    this.stopHearingWrites = onCommittedWrite(handle.db, (stamp) => {
-      this.lastOwnCommit = Math.max(this.lastOwnCommit, stamp.version);
-      this.advance(stamp);
-    });
-  }
-
-  /** The newest version this process committed, and the newest one heard of by notification (PostgreSQL). */
-  private lastOwnCommit = 0;
-  private lastHeard = 0;
-  private readonly hearing = new Set<() => void>();
-
-  /**
-   * PostgreSQL: resolves once this process's last write has come back to it as a notification,
-   * that is once every listening node has been sent it (the CLI waits so before it exits: a
-   * request made after its exit finds the nodes told), or after `timeoutMs`. At once when this
-   * process wrote nothing, or does not listen (SQLite: the nodes' probes see the commit itself).
-   */
-  async ownWritesAnnounced(timeoutMs: number): Promise<void> {
-    if (this.listener === undefined) return;
-    let timer: NodeJS.Timeout | undefined;
-    let wake = (): void => undefined;
-    try {
-      await Promise.race([
-        new Promise<void>((resolve) => {
-          wake = () => {
-            if (this.lastHeard >= this.lastOwnCommit) resolve();
-          };
-          this.hearing.add(wake);
-          wake();
-        }),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-      ]);
-    } finally {
-      clearTimeout(timer);
-      this.hearing.delete(wake);
-    }
+    this.stopHearingWrites = onCommittedWrite(handle.db, (stamp) => this.advance(stamp));
   }
 
   /**
@@ -211,11 +177,8 @@ export class ContentVersionFeed {
     const [instanceId = '', version = '', changedAt = ''] = payload.split(' ');
     const known = this.stamp;
     const stamp = contentVersionOfRow({ version, changed_at: changedAt, instance_id: instanceId });
-    if (known !== undefined && instanceId === known.instanceId && /^\d+$/.test(version) && !Number.isNaN(stamp.changedAt.getTime())) {
-      this.advance(stamp);
-      this.lastHeard = Math.max(this.lastHeard, stamp.version);
-      for (const wake of this.hearing) wake();
-    } else void this.refresh().catch(() => undefined);
+    if (known !== undefined && instanceId === known.instanceId && /^\d+$/.test(version) && !Number.isNaN(stamp.changedAt.getTime())) this.advance(stamp);
+    else void this.refresh().catch(() => undefined);
   }
 
   private schedulePoll(): void {

@@ -11,7 +11,7 @@ export const basic = (username: string, password: string): string => `Basic ${Bu
 
 /** A user as an operator makes one with `--allow-weak-password`: the tests' passwords are chosen for them, not for strength. */
 export function createUser(container: Container, username: string, password: string | null, extra: { isAdmin?: boolean } = {}): Promise<User> {
-  return addUser({ username, password, firstName: username, lastName: 'Tester', weakPasswordAllowed: true, ...extra }, TEST_ACTING, container.accounts);
+  return addUser({ username, password, firstName: username, lastName: 'Tester', strength: 'waived', ...extra }, TEST_ACTING, container.accounts);
 }
 
 /** A protected probe route (Basic or Token), standing in for the routes later issues add. */

@@ -57,7 +57,7 @@ waives the strength part, for an operator who knows better. --admin makes an adm
           lastName: stringOption(input, 'last-name'),
           isAdmin: flag(input, 'admin'),
           password,
-          weakPasswordAllowed: flag(input, 'allow-weak-password'),
+          strength: flag(input, 'allow-weak-password') ? 'waived' : 'check',
         },
         cliActingFor(io),
         container.accounts,

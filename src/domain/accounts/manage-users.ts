@@ -21,8 +21,11 @@ export interface AddUserInput {
   readonly isAdmin?: boolean;
   /** Null: an account without a password (token authentication only). */
   readonly password: string | null;
-  /** An operator's explicit choice (`--allow-weak-password`): the strength rule is waived. */
-  readonly weakPasswordAllowed?: boolean;
+  /**
+   * The password's strength: checked here (the default), or not: an operator waived it
+   * (`--allow-weak-password`), or the caller checked it already (sign-up, before its limit counts).
+   */
+  readonly strength?: 'check' | 'waived' | 'checked';
   /** An operator vouches for the address they give (true); a website sign-up does not. */
   readonly emailVerified?: boolean;
 }
@@ -40,7 +43,7 @@ export async function addUser(input: AddUserInput, acting: Acting, deps: UserDep
   }
   const email = input.email?.trim() || null;
   if (email !== null) checkEmailAddress(email);
-  if (input.password !== null) await checkNewPassword(input.password, [input.username, email ?? ''], input.weakPasswordAllowed === true ? 'waived' : 'required');
+  if (input.password !== null && input.strength !== 'checked') await checkNewPassword(input.password, [input.username, email ?? ''], input.strength === 'waived' ? 'waived' : 'required');
   const user = await deps.store.createUser(
     {
       username: input.username,

@@ -62,15 +62,14 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
   const taken = (await deps.store.findUsersByEmail(email)).length > 0;
   let user: User;
   try {
-    user = await addUser({ username, email, password: input.password, emailVerified: false }, visitorActing(origin.address, origin.requestId), deps);
+    user = await addUser({ username, email, password: input.password, strength: 'checked', emailVerified: false }, visitorActing(origin.address, origin.requestId), deps);
   } catch (error) {
     if (error instanceof AppError && error.code === 'user_exists') throw userExists(username);
     throw error;
   }
-  if (taken) {
-    await deps.limiter.consume(RATE_LIMITS.verificationMails, String(user.id));
-    await tellOwnerAddressIsTaken(email, deps);
-  } else await sendVerification(user, email, true, deps);
+  // Either way one mail, within the account's limit: a confirmation link, or a note to the owner.
+  await deps.limiter.consume(RATE_LIMITS.verificationMails, String(user.id));
+  await deps.mail.enqueue(taken ? { kind: 'address-taken', email } : { kind: 'verify-email', userId: user.id, email, newAccount: true });
 }
 
 function userExists(username: string): AppError {
