@@ -43,17 +43,29 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
     return elapsed;
   }
 
+  /** Accounts `name0@example.org` … whose addresses the tests ask about. */
+  async function accounts(name: string, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) await addUser({ username: `${name}${i}`, email: `${name}${i}@example.org`, password: null }, TEST_ACTING, server.container.accounts);
+  }
+
+  /** Times `rounds` pairs of posts, the two kinds alternating: [times of the first kind, of the second]. */
+  async function interleaved(rounds: number, first: (i: number) => number | Promise<number>, second: (i: number) => number | Promise<number>): Promise<[number[], number[]]> {
+    const [a, b]: [number[], number[]] = [[], []];
+    for (let i = 0; i < rounds; i++) {
+      a.push(await first(i));
+      b.push(await second(i));
+    }
+    return [a, b];
+  }
+
   test('password reset: a known and an unknown address take the same time; only the known one gets a mail', async () => {
     const rounds = 16;
-    for (let i = 0; i < rounds; i++) {
-      await addUser({ username: `known${i}`, email: `known${i}@example.org`, password: null }, TEST_ACTING, server.container.accounts);
-    }
-    const known: number[] = [];
-    const unknown: number[] = [];
-    for (let i = 0; i < rounds; i++) {
-      known.push(await timed(2 * i, '/account/reset', { email: `known${i}@example.org` }));
-      unknown.push(await timed(2 * i + 1, '/account/reset', { email: `unknown${i}@example.org` }));
-    }
+    await accounts('known', rounds);
+    const [known, unknown] = await interleaved(
+      rounds,
+      (i) => timed(2 * i, '/account/reset', { email: `known${i}@example.org` }),
+      (i) => timed(2 * i + 1, '/account/reset', { email: `unknown${i}@example.org` }),
+    );
     const [k, u] = [lowerQuartile(known), lowerQuartile(unknown)];
     assert.ok(Math.abs(k - u) < Math.max(3, 0.5 * Math.max(k, u)), `lower quartile ${k.toFixed(2)} ms for known addresses, ${u.toFixed(2)} ms for unknown ones`);
     assert.equal(mail.received.filter((m) => m.to.some((to) => to.startsWith('known'))).length, rounds, 'a reset mail to each known address');
@@ -62,16 +74,13 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
 
   test('sign-up: an address that has an account and a free one take the same time', async () => {
     const rounds = 10;
-    for (let i = 0; i < rounds; i++) {
-      await addUser({ username: `holder${i}`, email: `holder${i}@example.org`, password: null }, TEST_ACTING, server.container.accounts);
-    }
-    const taken: number[] = [];
-    const free: number[] = [];
+    await accounts('holder', rounds);
     const password = 'quartz lantern meadow violin';
-    for (let i = 0; i < rounds; i++) {
-      taken.push(await timed(1000 + 2 * i, '/account/signup', { username: `newcomer${i}`, email: `holder${i}@example.org`, password }));
-      free.push(await timed(1001 + 2 * i, '/account/signup', { username: `fresh${i}`, email: `fresh${i}@example.org`, password }));
-    }
+    const [taken, free] = await interleaved(
+      rounds,
+      (i) => timed(1000 + 2 * i, '/account/signup', { username: `newcomer${i}`, email: `holder${i}@example.org`, password }),
+      (i) => timed(1001 + 2 * i, '/account/signup', { username: `fresh${i}`, email: `fresh${i}@example.org`, password }),
+    );
     // A sign-up is mostly CPU (the strength estimate, scrypt): the other test files running beside
     // this one stretch single samples by tens of milliseconds, so the fastest of each path is
     // compared (before the queue, the two differed by about 70 ms).
