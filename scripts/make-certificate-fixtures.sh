@@ -2,7 +2,7 @@
 # Makes the certificate fixtures of test/fixtures/certificates with openssl: a test root and
 # intermediate authority, another authority, app certificates (valid, expired, not yet valid,
 # signed by the other authority, revoked, bad CNs), CRLs (empty, revoking, signed by the other
-# authority, stale), signatures (good, wrapped, bad, over another id) and CSRs.
+# authority, stale; older, newer and the root's by scripts/make-crl-fixtures.sh), signatures (good, wrapped, bad, over another id) and CSRs.
 # Run from the repository root: scripts/make-certificate-fixtures.sh (rewrites the folder).
 set -euo pipefail
 out=test/fixtures/certificates
@@ -104,6 +104,8 @@ crl intermediate "$out/stale.crl" 20190101000000Z 20200101000000Z
 # intermediate: a validator that applied this CRL to our certificates would refuse news.crt.
 openssl ca -batch -config "$work/other-root/ca.cnf" -revoke "$out/news-other-authority.crt" >/dev/null 2>&1
 crl other-root "$out/other-authority.crl" 20240101000000Z 20440101000000Z
+# CRLs that replace another: older, newer, the root's own.
+scripts/make-crl-fixtures.sh
 
 sig() { # key data out [wrap]
   if [ "${4:-}" = wrap ]; then

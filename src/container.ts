@@ -193,7 +193,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
   // The sizes are read when scraped, by which time the engine and the cache exist.
   const scraped = config.metrics.port !== null || config.metrics.token !== null;
-  const metrics = scraped ? createMetrics({ cacheBytes: () => engine.size + smallListings.size, poolUse: database.poolUse, commitProbes: () => versions.probes }) : unscrapedMetrics();
+  const metrics = scraped ? createMetrics({ cacheBytes: () => engine.size + smallListings.size, poolUse: database.poolUse, commitProbes: () => versions.probes, trustRefusals: () => trustSource.refusals }) : unscrapedMetrics();
   const engine = new AppListingEngine(
     appListingSource(database),
     {

@@ -25,6 +25,8 @@ export interface MetricSources {
   readonly poolUse: () => { size: number; total: number; idle: number; waiting: number } | null;
   /** SQLite: how many times the commit probe was asked (once per turn of the event loop that read the version). */
   readonly commitProbes: () => number;
+  /** New authority or CRL files refused (each bad version once): the last good trust stayed in force. */
+  readonly trustRefusals: () => number;
 }
 
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -61,6 +63,15 @@ export function createMetrics(sources: MetricSources): StoreMetrics {
     collect() {
       this.reset();
       this.inc(sources.commitProbes());
+    },
+  });
+  new Counter({
+    name: 'appstore_trust_refusals_total',
+    help: 'Changed authority or CRL files refused (damaged, cut short, signed by no configured authority, older than the CRL in force); the last good trust stays in force. The log says why.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(sources.trustRefusals());
     },
   });
   new Gauge({

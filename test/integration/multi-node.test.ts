@@ -80,6 +80,8 @@ describe(`two nodes on one database share one identity (${DIALECT})`, () => {
   });
 });
 
+const METRICS_TOKEN = 'metrics-token-of-the-test';
+
 describe(`a changed CRL file applies on every node without a restart (${DIALECT})`, () => {
   let database: TestDatabase;
   let crl: string;
@@ -89,7 +91,7 @@ describe(`a changed CRL file applies on every node without a restart (${DIALECT}
     database = await createTestDatabase();
     crl = path.join(database.dataDir, 'revocations.crl');
     fs.copyFileSync(certFile('empty.crl'), crl);
-    const env = { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_CRL: crl };
+    const env = { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_CRL: crl, APPSTORE_METRICS_TOKEN: METRICS_TOKEN };
     for (let i = 0; i < 2; i++) {
       const server = await createTestServer({ database, env });
       server.container.trustSource.reports.refused = (error) => refusals.push(error);
@@ -120,6 +122,20 @@ describe(`a changed CRL file applies on every node without a restart (${DIALECT}
     assert.match(String(refusals[0]), /CRL #1 of the revocation list file \(APPSTORE_CRL\) cannot be read/);
     for (const server of servers) await check(server);
     assert.equal(refusals.length, 2, 'not again for the same file');
+  });
+
+  test('a CRL cut short, signed by another authority or older than the one in force is refused too: the revoked certificate stays revoked', async () => {
+    const revoking = fs.readFileSync(certFile('revoking.crl'), 'utf8');
+    const bad = [revoking.slice(0, 300), '', fs.readFileSync(certFile('other-authority.crl'), 'utf8'), fs.readFileSync(certFile('empty.crl'), 'utf8')];
+    for (const [index, text] of bad.entries()) {
+      // Written under another name and renamed over the file, as the guide says.
+      fs.writeFileSync(`${crl}.new`, text);
+      fs.renameSync(`${crl}.new`, crl);
+      for (const server of servers) assert.equal((await check(server)).json().code, 'certificate_revoked', `bad file #${index + 1}`);
+      for (const server of servers) assert.equal(server.container.trustSource.refusals, 2 + index, `bad file #${index + 1} counted once per node`);
+    }
+    const metrics = await servers[0]!.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.match(metrics.body, /^appstore_trust_refusals_total 5$/m);
   });
 });
 

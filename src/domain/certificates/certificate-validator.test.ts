@@ -59,12 +59,8 @@ describe('validateCertificate', () => {
     assert.equal(valid.appId, 'mail');
   });
 
-  test("a CRL signed by another authority does not count (it lists news.crt's serial)", async () => {
-    const warnings: string[] = [];
-    const trust = await trustWith(['other-authority.crl'], warnings);
-    assert.equal(trust.revocationLists.length, 0);
-    assert.match(warnings[0] ?? '', /not signed by a configured authority: ignored/);
-    assert.equal((await validateCertificate(readCert('news.crt'), trust, none, NOW)).appId, 'news');
+  test("a CRL signed by another authority is refused with the file, not skipped (it lists news.crt's serial)", async () => {
+    await assert.rejects(trustWith(['other-authority.crl']), /CRL #1 of the revocation list file \(APPSTORE_CRL\) \(issuer CN=Some Other Authority\) is not signed by a configured authority/);
   });
 
   test('a stale CRL is applied with a warning', async () => {

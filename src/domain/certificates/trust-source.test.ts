@@ -51,6 +51,31 @@ describe('TrustSource', () => {
     assert.match(events[0] ?? '', /^refused: .*CRL #1 of the revocation list file \(APPSTORE_CRL\) cannot be read/);
   });
 
+  test('a bad new CRL file is refused whole, reported and counted; the revocations in force stay', async () => {
+    const revoking = fixture('revoking.crl');
+    const bad: ReadonlyArray<readonly [string, string, RegExp]> = [
+      ['cut short (head -c 300)', revoking.slice(0, 300), /ends inside a CRL \(cut short, or still being written\)/],
+      ['empty', '', /holds no PEM CRL/],
+      ['not PEM', fixture('news.key').replace(/-----[A-Z ]+-----/g, ''), /holds no PEM CRL/],
+      ['signed by another authority', fixture('other-authority.crl'), /\(issuer CN=Some Other Authority\) is not signed by a configured authority/],
+      ['a lower CRL number (empty.crl is 4096, revoking.crl 4097)', fixture('empty.crl'), /has number 4096, lower than the one in force \(4097\)/],
+      ['an older thisUpdate', fixture('older.crl'), /is older \(issued 2023-01-01T00:00:00.000Z\) than the one in force \(issued 2024-01-01T00:00:00.000Z\)/],
+      ['without the CRL of an authority it had', fixture('root-only.crl'), /no longer holds a CRL of CN=Appstore Test Code Signing Intermediate/],
+    ];
+    const { source, events, set } = setup({ authorityPem: fixture('chain.pem'), crlPem: `${revoking}${fixture('root-only.crl')}` });
+    const good = await source.current();
+    for (const [index, [kind, crlPem, reason]] of bad.entries()) {
+      set({ authorityPem: fixture('chain.pem'), crlPem });
+      assert.equal(await source.current(), good, `${kind}: the last good trust stays in force`);
+      assert.equal(source.refusals, index + 1, `${kind}: counted once`);
+      assert.match(events.at(-1) ?? '', reason, kind);
+    }
+    assert.equal(events.length, bad.length);
+    set({ authorityPem: fixture('chain.pem'), crlPem: `${fixture('newer.crl')}${fixture('root-only.crl')}` });
+    assert.notEqual(await source.current(), good, 'a newer CRL is taken');
+    assert.equal(events.at(-1), 'changed');
+  });
+
   test('a CRL past its next update is applied, with a warning', async () => {
     const { source, events } = setup({ authorityPem: fixture('chain.pem'), crlPem: fixture('stale.crl') });
     await source.current();

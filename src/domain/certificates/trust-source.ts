@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { loadTrust } from './trust.ts';
+import { AppError } from '../../errors.ts';
+import { crlRegression, loadTrust } from './trust.ts';
 import type { Trust } from './trust.ts';
 
 /** The texts the trust is made of: the authorities (PEM) and the revocation lists (PEM), as they are now. */
@@ -28,11 +29,14 @@ const digestOf = (inputs: TrustInputs): string =>
 /**
  * The trust, always as its sources are now: each use reads the inputs (small files, one database
  * row) and parses them again only when they changed. New inputs that cannot be used (a damaged
- * CRL, a file halfway through being written) are refused and reported, and the last good trust
- * stays in force; before any good trust, the refusal is the answer.
+ * CRL, one signed by no configured authority, a file halfway through being written, a CRL older
+ * than the one in force) are refused whole and reported, and the last good trust stays in force;
+ * before any good trust, the refusal is the answer.
  */
 export class TrustSource {
   private good: { digest: string; trust: Trust } | null = null;
+  /** New inputs refused since the start, each bad version once (the metrics). */
+  refusals = 0;
   private lastRefused: string | null = null;
 
   constructor(
@@ -57,6 +61,8 @@ export class TrustSource {
     } catch (error) {
       return this.keepOrThrow(digest, error);
     }
+    const regression = this.good === null ? null : crlRegression(this.good.trust, trust);
+    if (regression !== null) return this.keepOrThrow(digest, new AppError('configuration_error', `The store's trust is misconfigured: ${regression}.`));
     const first = this.good === null;
     this.good = { digest, trust };
     this.lastRefused = null;
@@ -73,7 +79,10 @@ export class TrustSource {
   private keepOrThrow(key: string, error: unknown): Trust {
     if (this.good === null) throw error;
     // Reported once per bad version of the inputs, not on every use.
-    if (this.lastRefused !== key) this.reports.refused(error);
+    if (this.lastRefused !== key) {
+      this.refusals += 1;
+      this.reports.refused(error);
+    }
     this.lastRefused = key;
     return this.good.trust;
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pemBlocks } from './x509.ts';
+import { pemBlocks, scanPem } from './x509.ts';
 
 const block = (label: string, body: string): string => `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----`;
 
@@ -21,5 +21,15 @@ describe('pemBlocks', () => {
     const hostile = '-----BEGIN CERTIFICATE-----\n'.repeat(200_000);
     assert.deepEqual(pemBlocks(hostile, 'CERTIFICATE'), []);
     assert.deepEqual(pemBlocks(`${hostile}${block('CERTIFICATE', 'AAAA')}`, 'CERTIFICATE').length, 1);
+  });
+});
+
+describe('scanPem', () => {
+  test('tells a text cut inside a block from a complete one', () => {
+    const whole = `${block('X509 CRL', 'AAAA')}\n${block('X509 CRL', 'BBBB')}\n`;
+    assert.deepEqual(scanPem(whole, 'X509 CRL'), { blocks: [block('X509 CRL', 'AAAA'), block('X509 CRL', 'BBBB')], unterminated: false });
+    const cut = whole.slice(0, whole.length - 20);
+    assert.deepEqual(scanPem(cut, 'X509 CRL'), { blocks: [block('X509 CRL', 'AAAA')], unterminated: true });
+    assert.deepEqual(scanPem('no pem at all', 'X509 CRL'), { blocks: [], unterminated: false });
   });
 });
