@@ -31,6 +31,7 @@ import type { KeyRotationStore } from './domain/identity/rotate-secret-key.ts';
 import { AppListingEngine } from './domain/listings/app-listing-engine.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
 import { Listings } from './domain/listings/listings.ts';
+import type { VersionStamp } from './domain/listings/version-stamp.ts';
 import type { ListingSources } from './domain/listings/listings.ts';
 import { LONGEST_WINDOW_MS, RateLimiter, signInRules } from './domain/rate-limit.ts';
 import type { HousekeepingDeps } from './domain/housekeeping.ts';
@@ -115,7 +116,11 @@ export interface Container {
   /** True when the database answers. */
   readonly isDatabaseReachable: () => Promise<boolean>;
   /** What the listings tell the operator (the server logs it): the change feed's state, saved parts that could not be read or saved. */
-  readonly listingReports: { report: (event: 'listening' | 'lost', error?: Error) => void; partsUnavailable: (error: unknown) => void };
+  readonly listingReports: {
+    report: (event: 'listening' | 'lost', error?: Error) => void;
+    partsUnavailable: (error: unknown) => void;
+    restored: (from: VersionStamp, to: VersionStamp) => void;
+  };
   /** Applies pending migrations (safe to run from several processes at once). */
   readonly migrate: () => Promise<MigrationReport>;
   /** The content version as this process knows it (the server reads it before GETs on PostgreSQL). */
@@ -182,7 +187,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
     now,
   };
-  const versions = new ContentVersionFeed(database, { pollMs: VERSION_POLL_MS, reconnectMs: LISTEN_RETRY_MS, report: (event, error) => listingReports.report(event, error) });
+  const versions = new ContentVersionFeed(database, { pollMs: VERSION_POLL_MS, reconnectMs: LISTEN_RETRY_MS, report: (event, error) => listingReports.report(event, error), restored: (from, to) => listingReports.restored(from, to) });
   const listingSources: ListingSources = {
     apps: (recentSince) => readSnapshot(database, (trx) => loadListedApps(trx, recentSince)),
     ratings: () => readSnapshot(database, loadListedRatings),
@@ -214,7 +219,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const mailDirectory = path.join(config.dataDir, 'mail');
   const mailFiles = { directory: smtp === null ? mailDirectory : null, notify: (message: string): void => void process.stderr.write(`${message}\n`) };
   const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
-  const listingReports = { report: (_event: 'listening' | 'lost', _error?: Error): void => undefined, partsUnavailable: (_error: unknown): void => undefined };
+  const listingReports: Container['listingReports'] = { report: () => undefined, partsUnavailable: () => undefined, restored: () => undefined };
   const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now };
   const publicUrl = publicUrlOf(config);
   const mailQueue = new MailQueue(

@@ -10,6 +10,7 @@ import { startMetricsServer } from './http/metrics-server.ts';
 import { startHousekeeping } from './housekeeping.ts';
 import { processActing } from './process-acting.ts';
 import { watchTrustFiles } from './trust-watch.ts';
+import { holdWhileServing } from './storage/serving-lock.ts';
 
 /** How often a server looks for queued mails it did not queue itself (a command's, a stopped node's, one to try again). */
 const MAIL_LOOK_MS = 30_000;
@@ -35,7 +36,15 @@ export interface StartOptions {
 /** The process's server: config → container → migrations → server → listen (`appstore serve`). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const container = createContainer(config);
+  // SQLite: held while this server runs, so that `appstore restore` refuses to replace the file under it.
+  const servingLock = config.database.kind === 'sqlite' && config.database.file !== ':memory:' ? holdWhileServing(config.database.file) : null;
+  let container: Container;
+  try {
+    container = createContainer(config);
+  } catch (error) {
+    servingLock?.release();
+    throw error;
+  }
   try {
     await container.migrate();
     await container.checkSecretKey();
@@ -56,6 +65,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       event === 'lost'
         ? app.log.warn({ error: error?.message }, 'content version: not listening for changes on PostgreSQL; polling every 500 ms until the connection is back')
         : app.log.info('content version: listening for changes on PostgreSQL');
+    container.listingReports.restored = (from, to) =>
+      app.log.warn(
+        { before: `${from.instanceId}-${from.version}`, now: `${to.instanceId}-${to.version}` },
+        'content version: the database went back to an older version (restored without `appstore restore`?); this node gave it a new epoch, so no ETag given out before names other content',
+      );
     const mailDirectory = container.mailFiles.directory;
     if (mailDirectory !== null) {
       container.mailFiles.notify = (message) => app.log.warn(message);
@@ -85,10 +99,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await metricsServer?.close();
         await app.close();
         await container.close();
+        servingLock?.release();
       })());
     return { app, container, metricsPort: metricsServer?.port ?? null, stop };
   } catch (error) {
     await container.close();
+    servingLock?.release();
     throw error;
   }
 }

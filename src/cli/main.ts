@@ -14,6 +14,7 @@ import { migrateCommand } from './commands/migrate.command.ts';
 import { releaseInspectCommand } from './commands/release.command.ts';
 import { auditCommand } from './commands/audit.command.ts';
 import { backupCommand } from './commands/backup.command.ts';
+import { restoreCommand } from './commands/restore.command.ts';
 import { secretKeyRotateCommand } from './commands/secret-key.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
 import {
@@ -55,6 +56,7 @@ export const COMMANDS: readonly Command[] = [
   secretKeyRotateCommand,
   auditCommand,
   backupCommand,
+  restoreCommand,
 ];
 
 /** Each command: its usage (wrapped), then what it does, indented below it. */

@@ -1,6 +1,6 @@
 import type { VersionStamp } from '../domain/listings/version-stamp.ts';
 import type { CommitProbe, DatabaseHandle } from './database.ts';
-import { CONTENT_VERSION_QUERY, contentVersionOfRow, readContentVersion } from './repositories/content-version.repository.ts';
+import { CONTENT_VERSION_QUERY, contentVersionOfRow, readContentVersion, renewEpoch } from './repositories/content-version.repository.ts';
 import { onCommittedWrite } from './write-transaction.ts';
 
 /** The PostgreSQL channel the content version's trigger notifies (migration 0003). */
@@ -13,6 +13,8 @@ export interface FeedOptions {
   readonly reconnectMs: number;
   /** Told when the listening connection is lost or back (the server's log). */
   readonly report?: (event: 'listening' | 'lost', error?: Error) => void;
+  /** Told when the database went back to an older version of its epoch (restored by hand): this node gave it a new epoch. */
+  readonly restored?: (from: VersionStamp, to: VersionStamp) => void;
 }
 
 /**
@@ -35,7 +37,7 @@ export class ContentVersionFeed {
     private readonly handle: DatabaseHandle,
     private readonly options: FeedOptions,
   ) {
-    this.stopHearingWrites = onCommittedWrite(handle.db, (stamp) => this.advance(stamp));
+    this.stopHearingWrites = onCommittedWrite(handle.db, (stamp) => this.observe(stamp, ++this.ticks));
   }
 
   /**
@@ -74,7 +76,7 @@ export class ContentVersionFeed {
       return; // not migrated yet: looked at again next time
     }
     this.seenDataVersion = dataVersion;
-    if (row !== undefined) this.advance(contentVersionOfRow(row));
+    if (row !== undefined) this.observe(contentVersionOfRow(row), ++this.ticks);
   }
 
   /** The newest version known, reading it (and starting to watch) the first time. */
@@ -119,8 +121,9 @@ export class ContentVersionFeed {
 
   /** Reads the version now (after a write this process did not make through its handle). */
   async refresh(): Promise<VersionStamp> {
+    const ticket = ++this.ticks;
     const stamp = await readContentVersion(this.handle.db);
-    this.advance(stamp);
+    this.observe(stamp, ticket);
     return this.stamp ?? stamp;
   }
 
@@ -131,10 +134,41 @@ export class ContentVersionFeed {
     await this.listener?.stop();
   }
 
-  private advance(stamp: VersionStamp): void {
+  /** Observations so far (reads started, commits seen): orders what they tell. */
+  private ticks = 0;
+  /** The observation the version known came from. */
+  private knownAt = 0;
+
+  /**
+   * What a read (started at `ticket`) or a commit of this process found. A newer version of the
+   * same epoch is always taken. Anything else (another epoch, an older version) is taken only
+   * from an observation that began after the one the version known came from: a slow read that
+   * started before a commit must not move the version back. An older version of the same epoch,
+   * seen that way, means the database was restored by hand (pg_restore, a file copied back):
+   * version numbers would now count again over ETags already given out, so this node gives the
+   * database a new epoch first (docs/operations.md, "Backups and restore").
+   */
+  private observe(stamp: VersionStamp, ticket: number): void {
     const known = this.stamp;
-    // A rebuilt database (another instance id) starts over; otherwise versions only move forward.
-    if (known === undefined || known.instanceId !== stamp.instanceId || stamp.version > known.version) this.stamp = stamp;
+    if (known === undefined || (stamp.instanceId === known.instanceId && stamp.version > known.version)) {
+      this.stamp = stamp;
+      this.knownAt = Math.max(this.knownAt, ticket);
+      return;
+    }
+    if (ticket <= this.knownAt || (stamp.instanceId === known.instanceId && stamp.version === known.version)) return;
+    this.stamp = stamp;
+    this.knownAt = ticket;
+    if (stamp.instanceId === known.instanceId) void this.renew(known, stamp);
+  }
+
+  private async renew(before: VersionStamp, found: VersionStamp): Promise<void> {
+    try {
+      await renewEpoch(this.handle.db, found);
+      const renewed = await this.refresh();
+      this.options.restored?.(before, renewed);
+    } catch {
+      // Read again at the next request or notification; another node may renew it meanwhile.
+    }
   }
 
   private async start(): Promise<VersionStamp> {
@@ -177,7 +211,7 @@ export class ContentVersionFeed {
     const [instanceId = '', version = '', changedAt = ''] = payload.split(' ');
     const known = this.stamp;
     const stamp = contentVersionOfRow({ version, changed_at: changedAt, instance_id: instanceId });
-    if (known !== undefined && instanceId === known.instanceId && /^\d+$/.test(version) && !Number.isNaN(stamp.changedAt.getTime())) this.advance(stamp);
+    if (known !== undefined && instanceId === known.instanceId && /^\d+$/.test(version) && stamp.version > known.version && !Number.isNaN(stamp.changedAt.getTime())) this.observe(stamp, this.knownAt);
     else void this.refresh().catch(() => undefined);
   }
 

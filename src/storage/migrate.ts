@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { DatabaseHandle, Dialect } from './database.ts';
@@ -13,6 +12,7 @@ import * as versionNotifications from './migrations/0008-version-notifications.t
 import * as listingPartIntegrity from './migrations/0009-listing-part-integrity.ts';
 import * as mailQueue from './migrations/0010-mail-queue.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
+import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -75,9 +75,11 @@ export async function migrateToLatest(handle: DatabaseHandle, now: Date): Promis
     });
     if (ran) applied.push(name);
   }
+  // Data migrated means content that earlier ETags did not name: a new epoch (no row yet: a new database).
+  if (applied.length > 0) await renewEpoch(handle.db);
   await handle.db
     .insertInto('content_version')
-    .values({ id: 1, version: 1, changed_at: formatTimestamp(now), instance_id: randomBytes(6).toString('hex') })
+    .values({ id: 1, version: 1, changed_at: formatTimestamp(now), instance_id: newEpoch() })
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
   return { applied };

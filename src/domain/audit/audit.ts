@@ -51,6 +51,7 @@ export const AUDIT_EVENTS = [
   'authority.created',
   'authority.rotated',
   'secret_key.rotated',
+  'database.restored',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENTS)[number];

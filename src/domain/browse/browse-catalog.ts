@@ -44,7 +44,7 @@ export function currentCatalog(sources: Pick<ListingSources, 'apps' | 'ratings' 
     const [apps, ratings, platforms] = await Promise.all([sources.apps(window.since), sources.ratings(), sources.platforms()]);
     return { stamp: apps.stamp, day: window.day, apps: apps.body, ratings: ratingsByApp(ratings.body), platforms: platforms.body };
   });
-  return async () => snapshots.get(recentWindowStart(now()), (versions.current ?? (await versions.ready())).version);
+  return async () => snapshots.get(recentWindowStart(now()), versions.current ?? (await versions.ready()));
 }
 
 /** The newest stable release for each supported Nextcloud major version (its newest patch release), newest first. */

@@ -1,4 +1,5 @@
 import type { RecentWindow } from '../listings/rating-aggregate.ts';
+import { reaches, supersedes } from '../listings/version-stamp.ts';
 import type { VersionStamp } from '../listings/version-stamp.ts';
 
 /** Data read at one content version, for the day its recent-rating window was computed for. */
@@ -19,16 +20,16 @@ export class LatestSnapshot<T extends DaySnapshot> {
   /** `load` reads the data with the recent-rating window given, and names the snapshot by its day. */
   constructor(private readonly load: (window: RecentWindow) => Promise<T>) {}
 
-  async get(window: RecentWindow, minVersion: number): Promise<T> {
+  async get(window: RecentWindow, wanted: VersionStamp): Promise<T> {
     const { day } = window;
-    const fresh = (s: T | undefined): s is T => s !== undefined && s.day === day && s.stamp.version >= minVersion;
+    const fresh = (s: T | undefined): s is T => s !== undefined && s.day === day && reaches(s.stamp, wanted);
     if (fresh(this.latest)) return this.latest;
     if (this.pending !== undefined) {
       const shared = await this.pending;
       if (fresh(shared)) return shared;
     }
     const job = this.load(window).then((snapshot) => {
-      if (this.latest === undefined || snapshot.stamp.version >= this.latest.stamp.version) this.latest = snapshot;
+      if (supersedes(snapshot.stamp, this.latest?.stamp)) this.latest = snapshot;
       return snapshot;
     });
     const shared: Promise<T> = job.finally(() => {

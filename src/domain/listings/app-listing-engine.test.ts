@@ -24,9 +24,15 @@ const listedApp = (id: string, extra: Partial<ListedApp> = {}): ListedApp =>
 /** A store in memory: apps with their listing versions, and a log of what the engine read. */
 class FakeStore implements AppListingSource {
   version = 1;
+  /** The database's epoch: a restore changes it. */
+  epoch = 'x';
   readonly apps = new Map<string, { app: ListedApp; listingVersion: number }>();
   readonly loaded: string[] = [];
   recentCounts = new Map<string, number>();
+
+  get stamp() {
+    return { version: this.version, changedAt: new Date(0), instanceId: this.epoch };
+  }
 
   put(app: ListedApp): void {
     this.version += 1;
@@ -41,7 +47,7 @@ class FakeStore implements AppListingSource {
   async index() {
     const apps = [...this.apps.values()].filter((a) => a.app.releases.length > 0).map((a) => ({ id: a.app.id, listingVersion: a.listingVersion }));
     apps.sort((a, b) => (a.id < b.id ? -1 : 1));
-    return { stamp: { version: this.version, changedAt: new Date(0), instanceId: 'x' }, apps };
+    return { stamp: this.stamp, apps };
   }
 
   async load(ids: readonly string[]) {
@@ -103,7 +109,7 @@ const VARIANTS: ListingVariant[] = [
 
 async function checkAll(engine: AppListingEngine, store: FakeStore, window = DAY): Promise<void> {
   for (const variant of VARIANTS) {
-    const body = await engine.body(variant, window, store.version);
+    const body = await engine.body(variant, window, store.stamp);
     const text = zlib.gunzipSync(joinChunks(body.gzip)).toString();
     assert.equal(text, store.fromScratch(variant), JSON.stringify(variant));
     assert.equal(body.length, Buffer.byteLength(text));
@@ -169,8 +175,8 @@ describe('the app listing engine', () => {
     const store = new FakeStore();
     store.put(listedApp('a'));
     const engine = new AppListingEngine(store, options);
-    const first = await engine.body({ includeEnterprise: false }, DAY, store.version);
-    const again = await engine.body({ includeEnterprise: false }, DAY, store.version);
+    const first = await engine.body({ includeEnterprise: false }, DAY, store.stamp);
+    const again = await engine.body({ includeEnterprise: false }, DAY, store.stamp);
     assert.equal(again, first);
     assert.deepEqual(store.loaded, ['a']);
   });
@@ -179,7 +185,7 @@ describe('the app listing engine', () => {
     const store = new FakeStore();
     for (const id of ['a', 'b', 'c']) store.put(listedApp(id));
     const engine = new AppListingEngine(store, options);
-    const body = await engine.body({ includeEnterprise: true }, DAY, store.version);
+    const body = await engine.body({ includeEnterprise: true }, DAY, store.stamp);
     assert.equal(body.brotli(), null, 'not compressed until asked for');
     const br = await eventually(async () => {
       const made = body.brotli();
@@ -189,7 +195,7 @@ describe('the app listing engine', () => {
     assert.equal(zlib.brotliDecompressSync(br).toString(), zlib.gunzipSync(joinChunks(body.gzip)).toString());
     // A variant asked for in brotli is compressed again after the next write, without being asked.
     store.put(listedApp('b', { isFeatured: true }));
-    const next = await engine.body({ includeEnterprise: true }, DAY, store.version);
+    const next = await engine.body({ includeEnterprise: true }, DAY, store.stamp);
     await eventually(async () => assert.equal(zlib.brotliDecompressSync(next.brotli() ?? Buffer.alloc(0)).toString(), store.fromScratch({ includeEnterprise: true })));
   });
 
@@ -223,10 +229,10 @@ describe('the app listing engine', () => {
       }
       return load(ids);
     };
-    const asked = store.version;
+    const asked = store.stamp;
     const body = await engine.body({ includeEnterprise: true }, DAY, asked);
     // The engine saw that the index had moved and read again: what it serves is one consistent version.
-    assert.ok(body.stamp.version > asked);
+    assert.ok(body.stamp.version > asked.version);
     assert.equal(zlib.gunzipSync(joinChunks(body.gzip)).toString(), store.fromScratch({ includeEnterprise: true }));
   });
 
@@ -249,21 +255,41 @@ describe('the app listing engine', () => {
       write();
       return read;
     };
-    const body = await engine.body({ includeEnterprise: true }, DAY, store.version);
+    const body = await engine.body({ includeEnterprise: true }, DAY, store.stamp);
     assert.equal(store.snapshots, 1, 'one pass in one snapshot, after the others met writes');
     assert.equal(body.stamp.version, store.version);
     assert.equal(zlib.gunzipSync(joinChunks(body.gzip)).toString(), store.fromScratch({ includeEnterprise: true }));
+  });
+
+  test('a restore (another epoch, versions counted again): nothing held from before is served, though version numbers match', async () => {
+    const store = new FakeStore();
+    for (const id of ['a', 'b']) store.put(listedApp(id));
+    const engine = new AppListingEngine(store, options);
+    const before = await engine.body({ includeEnterprise: true }, DAY, store.stamp);
+    await eventually(async () => assert.equal(store.saved.size, 2));
+    // The backup held a and b at versions 2 and 3 too, with other content (and saved parts of its
+    // own: none here); the restore gives a new epoch.
+    store.saved.clear();
+    store.epoch = 'y';
+    store.version = 1;
+    store.put(listedApp('a', { isFeatured: true }));
+    store.put(listedApp('b', { isFeatured: true }));
+    assert.equal(store.apps.get('b')?.listingVersion, before.stamp.version, 'the same numbers as before the restore');
+    const after = await engine.body({ includeEnterprise: true }, DAY, store.stamp);
+    assert.deepEqual(after.stamp, store.stamp);
+    assert.equal(zlib.gunzipSync(joinChunks(after.gzip)).toString(), store.fromScratch({ includeEnterprise: true }));
+    assert.notEqual(zlib.gunzipSync(joinChunks(after.gzip)).toString(), zlib.gunzipSync(joinChunks(before.gzip)).toString());
   });
 
   test('memory: bodies over the bound are dropped, least recently used first; the apps parts stay', async () => {
     const store = new FakeStore();
     for (const id of ['a', 'b', 'c']) store.put(listedApp(id));
     const probe = new AppListingEngine(store, options);
-    const one = (await probe.body({ includeEnterprise: true }, DAY, store.version)).gzip.byteLength;
+    const one = (await probe.body({ includeEnterprise: true }, DAY, store.stamp)).gzip.byteLength;
     const partsOnly = probe.size - one;
     const engine = new AppListingEngine(store, { ...options, maxBytes: partsOnly + one + 10 });
-    await engine.body({ includeEnterprise: true }, DAY, store.version);
-    await engine.body({ includeEnterprise: false }, DAY, store.version);
+    await engine.body({ includeEnterprise: true }, DAY, store.stamp);
+    await engine.body({ includeEnterprise: false }, DAY, store.stamp);
     assert.ok(engine.size <= partsOnly + one + 10, `${engine.size} bytes held`);
     await checkAll(engine, store);
   });

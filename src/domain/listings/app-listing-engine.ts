@@ -6,6 +6,7 @@ import type { ByteChunks, GzipPart } from './gzip-parts.ts';
 import { assembleGzip, brotliFromGzip, literalPart, textLength } from './gzip-parts.ts';
 import type { RecentWindow } from './rating-aggregate.ts';
 import type { VersionStamp } from './version-stamp.ts';
+import { reaches, supersedes } from './version-stamp.ts';
 
 /** Which apps are listed at one content version, and the version of each one's last change. */
 export interface AppIndex {
@@ -112,6 +113,8 @@ export class AppListingEngine {
   /** Saves run one batch at a time, after the render that made them. */
   private saving: Promise<void> = Promise.resolve();
   private current: Current | undefined;
+  /** The epoch (VersionStamp.instanceId) the parts belong to. */
+  private epoch: string | undefined;
   private refreshing: Promise<Current> | undefined;
   private readonly bodies = new Map<string, BodyEntry>();
   private readonly assembling = new Map<string, Promise<BodyEntry>>();
@@ -123,14 +126,14 @@ export class AppListingEngine {
     private readonly options: EngineOptions,
   ) {}
 
-  /** The variant's body at `minVersion` or later, for the recent-rating window given. */
-  async body(variant: ListingVariant, window: RecentWindow, minVersion: number): Promise<AssembledListing> {
-    const current = await this.currentAt(window, minVersion);
+  /** The variant's body at `wanted` or later (of its epoch), for the recent-rating window given. */
+  async body(variant: ListingVariant, window: RecentWindow, wanted: VersionStamp): Promise<AssembledListing> {
+    const current = await this.currentAt(window, wanted);
     // Without enterprise-only apps, both bodies are the same: one is kept.
     const enterprise = variant.includeEnterprise || !current.apps.some((app) => app.enterpriseOnly);
     const key = `${variant.exApps === true ? 'appapi' : (variant.platform ?? 'all')}-${enterprise ? 'enterprise' : 'public'}`;
     const known = this.bodies.get(key);
-    if (known !== undefined && known.stamp.version === current.stamp.version && known.day === current.day) {
+    if (known !== undefined && known.stamp.version === current.stamp.version && known.stamp.instanceId === current.stamp.instanceId && known.day === current.day) {
       this.bodies.delete(key);
       this.bodies.set(key, known); // most recently used last
       return known;
@@ -138,7 +141,7 @@ export class AppListingEngine {
     const pending = this.assembling.get(key);
     if (pending !== undefined) {
       const entry = await pending;
-      if (entry.stamp.version >= minVersion && entry.day === current.day) return entry;
+      if (reaches(entry.stamp, wanted) && entry.day === current.day) return entry;
     }
     const job = this.assemble(key, variant, current).finally(() => {
       if (this.assembling.get(key) === job) this.assembling.delete(key);
@@ -155,11 +158,15 @@ export class AppListingEngine {
     return bytes;
   }
 
-  private async currentAt(window: RecentWindow, minVersion: number): Promise<Current> {
-    const fresh = (c: Current | undefined): c is Current => c !== undefined && c.day === window.day && c.stamp.version >= minVersion;
+  private async currentAt(window: RecentWindow, wanted: VersionStamp): Promise<Current> {
+    const fresh = (c: Current | undefined): c is Current => c !== undefined && c.day === window.day && reaches(c.stamp, wanted);
+    // A refresh that starts after this call reads the database as it is now: it answers, even
+    // when the database has gone to another epoch or back since `wanted` was read (a restore).
+    let startedHere = false;
     for (;;) {
       if (fresh(this.current)) return this.current;
       if (this.refreshing === undefined) {
+        startedHere = true;
         const started = performance.now();
         const job = this.refresh(window).finally(() => {
           this.options.onRender?.('parts', performance.now() - started);
@@ -169,7 +176,7 @@ export class AppListingEngine {
       }
       const refreshed = await this.refreshing;
       // A refresh that began before the version asked for (or for another day) does not answer it: go again.
-      if (refreshed.day === window.day && refreshed.stamp.version >= minVersion) return refreshed;
+      if (refreshed.day === window.day && (startedHere || reaches(refreshed.stamp, wanted))) return refreshed;
     }
   }
 
@@ -184,7 +191,7 @@ export class AppListingEngine {
       if (consistent || pass >= MAX_PASSES) {
         const apps = index.apps.flatMap((app) => this.parts.get(app.id) ?? []);
         const next: Current = { stamp: index.stamp, day: window.day, apps };
-        if (this.current === undefined || next.stamp.version >= this.current.stamp.version || next.day !== this.current.day) this.current = next;
+        if (supersedes(next.stamp, this.current?.stamp) || next.day !== this.current?.day) this.current = next;
         return next;
       }
     }
@@ -193,12 +200,24 @@ export class AppListingEngine {
   /** Reads the index and re-reads the apps that changed; not consistent when an app read is not the version the index named. */
   private async pass(reads: AppListingReads, window: RecentWindow): Promise<{ index: AppIndex; consistent: boolean }> {
     const index = await reads.index();
+    if (index.stamp.instanceId !== this.epoch) this.dropAll(index.stamp.instanceId);
     if (this.partsDay !== window.day) await this.dropPartsWithMovedRatings(reads, window);
     const listed = new Map(index.apps.map((app) => [app.id, app.listingVersion]));
     for (const id of this.parts.keys()) if (!listed.has(id)) this.parts.delete(id);
     const stale = index.apps.filter((app) => this.parts.get(app.id)?.listingVersion !== app.listingVersion).map((app) => app.id);
     const unsaved = await this.takeSaved(reads, stale, listed);
     return { index, consistent: await this.reload(reads, unsaved, listed, window) };
+  }
+
+  /**
+   * Another epoch (a restore, a migration of the data): listing versions count anew in it, so a
+   * part or body held from before could match a number and show other content. All goes.
+   */
+  private dropAll(epoch: string): void {
+    this.parts.clear();
+    this.bodies.clear();
+    this.partsDay = undefined;
+    this.epoch = epoch;
   }
 
   /** When the 90-day window has moved: an app whose recent-rating count changed gets a new text. */

@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { VersionStamp } from './version-stamp.ts';
-import { listingEtag } from './version-stamp.ts';
+import { listingEtag, reaches, supersedes } from './version-stamp.ts';
 
 const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
@@ -21,9 +21,9 @@ export interface RenderedListing {
 
 /**
  * A render reads the data and the version it belongs to in one consistent snapshot (at least
- * `minVersion`), and returns either a value to serialise or JSON text it assembled itself.
+ * `wanted`), and returns either a value to serialise or JSON text it assembled itself.
  */
-export type Render = (minVersion: number) => Promise<{ stamp: VersionStamp } & ({ body: unknown } | { json: string })>;
+export type Render = (wanted: VersionStamp) => Promise<{ stamp: VersionStamp } & ({ body: unknown } | { json: string })>;
 
 export interface ListingCacheOptions {
   /** Upper bound on the bytes of all cached bodies; least recently used variants go first. */
@@ -46,18 +46,18 @@ export class ListingCache {
 
   constructor(private readonly options: ListingCacheOptions) {}
 
-  async get(variant: string, minVersion: number, render: Render): Promise<RenderedListing> {
+  async get(variant: string, wanted: VersionStamp, render: Render): Promise<RenderedListing> {
     const cached = this.entries.get(variant);
-    if (cached !== undefined && cached.stamp.version >= minVersion) {
+    if (cached !== undefined && reaches(cached.stamp, wanted)) {
       this.touch(variant, cached);
       return cached;
     }
     const inFlight = this.pending.get(variant);
     if (inFlight !== undefined) {
       const rendered = await inFlight;
-      if (rendered.stamp.version >= minVersion) return rendered;
+      if (reaches(rendered.stamp, wanted)) return rendered;
     }
-    const job = this.renderAndStore(variant, render, minVersion).finally(() => {
+    const job = this.renderAndStore(variant, render, wanted).finally(() => {
       if (this.pending.get(variant) === job) this.pending.delete(variant);
     });
     this.pending.set(variant, job);
@@ -69,9 +69,9 @@ export class ListingCache {
     return this.totalBytes;
   }
 
-  private async renderAndStore(variant: string, render: Render, minVersion: number): Promise<RenderedListing> {
+  private async renderAndStore(variant: string, render: Render, wanted: VersionStamp): Promise<RenderedListing> {
     const started = performance.now();
-    const rendered = await render(minVersion);
+    const rendered = await render(wanted);
     const { stamp } = rendered;
     const identity = Buffer.from('json' in rendered ? rendered.json : JSON.stringify(rendered.body), 'utf8');
     const [gz, br] = await Promise.all([
@@ -101,7 +101,7 @@ export class ListingCache {
 
   private store(variant: string, rendered: RenderedListing): void {
     const previous = this.entries.get(variant);
-    if (previous !== undefined && previous.stamp.version > rendered.stamp.version) return;
+    if (previous !== undefined && !supersedes(rendered.stamp, previous.stamp)) return;
     if (previous !== undefined) {
       this.entries.delete(variant);
       this.totalBytes -= previous.bytes;

@@ -108,7 +108,7 @@ export class Listings {
    */
   async warm(): Promise<void> {
     const stamp = await this.versions.ready();
-    void this.engine.body({ includeEnterprise: false }, recentWindowStart(this.now()), stamp.version).catch(() => undefined);
+    void this.engine.body({ includeEnterprise: false }, recentWindowStart(this.now()), stamp).catch(() => undefined);
   }
 
   /**
@@ -148,7 +148,7 @@ export class Listings {
     // One window per request: the body is the one the ETag names, even across midnight.
     const window = recentWindowStart(this.now());
     const variant = this.variantName(name, window.day);
-    return { etag: listingEtag(stamp, variant), changedAt: stamp.changedAt, body: () => this.render(name, variant, window, stamp.version) };
+    return { etag: listingEtag(stamp, variant), changedAt: stamp.changedAt, body: () => this.render(name, variant, window, stamp) };
   }
 
   private variantName(name: ListingName, day: string): string {
@@ -159,9 +159,9 @@ export class Listings {
     return `${listing}-${day}-${name.includeEnterprise ? 'all' : 'public'}`;
   }
 
-  private async render(name: ListingName, variant: string, window: RecentWindow, minVersion: number): Promise<ListingBody> {
+  private async render(name: ListingName, variant: string, window: RecentWindow, wanted: VersionStamp): Promise<ListingBody> {
     if (name.kind === 'apps') {
-      const body = await this.engine.body(name, window, minVersion);
+      const body = await this.engine.body(name, window, wanted);
       const gzip = body.gzip;
       const br = body.brotli();
       return {
@@ -174,7 +174,7 @@ export class Listings {
         identity: () => gunzipStream(gzip),
       };
     }
-    const rendered = await this.cache.get(variant, minVersion, this.smallRender(name, window.day));
+    const rendered = await this.cache.get(variant, wanted, this.smallRender(name, window.day));
     return {
       stamp: rendered.stamp,
       etag: rendered.etag,

@@ -2,8 +2,22 @@
 export interface VersionStamp {
   readonly version: number;
   readonly changedAt: Date;
-  /** Random per database, so a rebuilt database never reuses an old ETag. */
+  /**
+   * The epoch: random, and new for every database, every restore and every migration of the data
+   * (docs/operations.md, "Backups and restore"). Version numbers count within one epoch only, and
+   * every ETag names it, so content of another epoch never answers an old ETag.
+   */
   readonly instanceId: string;
+}
+
+/** True when `stamp` is `wanted` or later: the same epoch, and no older a version. */
+export function reaches(stamp: VersionStamp, wanted: VersionStamp): boolean {
+  return stamp.instanceId === wanted.instanceId && stamp.version >= wanted.version;
+}
+
+/** True when `next` is to replace `known` as the newest held: another epoch, or no older a version. */
+export function supersedes(next: VersionStamp, known: VersionStamp | undefined): boolean {
+  return known === undefined || next.instanceId !== known.instanceId || next.version >= known.version;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import { sql } from 'kysely';
 import type { Kysely, Transaction } from 'kysely';
@@ -19,6 +20,22 @@ export async function readContentVersion(db: Kysely<Database>): Promise<VersionS
     .where('id', '=', 1)
     .executeTakeFirstOrThrow(() => new AppError('configuration_error', 'The database has no content version row: it is not migrated. Run `appstore migrate`.'));
   return { version: Number(row.version), changedAt: parseTimestamp(row.changed_at), instanceId: row.instance_id };
+}
+
+/** A new random epoch (VersionStamp.instanceId) for a database. */
+export function newEpoch(): string {
+  return randomBytes(6).toString('hex');
+}
+
+/**
+ * Gives the database a new epoch, when it is still at `found` (another node may have been
+ * first): after a restore, and after a migration of the data. True when this call changed it.
+ */
+export async function renewEpoch(db: Kysely<Database> | Transaction<Database>, found?: VersionStamp): Promise<boolean> {
+  let update = db.updateTable('content_version').set({ instance_id: newEpoch() }).where('id', '=', 1);
+  if (found !== undefined) update = update.where('instance_id', '=', found.instanceId).where('version', '=', found.version);
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Called first in every write transaction: it also takes the write lock before any read. Returns the new version. */

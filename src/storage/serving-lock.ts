@@ -1,0 +1,48 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { AppError } from '../errors.ts';
+
+/**
+ * Which processes use a SQLite database, told by a lock file beside it (`<database>-serving.lock`,
+ * a SQLite file of its own): every server holds a shared lock on it while it runs, and
+ * `appstore restore` takes it exclusively. The operating system lets go of the locks when a
+ * process ends, however it ends (kill -9 included), so a lock never outlives its holder.
+ */
+export function servingLockFile(databaseFile: string): string {
+  return `${databaseFile}-serving.lock`;
+}
+
+export interface HeldLock {
+  release(): void;
+}
+
+const busy = (error: unknown): boolean => (error as { code?: string }).code === 'SQLITE_BUSY';
+
+/** A server's shared hold; refused while a restore holds the lock. */
+export function holdWhileServing(databaseFile: string): HeldLock {
+  const lock = new BetterSqlite3(servingLockFile(databaseFile));
+  try {
+    lock.pragma('busy_timeout = 0');
+    lock.exec('create table if not exists serving (held integer)');
+    lock.exec('begin');
+    lock.prepare('select count(*) from serving').get();
+  } catch (error) {
+    lock.close();
+    if (busy(error)) throw new AppError('conflict', `A restore of ${databaseFile} is under way (appstore restore): start the server when it has finished.`);
+    throw error;
+  }
+  return { release: () => lock.close() };
+}
+
+/** The restore's exclusive hold: refused while any server runs on the database. */
+export function holdExclusively(databaseFile: string): HeldLock {
+  const lock = new BetterSqlite3(servingLockFile(databaseFile));
+  try {
+    lock.pragma('busy_timeout = 0');
+    lock.exec('begin exclusive');
+  } catch (error) {
+    lock.close();
+    if (busy(error)) throw new AppError('conflict', `A server is running on ${databaseFile}: stop it first (systemctl stop appstore), then run the restore again. Nothing was changed.`);
+    throw error;
+  }
+  return { release: () => lock.close() };
+}
