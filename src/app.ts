@@ -9,6 +9,7 @@ import type { FastifyServerOptions } from 'fastify';
 import type { Container } from './container.ts';
 import { installJsonParser } from './http/body-parsers.ts';
 import { installCors } from './http/cors.ts';
+import { SESSION_COOKIE } from './http/cookies.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { guardPosts } from './http/web-visitor.ts';
 import { logRefusal } from './http/refusal-log.ts';
@@ -125,6 +126,13 @@ export async function buildServer(container: Container, options: ServerOptions =
   });
   await app.register(cookie);
   installErrorHandling(app);
+  // Requests that use the secret key (writes, tokens, sessions) wait for no restart the operator
+  // has to do first: after `appstore secret-key rotate`, this node refuses them until then.
+  app.addHook('onRequest', async (request) => {
+    const reads = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
+    if (reads && request.headers.authorization === undefined && !(request.headers.cookie ?? '').includes(`${SESSION_COOKIE}=`)) return;
+    await container.secretKeyWatch.check();
+  });
   await installCors(app);
   // Once shutdown begins, responses still in flight close their connection, so a keep-alive
   // client cannot hold the shutdown open until its idle timeout.

@@ -24,6 +24,7 @@ import type { Trust } from './domain/certificates/trust.ts';
 import { TrustSource } from './domain/certificates/trust-source.ts';
 import type { TrustReports } from './domain/certificates/trust-source.ts';
 import { checkSecretKey, trustedOwnCertificates } from './domain/identity/store-identity.ts';
+import { SecretKeyWatch } from './domain/identity/secret-key-watch.ts';
 import type { IdentityStore } from './domain/identity/store-identity.ts';
 import type { AuditLog } from './domain/audit/audit.ts';
 import type { DiscoverDeps } from './domain/discover/manage-discover.ts';
@@ -106,6 +107,8 @@ export interface Container {
   readonly trustSource: TrustSource;
   /** Refuses (configuration_error) when the database was set up with another secret key. */
   readonly checkSecretKey: () => Promise<void>;
+  /** Asked before every request that uses the secret key: refuses them once the key was rotated away. */
+  readonly secretKeyWatch: SecretKeyWatch;
   readonly revocations: RevocationStore;
   /** Pruning of expired sessions, links and rate-limit hits, one node at a time (`startHousekeeping`). */
   readonly housekeeping: HousekeepingDeps;
@@ -269,6 +272,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     trust: loadTrust,
     trustSource,
     checkSecretKey: () => checkSecretKey(identity, keys, config.secretKeyFile, now()),
+    secretKeyWatch: new SecretKeyWatch(() => identity.readFingerprint(), keys.fingerprint),
     revocations,
     audit: auditRepository(db),
     housekeeping: {

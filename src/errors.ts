@@ -50,6 +50,7 @@ export const ERROR_CODES = [
   // server side
   'configuration_error', // a file or setting of the store itself is missing or wrong (the log says which)
   'database_unavailable',
+  'restart_needed', // this node runs with a secret key that was rotated away: it waits for its restart
   'internal_error',
 ] as const;
 

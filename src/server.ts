@@ -65,6 +65,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       event === 'lost'
         ? app.log.warn({ error: error?.message }, 'content version: not listening for changes on PostgreSQL; polling every 500 ms until the connection is back')
         : app.log.info('content version: listening for changes on PostgreSQL');
+    container.secretKeyWatch.reports.replaced = () =>
+      app.log.error('secret key: `appstore secret-key rotate` replaced the key this node runs with; requests that use it are refused (503) until this node is restarted with the new key file');
     container.listingReports.restored = (from, to) =>
       app.log.warn(
         { before: `${from.instanceId}-${from.version}`, now: `${to.instanceId}-${to.version}` },

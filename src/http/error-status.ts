@@ -41,5 +41,6 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_import: 400,
   configuration_error: 500,
   database_unavailable: 503,
+  restart_needed: 503,
   internal_error: 500,
 };

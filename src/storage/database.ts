@@ -6,6 +6,7 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config.ts';
 import type { Database } from './schema.ts';
+import { withUnavailableErrors } from './unavailable.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -120,7 +121,7 @@ function openSqlite(file: string): SqliteHandle {
   // Another process (the CLI, a second server) may hold the write lock for a moment.
   native.pragma('busy_timeout = 5000');
   const probe = file === ':memory:' ? null : openCommitProbe(file);
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withBooleanBinding(native) }) }), dialect: 'sqlite', pool: null, native, probe };
+  return { db: new Kysely<Database>({ dialect: withUnavailableErrors(new SqliteDialect({ database: withBooleanBinding(native) })) }), dialect: 'sqlite', pool: null, native, probe };
 }
 
 /**
@@ -171,9 +172,11 @@ function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5000,
   });
-  // An idle connection that breaks (server restart) must not crash the process.
+  // A connection that breaks (a server restart, a network cut) must not crash the process: an idle
+  // one is reported on the pool, one in use on itself (its query fails: 503, and the pool drops it).
   pool.on('error', () => undefined);
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', pool, native: null, probe: null };
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return { db: new Kysely<Database>({ dialect: withUnavailableErrors(new PostgresDialect({ pool })) }), dialect: 'postgres', pool, native: null, probe: null };
 }
 
 /** True when the database answers a trivial query. */

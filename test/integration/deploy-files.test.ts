@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { loadConfig, unknownVariables } from '../../src/config.ts';
+import { nginxMainConfig, renderNginxSite } from '../helpers/nginx.ts';
 import { ROOT } from '../helpers/run-cli.ts';
 
 const DEPLOY = path.join(ROOT, 'deploy');
-const TLS = path.join(ROOT, 'test', 'fixtures', 'tls');
 const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 const skipWithout = (tool: string, install: string): string | false => (has(tool) ? false : `skipped: ${tool} is not installed (${install}; .ci/run installs it)`);
 const run = (command: string, args: readonly string[]) => spawnSync(command, args, { encoding: 'utf8', timeout: 30_000 });
@@ -26,13 +26,9 @@ describe('the files in deploy/ pass their own tools', () => {
   test('nginx.conf: nginx -t', { skip: skipWithout('nginx', 'apt-get install nginx-light') }, () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-nginx-'));
     try {
-      const site = fs
-        .readFileSync(path.join(DEPLOY, 'nginx.conf'), 'utf8')
-        .replaceAll('/etc/letsencrypt/live/apps.example.com/fullchain.pem', path.join(TLS, 'server.crt'))
-        .replaceAll('/etc/letsencrypt/live/apps.example.com/privkey.pem', path.join(TLS, 'server.key'));
-      fs.writeFileSync(path.join(dir, 'site.conf'), site);
-      fs.writeFileSync(path.join(dir, 'nginx.conf'), `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  include ${dir}/site.conf;\n}\n`);
-      const checked = run('nginx', ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')]);
+      const config = path.join(dir, 'nginx.conf');
+      fs.writeFileSync(config, nginxMainConfig(dir, renderNginxSite({ httpsPort: 8443, httpPort: 8080, upstreamPort: 8000, dir })));
+      const checked = run('nginx', ['-t', '-p', dir, '-c', config]);
       assert.equal(checked.status, 0, `${run('nginx', ['-v']).stderr}${checked.stderr}`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -159,6 +159,22 @@ describe(`appstore secret-key rotate (${DIALECT})`, () => {
       assert.equal(rotated.code, 0, rotated.stderr);
       assert.match(rotated.stdout, /1 API tokens kept, 0 sessions and 0 mailed links ended/);
 
+      // The old node still runs: at once, it refuses what needs the key, says why, and keeps serving the listings.
+      const refused = [
+        await old.app.inject({ method: 'DELETE', url: '/api/v1/apps/nosuchapp', headers: { authorization: `Token ${token}` } }),
+        await old.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('dee', PASSWORD) } }),
+        await old.app.inject({ method: 'POST', url: '/api/v1/token/new', headers: { authorization: basic('dee', PASSWORD) } }),
+        await old.app.inject({ method: 'GET', url: '/healthz/writes' }),
+      ];
+      for (const answer of refused) {
+        assert.equal(answer.statusCode, 503, answer.body);
+        assert.equal(answer.json().code, 'restart_needed');
+        assert.match(answer.json().detail, /secret key that `appstore secret-key rotate` replaced/);
+        assert.equal(answer.headers['retry-after'], '30');
+      }
+      assert.equal((await old.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'it can still serve the listings');
+      assert.equal((await old.app.inject({ method: 'GET', url: '/api/v1/apps.json' })).statusCode, 200);
+
       const renewed = await createTestServer({ database, env: { APPSTORE_SECRET_KEY_FILE: newKey } });
       try {
         await renewed.container.checkSecretKey();

@@ -23,6 +23,8 @@ export interface StoredAuthority {
 export interface IdentityStore {
   /** Records the fingerprint unless one is recorded; returns the recorded one. */
   claimFingerprint(fingerprint: string, now: Date): Promise<string>;
+  /** The fingerprint recorded now (null: none yet). */
+  readFingerprint(): Promise<string | null>;
   readAuthority(): Promise<StoredAuthority | null>;
   /** Stores the authority unless one is stored (another node may have been first): false then. */
   storeAuthorityIfNone(authority: StoredAuthority, now: Date, audit: AuditEntry): Promise<boolean>;

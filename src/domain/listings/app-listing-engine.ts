@@ -150,6 +150,11 @@ export class AppListingEngine {
     return job;
   }
 
+  /** True once the app listings were brought to some version: they can be served from memory. */
+  get holding(): boolean {
+    return this.current !== undefined;
+  }
+
   /** Bytes held: the apps' parts and cuts, and the assembled bodies. */
   get size(): number {
     let bytes = 0;

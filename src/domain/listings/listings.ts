@@ -111,6 +111,11 @@ export class Listings {
     void this.engine.body({ includeEnterprise: false }, recentWindowStart(this.now()), stamp).catch(() => undefined);
   }
 
+  /** True when the app listings can be served from memory, whether or not the database answers now (/healthz). */
+  get servable(): boolean {
+    return this.versions.current !== undefined && this.engine.holding;
+  }
+
   /**
    * The entity tag and date a conditional request is compared with, from the version known in
    * memory: no database work, no rendering. Undefined before the version was first read.

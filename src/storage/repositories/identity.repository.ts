@@ -24,6 +24,11 @@ export function identityRepository(db: Kysely<Database>): IdentityStore & KeyRot
       return row.key_fingerprint;
     },
 
+    async readFingerprint() {
+      const row = await db.selectFrom('store_identity').select('key_fingerprint').where('id', '=', 1).executeTakeFirst();
+      return row?.key_fingerprint ?? null;
+    },
+
     async readAuthority() {
       const row = await db.selectFrom('store_identity').select(['authority_certificate', 'authority_key', 'retired_authorities']).where('id', '=', 1).executeTakeFirst();
       if (row === undefined || row.authority_certificate === null || row.authority_key === null) return null;

@@ -6,24 +6,51 @@ import { errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 
 const HEALTH_TIMEOUT_MS = 3000;
+const HEALTH_RETRY_AFTER_SECONDS = 5;
+const unavailable = (detail: string): AppError => new AppError('database_unavailable', detail, undefined, HEALTH_RETRY_AFTER_SECONDS);
 
 /** Operational routes: health for load balancers, the OpenAPI document for client authors. */
 export async function systemRoutes(app: AppServer, container: Container): Promise<void> {
+  const reachable = (): Promise<boolean> => {
+    const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), HEALTH_TIMEOUT_MS).unref());
+    return Promise.race([container.isDatabaseReachable(), timeout]);
+  };
+
+  // Liveness for proxies and load balancers: can this node serve the listings? From memory it
+  // can while the database is down, so a database outage must not take every node out of a pool.
   app.get('/healthz', {
     schema: {
-      summary: 'Health: 200 when the database answers, 503 otherwise',
+      summary: 'Health: 200 while this node can serve the listings (from memory when the database is down); 503 otherwise',
       tags: ['system'],
       response: {
-        200: Type.Object({ status: Type.Literal('ok'), database: Type.Literal('ok') }),
+        200: Type.Object({ status: Type.Literal('ok'), database: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), listings: Type.Literal('ok') }),
         ...errorResponses('database_unavailable'),
       },
     },
     handler: async (_request, reply) => {
-      const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), HEALTH_TIMEOUT_MS).unref());
-      const reachable = await Promise.race([container.isDatabaseReachable(), timeout]);
-      if (!reachable) throw new AppError('database_unavailable', 'The database does not answer; the service cannot serve requests now.');
       reply.header('cache-control', 'no-store');
-      return { status: 'ok' as const, database: 'ok' as const };
+      const database = await reachable();
+      if (!database && !container.listings.servable) throw unavailable('The database does not answer and this node holds no listings yet; it cannot serve requests now.');
+      return { status: 'ok' as const, database: database ? ('ok' as const) : ('unavailable' as const), listings: 'ok' as const };
+    },
+  });
+
+  // Readiness for writes: can this node register, publish, sign in? The database must answer and
+  // the secret key must still be the store's (not rotated away while this node ran).
+  app.get('/healthz/writes', {
+    schema: {
+      summary: 'Health of writes: 200 when the database answers and this node runs with the store\'s secret key; 503 otherwise',
+      tags: ['system'],
+      response: {
+        200: Type.Object({ status: Type.Literal('ok'), database: Type.Literal('ok'), secretKey: Type.Literal('ok') }),
+        ...errorResponses('database_unavailable', 'restart_needed'),
+      },
+    },
+    handler: async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      if (!(await reachable())) throw unavailable('The database does not answer: writes (registrations, publishes, sign-ins) are refused until it does. Listings are still served.');
+      await container.secretKeyWatch.check();
+      return { status: 'ok' as const, database: 'ok' as const, secretKey: 'ok' as const };
     },
   });
 
