@@ -198,6 +198,9 @@ async function backupSqlite(native: BetterSqlite3.Database, file: string): Promi
   const partial = `${file}.partial-${process.pid}`;
   fs.rmSync(partial, { force: true });
   try {
+    // Readable by the owner only, whatever the umask: the copy holds sealed keys, hashes, addresses.
+    fs.closeSync(fs.openSync(partial, 'wx', 0o600));
+    fs.chmodSync(partial, 0o600);
     const { totalPages } = await native.backup(partial);
     const copy = new BetterSqlite3(partial);
     try {

@@ -48,6 +48,13 @@ describe('the files in deploy/ pass their own tools', () => {
     assert.deepEqual(problems, []);
   });
 
+  test('appstore.service: systemd-analyze security rates it 2.0 or lower', { skip: skipWithout('systemd-analyze', 'apt-get install systemd') }, () => {
+    const checked = run('systemd-analyze', ['security', '--offline=true', '--no-pager', path.join(DEPLOY, 'appstore.service')]);
+    const score = /Overall exposure level for appstore\.service: ([0-9.]+)/.exec(`${checked.stdout}${checked.stderr}`)?.[1];
+    assert.ok(score !== undefined, `no score in: ${checked.stdout}${checked.stderr}`);
+    assert.ok(Number(score) <= 2.0, `exposure ${score}, above 2.0:\n${checked.stdout.split('\n').filter((line) => line.includes('✗')).join('\n')}`);
+  });
+
   test('appstore.env.example: every variable is one the store knows, and the settings load', () => {
     const env: Record<string, string> = {};
     for (const line of fs.readFileSync(path.join(DEPLOY, 'appstore.env.example'), 'utf8').split('\n')) {

@@ -189,6 +189,7 @@ describe(`appstore backup (${DIALECT})`, () => {
       await writer;
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /^backed up \d+ pages to .*backup\.sqlite \(integrity checked\)/);
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'readable by its owner only, whatever the umask');
       assert.ok(duringBackup >= 20);
       const copy = new BetterSqlite3(file, { readonly: true });
       try {
