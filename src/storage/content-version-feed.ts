@@ -67,7 +67,12 @@ export class ContentVersionFeed {
 
   /** SQLite: reads the committed version when some connection committed since the last look. */
   private probeCommits(probe: CommitProbe): void {
-    const dataVersion = probe.dataVersion();
+    let dataVersion: number;
+    try {
+      dataVersion = probe.dataVersion();
+    } catch {
+      return; // the database is closed or failing: the version known stays, the requests that need the database say so
+    }
     if (dataVersion === this.seenDataVersion) return;
     let row: Record<string, unknown> | undefined;
     try {

@@ -39,16 +39,37 @@ describe(`health and OpenAPI (${DIALECT})`, () => {
     assert.ok(document.components.schemas.ErrorBody);
   });
 
-  test('healthz: 200 while the database answers', async () => {
+  test('healthz and healthz/writes: 200 while the database answers', async () => {
     const response = await server.app.inject({ method: 'GET', url: '/healthz' });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { status: 'ok', database: 'ok' });
+    assert.deepEqual(response.json(), { status: 'ok', database: 'ok', listings: 'ok' });
+    const writes = await server.app.inject({ method: 'GET', url: '/healthz/writes' });
+    assert.equal(writes.statusCode, 200);
+    assert.deepEqual(writes.json(), { status: 'ok', database: 'ok', secretKey: 'ok' });
   });
 
-  test('healthz: 503 with the error shape when it does not', async () => {
+  test('the database gone: healthz 200 while the listings are held (they are served), healthz/writes 503 with Retry-After', async () => {
+    assert.equal((await server.app.inject({ method: 'GET', url: '/api/v1/apps.json' })).statusCode, 200);
     await server.container.database.close();
     const response = await server.app.inject({ method: 'GET', url: '/healthz' });
-    assert.equal(response.statusCode, 503);
-    assert.equal(response.json().code, 'database_unavailable');
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), { status: 'ok', database: 'unavailable', listings: 'ok' });
+    assert.equal((await server.app.inject({ method: 'GET', url: '/api/v1/apps.json' })).statusCode, 200, 'served from memory');
+    const writes = await server.app.inject({ method: 'GET', url: '/healthz/writes' });
+    assert.equal(writes.statusCode, 503);
+    assert.equal(writes.json().code, 'database_unavailable');
+    assert.equal(writes.headers['retry-after'], '5');
+  });
+
+  test('healthz: 503 with the error shape when the database is gone before any listing was held', async () => {
+    const fresh = await createTestServer();
+    try {
+      await fresh.container.database.close();
+      const response = await fresh.app.inject({ method: 'GET', url: '/healthz' });
+      assert.equal(response.statusCode, 503);
+      assert.equal(response.json().code, 'database_unavailable');
+    } finally {
+      await fresh.close().catch(() => undefined);
+    }
   });
 });
