@@ -72,6 +72,14 @@ export class AppError extends Error {
   }
 }
 
+/** Seconds a client is told to wait (Retry-After) when the database cannot answer. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** The database cannot answer now (down, unreachable, locked, full): 503 with Retry-After over HTTP. */
+export function databaseUnavailable(detail: string): AppError {
+  return new AppError('database_unavailable', detail, undefined, DATABASE_RETRY_AFTER_SECONDS);
+}
+
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }

@@ -10,7 +10,6 @@ import { startMetricsServer } from './http/metrics-server.ts';
 import { startHousekeeping } from './housekeeping.ts';
 import { processActing } from './process-acting.ts';
 import { watchTrustFiles } from './trust-watch.ts';
-import { holdWhileServing } from './storage/serving-lock.ts';
 
 /** How often a server looks for queued mails it did not queue itself (a command's, a stopped node's, one to try again). */
 const MAIL_LOOK_MS = 30_000;
@@ -36,15 +35,7 @@ export interface StartOptions {
 /** The process's server: config → container → migrations → server → listen (`appstore serve`). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  // SQLite: held while this server runs, so that `appstore restore` refuses to replace the file under it.
-  const servingLock = config.database.kind === 'sqlite' && config.database.file !== ':memory:' ? holdWhileServing(config.database.file) : null;
-  let container: Container;
-  try {
-    container = createContainer(config);
-  } catch (error) {
-    servingLock?.release();
-    throw error;
-  }
+  const container = createContainer(config);
   try {
     await container.migrate();
     await container.checkSecretKey();
@@ -101,12 +92,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await metricsServer?.close();
         await app.close();
         await container.close();
-        servingLock?.release();
       })());
     return { app, container, metricsPort: metricsServer?.port ?? null, stop };
   } catch (error) {
     await container.close();
-    servingLock?.release();
     throw error;
   }
 }

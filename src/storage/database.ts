@@ -6,6 +6,8 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config.ts';
 import type { Database } from './schema.ts';
+import { holdWhileUsing } from './serving-lock.ts';
+import type { HeldLock } from './serving-lock.ts';
 import { withUnavailableErrors } from './unavailable.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -46,10 +48,15 @@ export interface CommitProbe {
 export interface OpenOptions {
   /** PostgreSQL connection pool size (default 10). */
   readonly poolSize?: number;
+  /**
+   * SQLite: hold the shared lock that keeps `appstore restore` from replacing the file while this
+   * handle is open (default true; false for the restore's own handle on the file it brings in).
+   */
+  readonly holdUseLock?: boolean;
 }
 
 export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): DatabaseHandle {
-  const handle = target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url, options);
+  const handle = target.kind === 'sqlite' ? openSqlite(target.file, options.holdUseLock ?? true) : openPostgres(target.url, options);
   let closing: Promise<void> | undefined;
   const listeners = new Set<pg.Client>();
   const listen: DatabaseHandle['listen'] =
@@ -100,6 +107,7 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
         listeners.clear();
         handle.probe?.close();
         await handle.db.destroy();
+        handle.useLock?.release();
       })()),
   };
 }
@@ -110,18 +118,27 @@ interface SqliteHandle {
   pool: null;
   native: BetterSqlite3.Database;
   probe: { commitProbe: CommitProbe; close(): void } | null;
+  useLock: HeldLock | null;
 }
 
-function openSqlite(file: string): SqliteHandle {
+function openSqlite(file: string, holdUseLock: boolean): SqliteHandle {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const native = new BetterSqlite3(file);
+  // First: while a restore replaces the file, nothing opens it.
+  const useLock = file !== ':memory:' && holdUseLock ? holdWhileUsing(file) : null;
+  let native: BetterSqlite3.Database;
+  try {
+    native = new BetterSqlite3(file);
+  } catch (error) {
+    useLock?.release();
+    throw error;
+  }
   native.pragma('journal_mode = WAL');
   native.pragma('synchronous = NORMAL');
   native.pragma('foreign_keys = ON');
   // Another process (the CLI, a second server) may hold the write lock for a moment.
   native.pragma('busy_timeout = 5000');
   const probe = file === ':memory:' ? null : openCommitProbe(file);
-  return { db: new Kysely<Database>({ dialect: withUnavailableErrors(new SqliteDialect({ database: withBooleanBinding(native) })) }), dialect: 'sqlite', pool: null, native, probe };
+  return { db: new Kysely<Database>({ dialect: withUnavailableErrors(new SqliteDialect({ database: withBooleanBinding(native) })) }), dialect: 'sqlite', pool: null, native, probe, useLock };
 }
 
 /**
@@ -166,7 +183,7 @@ function withBooleanBinding(native: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
-function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; dialect: Dialect; pool: pg.Pool; native: null; probe: null } {
+function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; dialect: Dialect; pool: pg.Pool; native: null; probe: null; useLock: null } {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -176,7 +193,12 @@ function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>
   // one is reported on the pool, one in use on itself (its query fails: 503, and the pool drops it).
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return { db: new Kysely<Database>({ dialect: withUnavailableErrors(new PostgresDialect({ pool })) }), dialect: 'postgres', pool, native: null, probe: null };
+  return { db: new Kysely<Database>({ dialect: withUnavailableErrors(new PostgresDialect({ pool })) }), dialect: 'postgres', pool, native: null, probe: null, useLock: null };
+}
+
+/** A SQLite database's files: the file itself, then those SQLite keeps beside it (-wal, -shm, -journal). */
+export function sqliteFiles(file: string): string[] {
+  return [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
 }
 
 /** True when the database answers a trivial query. */
@@ -214,6 +236,6 @@ async function backupSqlite(native: BetterSqlite3.Database, file: string): Promi
     fs.renameSync(partial, file);
     return { pages: totalPages };
   } finally {
-    for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) fs.rmSync(leftover, { force: true });
+    for (const leftover of sqliteFiles(partial)) fs.rmSync(leftover, { force: true });
   }
 }

@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { AppError } from '../errors.ts';
 import type { DatabaseTarget } from '../config.ts';
 import type { AuditEntry } from '../domain/audit/audit.ts';
-import { openDatabase } from './database.ts';
+import { openDatabase, sqliteFiles } from './database.ts';
 import { insertAudit } from './repositories/audit.repository.ts';
 import { readContentVersion, renewEpoch } from './repositories/content-version.repository.ts';
 import { holdExclusively } from './serving-lock.ts';
@@ -22,7 +22,7 @@ const refuse = (detail: string): AppError => new AppError('invalid_request', det
 /**
  * Puts a backup back in place of the database, then gives it a new epoch (so no ETag given out
  * before the restore names content of after it) and records the restore in its audit log.
- * SQLite: refused while a server runs on the file; the database replaced is kept beside it,
+ * SQLite: refused while a server or a command uses the file; the database replaced is kept beside it,
  * with its -wal and -shm files, which would otherwise be replayed over the backup.
  * PostgreSQL: pg_restore --clean in one transaction, while nodes may run: they see the new epoch
  * at once and drop what they hold.
@@ -55,15 +55,14 @@ async function restoreSqlite(databaseFile: string, backupFile: string, now: Date
     if (fs.existsSync(databaseFile)) {
       keptAs = `${databaseFile}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
       // The -wal beside the old file holds its last commits: kept with it, never replayed over the backup.
-      for (const suffix of ['-wal', '-shm', '-journal', '']) {
-        if (fs.existsSync(`${databaseFile}${suffix}`)) fs.renameSync(`${databaseFile}${suffix}`, `${keptAs}${suffix}`);
-      }
+      const kept = sqliteFiles(keptAs);
+      for (const [index, name] of sqliteFiles(databaseFile).entries()) if (fs.existsSync(name)) fs.renameSync(name, kept[index] ?? '');
     }
     fs.renameSync(incoming, databaseFile);
     syncFile(path.dirname(databaseFile));
     return { keptAs, epoch };
   } finally {
-    for (const leftover of [incoming, `${incoming}-wal`, `${incoming}-shm`, `${incoming}-journal`]) fs.rmSync(leftover, { force: true });
+    for (const leftover of sqliteFiles(incoming)) fs.rmSync(leftover, { force: true });
     lock.release();
   }
 }
@@ -93,7 +92,7 @@ function checkSqliteBackup(file: string): void {
 
 /** Gives the restored database a new epoch and records the restore in its audit log; returns the epoch. */
 async function markRestored(target: DatabaseTarget, backupFile: string, now: Date, audit: AuditEntry): Promise<string> {
-  const handle = openDatabase(target, { poolSize: 1 });
+  const handle = openDatabase(target, { poolSize: 1, holdUseLock: false });
   try {
     await handle.db.transaction().execute(async (trx) => {
       await renewEpoch(trx);

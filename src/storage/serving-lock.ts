@@ -3,9 +3,10 @@ import { AppError } from '../errors.ts';
 
 /**
  * Which processes use a SQLite database, told by a lock file beside it (`<database>-serving.lock`,
- * a SQLite file of its own): every server holds a shared lock on it while it runs, and
- * `appstore restore` takes it exclusively. The operating system lets go of the locks when a
- * process ends, however it ends (kill -9 included), so a lock never outlives its holder.
+ * a SQLite file of its own): every process that opens the database (a server, a command) holds a
+ * shared lock on it until it closes it, and `appstore restore` takes it exclusively. The
+ * operating system lets go of the locks when a process ends, however it ends (kill -9 included),
+ * so a lock never outlives its holder.
  */
 export function servingLockFile(databaseFile: string): string {
   return `${databaseFile}-serving.lock`;
@@ -17,8 +18,8 @@ export interface HeldLock {
 
 const busy = (error: unknown): boolean => (error as { code?: string }).code === 'SQLITE_BUSY';
 
-/** A server's shared hold; refused while a restore holds the lock. */
-export function holdWhileServing(databaseFile: string): HeldLock {
+/** A user's shared hold (database.ts, with every SQLite handle); refused while a restore holds the lock. */
+export function holdWhileUsing(databaseFile: string): HeldLock {
   const lock = new BetterSqlite3(servingLockFile(databaseFile));
   try {
     lock.pragma('busy_timeout = 0');
@@ -27,7 +28,7 @@ export function holdWhileServing(databaseFile: string): HeldLock {
     lock.prepare('select count(*) from serving').get();
   } catch (error) {
     lock.close();
-    if (busy(error)) throw new AppError('conflict', `A restore of ${databaseFile} is under way (appstore restore): start the server when it has finished.`);
+    if (busy(error)) throw new AppError('conflict', `A restore of ${databaseFile} is under way (appstore restore): try again when it has finished.`);
     throw error;
   }
   return { release: () => lock.close() };
@@ -41,7 +42,7 @@ export function holdExclusively(databaseFile: string): HeldLock {
     lock.exec('begin exclusive');
   } catch (error) {
     lock.close();
-    if (busy(error)) throw new AppError('conflict', `A server is running on ${databaseFile}: stop it first (systemctl stop appstore), then run the restore again. Nothing was changed.`);
+    if (busy(error)) throw new AppError('conflict', `A server is running on ${databaseFile}: stop it first (systemctl stop appstore, and let any appstore command finish), then run the restore again. Nothing was changed.`);
     throw error;
   }
   return { release: () => lock.close() };

@@ -1,9 +1,7 @@
 import type { DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
 import type { CompiledQuery } from 'kysely';
-import { AppError } from '../errors.ts';
-
-/** Seconds a client is told to wait (Retry-After) when the database cannot answer. */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
+import type { AppError } from '../errors.ts';
+import { databaseUnavailable } from '../errors.ts';
 
 /** SQLSTATE classes and codes of PostgreSQL that mean "not now", not "wrong": connection exceptions, shutdown, too many connections. */
 const POSTGRES_UNAVAILABLE = /^(08...|57P01|57P02|57P03|53300|53100|58030)$/;
@@ -24,14 +22,9 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /** The catalogue's error for it: 503 with Retry-After over HTTP, a sentence on the command line. */
-export function unavailableError(error: unknown): AppError {
+function unavailableError(error: unknown): AppError {
   const reason = error instanceof Error ? error.message : String(error);
-  return new AppError(
-    'database_unavailable',
-    `The database cannot answer now (${reason.slice(0, 200)}); nothing was changed. Try again in a few seconds.`,
-    undefined,
-    DATABASE_RETRY_AFTER_SECONDS,
-  );
+  return databaseUnavailable(`The database cannot answer now (${reason.slice(0, 200)}); nothing was changed. Try again in a few seconds.`);
 }
 
 const translated = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -75,9 +68,6 @@ function translatingDriver(driver: Driver): Driver {
     commitTransaction: (connection: DatabaseConnection) => translated(() => driver.commitTransaction(innerOf(connection))),
     rollbackTransaction: (connection: DatabaseConnection) => translated(() => driver.rollbackTransaction(innerOf(connection))),
     releaseConnection: (connection: DatabaseConnection) => driver.releaseConnection(innerOf(connection)),
-    ...(driver.savepoint === undefined ? {} : { savepoint: (connection, name, compile) => translated(() => driver.savepoint!(innerOf(connection), name, compile)) }),
-    ...(driver.rollbackToSavepoint === undefined ? {} : { rollbackToSavepoint: (connection, name, compile) => translated(() => driver.rollbackToSavepoint!(innerOf(connection), name, compile)) }),
-    ...(driver.releaseSavepoint === undefined ? {} : { releaseSavepoint: (connection, name, compile) => translated(() => driver.releaseSavepoint!(innerOf(connection), name, compile)) }),
     destroy: () => driver.destroy(),
   };
 }

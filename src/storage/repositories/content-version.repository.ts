@@ -19,7 +19,7 @@ export async function readContentVersion(db: Kysely<Database>): Promise<VersionS
     .select(['version', 'changed_at', 'instance_id'])
     .where('id', '=', 1)
     .executeTakeFirstOrThrow(() => new AppError('configuration_error', 'The database has no content version row: it is not migrated. Run `appstore migrate`.'));
-  return { version: Number(row.version), changedAt: parseTimestamp(row.changed_at), instanceId: row.instance_id };
+  return contentVersionOfRow(row);
 }
 
 /** A new random epoch (VersionStamp.instanceId) for a database. */
@@ -28,14 +28,13 @@ export function newEpoch(): string {
 }
 
 /**
- * Gives the database a new epoch, when it is still at `found` (another node may have been
- * first): after a restore, and after a migration of the data. True when this call changed it.
+ * Gives the database a new epoch: after a restore, after a migration of the data, and, with
+ * `found`, only when it is still at that version (another node may have renewed it first).
  */
-export async function renewEpoch(db: Kysely<Database> | Transaction<Database>, found?: VersionStamp): Promise<boolean> {
+export async function renewEpoch(db: Kysely<Database> | Transaction<Database>, found?: VersionStamp): Promise<void> {
   let update = db.updateTable('content_version').set({ instance_id: newEpoch() }).where('id', '=', 1);
   if (found !== undefined) update = update.where('instance_id', '=', found.instanceId).where('version', '=', found.version);
-  const result = await update.executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  await update.execute();
 }
 
 /** Called first in every write transaction: it also takes the write lock before any read. Returns the new version. */
@@ -46,7 +45,7 @@ export async function bumpContentVersion(trx: Transaction<Database>, now: Date):
     .where('id', '=', 1)
     .returning(['version', 'changed_at', 'instance_id'])
     .executeTakeFirstOrThrow(() => new AppError('configuration_error', 'The database has no content version row: it is not migrated. Run `appstore migrate`.'));
-  return { version: Number(row.version), changedAt: parseTimestamp(row.changed_at), instanceId: row.instance_id };
+  return contentVersionOfRow(row);
 }
 
 /**

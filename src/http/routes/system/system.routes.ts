@@ -1,13 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError, databaseUnavailable } from '../../../errors.ts';
 import { errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 
 const HEALTH_TIMEOUT_MS = 3000;
-const HEALTH_RETRY_AFTER_SECONDS = 5;
-const unavailable = (detail: string): AppError => new AppError('database_unavailable', detail, undefined, HEALTH_RETRY_AFTER_SECONDS);
 
 /** Operational routes: health for load balancers, the OpenAPI document for client authors. */
 export async function systemRoutes(app: AppServer, container: Container): Promise<void> {
@@ -30,7 +28,7 @@ export async function systemRoutes(app: AppServer, container: Container): Promis
     handler: async (_request, reply) => {
       reply.header('cache-control', 'no-store');
       const database = await reachable();
-      if (!database && !container.listings.servable) throw unavailable('The database does not answer and this node holds no listings yet; it cannot serve requests now.');
+      if (!database && !container.listings.servable) throw databaseUnavailable('The database does not answer and this node holds no listings yet; it cannot serve requests now.');
       return { status: 'ok' as const, database: database ? ('ok' as const) : ('unavailable' as const), listings: 'ok' as const };
     },
   });
@@ -48,7 +46,7 @@ export async function systemRoutes(app: AppServer, container: Container): Promis
     },
     handler: async (_request, reply) => {
       reply.header('cache-control', 'no-store');
-      if (!(await reachable())) throw unavailable('The database does not answer: writes (registrations, publishes, sign-ins) are refused until it does. Listings are still served.');
+      if (!(await reachable())) throw databaseUnavailable('The database does not answer: writes (registrations, publishes, sign-ins) are refused until it does. Listings are still served.');
       await container.secretKeyWatch.check();
       return { status: 'ok' as const, database: 'ok' as const, secretKey: 'ok' as const };
     },
