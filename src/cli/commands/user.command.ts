@@ -157,7 +157,7 @@ export const userListCommand: Command = {
   summary: 'list users',
   help: 'One line per user, ordered by name: name, e-mail, and flags (admin, disabled, no-password).',
   async run(_input, io) {
-    const users = await withContainer(io, (container) => listUsers(container.accounts));
+    const users = await withContainer(io, (container) => listUsers(cliActingFor(io), container.accounts));
     for (const user of users) {
       const flags = [user.isAdmin ? 'admin' : '', user.isActive ? '' : 'disabled', user.hasPassword ? '' : 'no-password'].filter((f) => f !== '');
       io.out([user.username, user.email ?? '-', flags.join(',') || '-'].join('\t'));

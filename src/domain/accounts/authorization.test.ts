@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../errors.ts';
-import { canManageApp, canManageReleases, canRate, requireAppManager, requireReleaseManager, roleOn } from './authorization.ts';
+import { cliActing, userActing, visitorActing } from '../audit/audit.ts';
+import { actingRole, canManageApp, canManageReleases, canRate, requireActingAppManager, requireAdmin, requireAppManager, requireReleaseManager, roleOn } from './authorization.ts';
 import type { User } from './user.ts';
 
 const user = (id: number, isAdmin = false): User => ({ id, username: `u${id}`, email: null, firstName: '', lastName: '', isAdmin, isActive: true, hasPassword: true, emailVerified: true });
@@ -35,5 +36,20 @@ describe('authorization', () => {
     assert.throws(() => requireAppManager(user(2), access, 'delete it.'), (e: unknown) => e instanceof AppError && e.code === 'forbidden' && /news/.test(e.detail));
     assert.throws(() => requireReleaseManager(user(4), access), (e: unknown) => e instanceof AppError && e.code === 'forbidden');
     assert.doesNotThrow(() => requireReleaseManager(user(2), access));
+  });
+
+  test('whoever acts: a user by their role, the command line as an admin, a visitor as nobody', () => {
+    const acting = (u: User) => userActing(u, '192.0.2.1', 'req-1');
+    assert.deepEqual([user(1), user(2), user(3, true), user(4)].map((u) => actingRole(acting(u), access)), ['owner', 'co-maintainer', 'admin', 'none']);
+    assert.equal(actingRole(cliActing('root'), access), 'admin');
+    assert.equal(actingRole(visitorActing(null, null), access), 'none');
+    const forbidden = (e: unknown) => e instanceof AppError && e.code === 'forbidden';
+    assert.throws(() => requireActingAppManager(acting(user(2)), access, 'add co-maintainers.'), forbidden);
+    assert.throws(() => requireActingAppManager(visitorActing(null, null), access, 'add co-maintainers.'), forbidden);
+    assert.doesNotThrow(() => requireActingAppManager(acting(user(1)), access, 'add co-maintainers.'));
+    assert.doesNotThrow(() => requireActingAppManager(cliActing('root'), access, 'add co-maintainers.'));
+    assert.throws(() => requireAdmin(acting(user(1)), 'feature apps.'), (e: unknown) => forbidden(e) && /Only administrators may feature apps/.test((e as AppError).detail));
+    assert.doesNotThrow(() => requireAdmin(acting(user(3, true)), 'feature apps.'));
+    assert.doesNotThrow(() => requireAdmin(cliActing('root'), 'feature apps.'));
   });
 });

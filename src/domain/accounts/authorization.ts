@@ -1,4 +1,5 @@
 import { AppError } from '../../errors.ts';
+import type { Acting } from '../audit/audit.ts';
 import type { User } from './user.ts';
 
 /** Who may act on an app: its owner, its co-maintainers, and the store's admins. */
@@ -14,6 +15,19 @@ export function roleOn(user: User, access: AppAccess): AppRole {
   if (user.id === access.ownerId) return 'owner';
   if (access.coMaintainerIds.includes(user.id)) return 'co-maintainer';
   return user.isAdmin ? 'admin' : 'none';
+}
+
+/**
+ * The role of whoever acts (`Acting`): a user by their own role, the command line as an
+ * administrator, a visitor who is not signed in as nobody.
+ */
+export function actingRole(acting: Acting, access: AppAccess): AppRole {
+  const { actor } = acting;
+  if (actor.kind === 'user') {
+    if (actor.userId === access.ownerId) return 'owner';
+    if (access.coMaintainerIds.includes(actor.userId)) return 'co-maintainer';
+  }
+  return acting.isAdmin ? 'admin' : 'none';
 }
 
 /** Publishing and deleting releases: owner, co-maintainers, admins. */
@@ -42,4 +56,15 @@ export function requireReleaseManager(user: User, access: AppAccess): void {
 /** `action` completes "Only the owner of <app> may …", and may add a sentence of advice. */
 export function requireAppManager(user: User, access: AppAccess, action: string): void {
   if (!canManageApp(user, access)) throw new AppError('forbidden', `Only the owner of ${access.appId} may ${action}`);
+}
+
+/** The same rule as `requireAppManager`, decided for whoever acts (a user, or the command line). */
+export function requireActingAppManager(acting: Acting, access: AppAccess, action: string): void {
+  const role = actingRole(acting, access);
+  if (role !== 'owner' && role !== 'admin') throw new AppError('forbidden', `Only the owner of ${access.appId} (or an administrator) may ${action}`);
+}
+
+/** `action` completes "Only administrators may …". */
+export function requireAdmin(acting: Acting, action: string): void {
+  if (!acting.isAdmin) throw new AppError('forbidden', `Only administrators may ${action}`);
 }

@@ -1,6 +1,7 @@
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
+import { requireAdmin } from './authorization.ts';
 import { hashPassword } from './password-hash.ts';
 import { checkNewPassword } from './password-rules.ts';
 import { toUser } from './user.ts';
@@ -37,7 +38,14 @@ export function checkEmailAddress(email: string): void {
   }
 }
 
+/** An administrator (or the command line) creates an account. */
 export async function addUser(input: AddUserInput, acting: Acting, deps: UserDeps): Promise<User> {
+  requireAdmin(acting, 'create accounts.');
+  return createAccount(input, acting, deps);
+}
+
+/** Creates an account, whoever asks: `addUser` for administrators, the website's sign-up for visitors. */
+export async function createAccount(input: AddUserInput, acting: Acting, deps: UserDeps): Promise<User> {
   if (!USERNAME_PATTERN.test(input.username)) {
     throw new AppError('invalid_user', `'${input.username.slice(0, 160)}' is not a valid username: 1 to 150 letters, digits and _ . @ + -`);
   }
@@ -57,13 +65,20 @@ export async function addUser(input: AddUserInput, acting: Acting, deps: UserDep
     deps.now(),
     auditEntry(acting, 'user.created', { subjectUser: input.username, details: { admin: input.isAdmin ?? false, password: input.password !== null } }),
   );
-  if (user === null) throw new AppError('user_exists', `A user named '${input.username}' already exists.`);
+  if (user === null) throw new AppError('user_exists', `A user named '${input.username}' already exists.`, { username: ['is taken'] });
   return user;
 }
 
-/** Every user, ordered by name. */
-export function listUsers(deps: Pick<UserDeps, 'store'>): Promise<User[]> {
+/** Every user, ordered by name (the command line's `user list`). */
+export function listUsers(acting: Acting, deps: Pick<UserDeps, 'store'>): Promise<User[]> {
+  requireAdmin(acting, 'list accounts.');
   return deps.store.listUsers();
+}
+
+/** The administrators' user search: name or address containing `text`, at most `limit`. */
+export function searchUsers(text: string, limit: number, acting: Acting, deps: Pick<UserDeps, 'store'>): Promise<User[]> {
+  requireAdmin(acting, 'search accounts.');
+  return deps.store.searchUsers(text.trim().slice(0, 100), limit);
 }
 
 export async function findUser(username: string, deps: Pick<UserDeps, 'store'>): Promise<User> {
@@ -74,6 +89,7 @@ export async function findUser(username: string, deps: Pick<UserDeps, 'store'>):
 
 /** An operator sets a user's password: the rule of every new password, unless they waive its strength part. */
 export async function setPassword(username: string, password: string, strength: 'required' | 'waived', acting: Acting, deps: UserDeps): Promise<void> {
+  requireAdmin(acting, "set another user's password.");
   const user = await findUser(username, deps);
   await checkNewPassword(password, [user.username, user.email ?? ''], strength);
   await deps.store.setPasswordHash(user.id, await hashPassword(password), deps.now(), auditEntry(acting, 'user.password_changed', { subjectUser: user.username }));
@@ -81,7 +97,25 @@ export async function setPassword(username: string, password: string, strength: 
 
 /** Disabling keeps the user's apps and token; a disabled user cannot authenticate at all. */
 export async function setActive(username: string, active: boolean, acting: Acting, deps: UserDeps): Promise<User> {
+  requireAdmin(acting, active ? 'enable accounts.' : 'disable accounts.');
   const user = await findUser(username, deps);
+  refuseOwnLockout(user, acting, 'disable');
   await deps.store.setActive(user.id, active, deps.now(), auditEntry(acting, active ? 'user.enabled' : 'user.disabled', { subjectUser: user.username }));
   return { ...user, isActive: active };
+}
+
+/** An administrator cannot take their own rights away through the website: another must (or the command line). */
+function refuseOwnLockout(user: User, acting: Acting, what: string): void {
+  if (acting.actor.kind === 'user' && acting.actor.userId === user.id) {
+    throw new AppError('conflict', `You cannot ${what} your own account: ask another administrator, or use the command line.`);
+  }
+}
+
+/** Grants or takes back administrator rights. */
+export async function setAdmin(username: string, admin: boolean, acting: Acting, deps: UserDeps): Promise<User> {
+  requireAdmin(acting, 'grant or take back administrator rights.');
+  const user = await findUser(username, deps);
+  if (!admin) refuseOwnLockout(user, acting, 'take administrator rights from');
+  await deps.store.setAdmin(user.id, admin, deps.now(), auditEntry(acting, admin ? 'user.admin_granted' : 'user.admin_revoked', { subjectUser: user.username }));
+  return { ...user, isAdmin: admin };
 }

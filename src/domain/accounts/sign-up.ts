@@ -4,7 +4,7 @@ import { AppError } from '../../errors.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import { takeLink } from './account-links.ts';
 import type { SelfServiceDeps } from './account-links.ts';
-import { addUser, checkEmailAddress, USERNAME_PATTERN } from './manage-users.ts';
+import { createAccount, checkEmailAddress, USERNAME_PATTERN } from './manage-users.ts';
 import { checkNewPassword } from './password-rules.ts';
 import { login } from './sessions.ts';
 import type { NewSession } from './sessions.ts';
@@ -62,7 +62,7 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
   const taken = (await deps.store.findUsersByEmail(email)).length > 0;
   let user: User;
   try {
-    user = await addUser({ username, email, password: input.password, strength: 'checked', emailVerified: false }, visitorActing(origin.address, origin.requestId), deps);
+    user = await createAccount({ username, email, password: input.password, strength: 'checked', emailVerified: false }, visitorActing(origin.address, origin.requestId), deps);
   } catch (error) {
     if (error instanceof AppError && error.code === 'user_exists') throw userExists(username);
     throw error;

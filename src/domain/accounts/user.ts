@@ -60,6 +60,9 @@ export interface AccountStore {
   createUser(user: NewUser, now: Date, audit: AuditEntry): Promise<User | null>;
   setPasswordHash(userId: number, passwordHash: string | null, now: Date, audit: AuditEntry): Promise<void>;
   setActive(userId: number, active: boolean, now: Date, audit: AuditEntry): Promise<void>;
+  setAdmin(userId: number, admin: boolean, now: Date, audit: AuditEntry): Promise<void>;
+  /** Users whose name or address contains `text` (any case), by name; every user for ''. */
+  searchUsers(text: string, limit: number): Promise<User[]>;
   findUserById(userId: number): Promise<UserRecord | null>;
   /** Users whose address is this one, compared without case. */
   findUsersByEmail(email: string): Promise<UserRecord[]>;

@@ -15,6 +15,11 @@ export type Actor =
 
 export interface Acting {
   readonly actor: Actor;
+  /**
+   * Whether the actor has an administrator's rights: an admin user, or the command line (whoever
+   * runs it holds the database). The use cases decide with it; the log does not record it.
+   */
+  readonly isAdmin: boolean;
   /** The client's address (after APPSTORE_TRUST_PROXY), null from the command line. */
   readonly address: string | null;
   /** The request's id, as in the request log; null from the command line. */
@@ -25,6 +30,8 @@ export const AUDIT_EVENTS = [
   'user.created',
   'user.disabled',
   'user.enabled',
+  'user.admin_granted',
+  'user.admin_revoked',
   'user.deleted',
   'user.password_changed',
   'user.email_changed',
@@ -73,18 +80,18 @@ export function auditEntry(acting: Acting, event: AuditEventType, about: { appId
 }
 
 /** A user acting through a request. */
-export function userActing(user: { id: number; username: string }, address: string | null, requestId: string | null): Acting {
-  return { actor: { kind: 'user', userId: user.id, name: user.username }, address, requestId };
+export function userActing(user: { id: number; username: string; isAdmin: boolean }, address: string | null, requestId: string | null): Acting {
+  return { actor: { kind: 'user', userId: user.id, name: user.username }, isAdmin: user.isAdmin, address, requestId };
 }
 
 /** Someone not signed in, through a request. */
 export function visitorActing(address: string | null, requestId: string | null): Acting {
-  return { actor: { kind: 'visitor', name: 'visitor' }, address, requestId };
+  return { actor: { kind: 'visitor', name: 'visitor' }, isAdmin: false, address, requestId };
 }
 
 /** The command line, run by `osUser`. */
 export function cliActing(osUser: string): Acting {
-  return { actor: { kind: 'cli', name: osUser }, address: null, requestId: null };
+  return { actor: { kind: 'cli', name: osUser }, isAdmin: true, address: null, requestId: null };
 }
 
 /** A stored entry, as `appstore audit` shows it. */

@@ -1,5 +1,6 @@
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
+import { requireAdmin } from '../accounts/authorization.ts';
 import type { Category, PlatformRelease } from './catalog.ts';
 import { parseCategoryFile, parsePlatformFile } from './import-file.ts';
 
@@ -24,12 +25,14 @@ export interface CatalogDeps {
 
 /** Validates a whole category file, then upserts it in one transaction (or refuses it whole). */
 export async function importCategories(data: unknown, acting: Acting, deps: CatalogDeps): Promise<ImportSummary> {
+  requireAdmin(acting, 'change categories.');
   const categories = parseCategoryFile(data);
   return deps.store.upsertCategories(categories, deps.now(), (summary) => auditEntry(acting, 'categories.imported', { details: { ...summary, ids: categories.map((c) => c.id) } }));
 }
 
 /** Validates a whole platform file, then upserts it in one transaction (or refuses it whole). */
 export async function importPlatformReleases(data: unknown, acting: Acting, deps: CatalogDeps): Promise<ImportSummary> {
+  requireAdmin(acting, 'change platform releases.');
   const releases = parsePlatformFile(data);
   return deps.store.upsertPlatformReleases(releases, deps.now(), (summary) => auditEntry(acting, 'platforms.imported', { details: { ...summary, versions: releases.map((r) => r.version) } }));
 }

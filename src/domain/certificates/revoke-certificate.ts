@@ -1,6 +1,7 @@
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
+import { requireAdmin } from '../accounts/authorization.ts';
 import type { RevocationLookup } from './certificate-validator.ts';
 import { appIdOf, issuingAuthority, parseCertificate } from './certificate-validator.ts';
 import type { Trust } from './trust.ts';
@@ -23,6 +24,7 @@ export interface Revocation {
  * node (the check reads the database). Only certificates of a trusted authority can be revoked.
  */
 export async function revokeCertificate(pem: string, trust: Trust, store: RevocationStore, now: Date, acting: Acting, reason = ''): Promise<Revocation> {
+  requireAdmin(acting, 'revoke certificates.');
   const certificate = parseCertificate(pem);
   if (issuingAuthority(certificate, trust) === null) {
     throw new AppError('certificate_untrusted', "The certificate is not signed by this store's authority: there is nothing to revoke here.");

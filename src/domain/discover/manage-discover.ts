@@ -1,5 +1,6 @@
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
+import { requireAdmin } from '../accounts/authorization.ts';
 import type { DiscoverEntry } from './discover-document.ts';
 import { parseDiscoverFile } from './discover-document.ts';
 
@@ -27,6 +28,7 @@ export interface DiscoverImport {
  * replaces the entries in one transaction, or is refused whole.
  */
 export async function importDiscover(data: unknown, acting: Acting, deps: DiscoverDeps): Promise<DiscoverImport> {
+  requireAdmin(acting, 'change the discover entries.');
   const appIds = await deps.store.appIds();
   const entries = parseDiscoverFile(data, { appExists: (id) => appIds.has(id) });
   const audit = auditEntry(acting, 'discover.imported', { details: { entries: entries.length, ids: entries.map((entry) => entry.id) } });

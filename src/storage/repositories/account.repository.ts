@@ -123,6 +123,23 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       });
     },
 
+    async setAdmin(userId, admin, now, audit) {
+      await auditedWrite(db, audit, now, async (trx) => {
+        const updated = await trx.updateTable('users').set({ is_admin: admin, updated_at: formatTimestamp(now) }).where('id', '=', userId).where('is_admin', '=', !admin).executeTakeFirst();
+        return { changed: Number(updated.numUpdatedRows) > 0, result: undefined };
+      });
+    },
+
+    async searchUsers(text, limit) {
+      const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      let select = db.selectFrom('users').select(USER_COLUMNS);
+      if (text !== '') {
+        select = select.where((eb) => eb.or([eb(sql<string>`lower(username)`, 'like', sql<string>`${pattern} escape '\\'`), eb(sql<string>`lower(coalesce(email, ''))`, 'like', sql<string>`${pattern} escape '\\'`)]));
+      }
+      const rows = await select.orderBy('username').limit(limit).execute();
+      return rows.map((row): User => toUser(toRecord(row)));
+    },
+
     async findUserById(userId) {
       const row = await db.selectFrom('users').select(USER_COLUMNS).where('id', '=', userId).executeTakeFirst();
       return row === undefined ? null : toRecord(row);
