@@ -67,6 +67,13 @@ import { rateLimitRepository } from './storage/repositories/rate-limit.repositor
 import { ratingRepository } from './storage/repositories/rating.repository.ts';
 import { releaseRepository } from './storage/repositories/release.repository.ts';
 import { revocationRepository } from './storage/repositories/revocation.repository.ts';
+import { publishJobRepository } from './storage/repositories/publish-job.repository.ts';
+import { certificateRequestRepository } from './storage/repositories/certificate-request.repository.ts';
+import { storeSettingsRepository } from './storage/repositories/store-settings.repository.ts';
+import { PublishJobs } from './domain/releases/publish-jobs.ts';
+import type { CertificateRequestDeps } from './domain/identity/request-certificate.ts';
+import type { RevokeBySerialDeps } from './domain/identity/revoke-by-serial.ts';
+import type { AppOverviewDeps } from './domain/apps/app-overview.ts';
 
 /**
  * Everything the HTTP routes and the CLI commands share, built once per process: one bag of
@@ -92,6 +99,15 @@ export interface Container {
   /** `POST /api/v1/apps/releases` and deleting releases. */
   readonly publishing: PublishDeps & DeleteReleaseDeps;
   readonly ratings: RatingDeps;
+  /** Publishes started from the developer pages, followed by a page that refreshes; `reports.failed` goes to the log once the server runs. */
+  readonly publishJobs: PublishJobs;
+  readonly publishJobReports: { failed: (error: unknown, jobId: string) => void };
+  /** Certificates asked for on the developer pages (issued by the store's own authority, or after approval). */
+  readonly certificateRequests: CertificateRequestDeps;
+  /** What the developer and administrator pages read of apps and their audit trails. */
+  readonly appOverview: AppOverviewDeps;
+  /** Revoking a certificate the store knows by its serial (the admin pages). */
+  readonly serialRevocation: RevokeBySerialDeps;
   /** The website's accounts: sign-up, mailed links, the account page. */
   readonly selfService: SelfServiceDeps;
   /** Where mail goes without SMTP (null: SMTP is configured), and who hears of each such mail (the log, once the server runs). */
@@ -232,6 +248,35 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     { problem: (message, error) => void process.stderr.write(`${message}${error === undefined ? '' : `: ${String(error)}`}\n`) },
     options.mailDelivery === 'own',
   );
+  const publishing: PublishDeps & DeleteReleaseDeps = {
+    download: measuredDownloads(
+      createDownloader({
+        timeoutMs: config.limits.downloadTimeoutMs,
+        maxBytes: config.limits.maxArchiveBytes,
+        maxRedirects: config.limits.maxRedirects,
+        allowPrivate: config.downloadAllowPrivate,
+        ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
+      }),
+      metrics,
+    ),
+    catalog: catalog.store,
+    trust: loadTrust,
+    revocations,
+    registry,
+    releases: releaseRepository(db),
+    ...uploadLimits,
+    now,
+  };
+  const publishJobReports = { failed: (error: unknown, jobId: string): void => void process.stderr.write(`publish ${jobId} failed: ${String(error)}\n`) };
+  const publishJobs = new PublishJobs({
+    publishing,
+    jobs: publishJobRepository(db),
+    // The download's own limit, and a minute for reading and checking the archive.
+    maxRunMs: config.limits.downloadTimeoutMs + 60_000,
+    failed: (error, jobId) => publishJobReports.failed(error, jobId),
+  });
+  const certificateRequests = certificateRequestRepository(db);
+  const audit = auditRepository(db);
   return {
     config,
     database,
@@ -246,26 +291,24 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     mailFiles,
     registration: { trust: loadTrust, revocations, registry, ...uploadLimits, now },
     appManagement: { registry, accounts, now },
-    publishing: {
-      download: measuredDownloads(
-        createDownloader({
-          timeoutMs: config.limits.downloadTimeoutMs,
-          maxBytes: config.limits.maxArchiveBytes,
-          maxRedirects: config.limits.maxRedirects,
-          allowPrivate: config.downloadAllowPrivate,
-          ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
-        }),
-        metrics,
-      ),
-      catalog: catalog.store,
-      trust: loadTrust,
-      revocations,
+    publishing,
+    ratings: { registry, ratings: ratingRepository(db), now },
+    publishJobs,
+    publishJobReports,
+    certificateRequests: {
+      requests: certificateRequests,
+      settings: storeSettingsRepository(db),
       registry,
-      releases: releaseRepository(db),
-      ...uploadLimits,
+      identity,
+      keys,
+      ownAuthority: config.caCertFile === null,
+      mail: mailQueue,
+      limiter,
+      requestsPerDay: config.limits.uploadsPerDay,
       now,
     },
-    ratings: { registry, ratings: ratingRepository(db), now },
+    appOverview: { registry, audit },
+    serialRevocation: { requests: certificateRequests, registry, trust: loadTrust, revocations, now },
     browse: { catalog: currentCatalog(listingSources, versions, now) },
     identity,
     legacyAuthority: authorityFiles(config.dataDir),
@@ -274,7 +317,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     checkSecretKey: () => checkSecretKey(identity, keys, config.secretKeyFile, now()),
     secretKeyWatch: new SecretKeyWatch(() => identity.readFingerprint(), keys.fingerprint),
     revocations,
-    audit: auditRepository(db),
+    audit,
     housekeeping: {
       store: housekeepingRepository(db),
       now,
@@ -288,6 +331,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     migrate: () => migrateToLatest(database, now()),
     listingReports,
     close: async () => {
+      await publishJobs.settled();
       await mailQueue.stop();
       smtp?.close();
       await versions.close();

@@ -63,6 +63,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         { before: `${from.instanceId}-${from.version}`, now: `${to.instanceId}-${to.version}` },
         'content version: the database went back to an older version (restored without `appstore restore`?); this node gave it a new epoch, so no ETag given out before names other content',
       );
+    container.publishJobReports.failed = (error, jobId) => app.log.error({ job: jobId, error: error instanceof Error ? error.message : String(error) }, 'a publish started from the developer pages failed');
     const mailDirectory = container.mailFiles.directory;
     if (mailDirectory !== null) {
       container.mailFiles.notify = (message) => app.log.warn(message);

@@ -12,6 +12,8 @@ export interface HousekeepingStore {
   pruneSessions(now: Date): Promise<number>;
   pruneLinks(now: Date): Promise<number>;
   pruneRateLimitHits(before: Date): Promise<number>;
+  /** Publishes started from the developer pages before `before` . */
+  prunePublishJobs(before: Date): Promise<number>;
   /** Records that this node uses this listing part format now. */
   markPartFormatInUse(format: string, now: Date): Promise<void>;
   /** Removes the saved listing parts of formats no node has marked since `before`; the parts removed. */
@@ -35,6 +37,7 @@ export interface HousekeepingReport {
   readonly links: number;
   readonly rateLimitHits: number;
   readonly listingParts: number;
+  readonly publishJobs: number;
 }
 
 const TASK = 'prune';
@@ -42,6 +45,8 @@ const LEASE_MS = 5 * 60_000;
 
 /** Saved listing parts of a format no node has used for this long are removed (the nodes of an upgrade are all replaced). */
 const PART_FORMAT_RETENTION_MS = 86_400_000;
+/** A publish's page is kept a week (the developer may come back to read a refusal). */
+const PUBLISH_JOB_RETENTION_MS = 7 * 86_400_000;
 
 /**
  * Marks this node's listing part format as in use, then runs the pruning when it is due and no
@@ -61,6 +66,7 @@ export async function runHousekeeping(deps: HousekeepingDeps): Promise<Housekeep
     links: await deps.store.pruneLinks(now),
     rateLimitHits: await deps.store.pruneRateLimitHits(new Date(now.getTime() - deps.rateLimitRetentionMs)),
     listingParts: await deps.store.prunePartFormats(new Date(now.getTime() - PART_FORMAT_RETENTION_MS)),
+    publishJobs: await deps.store.prunePublishJobs(new Date(now.getTime() - PUBLISH_JOB_RETENTION_MS)),
   };
   await deps.store.release(TASK, deps.holder, now);
   return report;

@@ -13,6 +13,7 @@ export interface RateLimitRule {
 export const RATE_LIMITS = {
   newToken: { bucket: 'token-new', limit: 30, windowMs: 60_000, what: 'Too many new tokens for this user' },
   register: { bucket: 'app-register', limit: 100, windowMs: 86_400_000, what: 'Too many app registrations for this user' },
+  certificate: { bucket: 'certificate-request', limit: 100, windowMs: 86_400_000, what: 'Too many certificate requests for this user' },
   publish: { bucket: 'release-publish', limit: 100, windowMs: 86_400_000, what: 'Too many release uploads for this user' },
   // The website's self-service accounts (docs/security.md): each of these sends a mail.
   signUp: { bucket: 'signup-address', limit: 10, windowMs: 3_600_000, what: 'Too many sign-ups from your address' },

@@ -11,6 +11,7 @@ import * as externalApps from './migrations/0007-external-apps.ts';
 import * as versionNotifications from './migrations/0008-version-notifications.ts';
 import * as listingPartIntegrity from './migrations/0009-listing-part-integrity.ts';
 import * as mailQueue from './migrations/0010-mail-queue.ts';
+import * as developerPages from './migrations/0011-developer-pages.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -28,6 +29,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0008-version-notifications', versionNotifications],
   ['0009-listing-part-integrity', listingPartIntegrity],
   ['0010-mail-queue', mailQueue],
+  ['0011-developer-pages', developerPages],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

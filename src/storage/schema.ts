@@ -133,6 +133,39 @@ export interface MailQueueTable {
   claimed_until: string | null;
 }
 
+/** A publish started from the developer pages (migration 0011). */
+export interface PublishJobsTable {
+  id: string;
+  user_id: number | string | bigint;
+  download: string;
+  nightly: boolean | number;
+  status: string;
+  outcome: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+/** A certificate asked for on the developer pages, issued at once or after an administrator's approval. */
+export interface CertificateRequestsTable {
+  id: Generated<number | string | bigint>;
+  user_id: number | string | bigint;
+  app_id: string;
+  csr: string;
+  status: string;
+  certificate: string | null;
+  serial: string | null;
+  reason: Generated<string>;
+  created_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+}
+
+export interface StoreSettingsTable {
+  name: string;
+  value: string;
+  updated_at: string;
+}
+
 /** Part formats in use: each node records its own every few minutes (migration 0009). */
 export interface ListingPartFormatsTable {
   format: string;
@@ -327,6 +360,9 @@ export interface Database {
   listing_parts: ListingPartsTable;
   listing_part_formats: ListingPartFormatsTable;
   mail_queue: MailQueueTable;
+  publish_jobs: PublishJobsTable;
+  certificate_requests: CertificateRequestsTable;
+  store_settings: StoreSettingsTable;
   store_identity: StoreIdentityTable;
   audit_log: AuditLogTable;
   housekeeping_leases: HousekeepingLeasesTable;

@@ -62,7 +62,7 @@ describe(`appstore user … (${DIALECT})`, () => {
   test('clear refusals: duplicate name, empty password, bad name, both or neither password flag', async () => {
     const duplicate = await runCommand(['user', 'add', 'alice', '--no-password'], env);
     assert.equal(duplicate.code, 1);
-    assert.equal(duplicate.stderr.trim(), "appstore: A user named 'alice' already exists.");
+    assert.equal(duplicate.stderr.trim(), "appstore: A user named 'alice' already exists.\n  username: is taken: choose another name");
     const empty = await runCommand(['user', 'add', 'carol', '--password-stdin'], env, '\n');
     assert.equal(empty.code, 1);
     assert.match(empty.stderr, /password: it is empty/);

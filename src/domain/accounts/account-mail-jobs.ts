@@ -3,7 +3,7 @@ import type { Mailer, OutgoingMail } from '../mail.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { createLink, LINK_LIFETIME_MS, siteUrl } from './account-links.ts';
-import { addressTakenMail, invitationMail, passwordResetMail, verificationMail } from './account-mails.ts';
+import { addressTakenMail, certificateDecisionMail, invitationMail, passwordResetMail, verificationMail } from './account-mails.ts';
 import type { SessionDeps } from './sessions.ts';
 
 /**
@@ -20,7 +20,9 @@ export type AccountMailJob =
   /** "Forgot your password": a reset link for every active account with this address (none: no mail). */
   | { readonly kind: 'password-reset'; readonly email: string }
   /** An operator's invitation: a link that sets the first password. */
-  | { readonly kind: 'invitation'; readonly userId: number };
+  | { readonly kind: 'invitation'; readonly userId: number }
+  /** An administrator approved or rejected the user's certificate request (the certificate is on the developer pages). */
+  | { readonly kind: 'certificate-decided'; readonly userId: number; readonly appId: string; readonly issued: boolean; readonly reason: string };
 
 /** Where the use cases leave their mails: the queue (storage), delivered after the answer. */
 export interface MailJobQueue {
@@ -73,6 +75,11 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
       await deps.store.deleteLinks(user.id, 'reset-password');
       const secret = await createLink(user.id, 'reset-password', user.email, LINK_LIFETIME_MS.invitation, deps);
       return [invitationMail(user.email, user.username, link(`/account/reset/${secret}`))];
+    }
+    case 'certificate-decided': {
+      const user = await deps.store.findUserById(job.userId);
+      if (user === null || user.email === null || !user.isActive) return [];
+      return [certificateDecisionMail(user.email, user.username, job, link('/developer/certificates'))];
     }
   }
 }

@@ -41,3 +41,10 @@ export function invitationMail(to: string, username: string, link: string): Outg
     text: `Hello ${username},\n\nAn administrator of the app store created the account "${username}" for you. To choose your password, open this link within seven days; it works once:\n\n${link}${SIGNATURE}`,
   };
 }
+
+export function certificateDecisionMail(to: string, username: string, decision: { appId: string; issued: boolean; reason: string }, link: string): OutgoingMail {
+  const text = decision.issued
+    ? `An administrator approved your request for a certificate for the app ${decision.appId}. Download it from your certificates page:\n\n${link}\n\nThen register the app with it (the page shows how).`
+    : `An administrator declined your request for a certificate for the app ${decision.appId}.${decision.reason === '' ? '' : `\n\nThe reason given: ${decision.reason}`}\n\nYour requests: ${link}`;
+  return { to, subject: decision.issued ? `Your certificate for ${decision.appId}` : `Your certificate request for ${decision.appId}`, text: `Hello ${username},\n\n${text}${SIGNATURE}` };
+}

@@ -65,7 +65,7 @@ export async function createAccount(input: AddUserInput, acting: Acting, deps: U
     deps.now(),
     auditEntry(acting, 'user.created', { subjectUser: input.username, details: { admin: input.isAdmin ?? false, password: input.password !== null } }),
   );
-  if (user === null) throw new AppError('user_exists', `A user named '${input.username}' already exists.`, { username: ['is taken'] });
+  if (user === null) throw new AppError('user_exists', `A user named '${input.username}' already exists.`, { username: ['is taken: choose another name'] });
   return user;
 }
 

@@ -9,6 +9,13 @@ export interface RegisteredApp extends AppAccess {
   readonly isEnterpriseOnly: boolean;
 }
 
+/** An app as its management pages show it: who owns and co-maintains it, by name. */
+export interface AppSummary extends RegisteredApp {
+  readonly ownerName: string;
+  readonly coMaintainers: ReadonlyArray<{ readonly id: number; readonly username: string }>;
+  readonly createdAt: Date;
+}
+
 /** What to do with a registration, decided by the domain inside the storage transaction. */
 export type RegistrationPlan =
   | { readonly kind: 'create' }
@@ -22,6 +29,8 @@ export interface AppFlags {
 /** What the app use cases need from storage. Every write that changes a listing bumps the version. */
 export interface AppRegistry {
   findApp(appId: string): Promise<RegisteredApp | null>;
+  /** Every app (by id); or only those the user owns or co-maintains; or only the one with this id. */
+  listApps(filter: { readonly userId?: number; readonly appId?: string }): Promise<AppSummary[]>;
   /**
    * In one transaction: reads the app (null when new), asks `plan` what to do (it may throw to
    * refuse), and applies it: creating the app, or setting owner and certificate, closing the

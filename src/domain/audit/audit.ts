@@ -55,6 +55,10 @@ export const AUDIT_EVENTS = [
   'platforms.imported',
   'discover.imported',
   'certificate.revoked',
+  'certificate.requested',
+  'certificate.issued',
+  'certificate.rejected',
+  'settings.changed',
   'authority.created',
   'authority.rotated',
   'secret_key.rotated',
@@ -108,6 +112,8 @@ export interface AuditQuery {
   /** The acting user's name, or the user the change was about. */
   readonly user?: string;
   readonly since?: Date;
+  /** One event ('app.deleted'), or a kind of events ending in a dot ('app.'). */
+  readonly event?: string;
   readonly limit: number;
 }
 

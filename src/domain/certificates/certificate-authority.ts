@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
 import { appIdProblem } from '../app-id.ts';
-import { pemBlocks, x509 } from './x509.ts';
+import { normaliseSerial, pemBlocks, x509 } from './x509.ts';
 
 /** A certificate authority the store holds the key of: PEM certificate and PKCS #8 PEM key. */
 export interface AuthorityMaterial {
@@ -83,33 +83,49 @@ async function loadAuthority(material: AuthorityMaterial): Promise<{ certificate
   return { certificate: new x509.X509Certificate(material.certificatePem), key };
 }
 
+/** A certificate request checked for an app certificate: its own signature, an RSA key, one CN that is an app id. */
+export interface CheckedRequest {
+  readonly appId: string;
+  readonly request: InstanceType<typeof x509.Pkcs10CertificateRequest>;
+}
+
+/** Reads and checks a PEM certificate request (`openssl req -new`); refuses it with what to fix. */
+export async function checkCertificateRequest(csrPem: string): Promise<CheckedRequest> {
+  const blocks = pemBlocks(csrPem, 'CERTIFICATE REQUEST');
+  if (blocks.length !== 1) throw new AppError('invalid_csr', 'Expected one PEM certificate request ("-----BEGIN CERTIFICATE REQUEST-----"), as `openssl req -new` writes it.', { csr: ['paste the whole .csr file, BEGIN and END lines included'] });
+  let request: InstanceType<typeof x509.Pkcs10CertificateRequest>;
+  try {
+    request = new x509.Pkcs10CertificateRequest(blocks[0] ?? '');
+  } catch {
+    throw new AppError('invalid_csr', 'The certificate request could not be read (damaged or truncated?).', { csr: ['could not be read'] });
+  }
+  if (!(await request.verify())) throw new AppError('invalid_csr', 'The certificate request is not signed by its own key.', { csr: ['is not signed by its own key'] });
+  if (request.publicKey.algorithm.name !== 'RSASSA-PKCS1-v1_5' && request.publicKey.algorithm.name !== 'RSA-PSS') {
+    throw new AppError('invalid_csr', `The request's key is ${request.publicKey.algorithm.name}; app signatures need an RSA key (openssl genrsa 4096).`, { csr: ['needs an RSA key'] });
+  }
+  const names = request.subjectName.getField('CN');
+  const cn = names[0] ?? '';
+  const problem = names.length === 1 ? appIdProblem(cn) : 'the subject needs exactly one CN, the app id';
+  if (problem !== null) throw new AppError('invalid_csr', `CN '${cn.slice(0, 64)}' is not a valid app id: ${problem}.`, { csr: [`its CN must be the app id: ${problem}`] });
+  return { appId: cn, request };
+}
+
+/** The serial of an issued certificate (PEM), as revocations name it: lower-case hex. */
+export function serialOf(certificatePem: string): string {
+  return normaliseSerial(new x509.X509Certificate(certificatePem).serialNumber);
+}
+
 /**
  * Signs a certificate request whose CN is an app id (RSA keys only: release signatures are RSA
  * with SHA-512). Valid for 10 years, or until the authority expires if sooner. Returns PEM.
  */
 export async function issueCertificate(csrPem: string, material: AuthorityMaterial, now: Date): Promise<string> {
-  const blocks = pemBlocks(csrPem, 'CERTIFICATE REQUEST');
-  if (blocks.length !== 1) throw new AppError('invalid_csr', 'Expected one PEM certificate request ("-----BEGIN CERTIFICATE REQUEST-----"), as `openssl req -new` writes it.');
-  let request: InstanceType<typeof x509.Pkcs10CertificateRequest>;
-  try {
-    request = new x509.Pkcs10CertificateRequest(blocks[0] ?? '');
-  } catch {
-    throw new AppError('invalid_csr', 'The certificate request could not be read (damaged or truncated?).');
-  }
-  if (!(await request.verify())) throw new AppError('invalid_csr', 'The certificate request is not signed by its own key.');
-  if (request.publicKey.algorithm.name !== 'RSASSA-PKCS1-v1_5' && request.publicKey.algorithm.name !== 'RSA-PSS') {
-    throw new AppError('invalid_csr', `The request's key is ${request.publicKey.algorithm.name}; app signatures need an RSA key (openssl genrsa 4096).`);
-  }
-  const names = request.subjectName.getField('CN');
-  const cn = names[0] ?? '';
-  const problem = names.length === 1 ? appIdProblem(cn) : 'the subject needs exactly one CN, the app id';
-  if (problem !== null) throw new AppError('invalid_csr', `CN '${cn.slice(0, 64)}' is not a valid app id: ${problem}.`);
-
+  const { appId, request } = await checkCertificateRequest(csrPem);
   const authority = await loadAuthority(material);
   const notAfter = new Date(Math.min(now.getTime() + ISSUED_LIFETIME_MS, authority.certificate.notAfter.getTime()));
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
-    subject: [{ CN: [cn] }],
+    subject: [{ CN: [appId] }],
     issuer: authority.certificate.subjectName,
     notBefore: new Date(now.getTime() - 60_000),
     notAfter,

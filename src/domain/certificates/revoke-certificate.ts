@@ -7,7 +7,16 @@ import { appIdOf, issuingAuthority, parseCertificate } from './certificate-valid
 import type { Trust } from './trust.ts';
 import { normaliseSerial } from './x509.ts';
 
+export interface RevokedCertificate {
+  readonly issuer: string;
+  readonly serial: string;
+  readonly revokedAt: Date;
+  readonly reason: string;
+}
+
 export interface RevocationStore extends RevocationLookup {
+  /** Newest first. */
+  list(limit: number): Promise<RevokedCertificate[]>;
   /** Records the revocation and its audit entry, unless it was recorded already. */
   revoke(issuer: string, serial: string, now: Date, reason: string, audit: AuditEntry): Promise<{ revokedAt: Date; alreadyRevoked: boolean }>;
 }
@@ -39,4 +48,10 @@ export async function revokeCertificate(pem: string, trust: Trust, store: Revoca
   const audit = auditEntry(acting, 'certificate.revoked', { ...(appId === null ? {} : { appId }), details: { serial, fingerprint: certificate.fingerprint256.replace(/:/g, '').toLowerCase(), issuer: certificate.issuer } });
   const result = await store.revoke(certificate.issuer, serial, now, reason, audit);
   return { appId, serial, ...result };
+}
+
+/** The store's revocations, newest first: administrators only. */
+export function listRevocations(acting: Acting, store: RevocationStore): Promise<RevokedCertificate[]> {
+  requireAdmin(acting, 'see the revoked certificates.');
+  return store.list(500);
 }

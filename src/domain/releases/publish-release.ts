@@ -46,7 +46,8 @@ export interface PublishResult {
   readonly created: boolean;
 }
 
-function checkBody(input: PublishInput): Buffer {
+/** The body's own checks (the address's form, the signature's encoding): what a form can show at once. */
+export function checkPublishInput(input: PublishInput): Buffer {
   if (parseWebAddress(input.download) === null) {
     throw new AppError('invalid_request', 'Invalid request body: download: Enter a valid HTTPS URL.', { download: ['Enter a valid HTTPS URL.'] });
   }
@@ -82,7 +83,7 @@ function confirmStillPublishable(current: RegisteredApp | null, checked: Registe
  */
 export async function publishRelease(input: PublishInput, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
   await deps.limiter.consume({ ...RATE_LIMITS.publish, limit: deps.uploadsPerDay }, String(user.id));
-  const signature = checkBody(input);
+  const signature = checkPublishInput(input);
   const { bytes } = await deps.download(input.download);
   const candidate = await readRelease(bytes, { nightly: input.nightly, validCategories: await deps.catalog.categoryIds() });
   const appId = candidate.app.id;

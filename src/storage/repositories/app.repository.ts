@@ -1,9 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AppRegistry, RegisteredApp, RegistrationPlan } from '../../domain/apps/app-registry.ts';
+import type { AppRegistry, AppSummary, RegisteredApp, RegistrationPlan } from '../../domain/apps/app-registry.ts';
 import { isUniqueViolation } from '../database-errors.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
-import { formatTimestamp } from '../../domain/timestamps.ts';
+import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
 import { auditedWrite } from './audit.repository.ts';
 import { markAppsChanged } from './content-version.repository.ts';
@@ -57,6 +57,45 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
 
   return {
     findApp: (appId) => readRegisteredApp(db, appId),
+
+    async listApps(filter) {
+      let query = db
+        .selectFrom('apps')
+        .innerJoin('users', 'users.id', 'apps.owner_id')
+        .select(['apps.id', 'apps.owner_id', 'apps.certificate', 'apps.transfer_unlocked', 'apps.is_featured', 'apps.is_enterprise_only', 'apps.created_at', 'users.username']);
+      const { userId, appId } = filter;
+      if (appId !== undefined) query = query.where('apps.id', '=', appId);
+      if (userId !== undefined) {
+        query = query.where((eb) => eb.or([eb('apps.owner_id', '=', userId), eb('apps.id', 'in', eb.selectFrom('app_co_maintainers').select('app_id').where('user_id', '=', userId))]));
+      }
+      const rows = await query.orderBy('apps.id').execute();
+      const ids = rows.map((row) => row.id);
+      const maintainers =
+        ids.length === 0
+          ? []
+          : await db
+              .selectFrom('app_co_maintainers')
+              .innerJoin('users', 'users.id', 'app_co_maintainers.user_id')
+              .select(['app_co_maintainers.app_id', 'users.id', 'users.username'])
+              .where('app_co_maintainers.app_id', 'in', ids)
+              .orderBy('users.username')
+              .execute();
+      return rows.map((row): AppSummary => {
+        const mine = maintainers.filter((m) => m.app_id === row.id).map((m) => ({ id: Number(m.id), username: m.username }));
+        return {
+          appId: row.id,
+          ownerId: Number(row.owner_id),
+          ownerName: row.username,
+          coMaintainerIds: mine.map((m) => m.id),
+          coMaintainers: mine,
+          certificate: row.certificate,
+          transferUnlocked: toBool(row.transfer_unlocked),
+          isFeatured: toBool(row.is_featured),
+          isEnterpriseOnly: toBool(row.is_enterprise_only),
+          createdAt: parseTimestamp(row.created_at),
+        };
+      });
+    },
 
     async register(appId, certificate, userId, plan, now, audit) {
       try {

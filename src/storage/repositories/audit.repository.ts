@@ -44,6 +44,7 @@ export function auditRepository(db: Kysely<Database>): AuditLog {
         const name = query.user;
         select = select.where((eb) => eb.or([eb.and([eb('actor_kind', '=', 'user'), eb('actor_name', '=', name)]), eb('subject_user', '=', name)]));
       }
+      if (query.event !== undefined) select = query.event.endsWith('.') ? select.where('event', 'like', `${query.event.replace(/[^a-z_.]/g, '')}%`) : select.where('event', '=', query.event);
       if (query.since !== undefined) select = select.where('at', '>=', formatTimestamp(query.since));
       // The newest `limit`, shown oldest first.
       const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();

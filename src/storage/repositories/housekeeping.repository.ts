@@ -42,6 +42,9 @@ export function housekeepingRepository(db: Kysely<Database>): HousekeepingStore 
     async pruneRateLimitHits(before) {
       return Number((await db.deleteFrom('rate_limit_hits').where('hit_at', '<=', formatTimestamp(before)).executeTakeFirst()).numDeletedRows);
     },
+    async prunePublishJobs(before) {
+      return Number((await db.deleteFrom('publish_jobs').where('created_at', '<=', formatTimestamp(before)).executeTakeFirst()).numDeletedRows);
+    },
     markPartFormatInUse: (format, now) => markPartFormatInUse(db, format, formatTimestamp(now)),
     prunePartFormats: (before) => removeUnusedPartFormats(db, formatTimestamp(before)),
   };

@@ -1,0 +1,161 @@
+import { AppError } from '../../errors.ts';
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting, AuditEntry } from '../audit/audit.ts';
+import { requireAdmin } from '../accounts/authorization.ts';
+import type { MailJobQueue } from '../accounts/account-mail-jobs.ts';
+import type { SecretKeys } from '../accounts/secret-key.ts';
+import type { User } from '../accounts/user.ts';
+import type { AppRegistry } from '../apps/app-registry.ts';
+import { checkCertificateRequest, issueCertificate, serialOf } from '../certificates/certificate-authority.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import { RATE_LIMITS } from '../rate-limit.ts';
+import type { IdentityStore } from './store-identity.ts';
+import { loadOwnAuthority } from './store-identity.ts';
+
+/**
+ * Certificates from the developer pages (issue 27): a developer pastes a certificate request for
+ * an app id that is free (or theirs, or unlocked for transfer) and the store's own authority signs
+ * it at once; or, when an administrator requires approval, the request waits in a queue and the
+ * developer is mailed the decision. The key never leaves the developer's machine: the store sees
+ * only the request.
+ */
+export type RequestStatus = 'pending' | 'issued' | 'rejected';
+
+export interface CertificateRequest {
+  readonly id: number;
+  readonly userId: number;
+  readonly username: string;
+  readonly appId: string;
+  readonly csr: string;
+  readonly status: RequestStatus;
+  readonly certificate: string | null;
+  readonly serial: string | null;
+  readonly reason: string;
+  readonly createdAt: Date;
+  readonly decidedAt: Date | null;
+  readonly decidedBy: string | null;
+}
+
+export interface CertificateRequestStore {
+  add(request: { userId: number; appId: string; csr: string }, issued: { certificate: string; serial: string; by: string } | null, now: Date, audit: AuditEntry): Promise<number>;
+  /** Decides a pending request; false when it was decided already (by another administrator). */
+  decide(id: number, decision: { status: 'issued'; certificate: string; serial: string } | { status: 'rejected'; reason: string }, by: string, now: Date, audit: AuditEntry): Promise<boolean>;
+  find(id: number): Promise<CertificateRequest | null>;
+  /** Newest first. */
+  list(filter: { status?: RequestStatus; userId?: number }, limit: number): Promise<CertificateRequest[]>;
+  /** An issued certificate with this serial, if the store issued one. */
+  findIssuedBySerial(serial: string): Promise<CertificateRequest | null>;
+}
+
+export interface StoreSettings {
+  get(name: string): Promise<string | null>;
+  set(name: string, value: string, now: Date, audit: AuditEntry): Promise<void>;
+}
+
+export interface CertificateRequestDeps {
+  readonly requests: CertificateRequestStore;
+  readonly settings: StoreSettings;
+  readonly registry: Pick<AppRegistry, 'findApp'>;
+  readonly identity: IdentityStore;
+  readonly keys: SecretKeys;
+  /** False when the store trusts an external authority (APPSTORE_CA_CERT): it holds no key to issue with. */
+  readonly ownAuthority: boolean;
+  readonly mail: MailJobQueue;
+  readonly limiter: RateLimiter;
+  readonly requestsPerDay: number;
+  readonly now: () => Date;
+}
+
+const APPROVAL_SETTING = 'certificates.approval';
+
+export async function approvalRequired(deps: Pick<CertificateRequestDeps, 'settings'>): Promise<boolean> {
+  return (await deps.settings.get(APPROVAL_SETTING)) === 'required';
+}
+
+/** An administrator decides whether certificates wait for approval. */
+export async function setApprovalRequired(required: boolean, acting: Acting, deps: Pick<CertificateRequestDeps, 'settings' | 'now'>): Promise<void> {
+  requireAdmin(acting, 'change how certificates are issued.');
+  const value = required ? 'required' : 'automatic';
+  await deps.settings.set(APPROVAL_SETTING, value, deps.now(), auditEntry(acting, 'settings.changed', { details: { name: APPROVAL_SETTING, value } }));
+}
+
+function requireOwnAuthority(deps: Pick<CertificateRequestDeps, 'ownAuthority'>): void {
+  if (!deps.ownAuthority) {
+    throw new AppError('authority_unavailable', "This store trusts an external certificate authority, whose key it does not hold: ask the store's administrators how to get a certificate.");
+  }
+}
+
+/** The id is free, the user's own, or unlocked for transfer; else someone else's app. */
+async function requireFreeOrOwn(appId: string, userId: number, deps: Pick<CertificateRequestDeps, 'registry'>): Promise<void> {
+  const app = await deps.registry.findApp(appId);
+  if (app === null || app.ownerId === userId || app.transferUnlocked) return;
+  throw new AppError('forbidden', `The app id ${appId} belongs to another developer: choose another id (the CN of the request), or ask its owner to unlock it for transfer.`, { csr: [`${appId} belongs to another developer`] });
+}
+
+export type CertificateOutcome = { readonly status: 'issued'; readonly id: number; readonly certificate: string } | { readonly status: 'pending'; readonly id: number };
+
+/** A developer asks for a certificate: issued now, or queued for an administrator. */
+export async function requestCertificate(csr: string, user: User, acting: Acting, deps: CertificateRequestDeps): Promise<CertificateOutcome> {
+  requireOwnAuthority(deps);
+  const { appId } = await checkCertificateRequest(csr);
+  await requireFreeOrOwn(appId, user.id, deps);
+  await deps.limiter.consume({ ...RATE_LIMITS.certificate, limit: deps.requestsPerDay }, String(user.id));
+  const request = { userId: user.id, appId, csr: csr.trim() + '\n' };
+  if (await approvalRequired(deps)) {
+    const id = await deps.requests.add(request, null, deps.now(), auditEntry(acting, 'certificate.requested', { appId }));
+    return { status: 'pending', id };
+  }
+  const certificate = await issueCertificate(csr, await loadOwnAuthority(deps.identity, deps.keys), deps.now());
+  const serial = serialOf(certificate);
+  const id = await deps.requests.add(request, { certificate, serial, by: user.username }, deps.now(), auditEntry(acting, 'certificate.issued', { appId, details: { serial, approval: false } }));
+  return { status: 'issued', id, certificate };
+}
+
+/** The user's own requests, newest first. */
+export function myCertificateRequests(user: User, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<CertificateRequest[]> {
+  return deps.requests.list({ userId: user.id }, 50);
+}
+
+/** One request, for the user who made it, or an administrator. */
+export async function readCertificateRequest(id: number, acting: Acting, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<CertificateRequest> {
+  const request = await deps.requests.find(id);
+  const mine = request !== null && acting.actor.kind === 'user' && acting.actor.userId === request.userId;
+  if (request === null || (!mine && !acting.isAdmin)) throw new AppError('not_found', 'There is no such certificate request (or it is not yours).');
+  return request;
+}
+
+export function pendingCertificateRequests(acting: Acting, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<CertificateRequest[]> {
+  requireAdmin(acting, 'see the certificate requests.');
+  return deps.requests.list({ status: 'pending' }, 200);
+}
+
+async function pendingRequest(id: number, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<CertificateRequest> {
+  const request = await deps.requests.find(id);
+  if (request === null) throw new AppError('not_found', `There is no certificate request ${id}.`);
+  if (request.status !== 'pending') throw new AppError('conflict', `The request for ${request.appId} was ${request.status} already${request.decidedBy === null ? '' : ` by ${request.decidedBy}`}.`);
+  return request;
+}
+
+const decided = (request: CertificateRequest): AppError => new AppError('conflict', `The request for ${request.appId} was decided by another administrator meanwhile.`);
+
+/** An administrator approves: the certificate is issued (if the id is still free or the requester's) and the requester mailed. */
+export async function approveCertificateRequest(id: number, acting: Acting, deps: CertificateRequestDeps): Promise<void> {
+  requireAdmin(acting, 'approve certificate requests.');
+  requireOwnAuthority(deps);
+  const request = await pendingRequest(id, deps);
+  await requireFreeOrOwn(request.appId, request.userId, deps);
+  const certificate = await issueCertificate(request.csr, await loadOwnAuthority(deps.identity, deps.keys), deps.now());
+  const serial = serialOf(certificate);
+  const audit = auditEntry(acting, 'certificate.issued', { appId: request.appId, subjectUser: request.username, details: { serial, approval: true, request: id } });
+  if (!(await deps.requests.decide(id, { status: 'issued', certificate, serial }, acting.actor.name, deps.now(), audit))) throw decided(request);
+  await deps.mail.enqueue({ kind: 'certificate-decided', userId: request.userId, appId: request.appId, issued: true, reason: '' });
+}
+
+export async function rejectCertificateRequest(id: number, reason: string, acting: Acting, deps: CertificateRequestDeps): Promise<void> {
+  requireAdmin(acting, 'reject certificate requests.');
+  const request = await pendingRequest(id, deps);
+  const why = reason.trim().slice(0, 1000);
+  const audit = auditEntry(acting, 'certificate.rejected', { appId: request.appId, subjectUser: request.username, details: { request: id, reason: why } });
+  if (!(await deps.requests.decide(id, { status: 'rejected', reason: why }, acting.actor.name, deps.now(), audit))) throw decided(request);
+  await deps.mail.enqueue({ kind: 'certificate-decided', userId: request.userId, appId: request.appId, issued: false, reason: why });
+}

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { AppError, isAppError } from '../../errors.ts';
+import type { FieldErrors } from '../../errors.ts';
+import type { Acting } from '../audit/audit.ts';
+import type { User } from '../accounts/user.ts';
+import type { PublishDeps, PublishInput, PublishResult } from './publish-release.ts';
+import { checkPublishInput, publishRelease } from './publish-release.ts';
+
+/**
+ * A publish started from the developer pages: the form answers at once with the job's page,
+ * which refreshes until the job is done (a download of a large archive from a slow host takes
+ * longer than a browser, or a proxy, waits for an answer). The job runs in the node that took the
+ * form; its state is in the database, so every node can show it.
+ */
+export type PublishJobState =
+  | { readonly status: 'running' }
+  | { readonly status: 'done'; readonly result: PublishResult }
+  | { readonly status: 'refused'; readonly code: string; readonly detail: string; readonly fields?: FieldErrors }
+  /** The store failed (logged), or the node running it stopped. */
+  | { readonly status: 'failed'; readonly detail: string };
+
+export interface PublishJob {
+  readonly id: string;
+  readonly userId: number;
+  readonly download: string;
+  readonly nightly: boolean;
+  readonly state: PublishJobState;
+  readonly createdAt: Date;
+  readonly finishedAt: Date | null;
+}
+
+export interface PublishJobStore {
+  create(job: { id: string; userId: number; download: string; nightly: boolean }, now: Date): Promise<void>;
+  finish(id: string, state: Exclude<PublishJobState, { status: 'running' }>, now: Date): Promise<void>;
+  find(id: string): Promise<PublishJob | null>;
+}
+
+export interface PublishJobDeps {
+  readonly publishing: PublishDeps;
+  readonly jobs: PublishJobStore;
+  /** Longer than any publish may take (the download's timeout and the checks): a job still running after it was lost with its node. */
+  readonly maxRunMs: number;
+  /** A failure of the store itself (not a refusal): for the log. */
+  readonly failed: (error: unknown, jobId: string) => void;
+}
+
+const LOST = 'The publish was interrupted (the store restarted while it ran): nothing was saved unless the app page shows the release. Publish again.';
+const FAILED = 'The store could not finish this publish; the failure was logged. Nothing was saved: try again later.';
+
+/** The publishes this process runs, so that a shutdown can wait for them. */
+export class PublishJobs {
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly deps: PublishJobDeps) {}
+
+  /**
+   * Checks what can be checked at once (refused here, with the field), records the job and
+   * starts it; returns the job's id. Every other check happens in the job, in `publishRelease`.
+   */
+  async start(input: PublishInput, user: User, acting: Acting): Promise<string> {
+    checkPublishInput(input);
+    const id = randomBytes(18).toString('base64url');
+    const { now } = this.deps.publishing;
+    await this.deps.jobs.create({ id, userId: user.id, download: input.download, nightly: input.nightly }, now());
+    const run = this.run(id, input, user, acting).finally(() => this.running.delete(run));
+    this.running.add(run);
+    return id;
+  }
+
+  private async run(id: string, input: PublishInput, user: User, acting: Acting): Promise<void> {
+    let state: Exclude<PublishJobState, { status: 'running' }>;
+    try {
+      state = { status: 'done', result: await publishRelease(input, user, acting, this.deps.publishing) };
+    } catch (error) {
+      if (isAppError(error)) state = { status: 'refused', code: error.code, detail: error.detail, ...(error.errors === undefined ? {} : { fields: error.errors }) };
+      else {
+        this.deps.failed(error, id);
+        state = { status: 'failed', detail: FAILED };
+      }
+    }
+    try {
+      await this.deps.jobs.finish(id, state, this.deps.publishing.now());
+    } catch (error) {
+      this.deps.failed(error, id);
+    }
+  }
+
+  /** The job, for the user who started it only (others are told there is none). */
+  async find(id: string, user: User): Promise<PublishJob> {
+    const job = await this.deps.jobs.find(id);
+    if (job === null || job.userId !== user.id) throw new AppError('not_found', 'There is no such publish: the link is mistyped, or it was started by another account.');
+    const age = this.deps.publishing.now().getTime() - job.createdAt.getTime();
+    if (job.state.status === 'running' && age > this.deps.maxRunMs) return { ...job, state: { status: 'failed', detail: LOST } };
+    return job;
+  }
+
+  /** Resolves once every publish this process started has finished. */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+}
