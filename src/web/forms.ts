@@ -23,17 +23,46 @@ export interface FieldOptions {
 
 /** A labelled input, with its hint and its error tied to it for screen readers. */
 export function field(options: FieldOptions, state: FormState = {}): Html {
-  const id = `${options.form ?? 'field'}-${options.name}`;
+  const { id, attributes, after } = described(options, state);
   const type = options.type ?? 'text';
   const value = type === 'password' ? '' : (state.values?.[options.name] ?? '');
-  const errors = state.problem?.fields?.[options.name] ?? [];
-  const described = [options.hint === undefined ? '' : `${id}-hint`, errors.length === 0 ? '' : `${id}-error`].filter((d) => d !== '').join(' ');
   return html`<p class="field">
 <label for="${id}">${options.label}</label>
-<input id="${id}" name="${options.name}" type="${type}" value="${value}"${options.autocomplete === undefined ? '' : html` autocomplete="${options.autocomplete}"`}${options.required === false ? '' : html` required`} maxlength="${options.maxLength ?? 1024}"${described === '' ? '' : html` aria-describedby="${described}"`}${errors.length === 0 ? '' : html` aria-invalid="true"`}>
-${options.hint === undefined ? '' : html`<span class="hint" id="${id}-hint">${options.hint}</span>`}
-${errors.length === 0 ? '' : html`<span class="field-error" id="${id}-error">${errors.join('; ')}</span>`}
+<input id="${id}" name="${options.name}" type="${type}" value="${value}"${options.autocomplete === undefined ? '' : html` autocomplete="${options.autocomplete}"`}${options.required === false ? '' : html` required`} maxlength="${options.maxLength ?? 1024}"${attributes}>
+${after}
 </p>`;
+}
+
+/** The id, hint and error of a field, tied together for screen readers. */
+function described(options: Pick<FieldOptions, 'name' | 'hint' | 'form'>, state: FormState): { id: string; attributes: Html; after: Html } {
+  const id = `${options.form ?? 'field'}-${options.name}`;
+  const errors = state.problem?.fields?.[options.name] ?? [];
+  const ids = [options.hint === undefined ? '' : `${id}-hint`, errors.length === 0 ? '' : `${id}-error`].filter((d) => d !== '').join(' ');
+  return {
+    id,
+    attributes: html`${ids === '' ? '' : html` aria-describedby="${ids}"`}${errors.length === 0 ? '' : html` aria-invalid="true"`}`,
+    after: html`${options.hint === undefined ? '' : html`<span class="hint" id="${id}-hint">${options.hint}</span>`}
+${errors.length === 0 ? '' : html`<span class="field-error" id="${id}-error">${errors.join('; ')}</span>`}`,
+  };
+}
+
+/** A labelled text area (certificates, signatures, JSON), with its hint and error. */
+export function textArea(options: Omit<FieldOptions, 'type' | 'autocomplete'> & { readonly rows?: number }, state: FormState = {}): Html {
+  const { id, attributes, after } = described(options, state);
+  return html`<p class="field">
+<label for="${id}">${options.label}</label>
+<textarea id="${id}" name="${options.name}" rows="${options.rows ?? 8}" spellcheck="false"${options.required === false ? '' : html` required`} maxlength="${options.maxLength ?? 16384}"${attributes}>${state.values?.[options.name] ?? ''}</textarea>
+${after}
+</p>`;
+}
+
+/** A labelled checkbox; checked when the state's value says so (or `checked` when there is no state). */
+export function checkbox(options: Pick<FieldOptions, 'name' | 'label' | 'hint' | 'form'> & { readonly checked?: boolean }, state: FormState = {}): Html {
+  const { id, attributes, after } = described(options, state);
+  const sent = state.values?.[options.name];
+  const checked = state.values === undefined ? options.checked === true : sent !== undefined && sent !== '';
+  return html`<p class="field checkbox"><input id="${id}" name="${options.name}" type="checkbox" value="on"${checked ? html` checked` : ''}${attributes}> <label for="${id}">${options.label}</label>
+${after}</p>`;
 }
 
 /** The hidden CSRF field every form carries. */

@@ -18,6 +18,8 @@ export interface PageContext {
   readonly path: string;
   /** The signed-in visitor, with their forms' CSRF token (the header's sign-out button); null: anonymous. */
   readonly account: { readonly username: string; readonly formToken: string } | null;
+  /** The page reloads itself after this many seconds (a publish in progress): works without JavaScript. */
+  readonly refreshSeconds?: number | undefined;
 }
 
 function accountNav(context: PageContext | undefined): Html | '' {
@@ -27,7 +29,7 @@ function accountNav(context: PageContext | undefined): Html | '' {
     const back = context.path.startsWith('/account/') ? '' : `?next=${encodeURIComponent(context.path)}`;
     return html`<li><a href="/account/login${back}">${STRINGS.signIn}</a></li><li><a href="/account/signup">${STRINGS.signUp}</a></li>`;
   }
-  return html`<li><a href="/account">${STRINGS.accountOf(account.username)}</a></li>
+  return html`<li><a href="/developer">${STRINGS.navDeveloper}</a></li><li><a href="/account">${STRINGS.accountOf(account.username)}</a></li>
 <li><form class="inline" action="/account/logout" method="post"><input type="hidden" name="${CSRF_FIELD}" value="${account.formToken}"><button type="submit" class="link">${STRINGS.signOut}</button></form></li>`;
 }
 
@@ -57,6 +59,7 @@ export function layout(options: PageOptions, main: HtmlValue, context?: PageCont
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
 ${options.description === undefined ? '' : html`<meta name="description" content="${options.description}">`}
+${context?.refreshSeconds === undefined ? '' : html`<meta http-equiv="refresh" content="${context.refreshSeconds}">`}
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/site.css">
 </head>

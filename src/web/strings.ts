@@ -74,6 +74,7 @@ export const STRINGS = {
   signUp: 'Sign up',
   signOut: 'Sign out',
   accountOf: (username: string) => `Account (${username})`,
+  navDeveloper: 'My apps',
   username: 'Username',
   usernameHint: 'Letters, digits and _ . @ + - (up to 150). Shown with your apps and ratings.',
   email: 'E-mail address',

@@ -1,0 +1,76 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Container } from '../../../container.ts';
+import { userActing } from '../../../domain/audit/audit.ts';
+import type { Acting } from '../../../domain/audit/audit.ts';
+import type { User } from '../../../domain/accounts/user.ts';
+import type { FormState } from '../../../web/forms.ts';
+import type { Html } from '../../../web/html.ts';
+import { formRefusal } from '../../form-refusal.ts';
+import { sendPage } from '../../html-reply.ts';
+import { pageSetting } from '../../page-context.ts';
+import type { PageSetting } from '../../page-context.ts';
+import { postedBy, visitorOf } from '../../web-visitor.ts';
+import type { Visitor } from '../../web-visitor.ts';
+
+/** Who signed in, as a page handler needs them: the user, the visitor and the `Acting` of their request. */
+export interface SignedIn {
+  readonly user: User;
+  readonly visitor: Visitor;
+  readonly acting: Acting;
+}
+
+/** To the sign-in page, and back to `path` afterwards. */
+export function toSignIn(reply: FastifyReply, path: string): FastifyReply {
+  return reply.redirect(`/account/login?next=${encodeURIComponent(path)}`, 303);
+}
+
+const signedIn = (user: User, visitor: Visitor, request: FastifyRequest): SignedIn => ({ user, visitor, acting: userActing(user, request.ip, request.id) });
+
+/**
+ * The developer and administrator pages: signed-in visitors only (a disabled account has no
+ * session), never kept by a cache; every decision about what they may do is the use cases'.
+ */
+export function signedInPages(container: Container) {
+  async function show(request: FastifyRequest, reply: FastifyReply, visitor: Visitor, build: (setting: PageSetting) => Html | Promise<Html>): Promise<FastifyReply> {
+    reply.header('cache-control', 'no-store');
+    const setting = await pageSetting(request, reply, container, visitor);
+    return sendPage(request, reply, await build(setting));
+  }
+
+  /** A GET: the page for the signed-in user, or the way to sign in; a refusal (403, 404) shows as an error page. */
+  async function page(request: FastifyRequest, reply: FastifyReply, build: (who: SignedIn, setting: PageSetting) => Promise<Html>): Promise<FastifyReply> {
+    const visitor = await visitorOf(request, container);
+    if (visitor.user === null) return toSignIn(reply, request.url);
+    const who = signedIn(visitor.user, visitor, request);
+    return show(request, reply, visitor, (setting) => build(who, setting));
+  }
+
+  /**
+   * A form's POST: the work for the signed-in sender (checked by the website's guard); a refusal
+   * shows the page again with what was wrong, under the catalogue's status. `back` is where a
+   * visitor who is not signed in returns after signing in.
+   */
+  async function form(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    back: string,
+    work: (who: SignedIn) => Promise<FastifyReply>,
+    refused: (state: FormState, who: SignedIn, setting: PageSetting) => Promise<Html>,
+  ): Promise<FastifyReply> {
+    reply.header('cache-control', 'no-store');
+    let who: SignedIn | null = null;
+    try {
+      const visitor = postedBy(request);
+      if (visitor.user === null) return toSignIn(reply, back);
+      who = signedIn(visitor.user, visitor, request);
+      return await work(who);
+    } catch (error) {
+      const state = formRefusal(error, request, reply);
+      if (who === null) return toSignIn(reply, back);
+      const sender = who;
+      return show(request, reply, sender.visitor, (setting) => refused(state, sender, setting));
+    }
+  }
+
+  return { page, form, show };
+}

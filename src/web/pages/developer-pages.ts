@@ -1,0 +1,257 @@
+import type { AuditRecord } from '../../domain/audit/audit.ts';
+import { ratingToStars } from '../../domain/ratings/rate-app.ts';
+import type { ManagedApp } from '../../domain/apps/app-overview.ts';
+import type { CertificateRequest } from '../../domain/identity/request-certificate.ts';
+import type { ListedApp } from '../../domain/listings/app-listing.ts';
+import type { PublishJob } from '../../domain/releases/publish-jobs.ts';
+import { DEV } from '../developer-strings.ts';
+import { checkbox, field, notice, postForm, problemBox, textArea } from '../forms.ts';
+import type { FormState } from '../forms.ts';
+import type { Html, HtmlValue } from '../html.ts';
+import { html } from '../html.ts';
+import { layout } from '../layout.ts';
+import type { PageContext } from '../layout.ts';
+import { STRINGS } from '../strings.ts';
+
+type DeveloperSection = 'apps' | 'certificate' | 'register' | 'publish';
+
+/** The developer pages' own navigation, under the site header. */
+function developerNav(active: DeveloperSection | null, isAdmin: boolean): Html {
+  const links: Array<[DeveloperSection, string, string]> = [
+    ['apps', '/developer', DEV.myAppsTitle],
+    ['certificate', '/developer/certificates', DEV.stepCertificate],
+    ['register', '/developer/register', DEV.stepRegister],
+    ['publish', '/developer/publish', DEV.stepPublish],
+  ];
+  return html`<nav class="subnav" aria-label="${DEV.sections}"><ul>${links.map(([key, href, label]) => html`<li><a href="${href}"${key === active ? html` aria-current="page"` : ''}>${label}</a></li>`)}${isAdmin ? html`<li><a href="/admin">${DEV.navAdmin}</a></li>` : ''}</ul></nav>`;
+}
+
+export function developerLayout(title: string, active: DeveloperSection | null, isAdmin: boolean, body: HtmlValue, context: PageContext): Html {
+  return layout({ title }, html`${developerNav(active, isAdmin)}<h1>${title}</h1>${body}`, context);
+}
+
+/** A shell command to copy: selectable text, not an input. */
+function command(text: string, label: string): Html {
+  return html`<pre class="command" aria-label="${label}"><code>${text}</code></pre>`;
+}
+
+/** An app id for the commands: the one given, else a placeholder. */
+const idOr = (appId: string): string => (appId === '' ? 'APP' : appId);
+
+export interface MyAppRow {
+  readonly app: ManagedApp;
+  /** The app as the listings show it (null: no release yet). */
+  readonly listed: ListedApp | null;
+}
+
+export function myAppsPage(rows: readonly MyAppRow[], isAdmin: boolean, context: PageContext): Html {
+  const table = html`<table class="data"><caption class="visually-hidden">${DEV.myAppsTitle}</caption>
+<thead><tr><th scope="col">App</th><th scope="col">Role</th><th scope="col">${DEV.latest}</th><th scope="col">${DEV.rating}</th></tr></thead>
+<tbody>${rows.map(({ app, listed }) => {
+    const latest = listed?.releases.find((r) => !r.isNightly) ?? listed?.releases[0];
+    return html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${listed?.translations['en']?.name ?? app.appId}</a> <span class="muted">${app.appId}</span></th>
+<td>${DEV.role[app.role] ?? ''}</td><td>${latest === undefined ? DEV.noRelease : html`${latest.version}${latest.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}`}</td>
+<td>${listed === null ? '–' : STRINGS.rating(ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td></tr>`;
+  })}</tbody></table>`;
+  return developerLayout(
+    DEV.myAppsTitle,
+    'apps',
+    isAdmin,
+    html`<p>${DEV.myAppsLead}</p>${rows.length === 0 ? notice(DEV.noAppsYet) : table}
+<h2>${DEV.steps}</h2><ol class="steps"><li><a href="/developer/certificates">${DEV.stepCertificate}</a></li><li><a href="/developer/register">${DEV.stepRegister}</a></li><li><a href="/developer/publish">${DEV.stepPublish}</a></li></ol>`,
+    context,
+  );
+}
+
+export interface CertificatePageModel {
+  readonly appId: string;
+  readonly ownAuthority: boolean;
+  readonly approvalRequired: boolean;
+  readonly requests: readonly CertificateRequest[];
+  /** Right after a request: the certificate issued, or the request queued. */
+  readonly outcome?: { readonly status: 'issued'; readonly id: number; readonly appId: string; readonly certificate: string } | { readonly status: 'pending'; readonly appId: string };
+}
+
+function requestList(requests: readonly CertificateRequest[]): Html | '' {
+  if (requests.length === 0) return '';
+  return html`<h2>${DEV.yourRequests}</h2><table class="data"><thead><tr><th scope="col">App</th><th scope="col">${DEV.requested}</th><th scope="col">${DEV.status}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${requests.map(
+    (r) => html`<tr><th scope="row">${r.appId}</th><td><time datetime="${r.createdAt.toISOString()}">${r.createdAt.toISOString().slice(0, 16).replace('T', ' ')}</time></td><td>${DEV.requestStatus[r.status] ?? r.status}${r.status === 'rejected' && r.reason !== '' ? html`: ${r.reason}` : ''}</td>
+<td>${r.status === 'issued' ? html`<a href="/developer/certificates/${r.id}/${r.appId}.crt" download>${DEV.downloadCertificate}</a> · <a href="/developer/register?app=${r.appId}">${DEV.registerWithIt}</a>` : ''}</td></tr>`,
+  )}</tbody></table>`;
+}
+
+export function certificatePage(model: CertificatePageModel, isAdmin: boolean, token: string, state: FormState, context: PageContext): Html {
+  const id = idOr(model.appId);
+  const { outcome } = model;
+  const shown =
+    outcome === undefined
+      ? ''
+      : outcome.status === 'pending'
+        ? notice(DEV.pendingText(outcome.appId))
+        : html`<div class="notice" role="status"><h2>${DEV.issuedTitle(outcome.appId)}</h2><p>${DEV.issuedText.replace(/APP/g, outcome.appId)}</p>
+<pre class="pem"><code>${outcome.certificate}</code></pre>
+<p class="actions"><a class="button" href="/developer/certificates/${outcome.id}/${outcome.appId}.crt" download>${DEV.downloadCertificate}</a> <a href="/developer/register?app=${outcome.appId}">${DEV.registerWithIt}</a></p></div>`;
+  if (!model.ownAuthority) return developerLayout(DEV.certificateTitle, 'certificate', isAdmin, html`<p>${DEV.certificateLead}</p>${notice(DEV.certificateExternal)}`, context);
+  return developerLayout(
+    DEV.certificateTitle,
+    'certificate',
+    isAdmin,
+    html`<p>${DEV.certificateLead}</p><p>${model.approvalRequired ? DEV.certificateApproval : DEV.certificateAutomatic}</p>${shown}
+<form class="form inline-form" action="/developer/certificates" method="get">${field({ name: 'app', label: DEV.appIdLabel, hint: DEV.appIdHint, maxLength: 64, required: false, form: 'commands' }, { values: { app: model.appId } })}<p><button type="submit" class="secondary">${DEV.showCommands}</button></p></form>
+<h2>${DEV.makeCsr}</h2>
+${command(`openssl req -new -newkey rsa:4096 -nodes -keyout ${id}.key -subj /CN=${id} -out ${id}.csr`, DEV.makeCsr)}
+<p class="hint">${DEV.makeCsrHint.replace(/APP/g, id)}</p>
+<h2>${DEV.pasteCsr}</h2>${problemBox(state)}
+${postForm('/developer/certificates', token, html`${textArea({ name: 'csr', label: DEV.csrLabel, hint: DEV.csrHint, rows: 10, maxLength: 16384 }, state)}<p><button type="submit">${DEV.requestCertificate}</button></p>`)}
+${requestList(model.requests)}`,
+    context,
+  );
+}
+
+export function registerPage(appId: string, isAdmin: boolean, token: string, state: FormState, context: PageContext, done?: { appId: string; created: boolean; releasesDeleted: boolean }): Html {
+  const id = idOr(appId);
+  return developerLayout(
+    DEV.registerTitle,
+    'register',
+    isAdmin,
+    html`<p>${DEV.registerLead}</p>
+${done === undefined ? '' : html`<div class="notice" role="status"><p>${done.created ? DEV.registered(done.appId) : DEV.updated(done.appId)}${done.releasesDeleted ? html` ${DEV.releasesDeleted}` : ''}</p><p><a href="/developer/publish">${DEV.stepPublish}</a> · <a href="/developer/apps/${done.appId}">${DEV.manage(done.appId)}</a></p></div>`}
+<form class="form inline-form" action="/developer/register" method="get">${field({ name: 'app', label: DEV.appIdLabel, hint: DEV.appIdHint, maxLength: 64, required: false, form: 'commands' }, { values: { app: appId } })}<p><button type="submit" class="secondary">${DEV.showCommands}</button></p></form>
+<h2>${DEV.signId}</h2>
+${command(`printf '%s' ${id} | openssl dgst -sha512 -sign ${id}.key | openssl base64`, DEV.signId)}
+<h2>2. ${DEV.registerTitle}</h2>${problemBox(state)}
+${postForm(
+  '/developer/register',
+  token,
+  html`<input type="hidden" name="app" value="${appId}">${textArea({ name: 'certificate', label: DEV.certificateLabel, hint: DEV.certificateHint, rows: 10, maxLength: 16384 }, state)}
+${textArea({ name: 'signature', label: DEV.signatureLabel, hint: DEV.signatureHint, rows: 5, maxLength: 8192 }, state)}
+<p><button type="submit">${DEV.registerButton}</button></p>`,
+)}`,
+    context,
+  );
+}
+
+export function publishPage(isAdmin: boolean, token: string, state: FormState, context: PageContext): Html {
+  return developerLayout(
+    DEV.publishTitle,
+    'publish',
+    isAdmin,
+    html`<p>${DEV.publishLead}</p>
+<h2>${DEV.signArchive}</h2>
+${command('openssl dgst -sha512 -sign APP.key APP.tar.gz | openssl base64', DEV.signArchive)}
+<h2>2. ${DEV.publishTitle}</h2>${problemBox(state)}
+${postForm(
+  '/developer/publish',
+  token,
+  html`${field({ name: 'download', label: DEV.downloadLabel, hint: DEV.downloadHint, type: 'text', maxLength: 2048, autocomplete: 'off' }, state)}
+${textArea({ name: 'signature', label: DEV.archiveSignatureLabel, hint: DEV.signatureHint, rows: 5, maxLength: 65536 }, state)}
+${checkbox({ name: 'nightly', label: DEV.nightlyLabel, hint: DEV.nightlyHint }, state)}
+<p><button type="submit">${DEV.publishButton}</button></p>`,
+)}`,
+    context,
+  );
+}
+
+/** The problems of a refusal, one per info.xml element or field. */
+function fieldList(fields: Readonly<Record<string, readonly string[]>> | undefined): Html | '' {
+  if (fields === undefined || Object.keys(fields).length === 0) return '';
+  return html`<ul class="problems">${Object.entries(fields).map(([where, messages]) => html`<li><code>${where}</code>: ${messages.join('; ')}</li>`)}</ul>`;
+}
+
+export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageContext): Html {
+  const { state } = job;
+  const source = html`<dl class="facts"><dt>${DEV.downloadLabel}</dt><dd class="wrap">${job.download}</dd><dt>${DEV.nightlyLabel}</dt><dd>${job.nightly ? 'yes' : 'no'}</dd></dl>`;
+  let body: Html;
+  switch (state.status) {
+    case 'running':
+      body = html`<div class="notice working" role="status"><p><span class="spinner" aria-hidden="true"></span> ${DEV.jobRunning}</p><p><a href="/developer/publish/${job.id}">${DEV.jobRefresh}</a></p></div>`;
+      break;
+    case 'done':
+      body = html`<div class="notice" role="status"><p>${DEV.jobDone(state.result.appId, state.result.version, state.result.created)}</p><p><a href="/apps/${state.result.appId}">${DEV.seeAppPage}</a> · <a href="/developer/apps/${state.result.appId}">${DEV.manageApp}</a></p></div>`;
+      break;
+    case 'refused':
+      body = html`<div class="notice error" role="alert"><p><strong>${DEV.jobRefused}</strong></p><p>${state.detail}</p>${fieldList(state.fields)}</div><p><a href="/developer/publish">${DEV.jobAgain}</a></p>`;
+      break;
+    case 'failed':
+      body = html`<div class="notice error" role="alert"><p><strong>${DEV.jobFailed}</strong></p><p>${state.detail}</p></div><p><a href="/developer/publish">${DEV.jobAgain}</a></p>`;
+      break;
+  }
+  return developerLayout(DEV.jobTitle, 'publish', isAdmin, html`${body}${source}`, { ...context, refreshSeconds: state.status === 'running' ? 2 : undefined });
+}
+
+/** Which form of the management page a refusal or a message belongs to. */
+export type ManageSection = 'releases' | 'maintainers' | 'transfer' | 'flags' | 'delete';
+
+export interface ManagePageState {
+  readonly section?: ManageSection;
+  readonly form?: FormState;
+  readonly message?: string;
+}
+
+const when = (date: Date): Html => html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 16).replace('T', ' ')}</time>`;
+
+function detailsOf(record: AuditRecord): string {
+  return Object.entries(record.details)
+    .filter(([key]) => key !== 'fingerprint')
+    .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') : String(value)}`)
+    .join('; ');
+}
+
+export function auditTable(records: readonly AuditRecord[], caption: string, showApp: boolean): Html {
+  if (records.length === 0) return html`<p>${DEV.noTrail}</p>`;
+  return html`<div class="scroll"><table class="data"><caption class="visually-hidden">${caption}</caption><thead><tr><th scope="col">${DEV.when}</th><th scope="col">${DEV.who}</th><th scope="col">${DEV.what}</th>${showApp ? html`<th scope="col">App</th>` : ''}<th scope="col">${DEV.details}</th></tr></thead>
+<tbody>${records.map(
+    (r) => html`<tr><td>${when(r.at)}</td><td>${r.actor.name}${r.actor.kind === 'cli' ? ' (command line)' : ''}${r.address === null ? '' : html` <span class="muted">${r.address}</span>`}</td><td><code>${r.event}</code>${r.subjectUser === null ? '' : html` ${r.subjectUser}`}</td>${showApp ? html`<td>${r.appId ?? ''}</td>` : ''}<td class="wrap">${detailsOf(r)}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+export function manageAppPage(app: ManagedApp, listed: ListedApp | null, trail: readonly AuditRecord[], isAdmin: boolean, token: string, state: ManagePageState, context: PageContext): Html {
+  const formOf = (section: ManageSection): FormState => (state.section === section ? (state.form ?? {}) : {});
+  const around = (section: ManageSection): Html => html`${state.section === section && state.message !== undefined ? notice(state.message) : ''}${problemBox(formOf(section))}`;
+  const base = `/developer/apps/${app.appId}`;
+  const owns = app.role === 'owner' || app.role === 'admin';
+  const releases = listed?.releases ?? [];
+  const releaseRows = releases.map(
+    (r) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td>${r.platformVersionSpec === '*' ? STRINGS.any : r.platformVersionSpec}</td><td>${when(new Date(r.created))}</td>
+<td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
+  );
+  const self = context.account?.username;
+  return developerLayout(
+    listed?.translations['en']?.name ?? app.appId,
+    null,
+    isAdmin,
+    html`<p>${app.appId} · ${DEV.manageLead(DEV.role[app.role] ?? app.role)} <a href="/apps/${app.appId}">${DEV.appPage}</a></p>
+<dl class="facts"><dt>${DEV.owner}</dt><dd>${app.ownerName}</dd><dt>${DEV.coMaintainers}</dt><dd>${app.coMaintainers.length === 0 ? DEV.none : app.coMaintainers.map((m) => m.username).join(', ')}</dd></dl>
+
+<section aria-labelledby="releases"><h2 id="releases">${DEV.releases}</h2>${around('releases')}
+${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : html`<div class="scroll"><table class="data"><thead><tr><th scope="col">${DEV.version}</th><th scope="col">${DEV.nextcloud}</th><th scope="col">${DEV.published}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${releaseRows}</tbody></table></div>`}</section>
+
+<section aria-labelledby="maintainers"><h2 id="maintainers">${DEV.coMaintainers}</h2><p>${DEV.maintainersLead}</p>${around('maintainers')}
+<ul class="plain">${app.coMaintainers.map((m) =>
+      owns || m.username === self
+        ? html`<li>${m.username} ${postForm(`${base}/maintainers/remove`, token, html`<input type="hidden" name="username" value="${m.username}"><button type="submit" class="secondary">${m.username === self ? DEV.leave : DEV.remove(m.username)}</button>`, 'inline')}</li>`
+        : html`<li>${m.username}</li>`,
+    )}</ul>
+${owns ? postForm(`${base}/maintainers/add`, token, html`${field({ name: 'username', label: DEV.usernameLabel, maxLength: 150, autocomplete: 'off', form: 'maintainer' }, formOf('maintainers'))}<p><button type="submit">${DEV.add}</button></p>`) : ''}</section>
+
+${owns
+  ? html`<section aria-labelledby="transfer"><h2 id="transfer">${DEV.transferTitle}</h2>${around('transfer')}
+<p>${app.transferUnlocked ? DEV.transferUnlocked : DEV.transferLocked}</p>
+${postForm(`${base}/transfer`, token, html`<input type="hidden" name="unlock" value="${app.transferUnlocked ? '' : 'on'}"><p><button type="submit" class="secondary">${app.transferUnlocked ? DEV.lock : DEV.unlock}</button></p>`)}</section>`
+  : ''}
+
+${isAdmin
+  ? html`<section aria-labelledby="flags"><h2 id="flags">${DEV.flagsTitle}</h2>${around('flags')}
+${postForm(`${base}/flags`, token, html`${checkbox({ name: 'featured', label: DEV.featuredLabel, hint: DEV.featuredHint, checked: app.isFeatured, form: 'flags' })}${checkbox({ name: 'enterprise', label: DEV.enterpriseLabel, hint: DEV.enterpriseHint, checked: app.isEnterpriseOnly, form: 'flags' })}<input type="hidden" name="sent" value="1"><p><button type="submit">${DEV.save}</button></p>`)}</section>`
+  : ''}
+
+${owns
+  ? html`<section aria-labelledby="delete"><h2 id="delete">${DEV.deleteTitle}</h2><p>${DEV.deleteLead}</p>${around('delete')}
+${postForm(`${base}/delete`, token, html`${field({ name: 'confirm', label: DEV.confirmLabel(app.appId), maxLength: 64, autocomplete: 'off', form: 'delete' }, formOf('delete'))}<p><button type="submit" class="danger">${DEV.deleteApp}</button></p>`)}</section>`
+  : ''}
+
+<section aria-labelledby="trail"><h2 id="trail">${DEV.trailTitle}</h2><p>${DEV.trailLead}</p>${auditTable(trail, DEV.trailTitle, false)}</section>`,
+    context,
+  );
+}
