@@ -29,6 +29,7 @@ import { releaseRoutes } from './http/routes/releases/releases.routes.ts';
 import { systemRoutes } from './http/routes/system/system.routes.ts';
 import { accountPageRoutes } from './http/routes/web/account-pages.routes.ts';
 import { developerPageRoutes } from './http/routes/web/developer-pages.routes.ts';
+import { adminPageRoutes } from './http/routes/web/admin-pages.routes.ts';
 import { apiPageRoutes } from './http/routes/web/api-page.routes.ts';
 import { appPageRoutes } from './http/routes/web/app-page.routes.ts';
 import { pageRoutes } from './http/routes/web/pages.routes.ts';
@@ -160,7 +161,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   // The website and the session routes: every POST there passes one guard (CSRF, docs/website.md).
   await app.register(async (site) => {
     guardPosts(site, container);
-    for (const routes of [sessionRoutes, pageRoutes, appPageRoutes, accountPageRoutes, apiPageRoutes, developerPageRoutes]) {
+    for (const routes of [sessionRoutes, pageRoutes, appPageRoutes, accountPageRoutes, apiPageRoutes, developerPageRoutes, adminPageRoutes]) {
       await site.register(async (scope) => routes(scope, container));
     }
   });

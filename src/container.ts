@@ -203,6 +203,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       upsertCategories: (categories, at, audit) => upsertCategories(db, categories, at, audit),
       upsertPlatformReleases: (releases, at, audit) => upsertPlatformReleases(db, releases, at, audit),
       categoryIds: () => listCategoryIds(db),
+      categories: () => listCategories(db),
+      platformReleases: () => listPlatformReleases(db, { supportedOnly: false }),
     },
     now,
   };

@@ -16,6 +16,10 @@ export interface CatalogStore {
   upsertPlatformReleases(releases: readonly PlatformRelease[], now: Date, audit: (summary: ImportSummary) => AuditEntry): Promise<ImportSummary>;
   /** The ids of every category: what info.xml may name. */
   categoryIds(): Promise<ReadonlySet<string>>;
+  /** Every category with its translations, by id. */
+  categories(): Promise<Category[]>;
+  /** Every platform release, supported or not, newest first. */
+  platformReleases(): Promise<PlatformRelease[]>;
 }
 
 export interface CatalogDeps {
@@ -35,4 +39,17 @@ export async function importPlatformReleases(data: unknown, acting: Acting, deps
   requireAdmin(acting, 'change platform releases.');
   const releases = parsePlatformFile(data);
   return deps.store.upsertPlatformReleases(releases, deps.now(), (summary) => auditEntry(acting, 'platforms.imported', { details: { ...summary, versions: releases.map((r) => r.version) } }));
+}
+
+/** The admin pages' edit of one category's text in one language: the category's other languages stay. */
+export async function saveCategoryText(id: string, language: string, text: { name: string; description: string }, acting: Acting, deps: CatalogDeps): Promise<ImportSummary> {
+  requireAdmin(acting, 'change categories.');
+  const existing = (await deps.store.categories()).find((category) => category.id === id);
+  return importCategories([{ id, translations: { ...(existing?.translations ?? {}), [language]: { name: text.name.trim(), description: text.description.trim() } } }], acting, deps);
+}
+
+/** Categories and every platform release as the admin pages show them: administrators only. */
+export async function catalogForAdmin(acting: Acting, deps: CatalogDeps): Promise<{ categories: Category[]; platforms: PlatformRelease[] }> {
+  requireAdmin(acting, 'manage categories and Nextcloud releases.');
+  return { categories: await deps.store.categories(), platforms: await deps.store.platformReleases() };
 }

@@ -40,3 +40,9 @@ export async function importDiscover(data: unknown, acting: Acting, deps: Discov
 export function exportDiscover(deps: DiscoverDeps): Promise<DiscoverEntry[]> {
   return deps.store.entries();
 }
+
+/** The entries for the admin pages' editor: administrators only. */
+export function discoverForAdmin(acting: Acting, deps: DiscoverDeps): Promise<DiscoverEntry[]> {
+  requireAdmin(acting, 'edit the discover entries.');
+  return deps.store.entries();
+}

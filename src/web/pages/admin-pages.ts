@@ -1,0 +1,168 @@
+import type { User } from '../../domain/accounts/user.ts';
+import type { ManagedApp } from '../../domain/apps/app-overview.ts';
+import type { AuditRecord } from '../../domain/audit/audit.ts';
+import type { Category, PlatformRelease } from '../../domain/catalog/catalog.ts';
+import type { RevokedCertificate } from '../../domain/certificates/revoke-certificate.ts';
+import type { CertificateRequest } from '../../domain/identity/request-certificate.ts';
+import { ADMIN } from '../developer-strings.ts';
+import { checkbox, field, notice, postForm, problemBox, textArea } from '../forms.ts';
+import type { FormState } from '../forms.ts';
+import type { Html, HtmlValue } from '../html.ts';
+import { html } from '../html.ts';
+import { layout } from '../layout.ts';
+import type { PageContext } from '../layout.ts';
+import { auditTable } from './developer-pages.ts';
+
+export type AdminSection = 'overview' | 'users' | 'apps' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit';
+
+const LINKS: ReadonlyArray<readonly [AdminSection, string, string]> = [
+  ['overview', '/admin', ADMIN.overview],
+  ['users', '/admin/users', ADMIN.users],
+  ['apps', '/admin/apps', ADMIN.apps],
+  ['categories', '/admin/categories', ADMIN.categories],
+  ['platforms', '/admin/platforms', ADMIN.platforms],
+  ['discover', '/admin/discover', ADMIN.discover],
+  ['certificates', '/admin/certificates', ADMIN.certificates],
+  ['audit', '/admin/audit', ADMIN.audit],
+];
+
+/** What a form of an admin page shows after it was sent: a message, or the refusal (and which form it belongs to). */
+export interface AdminState {
+  readonly form?: string;
+  readonly state?: FormState;
+  readonly message?: string;
+}
+
+function adminLayout(section: AdminSection, title: string, body: HtmlValue, context: PageContext): Html {
+  return layout(
+    { title },
+    html`<nav class="subnav" aria-label="${ADMIN.sections}"><ul>${LINKS.map(([key, href, label]) => html`<li><a href="${href}"${key === section ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav><h1>${title}</h1>${body}`,
+    context,
+  );
+}
+
+const stateOf = (admin: AdminState, form: string): FormState => (admin.form === form ? (admin.state ?? {}) : {});
+const top = (admin: AdminState, form: string): Html => html`${admin.form === form && admin.message !== undefined ? notice(admin.message) : ''}${problemBox(stateOf(admin, form))}`;
+const day = (date: Date): string => date.toISOString().slice(0, 16).replace('T', ' ');
+
+export function adminOverviewPage(context: PageContext): Html {
+  return adminLayout('overview', ADMIN.title, html`<p>${ADMIN.lead}</p><ul>${LINKS.slice(1).map(([, href, label]) => html`<li><a href="${href}">${label}</a></li>`)}</ul>`, context);
+}
+
+export function adminUsersPage(query: string, users: readonly User[], token: string, admin: AdminState, context: PageContext): Html {
+  const row = (user: User): Html => html`<tr><th scope="row">${user.username}</th><td class="wrap">${user.email ?? ''}</td>
+<td>${user.isActive ? ADMIN.active : html`<strong>${ADMIN.disabled}</strong>`}${user.isAdmin ? html`, ${ADMIN.administrator}` : ''}</td>
+<td class="actions">${postForm('/admin/users/active', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="active" value="${user.isActive ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isActive ? ADMIN.disable(user.username) : ADMIN.enable(user.username)}</button>`, 'inline')}
+${postForm('/admin/users/admin', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="admin" value="${user.isAdmin ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isAdmin ? ADMIN.revokeAdmin(user.username) : ADMIN.makeAdmin(user.username)}</button>`, 'inline')}</td></tr>`;
+  return adminLayout(
+    'users',
+    ADMIN.users,
+    html`<form class="form inline-form" action="/admin/users" method="get" role="search">${field({ name: 'q', label: ADMIN.searchLabel, type: 'search', required: false, maxLength: 100, form: 'search' }, { values: { q: query } })}<p><button type="submit">${ADMIN.search}</button></p></form>
+${top(admin, 'users')}
+<p class="muted">${ADMIN.userCount(users.length)}</p>
+<div class="scroll"><table class="data"><caption class="visually-hidden">${ADMIN.users}</caption><thead><tr><th scope="col">${ADMIN.username}</th><th scope="col">${ADMIN.email}</th><th scope="col">${ADMIN.state}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${users.map(row)}</tbody></table></div>
+<section aria-labelledby="invite"><h2 id="invite">${ADMIN.inviteTitle}</h2><p>${ADMIN.inviteLead}</p>${top(admin, 'invite')}
+${postForm('/admin/users/invite', token, html`${field({ name: 'username', label: ADMIN.username, maxLength: 150, autocomplete: 'off', form: 'invite' }, stateOf(admin, 'invite'))}${field({ name: 'email', label: ADMIN.email, type: 'email', maxLength: 254, autocomplete: 'off', form: 'invite' }, stateOf(admin, 'invite'))}${checkbox({ name: 'admin', label: ADMIN.inviteAdmin, form: 'invite' }, stateOf(admin, 'invite'))}<p><button type="submit">${ADMIN.invite}</button></p>`)}</section>`,
+    context,
+  );
+}
+
+export function adminAppsPage(apps: readonly ManagedApp[], context: PageContext): Html {
+  return adminLayout(
+    'apps',
+    ADMIN.apps,
+    html`<p>${ADMIN.appsLead}</p><div class="scroll"><table class="data"><caption class="visually-hidden">${ADMIN.apps}</caption><thead><tr><th scope="col">App</th><th scope="col">${ADMIN.owner}</th><th scope="col">${ADMIN.coMaintainers}</th><th scope="col">${ADMIN.flags}</th></tr></thead>
+<tbody>${apps.map(
+      (app) => html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${app.appId}</a></th><td>${app.ownerName}</td><td>${app.coMaintainers.map((m) => m.username).join(', ')}</td>
+<td>${[app.isFeatured ? ADMIN.featured : '', app.isEnterpriseOnly ? ADMIN.enterprise : '', app.transferUnlocked ? ADMIN.unlocked : ''].filter((f) => f !== '').join(', ')}</td></tr>`,
+    )}</tbody></table></div>`,
+    context,
+  );
+}
+
+export function adminCategoriesPage(categories: readonly Category[], token: string, admin: AdminState, context: PageContext): Html {
+  const values = stateOf(admin, 'category');
+  return adminLayout(
+    'categories',
+    ADMIN.categories,
+    html`<p>${ADMIN.categoriesLead}</p><div class="scroll"><table class="data"><thead><tr><th scope="col">${ADMIN.categoryId}</th><th scope="col">${ADMIN.language}</th><th scope="col">${ADMIN.name}</th><th scope="col">${ADMIN.description}</th></tr></thead>
+<tbody>${categories.flatMap((category) =>
+      Object.entries(category.translations).map(([language, text]) => html`<tr><th scope="row">${category.id}</th><td>${language}</td><td>${text.name}</td><td class="wrap">${text.description}</td></tr>`),
+    )}</tbody></table></div>
+<section aria-labelledby="edit"><h2 id="edit">${ADMIN.saveCategory}</h2>${top(admin, 'category')}
+${postForm('/admin/categories', token, html`${field({ name: 'id', label: ADMIN.categoryId, maxLength: 64, form: 'category' }, values)}${field({ name: 'language', label: ADMIN.language, maxLength: 20, form: 'category', hint: 'en, de, fr_FR …' }, values.values === undefined ? { values: { language: 'en' } } : values)}${field({ name: 'name', label: ADMIN.name, maxLength: 256, form: 'category' }, values)}${textArea({ name: 'description', label: ADMIN.description, rows: 3, maxLength: 2048, required: false, form: 'category' }, values)}<p><button type="submit">${ADMIN.saveCategory}</button></p>`)}</section>`,
+    context,
+  );
+}
+
+export function adminPlatformsPage(platforms: readonly PlatformRelease[], token: string, admin: AdminState, context: PageContext): Html {
+  const values = stateOf(admin, 'platform');
+  return adminLayout(
+    'platforms',
+    ADMIN.platforms,
+    html`<p>${ADMIN.platformsLead}</p><div class="scroll"><table class="data"><thead><tr><th scope="col">${ADMIN.version}</th><th scope="col">${ADMIN.hasRelease}</th><th scope="col">${ADMIN.isSupported}</th></tr></thead>
+<tbody>${platforms.map((p) => html`<tr><th scope="row">${p.version}</th><td>${p.hasRelease ? 'yes' : 'no'}</td><td>${p.isSupported ? 'yes' : 'no'}</td></tr>`)}</tbody></table></div>
+<section aria-labelledby="edit"><h2 id="edit">${ADMIN.savePlatform}</h2>${top(admin, 'platform')}
+${postForm('/admin/platforms', token, html`${field({ name: 'version', label: ADMIN.version, maxLength: 20, form: 'platform', hint: 'X.Y.Z, such as 32.0.1' }, values)}${checkbox({ name: 'hasRelease', label: ADMIN.hasRelease, form: 'platform', checked: true }, values)}${checkbox({ name: 'isSupported', label: ADMIN.isSupported, form: 'platform', checked: true }, values)}<p><button type="submit">${ADMIN.savePlatform}</button></p>`)}</section>`,
+    context,
+  );
+}
+
+export function adminDiscoverPage(json: string, token: string, admin: AdminState, context: PageContext): Html {
+  const state = stateOf(admin, 'discover');
+  return adminLayout(
+    'discover',
+    ADMIN.discover,
+    html`<p>${ADMIN.discoverLead}</p>${top(admin, 'discover')}
+${postForm('/admin/discover', token, html`${textArea({ name: 'entries', label: ADMIN.entries, rows: 20, maxLength: 500_000, form: 'discover' }, state.values === undefined ? { values: { entries: json } } : state)}<p><button type="submit">${ADMIN.saveDiscover}</button></p>`)}`,
+    context,
+  );
+}
+
+export interface CertificatesModel {
+  readonly approvalRequired: boolean;
+  readonly ownAuthority: boolean;
+  readonly pending: readonly CertificateRequest[];
+  readonly revoked: readonly RevokedCertificate[];
+}
+
+export function adminCertificatesPage(model: CertificatesModel, token: string, admin: AdminState, context: PageContext): Html {
+  const revokeState = stateOf(admin, 'revoke');
+  return adminLayout(
+    'certificates',
+    ADMIN.certificates,
+    html`${model.ownAuthority
+      ? html`<section aria-labelledby="approval"><h2 id="approval">${ADMIN.approvalTitle}</h2>${top(admin, 'approval')}
+${postForm('/admin/certificates/approval', token, html`${checkbox({ name: 'required', label: ADMIN.approvalLabel, hint: ADMIN.approvalHint, checked: model.approvalRequired, form: 'approval' })}<p><button type="submit">Save</button></p>`)}</section>
+<section aria-labelledby="queue"><h2 id="queue">${ADMIN.queueTitle}</h2>${top(admin, 'queue')}
+${model.pending.length === 0 ? html`<p>${ADMIN.queueEmpty}</p>` : html`<ul class="plain">${model.pending.map(
+          (r) => html`<li class="card"><p><strong>${r.appId}</strong> · ${ADMIN.requestedBy} ${r.username} · ${day(r.createdAt)}</p>
+${postForm('/admin/certificates/approve', token, html`<input type="hidden" name="id" value="${r.id}"><button type="submit">${ADMIN.approve(r.appId)}</button>`, 'inline')}
+${postForm('/admin/certificates/reject', token, html`<input type="hidden" name="id" value="${r.id}">${field({ name: 'reason', label: ADMIN.reason, required: false, maxLength: 1000, form: `reject-${r.id}` })}<p><button type="submit" class="secondary">${ADMIN.reject(r.appId)}</button></p>`)}</li>`,
+        )}</ul>`}</section>`
+      : ''}
+<section aria-labelledby="revoke"><h2 id="revoke">${ADMIN.revokeTitle}</h2><p>${ADMIN.revokeLead}</p>${top(admin, 'revoke')}
+${postForm('/admin/certificates/revoke', token, html`${field({ name: 'serial', label: ADMIN.serial, hint: ADMIN.serialHint, required: false, maxLength: 200, autocomplete: 'off', form: 'revoke' }, revokeState)}${textArea({ name: 'certificate', label: ADMIN.orCertificate, rows: 6, required: false, maxLength: 16384, form: 'revoke' }, revokeState)}${field({ name: 'reason', label: ADMIN.revokeReason, required: false, maxLength: 500, form: 'revoke' }, revokeState)}<p><button type="submit" class="danger">${ADMIN.revoke}</button></p>`)}</section>
+<section aria-labelledby="revoked"><h2 id="revoked">${ADMIN.revokedList}</h2>
+${model.revoked.length === 0 ? html`<p>${ADMIN.noneRevoked}</p>` : html`<div class="scroll"><table class="data"><thead><tr><th scope="col">${ADMIN.serial}</th><th scope="col">${ADMIN.issuer}</th><th scope="col">${ADMIN.revokedAt}</th><th scope="col">${ADMIN.revokeReason}</th></tr></thead><tbody>${model.revoked.map((r) => html`<tr><th scope="row" class="wrap"><code>${r.serial}</code></th><td class="wrap">${r.issuer}</td><td>${day(r.revokedAt)}</td><td>${r.reason}</td></tr>`)}</tbody></table></div>`}</section>`,
+    context,
+  );
+}
+
+export interface AuditFilter {
+  readonly app: string;
+  readonly user: string;
+  readonly event: string;
+  readonly since: string;
+}
+
+export function adminAuditPage(filter: AuditFilter, records: readonly AuditRecord[], state: FormState, context: PageContext): Html {
+  const values = { values: { ...filter }, ...(state.problem === undefined ? {} : { problem: state.problem }) };
+  return adminLayout(
+    'audit',
+    ADMIN.audit,
+    html`<p>${ADMIN.auditLead}</p><form class="form inline-form" action="/admin/audit" method="get">${field({ name: 'app', label: ADMIN.filterApp, required: false, maxLength: 64, form: 'audit' }, values)}${field({ name: 'user', label: ADMIN.filterUser, required: false, maxLength: 150, form: 'audit' }, values)}${field({ name: 'event', label: ADMIN.filterEvent, required: false, maxLength: 64, form: 'audit' }, values)}${field({ name: 'since', label: ADMIN.filterSince, required: false, maxLength: 30, form: 'audit', hint: 'YYYY-MM-DD' }, values)}<p><button type="submit">${ADMIN.filter}</button></p></form>
+${problemBox(state)}${auditTable(records, ADMIN.audit, true)}`,
+    context,
+  );
+}
