@@ -11,7 +11,7 @@ import { requestCertificate } from '../../src/domain/identity/request-certificat
 import { createUser } from '../helpers/accounts.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { appArchive } from '../helpers/app-archive.ts';
-import { BROWSER_SKIP, fillSignIn, launchBrowser } from '../helpers/browser.ts';
+import { BROWSER_SKIP, fillSignIn, launchBrowser, seriousViolations } from '../helpers/browser.ts';
 import { TEST_TLS_CA_FILE, startArchiveServer } from '../helpers/https-archive-server.ts';
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
 import { startMailServer } from '../helpers/mail-server.ts';
@@ -275,6 +275,29 @@ describe(`the developer pages, end to end in Chromium (${DIALECT})`, { skip: BRO
     for (const event of ['app.flags_changed', 'categories.imported', 'certificate.revoked']) assert.ok(log.includes(event), `${event} in ${log}`);
     await tab.goto(`${origin}/admin/audit?user=mallory&event=user.`);
     assert.ok(((await tab.locator('table.data tbody').textContent()) ?? '').includes('user.disabled'));
+    await context.close();
+  });
+
+  test('no serious or critical accessibility violation (axe-core) on any developer or admin page kind, nor overflow on a phone', async () => {
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 375, height: 740 } });
+    const tab = await context.newPage();
+    await tab.goto(`${origin}/account/login?next=%2Fdeveloper`);
+    await fillSignIn(tab, 'ada', 'marble falcon tundra violet');
+    await tab.waitForURL(`${origin}/developer`);
+    // A publish refused at once (nothing listens there): its page is a page kind too.
+    await tab.goto(`${origin}/developer/publish`);
+    await tab.getByLabel('Download address (HTTPS)').fill('https://127.0.0.1:1/nothing.tar.gz');
+    await tab.getByLabel('Signature of the archive (base64)').fill('c2lnbmF0dXJl');
+    await tab.getByRole('button', { name: 'Publish' }).click();
+    await tab.getByText('The release was refused; nothing was saved.').waitFor({ timeout: 30_000 });
+    const job = new URL(tab.url()).pathname;
+    for (const url of ['/developer', '/developer/certificates?app=mal_app', '/developer/register', '/developer/publish', job, '/developer/apps/mal_app', '/admin', '/admin/users', '/admin/apps', '/admin/categories', '/admin/platforms', '/admin/discover', '/admin/certificates', '/admin/audit']) {
+      await tab.goto(`${origin}${url}`);
+      const { serious, all } = await seriousViolations(tab);
+      assert.deepEqual(serious, [], `${url}: ${all}`);
+      const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `${url} is wider than the phone by ${overflow}px`);
+    }
     await context.close();
   });
 });

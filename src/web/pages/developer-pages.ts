@@ -13,6 +13,9 @@ import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
 import { STRINGS } from '../strings.ts';
 
+/** A table wider than a phone scrolls in its own region, which the keyboard can reach. */
+export const SCROLL_LABEL = 'Table (scrolls sideways)';
+
 type DeveloperSection = 'apps' | 'certificate' | 'register' | 'publish';
 
 /** The developer pages' own navigation, under the site header. */
@@ -200,7 +203,7 @@ function detailsOf(record: AuditRecord): string {
 
 export function auditTable(records: readonly AuditRecord[], caption: string, showApp: boolean): Html {
   if (records.length === 0) return html`<p>${DEV.noTrail}</p>`;
-  return html`<div class="scroll"><table class="data"><caption class="visually-hidden">${caption}</caption><thead><tr><th scope="col">${DEV.when}</th><th scope="col">${DEV.who}</th><th scope="col">${DEV.what}</th>${showApp ? html`<th scope="col">App</th>` : ''}<th scope="col">${DEV.details}</th></tr></thead>
+  return html`<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><caption class="visually-hidden">${caption}</caption><thead><tr><th scope="col">${DEV.when}</th><th scope="col">${DEV.who}</th><th scope="col">${DEV.what}</th>${showApp ? html`<th scope="col">App</th>` : ''}<th scope="col">${DEV.details}</th></tr></thead>
 <tbody>${records.map(
     (r) => html`<tr><td>${when(r.at)}</td><td>${r.actor.name}${r.actor.kind === 'cli' ? ' (command line)' : ''}${r.address === null ? '' : html` <span class="muted">${r.address}</span>`}</td><td><code>${r.event}</code>${r.subjectUser === null ? '' : html` ${r.subjectUser}`}</td>${showApp ? html`<td>${r.appId ?? ''}</td>` : ''}<td class="wrap">${detailsOf(r)}</td></tr>`,
   )}</tbody></table></div>`;
@@ -225,7 +228,7 @@ export function manageAppPage(app: ManagedApp, listed: ListedApp | null, trail: 
 <dl class="facts"><dt>${DEV.owner}</dt><dd>${app.ownerName}</dd><dt>${DEV.coMaintainers}</dt><dd>${app.coMaintainers.length === 0 ? DEV.none : app.coMaintainers.map((m) => m.username).join(', ')}</dd></dl>
 
 <section aria-labelledby="releases"><h2 id="releases">${DEV.releases}</h2>${around('releases')}
-${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : html`<div class="scroll"><table class="data"><thead><tr><th scope="col">${DEV.version}</th><th scope="col">${DEV.nextcloud}</th><th scope="col">${DEV.published}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${releaseRows}</tbody></table></div>`}</section>
+${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><thead><tr><th scope="col">${DEV.version}</th><th scope="col">${DEV.nextcloud}</th><th scope="col">${DEV.published}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${releaseRows}</tbody></table></div>`}</section>
 
 <section aria-labelledby="maintainers"><h2 id="maintainers">${DEV.coMaintainers}</h2><p>${DEV.maintainersLead}</p>${around('maintainers')}
 <ul class="plain">${app.coMaintainers.map((m) =>
