@@ -49,7 +49,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
   const listedApp = async (setting: PageSetting, appId: string) => setting.catalog.apps.find((a) => a.id === appId) ?? null;
 
   app.get('/developer', {
-    schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect } },
+    schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
     handler: async (request, reply) =>
       pages.page(request, reply, async (who, setting) => {
         const apps = await myApps(who.acting, container.appOverview);
@@ -69,7 +69,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
   });
 
   app.get('/developer/certificates', {
-    schema: { hide: true, querystring: AppQuery, response: { ...PAGE_RESPONSE, ...Redirect } },
+    schema: { hide: true, querystring: AppQuery, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
     handler: async (request, reply) =>
       pages.page(request, reply, async (who, setting) => certificatePage(await certificateModel(who, commandId(request.query.app)), who.user.isAdmin, setting.formToken(), {}, setting.context)),
   });
@@ -114,7 +114,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
   // Registering an app
 
   app.get('/developer/register', {
-    schema: { hide: true, querystring: AppQuery, response: { ...PAGE_RESPONSE, ...Redirect } },
+    schema: { hide: true, querystring: AppQuery, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
     handler: async (request, reply) => {
       const appId = commandId(request.query.app);
       // Coming from an issued certificate: the form starts with it.
@@ -152,7 +152,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
   // Publishing a release: a job, and its page
 
   app.get('/developer/publish', {
-    schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect } },
+    schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
     handler: async (request, reply) => pages.page(request, reply, async (who, setting) => publishPage(who.user.isAdmin, setting.formToken(), {}, setting.context)),
   });
 
@@ -173,7 +173,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
   });
 
   app.get('/developer/publish/:job', {
-    schema: { hide: true, params: Type.Object({ job: Type.String({ pattern: '^[A-Za-z0-9_-]{10,64}$' }) }), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('not_found') } },
+    schema: { hide: true, params: Type.Object({ job: Type.String({ pattern: '^[A-Za-z0-9_-]{10,64}$' }) }), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('not_found', 'invalid_request') } },
     handler: async (request, reply) =>
       pages.page(request, reply, async (who, setting) => publishJobPage(await container.publishJobs.find(request.params.job, who.user), who.user.isAdmin, setting.context)),
   });
@@ -187,7 +187,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
   }
 
   app.get('/developer/apps/:appId', {
-    schema: { hide: true, params: AppParams, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('forbidden', 'app_not_found') } },
+    schema: { hide: true, params: AppParams, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('forbidden', 'app_not_found', 'invalid_request') } },
     handler: async (request, reply) => pages.page(request, reply, (who, setting) => managePage(request.params.appId, who, setting, {})),
   });
 
