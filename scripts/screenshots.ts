@@ -31,7 +31,8 @@ const files = await startArchiveServer();
 const server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
 try {
   await importCategories(['multimedia', 'tools', 'office'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
-  const token = await getOrCreateToken(await createUser(server.container, 'alice', null), TEST_ACTING, server.container.accounts);
+  const token = await getOrCreateToken(await createUser(server.container, 'alice', PASSWORD), TEST_ACTING, server.container.accounts);
+  await createUser(server.container, 'ada', PASSWORD, { isAdmin: true });
   const auth = { authorization: `Token ${token}` };
   for (const [id, name, category] of [['news', 'News', 'multimedia'], ['notes', 'Notes', 'office']] as const) {
     await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: auth, payload: { certificate: readCert(`${id}.crt`), signature: readCert(`${id}.sig`) } });
@@ -72,6 +73,17 @@ try {
     await tab.screenshot({ path: path.join(OUT, `account-${kind}.png`), fullPage: true });
     await shoot('app-signed-in', '/apps/news');
     await tab.getByRole('button', { name: 'Sign out' }).click();
+    // The developer pages, as the owner of news and notes; then the admin pages.
+    for (const [user, pages] of [
+      ['alice', [['developer', '/developer'], ['developer-certificate', '/developer/certificates?app=news'], ['developer-register', '/developer/register?app=news'], ['developer-publish', '/developer/publish'], ['developer-manage', '/developer/apps/news']]],
+      ['ada', [['admin-users', '/admin/users'], ['admin-certificates', '/admin/certificates'], ['admin-categories', '/admin/categories'], ['admin-audit', '/admin/audit']]],
+    ] as const) {
+      await tab.goto(`${origin}/account/login?next=%2Fdeveloper`);
+      await fillSignIn(tab, user, PASSWORD);
+      await tab.waitForURL(`${origin}/developer`);
+      for (const [name, url] of pages) await shoot(name, url);
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+    }
     await tab.close();
   }
   await browser.close();

@@ -52,8 +52,8 @@ export function adminOverviewPage(context: PageContext): Html {
 export function adminUsersPage(query: string, users: readonly User[], token: string, admin: AdminState, context: PageContext): Html {
   const row = (user: User): Html => html`<tr><th scope="row">${user.username}</th><td class="wrap">${user.email ?? ''}</td>
 <td>${user.isActive ? ADMIN.active : html`<strong>${ADMIN.disabled}</strong>`}${user.isAdmin ? html`, ${ADMIN.administrator}` : ''}</td>
-<td class="actions">${postForm('/admin/users/active', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="active" value="${user.isActive ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isActive ? ADMIN.disable(user.username) : ADMIN.enable(user.username)}</button>`, 'inline')}
-${postForm('/admin/users/admin', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="admin" value="${user.isAdmin ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isAdmin ? ADMIN.revokeAdmin(user.username) : ADMIN.makeAdmin(user.username)}</button>`, 'inline')}</td></tr>`;
+<td class="actions">${user.username === context.account?.username ? '' : html`${postForm('/admin/users/active', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="active" value="${user.isActive ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isActive ? ADMIN.disable(user.username) : ADMIN.enable(user.username)}</button>`, 'inline')}
+${postForm('/admin/users/admin', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="admin" value="${user.isAdmin ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isAdmin ? ADMIN.revokeAdmin(user.username) : ADMIN.makeAdmin(user.username)}</button>`, 'inline')}`}</td></tr>`;
   return adminLayout(
     'users',
     ADMIN.users,

@@ -201,11 +201,12 @@ function detailsOf(record: AuditRecord): string {
     .join('; ');
 }
 
-export function auditTable(records: readonly AuditRecord[], caption: string, showApp: boolean): Html {
+/** `showAddresses`: only administrators see where changes came from (an app's owner sees who rated, not from where). */
+export function auditTable(records: readonly AuditRecord[], caption: string, showApp: boolean, showAddresses = true): Html {
   if (records.length === 0) return html`<p>${DEV.noTrail}</p>`;
   return html`<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><caption class="visually-hidden">${caption}</caption><thead><tr><th scope="col">${DEV.when}</th><th scope="col">${DEV.who}</th><th scope="col">${DEV.what}</th>${showApp ? html`<th scope="col">App</th>` : ''}<th scope="col">${DEV.details}</th></tr></thead>
 <tbody>${records.map(
-    (r) => html`<tr><td>${when(r.at)}</td><td>${r.actor.name}${r.actor.kind === 'cli' ? ' (command line)' : ''}${r.address === null ? '' : html` <span class="muted">${r.address}</span>`}</td><td><code>${r.event}</code>${r.subjectUser === null ? '' : html` ${r.subjectUser}`}</td>${showApp ? html`<td>${r.appId ?? ''}</td>` : ''}<td class="wrap">${detailsOf(r)}</td></tr>`,
+    (r) => html`<tr><td>${when(r.at)}</td><td>${r.actor.name}${r.actor.kind === 'cli' ? ' (command line)' : ''}${r.address === null || !showAddresses ? '' : html` <span class="muted">${r.address}</span>`}</td><td><code>${r.event}</code>${r.subjectUser === null ? '' : html` ${r.subjectUser}`}</td>${showApp ? html`<td>${r.appId ?? ''}</td>` : ''}<td class="wrap">${detailsOf(r)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -254,7 +255,7 @@ ${owns
 ${postForm(`${base}/delete`, token, html`${field({ name: 'confirm', label: DEV.confirmLabel(app.appId), maxLength: 64, autocomplete: 'off', form: 'delete' }, formOf('delete'))}<p><button type="submit" class="danger">${DEV.deleteApp}</button></p>`)}</section>`
   : ''}
 
-<section aria-labelledby="trail"><h2 id="trail">${DEV.trailTitle}</h2><p>${DEV.trailLead}</p>${auditTable(trail, DEV.trailTitle, false)}</section>`,
+<section aria-labelledby="trail"><h2 id="trail">${DEV.trailTitle}</h2><p>${DEV.trailLead}</p>${auditTable(trail, DEV.trailTitle, false, isAdmin)}</section>`,
     context,
   );
 }
