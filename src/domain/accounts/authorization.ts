@@ -11,10 +11,15 @@ export interface AppAccess {
 
 export type AppRole = 'owner' | 'co-maintainer' | 'admin' | 'none';
 
+/** The one rule: the owner, a co-maintainer, else an administrator or nobody. `userId` null: not a user (the command line, a visitor). */
+function role(userId: number | null, isAdmin: boolean, access: AppAccess): AppRole {
+  if (userId === access.ownerId) return 'owner';
+  if (userId !== null && access.coMaintainerIds.includes(userId)) return 'co-maintainer';
+  return isAdmin ? 'admin' : 'none';
+}
+
 export function roleOn(user: User, access: AppAccess): AppRole {
-  if (user.id === access.ownerId) return 'owner';
-  if (access.coMaintainerIds.includes(user.id)) return 'co-maintainer';
-  return user.isAdmin ? 'admin' : 'none';
+  return role(user.id, user.isAdmin, access);
 }
 
 /**
@@ -22,12 +27,7 @@ export function roleOn(user: User, access: AppAccess): AppRole {
  * administrator, a visitor who is not signed in as nobody.
  */
 export function actingRole(acting: Acting, access: AppAccess): AppRole {
-  const { actor } = acting;
-  if (actor.kind === 'user') {
-    if (actor.userId === access.ownerId) return 'owner';
-    if (access.coMaintainerIds.includes(actor.userId)) return 'co-maintainer';
-  }
-  return acting.isAdmin ? 'admin' : 'none';
+  return role(acting.actor.kind === 'user' ? acting.actor.userId : null, acting.isAdmin, access);
 }
 
 /** Publishing and deleting releases: owner, co-maintainers, admins. */

@@ -99,7 +99,7 @@ export async function setPassword(username: string, password: string, strength: 
 export async function setActive(username: string, active: boolean, acting: Acting, deps: UserDeps): Promise<User> {
   requireAdmin(acting, active ? 'enable accounts.' : 'disable accounts.');
   const user = await findUser(username, deps);
-  refuseOwnLockout(user, acting, 'disable');
+  if (!active) refuseOwnLockout(user, acting, 'disable');
   await deps.store.setActive(user.id, active, deps.now(), auditEntry(acting, active ? 'user.enabled' : 'user.disabled', { subjectUser: user.username }));
   return { ...user, isActive: active };
 }

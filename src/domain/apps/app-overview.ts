@@ -36,14 +36,14 @@ export async function allApps(acting: Acting, deps: AppOverviewDeps): Promise<Ma
 export async function managedApp(appId: string, acting: Acting, deps: AppOverviewDeps): Promise<ManagedApp> {
   const [app] = await deps.registry.listApps({ appId });
   if (app === undefined && acting.isAdmin) throw appNotFound(appId);
-  if (app === undefined || actingRole(acting, app) === 'none') {
+  const role = app === undefined ? 'none' : actingRole(acting, app);
+  if (app === undefined || role === 'none') {
     throw new AppError('forbidden', `Only the owner and co-maintainers of ${appId.slice(0, 64)} (and administrators) may manage it. If it is yours, sign in with the account that registered it.`);
   }
-  return { ...app, role: actingRole(acting, app) };
+  return { ...app, role };
 }
 
-/** The app's audit trail (newest last), for those who may manage it. */
-export async function appAuditTrail(appId: string, acting: Acting, deps: AppOverviewDeps, limit = 200): Promise<AuditRecord[]> {
-  await managedApp(appId, acting, deps);
-  return deps.audit.find({ appId, limit });
+/** The audit trail (newest last) of an app `managedApp` gave its reader: those who may manage it. */
+export function appAuditTrail(app: ManagedApp, deps: AppOverviewDeps, limit = 200): Promise<AuditRecord[]> {
+  return deps.audit.find({ appId: app.appId, limit });
 }

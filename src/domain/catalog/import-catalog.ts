@@ -43,13 +43,18 @@ export async function importPlatformReleases(data: unknown, acting: Acting, deps
 
 /** The admin pages' edit of one category's text in one language: the category's other languages stay. */
 export async function saveCategoryText(id: string, language: string, text: { name: string; description: string }, acting: Acting, deps: CatalogDeps): Promise<ImportSummary> {
-  requireAdmin(acting, 'change categories.');
   const existing = (await deps.store.categories()).find((category) => category.id === id);
   return importCategories([{ id, translations: { ...(existing?.translations ?? {}), [language]: { name: text.name.trim(), description: text.description.trim() } } }], acting, deps);
 }
 
-/** Categories and every platform release as the admin pages show them: administrators only. */
-export async function catalogForAdmin(acting: Acting, deps: CatalogDeps): Promise<{ categories: Category[]; platforms: PlatformRelease[] }> {
-  requireAdmin(acting, 'manage categories and Nextcloud releases.');
-  return { categories: await deps.store.categories(), platforms: await deps.store.platformReleases() };
+/** Every category with its texts, as the admin pages show them: administrators only. */
+export function categoriesForAdmin(acting: Acting, deps: CatalogDeps): Promise<Category[]> {
+  requireAdmin(acting, 'manage categories.');
+  return deps.store.categories();
+}
+
+/** Every platform release, supported or not: administrators only. */
+export function platformsForAdmin(acting: Acting, deps: CatalogDeps): Promise<PlatformRelease[]> {
+  requireAdmin(acting, 'manage Nextcloud releases.');
+  return deps.store.platformReleases();
 }

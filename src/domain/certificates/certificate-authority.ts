@@ -120,7 +120,11 @@ export function serialOf(certificatePem: string): string {
  * with SHA-512). Valid for 10 years, or until the authority expires if sooner. Returns PEM.
  */
 export async function issueCertificate(csrPem: string, material: AuthorityMaterial, now: Date): Promise<string> {
-  const { appId, request } = await checkCertificateRequest(csrPem);
+  return signCertificateRequest(await checkCertificateRequest(csrPem), material, now);
+}
+
+/** `issueCertificate` for a request checked already (`checkCertificateRequest`). */
+export async function signCertificateRequest({ appId, request }: CheckedRequest, material: AuthorityMaterial, now: Date): Promise<string> {
   const authority = await loadAuthority(material);
   const notAfter = new Date(Math.min(now.getTime() + ISSUED_LIFETIME_MS, authority.certificate.notAfter.getTime()));
   const certificate = await x509.X509CertificateGenerator.create({

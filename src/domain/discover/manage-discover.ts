@@ -36,13 +36,8 @@ export async function importDiscover(data: unknown, acting: Acting, deps: Discov
   return { entries: entries.length, changed };
 }
 
-/** Every stored entry, expired ones included, as a file `importDiscover` takes back. */
-export function exportDiscover(deps: DiscoverDeps): Promise<DiscoverEntry[]> {
-  return deps.store.entries();
-}
-
-/** The entries for the admin pages' editor: administrators only. */
-export function discoverForAdmin(acting: Acting, deps: DiscoverDeps): Promise<DiscoverEntry[]> {
-  requireAdmin(acting, 'edit the discover entries.');
+/** Every stored entry, expired ones included, as a file `importDiscover` takes back (`appstore discover export`, the admin pages' editor). */
+export function exportDiscover(acting: Acting, deps: DiscoverDeps): Promise<DiscoverEntry[]> {
+  requireAdmin(acting, 'read the discover entries with their hidden ones.');
   return deps.store.entries();
 }

@@ -6,7 +6,7 @@ import type { MailJobQueue } from '../accounts/account-mail-jobs.ts';
 import type { SecretKeys } from '../accounts/secret-key.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
-import { checkCertificateRequest, issueCertificate, serialOf } from '../certificates/certificate-authority.ts';
+import { checkCertificateRequest, issueCertificate, serialOf, signCertificateRequest } from '../certificates/certificate-authority.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { IdentityStore } from './store-identity.ts';
@@ -92,23 +92,24 @@ async function requireFreeOrOwn(appId: string, userId: number, deps: Pick<Certif
   throw new AppError('forbidden', `The app id ${appId} belongs to another developer: choose another id (the CN of the request), or ask its owner to unlock it for transfer.`, { csr: [`${appId} belongs to another developer`] });
 }
 
-export type CertificateOutcome = { readonly status: 'issued'; readonly id: number; readonly certificate: string } | { readonly status: 'pending'; readonly id: number };
+export type CertificateOutcome = { readonly status: 'issued'; readonly id: number; readonly appId: string; readonly certificate: string } | { readonly status: 'pending'; readonly id: number; readonly appId: string };
 
 /** A developer asks for a certificate: issued now, or queued for an administrator. */
 export async function requestCertificate(csr: string, user: User, acting: Acting, deps: CertificateRequestDeps): Promise<CertificateOutcome> {
   requireOwnAuthority(deps);
-  const { appId } = await checkCertificateRequest(csr);
+  const checked = await checkCertificateRequest(csr);
+  const { appId } = checked;
   await requireFreeOrOwn(appId, user.id, deps);
   await deps.limiter.consume({ ...RATE_LIMITS.certificate, limit: deps.requestsPerDay }, String(user.id));
   const request = { userId: user.id, appId, csr: csr.trim() + '\n' };
   if (await approvalRequired(deps)) {
     const id = await deps.requests.add(request, null, deps.now(), auditEntry(acting, 'certificate.requested', { appId }));
-    return { status: 'pending', id };
+    return { status: 'pending', id, appId };
   }
-  const certificate = await issueCertificate(csr, await loadOwnAuthority(deps.identity, deps.keys), deps.now());
+  const certificate = await signCertificateRequest(checked, await loadOwnAuthority(deps.identity, deps.keys), deps.now());
   const serial = serialOf(certificate);
   const id = await deps.requests.add(request, { certificate, serial, by: user.username }, deps.now(), auditEntry(acting, 'certificate.issued', { appId, details: { serial, approval: false } }));
-  return { status: 'issued', id, certificate };
+  return { status: 'issued', id, appId, certificate };
 }
 
 /** The user's own requests, newest first. */
@@ -138,8 +139,8 @@ async function pendingRequest(id: number, deps: Pick<CertificateRequestDeps, 're
 
 const decided = (request: CertificateRequest): AppError => new AppError('conflict', `The request for ${request.appId} was decided by another administrator meanwhile.`);
 
-/** An administrator approves: the certificate is issued (if the id is still free or the requester's) and the requester mailed. */
-export async function approveCertificateRequest(id: number, acting: Acting, deps: CertificateRequestDeps): Promise<void> {
+/** An administrator approves: the certificate is issued (if the id is still free or the requester's) and the requester mailed. Returns the request as it was. */
+export async function approveCertificateRequest(id: number, acting: Acting, deps: CertificateRequestDeps): Promise<CertificateRequest> {
   requireAdmin(acting, 'approve certificate requests.');
   requireOwnAuthority(deps);
   const request = await pendingRequest(id, deps);
@@ -149,13 +150,15 @@ export async function approveCertificateRequest(id: number, acting: Acting, deps
   const audit = auditEntry(acting, 'certificate.issued', { appId: request.appId, subjectUser: request.username, details: { serial, approval: true, request: id } });
   if (!(await deps.requests.decide(id, { status: 'issued', certificate, serial }, acting.actor.name, deps.now(), audit))) throw decided(request);
   await deps.mail.enqueue({ kind: 'certificate-decided', userId: request.userId, appId: request.appId, issued: true, reason: '' });
+  return request;
 }
 
-export async function rejectCertificateRequest(id: number, reason: string, acting: Acting, deps: CertificateRequestDeps): Promise<void> {
+export async function rejectCertificateRequest(id: number, reason: string, acting: Acting, deps: CertificateRequestDeps): Promise<CertificateRequest> {
   requireAdmin(acting, 'reject certificate requests.');
   const request = await pendingRequest(id, deps);
   const why = reason.trim().slice(0, 1000);
   const audit = auditEntry(acting, 'certificate.rejected', { appId: request.appId, subjectUser: request.username, details: { request: id, reason: why } });
   if (!(await deps.requests.decide(id, { status: 'rejected', reason: why }, acting.actor.name, deps.now(), audit))) throw decided(request);
   await deps.mail.enqueue({ kind: 'certificate-decided', userId: request.userId, appId: request.appId, issued: false, reason: why });
+  return request;
 }

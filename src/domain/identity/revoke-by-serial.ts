@@ -1,8 +1,8 @@
-import { X509Certificate } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import type { Acting } from '../audit/audit.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
+import { serialOf } from '../certificates/certificate-authority.ts';
 import type { Revocation, RevocationStore } from '../certificates/revoke-certificate.ts';
 import { revokeCertificate } from '../certificates/revoke-certificate.ts';
 import type { Trust } from '../certificates/trust.ts';
@@ -30,7 +30,7 @@ export async function revokeBySerial(serialText: string, reason: string, acting:
   const issued = await deps.requests.findIssuedBySerial(serial);
   let pem = issued?.certificate ?? null;
   if (pem === null) {
-    const registered = (await deps.registry.listApps({})).find((app) => normaliseSerial(new X509Certificate(app.certificate).serialNumber) === serial);
+    const registered = (await deps.registry.listApps({})).find((app) => serialOf(app.certificate) === serial);
     pem = registered?.certificate ?? null;
   }
   if (pem === null) {

@@ -11,7 +11,7 @@ import type { Html, HtmlValue } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
-import { SCROLL_LABEL, auditTable } from './developer-pages.ts';
+import { SCROLL_LABEL, auditTable, when } from './developer-pages.ts';
 
 export type AdminSection = 'overview' | 'users' | 'apps' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit';
 
@@ -43,7 +43,6 @@ function adminLayout(section: AdminSection, title: string, body: HtmlValue, cont
 
 const stateOf = (admin: AdminState, form: string): FormState => (admin.form === form ? (admin.state ?? {}) : {});
 const top = (admin: AdminState, form: string): Html => html`${admin.form === form && admin.message !== undefined ? notice(admin.message) : ''}${problemBox(stateOf(admin, form))}`;
-const day = (date: Date): string => date.toISOString().slice(0, 16).replace('T', ' ');
 
 export function adminOverviewPage(context: PageContext): Html {
   return adminLayout('overview', ADMIN.title, html`<p>${ADMIN.lead}</p><ul>${LINKS.slice(1).map(([, href, label]) => html`<li><a href="${href}">${label}</a></li>`)}</ul>`, context);
@@ -136,7 +135,7 @@ export function adminCertificatesPage(model: CertificatesModel, token: string, a
 ${postForm('/admin/certificates/approval', token, html`${checkbox({ name: 'required', label: ADMIN.approvalLabel, hint: ADMIN.approvalHint, checked: model.approvalRequired, form: 'approval' })}<p><button type="submit">Save</button></p>`)}</section>
 <section aria-labelledby="queue"><h2 id="queue">${ADMIN.queueTitle}</h2>${top(admin, 'queue')}
 ${model.pending.length === 0 ? html`<p>${ADMIN.queueEmpty}</p>` : html`<ul class="plain">${model.pending.map(
-          (r) => html`<li class="card"><p><strong>${r.appId}</strong> · ${ADMIN.requestedBy} ${r.username} · ${day(r.createdAt)}</p>
+          (r) => html`<li class="card"><p><strong>${r.appId}</strong> · ${ADMIN.requestedBy} ${r.username} · ${when(r.createdAt)}</p>
 ${postForm('/admin/certificates/approve', token, html`<input type="hidden" name="id" value="${r.id}"><button type="submit">${ADMIN.approve(r.appId)}</button>`, 'inline')}
 ${postForm('/admin/certificates/reject', token, html`<input type="hidden" name="id" value="${r.id}">${field({ name: 'reason', label: ADMIN.reason, required: false, maxLength: 1000, form: `reject-${r.id}` })}<p><button type="submit" class="secondary">${ADMIN.reject(r.appId)}</button></p>`)}</li>`,
         )}</ul>`}</section>`
@@ -144,7 +143,7 @@ ${postForm('/admin/certificates/reject', token, html`<input type="hidden" name="
 <section aria-labelledby="revoke"><h2 id="revoke">${ADMIN.revokeTitle}</h2><p>${ADMIN.revokeLead}</p>${top(admin, 'revoke')}
 ${postForm('/admin/certificates/revoke', token, html`${field({ name: 'serial', label: ADMIN.serial, hint: ADMIN.serialHint, required: false, maxLength: 200, autocomplete: 'off', form: 'revoke' }, revokeState)}${textArea({ name: 'certificate', label: ADMIN.orCertificate, rows: 6, required: false, maxLength: 16384, form: 'revoke' }, revokeState)}${field({ name: 'reason', label: ADMIN.revokeReason, required: false, maxLength: 500, form: 'revoke' }, revokeState)}<p><button type="submit" class="danger">${ADMIN.revoke}</button></p>`)}</section>
 <section aria-labelledby="revoked"><h2 id="revoked">${ADMIN.revokedList}</h2>
-${model.revoked.length === 0 ? html`<p>${ADMIN.noneRevoked}</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><thead><tr><th scope="col">${ADMIN.serial}</th><th scope="col">${ADMIN.issuer}</th><th scope="col">${ADMIN.revokedAt}</th><th scope="col">${ADMIN.revokeReason}</th></tr></thead><tbody>${model.revoked.map((r) => html`<tr><th scope="row" class="wrap"><code>${r.serial}</code></th><td class="wrap">${r.issuer}</td><td>${day(r.revokedAt)}</td><td>${r.reason}</td></tr>`)}</tbody></table></div>`}</section>`,
+${model.revoked.length === 0 ? html`<p>${ADMIN.noneRevoked}</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><thead><tr><th scope="col">${ADMIN.serial}</th><th scope="col">${ADMIN.issuer}</th><th scope="col">${ADMIN.revokedAt}</th><th scope="col">${ADMIN.revokeReason}</th></tr></thead><tbody>${model.revoked.map((r) => html`<tr><th scope="row" class="wrap"><code>${r.serial}</code></th><td class="wrap">${r.issuer}</td><td>${when(r.revokedAt)}</td><td>${r.reason}</td></tr>`)}</tbody></table></div>`}</section>`,
     context,
   );
 }

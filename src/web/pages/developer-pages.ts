@@ -16,6 +16,9 @@ import { STRINGS } from '../strings.ts';
 /** A table wider than a phone scrolls in its own region, which the keyboard can reach. */
 export const SCROLL_LABEL = 'Table (scrolls sideways)';
 
+/** A moment as the pages show it (UTC, to the minute), machine-readable in its `<time>`. */
+export const when = (date: Date): Html => html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 16).replace('T', ' ')}</time>`;
+
 type DeveloperSection = 'apps' | 'certificate' | 'register' | 'publish';
 
 /** The developer pages' own navigation, under the site header. */
@@ -29,7 +32,7 @@ function developerNav(active: DeveloperSection | null, isAdmin: boolean): Html {
   return html`<nav class="subnav" aria-label="${DEV.sections}"><ul>${links.map(([key, href, label]) => html`<li><a href="${href}"${key === active ? html` aria-current="page"` : ''}>${label}</a></li>`)}${isAdmin ? html`<li><a href="/admin">${DEV.navAdmin}</a></li>` : ''}</ul></nav>`;
 }
 
-export function developerLayout(title: string, active: DeveloperSection | null, isAdmin: boolean, body: HtmlValue, context: PageContext): Html {
+function developerLayout(title: string, active: DeveloperSection | null, isAdmin: boolean, body: HtmlValue, context: PageContext): Html {
   return layout({ title }, html`${developerNav(active, isAdmin)}<h1>${title}</h1>${body}`, context);
 }
 
@@ -79,7 +82,7 @@ function requestList(requests: readonly CertificateRequest[]): Html | '' {
   if (requests.length === 0) return '';
   return html`<h2>${DEV.yourRequests}</h2><table class="data"><thead><tr><th scope="col">App</th><th scope="col">${DEV.requested}</th><th scope="col">${DEV.status}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${requests.map(
-    (r) => html`<tr><th scope="row">${r.appId}</th><td><time datetime="${r.createdAt.toISOString()}">${r.createdAt.toISOString().slice(0, 16).replace('T', ' ')}</time></td><td>${DEV.requestStatus[r.status] ?? r.status}${r.status === 'rejected' && r.reason !== '' ? html`: ${r.reason}` : ''}</td>
+    (r) => html`<tr><th scope="row">${r.appId}</th><td>${when(r.createdAt)}</td><td>${DEV.requestStatus[r.status] ?? r.status}${r.status === 'rejected' && r.reason !== '' ? html`: ${r.reason}` : ''}</td>
 <td>${r.status === 'issued' ? html`<a href="/developer/certificates/${r.id}/${r.appId}.crt" download>${DEV.downloadCertificate}</a> · <a href="/developer/register?app=${r.appId}">${DEV.registerWithIt}</a>` : ''}</td></tr>`,
   )}</tbody></table>`;
 }
@@ -192,7 +195,6 @@ export interface ManagePageState {
   readonly message?: string;
 }
 
-const when = (date: Date): Html => html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 16).replace('T', ' ')}</time>`;
 
 function detailsOf(record: AuditRecord): string {
   return Object.entries(record.details)

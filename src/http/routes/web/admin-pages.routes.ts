@@ -6,13 +6,13 @@ import { addUser, searchUsers, setActive, setAdmin } from '../../../domain/accou
 import { sendInvitation } from '../../../domain/accounts/password-reset.ts';
 import { readAuditLog } from '../../../domain/accounts/read-audit-log.ts';
 import { allApps } from '../../../domain/apps/app-overview.ts';
-import { catalogForAdmin, importPlatformReleases, saveCategoryText } from '../../../domain/catalog/import-catalog.ts';
+import { categoriesForAdmin, importPlatformReleases, platformsForAdmin, saveCategoryText } from '../../../domain/catalog/import-catalog.ts';
 import { listRevocations, revokeCertificate } from '../../../domain/certificates/revoke-certificate.ts';
-import { discoverForAdmin, importDiscover } from '../../../domain/discover/manage-discover.ts';
+import { exportDiscover, importDiscover } from '../../../domain/discover/manage-discover.ts';
 import { approvalRequired, approveCertificateRequest, pendingCertificateRequests, rejectCertificateRequest, setApprovalRequired } from '../../../domain/identity/request-certificate.ts';
 import { revokeBySerial } from '../../../domain/identity/revoke-by-serial.ts';
 import { AppError } from '../../../errors.ts';
-import type { ErrorCode, FieldErrors } from '../../../errors.ts';
+import type { ErrorCode } from '../../../errors.ts';
 import { ADMIN } from '../../../web/developer-strings.ts';
 import type { FormState } from '../../../web/forms.ts';
 import type { Html } from '../../../web/html.ts';
@@ -21,27 +21,13 @@ import { adminAppsPage, adminAuditPage, adminCategoriesPage, adminCertificatesPa
 import { installFormParser } from '../../body-parsers.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import type { PageSetting } from '../../page-context.ts';
-import { BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 import type { SignedIn } from './signed-in-forms.ts';
-import { signedInPages } from './signed-in-forms.ts';
+import { LooseForm, REDIRECT as Redirect, SIGNED_IN_FORM_ERRORS as FORM_ERRORS, checked as on, placeProblems, signedInPages } from './signed-in-forms.ts';
 
-const Redirect = { 303: Type.Null({ description: 'On to the next page' }) };
 const text = (maxLength: number) => Type.String({ maxLength });
-const FORM_ERRORS = [...BODY_ERRORS, 'csrf_failed', 'forbidden', 'rate_limited'] as const;
-const LooseForm = (names: readonly string[], maxLength: number) => Type.Record(Type.String(), text(maxLength), { description: `fields: ${names.join(', ')}` });
-const on = (value: string | undefined): boolean => value !== undefined && value !== '';
 const ENTRY = 'use the administration pages.';
-
-/** Problems keyed by where they are in an import file (`[0].translations.de.name`) put next to the admin form's fields. */
-function toFormFields(error: unknown, rename: (where: string) => string): never {
-  if (error instanceof AppError && error.errors !== undefined) {
-    const fields: Record<string, string[]> = {};
-    for (const [where, messages] of Object.entries(error.errors)) (fields[rename(where)] ??= []).push(...messages);
-    throw new AppError(error.code, error.detail, fields as FieldErrors, error.retryAfterSeconds);
-  }
-  throw error;
-}
 
 /**
  * The administrator pages (docs/website.md): users, apps, categories, Nextcloud releases,
@@ -124,27 +110,27 @@ export async function adminPageRoutes(app: AppServer, container: Container): Pro
 
   // Categories and Nextcloud releases
 
-  const categoriesPage = async (who: SignedIn, setting: PageSetting, state: AdminState) => adminCategoriesPage((await catalogForAdmin(who.acting, container.catalog)).categories, setting.formToken(), state, setting.context);
+  const categoriesPage = async (who: SignedIn, setting: PageSetting, state: AdminState) => adminCategoriesPage(await categoriesForAdmin(who.acting, container.catalog), setting.formToken(), state, setting.context);
   app.get('/admin/categories', { schema: getSchema(), handler: async (request, reply) => page(request, reply, (who, setting) => categoriesPage(who, setting, {})) });
   app.post('/admin/categories', {
     schema: postSchema(['id', 'language', 'name', 'description'], 'invalid_import'),
     handler: adminForm('category', '/admin/categories', async (body, who) => {
       const id = (body['id'] ?? '').trim();
       const language = (body['language'] ?? '').trim();
-      await saveCategoryText(id, language, { name: body['name'] ?? '', description: body['description'] ?? '' }, who.acting, container.catalog).catch((error: unknown) =>
-        toFormFields(error, (where) => (/\.id$/.test(where) ? 'id' : /\.name$/.test(where) ? 'name' : /\.description$/.test(where) ? 'description' : /translations/.test(where) ? 'language' : 'id')),
+      await saveCategoryText(id, language, { name: body['name'] ?? '', description: body['description'] ?? '' }, who.acting, container.catalog).catch(
+        placeProblems({ rename: (where) => (/\.id$/.test(where) ? 'id' : /\.name$/.test(where) ? 'name' : /\.description$/.test(where) ? 'description' : /translations/.test(where) ? 'language' : 'id') }),
       );
       return ADMIN.categorySaved(id);
     }, categoriesPage),
   });
 
-  const platformsPage = async (who: SignedIn, setting: PageSetting, state: AdminState) => adminPlatformsPage((await catalogForAdmin(who.acting, container.catalog)).platforms, setting.formToken(), state, setting.context);
+  const platformsPage = async (who: SignedIn, setting: PageSetting, state: AdminState) => adminPlatformsPage(await platformsForAdmin(who.acting, container.catalog), setting.formToken(), state, setting.context);
   app.get('/admin/platforms', { schema: getSchema(), handler: async (request, reply) => page(request, reply, (who, setting) => platformsPage(who, setting, {})) });
   app.post('/admin/platforms', {
     schema: postSchema(['version', 'hasRelease', 'isSupported'], 'invalid_import'),
     handler: adminForm('platform', '/admin/platforms', async (body, who) => {
       const version = (body['version'] ?? '').trim();
-      await importPlatformReleases([{ version, hasRelease: on(body['hasRelease']), isSupported: on(body['isSupported']) }], who.acting, container.catalog).catch((error: unknown) => toFormFields(error, () => 'version'));
+      await importPlatformReleases([{ version, hasRelease: on(body['hasRelease']), isSupported: on(body['isSupported']) }], who.acting, container.catalog).catch(placeProblems({ rename: () => 'version' }));
       return ADMIN.platformSaved(version);
     }, platformsPage),
   });
@@ -152,7 +138,7 @@ export async function adminPageRoutes(app: AppServer, container: Container): Pro
   // Discover entries
 
   const discoverPage = async (who: SignedIn, setting: PageSetting, state: AdminState) =>
-    adminDiscoverPage(JSON.stringify(await discoverForAdmin(who.acting, container.discover), null, 2), setting.formToken(), state, setting.context);
+    adminDiscoverPage(JSON.stringify(await exportDiscover(who.acting, container.discover), null, 2), setting.formToken(), state, setting.context);
   app.get('/admin/discover', { schema: getSchema(), handler: async (request, reply) => page(request, reply, (who, setting) => discoverPage(who, setting, {})) });
   app.post('/admin/discover', {
     schema: postSchema(['entries'], 'invalid_import'),
@@ -164,7 +150,7 @@ export async function adminPageRoutes(app: AppServer, container: Container): Pro
         const message = `is not JSON: ${error instanceof Error ? error.message : String(error)}`;
         throw new AppError('invalid_request', `The entries ${message}`, { entries: [message] });
       }
-      const result = await importDiscover(data, who.acting, container.discover).catch((error: unknown) => toFormFields(error, () => 'entries'));
+      const result = await importDiscover(data, who.acting, container.discover).catch(placeProblems({ rename: () => 'entries' }));
       return ADMIN.discoverSaved(result.entries, result.changed);
     }, discoverPage),
   });
@@ -203,19 +189,13 @@ export async function adminPageRoutes(app: AppServer, container: Container): Pro
   app.post('/admin/certificates/approve', {
     schema: postSchema(['id'], 'not_found', 'conflict', 'authority_unavailable'),
     handler: adminForm('queue', '/admin/certificates', async (body, who) => {
-      const id = requestId(body);
-      const pending = (await pendingCertificateRequests(who.acting, container.certificateRequests)).find((r) => r.id === id);
-      await approveCertificateRequest(id, who.acting, container.certificateRequests);
-      return ADMIN.approved(pending?.appId ?? String(id));
+      return ADMIN.approved((await approveCertificateRequest(requestId(body), who.acting, container.certificateRequests)).appId);
     }, certificatesPage),
   });
   app.post('/admin/certificates/reject', {
     schema: postSchema(['id', 'reason'], 'not_found', 'conflict'),
     handler: adminForm('queue', '/admin/certificates', async (body, who) => {
-      const id = requestId(body);
-      const pending = (await pendingCertificateRequests(who.acting, container.certificateRequests)).find((r) => r.id === id);
-      await rejectCertificateRequest(id, body['reason'] ?? '', who.acting, container.certificateRequests);
-      return ADMIN.rejected(pending?.appId ?? String(id));
+      return ADMIN.rejected((await rejectCertificateRequest(requestId(body), body['reason'] ?? '', who.acting, container.certificateRequests)).appId);
     }, certificatesPage),
   });
 
@@ -227,7 +207,7 @@ export async function adminPageRoutes(app: AppServer, container: Container): Pro
       if (pem === '' && serial === '') throw new AppError('invalid_request', 'Give the serial number, or paste the certificate.', { serial: ['give the serial, or paste the certificate below'] });
       const result =
         pem !== ''
-          ? await revokeCertificate(pem, await container.trust(), container.revocations, container.now(), who.acting, (body['reason'] ?? '').trim().slice(0, 500)).catch((error: unknown) => toFormFields(error, () => 'certificate'))
+          ? await revokeCertificate(pem, await container.trust(), container.revocations, container.now(), who.acting, (body['reason'] ?? '').trim().slice(0, 500)).catch(placeProblems({ rename: () => 'certificate' }))
           : await revokeBySerial(serial, body['reason'] ?? '', who.acting, container.serialRevocation);
       return ADMIN.revokedDone(result.serial, result.appId, result.alreadyRevoked);
     }, certificatesPage),

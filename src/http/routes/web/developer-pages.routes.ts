@@ -1,8 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { userActing } from '../../../domain/audit/audit.ts';
 import { messagePage } from '../../../web/pages/account-pages.ts';
-import { visitorOf } from '../../web-visitor.ts';
 import type { ErrorCode } from '../../../errors.ts';
 import type { Container } from '../../../container.ts';
 import { deleteApp } from '../../../domain/apps/delete-app.ts';
@@ -12,31 +10,25 @@ import { registerApp } from '../../../domain/apps/register-app.ts';
 import { approvalRequired, myCertificateRequests, readCertificateRequest, requestCertificate } from '../../../domain/identity/request-certificate.ts';
 import type { CertificateOutcome } from '../../../domain/identity/request-certificate.ts';
 import { deleteRelease } from '../../../domain/releases/delete-release.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError, isAppError } from '../../../errors.ts';
 import { DEV } from '../../../web/developer-strings.ts';
-import type { FormState } from '../../../web/forms.ts';
 import type { ManagePageState, ManageSection } from '../../../web/pages/developer-pages.ts';
 import { certificatePage, manageAppPage, myAppsPage, publishJobPage, publishPage, registerPage } from '../../../web/pages/developer-pages.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import type { PageSetting } from '../../page-context.ts';
-import { AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { AppIdParam, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 import { countedUpload } from '../../../metrics.ts';
 import type { SignedIn } from './signed-in-forms.ts';
-import { signedInPages, toSignIn } from './signed-in-forms.ts';
+import { LooseForm, REDIRECT as Redirect, SIGNED_IN_FORM_ERRORS as FORM_ERRORS, checked as on, placeProblems, signedInPages, signedInVisitor, toSignIn } from './signed-in-forms.ts';
 
-const Redirect = { 303: Type.Null({ description: 'On to the next page' }) };
 const text = (maxLength: number) => Type.String({ maxLength });
 const Form = <T extends Record<string, ReturnType<typeof text>>>(fields: T) => Type.Object(fields, { additionalProperties: true });
-/** A form whose fields may be missing (an unticked checkbox is not sent): the handler reads each with a default. */
-const LooseForm = (names: readonly string[], maxLength: number) => Type.Record(Type.String(), text(maxLength), { description: `fields: ${names.join(', ')}` });
-const FORM_ERRORS = [...BODY_ERRORS, 'csrf_failed', 'forbidden', 'rate_limited'] as const;
 const AppQuery = Type.Object({ app: Type.Optional(text(64)) }, { additionalProperties: true });
 const AppParams = Type.Object({ appId: AppIdParam });
 /** An app id as typed into the commands' box: shown in commands only if it looks like one. */
 const commandId = (value: string | undefined): string => (value !== undefined && /^[a-z_]{1,64}$/.test(value.trim()) ? value.trim() : '');
-const on = (value: string | undefined): boolean => value !== undefined && value !== '';
 
 /**
  * The developer pages (docs/website.md): my apps, a certificate from the store's authority,
@@ -46,21 +38,20 @@ const on = (value: string | undefined): boolean => value !== undefined && value 
 export async function developerPageRoutes(app: AppServer, container: Container): Promise<void> {
   installFormParser(app);
   const pages = signedInPages(container);
-  const listedApp = async (setting: PageSetting, appId: string) => setting.catalog.apps.find((a) => a.id === appId) ?? null;
+  const listedApp = (setting: PageSetting, appId: string) => setting.catalog.apps.find((a) => a.id === appId) ?? null;
 
   app.get('/developer', {
     schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
     handler: async (request, reply) =>
       pages.page(request, reply, async (who, setting) => {
-        const apps = await myApps(who.acting, container.appOverview);
-        const rows = await Promise.all(apps.map(async (managed) => ({ app: managed, listed: await listedApp(setting, managed.appId) })));
+        const rows = (await myApps(who.acting, container.appOverview)).map((managed) => ({ app: managed, listed: listedApp(setting, managed.appId) }));
         return myAppsPage(rows, who.user.isAdmin, setting.context);
       }),
   });
 
   // A certificate from the store's own authority
 
-  const certificateModel = async (who: SignedIn, appId: string, outcome?: CertificateOutcome & { appId: string }) => ({
+  const certificateModel = async (who: SignedIn, appId: string, outcome?: CertificateOutcome) => ({
     appId,
     ownAuthority: container.certificateRequests.ownAuthority,
     approvalRequired: await approvalRequired(container.certificateRequests),
@@ -83,10 +74,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
         '/developer/certificates',
         async (who) => {
           const outcome = await requestCertificate(request.body.csr, who.user, who.acting, container.certificateRequests);
-          const request_ = await readCertificateRequest(outcome.id, who.acting, container.certificateRequests);
-          return pages.show(request, reply, who.visitor, async (setting) =>
-            certificatePage(await certificateModel(who, request_.appId, { ...outcome, appId: request_.appId }), who.user.isAdmin, setting.formToken(), {}, setting.context),
-          );
+          return pages.show(request, reply, who.visitor, async (setting) => certificatePage(await certificateModel(who, outcome.appId, outcome), who.user.isAdmin, setting.formToken(), {}, setting.context));
         },
         async (state, who, setting) => certificatePage(await certificateModel(who, ''), who.user.isAdmin, setting.formToken(), state, setting.context),
       ),
@@ -99,9 +87,9 @@ export async function developerPageRoutes(app: AppServer, container: Container):
       response: { 200: Type.String({ description: 'The certificate (PEM)' }), ...Redirect, ...errorResponses('not_found', 'invalid_request') },
     },
     handler: async (request, reply) => {
-      const visitor = await visitorOf(request, container);
-      if (visitor.user === null) return toSignIn(reply, '/developer/certificates');
-      const found = await readCertificateRequest(Number(request.params.id), userActing(visitor.user, request.ip, request.id), container.certificateRequests);
+      const who = await signedInVisitor(request, container);
+      if (who === null) return toSignIn(reply, '/developer/certificates');
+      const found = await readCertificateRequest(Number(request.params.id), who.acting, container.certificateRequests);
       if (found.certificate === null || `${found.appId}.crt` !== request.params.file) throw new AppError('not_found', 'This request has no certificate (yet): see its status on your certificates page.');
       return reply
         .header('cache-control', 'no-store')
@@ -119,8 +107,8 @@ export async function developerPageRoutes(app: AppServer, container: Container):
       const appId = commandId(request.query.app);
       // Coming from an issued certificate: the form starts with it.
       return pages.page(request, reply, async (who, setting) => {
-        const issued = appId === '' ? undefined : (await myCertificateRequests(who.user, container.certificateRequests)).find((r) => r.appId === appId && r.certificate !== null);
-        return registerPage(appId, who.user.isAdmin, setting.formToken(), issued?.certificate === null || issued?.certificate === undefined ? {} : { values: { certificate: issued.certificate } }, setting.context);
+        const issued = appId === '' ? null : ((await myCertificateRequests(who.user, container.certificateRequests)).find((r) => r.appId === appId && r.certificate !== null)?.certificate ?? null);
+        return registerPage(appId, who.user.isAdmin, setting.formToken(), issued === null ? {} : { values: { certificate: issued } }, setting.context);
       });
     },
   });
@@ -142,10 +130,10 @@ export async function developerPageRoutes(app: AppServer, container: Container):
         '/developer/register',
         async (who) => {
           const input = { certificate: request.body.certificate, signature: request.body.signature.replace(/\s+/g, '') };
-          const result = await countedUpload(container.metrics, 'register', () => registerApp(input, who.user, who.acting, container.registration));
+          const result = await countedUpload(container.metrics, 'register', () => registerApp(input, who.user, who.acting, container.registration)).catch(placeProblems({ field: (code) => REGISTER_FIELDS[code] }));
           return pages.show(request, reply, who.visitor, (setting) => registerPage(result.appId, who.user.isAdmin, setting.formToken(), {}, setting.context, result));
         },
-        async (state, who, setting) => registerPage(commandId(state.values?.['app']), who.user.isAdmin, setting.formToken(), placeFieldProblem(state, REGISTER_FIELDS), setting.context),
+        async (state, who, setting) => registerPage(commandId(state.values?.['app']), who.user.isAdmin, setting.formToken(), state, setting.context),
       ),
   });
 
@@ -182,8 +170,8 @@ export async function developerPageRoutes(app: AppServer, container: Container):
 
   async function managePage(appId: string, who: SignedIn, setting: PageSetting, state: ManagePageState) {
     const managed = await managedApp(appId, who.acting, container.appOverview);
-    const trail = await appAuditTrail(appId, who.acting, container.appOverview);
-    return manageAppPage(managed, await listedApp(setting, appId), trail, who.user.isAdmin, setting.formToken(), state, setting.context);
+    const trail = await appAuditTrail(managed, container.appOverview);
+    return manageAppPage(managed, listedApp(setting, appId), trail, who.user.isAdmin, setting.formToken(), state, setting.context);
   }
 
   app.get('/developer/apps/:appId', {
@@ -212,7 +200,8 @@ export async function developerPageRoutes(app: AppServer, container: Container):
           // The app may be gone, or never have been this user's: their refusal is the page.
           try {
             return await managePage(appId, who, setting, { section, form: state });
-          } catch {
+          } catch (error) {
+            if (!isAppError(error)) throw error;
             return messagePage(DEV.myAppsTitle, state.problem?.detail ?? '', setting.context, { href: '/developer', label: DEV.myAppsTitle });
           }
         },
@@ -240,7 +229,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
     schema: manageSchema(['username'], 'user_not_found', 'conflict'),
     handler: manageForm<{ username?: string }>('maintainers', async (appId, body, who) => {
       const username = (body.username ?? '').trim();
-      const added = await addCoMaintainer(appId, username, who.acting, container.appManagement).catch(asField('username'));
+      const added = await addCoMaintainer(appId, username, who.acting, container.appManagement).catch(placeProblems({ rename: () => 'username', field: () => 'username' }));
       return added ? DEV.maintainerAdded(username) : DEV.maintainerAlready(username);
     }),
   });
@@ -282,16 +271,8 @@ export async function developerPageRoutes(app: AppServer, container: Container):
   });
 }
 
-/** A refusal about one field, shown next to it (the use case's message stays at the top). */
-function asField(name: string) {
-  return (error: unknown): never => {
-    if (error instanceof AppError && error.errors === undefined) throw new AppError(error.code, error.detail, { [name]: [error.detail] }, error.retryAfterSeconds);
-    throw error;
-  };
-}
-
 /** Where the registration's refusals belong: the certificate's problems by its field, the signature's by its own. */
-const REGISTER_FIELDS: Readonly<Record<string, string>> = {
+const REGISTER_FIELDS: Partial<Record<ErrorCode, string>> = {
   invalid_certificate: 'certificate',
   certificate_untrusted: 'certificate',
   certificate_expired: 'certificate',
@@ -301,10 +282,3 @@ const REGISTER_FIELDS: Readonly<Record<string, string>> = {
   forbidden: 'certificate',
   invalid_signature: 'signature',
 };
-
-function placeFieldProblem(state: FormState, fields: Readonly<Record<string, string>>): FormState {
-  const { problem } = state;
-  if (problem === undefined || problem.fields !== undefined) return state;
-  const name = fields[problem.code];
-  return name === undefined ? state : { ...state, problem: { ...problem, fields: { [name]: [problem.detail] } } };
-}

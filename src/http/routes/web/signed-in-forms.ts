@@ -1,5 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
+import { AppError, isAppError } from '../../../errors.ts';
+import type { ErrorCode, FieldErrors } from '../../../errors.ts';
+import { BODY_ERRORS } from '../../schemas.ts';
 import { userActing } from '../../../domain/audit/audit.ts';
 import type { Acting } from '../../../domain/audit/audit.ts';
 import type { User } from '../../../domain/accounts/user.ts';
@@ -26,6 +30,42 @@ export function toSignIn(reply: FastifyReply, path: string): FastifyReply {
 
 const signedIn = (user: User, visitor: Visitor, request: FastifyRequest): SignedIn => ({ user, visitor, acting: userActing(user, request.ip, request.id) });
 
+/** The signed-in sender of this request (a live session), or null. */
+export async function signedInVisitor(request: FastifyRequest, container: Container): Promise<SignedIn | null> {
+  const visitor = await visitorOf(request, container);
+  return visitor.user === null ? null : signedIn(visitor.user, visitor, request);
+}
+
+/** What the developer and admin forms answer besides a page: on to another page. */
+export const REDIRECT = { 303: Type.Null({ description: 'On to the next page' }) };
+/** The refusals every developer and admin form may meet. */
+export const SIGNED_IN_FORM_ERRORS = [...BODY_ERRORS, 'csrf_failed', 'forbidden', 'rate_limited'] as const;
+/** A form whose fields may be missing (an unticked checkbox is not sent): the handler reads each with a default. */
+export const LooseForm = (names: readonly string[], maxLength: number) => Type.Record(Type.String(), Type.String({ maxLength }), { description: `fields: ${names.join(', ')}` });
+/** A ticked checkbox (or a hidden field set to 'on'). */
+export const checked = (value: string | undefined): boolean => value !== undefined && value !== '';
+
+/**
+ * A refusal's problems put next to a form's fields: each problem the error names is moved to the
+ * field `rename` gives for where it is (an import file's `[0].translations.de.name`, a use case's
+ * own field name); a refusal that names none goes to the field `field` gives for its code. The
+ * detail stays at the top of the form.
+ */
+export function placeProblems(place: { readonly rename?: (where: string) => string; readonly field?: (code: ErrorCode) => string | undefined }) {
+  return (error: unknown): never => {
+    if (!isAppError(error)) throw error;
+    let fields: FieldErrors | undefined = error.errors;
+    if (fields !== undefined && place.rename !== undefined) {
+      const renamed: Record<string, string[]> = {};
+      for (const [where, messages] of Object.entries(fields)) (renamed[place.rename(where)] ??= []).push(...messages);
+      fields = renamed;
+    }
+    const field = fields === undefined ? place.field?.(error.code) : undefined;
+    if (field !== undefined) fields = { [field]: [error.detail] };
+    throw new AppError(error.code, error.detail, fields, error.retryAfterSeconds);
+  };
+}
+
 /**
  * The developer and administrator pages: signed-in visitors only (a disabled account has no
  * session), never kept by a cache; every decision about what they may do is the use cases'.
@@ -39,10 +79,9 @@ export function signedInPages(container: Container) {
 
   /** A GET: the page for the signed-in user, or the way to sign in; a refusal (403, 404) shows as an error page. */
   async function page(request: FastifyRequest, reply: FastifyReply, build: (who: SignedIn, setting: PageSetting) => Promise<Html>): Promise<FastifyReply> {
-    const visitor = await visitorOf(request, container);
-    if (visitor.user === null) return toSignIn(reply, request.url);
-    const who = signedIn(visitor.user, visitor, request);
-    return show(request, reply, visitor, (setting) => build(who, setting));
+    const who = await signedInVisitor(request, container);
+    if (who === null) return toSignIn(reply, request.url);
+    return show(request, reply, who.visitor, (setting) => build(who, setting));
   }
 
   /**
