@@ -206,7 +206,7 @@ function detailsOf(record: AuditRecord): string {
 /** `showAddresses`: only administrators see where changes came from (an app's owner sees who rated, not from where). */
 export function auditTable(records: readonly AuditRecord[], caption: string, showApp: boolean, showAddresses = true): Html {
   if (records.length === 0) return html`<p>${DEV.noTrail}</p>`;
-  return html`<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><caption class="visually-hidden">${caption}</caption><thead><tr><th scope="col">${DEV.when}</th><th scope="col">${DEV.who}</th><th scope="col">${DEV.what}</th>${showApp ? html`<th scope="col">App</th>` : ''}<th scope="col">${DEV.details}</th></tr></thead>
+  return html`<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data audit"><caption class="visually-hidden">${caption}</caption><thead><tr><th scope="col">${DEV.when}</th><th scope="col">${DEV.who}</th><th scope="col">${DEV.what}</th>${showApp ? html`<th scope="col">App</th>` : ''}<th scope="col">${DEV.details}</th></tr></thead>
 <tbody>${records.map(
     (r) => html`<tr><td>${when(r.at)}</td><td>${r.actor.name}${r.actor.kind === 'cli' ? ' (command line)' : ''}${r.address === null || !showAddresses ? '' : html` <span class="muted">${r.address}</span>`}</td><td><code>${r.event}</code>${r.subjectUser === null ? '' : html` ${r.subjectUser}`}</td>${showApp ? html`<td>${r.appId ?? ''}</td>` : ''}<td class="wrap">${detailsOf(r)}</td></tr>`,
   )}</tbody></table></div>`;
