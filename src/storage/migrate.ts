@@ -12,6 +12,7 @@ import * as versionNotifications from './migrations/0008-version-notifications.t
 import * as listingPartIntegrity from './migrations/0009-listing-part-integrity.ts';
 import * as mailQueue from './migrations/0010-mail-queue.ts';
 import * as developerPages from './migrations/0011-developer-pages.ts';
+import * as commandLineCertificates from './migrations/0012-command-line-certificates.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -30,6 +31,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0009-listing-part-integrity', listingPartIntegrity],
   ['0010-mail-queue', mailQueue],
   ['0011-developer-pages', developerPages],
+  ['0012-command-line-certificates', commandLineCertificates],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

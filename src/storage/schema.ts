@@ -148,7 +148,8 @@ export interface PublishJobsTable {
 /** A certificate asked for on the developer pages, issued at once or after an administrator's approval. */
 export interface CertificateRequestsTable {
   id: Generated<number | string | bigint>;
-  user_id: number | string | bigint;
+  /** Null for certificates issued with `appstore ca issue` (migration 0012). */
+  user_id: number | string | bigint | null;
   app_id: string;
   csr: string;
   status: string;

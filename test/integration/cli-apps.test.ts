@@ -6,6 +6,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { generateAuthority } from '../../src/domain/certificates/certificate-authority.ts';
+import { normaliseSerial } from '../../src/domain/certificates/x509.ts';
+import { revokeBySerial } from '../../src/domain/identity/revoke-by-serial.ts';
 import { toBool } from '../../src/storage/schema.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
@@ -95,6 +97,19 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     assert.match(verified, /OK/, 'issued by the new authority');
     const trust = await server.container.trust();
     assert.equal(trust.authorities.length, 2);
+  });
+
+  test('what ca issue signs is recorded and audited: an administrator revokes it by serial before any app registers it', async () => {
+    const pem = fs.readFileSync(path.join(server.database.dataDir, 'notes-2.crt'), 'utf8');
+    const serial = execFileSync('openssl', ['x509', '-noout', '-serial', '-in', path.join(server.database.dataDir, 'notes-2.crt')], { encoding: 'utf8' }).trim().replace(/^serial=/, '');
+    const recorded = await server.container.certificateRequests.requests.findIssuedBySerial(normaliseSerial(serial.toLowerCase()));
+    assert.equal(recorded?.certificate, pem);
+    assert.equal(recorded?.userId, null, 'nobody asked for it on a page');
+    assert.equal(recorded?.appId, 'notes');
+    const audited = await server.container.audit.find({ event: 'certificate.issued', limit: 10 });
+    assert.ok(audited.some((entry) => entry.actor.kind === 'cli' && entry.appId === 'notes' && entry.details['serial'] === recorded?.serial), 'certificate.issued by the command line');
+    const revoked = await revokeBySerial(serial, 'issued by mistake', TEST_ACTING, server.container.serialRevocation);
+    assert.equal(revoked.serial, recorded?.serial);
   });
 
   test('an authority an earlier version kept in the data directory is imported on init', async () => {

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { issueCertificate } from '../../domain/certificates/certificate-authority.ts';
-import { ensureOwnAuthority, loadOwnAuthority, rotateOwnAuthority, trustedOwnCertificates } from '../../domain/identity/store-identity.ts';
+import { ensureOwnAuthority, rotateOwnAuthority, trustedOwnCertificates } from '../../domain/identity/store-identity.ts';
+import { issueFromCommandLine } from '../../domain/identity/request-certificate.ts';
 import { revokeCertificate } from '../../domain/certificates/revoke-certificate.ts';
 import type { Config } from '../../config.ts';
 import { positional, readFileBytes } from '../arguments.ts';
@@ -76,13 +76,15 @@ export const caIssueCommand: Command = {
   help: `Signs a certificate request made with
   openssl req -new -newkey rsa:4096 -nodes -keyout APP_ID.key -subj /CN=APP_ID -out APP_ID.csr
 The CN must be a valid app id and the key RSA. The certificate (valid 10 years) goes to stdout.
-Creates the authority first if there is none.`,
+Creates the authority first if there is none. The certificate is recorded and audited
+(certificate.issued), so an administrator can revoke it by its serial on the admin pages.`,
   async run(input, io) {
     const csr = readFileBytes(positional(input, 0), io).toString('utf8');
     requireOwnAuthority(configFor(io));
     const pem = await withContainer(io, async (container) => {
-      await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), cliActingFor(io));
-      return issueCertificate(csr, await loadOwnAuthority(container.identity, container.accounts.keys), container.now());
+      const acting = cliActingFor(io);
+      await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), acting);
+      return issueFromCommandLine(csr, acting, container.certificateRequests);
     });
     io.write(pem);
     return 0;

@@ -23,8 +23,9 @@ export type RequestStatus = 'pending' | 'issued' | 'rejected';
 
 export interface CertificateRequest {
   readonly id: number;
-  readonly userId: number;
-  readonly username: string;
+  /** Null for a certificate issued with `appstore ca issue`: nobody asked for it on a page. */
+  readonly userId: number | null;
+  readonly username: string | null;
   readonly appId: string;
   readonly csr: string;
   readonly status: RequestStatus;
@@ -37,7 +38,7 @@ export interface CertificateRequest {
 }
 
 export interface CertificateRequestStore {
-  add(request: { userId: number; appId: string; csr: string }, issued: { certificate: string; serial: string; by: string } | null, now: Date, audit: AuditEntry): Promise<number>;
+  add(request: { userId: number | null; appId: string; csr: string }, issued: { certificate: string; serial: string; by: string } | null, now: Date, audit: AuditEntry): Promise<number>;
   /** Decides a pending request; false when it was decided already (by another administrator). */
   decide(id: number, decision: { status: 'issued'; certificate: string; serial: string } | { status: 'rejected'; reason: string }, by: string, now: Date, audit: AuditEntry): Promise<boolean>;
   find(id: number): Promise<CertificateRequest | null>;
@@ -112,6 +113,21 @@ export async function requestCertificate(csr: string, user: User, acting: Acting
   return { status: 'issued', id, appId, certificate };
 }
 
+/**
+ * The operator signs a request from the command line (`appstore ca issue`), for any app id: it is
+ * recorded and audited like the certificates of the developer pages, so it can be revoked by serial.
+ */
+export async function issueFromCommandLine(csr: string, acting: Acting, deps: Pick<CertificateRequestDeps, 'requests' | 'identity' | 'keys' | 'ownAuthority' | 'now'>): Promise<string> {
+  requireAdmin(acting, 'issue certificates without a request.');
+  requireOwnAuthority(deps);
+  const checked = await checkCertificateRequest(csr);
+  const certificate = await signCertificateRequest(checked, await loadOwnAuthority(deps.identity, deps.keys), deps.now());
+  const serial = serialOf(certificate);
+  const audit = auditEntry(acting, 'certificate.issued', { appId: checked.appId, details: { serial, approval: false } });
+  await deps.requests.add({ userId: null, appId: checked.appId, csr: csr.trim() + '\n' }, { certificate, serial, by: acting.actor.name }, deps.now(), audit);
+  return certificate;
+}
+
 /** The user's own requests, newest first. */
 export function myCertificateRequests(user: User, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<CertificateRequest[]> {
   return deps.requests.list({ userId: user.id }, 50);
@@ -130,11 +146,15 @@ export function pendingCertificateRequests(acting: Acting, deps: Pick<Certificat
   return deps.requests.list({ status: 'pending' }, 200);
 }
 
-async function pendingRequest(id: number, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<CertificateRequest> {
+/** A request waiting for an administrator; only developers' requests wait, so it has a requester. */
+type PendingRequest = CertificateRequest & { readonly userId: number; readonly username: string };
+
+async function pendingRequest(id: number, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<PendingRequest> {
   const request = await deps.requests.find(id);
   if (request === null) throw new AppError('not_found', `There is no certificate request ${id}.`);
-  if (request.status !== 'pending') throw new AppError('conflict', `The request for ${request.appId} was ${request.status} already${request.decidedBy === null ? '' : ` by ${request.decidedBy}`}.`);
-  return request;
+  const { userId, username } = request;
+  if (request.status !== 'pending' || userId === null || username === null) throw new AppError('conflict', `The request for ${request.appId} was ${request.status} already${request.decidedBy === null ? '' : ` by ${request.decidedBy}`}.`);
+  return { ...request, userId, username };
 }
 
 const decided = (request: CertificateRequest): AppError => new AppError('conflict', `The request for ${request.appId} was decided by another administrator meanwhile.`);

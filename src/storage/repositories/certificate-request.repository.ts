@@ -4,12 +4,12 @@ import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import type { CertificateRequestsTable, Database } from '../schema.ts';
 import { auditedWrite } from './audit.repository.ts';
 
-type Row = Selectable<CertificateRequestsTable> & { username: string };
+type Row = Selectable<CertificateRequestsTable> & { username: string | null };
 
 function toRequest(row: Row): CertificateRequest {
   return {
     id: Number(row.id),
-    userId: Number(row.user_id),
+    userId: row.user_id === null ? null : Number(row.user_id),
     username: row.username,
     appId: row.app_id,
     csr: row.csr,
@@ -25,7 +25,7 @@ function toRequest(row: Row): CertificateRequest {
 
 /** Certificate requests from the developer pages, issued or waiting for an administrator. */
 export function certificateRequestRepository(db: Kysely<Database>): CertificateRequestStore {
-  const select = () => db.selectFrom('certificate_requests').innerJoin('users', 'users.id', 'certificate_requests.user_id').selectAll('certificate_requests').select('users.username');
+  const select = () => db.selectFrom('certificate_requests').leftJoin('users', 'users.id', 'certificate_requests.user_id').selectAll('certificate_requests').select('users.username');
   return {
     async add(request, issued, now, audit) {
       const at = formatTimestamp(now);
