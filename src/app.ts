@@ -1,3 +1,4 @@
+import { SECURITY_SCHEMES, declareSecurity } from './http/auth.ts';
 import type { FastPathOptions } from './http/listing-fast-path.ts';
 import { notModifiedFastPath } from './http/listing-fast-path.ts';
 import cookie from '@fastify/cookie';
@@ -114,6 +115,7 @@ export async function buildServer(container: Container, options: ServerOptions =
 
   installJsonParser(app);
   trackRoutes(app);
+  app.addHook('onRoute', (route) => declareSecurity(route as Parameters<typeof declareSecurity>[0]));
   for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema, DiscoverEntrySchema, TokenResponse, ReleaseSchema, AppSchema, RatingSchema]) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
@@ -123,6 +125,7 @@ export async function buildServer(container: Container, options: ServerOptions =
         version: '1',
         description: 'REST API of the app store, compatible with the Nextcloud App Store API v1.',
       },
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });

@@ -58,7 +58,7 @@ import { discoverRepository, loadDiscoverEntries } from './storage/repositories/
 import { identityRepository } from './storage/repositories/identity.repository.ts';
 import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
 import { ContentVersionFeed } from './storage/content-version-feed.ts';
-import { loadListedApps, loadListedRatings } from './storage/repositories/listing.repository.ts';
+import { loadListedApps, findIcon, loadIconRefs, loadListedRatings, loadRaterNames } from './storage/repositories/listing.repository.ts';
 import { appListingSource } from './storage/app-listing-source.ts';
 import { partFormat } from './domain/listings/app-part.ts';
 import { AppSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
@@ -311,7 +311,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
     appOverview: { registry, audit },
     serialRevocation: { requests: certificateRequests, registry, trust: loadTrust, revocations, now },
-    browse: { catalog: currentCatalog(listingSources, versions, now) },
+    browse: { icon: (hash: string) => findIcon(db, hash), catalog: currentCatalog({ ...listingSources, raterNames: () => loadRaterNames(db), icons: () => loadIconRefs(db) }, versions, now) },
     identity,
     legacyAuthority: authorityFiles(config.dataDir),
     trust: loadTrust,

@@ -80,10 +80,35 @@ export async function identify(request: FastifyRequest, container: Container, sc
  * Route hook (`onRequest`, before the body is read or validated, so that a request without valid
  * credentials gets 401 whatever its body): puts the authenticated user on `request.user`.
  */
-export function requireUser(container: Container, schemes: readonly AuthScheme[]): onRequestAsyncHookHandler {
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
+/** The OpenAPI security of a route that `requireUser(container, schemes)` guards (the website's session is not an API scheme). */
+export function apiSecurity(schemes: readonly AuthScheme[]): Array<Record<string, string[]>> {
+  return schemes.filter((scheme) => scheme !== 'session').map((scheme) => ({ [scheme]: [] }));
+}
+
+/** The schemes the API's security declarations name (components.securitySchemes of the OpenAPI document). */
+export const SECURITY_SCHEMES = {
+  basic: { type: 'http', scheme: 'basic', description: 'Username and password (accounts made through an external login have no password: they use a token).' },
+  token: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: 'The header `Authorization: Token TOKEN`, with the token from `POST /api/v1/token` (or the account page). Send it instead of a password.',
+  },
+} as const;
+
+export function requireUser(container: Container, schemes: readonly AuthScheme[]): onRequestAsyncHookHandler & { readonly authSchemes: readonly AuthScheme[] } {
+  const guard = async (request: FastifyRequest, _reply: FastifyReply) => {
     request.user = await identify(request, container, schemes);
   };
+  // Read by `declareSecurity`, so the OpenAPI document says how each route authenticates.
+  return Object.assign(guard, { authSchemes: schemes });
+}
+
+/** Gives every route guarded by `requireUser` its OpenAPI `security`, from the guard itself: the document cannot drift from the code. */
+export function declareSecurity(route: { onRequest?: unknown; schema?: Record<string, unknown> }): void {
+  const hooks = Array.isArray(route.onRequest) ? (route.onRequest as unknown[]) : [route.onRequest];
+  const guard = hooks.find((hook): hook is { authSchemes: readonly AuthScheme[] } => typeof hook === 'function' && 'authSchemes' in hook);
+  if (guard !== undefined && route.schema !== undefined) route.schema['security'] = apiSecurity(guard.authSchemes);
 }
 
 export function currentUser(request: FastifyRequest): User {

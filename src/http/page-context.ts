@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../container.ts';
 import { formToken } from '../domain/accounts/form-token.ts';
-import { catalogLanguages } from '../domain/browse/browse-catalog.ts';
+import { catalogLanguages, categoryName } from '../domain/browse/browse-catalog.ts';
 import type { CatalogView } from '../domain/browse/browse-catalog.ts';
 import type { PageContext } from '../web/layout.ts';
+import { shownLanguage } from '../web/layout.ts';
+import type { CatalogDisplay } from '../web/pages/app-card.ts';
 import { LANGUAGE_COOKIE, visitorLanguages } from '../web/languages.ts';
 import { formTokenFor, visitorOf } from './web-visitor.ts';
 import type { Visitor } from './web-visitor.ts';
@@ -13,6 +15,8 @@ export interface PageSetting {
   readonly catalog: CatalogView;
   readonly visitor: Visitor;
   readonly context: PageContext;
+  /** What catalogue pages show apps with: cards, category names. */
+  readonly display: CatalogDisplay;
   /** The CSRF token for this page's forms (an anonymous browser gets its form cookie now). */
   formToken(): string;
 }
@@ -31,10 +35,21 @@ function contextFor(request: FastifyRequest, catalog: CatalogView, visitor: Visi
 export async function pageSetting(request: FastifyRequest, reply: FastifyReply, container: Container, visitor?: Visitor): Promise<PageSetting> {
   const [catalog, who] = await Promise.all([container.browse.catalog(), visitor ?? visitorOf(request, container)]);
   let token: string | undefined;
+  const context = contextFor(request, catalog, who, container);
   return {
     catalog,
     visitor: who,
-    context: contextFor(request, catalog, who, container),
+    context,
+    display: catalogDisplay(catalog, context, container.now()),
     formToken: () => (token ??= formTokenFor(who, request, reply, container)),
+  };
+}
+
+/** Cards and category names for the visitor's languages, as of `now`. */
+function catalogDisplay(catalog: CatalogView, context: PageContext, now: Date): CatalogDisplay {
+  const languages = [...context.languages, 'en'];
+  return {
+    cards: { languages: context.languages, dateLanguage: shownLanguage(context), now, icons: catalog.icons },
+    categoryName: (id) => categoryName(catalog.categories, id, languages),
   };
 }

@@ -13,6 +13,7 @@ import * as listingPartIntegrity from './migrations/0009-listing-part-integrity.
 import * as mailQueue from './migrations/0010-mail-queue.ts';
 import * as developerPages from './migrations/0011-developer-pages.ts';
 import * as commandLineCertificates from './migrations/0012-command-line-certificates.ts';
+import * as appIcons from './migrations/0013-app-icons.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -32,6 +33,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0010-mail-queue', mailQueue],
   ['0011-developer-pages', developerPages],
   ['0012-command-line-certificates', commandLineCertificates],
+  ['0013-app-icons', appIcons],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

@@ -161,6 +161,15 @@ export interface CertificateRequestsTable {
   decided_by: string | null;
 }
 
+/** The icon of each app's latest release (migration 0013). */
+export interface AppIconsTable {
+  app_id: string;
+  hash: string;
+  svg: string;
+  dark: Bool;
+  updated_at: string;
+}
+
 export interface StoreSettingsTable {
   name: string;
   value: string;
@@ -364,6 +373,7 @@ export interface Database {
   publish_jobs: PublishJobsTable;
   certificate_requests: CertificateRequestsTable;
   store_settings: StoreSettingsTable;
+  app_icons: AppIconsTable;
   store_identity: StoreIdentityTable;
   audit_log: AuditLogTable;
   housekeeping_leases: HousekeepingLeasesTable;

@@ -1,6 +1,7 @@
 import type { Html, HtmlValue } from './html.ts';
 import { html } from './html.ts';
 import { STRINGS } from './strings.ts';
+import { languageName } from './catalog-display.ts';
 import { CSRF_FIELD } from '../domain/accounts/form-token.ts';
 
 export interface PageOptions {
@@ -44,7 +45,7 @@ function languageSwitcher(context: PageContext): Html {
   return html`<form class="language" action="/language" method="get">
 <input type="hidden" name="next" value="${context.path}">
 <label for="lang">${STRINGS.language}</label>
-<select id="lang" name="lang">${context.availableLanguages.map((l) => html`<option value="${l}"${l === current ? html` selected` : ''}>${l}</option>`)}</select>
+<select id="lang" name="lang">${context.availableLanguages.map((l) => html`<option value="${l}" lang="${l.replace('_', '-')}"${l === current ? html` selected` : ''}>${languageName(l)}</option>`)}</select>
 <button type="submit">${STRINGS.change}</button>
 </form>`;
 }

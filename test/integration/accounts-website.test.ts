@@ -448,7 +448,7 @@ describe(`rating from the app page, the API page (${DIALECT})`, () => {
     const page = await web.get('/apps/news?rated=saved');
     assert.match(page.body, /Your rating was saved/);
     assert.match(page.body, /Great <strong>reader<\/strong> &lt;script&gt;/, page.body.slice(page.body.indexOf('id="ratings"'), page.body.indexOf('id="ratings"') + 3000));
-    assert.match(page.body, /Rated 5 of 5 by 1/);
+    assert.match(page.body, /aria-label="5 out of 5 stars"><\/span> <span class="count">\(1\)/);
     const ratings = (await server.app.inject({ method: 'GET', url: '/api/v1/ratings.json' })).json() as Array<{ app: string; rating: number; translations: Record<string, { comment: string }> }>;
     assert.equal(ratings.length, 1);
     assert.equal(ratings[0]?.rating, 1);

@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { registeredRoutes } from '../../src/http/route-registry.ts';
@@ -37,6 +38,16 @@ describe(`health and OpenAPI (${DIALECT})`, () => {
     }
     assert.ok(document.components.schemas.Category);
     assert.ok(document.components.schemas.ErrorBody);
+  });
+
+  test('the OpenAPI document is valid OpenAPI 3.1 (a real validator) and says how each write authenticates', async () => {
+    const document = (await server.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 1)?.slice(0, 3000));
+    assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['basic', 'token']);
+    assert.deepEqual(document.paths['/api/v1/apps/releases'].post.security, [{ basic: [] }, { token: [] }]);
+    assert.equal(document.paths['/api/v1/apps.json'].get.security, undefined, 'listings need no account');
   });
 
   test('healthz and healthz/writes: 200 while the database answers', async () => {

@@ -106,7 +106,7 @@ describe(`the public website (${DIALECT})`, () => {
     assert.match((await server.app.inject({ method: 'GET', url: '/apps/news', headers: { 'accept-language': 'fr' } })).body, /<h1>News &lt;b&gt;/);
     const home = (await page('/')).body;
     assert.match(home, /<form class="language" action="\/language" method="get">/);
-    assert.match(home, /<option value="de">de<\/option>/);
+    assert.match(home, /<option value="de" lang="de">Deutsch<\/option>/, 'each language by its own name');
     const chosen = await page('/language?lang=de&next=%2Fapps%2Fnews');
     assert.equal(chosen.statusCode, 303);
     assert.equal(chosen.headers.location, '/apps/news');

@@ -16,7 +16,12 @@ describe('homeView', () => {
     const view = homeView(apps);
     assert.deepEqual(view.featured.map((a) => a.id), ['a']);
     assert.deepEqual(view.newest.map((a) => a.id), ['b', 'c', 'a']);
-    assert.deepEqual(view.updated.map((a) => a.id), ['c', 'a', 'b']);
+    // "Recently updated" leaves out what "New apps" shows: nothing left in a store this small.
+    assert.deepEqual(view.updated.map((a) => a.id), []);
+    const many = Array.from({ length: 14 }, (_, i) => app(`app${String(i).padStart(2, '0')}`, `2026-01-${String(i + 1).padStart(2, '0')}`, i === 0 ? '2026-07-01' : `2026-01-${String(i + 1).padStart(2, '0')}`));
+    const bigger = homeView(many);
+    assert.equal(bigger.newest.length, 12);
+    assert.deepEqual(bigger.updated.map((a) => a.id), ['app00', 'app01'], 'the two apps not among the newest, the updated one first');
     assert.deepEqual(view.categories, [{ id: 'tools', apps: 3 }, { id: 'office', apps: 1 }]);
     assert.equal(view.total, 3);
   });
@@ -44,6 +49,9 @@ describe('currentCatalog', () => {
         },
         ratings: async () => ({ stamp: stamp(), body: [] }),
         platforms: async () => ({ stamp: stamp(), body: [] }),
+        categories: async () => ({ stamp: stamp(), body: [] }),
+        raterNames: async () => new Map(),
+        icons: async () => new Map(),
       },
       {
         get current() {

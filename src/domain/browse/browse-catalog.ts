@@ -2,12 +2,13 @@ import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
 import { compareReleasesDescending, platformBounds } from '../listings/app-listing.ts';
 import type { ListedRating } from '../listings/listings.ts';
 import { compareNumericVersions, isStable, satisfies } from '../versions/semantic-version.ts';
-import type { PlatformRelease } from '../catalog/catalog.ts';
+import type { Category, PlatformRelease } from '../catalog/catalog.ts';
 import type { DaySnapshot } from './latest-snapshot.ts';
 import { LatestSnapshot } from './latest-snapshot.ts';
 import type { ListingSources, VersionSource } from '../listings/listings.ts';
 import { recentWindowStart } from '../listings/rating-aggregate.ts';
 import { appNotFound } from '../apps/app-registry.ts';
+import { AppError } from '../../errors.ts';
 import type { AppTranslation } from '../releases/release-data.ts';
 
 /** What the website's catalogue pages read, as of one content version. */
@@ -18,10 +19,30 @@ export interface CatalogView {
   readonly ratings: ReadonlyMap<string, readonly ListedRating[]>;
   /** The supported Nextcloud releases, newest first. */
   readonly platforms: readonly PlatformRelease[];
+  /** Every category with its names. */
+  readonly categories: readonly Category[];
+  /** The names raters chose to be shown by (their first and last name, else their username), by user id. */
+  readonly raterNames: ReadonlyMap<number, string>;
+  /** App id → its icon (taken from its archive at publishing), for apps that have one. */
+  readonly icons: ReadonlyMap<string, IconRef>;
+}
+
+/** An app's icon as pages link it: its content hash, and whether it is drawn dark (for light backgrounds). */
+export interface IconRef {
+  readonly hash: string;
+  readonly dark: boolean;
+}
+
+/** What the catalogue view is read from: the listings' sources, and the raters' names (never in ratings.json). */
+export interface BrowseSources extends Pick<ListingSources, 'apps' | 'ratings' | 'platforms' | 'categories'> {
+  raterNames(): Promise<ReadonlyMap<number, string>>;
+  icons(): Promise<ReadonlyMap<string, IconRef>>;
 }
 
 export interface CatalogBrowseDeps {
   readonly catalog: () => Promise<CatalogView>;
+  /** The icon with this content hash, as served; null when no app has it now. */
+  readonly icon: (hash: string) => Promise<string | null>;
 }
 
 function ratingsByApp(ratings: readonly ListedRating[]): Map<string, ListedRating[]> {
@@ -39,10 +60,10 @@ function ratingsByApp(ratings: readonly ListedRating[]): Map<string, ListedRatin
  * The listed apps as of the current content version and day, from the listings' own sources:
  * read from storage once per version and day, not on every page view.
  */
-export function currentCatalog(sources: Pick<ListingSources, 'apps' | 'ratings' | 'platforms'>, versions: VersionSource, now: () => Date): () => Promise<CatalogView> {
+export function currentCatalog(sources: BrowseSources, versions: VersionSource, now: () => Date): () => Promise<CatalogView> {
   const snapshots = new LatestSnapshot<DaySnapshot & CatalogView>(async (window) => {
-    const [apps, ratings, platforms] = await Promise.all([sources.apps(window.since), sources.ratings(), sources.platforms()]);
-    return { stamp: apps.stamp, day: window.day, apps: apps.body, ratings: ratingsByApp(ratings.body), platforms: platforms.body };
+    const [apps, ratings, platforms, categories, raterNames, icons] = await Promise.all([sources.apps(window.since), sources.ratings(), sources.platforms(), sources.categories(), sources.raterNames(), sources.icons()]);
+    return { stamp: apps.stamp, day: window.day, apps: apps.body, ratings: ratingsByApp(ratings.body), platforms: platforms.body, categories: categories.body, raterNames, icons };
   });
   return async () => snapshots.get(recentWindowStart(now()), versions.current ?? (await versions.ready()));
 }
@@ -64,6 +85,28 @@ export function latestPerPlatform(app: ListedApp, platforms: readonly PlatformRe
   return rows;
 }
 
+/**
+ * The Nextcloud versions an app supports, as its info.xml files say (min-version and max-version,
+ * over its stable releases): the lowest minimum, and the highest maximum ('' when some release
+ * sets none: it has no upper bound).
+ */
+export function nextcloudRange(app: ListedApp): { readonly min: string; readonly max: string } | null {
+  const releases = app.releases.filter((release) => !release.isNightly && isStable(release.version, false));
+  if (releases.length === 0) return null;
+  let min: string | null = null;
+  let max: string | null = null;
+  let unbounded = false;
+  for (const release of releases) {
+    const tokens = release.rawPlatformVersionSpec.trim().split(/\s+/);
+    const low = tokens.find((t) => t.startsWith('>='))?.slice(2) ?? null;
+    const high = tokens.find((t) => t.startsWith('<='))?.slice(2) ?? null;
+    if (low !== null && (min === null || compareNumericVersions(low, min) < 0)) min = low;
+    if (high === null) unbounded = true;
+    else if (max === null || compareNumericVersions(high, max) > 0) max = high;
+  }
+  return min === null ? null : { min, max: unbounded ? '' : (max ?? '') };
+}
+
 export interface HomeView {
   readonly featured: readonly ListedApp[];
   readonly newest: readonly ListedApp[];
@@ -75,15 +118,23 @@ export interface HomeView {
 
 const SECTION_SIZE = 12;
 
-/** The home page: featured apps, the newest and the recently updated ones, the categories. */
+/**
+ * The home page: featured apps, the newest, the recently updated ones, the categories. "Recently
+ * updated" leaves out the apps "New apps" shows already, so a young store does not show the same
+ * apps twice (the section is left out when nothing is left).
+ */
 export function homeView(apps: readonly ListedApp[]): HomeView {
-  const byDate = (key: 'created' | 'lastModified') => [...apps].sort((a, b) => b[key].localeCompare(a[key]) || a.id.localeCompare(b.id)).slice(0, SECTION_SIZE);
+  const byDate = (key: 'created' | 'lastModified') => [...apps].sort((a, b) => b[key].localeCompare(a[key]) || a.id.localeCompare(b.id));
+  const newest = byDate('created').slice(0, SECTION_SIZE);
+  const shown = new Set(newest.map((app) => app.id));
   const counts = new Map<string, number>();
   for (const app of apps) for (const category of app.categories) counts.set(category, (counts.get(category) ?? 0) + 1);
   return {
     featured: apps.filter((app) => app.isFeatured).slice(0, SECTION_SIZE),
-    newest: byDate('created'),
-    updated: byDate('lastModified'),
+    newest,
+    updated: byDate('lastModified')
+      .filter((app) => !shown.has(app.id))
+      .slice(0, SECTION_SIZE),
     categories: [...counts].map(([id, count]) => ({ id, apps: count })).sort((a, b) => b.apps - a.apps || a.id.localeCompare(b.id)),
     total: apps.length,
   };
@@ -99,6 +150,24 @@ export function findListedApp(apps: readonly ListedApp[], appId: string): Listed
 /** The categories that have listed apps, by id. */
 export function catalogCategories(apps: readonly ListedApp[]): string[] {
   return [...new Set(apps.flatMap((app) => app.categories))].sort();
+}
+
+/** A category's name in the first of `languages` it has, else English, else its id. */
+export function categoryName(categories: readonly Category[], id: string, languages: readonly string[]): string {
+  const category = categories.find((candidate) => candidate.id === id);
+  if (category === undefined) return id;
+  for (const language of [...languages, 'en']) {
+    const name = category.translations[language]?.name;
+    if (name !== undefined && name !== '') return name;
+  }
+  return id;
+}
+
+/** The category page's category; the refusal for an id the store does not know. */
+export function findCategory(categories: readonly Category[], id: string): Category {
+  const category = categories.find((candidate) => candidate.id === id);
+  if (category === undefined) throw new AppError('not_found', `There is no category ${id}: see /api/v1/categories.json for those there are.`);
+  return category;
 }
 
 /** The languages the catalogue has texts in (English always), for the language switcher. */

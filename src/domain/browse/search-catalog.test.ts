@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
-import { PAGE_SIZE, relevance, searchApps, searchWords } from './search-catalog.ts';
+import { PAGE_SIZE, relevance, searchApps, searchWords, withinEdits } from './search-catalog.ts';
 import type { SearchQuery } from './search-catalog.ts';
 
 const release = (platformVersionSpec: string) => ({ platformVersionSpec }) as unknown as ListedRelease;
@@ -34,6 +34,27 @@ describe('searchApps', () => {
     assert.deepEqual(searchApps(APPS, query({ text: 'files antivirus' })).apps.map((a) => a.id), ['files_antivirus']);
     assert.deepEqual(searchApps(APPS, query({ text: 'virenscanner' })).apps.map((a) => a.id), ['files_antivirus'], 'names in any language');
     assert.equal(relevance(APPS[0] as ListedApp, ['news', 'nothing']), 0);
+  });
+
+  test('words in descriptions count, below summaries; accents and case do not matter', () => {
+    const apps = [
+      app('office_suite', 'Büro', 'Documents', { translations: { en: { name: 'Büro', summary: 'Documents', description: 'Edit spreadsheets together' } } }),
+      app('sheets', 'Sheets', 'Edit spreadsheets'),
+    ];
+    assert.deepEqual(searchApps(apps, query({ text: 'spreadsheets' })).apps.map((a) => a.id), ['sheets', 'office_suite'], 'the summary ranks above the description');
+    assert.deepEqual(searchApps(apps, query({ text: 'buro' })).apps.map((a) => a.id), ['office_suite']);
+    assert.deepEqual(searchApps(apps, query({ text: 'BÜRO' })).apps.map((a) => a.id), ['office_suite']);
+    assert.deepEqual(searchWords('Crème Brûlée'), ['creme', 'brulee']);
+  });
+
+  test('a misspelt word finds what it nearly matches, ranked below exact matches', () => {
+    const apps = [app('calendar', 'Calendar', 'Your events'), app('contacts', 'Contacts', 'Your address book'), app('cal_sync', 'Calender sync', 'Sync')];
+    assert.deepEqual(searchApps(apps, query({ text: 'calender' })).apps.map((a) => a.id), ['cal_sync', 'calendar']);
+    assert.deepEqual(searchApps(apps, query({ text: 'contcats' })).apps.map((a) => a.id), ['contacts'], 'two letters swapped');
+    assert.deepEqual(searchApps(apps, query({ text: 'adress' })).apps.map((a) => a.id), ['contacts'], 'a letter missing');
+    assert.deepEqual(searchApps(apps, query({ text: 'cat' })).apps.map((a) => a.id), [], 'short words must match as they are');
+    assert.equal(withinEdits('kitten', 'sitting', 2), false);
+    assert.equal(withinEdits('kitten', 'sitten', 1), true);
   });
 
   test('filters: category, featured, a Nextcloud version some release supports', () => {

@@ -6,7 +6,7 @@ export const SORTS = ['relevance', 'rating', 'newest', 'updated', 'name'] as con
 export type Sort = (typeof SORTS)[number];
 
 export interface SearchQuery {
-  /** Words to find in the app's id, names and summaries (any language); empty: every app. */
+  /** Words to find in the app's id, names, summaries and descriptions (any language, any case, with or without accents); empty: every app. */
   readonly text: string;
   readonly category: string | null;
   /** A Nextcloud version (such as 30 or 30.0.2) some release must support; null: any. */
@@ -26,29 +26,95 @@ export interface SearchResult {
 
 export const PAGE_SIZE = 24;
 
-/** Lower-case words of at most 100 characters in all; punctuation separates words. */
+/** Lower case without accents (Büro → buro, Ç → c), so neither case nor accents matter to a search. */
+export function foldText(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+}
+
+/** Folded words of at most 100 characters in all; punctuation separates words. */
 export function searchWords(text: string): string[] {
-  return text.toLowerCase().slice(0, 100).split(/[^\p{L}\p{N}_]+/u).filter((word) => word !== '').slice(0, 10);
+  return foldText(text.slice(0, 100)).split(/[^\p{L}\p{N}_]+/u).filter((word) => word !== '').slice(0, 10);
+}
+
+/** What search compares, folded once per app object (a catalogue snapshot's apps live as long as it). */
+interface AppTerms {
+  readonly id: string;
+  readonly names: readonly string[];
+  readonly summaries: readonly string[];
+  readonly descriptions: readonly string[];
+  /** The distinct words of the id, names and summaries: what a misspelt word is compared with. */
+  readonly vocabulary: readonly string[];
+}
+
+const DESCRIPTION_CHARS = 20_000;
+const termsOf = new WeakMap<ListedApp, AppTerms>();
+const splitWords = (text: string): string[] => text.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length >= 3);
+
+function terms(app: ListedApp): AppTerms {
+  let known = termsOf.get(app);
+  if (known === undefined) {
+    const texts = Object.values(app.translations);
+    const names = texts.map((t) => foldText(t.name));
+    const summaries = texts.map((t) => foldText(t.summary));
+    const vocabulary = new Set([...splitWords(app.id.replace(/_/g, ' ')), ...names.flatMap(splitWords), ...summaries.flatMap(splitWords)]);
+    known = { id: app.id, names, summaries, descriptions: texts.map((t) => foldText(t.description.slice(0, DESCRIPTION_CHARS))), vocabulary: [...vocabulary] };
+    termsOf.set(app, known);
+  }
+  return known;
 }
 
 /**
+ * Whether `a` and `b` are at most `limit` edits apart (insertions, deletions, substitutions, and
+ * swaps of two neighbours): optimal string alignment, stopping as soon as a row passes the limit.
+ */
+export function withinEdits(a: string, b: string, limit: number): boolean {
+  if (Math.abs(a.length - b.length) > limit) return false;
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let smallest = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (before[j - 2] ?? 0) + 1);
+      current.push(value);
+      smallest = Math.min(smallest, value);
+    }
+    if (smallest > limit) return false;
+    before = previous;
+    previous = current;
+  }
+  return (previous[b.length] ?? Infinity) <= limit;
+}
+
+/** Edits a misspelt word may have: none under 4 letters, one up to 7, two from 8. */
+const editsAllowed = (word: string): number => (word.length < 4 ? 0 : word.length < 8 ? 1 : 2);
+
+/**
  * How well an app matches every word (0: it does not). An id equal to the text ranks first, then
- * words in names (a name starting with the word higher), then words in summaries.
+ * words in names (a name starting with the word higher), then summaries, then descriptions; a
+ * word found nowhere may be misspelt: one that nearly matches a word of the id, names or
+ * summaries counts least. Case and accents never matter.
  */
 export function relevance(app: ListedApp, words: readonly string[]): number {
   if (words.length === 0) return 1;
-  const names = Object.values(app.translations).map((t) => t.name.toLowerCase());
-  const summaries = Object.values(app.translations).map((t) => t.summary.toLowerCase());
-  let score = words.join('_') === app.id || words.join('') === app.id ? 100 : 0;
+  const t = terms(app);
+  let score = words.join('_') === t.id || words.join('') === t.id ? 100 : 0;
   for (const word of words) {
     let best = 0;
-    if (app.id.includes(word)) best = Math.max(best, 8);
-    for (const name of names) {
+    if (t.id.includes(word)) best = 8;
+    for (const name of t.names) {
       if (name.startsWith(word)) best = Math.max(best, 10);
       else if (name.split(/[^\p{L}\p{N}_]+/u).some((part) => part.startsWith(word))) best = Math.max(best, 7);
       else if (name.includes(word)) best = Math.max(best, 5);
     }
-    if (best === 0 && summaries.some((summary) => summary.includes(word))) best = 2;
+    if (best === 0 && t.summaries.some((summary) => summary.includes(word))) best = 2;
+    if (best === 0 && t.descriptions.some((description) => description.includes(word))) best = 1;
+    if (best === 0) {
+      const limit = editsAllowed(word);
+      if (limit > 0 && t.vocabulary.some((known) => withinEdits(word, known, limit) || (known.length > word.length && withinEdits(word, known.slice(0, word.length), limit)))) best = 0.5;
+    }
     if (best === 0) return 0;
     score += best;
   }

@@ -74,7 +74,7 @@ describe('readAppArchive', () => {
   test('a decompression bomb is refused at the inflation bound', async () => {
     await refused('bomb-1gib.tar.gz', /inflates to more than 256 MiB; is it a decompression bomb\?/);
     await assert.rejects(
-      readAppArchive(archive('bomb-1gib.tar.gz'), { maxInflatedBytes: 1024 * 1024, maxInfoXmlBytes: 512 * 1024, maxChangelogBytes: 1024 * 1024 }),
+      readAppArchive(archive('bomb-1gib.tar.gz'), { maxInflatedBytes: 1024 * 1024, maxInfoXmlBytes: 512 * 1024, maxChangelogBytes: 1024 * 1024, maxIconBytes: 1024 }),
       /inflates to more than 1 MiB/,
     );
   });

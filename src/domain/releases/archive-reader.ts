@@ -10,13 +10,17 @@ export interface ArchiveLimits {
   /** appinfo/info.xml must be smaller than this. */
   readonly maxInfoXmlBytes: number;
   readonly maxChangelogBytes: number;
+  readonly maxIconBytes: number;
 }
 
 export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
   maxInflatedBytes: 256 * 1024 * 1024,
   maxInfoXmlBytes: 512 * 1024,
   maxChangelogBytes: 1024 * 1024,
+  maxIconBytes: 256 * 1024,
 };
+
+const ICONS: Readonly<Record<string, string>> = { 'img/app.svg': 'icon', 'img/app-dark.svg': 'icon-dark' };
 
 /** The parts of an app archive the store reads. */
 export interface AppArchive {
@@ -25,6 +29,9 @@ export interface AppArchive {
   readonly infoXml: Buffer;
   /** Language → CHANGELOG bytes: `en` from CHANGELOG.md, others from CHANGELOG.<lang>.md. */
   readonly changelogs: ReadonlyMap<string, Buffer>;
+  /** img/app.svg and img/app-dark.svg when present: at most `maxIconBytes` + 1 bytes each (more is cut; the icon is then left out). */
+  readonly icon?: Buffer;
+  readonly darkIcon?: Buffer;
 }
 
 const refuse = (message: string): AppError => new AppError('invalid_archive', message);
@@ -141,12 +148,27 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
 
       const relative = segments.slice(1).join('/');
       const changelog = segments.length === 2 ? CHANGELOG_NAME.exec(relative) : null;
-      const key = relative === 'appinfo/info.xml' ? 'info.xml' : changelog !== null ? `changelog:${changelog[1] ?? ''}` : null;
+      const key = relative === 'appinfo/info.xml' ? 'info.xml' : changelog !== null ? `changelog:${changelog[1] ?? ''}` : (ICONS[relative] ?? null);
       if (key === null || header.type === 'directory') {
         stream.on('end', next).resume();
         return;
       }
       if (wanted.has(key)) throw refuse(`${name} appears twice in the archive`);
+      if (key.startsWith('icon')) {
+        // An icon too large is cut (and then left out), never a reason to refuse the release.
+        const chunks: Buffer[] = [];
+        let size = 0;
+        stream.on('data', (data: unknown) => {
+          const chunk = data as Buffer;
+          if (size <= limits.maxIconBytes) chunks.push(chunk.subarray(0, limits.maxIconBytes + 1 - size));
+          size += chunk.length;
+        });
+        stream.on('end', () => {
+          wanted.set(key, Buffer.concat(chunks));
+          next();
+        });
+        return;
+      }
       const cap = key === 'info.xml' ? limits.maxInfoXmlBytes - 1 : limits.maxChangelogBytes;
       const capText = key === 'info.xml' ? `must be smaller than ${kib(limits.maxInfoXmlBytes)}` : `may be at most ${mib(limits.maxChangelogBytes)}`;
       if ((header.size ?? 0) > cap) throw refuse(`${name} ${capText}`);
@@ -181,7 +203,9 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
     if (key === 'changelog:' && wanted.has('changelog:en')) continue;
     changelogs.set(language, value);
   }
-  return { folder, infoXml, changelogs };
+  const icon = wanted.get('icon');
+  const darkIcon = wanted.get('icon-dark');
+  return { folder, infoXml, changelogs, ...(icon === undefined ? {} : { icon }), ...(darkIcon === undefined ? {} : { darkIcon }) };
 }
 
 function translateStreamError(error: unknown): AppError {

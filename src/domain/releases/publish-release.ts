@@ -116,7 +116,7 @@ export async function publishRelease(input: PublishInput, user: User, acting: Ac
     (result) =>
       auditEntry(acting, result.created ? 'release.published' : 'release.updated', {
         appId,
-        details: { version: candidate.release.version, nightly: input.nightly, download: input.download, sha256, size: bytes.length },
+        details: { version: candidate.release.version, nightly: input.nightly, download: input.download, sha256, size: bytes.length, ...(candidate.iconProblem === undefined ? {} : { icon: candidate.iconProblem }) },
       }),
   );
   return { appId, version: candidate.release.version, created };

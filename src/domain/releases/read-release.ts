@@ -4,12 +4,14 @@ import type { ArchiveLimits } from './archive-reader.ts';
 import { changelogSection } from './changelog.ts';
 import { parseManifest } from './manifest-parser.ts';
 import type { ReleaseCandidate } from './release-data.ts';
+import { sanitiseIcon } from './app-icon.ts';
+import type { AppIcon } from './app-icon.ts';
 
 export interface ReadReleaseOptions {
   readonly nightly: boolean;
   /** The store's category ids: info.xml may name only these. */
   readonly validCategories: ReadonlySet<string>;
-  readonly limits?: ArchiveLimits;
+  readonly limits?: Partial<ArchiveLimits>;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface ReadReleaseOptions {
  * listings will show them out, or a precise refusal. No network, no database.
  */
 export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): Promise<ReleaseCandidate> {
-  const archive = await readAppArchive(bytes, options.limits ?? DEFAULT_ARCHIVE_LIMITS);
+  const archive = await readAppArchive(bytes, { ...DEFAULT_ARCHIVE_LIMITS, ...options.limits });
   // libxml2 (WebAssembly, about 25 MB once instantiated) is loaded when a release is first read.
   const { parseXmlDocument } = await import('./xml-document.ts');
   const manifest = parseManifest(parseXmlDocument(archive.infoXml, 'info.xml'), options.validCategories);
@@ -36,5 +38,20 @@ export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): P
     const changelog = changelogSection(markdown, manifest.release.version, options.nightly);
     if (changelog !== '' || language === 'en') translations[language] = { changelog };
   }
-  return { app: manifest.app, release: { ...manifest.release, isNightly: options.nightly, translations } };
+  const limits = { ...DEFAULT_ARCHIVE_LIMITS, ...options.limits };
+  // app.svg (drawn light) first; app-dark.svg when there is no usable app.svg.
+  const problems: string[] = [];
+  let icon: AppIcon | null = null;
+  for (const [bytesOfIcon, dark] of [[archive.icon, false], [archive.darkIcon, true]] as const) {
+    if (bytesOfIcon === undefined || icon !== null) continue;
+    const result = sanitiseIcon(bytesOfIcon, dark, limits.maxIconBytes, parseXmlDocument);
+    if ('problem' in result) problems.push(result.problem);
+    else icon = result;
+  }
+  return {
+    app: manifest.app,
+    release: { ...manifest.release, isNightly: options.nightly, translations },
+    icon,
+    ...(problems.length === 0 || icon !== null ? {} : { iconProblem: `the icon was left out: ${problems.join('; ')}` }),
+  };
 }

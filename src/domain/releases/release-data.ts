@@ -1,3 +1,4 @@
+import type { AppIcon } from './app-icon.ts';
 import type { ExternalApp } from './external-app.ts';
 
 /** What a release archive says about its app and itself, as the listings will show it. */
@@ -60,6 +61,10 @@ export interface ReleaseData {
 export interface ReleaseCandidate {
   readonly app: AppData;
   readonly release: ReleaseData;
+  /** The icon from the archive, rebuilt safe (app-icon.ts); shown when this release is the app's latest. */
+  readonly icon?: AppIcon | null;
+  /** Why an icon in the archive was left out (the release is published all the same). */
+  readonly iconProblem?: string;
 }
 
 /** The manifest part: everything info.xml says (the changelog and nightly flag come from elsewhere). */

@@ -1,3 +1,4 @@
+import type { IconRef } from '../../domain/browse/browse-catalog.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { AppApiFields, ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
@@ -168,6 +169,28 @@ export async function loadListedRatings(db: Kysely<Database>): Promise<ListedRat
     user: { id: Number(r.user_id), firstName: r.first_name, lastName: r.last_name },
     app: r.app_id,
   }));
+}
+
+/** The names raters are shown by on the website: first and last name when they gave one, else the username. */
+export async function loadRaterNames(db: Kysely<Database>): Promise<Map<number, string>> {
+  const rows = await db
+    .selectFrom('users')
+    .where('users.id', 'in', db.selectFrom('ratings').select('ratings.user_id'))
+    .select(['users.id', 'users.username', 'users.first_name', 'users.last_name'])
+    .execute();
+  return new Map(rows.map((row) => [Number(row.id), `${row.first_name} ${row.last_name}`.trim() || row.username]));
+}
+
+/** Each app's icon: its hash (its address) and whether it is drawn dark. */
+export async function loadIconRefs(db: Kysely<Database>): Promise<Map<string, IconRef>> {
+  const rows = await db.selectFrom('app_icons').select(['app_id', 'hash', 'dark']).execute();
+  return new Map(rows.map((row) => [row.app_id, { hash: row.hash, dark: toBool(row.dark) }]));
+}
+
+/** The icon with this hash, as served; null when no app has it now. */
+export async function findIcon(db: Kysely<Database>, hash: string): Promise<string | null> {
+  const row = await db.selectFrom('app_icons').select('svg').where('hash', '=', hash).limit(1).executeTakeFirst();
+  return row?.svg ?? null;
 }
 
 /** An ExApp release's appapi_apps.json fields, from its row (none for an ordinary release). */

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { AppIcon } from '../../domain/releases/app-icon.ts';
 import type { AppData, ReleaseData } from '../../domain/releases/release-data.ts';
 import type { ReleaseStore } from '../../domain/releases/release-store.ts';
 import { toBool } from '../schema.ts';
@@ -45,6 +46,20 @@ async function replaceReleaseDetails(trx: Trx, releaseId: number, release: Relea
       })
       .execute();
   }
+}
+
+/** The latest release's icon becomes the app's; a latest release without one leaves the app without. */
+async function replaceIcon(trx: Trx, appId: string, icon: AppIcon | null, at: string): Promise<void> {
+  if (icon === null) {
+    await trx.deleteFrom('app_icons').where('app_id', '=', appId).execute();
+    return;
+  }
+  const row = { hash: icon.hash, svg: icon.svg, dark: icon.dark, updated_at: at };
+  await trx
+    .insertInto('app_icons')
+    .values({ app_id: appId, ...row })
+    .onConflict((oc) => oc.column('app_id').doUpdateSet(row))
+    .execute();
 }
 
 async function replaceAppData(trx: Trx, app: AppData, at: string): Promise<void> {
@@ -121,7 +136,10 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
         const releaseId = Number(inserted.id);
         await replaceReleaseDetails(trx, releaseId, release);
         const others = await trx.selectFrom('releases').select('version').where('app_id', '=', app.id).where('is_nightly', '=', false).where('id', '!=', releaseId).execute();
-        if (rules.isLatest(others.map((o) => o.version))) await replaceAppData(trx, app, at);
+        if (rules.isLatest(others.map((o) => o.version))) {
+          await replaceAppData(trx, app, at);
+          await replaceIcon(trx, app.id, candidate.icon ?? null, at);
+        }
         await trx.updateTable('apps').set({ last_release_at: at, updated_at: at }).where('id', '=', app.id).execute();
         await markAppsChanged(trx, [app.id]);
         return { changed: true, result: { created: existing === undefined } };

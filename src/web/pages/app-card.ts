@@ -1,24 +1,57 @@
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import type { ListedApp } from '../../domain/listings/app-listing.ts';
 import { textsIn } from '../../domain/browse/browse-catalog.ts';
+import type { IconRef } from '../../domain/browse/browse-catalog.ts';
+import { starRating, timeAgo } from '../catalog-display.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { STRINGS } from '../strings.ts';
 
-/** One app in a list: its name (a link to its page), summary, first screenshot and rating. */
-export function appCard(app: ListedApp, languages: readonly string[]): Html {
-  const texts = textsIn(app, languages);
+/** What cards need besides the app: the visitor's languages, the time, and the apps' icons. */
+export interface CardSetting {
+  readonly languages: readonly string[];
+  /** The language dates are written in (the one the page is shown in). */
+  readonly dateLanguage: string;
+  readonly now: Date;
+  /** App id → its icon; apps without one get the placeholder. */
+  readonly icons: ReadonlyMap<string, IconRef>;
+}
+
+/** What catalogue pages show apps with: cards, and category names in the visitor's languages. */
+export interface CatalogDisplay {
+  readonly cards: CardSetting;
+  categoryName(id: string): string;
+}
+
+/** Where an icon is served: its content hash in the address, so browsers may keep it for a year. */
+export const iconAddress = (hash: string): string => `/icons/${hash}.svg`;
+
+/** The app's icon, or a neutral placeholder; decorative (the name is next to it). */
+export function appIcon(appId: string, icons: ReadonlyMap<string, IconRef>, size: 'small' | 'large' = 'small'): Html {
+  const icon = icons.get(appId);
+  const pixels = size === 'small' ? 32 : 64;
+  return icon === undefined
+    ? html`<span class="icon icon-${size} icon-none" aria-hidden="true"></span>`
+    : html`<img class="icon icon-${size}${icon.dark ? ' icon-dark' : ''}" src="${iconAddress(icon.hash)}" alt="" width="${pixels}" height="${pixels}">`;
+}
+
+/**
+ * One app in a list: its first screenshot (or its icon on a plain panel, so every card has the
+ * same shape), icon and name (a link to its page), summary, stars and when it was last updated.
+ */
+export function appCard(app: ListedApp, setting: CardSetting): Html {
+  const texts = textsIn(app, setting.languages);
   const shot = app.screenshots[0];
   return html`<li class="card">
   <a class="card-link" href="/apps/${encodeURIComponent(app.id)}">
-    ${shot === undefined ? '' : html`<img class="card-shot" src="${shot.smallThumbnail || shot.url}" alt="" loading="lazy" referrerpolicy="no-referrer">`}
-    <span class="card-name" lang="${texts.language}">${texts.name}</span>
+    ${shot === undefined ? html`<span class="card-shot card-shot-none">${appIcon(app.id, setting.icons, 'large')}</span>` : html`<img class="card-shot" src="${shot.smallThumbnail || shot.url}" alt="" loading="lazy" referrerpolicy="no-referrer">`}
+    <span class="card-title">${appIcon(app.id, setting.icons)}<span class="card-name" lang="${texts.language}">${texts.name}</span></span>
   </a>
   <p class="card-summary" lang="${texts.language}">${texts.summary}</p>
-  <p class="card-meta">${STRINGS.rating(ratingToStars(app.ratingOverall), app.ratingNumOverall)}</p>
+  <p class="card-meta">${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · <time datetime="${app.lastModified}">${STRINGS.updatedAgo(timeAgo(app.lastModified, setting.now, setting.dateLanguage))}</time></p>
 </li>`;
 }
 
-export function appList(apps: readonly ListedApp[], languages: readonly string[]): Html {
-  return html`<ul class="cards">${apps.map((app) => appCard(app, languages))}</ul>`;
+export function appList(apps: readonly ListedApp[], setting: CardSetting): Html {
+  return html`<ul class="cards">${apps.map((app) => appCard(app, setting))}</ul>`;
 }

@@ -1,5 +1,5 @@
 import { webAddressProblem } from '../../domain/encodings.ts';
-import { textsIn } from '../../domain/browse/browse-catalog.ts';
+import { nextcloudRange, textsIn } from '../../domain/browse/browse-catalog.ts';
 import { certificateFingerprint } from '../../domain/certificates/certificate-validator.ts';
 import { isStable } from '../../domain/versions/semantic-version.ts';
 import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
@@ -14,6 +14,9 @@ import type { FormState } from '../forms.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import { STRINGS } from '../strings.ts';
+import { shortDate, starRating, timeAgo } from '../catalog-display.ts';
+import type { CatalogDisplay } from './app-card.ts';
+import { appIcon } from './app-card.ts';
 
 /** Only web addresses are shown as links: the stored ones were checked at publishing by the same rule, this keeps it so. */
 const isWebLink = (url: string): boolean => webAddressProblem(url, 'http or https') === null;
@@ -22,12 +25,13 @@ function link(url: string, label: string): Html | '' {
   return isWebLink(url) ? html`<li><a href="${url}" rel="nofollow noopener">${label}</a></li>` : '';
 }
 
-function releaseRow(release: ListedRelease, languages: readonly string[]): Html {
+function releaseRow(release: ListedRelease, languages: readonly string[], dateLanguage: string): Html {
   const changelog = [...languages, 'en'].map((language) => release.translations[language]?.changelog).find((text) => text !== undefined && text !== '') ?? '';
   const marks = [release.isNightly ? STRINGS.nightly : '', !isStable(release.version, false) ? STRINGS.preRelease : ''].filter((m) => m !== '');
   return html`<li class="release">
-  <h3>${release.version} ${marks.map((mark) => html`<span class="mark">${mark}</span>`)}</h3>
+  <h3>${release.version}${marks.map((mark) => html` <span class="mark">${mark}</span>`)}</h3>
   <dl class="facts">
+    <dt>${STRINGS.released}</dt><dd><time datetime="${release.created}">${shortDate(release.created, dateLanguage)}</time></dd>
     <dt>${STRINGS.nextcloudVersions}</dt><dd>${release.rawPlatformVersionSpec || STRINGS.any}</dd>
     <dt>${STRINGS.php}</dt><dd>${release.rawPhpVersionSpec || STRINGS.any}</dd>
     ${release.databases.length === 0 ? '' : html`<dt>${STRINGS.databases}</dt><dd>${release.databases.map((d) => d.id).join(', ')}</dd>`}
@@ -45,6 +49,8 @@ export interface AppPageView {
   /** Null: anonymous (a link to sign in); 'maintainer': may not rate; else the form's token and the current rating. */
   readonly rater: null | 'maintainer' | { readonly formToken: string; readonly own: ListedRating | null };
   readonly form: FormState & { readonly message?: string };
+  /** The names raters are shown by (never their e-mail addresses), by user id. */
+  readonly raterNames: ReadonlyMap<number, string>;
 }
 
 const COMMENT_LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt_BR', 'ru', 'pl', 'ja', 'zh_CN'];
@@ -83,20 +89,31 @@ ${postForm(
 ${own === null ? '' : postForm(`${here}/rating/delete`, rater.formToken, html`<button type="submit" class="secondary">${STRINGS.removeRating}</button>`)}`;
 }
 
-function commentList(view: AppPageView, languages: readonly string[]): Html {
+function commentList(view: AppPageView, languages: readonly string[], dateLanguage: string): Html {
   const comments = view.ratings.flatMap((rating) => {
     const comment = commentText(rating, languages);
     return comment === null ? [] : [{ rating, comment }];
   });
   if (comments.length === 0) return html`<p>${STRINGS.noComments}</p>`;
   return html`<ul class="comments">${comments.map(({ rating, comment }) => {
-    const name = `${rating.user.firstName} ${rating.user.lastName}`.trim() || STRINGS.anonymousUser;
-    return html`<li class="comment" lang="${comment.language}"><p class="card-meta">${name} · ${STRINGS.starsOption(Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${rating.ratedAt.slice(0, 10)}</time></p><div class="markdown">${renderMarkdown(comment.text)}</div></li>`;
+    const name = view.raterNames.get(rating.user.id) ?? STRINGS.anonymousUser;
+    return html`<li class="comment" lang="${comment.language}"><p class="card-meta"><span class="commenter">${name}</span> · ${STRINGS.starsOption(Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${shortDate(rating.ratedAt, dateLanguage)}</time></p><div class="markdown">${renderMarkdown(comment.text)}</div></li>`;
   })}</ul>`;
 }
 
-export function appPage(app: ListedApp, view: AppPageView, context: PageContext): Html {
+/** How to install the app on a Nextcloud server: its id, the occ command, the versions, direct downloads. */
+function installHelp(app: ListedApp, view: AppPageView): Html {
+  const range = nextcloudRange(app);
+  return html`<section aria-labelledby="install"><h2 id="install">${STRINGS.install}</h2>
+<p>${STRINGS.installLead}</p>
+<pre class="command" aria-label="occ"><code>occ app:install ${app.id}</code></pre>
+<dl class="facts"><dt>${STRINGS.appIdLabel}</dt><dd><code>${app.id}</code></dd>${range === null ? '' : html`<dt>${STRINGS.supportedNextcloud}</dt><dd>${STRINGS.versionRange(range.min, range.max)}</dd>`}</dl>
+${view.latest.length === 0 ? '' : html`<h3>${STRINGS.downloads}</h3><ul>${view.latest.map((row) => html`<li><a href="${row.release.download}" rel="nofollow noopener">${STRINGS.downloadFor(row.platform, row.release.version)}</a></li>`)}</ul>`}</section>`;
+}
+
+export function appPage(app: ListedApp, view: AppPageView, context: PageContext, display: CatalogDisplay): Html {
   const { languages } = context;
+  const { dateLanguage } = display.cards;
   const texts = textsIn(app, languages);
   const releases = [...app.releases].sort(compareReleasesDescending);
   const fingerprint = certificateFingerprint(app.certificate);
@@ -111,22 +128,22 @@ export function appPage(app: ListedApp, view: AppPageView, context: PageContext)
   return layout(
     { title: texts.name, description: texts.summary },
     html`<article class="app" lang="${texts.language}">
-<h1>${texts.name}</h1>
-<p class="lead">${texts.summary}</p>
-<p class="card-meta">${app.categories.join(' · ')}</p>
+<div class="app-title">${appIcon(app.id, display.cards.icons, 'large')}<div><h1>${texts.name}</h1>
+<p class="lead">${texts.summary}</p></div></div>
+<p class="card-meta">${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · <time datetime="${app.lastModified}">${STRINGS.updatedAgo(timeAgo(app.lastModified, display.cards.now, dateLanguage))}</time></p>
+<nav aria-label="${STRINGS.categoryLinks}"><ul class="tags">${app.categories.map((id) => html`<li><a href="/categories/${encodeURIComponent(id)}">${display.categoryName(id)}</a></li>`)}</ul></nav>
 ${app.screenshots.length === 0 ? '' : html`<section aria-labelledby="shots"><h2 id="shots">${STRINGS.screenshots}</h2>
 <ul class="gallery">${app.screenshots.map((shot, i) => html`<li><a href="${shot.url}" rel="nofollow noopener"><img src="${shot.smallThumbnail || shot.url}" alt="${STRINGS.screenshotOf(texts.name, i + 1)}" loading="lazy" referrerpolicy="no-referrer"></a></li>`)}</ul></section>`}
+${installHelp(app, view)}
 <section aria-labelledby="description"><h2 id="description">${STRINGS.description}</h2><div class="markdown">${renderMarkdown(texts.description)}</div></section>
 <section aria-labelledby="ratings"><h2 id="ratings">${STRINGS.ratings}</h2>
-<dl class="facts"><dt>${STRINGS.overall}</dt><dd>${STRINGS.rating(ratingToStars(app.ratingOverall), app.ratingNumOverall)}</dd><dt>${STRINGS.recent}</dt><dd>${STRINGS.rating(ratingToStars(app.ratingRecent), app.ratingNumRecent)}</dd></dl>
+<dl class="facts"><dt>${STRINGS.overall}</dt><dd>${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)}</dd><dt>${STRINGS.recent}</dt><dd>${starRating(ratingToStars(app.ratingRecent), app.ratingNumRecent)}</dd></dl>
 ${ratingForm(app, view, context)}
 <h3>${STRINGS.comments}</h3>
-${commentList(view, [...languages, 'en'])}</section>
-${view.latest.length === 0 ? '' : html`<section aria-labelledby="latest"><h2 id="latest">${STRINGS.latestVersions}</h2>
-<dl class="facts">${view.latest.map((row) => html`<dt>${STRINGS.nextcloudMajor(row.platform)}</dt><dd>${row.release.version}</dd>`)}</dl></section>`}
-<section aria-labelledby="releases"><h2 id="releases">${STRINGS.releases}</h2><ul class="releases">${releases.map((r) => releaseRow(r, languages))}</ul></section>
+${commentList(view, [...languages, 'en'], dateLanguage)}</section>
+<section aria-labelledby="releases"><h2 id="releases">${STRINGS.releases}</h2><ul class="releases">${releases.map((r) => releaseRow(r, languages, dateLanguage))}</ul></section>
 <section aria-labelledby="about"><h2 id="about">${STRINGS.authors}</h2>
-<ul>${app.authors.map((a) => html`<li>${isWebLink(a.homepage) ? html`<a href="${a.homepage}" rel="nofollow noopener">${a.name}</a>` : a.name}</li>`)}</ul>
+<ul>${app.authors.map((a) => html`<li>${isWebLink(a.homepage) ? html`<a href="${a.homepage}" rel="nofollow ugc noopener">${a.name}</a>` : a.name}</li>`)}</ul>
 ${links.some((l) => l !== '') ? html`<h2>${STRINGS.links}</h2><ul>${links}</ul>` : ''}
 ${fingerprint === null ? '' : html`<h2>${STRINGS.certificate}</h2><p class="fingerprint"><code>${fingerprint}</code></p>`}</section>
 </article>`,

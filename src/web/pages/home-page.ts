@@ -4,12 +4,12 @@ import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
 import { STRINGS } from '../strings.ts';
+import type { CatalogDisplay } from './app-card.ts';
 import { appList } from './app-card.ts';
 
-export function homePage(view: HomeView, context: PageContext): Html {
-  const { languages } = context;
+export function homePage(view: HomeView, context: PageContext, display: CatalogDisplay): Html {
   const section = (id: string, title: string, apps: HomeView['featured']) =>
-    apps.length === 0 ? '' : html`<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${appList(apps, languages)}</section>`;
+    apps.length === 0 ? '' : html`<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${appList(apps, display.cards)}</section>`;
   return layout(
     { title: STRINGS.siteName, description: STRINGS.tagline },
     html`<h1>${STRINGS.tagline}</h1>
@@ -19,7 +19,7 @@ ${section('featured', STRINGS.featured, view.featured)}
 ${section('newest', STRINGS.newest, view.newest)}
 ${section('updated', STRINGS.updated, view.updated)}
 ${view.categories.length === 0 ? '' : html`<section aria-labelledby="categories"><h2 id="categories">${STRINGS.categories}</h2>
-<ul class="tags">${view.categories.map((c) => html`<li><a href="/categories/${encodeURIComponent(c.id)}">${c.id}</a> <span class="count">(${c.apps})</span></li>`)}</ul></section>`}`,
+<ul class="tags">${view.categories.map((c) => html`<li><a href="/categories/${encodeURIComponent(c.id)}">${display.categoryName(c.id)}</a> <span class="count">(${c.apps})</span></li>`)}</ul></section>`}`,
     context,
   );
 }

@@ -5,6 +5,7 @@ import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
 import { STRINGS } from '../strings.ts';
+import type { CatalogDisplay } from './app-card.ts';
 import { appList } from './app-card.ts';
 
 const SORT_LABELS: Record<Sort, string> = {
@@ -28,16 +29,15 @@ function pageLink(query: SearchQuery, page: number): string {
   return `/search${text === '' ? '' : `?${text}`}`;
 }
 
-export function searchPage(query: SearchQuery, result: SearchResult, categories: readonly string[], context: PageContext): Html {
-  const { languages } = context;
-  const title = query.category !== null && query.text === '' ? STRINGS.categoryTitle(query.category) : query.text === '' ? STRINGS.allApps : STRINGS.resultsFor(query.text);
+export function searchPage(query: SearchQuery, result: SearchResult, categories: readonly string[], context: PageContext, display: CatalogDisplay): Html {
+  const title = query.category !== null && query.text === '' ? STRINGS.categoryTitle(display.categoryName(query.category)) : query.text === '' ? STRINGS.allApps : STRINGS.resultsFor(query.text);
   return layout(
     { title },
     html`<h1>${title}</h1>
 <form class="filters" action="/search" method="get" role="search" aria-label="${STRINGS.filters}">
   <p><label for="q">${STRINGS.searchLabel}</label> <input id="q" name="q" type="search" value="${query.text}" maxlength="100"></p>
   <p><label for="category">${STRINGS.category}</label>
-  <select id="category" name="category"><option value="">${STRINGS.allCategories}</option>${categories.map((id) => html`<option value="${id}"${query.category === id ? html` selected` : ''}>${id}</option>`)}</select></p>
+  <select id="category" name="category"><option value="">${STRINGS.allCategories}</option>${categories.map((id) => html`<option value="${id}"${query.category === id ? html` selected` : ''}>${display.categoryName(id)}</option>`)}</select></p>
   <p><label for="nextcloud">${STRINGS.supportsNextcloud}</label> <input id="nextcloud" name="nextcloud" inputmode="decimal" placeholder="30" value="${query.nextcloud ?? ''}" size="8" maxlength="20"></p>
   <p><input id="featured" name="featured" type="checkbox" value="1"${query.featuredOnly ? html` checked` : ''}> <label for="featured">${STRINGS.featuredOnly}</label></p>
   <p><label for="sort">${STRINGS.sortBy}</label>
@@ -45,7 +45,7 @@ export function searchPage(query: SearchQuery, result: SearchResult, categories:
   <p><button type="submit">${STRINGS.apply}</button></p>
 </form>
 <p class="lead" role="status">${STRINGS.found(result.total)}</p>
-${result.apps.length === 0 ? html`<p>${STRINGS.nothingFound}</p>` : appList(result.apps, languages)}
+${result.apps.length === 0 ? html`<p>${STRINGS.nothingFound}</p>` : appList(result.apps, display.cards)}
 ${result.pages <= 1 ? '' : html`<nav class="pager" aria-label="${STRINGS.pages}"><ul>
 ${result.page > 1 ? html`<li><a rel="prev" href="${pageLink(query, result.page - 1)}">${STRINGS.previous}</a></li>` : ''}
 <li aria-current="page">${STRINGS.pageOf(result.page, result.pages)}</li>

@@ -22,7 +22,7 @@ export async function apiPageRoutes(app: AppServer, container: Container): Promi
       handler: async (request, reply) => {
         if (!acceptsHtml(request)) return { openapi: '/api/v1/openapi.json', documentation: '/api/' };
         const { context } = await pageSetting(request, reply, container);
-        return sendPage(request, reply, apiPage(app.swagger() as OpenApiDocument, context));
+        return sendPage(request, reply, apiPage(app.swagger() as OpenApiDocument, context, `${request.protocol}://${request.host}`));
       },
     });
   }

@@ -27,7 +27,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
 
   async function render(request: FastifyRequest, reply: FastifyReply, appId: string, form: AppPageView['form'], visitor?: Visitor) {
     const setting = await pageSetting(request, reply, container, visitor);
-    const { catalog, context } = setting;
+    const { catalog, context, display } = setting;
     const listed = findListedApp(catalog.apps, appId);
     const user = setting.visitor.user;
     const ratings = catalog.ratings.get(listed.id) ?? [];
@@ -41,8 +41,9 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
             ? { formToken: setting.formToken(), own: ratings.find((rating) => rating.user.id === user.id) ?? null }
             : 'maintainer',
       form,
+      raterNames: catalog.raterNames,
     };
-    return sendPage(request, reply, appPage(listed, view, context));
+    return sendPage(request, reply, appPage(listed, view, context, display));
   }
 
   app.get('/apps/:appId', {

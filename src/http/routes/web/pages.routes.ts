@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { projectFile } from '../../../project-files.ts';
-import { catalogCategories, homeView } from '../../../domain/browse/browse-catalog.ts';
+import { catalogCategories, findCategory, homeView } from '../../../domain/browse/browse-catalog.ts';
 import { LANGUAGE_COOKIE, LANGUAGE_PATTERN } from '../../../web/languages.ts';
 import { localPath } from '../../../web/local-path.ts';
 import { SORTS, searchApps } from '../../../domain/browse/search-catalog.ts';
@@ -14,8 +14,17 @@ import { homePage } from '../../../web/pages/home-page.ts';
 import { errorResponses } from '../../schemas.ts';
 import { pageSetting } from '../../page-context.ts';
 import type { AppServer } from '../../types.ts';
+import { AppError } from '../../../errors.ts';
 
 const STYLESHEET = fs.readFileSync(projectFile('src/web/static/site.css'));
+
+const ICON_HEADERS = {
+  'cache-control': 'public, max-age=31536000, immutable',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+  'content-disposition': 'attachment; filename="icon.svg"',
+  'x-content-type-options': 'nosniff',
+  'cross-origin-resource-policy': 'same-origin',
+};
 
 
 /** The public website: server-rendered pages that work without JavaScript (docs/website.md). */
@@ -23,8 +32,8 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
   app.get('/', {
     schema: { hide: true, response: PAGE_RESPONSE },
     handler: async (request, reply) => {
-      const { catalog, context } = await pageSetting(request, reply, container);
-      return sendPage(request, reply, homePage(homeView(catalog.apps), context));
+      const { catalog, context, display } = await pageSetting(request, reply, container);
+      return sendPage(request, reply, homePage(homeView(catalog.apps), context, display));
     },
   });
 
@@ -40,9 +49,11 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     { additionalProperties: true },
   );
 
-  async function showSearch(request: FastifyRequest, reply: FastifyReply, query: SearchQuery) {
-    const { catalog, context } = await pageSetting(request, reply, container);
-    return searchPage(query, searchApps(catalog.apps, query), catalogCategories(catalog.apps), context);
+  async function showSearch(request: FastifyRequest, reply: FastifyReply, query: SearchQuery, categoryPage = false) {
+    const { catalog, context, display } = await pageSetting(request, reply, container);
+    // A category page for a category the store does not know is a 404, not an empty list.
+    if (categoryPage && query.category !== null) findCategory(catalog.categories, query.category);
+    return searchPage(query, searchApps(catalog.apps, query), catalogCategories(catalog.apps), context, display);
   }
 
   app.get('/search', {
@@ -62,9 +73,9 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
   });
 
   app.get('/categories/:category', {
-    schema: { hide: true, params: Type.Object({ category: Type.String({ maxLength: 64, description: 'a category id' }) }), response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request') } },
+    schema: { hide: true, params: Type.Object({ category: Type.String({ maxLength: 64, description: 'a category id' }) }), response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'not_found') } },
     handler: async (request, reply) =>
-      sendPage(request, reply, await showSearch(request, reply, { text: '', category: request.params.category, nextcloud: null, featuredOnly: false, sort: 'rating', page: 1 })),
+      sendPage(request, reply, await showSearch(request, reply, { text: '', category: request.params.category, nextcloud: null, featuredOnly: false, sort: 'rating', page: 1 }, true)),
   });
 
   // The language switcher's target: remembers the choice for a year and returns to the page.
@@ -80,6 +91,28 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     handler: async (request, reply) => {
       reply.setCookie(LANGUAGE_COOKIE, request.query.lang, { path: '/', maxAge: 365 * 86_400, sameSite: 'lax', httpOnly: true, secure: request.protocol === 'https' });
       return reply.redirect(localPath(request.query.next), 303);
+    },
+  });
+
+  // App icons, rebuilt safe at publishing (domain/releases/app-icon.ts). The address holds the
+  // content hash, so browsers keep them for a year. They are documents that could hold script if
+  // the rebuild missed something: their own CSP forbids everything but drawing (sandboxed, no
+  // script, no fetches), and opened directly they download instead of rendering on the store's
+  // origin. As <img> they only ever draw.
+  app.get('/icons/:file', {
+    schema: {
+      hide: true,
+      params: Type.Object({ file: Type.String({ pattern: '^[0-9a-f]{32}\\.svg$', description: 'HASH.svg' }) }),
+      response: { 200: Type.String({ description: 'An SVG icon' }), 304: Type.Null({ description: 'Not modified' }), ...errorResponses('invalid_request', 'not_found') },
+    },
+    handler: async (request, reply) => {
+      const hash = request.params.file.slice(0, 32);
+      const etag = `"${hash}"`;
+      reply.headers({ ...ICON_HEADERS, etag });
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send(null);
+      const svg = await container.browse.icon(hash);
+      if (svg === null) throw new AppError('not_found', `There is no icon ${hash}: the app's latest release may have another one now.`);
+      return reply.type('image/svg+xml').send(svg);
     },
   });
 

@@ -1,0 +1,56 @@
+import type { Html } from './html.ts';
+import { html } from './html.ts';
+import { STRINGS } from './strings.ts';
+
+/** `pt_BR` → `pt-BR`: the BCP 47 tag Intl expects; null for what Intl cannot read. */
+function bcp47(language: string): string | null {
+  const tag = language.replace('_', '-');
+  try {
+    return Intl.getCanonicalLocales(tag)[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** A language by its own name, as its speakers write it (Deutsch, English, français); the code when unknown. */
+export function languageName(language: string): string {
+  const tag = bcp47(language);
+  if (tag === null) return language;
+  try {
+    const name = new Intl.DisplayNames([tag], { type: 'language', fallback: 'none' }).of(tag);
+    if (name === undefined || name === '') return language;
+    return name.charAt(0).toLocaleUpperCase(tag) + name.slice(1);
+  } catch {
+    return language;
+  }
+}
+
+const DAY = 86_400_000;
+
+/** How long ago `iso` was, in words of `language`: today, yesterday, 3 days ago, 2 months ago. */
+export function timeAgo(iso: string, now: Date, language: string): string {
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return '';
+  const days = Math.max(0, Math.floor((now.getTime() - at) / DAY));
+  const format = new Intl.RelativeTimeFormat(bcp47(language) ?? 'en', { numeric: 'auto' });
+  if (days < 45) return format.format(-days, 'day');
+  if (days < 365) return format.format(-Math.round(days / 30.44), 'month');
+  return format.format(-Math.round(days / 365.25), 'year');
+}
+
+/** A date as people of `language` write it (24 Nov 2026, 24.11.2026). */
+export function shortDate(iso: string, language: string): string {
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return '';
+  return new Intl.DateTimeFormat(bcp47(language) ?? 'en', { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
+}
+
+/**
+ * A rating as five stars, filled to the nearest half (CSS only: the page allows no inline style),
+ * with its text alternative and the count beside it. `stars` from 1 to 5.
+ */
+export function starRating(stars: number, count: number): Html {
+  if (count === 0) return html`<span class="rating"><span class="stars s0" aria-hidden="true"></span> ${STRINGS.notRated}</span>`;
+  const halves = Math.min(10, Math.max(0, Math.round(stars * 2)));
+  return html`<span class="rating"><span class="stars s${halves * 5}" role="img" aria-label="${STRINGS.starsAlt(stars)}"></span> <span class="count">(${count})</span></span>`;
+}
