@@ -9,7 +9,7 @@ import path from 'node:path';
 import { getOrCreateToken } from '../src/domain/accounts/api-tokens.ts';
 import { importCategories, importPlatformReleases } from '../src/domain/catalog/import-catalog.ts';
 import { basic, createUser } from '../test/helpers/accounts.ts';
-import { appArchive, signWith } from '../test/helpers/app-archive.ts';
+import { appArchive, buildArchive, manifestXml, signWith } from '../test/helpers/app-archive.ts';
 import { fillSignIn, launchBrowser } from '../test/helpers/browser.ts';
 import { certFile, readCert } from '../test/helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, startArchiveServer } from '../test/helpers/https-archive-server.ts';
@@ -27,17 +27,22 @@ const DESCRIPTION = `A fast feed reader for your Nextcloud.
 
 See the [documentation](https://example.org/docs) for more.`;
 
+const NEWS_ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="5" y="6" width="22" height="20" rx="2" fill="none" stroke="#fff" stroke-width="2"/><path d="M9 11h14M9 15h14M9 19h9" stroke="#fff" stroke-width="2"/></svg>';
+
 const files = await startArchiveServer();
 const server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
 try {
-  await importCategories(['multimedia', 'tools', 'office'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+  const names: Record<string, [string, string]> = { multimedia: ['Multimedia', 'Multimedia'], tools: ['Tools', 'Werkzeuge'], office: ['Office & text', 'Büro & Text'] };
+  await importCategories(Object.entries(names).map(([id, [en, de]]) => ({ id, translations: { en: { name: en, description: '' }, de: { name: de, description: '' } } })), TEST_ACTING, server.container.catalog);
   const token = await getOrCreateToken(await createUser(server.container, 'alice', PASSWORD), TEST_ACTING, server.container.accounts);
   await createUser(server.container, 'ada', PASSWORD, { isAdmin: true });
   const auth = { authorization: `Token ${token}` };
   for (const [id, name, category] of [['news', 'News', 'multimedia'], ['notes', 'Notes', 'office']] as const) {
     await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: auth, payload: { certificate: readCert(`${id}.crt`), signature: readCert(`${id}.sig`) } });
     for (const version of ['1.0.0', '1.1.0', '2.0.0-beta.1']) {
-      const bytes = await appArchive({ id, name, category, version, description: DESCRIPTION, website: 'https://example.org' });
+      const manifest = { id, name, category, version, description: DESCRIPTION, website: 'https://example.org' };
+      // News ships an icon (drawn light, as Nextcloud's are); Notes has none: the placeholder shows.
+      const bytes = id === 'news' ? await buildArchive({ 'news/appinfo/info.xml': manifestXml(manifest), 'news/CHANGELOG.md': `## ${version}\n- this release\n`, 'news/img/app.svg': NEWS_ICON }) : await appArchive(manifest);
       files.serve(`/${id}-${version}.tar.gz`, bytes);
       const response = await server.app.inject({ method: 'POST', url: '/api/v1/apps/releases', headers: auth, payload: { download: `${files.origin}/${id}-${version}.tar.gz`, signature: signWith(id, bytes) } });
       if (response.statusCode >= 300) throw new Error(response.body);

@@ -134,8 +134,8 @@ export function appPage(app: ListedApp, view: AppPageView, context: PageContext,
 <nav aria-label="${STRINGS.categoryLinks}"><ul class="tags">${app.categories.map((id) => html`<li><a href="/categories/${encodeURIComponent(id)}">${display.categoryName(id)}</a></li>`)}</ul></nav>
 ${app.screenshots.length === 0 ? '' : html`<section aria-labelledby="shots"><h2 id="shots">${STRINGS.screenshots}</h2>
 <ul class="gallery">${app.screenshots.map((shot, i) => html`<li><a href="${shot.url}" rel="nofollow noopener"><img src="${shot.smallThumbnail || shot.url}" alt="${STRINGS.screenshotOf(texts.name, i + 1)}" loading="lazy" referrerpolicy="no-referrer"></a></li>`)}</ul></section>`}
-${installHelp(app, view)}
 <section aria-labelledby="description"><h2 id="description">${STRINGS.description}</h2><div class="markdown">${renderMarkdown(texts.description)}</div></section>
+${installHelp(app, view)}
 <section aria-labelledby="ratings"><h2 id="ratings">${STRINGS.ratings}</h2>
 <dl class="facts"><dt>${STRINGS.overall}</dt><dd>${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)}</dd><dt>${STRINGS.recent}</dt><dd>${starRating(ratingToStars(app.ratingRecent), app.ratingNumRecent)}</dd></dl>
 ${ratingForm(app, view, context)}
