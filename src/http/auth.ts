@@ -76,10 +76,6 @@ export async function identify(request: FastifyRequest, container: Container, sc
   throw new AppError('not_authenticated', `Authentication credentials were not provided: this route needs ${accepted(schemes)} authentication.`);
 }
 
-/**
- * Route hook (`onRequest`, before the body is read or validated, so that a request without valid
- * credentials gets 401 whatever its body): puts the authenticated user on `request.user`.
- */
 /** The OpenAPI security of a route that `requireUser(container, schemes)` guards (the website's session is not an API scheme). */
 export function apiSecurity(schemes: readonly AuthScheme[]): Array<Record<string, string[]>> {
   return schemes.filter((scheme) => scheme !== 'session').map((scheme) => ({ [scheme]: [] }));
@@ -96,6 +92,10 @@ export const SECURITY_SCHEMES = {
   },
 } as const;
 
+/**
+ * Route hook (`onRequest`, before the body is read or validated, so that a request without valid
+ * credentials gets 401 whatever its body): puts the authenticated user on `request.user`.
+ */
 export function requireUser(container: Container, schemes: readonly AuthScheme[]): onRequestAsyncHookHandler & { readonly authSchemes: readonly AuthScheme[] } {
   const guard = async (request: FastifyRequest, _reply: FastifyReply) => {
     request.user = await identify(request, container, schemes);

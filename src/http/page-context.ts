@@ -47,9 +47,8 @@ export async function pageSetting(request: FastifyRequest, reply: FastifyReply, 
 
 /** Cards and category names for the visitor's languages, as of `now`. */
 function catalogDisplay(catalog: CatalogView, context: PageContext, now: Date): CatalogDisplay {
-  const languages = [...context.languages, 'en'];
   return {
     cards: { languages: context.languages, dateLanguage: shownLanguage(context), now, icons: catalog.icons },
-    categoryName: (id) => categoryName(catalog.categories, id, languages),
+    categoryName: (id) => categoryName(catalog.categories, id, context.languages),
   };
 }

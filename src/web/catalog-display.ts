@@ -2,6 +2,30 @@ import type { Html } from './html.ts';
 import { html } from './html.ts';
 import { STRINGS } from './strings.ts';
 
+/**
+ * One formatter per kind and language, made on first use: pages render dozens of dates per view
+ * and an Intl formatter costs far more to make than to use. The languages are those of the
+ * catalogue and of Accept-Language (a bounded set of valid tags).
+ */
+function cached<T>(make: (tag: string) => T): (tag: string) => T {
+  const made = new Map<string, T>();
+  return (tag) => {
+    let formatter = made.get(tag);
+    if (formatter === undefined) {
+      formatter = make(tag);
+      if (made.size < 200) made.set(tag, formatter);
+    }
+    return formatter;
+  };
+}
+
+const relativeTime = cached((tag) => new Intl.RelativeTimeFormat(tag, { numeric: 'auto' }));
+const mediumDate = cached((tag) => new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeZone: 'UTC' }));
+const ownName = cached((tag): string | null => {
+  const name = new Intl.DisplayNames([tag], { type: 'language', fallback: 'none' }).of(tag);
+  return name === undefined || name === '' ? null : name.charAt(0).toLocaleUpperCase(tag) + name.slice(1);
+});
+
 /** `pt_BR` → `pt-BR`: the BCP 47 tag Intl expects; null for what Intl cannot read. */
 function bcp47(language: string): string | null {
   const tag = language.replace('_', '-');
@@ -17,9 +41,7 @@ export function languageName(language: string): string {
   const tag = bcp47(language);
   if (tag === null) return language;
   try {
-    const name = new Intl.DisplayNames([tag], { type: 'language', fallback: 'none' }).of(tag);
-    if (name === undefined || name === '') return language;
-    return name.charAt(0).toLocaleUpperCase(tag) + name.slice(1);
+    return ownName(tag) ?? language;
   } catch {
     return language;
   }
@@ -32,7 +54,7 @@ export function timeAgo(iso: string, now: Date, language: string): string {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return '';
   const days = Math.max(0, Math.floor((now.getTime() - at) / DAY));
-  const format = new Intl.RelativeTimeFormat(bcp47(language) ?? 'en', { numeric: 'auto' });
+  const format = relativeTime(bcp47(language) ?? 'en');
   if (days < 45) return format.format(-days, 'day');
   if (days < 365) return format.format(-Math.round(days / 30.44), 'month');
   return format.format(-Math.round(days / 365.25), 'year');
@@ -42,7 +64,7 @@ export function timeAgo(iso: string, now: Date, language: string): string {
 export function shortDate(iso: string, language: string): string {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return '';
-  return new Intl.DateTimeFormat(bcp47(language) ?? 'en', { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
+  return mediumDate(bcp47(language) ?? 'en').format(at);
 }
 
 /**

@@ -11,9 +11,8 @@ export const STRINGS = {
   categories: 'Categories',
   appsInStore: (count: number) => `${count} ${count === 1 ? 'app' : 'apps'} in this store`,
   noApps: 'No apps have been published yet.',
-  /** `stars` from 1 to 5 (ratingToStars). */
-  rating: (stars: number, count: number) => (count === 0 ? 'Not rated yet' : `Rated ${Math.round(stars * 10) / 10} of 5 by ${count}`),
   notRated: 'Not rated yet',
+  /** `stars` from 1 to 5 (ratingToStars). */
   starsAlt: (stars: number) => `${Math.round(stars * 10) / 10} out of 5 stars`,
   updatedAgo: (ago: string) => `Updated ${ago}`,
   released: 'Released',

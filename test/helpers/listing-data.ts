@@ -21,6 +21,7 @@ export function candidate(appId: string, version: string, spec: string, words: s
       screenshots: [{ url: `https://example.org/${appId}.png`, smallThumbnail: '' }],
       translations: { en: { name: `${appId} app`, summary: words, description: `${words} ✓ `.repeat(20) } },
     },
+    icon: null,
     release: {
       version,
       phpExtensions: [],

@@ -38,8 +38,9 @@ export function searchWords(text: string): string[] {
 
 /** What search compares, folded once per app object (a catalogue snapshot's apps live as long as it). */
 interface AppTerms {
-  readonly id: string;
   readonly names: readonly string[];
+  /** Each name's words, in the order of `names`. */
+  readonly nameWords: ReadonlyArray<readonly string[]>;
   readonly summaries: readonly string[];
   readonly descriptions: readonly string[];
   /** The distinct words of the id, names and summaries: what a misspelt word is compared with. */
@@ -57,7 +58,7 @@ function terms(app: ListedApp): AppTerms {
     const names = texts.map((t) => foldText(t.name));
     const summaries = texts.map((t) => foldText(t.summary));
     const vocabulary = new Set([...splitWords(app.id.replace(/_/g, ' ')), ...names.flatMap(splitWords), ...summaries.flatMap(splitWords)]);
-    known = { id: app.id, names, summaries, descriptions: texts.map((t) => foldText(t.description.slice(0, DESCRIPTION_CHARS))), vocabulary: [...vocabulary] };
+    known = { names, nameWords: names.map((name) => name.split(/[^\p{L}\p{N}_]+/u)), summaries, descriptions: texts.map((t) => foldText(t.description.slice(0, DESCRIPTION_CHARS))), vocabulary: [...vocabulary] };
     termsOf.set(app, known);
   }
   return known;
@@ -100,13 +101,13 @@ const editsAllowed = (word: string): number => (word.length < 4 ? 0 : word.lengt
 export function relevance(app: ListedApp, words: readonly string[]): number {
   if (words.length === 0) return 1;
   const t = terms(app);
-  let score = words.join('_') === t.id || words.join('') === t.id ? 100 : 0;
+  let score = words.join('_') === app.id || words.join('') === app.id ? 100 : 0;
   for (const word of words) {
     let best = 0;
-    if (t.id.includes(word)) best = 8;
-    for (const name of t.names) {
+    if (app.id.includes(word)) best = 8;
+    for (const [i, name] of t.names.entries()) {
       if (name.startsWith(word)) best = Math.max(best, 10);
-      else if (name.split(/[^\p{L}\p{N}_]+/u).some((part) => part.startsWith(word))) best = Math.max(best, 7);
+      else if (t.nameWords[i]?.some((part) => part.startsWith(word)) === true) best = Math.max(best, 7);
       else if (name.includes(word)) best = Math.max(best, 5);
     }
     if (best === 0 && t.summaries.some((summary) => summary.includes(word))) best = 2;

@@ -46,7 +46,8 @@ export async function revokeCertificate(pem: string, trust: Trust, store: Revoca
   }
   const serial = normaliseSerial(certificate.serialNumber);
   const audit = auditEntry(acting, 'certificate.revoked', { ...(appId === null ? {} : { appId }), details: { serial, fingerprint: certificate.fingerprint256.replace(/:/g, '').toLowerCase(), issuer: certificate.issuer } });
-  const result = await store.revoke(certificate.issuer, serial, now, reason, audit);
+  // The reason is kept in the record, trimmed and at most 500 characters.
+  const result = await store.revoke(certificate.issuer, serial, now, reason.trim().slice(0, 500), audit);
   return { appId, serial, ...result };
 }
 

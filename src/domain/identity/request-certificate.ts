@@ -7,6 +7,7 @@ import type { SecretKeys } from '../accounts/secret-key.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
 import { checkCertificateRequest, issueCertificate, serialOf, signCertificateRequest } from '../certificates/certificate-authority.ts';
+import type { CheckedRequest } from '../certificates/certificate-authority.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { IdentityStore } from './store-identity.ts';
@@ -102,15 +103,23 @@ export async function requestCertificate(csr: string, user: User, acting: Acting
   const { appId } = checked;
   await requireFreeOrOwn(appId, user.id, deps);
   await deps.limiter.consume({ ...RATE_LIMITS.certificate, limit: deps.requestsPerDay }, String(user.id));
-  const request = { userId: user.id, appId, csr: csr.trim() + '\n' };
   if (await approvalRequired(deps)) {
-    const id = await deps.requests.add(request, null, deps.now(), auditEntry(acting, 'certificate.requested', { appId }));
+    const id = await deps.requests.add({ userId: user.id, appId, csr: storedCsr(csr) }, null, deps.now(), auditEntry(acting, 'certificate.requested', { appId }));
     return { status: 'pending', id, appId };
   }
+  const { id, certificate } = await issueAndRecord(checked, csr, user.id, acting, deps);
+  return { status: 'issued', id, appId, certificate };
+}
+
+const storedCsr = (csr: string): string => csr.trim() + '\n';
+
+/** Signs a checked request at once and records it as issued, audited (`certificate.issued`, without approval). */
+async function issueAndRecord(checked: CheckedRequest, csr: string, userId: number | null, acting: Acting, deps: Pick<CertificateRequestDeps, 'requests' | 'identity' | 'keys' | 'now'>): Promise<{ id: number; certificate: string }> {
   const certificate = await signCertificateRequest(checked, await loadOwnAuthority(deps.identity, deps.keys), deps.now());
   const serial = serialOf(certificate);
-  const id = await deps.requests.add(request, { certificate, serial, by: user.username }, deps.now(), auditEntry(acting, 'certificate.issued', { appId, details: { serial, approval: false } }));
-  return { status: 'issued', id, appId, certificate };
+  const audit = auditEntry(acting, 'certificate.issued', { appId: checked.appId, details: { serial, approval: false } });
+  const id = await deps.requests.add({ userId, appId: checked.appId, csr: storedCsr(csr) }, { certificate, serial, by: acting.actor.name }, deps.now(), audit);
+  return { id, certificate };
 }
 
 /**
@@ -120,12 +129,7 @@ export async function requestCertificate(csr: string, user: User, acting: Acting
 export async function issueFromCommandLine(csr: string, acting: Acting, deps: Pick<CertificateRequestDeps, 'requests' | 'identity' | 'keys' | 'ownAuthority' | 'now'>): Promise<string> {
   requireAdmin(acting, 'issue certificates without a request.');
   requireOwnAuthority(deps);
-  const checked = await checkCertificateRequest(csr);
-  const certificate = await signCertificateRequest(checked, await loadOwnAuthority(deps.identity, deps.keys), deps.now());
-  const serial = serialOf(certificate);
-  const audit = auditEntry(acting, 'certificate.issued', { appId: checked.appId, details: { serial, approval: false } });
-  await deps.requests.add({ userId: null, appId: checked.appId, csr: csr.trim() + '\n' }, { certificate, serial, by: acting.actor.name }, deps.now(), audit);
-  return certificate;
+  return (await issueAndRecord(await checkCertificateRequest(csr), csr, null, acting, deps)).certificate;
 }
 
 /** The user's own requests, newest first. */

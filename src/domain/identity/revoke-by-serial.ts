@@ -36,5 +36,5 @@ export async function revokeBySerial(serialText: string, reason: string, acting:
   if (pem === null) {
     throw new AppError('not_found', `No certificate with serial ${serial} was issued here or registered for an app: upload the certificate itself to revoke it.`, { serial: ['not a certificate this store knows: upload the certificate instead'] });
   }
-  return revokeCertificate(pem, await deps.trust(), deps.revocations, deps.now(), acting, reason.trim().slice(0, 500));
+  return revokeCertificate(pem, await deps.trust(), deps.revocations, deps.now(), acting, reason);
 }

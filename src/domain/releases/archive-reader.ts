@@ -154,31 +154,20 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
         return;
       }
       if (wanted.has(key)) throw refuse(`${name} appears twice in the archive`);
-      if (key.startsWith('icon')) {
-        // An icon too large is cut (and then left out), never a reason to refuse the release.
-        const chunks: Buffer[] = [];
-        let size = 0;
-        stream.on('data', (data: unknown) => {
-          const chunk = data as Buffer;
-          if (size <= limits.maxIconBytes) chunks.push(chunk.subarray(0, limits.maxIconBytes + 1 - size));
-          size += chunk.length;
-        });
-        stream.on('end', () => {
-          wanted.set(key, Buffer.concat(chunks));
-          next();
-        });
-        return;
-      }
-      const cap = key === 'info.xml' ? limits.maxInfoXmlBytes - 1 : limits.maxChangelogBytes;
+      // An icon too large is cut to one byte over its limit (and then left out), never a reason
+      // to refuse the release; info.xml and changelogs over theirs refuse it.
+      const icon = key.startsWith('icon');
+      const cap = icon ? limits.maxIconBytes + 1 : key === 'info.xml' ? limits.maxInfoXmlBytes - 1 : limits.maxChangelogBytes;
       const capText = key === 'info.xml' ? `must be smaller than ${kib(limits.maxInfoXmlBytes)}` : `may be at most ${mib(limits.maxChangelogBytes)}`;
-      if ((header.size ?? 0) > cap) throw refuse(`${name} ${capText}`);
+      if (!icon && (header.size ?? 0) > cap) throw refuse(`${name} ${capText}`);
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on('data', (data: unknown) => {
         const chunk = data as Buffer;
+        if (size + chunk.length <= cap) chunks.push(chunk);
+        else if (icon) chunks.push(chunk.subarray(0, Math.max(0, cap - size)));
+        else fail(refuse(`${name} ${capText}`));
         size += chunk.length;
-        if (size > cap) fail(refuse(`${name} ${capText}`));
-        else chunks.push(chunk);
       });
       stream.on('end', () => {
         wanted.set(key, Buffer.concat(chunks));

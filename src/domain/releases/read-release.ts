@@ -19,7 +19,8 @@ export interface ReadReleaseOptions {
  * listings will show them out, or a precise refusal. No network, no database.
  */
 export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): Promise<ReleaseCandidate> {
-  const archive = await readAppArchive(bytes, { ...DEFAULT_ARCHIVE_LIMITS, ...options.limits });
+  const limits = { ...DEFAULT_ARCHIVE_LIMITS, ...options.limits };
+  const archive = await readAppArchive(bytes, limits);
   // libxml2 (WebAssembly, about 25 MB once instantiated) is loaded when a release is first read.
   const { parseXmlDocument } = await import('./xml-document.ts');
   const manifest = parseManifest(parseXmlDocument(archive.infoXml, 'info.xml'), options.validCategories);
@@ -38,7 +39,6 @@ export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): P
     const changelog = changelogSection(markdown, manifest.release.version, options.nightly);
     if (changelog !== '' || language === 'en') translations[language] = { changelog };
   }
-  const limits = { ...DEFAULT_ARCHIVE_LIMITS, ...options.limits };
   // app.svg (drawn light) first; app-dark.svg when there is no usable app.svg.
   const problems: string[] = [];
   let icon: AppIcon | null = null;

@@ -62,7 +62,7 @@ export interface ReleaseCandidate {
   readonly app: AppData;
   readonly release: ReleaseData;
   /** The icon from the archive, rebuilt safe (app-icon.ts); shown when this release is the app's latest. */
-  readonly icon?: AppIcon | null;
+  readonly icon: AppIcon | null;
   /** Why an icon in the archive was left out (the release is published all the same). */
   readonly iconProblem?: string;
 }

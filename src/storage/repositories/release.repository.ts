@@ -138,7 +138,7 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
         const others = await trx.selectFrom('releases').select('version').where('app_id', '=', app.id).where('is_nightly', '=', false).where('id', '!=', releaseId).execute();
         if (rules.isLatest(others.map((o) => o.version))) {
           await replaceAppData(trx, app, at);
-          await replaceIcon(trx, app.id, candidate.icon ?? null, at);
+          await replaceIcon(trx, app.id, candidate.icon, at);
         }
         await trx.updateTable('apps').set({ last_release_at: at, updated_at: at }).where('id', '=', app.id).execute();
         await markAppsChanged(trx, [app.id]);

@@ -11,7 +11,8 @@ import type { Html, HtmlValue } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
-import { SCROLL_LABEL, auditTable, when } from './developer-pages.ts';
+import { auditTable, when } from './developer-pages.ts';
+import { ACTIONS_HEADING, dataTable } from '../tables.ts';
 
 export type AdminSection = 'overview' | 'users' | 'apps' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit';
 
@@ -59,7 +60,7 @@ ${postForm('/admin/users/admin', token, html`<input type="hidden" name="username
     html`<form class="form inline-form" action="/admin/users" method="get" role="search">${field({ name: 'q', label: ADMIN.searchLabel, type: 'search', required: false, maxLength: 100, form: 'search' }, { values: { q: query } })}<p><button type="submit">${ADMIN.search}</button></p></form>
 ${top(admin, 'users')}
 <p class="muted">${ADMIN.userCount(users.length)}</p>
-<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><caption class="visually-hidden">${ADMIN.users}</caption><thead><tr><th scope="col">${ADMIN.username}</th><th scope="col">${ADMIN.email}</th><th scope="col">${ADMIN.state}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${users.map(row)}</tbody></table></div>
+${dataTable({ caption: ADMIN.users, headings: [ADMIN.username, ADMIN.email, ADMIN.state, ACTIONS_HEADING] }, users.map(row))}
 <section aria-labelledby="invite"><h2 id="invite">${ADMIN.inviteTitle}</h2><p>${ADMIN.inviteLead}</p>${top(admin, 'invite')}
 ${postForm('/admin/users/invite', token, html`${field({ name: 'username', label: ADMIN.username, maxLength: 150, autocomplete: 'off', form: 'invite' }, stateOf(admin, 'invite'))}${field({ name: 'email', label: ADMIN.email, type: 'email', maxLength: 254, autocomplete: 'off', form: 'invite' }, stateOf(admin, 'invite'))}${checkbox({ name: 'admin', label: ADMIN.inviteAdmin, form: 'invite' }, stateOf(admin, 'invite'))}<p><button type="submit">${ADMIN.invite}</button></p>`)}</section>`,
     context,
@@ -70,11 +71,13 @@ export function adminAppsPage(apps: readonly ManagedApp[], context: PageContext)
   return adminLayout(
     'apps',
     ADMIN.apps,
-    html`<p>${ADMIN.appsLead}</p><div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><caption class="visually-hidden">${ADMIN.apps}</caption><thead><tr><th scope="col">App</th><th scope="col">${ADMIN.owner}</th><th scope="col">${ADMIN.coMaintainers}</th><th scope="col">${ADMIN.flags}</th></tr></thead>
-<tbody>${apps.map(
+    html`<p>${ADMIN.appsLead}</p>${dataTable(
+      { caption: ADMIN.apps, headings: ['App', ADMIN.owner, ADMIN.coMaintainers, ADMIN.flags] },
+      apps.map(
       (app) => html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${app.appId}</a></th><td>${app.ownerName}</td><td>${app.coMaintainers.map((m) => m.username).join(', ')}</td>
 <td>${[app.isFeatured ? ADMIN.featured : '', app.isEnterpriseOnly ? ADMIN.enterprise : '', app.transferUnlocked ? ADMIN.unlocked : ''].filter((f) => f !== '').join(', ')}</td></tr>`,
-    )}</tbody></table></div>`,
+      ),
+    )}`,
     context,
   );
 }
@@ -84,10 +87,12 @@ export function adminCategoriesPage(categories: readonly Category[], token: stri
   return adminLayout(
     'categories',
     ADMIN.categories,
-    html`<p>${ADMIN.categoriesLead}</p><div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><thead><tr><th scope="col">${ADMIN.categoryId}</th><th scope="col">${ADMIN.language}</th><th scope="col">${ADMIN.name}</th><th scope="col">${ADMIN.description}</th></tr></thead>
-<tbody>${categories.flatMap((category) =>
-      Object.entries(category.translations).map(([language, text]) => html`<tr><th scope="row">${category.id}</th><td>${language}</td><td>${text.name}</td><td class="wrap">${text.description}</td></tr>`),
-    )}</tbody></table></div>
+    html`<p>${ADMIN.categoriesLead}</p>${dataTable(
+      { headings: [ADMIN.categoryId, ADMIN.language, ADMIN.name, ADMIN.description] },
+      categories.flatMap((category) =>
+        Object.entries(category.translations).map(([language, text]) => html`<tr><th scope="row">${category.id}</th><td>${language}</td><td>${text.name}</td><td class="wrap">${text.description}</td></tr>`),
+      ),
+    )}
 <section aria-labelledby="edit"><h2 id="edit">${ADMIN.saveCategory}</h2>${top(admin, 'category')}
 ${postForm('/admin/categories', token, html`${field({ name: 'id', label: ADMIN.categoryId, maxLength: 64, form: 'category' }, values)}${field({ name: 'language', label: ADMIN.language, maxLength: 20, form: 'category', hint: 'en, de, fr_FR …' }, values.values === undefined ? { values: { language: 'en' } } : values)}${field({ name: 'name', label: ADMIN.name, maxLength: 256, form: 'category' }, values)}${textArea({ name: 'description', label: ADMIN.description, rows: 3, maxLength: 2048, required: false, form: 'category' }, values)}<p><button type="submit">${ADMIN.saveCategory}</button></p>`)}</section>`,
     context,
@@ -99,8 +104,10 @@ export function adminPlatformsPage(platforms: readonly PlatformRelease[], token:
   return adminLayout(
     'platforms',
     ADMIN.platforms,
-    html`<p>${ADMIN.platformsLead}</p><div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><thead><tr><th scope="col">${ADMIN.version}</th><th scope="col">${ADMIN.hasRelease}</th><th scope="col">${ADMIN.isSupported}</th></tr></thead>
-<tbody>${platforms.map((p) => html`<tr><th scope="row">${p.version}</th><td>${p.hasRelease ? 'yes' : 'no'}</td><td>${p.isSupported ? 'yes' : 'no'}</td></tr>`)}</tbody></table></div>
+    html`<p>${ADMIN.platformsLead}</p>${dataTable(
+      { headings: [ADMIN.version, ADMIN.hasRelease, ADMIN.isSupported] },
+      platforms.map((p) => html`<tr><th scope="row">${p.version}</th><td>${p.hasRelease ? 'yes' : 'no'}</td><td>${p.isSupported ? 'yes' : 'no'}</td></tr>`),
+    )}
 <section aria-labelledby="edit"><h2 id="edit">${ADMIN.savePlatform}</h2>${top(admin, 'platform')}
 ${postForm('/admin/platforms', token, html`${field({ name: 'version', label: ADMIN.version, maxLength: 20, form: 'platform', hint: 'X.Y.Z, such as 32.0.1' }, values)}${checkbox({ name: 'hasRelease', label: ADMIN.hasRelease, form: 'platform', checked: true }, values)}${checkbox({ name: 'isSupported', label: ADMIN.isSupported, form: 'platform', checked: true }, values)}<p><button type="submit">${ADMIN.savePlatform}</button></p>`)}</section>`,
     context,
@@ -143,7 +150,10 @@ ${postForm('/admin/certificates/reject', token, html`<input type="hidden" name="
 <section aria-labelledby="revoke"><h2 id="revoke">${ADMIN.revokeTitle}</h2><p>${ADMIN.revokeLead}</p>${top(admin, 'revoke')}
 ${postForm('/admin/certificates/revoke', token, html`${field({ name: 'serial', label: ADMIN.serial, hint: ADMIN.serialHint, required: false, maxLength: 200, autocomplete: 'off', form: 'revoke' }, revokeState)}${textArea({ name: 'certificate', label: ADMIN.orCertificate, rows: 6, required: false, maxLength: 16384, form: 'revoke' }, revokeState)}${field({ name: 'reason', label: ADMIN.revokeReason, required: false, maxLength: 500, form: 'revoke' }, revokeState)}<p><button type="submit" class="danger">${ADMIN.revoke}</button></p>`)}</section>
 <section aria-labelledby="revoked"><h2 id="revoked">${ADMIN.revokedList}</h2>
-${model.revoked.length === 0 ? html`<p>${ADMIN.noneRevoked}</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><thead><tr><th scope="col">${ADMIN.serial}</th><th scope="col">${ADMIN.issuer}</th><th scope="col">${ADMIN.revokedAt}</th><th scope="col">${ADMIN.revokeReason}</th></tr></thead><tbody>${model.revoked.map((r) => html`<tr><th scope="row" class="wrap"><code>${r.serial}</code></th><td class="wrap">${r.issuer}</td><td>${when(r.revokedAt)}</td><td>${r.reason}</td></tr>`)}</tbody></table></div>`}</section>`,
+${model.revoked.length === 0 ? html`<p>${ADMIN.noneRevoked}</p>` : dataTable(
+          { headings: [ADMIN.serial, ADMIN.issuer, ADMIN.revokedAt, ADMIN.revokeReason] },
+          model.revoked.map((r) => html`<tr><th scope="row" class="wrap"><code>${r.serial}</code></th><td class="wrap">${r.issuer}</td><td>${when(r.revokedAt)}</td><td>${r.reason}</td></tr>`),
+        )}</section>`,
     context,
   );
 }

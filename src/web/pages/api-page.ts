@@ -117,12 +117,11 @@ function exampleValue(raw: JsonSchema, name: string, document: OpenApiDocument):
 const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** One curl command that calls the operation, with placeholders in capitals. */
-function curlExample(method: string, path: string, operation: OpenApiOperation, origin: string, document: OpenApiDocument): string {
+function curlExample(method: string, path: string, operation: OpenApiOperation, schemes: readonly string[], origin: string, document: OpenApiDocument): string {
   const url = origin + path.replace(/\{(\w+)\}/g, (_m, name: string) => name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase());
   const parts = ['curl'];
   if (method === 'head') parts.push('--head');
   else if (method !== 'get') parts.push('-X', method.toUpperCase());
-  const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
   if (schemes.includes('token')) parts.push('-H', shellQuote('Authorization: Token TOKEN'));
   else if (schemes.includes('basic')) parts.push('-u', 'USERNAME:PASSWORD');
   const body = operation.requestBody?.content?.['application/json']?.schema;
@@ -149,7 +148,7 @@ ${responses.length === 0 ? '' : html`<h4>${STRINGS.responses}</h4><dl class="fac
   return html`<dt>${status}</dt><dd>${response.description ?? ''}${schema === undefined ? '' : html` <span class="type">(${typeText(schema, document)})</span>`}${fields === '' ? '' : html`<details><summary>${STRINGS.responseFields}</summary>${fields}</details>`}</dd>`;
 })}</dl>`}
 <h4>${STRINGS.example}</h4>
-<pre class="command"><code>${curlExample(method, path, operation, origin, document)}</code></pre>
+<pre class="command"><code>${curlExample(method, path, operation, schemes, origin, document)}</code></pre>
 </section>`;
 }
 

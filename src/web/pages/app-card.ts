@@ -48,8 +48,13 @@ export function appCard(app: ListedApp, setting: CardSetting): Html {
     <span class="card-title">${appIcon(app.id, setting.icons)}<span class="card-name" lang="${texts.language}">${texts.name}</span></span>
   </a>
   <p class="card-summary" lang="${texts.language}">${texts.summary}</p>
-  <p class="card-meta">${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · <time datetime="${app.lastModified}">${STRINGS.updatedAgo(timeAgo(app.lastModified, setting.now, setting.dateLanguage))}</time></p>
+  <p class="card-meta">${ratedAndUpdated(app, setting)}</p>
 </li>`;
+}
+
+/** The app's stars and when it was last updated ("Updated 3 days ago"): under a card, and under the app page's title. */
+export function ratedAndUpdated(app: ListedApp, setting: CardSetting): Html {
+  return html`${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · <time datetime="${app.lastModified}">${STRINGS.updatedAgo(timeAgo(app.lastModified, setting.now, setting.dateLanguage))}</time>`;
 }
 
 export function appList(apps: readonly ListedApp[], setting: CardSetting): Html {

@@ -14,9 +14,9 @@ import type { FormState } from '../forms.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import { STRINGS } from '../strings.ts';
-import { shortDate, starRating, timeAgo } from '../catalog-display.ts';
+import { shortDate, starRating } from '../catalog-display.ts';
 import type { CatalogDisplay } from './app-card.ts';
-import { appIcon } from './app-card.ts';
+import { appIcon, ratedAndUpdated } from './app-card.ts';
 
 /** Only web addresses are shown as links: the stored ones were checked at publishing by the same rule, this keeps it so. */
 const isWebLink = (url: string): boolean => webAddressProblem(url, 'http or https') === null;
@@ -130,7 +130,7 @@ export function appPage(app: ListedApp, view: AppPageView, context: PageContext,
     html`<article class="app" lang="${texts.language}">
 <div class="app-title">${appIcon(app.id, display.cards.icons, 'large')}<div><h1>${texts.name}</h1>
 <p class="lead">${texts.summary}</p></div></div>
-<p class="card-meta">${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · <time datetime="${app.lastModified}">${STRINGS.updatedAgo(timeAgo(app.lastModified, display.cards.now, dateLanguage))}</time></p>
+<p class="card-meta">${ratedAndUpdated(app, display.cards)}</p>
 <nav aria-label="${STRINGS.categoryLinks}"><ul class="tags">${app.categories.map((id) => html`<li><a href="/categories/${encodeURIComponent(id)}">${display.categoryName(id)}</a></li>`)}</ul></nav>
 ${app.screenshots.length === 0 ? '' : html`<section aria-labelledby="shots"><h2 id="shots">${STRINGS.screenshots}</h2>
 <ul class="gallery">${app.screenshots.map((shot, i) => html`<li><a href="${shot.url}" rel="nofollow noopener"><img src="${shot.smallThumbnail || shot.url}" alt="${STRINGS.screenshotOf(texts.name, i + 1)}" loading="lazy" referrerpolicy="no-referrer"></a></li>`)}</ul></section>`}

@@ -12,9 +12,8 @@ import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
 import { STRINGS } from '../strings.ts';
-
-/** A table wider than a phone scrolls in its own region, which the keyboard can reach. */
-export const SCROLL_LABEL = 'Table (scrolls sideways)';
+import { ACTIONS_HEADING, dataTable } from '../tables.ts';
+import { starRating } from '../catalog-display.ts';
 
 /** A moment as the pages show it (UTC, to the minute), machine-readable in its `<time>`. */
 export const when = (date: Date): Html => html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 16).replace('T', ' ')}</time>`;
@@ -57,7 +56,7 @@ export function myAppsPage(rows: readonly MyAppRow[], isAdmin: boolean, context:
     const latest = listed?.releases.find((r) => !r.isNightly) ?? listed?.releases[0];
     return html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${listed?.translations['en']?.name ?? app.appId}</a> <span class="muted">${app.appId}</span></th>
 <td>${DEV.role[app.role] ?? ''}</td><td>${latest === undefined ? DEV.noRelease : html`${latest.version}${latest.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}`}</td>
-<td>${listed === null ? '–' : STRINGS.rating(ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td></tr>`;
+<td>${listed === null ? '–' : starRating(ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td></tr>`;
   })}</tbody></table>`;
   return developerLayout(
     DEV.myAppsTitle,
@@ -206,10 +205,12 @@ function detailsOf(record: AuditRecord): string {
 /** `showAddresses`: only administrators see where changes came from (an app's owner sees who rated, not from where). */
 export function auditTable(records: readonly AuditRecord[], caption: string, showApp: boolean, showAddresses = true): Html {
   if (records.length === 0) return html`<p>${DEV.noTrail}</p>`;
-  return html`<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data audit"><caption class="visually-hidden">${caption}</caption><thead><tr><th scope="col">${DEV.when}</th><th scope="col">${DEV.who}</th><th scope="col">${DEV.what}</th>${showApp ? html`<th scope="col">App</th>` : ''}<th scope="col">${DEV.details}</th></tr></thead>
-<tbody>${records.map(
+  return dataTable(
+    { caption, className: 'audit', headings: [DEV.when, DEV.who, DEV.what, ...(showApp ? ['App'] : []), DEV.details] },
+    records.map(
     (r) => html`<tr><td>${when(r.at)}</td><td>${r.actor.name}${r.actor.kind === 'cli' ? ' (command line)' : ''}${r.address === null || !showAddresses ? '' : html` <span class="muted">${r.address}</span>`}</td><td><code>${r.event}</code>${r.subjectUser === null ? '' : html` ${r.subjectUser}`}</td>${showApp ? html`<td>${r.appId ?? ''}</td>` : ''}<td class="wrap">${detailsOf(r)}</td></tr>`,
-  )}</tbody></table></div>`;
+    ),
+  );
 }
 
 export function manageAppPage(app: ManagedApp, listed: ListedApp | null, trail: readonly AuditRecord[], isAdmin: boolean, token: string, state: ManagePageState, context: PageContext): Html {
@@ -231,7 +232,7 @@ export function manageAppPage(app: ManagedApp, listed: ListedApp | null, trail: 
 <dl class="facts"><dt>${DEV.owner}</dt><dd>${app.ownerName}</dd><dt>${DEV.coMaintainers}</dt><dd>${app.coMaintainers.length === 0 ? DEV.none : app.coMaintainers.map((m) => m.username).join(', ')}</dd></dl>
 
 <section aria-labelledby="releases"><h2 id="releases">${DEV.releases}</h2>${around('releases')}
-${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="${SCROLL_LABEL}"><table class="data"><thead><tr><th scope="col">${DEV.version}</th><th scope="col">${DEV.nextcloud}</th><th scope="col">${DEV.published}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${releaseRows}</tbody></table></div>`}</section>
+${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ headings: [DEV.version, DEV.nextcloud, DEV.published, ACTIONS_HEADING] }, releaseRows)}</section>
 
 <section aria-labelledby="maintainers"><h2 id="maintainers">${DEV.coMaintainers}</h2><p>${DEV.maintainersLead}</p>${around('maintainers')}
 <ul class="plain">${app.coMaintainers.map((m) =>

@@ -207,7 +207,7 @@ export async function adminPageRoutes(app: AppServer, container: Container): Pro
       if (pem === '' && serial === '') throw new AppError('invalid_request', 'Give the serial number, or paste the certificate.', { serial: ['give the serial, or paste the certificate below'] });
       const result =
         pem !== ''
-          ? await revokeCertificate(pem, await container.trust(), container.revocations, container.now(), who.acting, (body['reason'] ?? '').trim().slice(0, 500)).catch(placeProblems({ rename: () => 'certificate' }))
+          ? await revokeCertificate(pem, await container.trust(), container.revocations, container.now(), who.acting, body['reason'] ?? '').catch(placeProblems({ rename: () => 'certificate' }))
           : await revokeBySerial(serial, body['reason'] ?? '', who.acting, container.serialRevocation);
       return ADMIN.revokedDone(result.serial, result.appId, result.alreadyRevoked);
     }, certificatesPage),

@@ -15,6 +15,7 @@ import { errorResponses } from '../../schemas.ts';
 import { pageSetting } from '../../page-context.ts';
 import type { AppServer } from '../../types.ts';
 import { AppError } from '../../../errors.ts';
+import { etagListMatches } from '../../conditional-get.ts';
 
 const STYLESHEET = fs.readFileSync(projectFile('src/web/static/site.css'));
 
@@ -108,11 +109,11 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     handler: async (request, reply) => {
       const hash = request.params.file.slice(0, 32);
       const etag = `"${hash}"`;
-      reply.headers({ ...ICON_HEADERS, etag });
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send(null);
+      // The address names the content: a matching ETag needs no lookup.
+      if (request.headers['if-none-match'] !== undefined && etagListMatches(request.headers['if-none-match'], etag)) return reply.headers({ ...ICON_HEADERS, etag }).code(304).send(null);
       const svg = await container.browse.icon(hash);
       if (svg === null) throw new AppError('not_found', `There is no icon ${hash}: the app's latest release may have another one now.`);
-      return reply.type('image/svg+xml').send(svg);
+      return reply.headers({ ...ICON_HEADERS, etag }).type('image/svg+xml').send(svg);
     },
   });
 
