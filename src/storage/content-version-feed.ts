@@ -126,9 +126,11 @@ export class ContentVersionFeed {
 
   /** Reads the version now (after a write this process did not make through its handle). */
   async refresh(): Promise<VersionStamp> {
-    const ticket = ++this.ticks;
-    const stamp = await readContentVersion(this.handle.db);
-    this.observe(stamp, ticket);
+    const stamp = await this.read();
+    // A restore seen (by this read or one beside it): the caller waits for the new epoch, or the
+    // caches, whose newer entries of the old epoch still "reach" the restored version, would
+    // answer it with content from before the restore.
+    if (this.renewing !== null) await this.renewing;
     return this.stamp ?? stamp;
   }
 
@@ -163,14 +165,31 @@ export class ContentVersionFeed {
     if (ticket <= this.knownAt || (stamp.instanceId === known.instanceId && stamp.version === known.version)) return;
     this.stamp = stamp;
     this.knownAt = ticket;
-    if (stamp.instanceId === known.instanceId) void this.renew(known, stamp);
+    if (stamp.instanceId === known.instanceId && this.renewing === null) {
+      const renewing = this.renew(known, stamp).finally(() => {
+        if (this.renewing === renewing) this.renewing = null;
+      });
+      this.renewing = renewing;
+    }
   }
+
+  /** Reads the version and takes what it tells. */
+  private async read(): Promise<VersionStamp> {
+    const ticket = ++this.ticks;
+    const stamp = await readContentVersion(this.handle.db);
+    this.observe(stamp, ticket);
+    return stamp;
+  }
+
+  /** The new epoch being given after a restore was seen; null otherwise. */
+  private renewing: Promise<void> | null = null;
 
   private async renew(before: VersionStamp, found: VersionStamp): Promise<void> {
     try {
       await renewEpoch(this.handle.db, found);
-      const renewed = await this.refresh();
-      this.options.restored?.(before, renewed);
+      // Not `refresh`, which waits for this renewal.
+      await this.read();
+      this.options.restored?.(before, this.stamp ?? found);
     } catch {
       // Read again at the next request or notification; another node may renew it meanwhile.
     }
