@@ -32,6 +32,7 @@ import { accountPageRoutes } from './http/routes/web/account-pages.routes.ts';
 import { developerPageRoutes } from './http/routes/web/developer-pages.routes.ts';
 import { adminPageRoutes } from './http/routes/web/admin-pages.routes.ts';
 import { apiPageRoutes } from './http/routes/web/api-page.routes.ts';
+import { externalLoginRoutes } from './http/routes/web/external-login.routes.ts';
 import { appPageRoutes } from './http/routes/web/app-page.routes.ts';
 import { pageRoutes } from './http/routes/web/pages.routes.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
@@ -164,7 +165,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   // The website and the session routes: every POST there passes one guard (CSRF, docs/website.md).
   await app.register(async (site) => {
     guardPosts(site, container);
-    for (const routes of [sessionRoutes, pageRoutes, appPageRoutes, accountPageRoutes, apiPageRoutes, developerPageRoutes, adminPageRoutes]) {
+    for (const routes of [sessionRoutes, pageRoutes, appPageRoutes, accountPageRoutes, externalLoginRoutes, apiPageRoutes, developerPageRoutes, adminPageRoutes]) {
       await site.register(async (scope) => routes(scope, container));
     }
   });

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { EXTERNAL_LOGIN_VARIABLES, listedOidcIds, OIDC_FIELDS, oidcPrefix, parseExternalLogin } from './config-external-login.ts';
+import type { ProviderSettings } from './config-external-login.ts';
 import { DEFAULT_SIGN_IN_LIMITS } from './domain/rate-limit.ts';
 import type { SignInLimits } from './domain/rate-limit.ts';
 
@@ -72,6 +74,8 @@ export interface Config {
     /** The From header of the store's mails. */
     readonly from: string;
   };
+  /** The external logins offered on the sign-in page (config-external-login.ts). */
+  readonly externalLogin: readonly ProviderSettings[];
 }
 
 /** Every variable the service reads (the README's configuration table describes each). */
@@ -107,6 +111,8 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_DATABASE_POOL_SIZE',
   'APPSTORE_METRICS_PORT',
   'APPSTORE_METRICS_TOKEN',
+  // External login (config-external-login.ts); each listed OpenID Provider adds APPSTORE_OIDC_<ID>_* variables.
+  ...EXTERNAL_LOGIN_VARIABLES,
   // Read by bin/appstore.js before the service loads: run the bundle or fail (tests, CI), and why a bundle was not used.
   'APPSTORE_BUNDLE',
   'APPSTORE_DEBUG_BUILD',
@@ -209,6 +215,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const metricsToken = get('APPSTORE_METRICS_TOKEN') ?? null;
   if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) problems.push('APPSTORE_METRICS_TOKEN: use at least 16 characters without spaces (openssl rand -hex 16)');
 
+  const externalLogin = parseExternalLogin(env, cwd, signUp !== 'closed', problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     dataDir,
@@ -232,6 +240,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databasePoolSize,
     metrics: Object.freeze({ port: metricsPort, token: metricsToken }),
     mail: Object.freeze({ smtpUrl, from }),
+    externalLogin: Object.freeze(externalLogin),
   });
 }
 
@@ -254,6 +263,7 @@ function parsePublicUrl(raw: string | undefined, problems: string[]): string | n
 /** Variables that look like ours but are not read: most likely typos, worth a warning. */
 export function unknownVariables(env: Env = process.env): string[] {
   const known = new Set<string>(CONFIG_VARIABLES);
+  for (const id of listedOidcIds(env)) for (const field of OIDC_FIELDS) known.add(`${oidcPrefix(id)}${field}`);
   return Object.keys(env)
     .filter((name) => name.startsWith('APPSTORE_') && !name.startsWith('APPSTORE_TEST_') && !known.has(name))
     .sort();

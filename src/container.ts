@@ -3,6 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { SelfServiceDeps } from './domain/accounts/account-links.ts';
+import type { ExternalLoginDeps } from './domain/accounts/external-login.ts';
+import { externalProviders } from './external-login/external-providers.ts';
+import { externalIdentityRepository } from './storage/repositories/external-identity.repository.ts';
 import type { Mailer } from './domain/mail.ts';
 import { fileMailer } from './mail/file-mailer.ts';
 import { smtpMailer } from './mail/smtp-mailer.ts';
@@ -110,6 +113,8 @@ export interface Container {
   readonly serialRevocation: RevokeBySerialDeps;
   /** The website's accounts: sign-up, mailed links, the account page. */
   readonly selfService: SelfServiceDeps;
+  /** Sign-in through OpenID Providers and GitHub, and the identities connected to accounts. */
+  readonly externalLogin: ExternalLoginDeps;
   /** Where mail goes without SMTP (null: SMTP is configured), and who hears of each such mail (the log, once the server runs). */
   readonly mailFiles: { readonly directory: string | null; notify: (message: string) => void };
   /** The website's catalogue pages. */
@@ -155,7 +160,7 @@ export interface ContainerOptions {
   readonly listingCacheBytes?: number;
   /** The clock of every time-dependent rule (rate limits, sessions, ratings window); tests move it. */
   readonly now?: () => Date;
-  /** Extra authorities (PEM) release downloads trust: the tests' local HTTPS server. */
+  /** Extra authorities (PEM) release downloads and identity providers are trusted with: the tests' local HTTPS servers. */
   readonly downloadCa?: readonly string[];
   /** 'own': deliver only the mails this process queues (a command); 'all' (default): every due one (a server). */
   readonly mailDelivery?: 'own' | 'all';
@@ -279,6 +284,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   });
   const certificateRequests = certificateRequestRepository(db);
   const audit = auditRepository(db);
+  const selfService: SelfServiceDeps = { ...sessionDeps, mail: mailQueue, publicUrl, signUpOpen: config.signUpOpen };
   return {
     config,
     database,
@@ -288,7 +294,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     catalog,
     discover: { store: discoverRepository(db), now },
     accounts: sessionDeps,
-    selfService: { ...sessionDeps, mail: mailQueue, publicUrl, signUpOpen: config.signUpOpen },
+    selfService,
+    externalLogin: { ...selfService, identities: externalIdentityRepository(db), providers: externalProviders(config.externalLogin, options.downloadCa) },
     mailQueue,
     mailFiles,
     registration: { trust: loadTrust, revocations, registry, ...uploadLimits, now },

@@ -26,6 +26,8 @@ export const ERROR_CODES = [
   'invalid_link', // a mailed link that is unknown, expired or already used
   'email_not_verified', // the right password, for an account whose address is not confirmed yet
   'signup_closed', // sign-up is by invitation only (APPSTORE_SIGNUP=closed)
+  'external_login_failed', // an external login's answer cannot be trusted (state, nonce, ID token) or the provider refused
+  'identity_provider_unavailable', // the identity provider cannot be reached, or answers what is not its protocol
   // certificates, signatures, registration
   'invalid_certificate', // not exactly one PEM X.509 certificate
   'certificate_untrusted', // not signed by this store's authority

@@ -1,5 +1,5 @@
 /**
- * Periodic pruning of rows that only ever grow: expired sessions and mailed links, rate-limit
+ * Periodic pruning of rows that only ever grow: expired sessions, mailed links and external sign-ins, rate-limit
  * hits older than any window, and the saved listing parts of formats no running node uses.
  * Several nodes share the database: a lease in the database lets one node run it at a time, and
  * the time of the last run keeps it to once per interval in all.
@@ -11,6 +11,8 @@ export interface HousekeepingStore {
   release(task: string, holder: string, ranAt: Date | null): Promise<void>;
   pruneSessions(now: Date): Promise<number>;
   pruneLinks(now: Date): Promise<number>;
+  /** External sign-ins begun and never finished. */
+  pruneLoginFlows(now: Date): Promise<number>;
   pruneRateLimitHits(before: Date): Promise<number>;
   /** Publishes started from the developer pages before `before` . */
   prunePublishJobs(before: Date): Promise<number>;
@@ -35,6 +37,7 @@ export interface HousekeepingDeps {
 export interface HousekeepingReport {
   readonly sessions: number;
   readonly links: number;
+  readonly loginFlows: number;
   readonly rateLimitHits: number;
   readonly listingParts: number;
   readonly publishJobs: number;
@@ -64,6 +67,7 @@ export async function runHousekeeping(deps: HousekeepingDeps): Promise<Housekeep
   const report = {
     sessions: await deps.store.pruneSessions(now),
     links: await deps.store.pruneLinks(now),
+    loginFlows: await deps.store.pruneLoginFlows(now),
     rateLimitHits: await deps.store.pruneRateLimitHits(new Date(now.getTime() - deps.rateLimitRetentionMs)),
     listingParts: await deps.store.prunePartFormats(new Date(now.getTime() - PART_FORMAT_RETENTION_MS)),
     publishJobs: await deps.store.prunePublishJobs(new Date(now.getTime() - PUBLISH_JOB_RETENTION_MS)),

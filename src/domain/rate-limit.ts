@@ -20,6 +20,8 @@ export const RATE_LIMITS = {
   resetPerAddress: { bucket: 'reset-address', limit: 10, windowMs: 3_600_000, what: 'Too many password resets asked from your address' },
   resetPerEmail: { bucket: 'reset-email', limit: 3, windowMs: 3_600_000, what: 'Too many password resets asked for this address' },
   verificationMails: { bucket: 'verify-mail-user', limit: 5, windowMs: 3_600_000, what: 'Too many confirmation mails for this account' },
+  // External login (docs/external-login.md): each start keeps a flow for ten minutes.
+  externalLogin: { bucket: 'external-login-address', limit: 60, windowMs: 3_600_000, what: 'Too many external sign-ins begun from your address' },
   // Whoever asks, from wherever: mails beyond this to one address in an hour are held back (not sent).
   mailsPerRecipient: { bucket: 'mail-recipient', limit: 5, windowMs: 3_600_000, what: 'Too many mails to this address' },
 } as const satisfies Record<string, RateLimitRule>;

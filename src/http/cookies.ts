@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_LIFETIME_MS } from '../domain/accounts/sessions.ts';
 
@@ -25,4 +26,22 @@ export function setSessionCookies(request: FastifyRequest, reply: FastifyReply, 
   const options = { path: '/', maxAge, sameSite: 'lax', secure: request.protocol === 'https' } as const;
   reply.setCookie(SESSION_COOKIE, session?.sessionId ?? '', { ...options, httpOnly: true });
   reply.setCookie(CSRF_COOKIE, session?.csrfToken ?? '', { ...options, httpOnly: false });
+}
+
+/** The browser's secret for external sign-ins: a flow must end in the browser that began it (HttpOnly, an hour, only under /account/external). */
+export const LOGIN_FLOW_COOKIE = 'appstore_login';
+const LOGIN_FLOW_PATH = '/account/external';
+
+export function readLoginFlowCookie(request: FastifyRequest): string | undefined {
+  const value = request.cookies[LOGIN_FLOW_COOKIE];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** This browser's login-flow secret, made (and set) when it has none. */
+export function loginFlowSecret(request: FastifyRequest, reply: FastifyReply): string {
+  const existing = readLoginFlowCookie(request);
+  if (existing !== undefined && /^[\w-]{32,64}$/.test(existing)) return existing;
+  const secret = randomBytes(32).toString('base64url');
+  reply.setCookie(LOGIN_FLOW_COOKIE, secret, { path: LOGIN_FLOW_PATH, httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', maxAge: 3600 });
+  return secret;
 }

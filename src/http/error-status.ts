@@ -21,6 +21,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_link: 400,
   email_not_verified: 403,
   signup_closed: 403,
+  external_login_failed: 400,
+  identity_provider_unavailable: 502,
   invalid_certificate: 400,
   certificate_untrusted: 400,
   certificate_expired: 400,

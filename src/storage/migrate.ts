@@ -14,6 +14,7 @@ import * as mailQueue from './migrations/0010-mail-queue.ts';
 import * as developerPages from './migrations/0011-developer-pages.ts';
 import * as commandLineCertificates from './migrations/0012-command-line-certificates.ts';
 import * as appIcons from './migrations/0013-app-icons.ts';
+import * as externalLogin from './migrations/0014-external-login.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -34,6 +35,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0011-developer-pages', developerPages],
   ['0012-command-line-certificates', commandLineCertificates],
   ['0013-app-icons', appIcons],
+  ['0014-external-login', externalLogin],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

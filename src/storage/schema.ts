@@ -63,6 +63,27 @@ export interface SessionsTable {
   expires_at: Timestamp;
 }
 
+export interface ExternalIdentitiesTable {
+  user_id: number;
+  provider: string;
+  subject: string;
+  label: string;
+  admin_from_claim: Bool;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+}
+
+export interface ExternalLoginFlowsTable {
+  key_hash: string;
+  provider: string;
+  purpose: string;
+  user_id: number | null;
+  binding_hash: string;
+  data: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface CategoriesTable {
   id: string;
   created_at: Timestamp;
@@ -348,6 +369,8 @@ export interface Database {
   api_tokens: ApiTokensTable;
   sessions: SessionsTable;
   account_links: AccountLinksTable;
+  external_identities: ExternalIdentitiesTable;
+  external_login_flows: ExternalLoginFlowsTable;
   categories: CategoriesTable;
   category_translations: CategoryTranslationsTable;
   platform_releases: PlatformReleasesTable;

@@ -10,7 +10,7 @@ import { TEST_ACTING } from './acting.ts';
 export const basic = (username: string, password: string): string => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
 /** A user as an operator makes one with `--allow-weak-password`: the tests' passwords are chosen for them, not for strength. */
-export function createUser(container: Container, username: string, password: string | null, extra: { isAdmin?: boolean } = {}): Promise<User> {
+export function createUser(container: Container, username: string, password: string | null, extra: { isAdmin?: boolean; email?: string } = {}): Promise<User> {
   return addUser({ username, password, firstName: username, lastName: 'Tester', strength: 'waived', ...extra }, TEST_ACTING, container.accounts);
 }
 

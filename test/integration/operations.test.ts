@@ -147,7 +147,7 @@ describe(`housekeeping (${DIALECT})`, () => {
       const [first, second] = await Promise.all([runHousekeeping(one.container.housekeeping), runHousekeeping(two.container.housekeeping)]);
       const reports = [first, second].filter((report) => report !== null);
       assert.equal(reports.length, 1, 'exactly one node ran it');
-      assert.deepEqual(reports[0], { sessions: 1, links: 1, rateLimitHits: 1, listingParts: 2, publishJobs: 0 });
+      assert.deepEqual(reports[0], { sessions: 1, links: 1, loginFlows: 0, rateLimitHits: 1, listingParts: 2, publishJobs: 0 });
       assert.deepEqual((await db.selectFrom('listing_parts').select('format').execute()).map((row) => row.format), ['rolling upgrade']);
       const marked = (await db.selectFrom('listing_part_formats').select('format').execute()).map((row) => row.format).sort();
       assert.deepEqual(marked, [one.container.housekeeping.partFormat, 'rolling upgrade'].sort(), 'each node marks its own format; the finished one is gone');

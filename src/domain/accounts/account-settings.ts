@@ -9,11 +9,13 @@ import { checkNewPassword } from './password-rules.ts';
 import { sendVerification, tellOwnerAddressIsTaken } from './sign-up.ts';
 import type { User } from './user.ts';
 
-/** The account page's changes each ask for the current password, checked with the sign-in limits. */
+/**
+ * The account page's changes each ask for the current password, checked with the sign-in limits.
+ * An account without one (external login) has only its session to show, which its provider's
+ * sign-in opened: that is the proof, except for deletion, where the username is typed instead.
+ */
 async function confirmPassword(user: User, password: string, clientAddress: string, deps: SelfServiceDeps): Promise<void> {
-  if (!user.hasPassword) {
-    throw new AppError('forbidden', 'Your account has no password yet: set one with "Forgot your password?" on the sign-in page first.');
-  }
+  if (!user.hasPassword) return;
   try {
     await authenticateWithPassword(user.username, password, clientAddress, deps);
   } catch (error) {
@@ -24,7 +26,7 @@ async function confirmPassword(user: User, password: string, clientAddress: stri
   }
 }
 
-/** Changes the password; every session of the user ends (the caller opens a new one for this browser). */
+/** Changes the password, or sets a first one; every session of the user ends (the caller opens a new one for this browser). */
 export async function changePassword(user: User, current: string, password: string, acting: Acting, deps: SelfServiceDeps): Promise<void> {
   const clientAddress = acting.address ?? '';
   await confirmPassword(user, current, clientAddress, deps);
@@ -48,11 +50,13 @@ export async function changeEmail(user: User, password: string, email: string, c
 }
 
 /**
- * Deletes the account with its token, sessions, ratings and co-maintainerships. Refused while the
+ * Deletes the account with its token, sessions, ratings, co-maintainerships and connected
+ * identities; `proof` is the password (or, without one, the typed username). Refused while the
  * user owns apps: they must be transferred or deleted first, and the refusal names them.
  */
-export async function deleteAccount(user: User, password: string, acting: Acting, deps: SelfServiceDeps): Promise<void> {
-  await confirmPassword(user, password, acting.address ?? '', deps);
+export async function deleteAccount(user: User, proof: string, acting: Acting, deps: SelfServiceDeps): Promise<void> {
+  if (user.hasPassword) await confirmPassword(user, proof, acting.address ?? '', deps);
+  else if (proof.trim() !== user.username) throw new AppError('invalid_user', 'Type your username to confirm the deletion.', { confirm_username: ['is not your username'] });
   const { deleted, ownedApps } = await deps.store.deleteUserUnlessOwner(user.id, deps.now(), auditEntry(acting, 'user.deleted', { subjectUser: user.username }));
   if (!deleted) {
     const shown = ownedApps.slice(0, 10).join(', ') + (ownedApps.length > 10 ? ` and ${ownedApps.length - 10} more` : '');

@@ -35,6 +35,8 @@ export const AUDIT_EVENTS = [
   'user.deleted',
   'user.password_changed',
   'user.email_changed',
+  'user.external_linked',
+  'user.external_unlinked',
   'token.issued',
   'token.replaced',
   'app.registered',

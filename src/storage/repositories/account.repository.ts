@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { toUser } from '../../domain/accounts/user.ts';
-import type { AccountStore, StoredLink, StoredSession, User, UserRecord } from '../../domain/accounts/user.ts';
+import type { AccountStore, NewUser, StoredLink, StoredSession, User, UserRecord } from '../../domain/accounts/user.ts';
 import { deleteInWriteTransaction } from '../write-transaction.ts';
 import { auditedWrite } from './audit.repository.ts';
 import { markAppsChanged } from './content-version.repository.ts';
@@ -10,9 +10,9 @@ import { toBool } from '../schema.ts';
 import type { Database, UsersTable } from '../schema.ts';
 import { parseTimestamp, formatTimestamp } from '../../domain/timestamps.ts';
 
-type UserRow = Selectable<Pick<UsersTable, 'id' | 'username' | 'email' | 'first_name' | 'last_name' | 'password_hash' | 'is_admin' | 'is_active' | 'email_verified_at'>>;
+export type UserRow = Selectable<Pick<UsersTable, 'id' | 'username' | 'email' | 'first_name' | 'last_name' | 'password_hash' | 'is_admin' | 'is_active' | 'email_verified_at'>>;
 
-const USER_COLUMNS = [
+export const USER_COLUMNS = [
   'users.id',
   'users.username',
   'users.email',
@@ -24,7 +24,36 @@ const USER_COLUMNS = [
   'users.email_verified_at',
 ] as const;
 
-function toRecord(row: UserRow): UserRecord {
+/** Inserts the user's row and returns its id. */
+export async function insertUser(trx: Kysely<Database>, user: NewUser, now: Date): Promise<number> {
+  const at = formatTimestamp(now);
+  const row = await trx
+    .insertInto('users')
+    .values({
+      username: user.username,
+      email: user.email,
+      first_name: user.firstName,
+      last_name: user.lastName,
+      password_hash: user.passwordHash,
+      is_admin: user.isAdmin,
+      is_active: true,
+      created_at: at,
+      updated_at: at,
+      email_verified_at: user.emailVerified && user.email !== null ? at : null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** The user as just created. */
+export function createdUser(user: NewUser, id: number): User {
+  const { passwordHash, ...rest } = user;
+  return { ...rest, id, isActive: true, hasPassword: passwordHash !== null, emailVerified: user.emailVerified && user.email !== null };
+}
+
+/** A user row as the accounts code sees it. */
+export function toRecord(row: UserRow): UserRecord {
   return {
     id: Number(row.id),
     username: row.username,
@@ -83,26 +112,9 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     },
 
     async createUser(user, now, audit) {
-      const at = formatTimestamp(now);
       try {
-        const row = await auditedWrite(db, audit, now, async (trx) => ({ changed: true, result: await trx
-          .insertInto('users')
-          .values({
-            username: user.username,
-            email: user.email,
-            first_name: user.firstName,
-            last_name: user.lastName,
-            password_hash: user.passwordHash,
-            is_admin: user.isAdmin,
-            is_active: true,
-            created_at: at,
-            updated_at: at,
-            email_verified_at: user.emailVerified && user.email !== null ? at : null,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow() }));
-        const { passwordHash, ...rest } = user;
-        return { ...rest, id: Number(row.id), isActive: true, hasPassword: passwordHash !== null, emailVerified: user.emailVerified && user.email !== null };
+        const id = await auditedWrite(db, audit, now, async (trx) => ({ changed: true, result: await insertUser(trx, user, now) }));
+        return createdUser(user, id);
       } catch (error) {
         if (isUniqueViolation(error)) return null;
         throw error;

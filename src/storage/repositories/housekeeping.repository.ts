@@ -39,6 +39,9 @@ export function housekeepingRepository(db: Kysely<Database>): HousekeepingStore 
     async pruneLinks(now) {
       return Number((await db.deleteFrom('account_links').where('expires_at', '<=', formatTimestamp(now)).executeTakeFirst()).numDeletedRows);
     },
+    async pruneLoginFlows(now) {
+      return Number((await db.deleteFrom('external_login_flows').where('expires_at', '<=', formatTimestamp(now)).executeTakeFirst()).numDeletedRows);
+    },
     async pruneRateLimitHits(before) {
       return Number((await db.deleteFrom('rate_limit_hits').where('hit_at', '<=', formatTimestamp(before)).executeTakeFirst()).numDeletedRows);
     },

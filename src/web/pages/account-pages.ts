@@ -1,3 +1,4 @@
+import type { LinkedIdentity } from '../../domain/accounts/external-identity.ts';
 import type { User } from '../../domain/accounts/user.ts';
 import { field, notice, postForm, problemBox } from '../forms.ts';
 import type { FormState } from '../forms.ts';
@@ -12,10 +13,29 @@ function accountLayout(title: string, body: HtmlValue, context: PageContext): Ht
   return layout({ title }, html`<div class="narrow"><h1>${title}</h1>${body}</div>`, context);
 }
 
-export function loginPage(next: string, token: string, state: FormState, context: PageContext): Html {
+/** An external login offered on the store: its id (in its addresses) and the name on its button. */
+export interface ProviderChoice {
+  readonly id: string;
+  readonly name: string;
+}
+
+/**
+ * The "Sign in with …" buttons: links, as the page's forms may post only to the store (CSP
+ * form-action) and a sign-in goes on at the provider. Beginning one changes nothing an attacker
+ * could use: it is bound to this browser, and only this browser's callback ends it.
+ */
+function providerButtons(providers: readonly ProviderChoice[], next: string): Html | '' {
+  if (providers.length === 0) return '';
+  const query = next === '/' ? '' : `?next=${encodeURIComponent(next)}`;
+  return html`<ul class="external-logins">${providers.map((provider) => html`<li><a class="button secondary" href="/account/external/${provider.id}/start${query}">${STRINGS.signInWith(provider.name)}</a></li>`)}</ul>
+<p class="hint">${STRINGS.orWithPassword}</p>`;
+}
+
+export function loginPage(next: string, token: string, state: FormState, context: PageContext, providers: readonly ProviderChoice[] = []): Html {
   return accountLayout(
     STRINGS.signInTitle,
     html`<p>${STRINGS.signInLead}</p>${problemBox(state)}
+${providerButtons(providers, next)}
 ${postForm(
   '/account/login',
   token,
@@ -30,11 +50,12 @@ ${field({ name: 'password', label: STRINGS.password, type: 'password', autocompl
   );
 }
 
-export function signUpPage(open: boolean, token: string, state: FormState, context: PageContext): Html {
-  if (!open) return accountLayout(STRINGS.signUpTitle, html`<p>${STRINGS.signUpClosed}</p>`, context);
+export function signUpPage(open: boolean, token: string, state: FormState, context: PageContext, providers: readonly ProviderChoice[] = []): Html {
+  if (!open) return accountLayout(STRINGS.signUpTitle, html`<p>${STRINGS.signUpClosed}</p>${providerButtons(providers, '/')}`, context);
   return accountLayout(
     STRINGS.signUpTitle,
     html`<p>${STRINGS.signUpLead}</p>${problemBox(state)}
+${providerButtons(providers, '/')}
 ${postForm(
   '/account/signup',
   token,
@@ -85,8 +106,30 @@ ${field({ name: 'password', label: STRINGS.newPassword, type: 'password', autoco
   );
 }
 
+/** The current password of a form on the account page: none for an account without one (its session is the proof). */
+function currentPassword(user: User, form: string, state: FormState): Html | '' {
+  if (!user.hasPassword) return '';
+  return field({ name: 'current_password', label: STRINGS.currentPassword, type: 'password', autocomplete: 'current-password', form }, state);
+}
+
+/** The page a first external sign-in shows when its name is taken here. */
+export function chooseUsernamePage(provider: string, suggestion: string, token: string, state: FormState, context: PageContext): Html {
+  const values = state.values ?? { username: suggestion };
+  return accountLayout(
+    STRINGS.chooseUsernameTitle,
+    html`<p>${STRINGS.chooseUsernameLead(provider, suggestion)}</p>${problemBox(state)}
+${postForm(
+  '/account/external/username',
+  token,
+  html`${field({ name: 'username', label: STRINGS.username, autocomplete: 'username', hint: STRINGS.usernameHint, maxLength: 150 }, { ...state, values })}
+<p><button type="submit">${STRINGS.createAccount}</button></p>`,
+)}`,
+    context,
+  );
+}
+
 /** Which of the account page's forms a refusal or a message belongs to. */
-export type AccountSection = 'token' | 'password' | 'email' | 'delete';
+export type AccountSection = 'methods' | 'token' | 'password' | 'email' | 'delete';
 
 export interface AccountPageState {
   readonly section?: AccountSection;
@@ -94,16 +137,45 @@ export interface AccountPageState {
   readonly message?: string;
   /** A token shown once, right after it was asked for. */
   readonly token?: { readonly value: string; readonly replaced: boolean };
+  /** A welcome for an account an external login just created (and whether its address was another account's). */
+  readonly welcome?: { readonly provider: string; readonly addressInUse: boolean };
 }
 
-export function accountPage(user: User, token: string, state: AccountPageState, context: PageContext): Html {
+/** The external logins of the store, and those connected to the account. */
+export interface AccountMethods {
+  readonly providers: readonly ProviderChoice[];
+  readonly linked: readonly LinkedIdentity[];
+}
+
+function methodsSection(user: User, methods: AccountMethods, token: string, state: AccountPageState): Html | '' {
+  if (methods.providers.length === 0 && methods.linked.length === 0) return '';
+  const form = state.section === 'methods' ? (state.form ?? {}) : {};
+  const nameOf = (id: string): string => methods.providers.find((provider) => provider.id === id)?.name ?? id;
+  const shown = [...methods.providers.map((provider) => provider.id), ...methods.linked.map((identity) => identity.provider).filter((id) => !methods.providers.some((provider) => provider.id === id))];
+  const rows = shown.map((id) => {
+    const identity = methods.linked.find((entry) => entry.provider === id);
+    // Connecting goes on at the provider, so it is a link (CSP form-action), carrying the page's CSRF token.
+    const action =
+      identity === undefined
+        ? html`<a class="button secondary" href="/account/external/${id}/link?csrf_token=${encodeURIComponent(token)}">${STRINGS.connect(nameOf(id))}</a>`
+        : postForm(`/account/external/${id}/unlink`, token, html`<button type="submit" class="secondary">${STRINGS.disconnect(nameOf(id))}</button>`, 'inline');
+    return html`<li><strong>${nameOf(id)}</strong>: ${identity === undefined ? STRINGS.notConnected : STRINGS.connectedAs(identity.label)} ${action}</li>`;
+  });
+  return html`<section aria-labelledby="methods"><h2 id="methods">${STRINGS.signInMethods}</h2>
+<p>${STRINGS.signInMethodsLead}</p>${state.section === 'methods' && state.message !== undefined ? notice(state.message) : ''}${problemBox(form)}
+<ul class="methods"><li><strong>${STRINGS.passwordMethod}</strong>: ${user.hasPassword ? STRINGS.passwordSet : STRINGS.passwordNone}</li>${rows}</ul></section>`;
+}
+
+export function accountPage(user: User, token: string, state: AccountPageState, context: PageContext, methods: AccountMethods = { providers: [], linked: [] }): Html {
   const formOf = (section: AccountSection): FormState => (state.section === section ? (state.form ?? {}) : {});
   const messageOf = (section: AccountSection): Html | '' => (state.section === section && state.message !== undefined ? notice(state.message) : '');
   const shown = state.token;
   return accountLayout(
     STRINGS.accountTitle,
     html`<p>${STRINGS.signedInAs(user.username)}</p>
+${state.welcome === undefined ? '' : notice(html`${STRINGS.welcome(state.welcome.provider)}${state.welcome.addressInUse ? html` ${STRINGS.welcomeAddressInUse}` : ''}`)}
 <dl class="facts"><dt>${STRINGS.username}</dt><dd>${user.username}</dd><dt>${STRINGS.email}</dt><dd>${user.email ?? STRINGS.noEmail}${user.email !== null && !user.emailVerified ? html` (${STRINGS.unconfirmed})` : ''}</dd></dl>
+${methodsSection(user, methods, token, state)}
 
 <section aria-labelledby="token"><h2 id="token">${STRINGS.apiToken}</h2>
 <p>${STRINGS.apiTokenLead}</p>
@@ -113,13 +185,13 @@ ${problemBox(formOf('token'))}
 ${postForm('/account/token/new', token, html`<button type="submit" class="secondary" aria-describedby="replace-hint">${STRINGS.replaceToken}</button>`, 'inline')}</div>
 <p class="hint" id="replace-hint">${STRINGS.replaceTokenHint}</p></section>
 
-<section aria-labelledby="password"><h2 id="password">${STRINGS.changePasswordTitle}</h2>
-<p>${STRINGS.changePasswordHint}</p>${messageOf('password')}${problemBox(formOf('password'))}
+<section aria-labelledby="password"><h2 id="password">${user.hasPassword ? STRINGS.changePasswordTitle : STRINGS.setPasswordTitle}</h2>
+<p>${user.hasPassword ? STRINGS.changePasswordHint : STRINGS.setPasswordHint}</p>${messageOf('password')}${problemBox(formOf('password'))}
 ${postForm(
   '/account/password',
   token,
   html`<input type="hidden" name="username" value="${user.username}" autocomplete="username">
-${field({ name: 'current_password', label: STRINGS.currentPassword, type: 'password', autocomplete: 'current-password', form: 'password' }, formOf('password'))}
+${currentPassword(user, 'password', formOf('password'))}
 ${field({ name: 'password', label: STRINGS.newPassword, type: 'password', autocomplete: 'new-password', hint: STRINGS.passwordHint, form: 'password' }, formOf('password'))}
 <p><button type="submit">${STRINGS.save}</button></p>`,
 )}</section>
@@ -130,7 +202,7 @@ ${postForm(
   '/account/email',
   token,
   html`${field({ name: 'email', label: STRINGS.email, type: 'email', autocomplete: 'email', maxLength: 254, form: 'email' }, formOf('email'))}
-${field({ name: 'current_password', label: STRINGS.currentPassword, type: 'password', autocomplete: 'current-password', form: 'email' }, formOf('email'))}
+${currentPassword(user, 'email', formOf('email'))}
 <p><button type="submit">${STRINGS.send}</button></p>`,
 )}</section>
 
@@ -139,7 +211,7 @@ ${field({ name: 'current_password', label: STRINGS.currentPassword, type: 'passw
 ${postForm(
   '/account/delete',
   token,
-  html`${field({ name: 'current_password', label: STRINGS.currentPassword, type: 'password', autocomplete: 'current-password', form: 'delete' }, formOf('delete'))}
+  html`${user.hasPassword ? currentPassword(user, 'delete', formOf('delete')) : field({ name: 'confirm_username', label: STRINGS.confirmUsername, autocomplete: 'off', maxLength: 150, form: 'delete' }, formOf('delete'))}
 <p><button type="submit" class="danger">${STRINGS.deleteAccount}</button></p>`,
 )}</section>`,
     context,

@@ -5,13 +5,14 @@ import { changeEmail, changePassword, deleteAccount } from '../../../domain/acco
 import { readLink } from '../../../domain/accounts/account-links.ts';
 import { getOrCreateToken, replaceToken } from '../../../domain/accounts/api-tokens.ts';
 import { requestPasswordReset, resetLinkUser, resetPassword } from '../../../domain/accounts/password-reset.ts';
+import { linkedIdentities, unlinkExternal } from '../../../domain/accounts/external-login.ts';
 import { endSession, openSession } from '../../../domain/accounts/sessions.ts';
 import { maskAddress, signInOnWebsite, signUp, verifyEmail } from '../../../domain/accounts/sign-up.ts';
 import type { User } from '../../../domain/accounts/user.ts';
 import type { FormState } from '../../../web/forms.ts';
 import type { Html } from '../../../web/html.ts';
 import { localPath } from '../../../web/local-path.ts';
-import type { AccountPageState, AccountSection } from '../../../web/pages/account-pages.ts';
+import type { AccountMethods, AccountPageState, AccountSection, ProviderChoice } from '../../../web/pages/account-pages.ts';
 import { accountPage, loginPage, messagePage, newPasswordPage, resetRequestPage, signUpPage, verifyPage } from '../../../web/pages/account-pages.ts';
 import { STRINGS } from '../../../web/strings.ts';
 import { installFormParser } from '../../body-parsers.ts';
@@ -39,6 +40,9 @@ const FORM_ERRORS = [...BODY_ERRORS, 'csrf_failed'] as const;
  */
 export async function accountPageRoutes(app: AppServer, container: Container): Promise<void> {
   const deps = container.selfService;
+  const external = container.externalLogin;
+  /** The "Sign in with …" buttons of the sign-in and sign-up pages. */
+  const providers: ProviderChoice[] = [...external.providers.values()].map(({ id, name }) => ({ id, name }));
   installFormParser(app);
 
   /** A page for the visitor, with their context (after a sign-in or sign-out, the new visitor). */
@@ -71,7 +75,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
       const next = localPath(request.query.next);
       const visitor = await visitorOf(request, container);
       if (visitor.user !== null) return reply.redirect(next, 303);
-      return show(request, reply, (s) => loginPage(next, s.formToken(), {}, s.context), visitor);
+      return show(request, reply, (s) => loginPage(next, s.formToken(), {}, s.context, providers), visitor);
     },
   });
 
@@ -92,7 +96,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
           setSessionCookies(request, reply, session);
           return reply.redirect(next, 303);
         },
-        async (state, visitor) => show(request, reply, (s) => loginPage(next, s.formToken(), state, s.context), visitor),
+        async (state, visitor) => show(request, reply, (s) => loginPage(next, s.formToken(), state, s.context, providers), visitor),
       );
     },
   });
@@ -111,7 +115,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
 
   app.get('/account/signup', {
     schema: { hide: true, response: PAGE_RESPONSE },
-    handler: async (request, reply) => show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), {}, s.context)),
+    handler: async (request, reply) => show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), {}, s.context, providers)),
   });
 
   app.post('/account/signup', {
@@ -129,7 +133,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
           await signUp({ username, email, password }, { address: request.ip, requestId: request.id }, deps);
           return show(request, reply, (s) => messagePage(STRINGS.checkInboxTitle, STRINGS.checkInboxSignUp(email.trim()), s.context));
         },
-        async (state, visitor) => show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), state, s.context), visitor),
+        async (state, visitor) => show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), state, s.context, providers), visitor),
       );
     },
   });
@@ -224,16 +228,33 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   // The account page
 
   const toLogin = (reply: FastifyReply) => reply.redirect('/account/login?next=%2Faccount', 303);
-  const showAccount = (request: FastifyRequest, reply: FastifyReply, visitor: Visitor, user: User, state: AccountPageState) =>
-    show(request, reply, (s) => accountPage(user, s.formToken(), state, s.context), visitor);
+  const showAccount = async (request: FastifyRequest, reply: FastifyReply, visitor: Visitor, user: User, state: AccountPageState) => {
+    const methods: AccountMethods = { providers, linked: await linkedIdentities(user, external) };
+    return show(request, reply, (s) => accountPage(user, s.formToken(), state, s.context, methods), visitor);
+  };
+  const providerName = (id: string | undefined): string | null => (id === undefined ? null : (external.providers.get(id)?.name ?? null));
 
   app.get('/account', {
-    schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect } },
+    schema: {
+      hide: true,
+      querystring: Type.Object(
+        { welcome: Type.Optional(text(30)), address: Type.Optional(text(20)), connected: Type.Optional(text(30)), already: Type.Optional(text(30)) },
+        { additionalProperties: true, description: 'What the page says after an external login: the provider of a new account, or of a connected identity' },
+      ),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') },
+    },
     handler: async (request, reply) => {
       const visitor = await visitorOf(request, container);
       if (visitor.user === null) return toLogin(reply);
       reply.header('cache-control', 'no-store');
-      return showAccount(request, reply, visitor, visitor.user, {});
+      const { welcome, address, connected, already } = request.query;
+      const welcomed = providerName(welcome);
+      const linked = providerName(connected) ?? providerName(already);
+      const state: AccountPageState = {
+        ...(welcomed === null ? {} : { welcome: { provider: welcomed, addressInUse: address === 'in-use' } }),
+        ...(linked === null ? {} : { section: 'methods', message: connected === undefined ? STRINGS.alreadyConnected(linked) : STRINGS.connected(linked) }),
+      };
+      return showAccount(request, reply, visitor, visitor.user, state);
     },
   });
 
@@ -280,7 +301,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   app.post('/account/password', {
     schema: {
       hide: true,
-      body: Form({ current_password: text(1024), password: text(1024) }),
+      body: Type.Object({ current_password: Type.Optional(text(1024)), password: text(1024) }, { additionalProperties: true, description: 'current_password: not for an account without one' }),
       response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
     },
     handler: accountForm('password', async (user, _visitor, body, request, reply) => {
@@ -295,7 +316,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   app.post('/account/email', {
     schema: {
       hide: true,
-      body: Form({ email: text(254), current_password: text(1024) }),
+      body: Type.Object({ email: text(254), current_password: Type.Optional(text(1024)) }, { additionalProperties: true }),
       response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
     },
     handler: accountForm('email', async (user, visitor, body, request, reply) => {
@@ -305,14 +326,28 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
     }),
   });
 
+  app.post('/account/external/:provider/unlink', {
+    schema: {
+      hide: true,
+      params: Type.Object({ provider: Type.String({ maxLength: 30, description: 'the provider id' }) }),
+      body: Form({}),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'conflict') },
+    },
+    handler: accountForm('methods', async (user, visitor, _body, request, reply) => {
+      const { provider } = request.params as { provider: string };
+      await unlinkExternal(user, provider, userActing(user, request.ip, request.id), external);
+      return showAccount(request, reply, visitor, user, { section: 'methods', message: STRINGS.disconnected(providerName(provider) ?? provider) });
+    }),
+  });
+
   app.post('/account/delete', {
     schema: {
       hide: true,
-      body: Form({ current_password: text(1024) }),
-      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'forbidden', 'conflict') },
+      body: Type.Object({ current_password: Type.Optional(text(1024)), confirm_username: Type.Optional(text(150)) }, { additionalProperties: true, description: 'The password, or for an account without one its username' }),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'forbidden', 'conflict', 'invalid_user') },
     },
     handler: accountForm('delete', async (user, _visitor, body, request, reply) => {
-      await deleteAccount(user, body.current_password ?? '', userActing(user, request.ip, request.id), deps);
+      await deleteAccount(user, (user.hasPassword ? body.current_password : body.confirm_username) ?? '', userActing(user, request.ip, request.id), deps);
       setSessionCookies(request, reply, null);
       return show(request, reply, (s) => messagePage(STRINGS.accountDeletedTitle, STRINGS.accountDeletedText, s.context, { href: '/', label: STRINGS.backHome }), signedOut(request));
     }),

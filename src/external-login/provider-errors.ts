@@ -1,0 +1,61 @@
+import { AppError } from '../errors.ts';
+
+/** An error's `code` and `cause`, as openid-client and oauth4webapi give them. */
+interface CodedError {
+  readonly code?: unknown;
+  readonly name: string;
+  readonly message: string;
+  readonly cause?: unknown;
+  /** An OAuth error answer (ResponseBodyError, AuthorizationResponseError). */
+  readonly error?: unknown;
+  readonly error_description?: unknown;
+}
+
+const coded = (value: unknown): CodedError | null => (value instanceof Error ? (value as CodedError) : null);
+
+/** What the client library's refusal means for the person signing in, as a sentence. */
+function explain(name: string, error: CodedError): string {
+  const cause = coded(error.cause) ?? error;
+  const claim = (cause.cause as { claim?: unknown } | undefined)?.claim;
+  switch (error.code) {
+    case 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED':
+      return `The ID token from ${name} has expired or is not valid yet (${cause.message}).`;
+    case 'OAUTH_JWT_CLAIM_COMPARISON_FAILED':
+      if (claim === 'nonce') return `The ID token from ${name} was made for another sign-in: its nonce is not the one this sign-in sent.`;
+      if (claim === 'aud' || claim === 'azp') return `The ID token from ${name} was issued for another client than this store (its audience).`;
+      if (claim === 'iss') return `The ID token was issued by another issuer than ${name}'s.`;
+      return `The ID token from ${name} has an unexpected ${typeof claim === 'string' ? `"${claim}"` : ''} claim (${cause.message}).`;
+    case 'OAUTH_KEY_SELECTION_FAILED':
+      return `The ID token is signed with a key ${name} does not publish.`;
+    default:
+      if (/signature verification failed/i.test(cause.message)) return `The ID token's signature does not verify with ${name}'s published keys.`;
+      return `${name}'s answer could not be verified (${cause.message}).`;
+  }
+}
+
+/** Codes of answers that are not the protocol at all: the provider is down, or something else answers in its place. */
+const UNAVAILABLE = new Set(['OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_PARSE_ERROR', 'OAUTH_MISSING_SERVER_METADATA', 'OAUTH_INVALID_SERVER_METADATA']);
+
+/**
+ * A failure of the provider's protocol as the catalogue's error: an answer that cannot be trusted
+ * is `external_login_failed` (a 400 page that says why); a provider that cannot be reached, or
+ * answers what is not its protocol, is `identity_provider_unavailable`.
+ */
+export function providerFailure(name: string, error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const failure = coded(error);
+  const again = ' Nothing was created or changed: start again from the sign-in page.';
+  if (failure === null) return new AppError('external_login_failed', `${name}'s answer could not be used.${again}`);
+  if (typeof failure.error === 'string') {
+    const description = typeof failure.error_description === 'string' && failure.error_description !== '' ? `: ${failure.error_description.slice(0, 300)}` : '';
+    return new AppError('external_login_failed', `${name} refused the sign-in (it answered "${failure.error.slice(0, 100)}${description}").${again}`);
+  }
+  const unreachable = failure instanceof TypeError || failure.name === 'AbortError' || failure.name === 'TimeoutError';
+  if (unreachable || (typeof failure.code === 'string' && UNAVAILABLE.has(failure.code))) {
+    // The cause (addresses, ports) stays in the log, where the error handler writes it.
+    const unavailable = new AppError('identity_provider_unavailable', `${name} cannot be reached, or does not answer as an identity provider should. Try again later; if it lasts, tell the store's operators.`);
+    unavailable.cause = failure;
+    return unavailable;
+  }
+  return new AppError('external_login_failed', `${explain(name, failure)}${again}`);
+}
