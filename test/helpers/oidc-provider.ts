@@ -39,7 +39,7 @@ export interface LocalOidcProvider {
  * with the test CA, with keys of its own: its development sign-in page accepts any login, and the
  * consent of the store's client is granted in advance.
  */
-export async function startOidcProvider(options: { redirectUri: string; clientId?: string; clientSecret?: string }): Promise<LocalOidcProvider> {
+export async function startOidcProvider(options: { redirectUri: string | (() => string); clientId?: string; clientSecret?: string }): Promise<LocalOidcProvider> {
   let handle: (request: IncomingMessage, response: ServerResponse) => void = (_request, response) => response.writeHead(503).end();
   const server = https.createServer({ key: fs.readFileSync(path.join(TLS, 'server.key')), cert: fs.readFileSync(path.join(TLS, 'server.crt')) }, (request, response) => handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -52,36 +52,44 @@ export async function startOidcProvider(options: { redirectUri: string; clientId
   const otherKey = await keyPair('provider-key'); // the same kid: only the signature tells them apart
   const claimsOf = (sub: string): PersonClaims & { sub: string } => ({ ...(people.get(sub) ?? {}), sub });
 
-  const provider = await quietly(async () => new (await import('oidc-provider')).default(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [options.redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
-    jwks: { keys: [signingKey.privateJwk] },
-    cookies: { keys: ['test-provider-cookie-key'] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'given_name', 'family_name', 'preferred_username'], groups: ['groups'] },
-    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => claimsOf(sub) }),
-    // The store's client is trusted: no consent page.
-    loadExistingGrant: async (ctx) => {
-      const accountId = ctx.oidc.session?.accountId;
-      const client = ctx.oidc.client;
-      if (accountId === undefined || client === undefined) return undefined;
-      const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId });
-      grant.addOIDCScope('openid email profile groups');
-      await grant.save();
-      return grant;
-    },
-    ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600 },
-  } as ConstructorParameters<typeof Provider>[1]));
-  provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`test OIDC provider: ${error.stack ?? String(error)}\n`));
-
   const state: { tamper: IdTokenTamper | null } = { tamper: null };
-  provider.use(async (ctx, next) => {
-    await next();
-    const body = ctx.body as { id_token?: unknown } | undefined;
-    if (ctx.path === '/token' && state.tamper !== null && typeof body?.id_token === 'string') {
-      const claims = decodeJwt(body.id_token);
-      body.id_token = await state.tamper(claims, { withProviderKey: (c) => sign(c, signingKey), withOtherKey: (c) => sign(c, otherKey) });
-    }
-  });
-  handle = provider.callback();
+  /** The provider, made at its first request: the store's callback address may be known only once the store runs. */
+  const build = async (): Promise<Provider> => {
+    const redirectUri = typeof options.redirectUri === 'string' ? options.redirectUri : options.redirectUri();
+    const provider = await quietly(async () => new (await import('oidc-provider')).default(issuer, {
+      clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
+      jwks: { keys: [signingKey.privateJwk] },
+      cookies: { keys: ['test-provider-cookie-key'] },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'given_name', 'family_name', 'preferred_username'], groups: ['groups'] },
+      findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => claimsOf(sub) }),
+      // The store's client is trusted: no consent page.
+      loadExistingGrant: async (ctx) => {
+        const accountId = ctx.oidc.session?.accountId;
+        const client = ctx.oidc.client;
+        if (accountId === undefined || client === undefined) return undefined;
+        const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId });
+        grant.addOIDCScope('openid email profile groups');
+        await grant.save();
+        return grant;
+      },
+      ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600 },
+    } as ConstructorParameters<typeof Provider>[1]));
+    provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`test OIDC provider: ${error.stack ?? String(error)}\n`));
+    provider.use(async (ctx, next) => {
+      await next();
+      const body = ctx.body as { id_token?: unknown } | undefined;
+      if (ctx.path === '/token' && state.tamper !== null && typeof body?.id_token === 'string') {
+        const claims = decodeJwt(body.id_token);
+        body.id_token = await state.tamper(claims, { withProviderKey: (c) => sign(c, signingKey), withOtherKey: (c) => sign(c, otherKey) });
+      }
+    });
+    return provider;
+  };
+  let built: Promise<(request: IncomingMessage, response: ServerResponse) => void> | null = null;
+  handle = (request, response) => {
+    built ??= build().then((provider) => provider.callback());
+    void built.then((callback) => callback(request, response));
+  };
 
   const dispatcher = new Agent({ connect: { ca: [TEST_TLS_CA] } });
   /** A browser of its own at the provider: cookies kept, redirects followed by hand until one leaves for the store. */

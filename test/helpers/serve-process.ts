@@ -11,12 +11,12 @@ export interface ServeProcess {
 }
 
 /**
- * Starts `appstore serve` on a free port with only the given APPSTORE_ variables; `command` runs
+ * Starts `appstore serve` on a free port (unless APPSTORE_PORT is given) with only the given APPSTORE_ variables; `command` runs
  * it another way (a shell line, npm start) from the project's root.
  */
 export async function startServeProcess(env: Record<string, string>, command: readonly string[] = [process.execPath, BIN, 'serve']): Promise<ServeProcess> {
   const [file = '', ...args] = command;
-  const child = spawn(file, args, { cwd: ROOT, env: childEnvironment({ ...env, APPSTORE_PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, args, { cwd: ROOT, env: childEnvironment({ APPSTORE_PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
