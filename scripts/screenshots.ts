@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { getOrCreateToken } from '../src/domain/accounts/api-tokens.ts';
 import { importCategories, importPlatformReleases } from '../src/domain/catalog/import-catalog.ts';
@@ -30,7 +31,19 @@ See the [documentation](https://example.org/docs) for more.`;
 const NEWS_ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="5" y="6" width="22" height="20" rx="2" fill="none" stroke="#fff" stroke-width="2"/><path d="M9 11h14M9 15h14M9 19h9" stroke="#fff" stroke-width="2"/></svg>';
 
 const files = await startArchiveServer();
-const server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
+// Two external logins, for their buttons (no sign-in goes to them: the addresses are examples).
+const secretFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'screenshots-')), 'client.secret');
+fs.writeFileSync(secretFile, 'an-example-client-secret');
+const externalLogin = {
+  APPSTORE_OIDC_PROVIDERS: 'example',
+  APPSTORE_OIDC_EXAMPLE_ISSUER: 'https://id.example.com/realms/main',
+  APPSTORE_OIDC_EXAMPLE_CLIENT_ID: 'appstore',
+  APPSTORE_OIDC_EXAMPLE_CLIENT_SECRET_FILE: secretFile,
+  APPSTORE_OIDC_EXAMPLE_NAME: 'Example ID',
+  APPSTORE_GITHUB_CLIENT_ID: 'Ov23-example',
+  APPSTORE_GITHUB_CLIENT_SECRET_FILE: secretFile,
+};
+const server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', ...externalLogin }, downloadCa: [TEST_TLS_CA] });
 try {
   const names: Record<string, [string, string]> = { multimedia: ['Multimedia', 'Multimedia'], tools: ['Tools', 'Werkzeuge'], office: ['Office & text', 'Büro & Text'] };
   await importCategories(Object.entries(names).map(([id, [en, de]]) => ({ id, translations: { en: { name: en, description: '' }, de: { name: de, description: '' } } })), TEST_ACTING, server.container.catalog);
@@ -68,7 +81,7 @@ try {
       await tab.goto(`${origin}${url}`, { waitUntil: 'networkidle' });
       await tab.screenshot({ path: path.join(OUT, `${name}-${kind}.png`), fullPage: true });
     };
-    for (const [name, url] of [['home', '/'], ['app', '/apps/news'], ['search', '/search?q=n'], ['not-found', '/apps/nope'], ['sign-in', '/account/login'], ['sign-up', '/account/signup'], ['api', '/api/']] as const) {
+    for (const [name, url] of [['home', '/'], ['app', '/apps/news'], ['search', '/search?q=n'], ['not-found', '/apps/nope'], ['sign-in', '/account/login'], ['sign-up', '/account/signup'], ['api', '/api/'], ['external-refused', '/account/external/example/callback?state=forged']] as const) {
       await shoot(name, url);
     }
     await tab.goto(`${origin}/account/login?next=%2Faccount`);

@@ -99,9 +99,8 @@ export function parseExternalLogin(env: Env, cwd: string, storeSignUpOpen: boole
       if (!/^[\w.:-]{1,100}$/.test(name) || value === '') problems.push(`${prefix}ADMIN_CLAIM: expected CLAIM or CLAIM=VALUE, such as groups=appstore-admins`);
       else adminClaim = { name, value };
     }
-    if (issuer !== null && clientId !== undefined) {
-      providers.push({ kind: 'oidc', ...common(prefix, id, id.charAt(0).toUpperCase() + id.slice(1)), issuer, clientId, clientSecret, scopes, adminClaim });
-    }
+    const shared = common(prefix, id, id.charAt(0).toUpperCase() + id.slice(1));
+    if (issuer !== null && clientId !== undefined) providers.push({ kind: 'oidc', ...shared, issuer, clientId, clientSecret, scopes, adminClaim });
   }
   const githubId = get('APPSTORE_GITHUB_CLIENT_ID');
   const githubSecretFile = get('APPSTORE_GITHUB_CLIENT_SECRET_FILE');
@@ -112,9 +111,8 @@ export function parseExternalLogin(env: Env, cwd: string, storeSignUpOpen: boole
     const webUrl = parseServerUrl('APPSTORE_GITHUB_URL', get('APPSTORE_GITHUB_URL') ?? 'https://github.com', problems, false);
     const apiRaw = get('APPSTORE_GITHUB_API_URL') ?? (webUrl === 'https://github.com' ? 'https://api.github.com' : `${webUrl ?? ''}/api/v3`);
     const apiUrl = parseServerUrl('APPSTORE_GITHUB_API_URL', apiRaw, problems, false);
-    if (githubId !== undefined && secret !== null && webUrl !== null && apiUrl !== null) {
-      providers.push({ kind: 'github', ...common('APPSTORE_GITHUB_', 'github', 'GitHub'), clientId: githubId, clientSecret: secret, webUrl, apiUrl });
-    }
+    const shared = common('APPSTORE_GITHUB_', 'github', 'GitHub');
+    if (githubId !== undefined && secret !== null && webUrl !== null && apiUrl !== null) providers.push({ kind: 'github', ...shared, clientId: githubId, clientSecret: secret, webUrl, apiUrl });
   }
   return providers;
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app.ts';
 import type { Config } from './config.ts';
 import { unknownVariables } from './config.ts';
+import { callbackUrl } from './domain/accounts/external-login.ts';
 import { createContainer, publicUrlOf } from './container.ts';
 import type { Container } from './container.ts';
 import { ensureOwnAuthority } from './domain/identity/store-identity.ts';
@@ -73,6 +74,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       );
     }
     if (config.publicUrl === null) app.log.info({ publicUrl: publicUrlOf(config) }, 'links in mails use this address; set APPSTORE_PUBLIC_URL to the address visitors use');
+    for (const provider of container.externalLogin.providers.values()) {
+      const redirectUri = callbackUrl(container.externalLogin, provider.id);
+      if (config.publicUrl === null) app.log.warn({ provider: provider.id, redirectUri }, 'external login without APPSTORE_PUBLIC_URL: the provider sends people back to this address, which must be the one registered there and reachable by browsers');
+      else app.log.info({ provider: provider.id, redirectUri }, `"Sign in with ${provider.name}": register this redirect URI at the provider`);
+    }
     options.beforeListen?.(app);
     for (const name of unknownVariables(options.env)) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
     await container.listings.warm();

@@ -159,11 +159,11 @@ function methodsSection(user: User, methods: AccountMethods, token: string, stat
       identity === undefined
         ? html`<a class="button secondary" href="/account/external/${id}/link?csrf_token=${encodeURIComponent(token)}">${STRINGS.connect(nameOf(id))}</a>`
         : postForm(`/account/external/${id}/unlink`, token, html`<button type="submit" class="secondary">${STRINGS.disconnect(nameOf(id))}</button>`, 'inline');
-    return html`<li><strong>${nameOf(id)}</strong>: ${identity === undefined ? STRINGS.notConnected : STRINGS.connectedAs(identity.label)} ${action}</li>`;
+    return html`<li><span><strong>${nameOf(id)}</strong>: ${identity === undefined ? STRINGS.notConnected : STRINGS.connectedAs(identity.label)}</span> ${action}</li>`;
   });
   return html`<section aria-labelledby="methods"><h2 id="methods">${STRINGS.signInMethods}</h2>
 <p>${STRINGS.signInMethodsLead}</p>${state.section === 'methods' && state.message !== undefined ? notice(state.message) : ''}${problemBox(form)}
-<ul class="methods"><li><strong>${STRINGS.passwordMethod}</strong>: ${user.hasPassword ? STRINGS.passwordSet : STRINGS.passwordNone}</li>${rows}</ul></section>`;
+<ul class="methods"><li><span><strong>${STRINGS.passwordMethod}</strong>: ${user.hasPassword ? STRINGS.passwordSet : STRINGS.passwordNone}</span></li>${rows}</ul></section>`;
 }
 
 export function accountPage(user: User, token: string, state: AccountPageState, context: PageContext, methods: AccountMethods = { providers: [], linked: [] }): Html {
