@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import type { GithubProviderSettings } from '../config-external-login.ts';
 import type { ExternalProfile } from '../domain/accounts/external-identity.ts';
 import type { ExternalProvider } from '../domain/accounts/external-login.ts';
-import { PROVIDER_TIMEOUT_SECONDS } from './oidc-connector.ts';
+import { codeFlowParameters, PROVIDER_TIMEOUT_SECONDS, providerRules } from './oidc-connector.ts';
 import type { ProviderFetch } from './oidc-connector.ts';
 import { providerFailure } from './provider-errors.ts';
 
@@ -79,18 +79,9 @@ export function githubProvider(settings: GithubProviderSettings, fetch: Provider
   }
 
   return {
-    id: settings.id,
-    name: settings.name,
-    signUpOpen: settings.signUpOpen,
-    emailDomains: settings.emailDomains,
+    ...providerRules(settings),
     async authorizationUrl(checks, redirectUri) {
-      return client.buildAuthorizationUrl(config, {
-        redirect_uri: redirectUri,
-        scope: GITHUB_SCOPES,
-        state: checks.state,
-        code_challenge: await client.calculatePKCECodeChallenge(checks.codeVerifier),
-        code_challenge_method: 'S256',
-      });
+      return client.buildAuthorizationUrl(config, await codeFlowParameters(checks, redirectUri, GITHUB_SCOPES, false));
     },
     async complete(callbackUrl, checks) {
       try {

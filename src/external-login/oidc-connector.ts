@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import type { OidcProviderSettings } from '../config-external-login.ts';
+import type { ExternalProviderSettings, OidcProviderSettings } from '../config-external-login.ts';
 import type { ExternalProfile } from '../domain/accounts/external-identity.ts';
 import type { ExternalProvider, FlowChecks } from '../domain/accounts/external-login.ts';
 import { providerFailure } from './provider-errors.ts';
@@ -34,6 +34,23 @@ export function oidcProfile(settings: OidcProviderSettings, claims: Claims): Ext
   return { provider: settings.id, subject, username, email, firstName, lastName, admin: adminByClaim(claims, settings.adminClaim), label: username ?? text(claims.email) ?? subject };
 }
 
+/** What every connector says of itself: the settings the store's rules read. */
+export function providerRules(settings: ExternalProviderSettings): Pick<ExternalProvider, 'id' | 'name' | 'signUpOpen' | 'emailDomains'> {
+  return { id: settings.id, name: settings.name, signUpOpen: settings.signUpOpen, emailDomains: settings.emailDomains };
+}
+
+/** The authorization request of the code flow: PKCE always (S256), the nonce when an ID token is expected. */
+export async function codeFlowParameters(checks: FlowChecks, redirectUri: string, scope: string, withNonce: boolean): Promise<Record<string, string>> {
+  return {
+    redirect_uri: redirectUri,
+    scope,
+    state: checks.state,
+    ...(withNonce ? { nonce: checks.nonce } : {}),
+    code_challenge: await client.calculatePKCECodeChallenge(checks.codeVerifier),
+    code_challenge_method: 'S256',
+  };
+}
+
 /**
  * An OpenID Provider through openid-client: discovery from the issuer (cached once it worked),
  * the authorization code flow with PKCE, state and nonce, and the ID token checked against the
@@ -49,20 +66,9 @@ export function oidcProvider(settings: OidcProviderSettings, fetch: ProviderFetc
     return discovered;
   };
   return {
-    id: settings.id,
-    name: settings.name,
-    signUpOpen: settings.signUpOpen,
-    emailDomains: settings.emailDomains,
+    ...providerRules(settings),
     async authorizationUrl(checks, redirectUri) {
-      const config = await configuration();
-      return client.buildAuthorizationUrl(config, {
-        redirect_uri: redirectUri,
-        scope: settings.scopes.join(' '),
-        state: checks.state,
-        nonce: checks.nonce,
-        code_challenge: await client.calculatePKCECodeChallenge(checks.codeVerifier),
-        code_challenge_method: 'S256',
-      });
+      return client.buildAuthorizationUrl(await configuration(), await codeFlowParameters(checks, redirectUri, settings.scopes.join(' '), true));
     },
     async complete(callbackUrl: URL, checks: FlowChecks) {
       const config = await configuration();

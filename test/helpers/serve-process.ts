@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { BIN, ROOT, childEnvironment } from './run-cli.ts';
 
@@ -38,4 +39,13 @@ export async function startServeProcess(env: Record<string, string>, command: re
       return exited;
     },
   };
+}
+
+/** A port nobody listens on now: for a store whose address must be known before it starts. */
+export async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -9,20 +8,11 @@ import { BROWSER_SKIP, launchBrowser, seriousViolations } from '../helpers/brows
 import { TEST_TLS_CA_FILE } from '../helpers/https-archive-server.ts';
 import { startOidcProvider } from '../helpers/oidc-provider.ts';
 import type { LocalOidcProvider } from '../helpers/oidc-provider.ts';
-import { startServeProcess } from '../helpers/serve-process.ts';
+import { freePort, startServeProcess } from '../helpers/serve-process.ts';
 import type { ServeProcess } from '../helpers/serve-process.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
-
-/** A port nobody listens on now: the store's address must be known before it starts (its callback is registered at the provider). */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe(`external login in Chromium, through the provider's own sign-in page (${DIALECT})`, { skip: BROWSER_SKIP }, () => {
   let idp: LocalOidcProvider;

@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ROOT, childEnvironment } from '../helpers/run-cli.ts';
+import { freePort } from '../helpers/serve-process.ts';
 import { DIALECT } from '../helpers/test-database.ts';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 // The walkthrough runs its own store on SQLite in walkthrough/; the PostgreSQL run skips it.
 describe('the README developer walkthrough, run as written', () => {
