@@ -276,6 +276,7 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     await start({ APPSTORE_OIDC_CORP_EMAIL_DOMAINS: 'corp.example' });
     idp.people.set('bob', { email: 'bob@elsewhere.example', email_verified: true, preferred_username: 'bob' });
     idp.people.set('carl', { email: 'carl@corp.example', email_verified: false, preferred_username: 'carl' });
+    idp.people.set('erin', { email: 'erin@corp.example', email_verified: true, preferred_username: 'erin.upn@corp.example' });
     let web = new WebClient(server.app);
     await refused(web, callbackPath(await idp.signIn(await begin(web), 'bob')), 403, /open to addresses at corp.example only; Corp ID gave an address at elsewhere.example/);
     web = new WebClient(server.app);
@@ -283,6 +284,9 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     web = new WebClient(server.app);
     assert.equal((await signIn(web, 'alice')).statusCode, 303);
     assert.ok((await server.container.accounts.store.findUserByUsername('alice')) !== null);
+    // An address-like name (Entra ID's UPN) is not made a public username: its local part is.
+    assert.equal((await signIn(new WebClient(server.app), 'erin')).statusCode, 303);
+    assert.ok((await server.container.accounts.store.findUserByUsername('erin.upn')) !== null);
   });
 
   test('closed sign-up through the provider: new identities are refused, connected ones sign in', async () => {
@@ -357,5 +361,33 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     assert.equal(basic.status, 200, basic.text);
     await web.get('/account');
     assert.equal((await web.post('/account/external/corp/unlink', {})).statusCode, 200);
+  });
+
+  test('an account without a password deletes itself by typing its username; its identity goes with it', async () => {
+    const web = new WebClient(server.app);
+    await signIn(web, 'alice');
+    const page = await web.get('/account');
+    assert.match(page.body, /name="confirm_username"/);
+    const wrong = await web.post('/account/delete', { confirm_username: 'bob' });
+    assert.equal(wrong.statusCode, 400);
+    assert.match(wrong.body, /Type your username to confirm/);
+    assert.equal((await web.post('/account/delete', { confirm_username: 'alice' })).statusCode, 200);
+    assert.equal(await server.container.accounts.store.findUserByUsername('alice'), null);
+    // The identity is free again: the next sign-in is a new account.
+    const again = await signIn(new WebClient(server.app), 'alice');
+    assert.equal(again.headers.location, '/account?welcome=corp');
+  });
+
+  test('connecting ends in the account that asked: signed out (or in as another) meanwhile, it is refused', async () => {
+    await createUser(server.container, 'carol', STRONG);
+    const web = new WebClient(server.app);
+    await web.get('/account/login');
+    await web.post('/account/login', { username: 'carol', password: STRONG });
+    const link = /href="(\/account\/external\/corp\/link\?csrf_token=[^"]+)"/.exec((await web.get('/account')).body)?.[1] ?? '';
+    const started = await web.get(link.replace(/&amp;/g, '&'));
+    const back = await idp.signIn(String(started.headers.location), 'alice');
+    await web.get('/account');
+    assert.equal((await web.post('/account/logout', {})).statusCode, 303);
+    await refused(web, callbackPath(back), 400, /no longer signed in to the account that asked/);
   });
 });

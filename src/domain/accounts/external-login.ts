@@ -152,14 +152,18 @@ function refuseOutsideDomains(provider: ExternalProvider, profile: ExternalProfi
 export async function finishExternalLogin(
   providerId: string,
   callback: URLSearchParams,
-  browserSecret: string | undefined,
+  browser: { secret: string | undefined; signedInAs: number | null },
   origin: Pick<Acting, 'address' | 'requestId'>,
   deps: ExternalLoginDeps,
 ): Promise<ExternalOutcome> {
+  const browserSecret = browser.secret;
   const provider = findProvider(providerId, deps);
   const state = callback.get('state');
   const flow = await takeCallbackFlow(provider, state, browserSecret, deps);
   refuseProviderError(provider, callback);
+  if (flow.purpose === 'link' && flow.userId !== browser.signedInAs) {
+    throw failed(`This browser is no longer signed in to the account that asked to connect ${provider.name}.`);
+  }
   const data = JSON.parse(flow.data) as FlowData;
   const profile = await provider.complete(new URL(`${callbackUrl(deps, provider.id)}?${callback.toString()}`), { state: state ?? '', nonce: data.nonce, codeVerifier: data.codeVerifier });
   refuseOutsideDomains(provider, profile);
@@ -191,12 +195,16 @@ async function followAdminClaim(found: { user: UserRecord; adminFromClaim: boole
   return found;
 }
 
-/** The username a first sign-in proposes: the provider's name for the person, else the address's local part. */
+/**
+ * The username a first sign-in proposes: the provider's name for the person, else the address's
+ * local part. Usernames are public, so an address-like name (Entra ID's UPN) gives its local part only.
+ */
 function proposedUsername(profile: ExternalProfile): string {
-  for (const candidate of [profile.username, profile.email?.slice(0, profile.email.lastIndexOf('@'))]) {
-    if (candidate !== null && candidate !== undefined && USERNAME_PATTERN.test(candidate)) return candidate;
+  const local = (name: string | null | undefined): string | null => (name === null || name === undefined ? null : name.includes('@') ? name.slice(0, name.lastIndexOf('@')) : name);
+  for (const candidate of [local(profile.username), local(profile.email)]) {
+    if (candidate !== null && USERNAME_PATTERN.test(candidate)) return candidate;
   }
-  return (profile.username ?? '').replace(/[^A-Za-z0-9_.@+-]/g, '').slice(0, 150);
+  return (local(profile.username) ?? '').replace(/[^A-Za-z0-9_.+-]/g, '').slice(0, 150);
 }
 
 async function signInWith(provider: ExternalProvider, profile: ExternalProfile, next: string, browserSecret: string, origin: Pick<Acting, 'address' | 'requestId'>, deps: ExternalLoginDeps): Promise<ExternalOutcome> {

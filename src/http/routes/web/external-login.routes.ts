@@ -100,7 +100,8 @@ export async function externalLoginRoutes(app: AppServer, container: Container):
       const query = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1 || request.url.length));
       let outcome: ExternalOutcome;
       try {
-        outcome = await finishExternalLogin(request.params.provider, query, readLoginFlowCookie(request), { address: request.ip, requestId: request.id }, deps);
+        const visitor = await visitorOf(request, container);
+        outcome = await finishExternalLogin(request.params.provider, query, { secret: readLoginFlowCookie(request), signedInAs: visitor.user?.id ?? null }, { address: request.ip, requestId: request.id }, deps);
       } catch (error) {
         return refusal(request, reply, error, request.params.provider);
       }
