@@ -13,6 +13,7 @@ import { installCors } from './http/cors.ts';
 import { SESSION_COOKIE } from './http/cookies.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { guardPosts } from './http/web-visitor.ts';
+import { serializeRequest } from './http/log-redaction.ts';
 import { logRefusal } from './http/refusal-log.ts';
 import { createNodeServer } from './http/node-server.ts';
 import { answerClientError, answerFrameworkError } from './http/protocol-errors.ts';
@@ -82,6 +83,8 @@ export async function buildServer(container: Container, options: ServerOptions =
     logger: options.logger ?? {
       level: container.config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      // Sign-in callbacks and the Connect link carry a code, a state or a form token in their query.
+      serializers: { req: serializeRequest },
     },
     trustProxy: container.config.trustProxy,
     // A caller's X-Request-Id is kept when it is sane, so logs can be joined across proxies.

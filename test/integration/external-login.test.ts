@@ -390,4 +390,40 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     assert.equal((await web.post('/account/logout', {})).statusCode, 303);
     await refused(web, callbackPath(back), 400, /no longer signed in to the account that asked/);
   });
+
+  test('rights the admin claim granted go when its identity is disconnected, so they cannot be kept by reconnecting', async () => {
+    await start({ APPSTORE_OIDC_CORP_ADMIN_CLAIM: 'groups=store-admins' });
+    idp.people.set('alice', { ...idp.people.get('alice'), groups: ['store-admins'] });
+    const web = new WebClient(server.app);
+    await signIn(web, 'alice');
+    await web.get('/account');
+    assert.equal((await web.post('/account/password', { password: STRONG })).statusCode, 200);
+    await web.get('/account');
+    assert.equal((await web.post('/account/external/corp/unlink', {})).statusCode, 200);
+    assert.equal((await server.container.accounts.store.findUserByUsername('alice'))?.isAdmin, false);
+    const [revoked] = await server.container.audit.find({ event: 'user.admin_revoked', limit: 5 });
+    assert.deepEqual(revoked?.details, { provider: 'corp', by: 'admin claim', reason: 'disconnected' });
+  });
+
+  test('two first sign-ins of one person waiting for a username: the second is told, not a 500; hostile claims are cleaned', async () => {
+    await createUser(server.container, 'alice', STRONG);
+    const first = new WebClient(server.app);
+    const second = new WebClient(server.app);
+    assert.equal((await signIn(first, 'alice')).headers.location, '/account/external/username');
+    assert.equal((await signIn(second, 'alice')).headers.location, '/account/external/username');
+    await first.get('/account/external/username');
+    assert.equal((await first.post('/account/external/username', { username: 'alice1' })).statusCode, 303);
+    await second.get('/account/external/username');
+    const late = await second.post('/account/external/username', { username: 'alice2' });
+    assert.equal(late.statusCode, 409, late.body);
+    assert.match(late.body, /got an account meanwhile/);
+
+    idp.people.set('mallory', { email: 'a@evil.example@corp.example', email_verified: true, preferred_username: 'mal\u0000lory', family_name: '\u0000\u202eevil', given_name: 'M' });
+    const web = new WebClient(server.app);
+    assert.equal((await signIn(web, 'mallory')).statusCode, 303);
+    const user = await server.container.accounts.store.findUserByUsername('mallory');
+    assert.ok(user !== null, 'control characters are dropped from the name');
+    assert.equal(user.email, null, 'an address with two @ is no address');
+    assert.equal(user.lastName, 'evil');
+  });
 });

@@ -56,15 +56,16 @@ export interface ExternalIdentityStore {
   /** The account the identity is linked to, with whether its admin rights come from the claim. */
   findUserByIdentity(provider: string, subject: string): Promise<{ user: UserRecord; adminFromClaim: boolean } | null>;
   identitiesOf(userId: number): Promise<LinkedIdentity[]>;
-  /** Creates the account and its identity in one step; null when the username is taken (nothing is created). */
-  createUserWithIdentity(user: NewUser, identity: NewIdentity, now: Date, audit: AuditEntry): Promise<User | null>;
+  /** Creates the account and its identity in one step; else says which was taken meanwhile (nothing is created). */
+  createUserWithIdentity(user: NewUser, identity: NewIdentity, now: Date, audit: AuditEntry): Promise<User | 'name-taken' | 'identity-taken'>;
   /** 'taken': the identity belongs to an account already, or the user has one of this provider (nothing changes). */
   linkIdentity(userId: number, identity: NewIdentity, now: Date, audit: AuditEntry): Promise<'linked' | 'taken'>;
   /**
    * Disconnects the user's identity of this provider, unless it is their last way to sign in (no
-   * password, no other identity): checked in the transaction that deletes it.
+   * password, no other identity of a provider in `usable`): checked in the transaction that
+   * deletes it. `adminFromClaim`: the identity's claim had granted the user's administrator rights.
    */
-  unlinkIdentity(userId: number, provider: string, now: Date, audit: AuditEntry): Promise<'unlinked' | 'not-linked' | 'last-way-in'>;
+  unlinkIdentity(userId: number, provider: string, usable: readonly string[], now: Date, audit: AuditEntry): Promise<{ outcome: 'unlinked' | 'not-linked' | 'last-way-in'; adminFromClaim: boolean }>;
   /** Records a sign-in: the label as the provider now says it, and where the admin rights come from. */
   recordSignIn(provider: string, subject: string, label: string, adminFromClaim: boolean, now: Date): Promise<void>;
   insertFlow(keyHash: string, flow: StoredFlow, now: Date): Promise<void>;

@@ -78,6 +78,29 @@ export function findProvider(providerId: string, deps: Pick<ExternalLoginDeps, '
   return provider;
 }
 
+/** Control and direction-override characters, which no name needs (and PostgreSQL's text refuses NUL). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const clean = (value: string, max: number): string => value.replace(UNPRINTABLE, '').trim().slice(0, max);
+
+/**
+ * The profile as the store keeps it, whatever the provider sent: printable text within the
+ * columns' sizes, and an address only when it is one (one `@`, no spaces).
+ */
+export function cleanProfile(profile: ExternalProfile): ExternalProfile {
+  const email = profile.email === null ? null : clean(profile.email, 254);
+  const username = profile.username === null ? null : clean(profile.username, 254);
+  return {
+    ...profile,
+    subject: clean(profile.subject, 255),
+    username: username === '' ? null : username,
+    email: email !== null && /^[^\s@]+@[^\s@]+$/.test(email) ? email : null,
+    firstName: clean(profile.firstName, 150),
+    lastName: clean(profile.lastName, 150),
+    label: clean(profile.label, 200) || clean(profile.subject, 200),
+  };
+}
+
 const failed = (detail: string): AppError => new AppError('external_login_failed', `${detail} Nothing was created or changed: start again from the sign-in page.`);
 
 /**
@@ -165,7 +188,8 @@ export async function finishExternalLogin(
     throw failed(`This browser is no longer signed in to the account that asked to connect ${provider.name}.`);
   }
   const data = JSON.parse(flow.data) as FlowData;
-  const profile = await provider.complete(new URL(`${callbackUrl(deps, provider.id)}?${callback.toString()}`), { state: state ?? '', nonce: data.nonce, codeVerifier: data.codeVerifier });
+  const profile = cleanProfile(await provider.complete(new URL(`${callbackUrl(deps, provider.id)}?${callback.toString()}`), { state: state ?? '', nonce: data.nonce, codeVerifier: data.codeVerifier }));
+  if (profile.subject === '') throw failed(`${provider.name} did not say who signed in (no subject).`);
   refuseOutsideDomains(provider, profile);
   if (flow.purpose === 'link') return link(flow.userId, provider, profile, origin, deps);
   return signInWith(provider, profile, data.next, browserSecret ?? '', origin, deps);
@@ -200,14 +224,14 @@ async function followAdminClaim(found: { user: UserRecord; adminFromClaim: boole
  * local part. Usernames are public, so an address-like name (Entra ID's UPN) gives its local part only.
  */
 function proposedUsername(profile: ExternalProfile): string {
-  const local = (name: string | null | undefined): string | null => (name === null || name === undefined ? null : name.includes('@') ? name.slice(0, name.lastIndexOf('@')) : name);
+  const local = (name: string | null | undefined): string | null => (name === null || name === undefined ? null : name.includes('@') ? name.slice(0, name.indexOf('@')) : name);
   for (const candidate of [local(profile.username), local(profile.email)]) {
     if (candidate !== null && USERNAME_PATTERN.test(candidate)) return candidate;
   }
   return (local(profile.username) ?? '').replace(/[^A-Za-z0-9_.+-]/g, '').slice(0, 150);
 }
 
-async function signInWith(provider: ExternalProvider, profile: ExternalProfile, next: string, browserSecret: string, origin: Pick<Acting, 'address' | 'requestId'>, deps: ExternalLoginDeps): Promise<ExternalOutcome> {
+async function signInWith(provider: ExternalProvider, profile: ExternalProfile, next: string, browserSecret: string, origin: Pick<Acting, 'address' | 'requestId'>, deps: ExternalLoginDeps, retried = false): Promise<ExternalOutcome> {
   const found = await deps.identities.findUserByIdentity(profile.provider, profile.subject);
   if (found !== null) {
     refuseDisabled(found.user);
@@ -224,7 +248,9 @@ async function signInWith(provider: ExternalProvider, profile: ExternalProfile, 
   const username = proposedUsername(profile);
   if (USERNAME_PATTERN.test(username)) {
     const created = await createExternalAccount(profile, username, origin, deps);
-    if (created !== null) return { kind: 'signed-in', provider: provider.id, session: await openSession(created.user, deps), next, created: true, addressInUse: created.addressInUse };
+    // The same person's first sign-in, finished at the same moment elsewhere, made the account: sign in to it.
+    if (created === 'identity-taken' && !retried) return signInWith(provider, profile, next, browserSecret, origin, deps, true);
+    if (typeof created === 'object') return { kind: 'signed-in', provider: provider.id, session: await openSession(created.user, deps), next, created: true, addressInUse: created.addressInUse };
   }
   await keepPending(profile, next, browserSecret, deps);
   return { kind: 'choose-username', provider, suggestion: username };
@@ -246,7 +272,12 @@ async function keepPending(profile: ExternalProfile, next: string, browserSecret
  * token on the API). It takes the provider's verified address unless another account confirmed
  * that address already: the address is then left out (never used to join the two accounts).
  */
-async function createExternalAccount(profile: ExternalProfile, username: string, origin: Pick<Acting, 'address' | 'requestId'>, deps: ExternalLoginDeps): Promise<{ user: User; addressInUse: boolean } | null> {
+async function createExternalAccount(
+  profile: ExternalProfile,
+  username: string,
+  origin: Pick<Acting, 'address' | 'requestId'>,
+  deps: ExternalLoginDeps,
+): Promise<{ user: User; addressInUse: boolean } | 'name-taken' | 'identity-taken'> {
   const owners = profile.email === null ? [] : await deps.store.findUsersByEmail(profile.email);
   const addressInUse = owners.some((owner) => owner.emailVerified);
   const email = addressInUse ? null : profile.email;
@@ -258,7 +289,7 @@ async function createExternalAccount(profile: ExternalProfile, username: string,
     deps.now(),
     auditEntry(visitorActing(origin.address, origin.requestId), 'user.created', { subjectUser: username, details: { admin, password: false, provider: profile.provider } }),
   );
-  return user === null ? null : { user, addressInUse };
+  return typeof user === 'string' ? user : { user, addressInUse };
 }
 
 /** What the page that asks for a username shows: the pending sign-in of this browser, or null when there is none (any more). */
@@ -290,7 +321,11 @@ export async function chooseUsername(browserSecret: string | undefined, chosen: 
     throw new AppError('invalid_user', `Invalid username: ${rule}.`, { username: [rule] });
   }
   const created = await createExternalAccount(profile, username, origin, deps);
-  if (created === null) {
+  if (created === 'identity-taken') {
+    const name = deps.providers.get(profile.provider)?.name ?? profile.provider;
+    throw new AppError('conflict', `This ${name} identity got an account meanwhile (another sign-in finished first, or it was connected to an account). Sign in with ${name} again to use it.`);
+  }
+  if (created === 'name-taken') {
     await keep();
     throw new AppError('user_exists', `The username '${username}' is taken: choose another.`, { username: ['is taken'] });
   }
@@ -323,7 +358,12 @@ export function linkedIdentities(user: Pick<User, 'id'>, deps: Pick<ExternalLogi
 /** Disconnects the provider's identity from the account; refused when it is the account's last way to sign in. */
 export async function unlinkExternal(user: User, providerId: string, acting: Acting, deps: ExternalLoginDeps): Promise<void> {
   const name = deps.providers.get(providerId)?.name ?? providerId;
-  const outcome = await deps.identities.unlinkIdentity(user.id, providerId, deps.now(), auditEntry(acting, 'user.external_unlinked', { subjectUser: user.username, details: { provider: providerId } }));
+  const usable = [...deps.providers.keys()];
+  const { outcome, adminFromClaim } = await deps.identities.unlinkIdentity(user.id, providerId, usable, deps.now(), auditEntry(acting, 'user.external_unlinked', { subjectUser: user.username, details: { provider: providerId } }));
+  // Rights the identity's claim granted go with it: nothing else would ever take them back.
+  if (outcome === 'unlinked' && adminFromClaim && user.isAdmin) {
+    await deps.store.setAdmin(user.id, false, deps.now(), auditEntry(acting, 'user.admin_revoked', { subjectUser: user.username, details: { provider: providerId, by: 'admin claim', reason: 'disconnected' } }));
+  }
   if (outcome === 'not-linked') throw new AppError('conflict', `No ${name} identity is connected to your account.`);
   if (outcome === 'last-way-in') {
     throw new AppError('conflict', `${name} is the only way into your account: set a password (or connect another provider) first, then disconnect ${name}.`);

@@ -54,8 +54,8 @@ export function externalIdentityRepository(db: Kysely<Database>): ExternalIdenti
         });
         return createdUser(user, id);
       } catch (error) {
-        // The name taken: null. The identity taken meanwhile (the same sign-in finished twice at once): the error stands.
-        if (isUniqueViolation(error) && !userInserted) return null;
+        // Which insert failed tells what was taken: the name, or the identity (the same person's first sign-in finished twice at once).
+        if (isUniqueViolation(error)) return userInserted ? 'identity-taken' : 'name-taken';
         throw error;
       }
     },
@@ -77,16 +77,19 @@ export function externalIdentityRepository(db: Kysely<Database>): ExternalIdenti
       }
     },
 
-    async unlinkIdentity(userId, provider, now, audit) {
-      return auditedWrite(db, audit, now, async (trx) => {
+    async unlinkIdentity(userId, provider, usable, now, audit) {
+      type Unlinked = { outcome: 'unlinked' | 'not-linked' | 'last-way-in'; adminFromClaim: boolean };
+      return auditedWrite<Unlinked>(db, audit, now, async (trx) => {
         // Touching the user's row first makes concurrent unlinks of one user wait for each other (PostgreSQL's row lock; SQLite writes one at a time).
         await trx.updateTable('users').set({ updated_at: formatTimestamp(now) }).where('id', '=', userId).execute();
         const user = await trx.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
-        const providers = (await trx.selectFrom('external_identities').select('provider').where('user_id', '=', userId).execute()).map((row) => row.provider);
-        if (user === undefined || !providers.includes(provider)) return { changed: false, result: 'not-linked' as const };
-        if (user.password_hash === null && providers.length === 1) return { changed: false, result: 'last-way-in' as const };
+        const identities = await trx.selectFrom('external_identities').select(['provider', 'admin_from_claim']).where('user_id', '=', userId).execute();
+        const identity = identities.find((row) => row.provider === provider);
+        if (user === undefined || identity === undefined) return { changed: false, result: { outcome: 'not-linked', adminFromClaim: false } };
+        const otherWaysIn = identities.filter((row) => row.provider !== provider && usable.includes(row.provider)).length;
+        if (user.password_hash === null && otherWaysIn === 0) return { changed: false, result: { outcome: 'last-way-in', adminFromClaim: false } };
         await trx.deleteFrom('external_identities').where('user_id', '=', userId).where('provider', '=', provider).execute();
-        return { changed: true, result: 'unlinked' as const };
+        return { changed: true, result: { outcome: 'unlinked', adminFromClaim: toBool(identity.admin_from_claim) } };
       });
     },
 

@@ -137,7 +137,7 @@ export async function externalLoginRoutes(app: AppServer, container: Container):
     schema: {
       hide: true,
       body: Type.Object({ username: text(150) }, { additionalProperties: true }),
-      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses([...BODY_ERRORS, 'csrf_failed'], 'external_login_failed', 'invalid_user', 'user_exists') },
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses([...BODY_ERRORS, 'csrf_failed'], 'external_login_failed', 'invalid_user', 'user_exists', 'conflict') },
     },
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store');
