@@ -59,6 +59,11 @@ test('OpenID Providers are read in their listed order, with defaults; GitHub com
   assert.deepEqual(unknownVariables({ APPSTORE_OIDC_PROVIDERS: 'keycloak-eu', APPSTORE_OIDC_KEYCLOAK_EU_ISSUER: 'x', APPSTORE_OIDC_OTHER_ISSUER: 'x' }), ['APPSTORE_OIDC_OTHER_ISSUER']);
 });
 
+test('an id listed twice is one provider', () => {
+  const config = loadConfig({ ...base, APPSTORE_OIDC_PROVIDERS: 'corp,corp', APPSTORE_OIDC_CORP_ISSUER: 'https://id.example.com', APPSTORE_OIDC_CORP_CLIENT_ID: 'x' }, dir);
+  assert.deepEqual(config.externalLogin.map((provider) => provider.id), ['corp']);
+});
+
 test('GitHub Enterprise Server: the API under /api/v3 unless given; sign-up follows the store unless set', () => {
   const config = loadConfig({ ...base, APPSTORE_SIGNUP: 'closed', APPSTORE_GITHUB_CLIENT_ID: 'x', APPSTORE_GITHUB_CLIENT_SECRET_FILE: 'secret', APPSTORE_GITHUB_URL: 'https://ghe.example.com/' }, dir);
   const [github] = config.externalLogin;

@@ -76,13 +76,11 @@ export function parseExternalLogin(env: Env, cwd: string, storeSignUpOpen: boole
     signUpOpen: parseSignUp(`${prefix}SIGNUP`, get(`${prefix}SIGNUP`), storeSignUpOpen, problems),
   });
   const providers: ProviderSettings[] = [];
-  const ids = listedOidcIds(env);
-  for (const id of ids) {
+  for (const id of new Set(listedOidcIds(env))) {
     if (!ID_PATTERN.test(id) || id === 'github') {
       problems.push(`APPSTORE_OIDC_PROVIDERS: '${id.slice(0, 40)}' is not a usable id (1 to 30 lowercase letters, digits and -, not "github": that is the GitHub preset)`);
       continue;
     }
-    if (ids.indexOf(id) !== ids.lastIndexOf(id)) continue;
     const prefix = oidcPrefix(id);
     const issuer = parseServerUrl(`${prefix}ISSUER`, get(`${prefix}ISSUER`), problems, true);
     const clientId = get(`${prefix}CLIENT_ID`);

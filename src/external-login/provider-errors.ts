@@ -1,3 +1,4 @@
+import { externalLoginFailed } from '../domain/accounts/external-login.ts';
 import { AppError } from '../errors.ts';
 
 /** An error's `code` and `cause`, as openid-client and oauth4webapi give them. */
@@ -44,11 +45,10 @@ const UNAVAILABLE = new Set(['OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RESPONSE_IS
 export function providerFailure(name: string, error: unknown): AppError {
   if (error instanceof AppError) return error;
   const failure = coded(error);
-  const again = ' Nothing was created or changed: start again from the sign-in page.';
-  if (failure === null) return new AppError('external_login_failed', `${name}'s answer could not be used.${again}`);
+  if (failure === null) return externalLoginFailed(`${name}'s answer could not be used.`);
   if (typeof failure.error === 'string') {
     const description = typeof failure.error_description === 'string' && failure.error_description !== '' ? `: ${failure.error_description.slice(0, 300)}` : '';
-    return new AppError('external_login_failed', `${name} refused the sign-in (it answered "${failure.error.slice(0, 100)}${description}").${again}`);
+    return externalLoginFailed(`${name} refused the sign-in (it answered "${failure.error.slice(0, 100)}${description}").`);
   }
   const unreachable = failure instanceof TypeError || failure.name === 'AbortError' || failure.name === 'TimeoutError';
   if (unreachable || (typeof failure.code === 'string' && UNAVAILABLE.has(failure.code))) {
@@ -57,5 +57,5 @@ export function providerFailure(name: string, error: unknown): AppError {
     unavailable.cause = failure;
     return unavailable;
   }
-  return new AppError('external_login_failed', `${explain(name, failure)}${again}`);
+  return externalLoginFailed(explain(name, failure));
 }

@@ -7,6 +7,8 @@ import type { PageContext } from '../web/layout.ts';
 import { shownLanguage } from '../web/layout.ts';
 import type { CatalogDisplay } from '../web/pages/app-card.ts';
 import { LANGUAGE_COOKIE, visitorLanguages } from '../web/languages.ts';
+import type { Html } from '../web/html.ts';
+import { sendPage } from './html-reply.ts';
 import { formTokenFor, visitorOf } from './web-visitor.ts';
 import type { Visitor } from './web-visitor.ts';
 
@@ -43,6 +45,12 @@ export async function pageSetting(request: FastifyRequest, reply: FastifyReply, 
     display: catalogDisplay(catalog, context, container.now()),
     formToken: () => (token ??= formTokenFor(who, request, reply, container)),
   };
+}
+
+/** Sends the page `build` makes for the visitor (after a sign-in or sign-out, the new one). */
+export async function showPage(request: FastifyRequest, reply: FastifyReply, container: Container, build: (setting: PageSetting) => Html | Promise<Html>, visitor?: Visitor): Promise<FastifyReply> {
+  const setting = await pageSetting(request, reply, container, visitor);
+  return sendPage(request, reply, await build(setting));
 }
 
 /** Cards and category names for the visitor's languages, as of `now`. */

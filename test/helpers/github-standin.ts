@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { startArchiveServer } from './https-archive-server.ts';
+import { fetch } from 'undici';
+import { startArchiveServer, testCaAgent } from './https-archive-server.ts';
 
 /** A GitHub user as the stand-in describes them (GET /user), with their addresses (GET /user/emails). */
 export interface GithubPerson {
@@ -18,7 +19,7 @@ export interface GithubStandIn {
   /** Who the browser is signed in to GitHub as, when it reaches the authorization page. */
   signedIn: GithubPerson | null;
   /** The last token request's form, as GitHub received it. */
-  readonly lastTokenRequest: URLSearchParams | null;
+  lastTokenRequest: URLSearchParams | null;
   /** Follows the authorization page as the signed-in person who approves the app: where GitHub sends the browser back. */
   authorize(authorizationUrl: string): Promise<URL>;
   close(): Promise<void>;
@@ -46,15 +47,14 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
   const clientSecret = randomBytes(20).toString('hex');
   const codes = new Map<string, { person: GithubPerson; redirectUri: string; challenge: string | null }>();
   const tokens = new Map<string, GithubPerson>();
-  const state: { signedIn: GithubPerson | null; lastTokenRequest: URLSearchParams | null } = { signedIn: null, lastTokenRequest: null };
 
   server.handle('/login/oauth/authorize', (request, response) => {
     const query = new URL(request.url ?? '', server.origin).searchParams;
     const redirectUri = query.get('redirect_uri') ?? '';
     if (query.get('client_id') !== clientId) return json(response, 404, { message: 'Not Found' });
-    if (state.signedIn === null) return void response.writeHead(200, { 'content-type': 'text/html' }).end('<p>Sign in to GitHub</p>');
+    if (standIn.signedIn === null) return void response.writeHead(200, { 'content-type': 'text/html' }).end('<p>Sign in to GitHub</p>');
     const code = randomBytes(10).toString('hex');
-    codes.set(code, { person: state.signedIn, redirectUri, challenge: query.get('code_challenge') });
+    codes.set(code, { person: standIn.signedIn, redirectUri, challenge: query.get('code_challenge') });
     const back = new URL(redirectUri);
     back.searchParams.set('code', code);
     back.searchParams.set('state', query.get('state') ?? '');
@@ -64,7 +64,7 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
   server.handle('/login/oauth/access_token', (request, response) => {
     void readBody(request).then((body) => {
       const form = new URLSearchParams(body);
-      state.lastTokenRequest = form;
+      standIn.lastTokenRequest = form;
       const code = codes.get(form.get('code') ?? '');
       const refuse = (error: string, description: string) => json(response, 200, { error, error_description: description, error_uri: 'https://docs.github.com/apps/troubleshooting' });
       if (form.get('client_id') !== clientId || form.get('client_secret') !== clientSecret) return refuse('incorrect_client_credentials', 'The client_id and/or client_secret passed are incorrect.');
@@ -90,36 +90,24 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
   api('/api/v3/user', (person) => ({ id: person.id, login: person.login, name: person.name, email: person.emails.find((e) => e.visibility === 'public')?.email ?? null, type: 'User' }));
   api('/api/v3/user/emails', (person) => person.emails);
 
-  return {
+  const standIn: GithubStandIn = {
     origin: server.origin,
     clientId,
     clientSecret,
-    get signedIn() {
-      return state.signedIn;
-    },
-    set signedIn(person) {
-      state.signedIn = person;
-    },
-    get lastTokenRequest() {
-      return state.lastTokenRequest;
-    },
+    signedIn: null,
+    lastTokenRequest: null,
     async authorize(authorizationUrl) {
-      const response = await fetchWithTestCa(authorizationUrl);
-      const location = response.headers.get('location');
-      if (response.status !== 302 || location === null) throw new Error(`the GitHub stand-in answered ${response.status}`);
-      return new URL(location);
+      const dispatcher = testCaAgent();
+      try {
+        const response = await fetch(authorizationUrl, { redirect: 'manual', dispatcher });
+        const location = response.headers.get('location');
+        if (response.status !== 302 || location === null) throw new Error(`the GitHub stand-in answered ${response.status}`);
+        return new URL(location);
+      } finally {
+        void dispatcher.close();
+      }
     },
     close: () => server.close(),
   };
-}
-
-async function fetchWithTestCa(url: string): Promise<Response> {
-  const { Agent, fetch } = await import('undici');
-  const { TEST_TLS_CA } = await import('./https-archive-server.ts');
-  const dispatcher = new Agent({ connect: { ca: [TEST_TLS_CA] } });
-  try {
-    return (await fetch(url, { redirect: 'manual', dispatcher })) as unknown as Response;
-  } finally {
-    void dispatcher.close();
-  }
+  return standIn;
 }

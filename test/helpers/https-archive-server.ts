@@ -3,11 +3,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Agent } from 'undici';
 import { ROOT } from './run-cli.ts';
 
 const TLS = path.join(ROOT, 'test', 'fixtures', 'tls');
 export const TEST_TLS_CA = fs.readFileSync(path.join(TLS, 'ca.crt'), 'utf8');
 export const TEST_TLS_CA_FILE = path.join(TLS, 'ca.crt');
+
+/** A dispatcher for undici's fetch that trusts the test CA: a client of the local HTTPS servers. */
+export function testCaAgent(): Agent {
+  return new Agent({ connect: { ca: [TEST_TLS_CA] } });
+}
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 

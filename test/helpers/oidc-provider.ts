@@ -6,8 +6,8 @@ import path from 'node:path';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { JWK, JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
-import { Agent, fetch } from 'undici';
-import { TEST_TLS_CA } from './https-archive-server.ts';
+import { fetch } from 'undici';
+import { testCaAgent } from './https-archive-server.ts';
 import { ROOT } from './run-cli.ts';
 
 const TLS = path.join(ROOT, 'test', 'fixtures', 'tls');
@@ -52,7 +52,6 @@ export async function startOidcProvider(options: { redirectUri: string | (() => 
   const otherKey = await keyPair('provider-key'); // the same kid: only the signature tells them apart
   const claimsOf = (sub: string): PersonClaims & { sub: string } => ({ ...(people.get(sub) ?? {}), sub });
 
-  const state: { tamper: IdTokenTamper | null } = { tamper: null };
   /** The provider, made at its first request: the store's callback address may be known only once the store runs. */
   const build = async (): Promise<Provider> => {
     const redirectUri = typeof options.redirectUri === 'string' ? options.redirectUri : options.redirectUri();
@@ -78,9 +77,9 @@ export async function startOidcProvider(options: { redirectUri: string | (() => 
     provider.use(async (ctx, next) => {
       await next();
       const body = ctx.body as { id_token?: unknown } | undefined;
-      if (ctx.path === '/token' && state.tamper !== null && typeof body?.id_token === 'string') {
+      if (ctx.path === '/token' && local.tamper !== null && typeof body?.id_token === 'string') {
         const claims = decodeJwt(body.id_token);
-        body.id_token = await state.tamper(claims, { withProviderKey: (c) => sign(c, signingKey), withOtherKey: (c) => sign(c, otherKey) });
+        body.id_token = await local.tamper(claims, { withProviderKey: (c) => sign(c, signingKey), withOtherKey: (c) => sign(c, otherKey) });
       }
     });
     return provider;
@@ -91,7 +90,7 @@ export async function startOidcProvider(options: { redirectUri: string | (() => 
     void built.then((callback) => callback(request, response));
   };
 
-  const dispatcher = new Agent({ connect: { ca: [TEST_TLS_CA] } });
+  const dispatcher = testCaAgent();
   /** A browser of its own at the provider: cookies kept, redirects followed by hand until one leaves for the store. */
   async function browse(authorizationUrl: string, act: (page: string, url: URL) => { url: string; body?: URLSearchParams }): Promise<URL> {
     const jar = new Map<string, string>();
@@ -124,17 +123,12 @@ export async function startOidcProvider(options: { redirectUri: string | (() => 
     throw new Error('the test provider never sent the browser back');
   }
 
-  return {
+  const local: LocalOidcProvider = {
     issuer,
     clientId,
     clientSecret,
     people,
-    get tamper() {
-      return state.tamper;
-    },
-    set tamper(value) {
-      state.tamper = value;
-    },
+    tamper: null,
     signIn: (authorizationUrl, login) =>
       browse(authorizationUrl, (page, url) => {
         const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
@@ -154,6 +148,7 @@ export async function startOidcProvider(options: { redirectUri: string | (() => 
         void dispatcher.close();
       }),
   };
+  return local;
 }
 
 /**

@@ -19,8 +19,10 @@ export const INVALID_CREDENTIALS =
   'Invalid username or password. Accounts created through an external login have no password: use an API token (Authorization: Token <token>).';
 export const INVALID_TOKEN = 'Invalid token: it is unknown or was replaced. Get a new one with POST /api/v1/token/new (Basic authentication).';
 
+export const ACCOUNT_DISABLED = 'This account is disabled. Ask an administrator of the store to enable it.';
+
 function refuseInactive(record: UserRecord): void {
-  if (!record.isActive) throw new AppError('not_authenticated', 'This account is disabled. Ask an administrator of the store to enable it.');
+  if (!record.isActive) throw new AppError('not_authenticated', ACCOUNT_DISABLED);
 }
 
 /**

@@ -5,7 +5,8 @@ import type { Acting } from '../audit/audit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { SelfServiceDeps } from './account-links.ts';
 import type { ExternalIdentityStore, ExternalProfile, LinkedIdentity, NewIdentity, StoredFlow } from './external-identity.ts';
-import { USERNAME_PATTERN } from './manage-users.ts';
+import { ACCOUNT_DISABLED } from './authenticate.ts';
+import { checkChosenUsername, USERNAME_PATTERN, usernameTaken } from './manage-users.ts';
 import { openSession } from './sessions.ts';
 import type { NewSession } from './sessions.ts';
 import { hmacHex } from './token-codec.ts';
@@ -101,7 +102,9 @@ export function cleanProfile(profile: ExternalProfile): ExternalProfile {
   };
 }
 
-const failed = (detail: string): AppError => new AppError('external_login_failed', `${detail} Nothing was created or changed: start again from the sign-in page.`);
+/** An external login that cannot go on: what happened, and that nothing changed. */
+export const externalLoginFailed = (detail: string): AppError => new AppError('external_login_failed', `${detail} Nothing was created or changed: start again from the sign-in page.`);
+const failed = externalLoginFailed;
 
 /**
  * Begins a sign-in (or the linking of an identity to the signed-in `user`): keeps the state, nonce
@@ -196,7 +199,7 @@ export async function finishExternalLogin(
 }
 
 function refuseDisabled(user: UserRecord): void {
-  if (!user.isActive) throw new AppError('forbidden', 'This account is disabled. Ask an administrator of the store to enable it.');
+  if (!user.isActive) throw new AppError('forbidden', ACCOUNT_DISABLED);
 }
 
 /**
@@ -284,7 +287,7 @@ async function createExternalAccount(
   const admin = profile.admin === true;
   const identity: NewIdentity = { provider: profile.provider, subject: profile.subject, label: profile.label, adminFromClaim: admin };
   const user = await deps.identities.createUserWithIdentity(
-    { username, email, firstName: profile.firstName.slice(0, 150), lastName: profile.lastName.slice(0, 150), isAdmin: admin, passwordHash: null, emailVerified: email !== null },
+    { username, email, firstName: profile.firstName, lastName: profile.lastName, isAdmin: admin, passwordHash: null, emailVerified: email !== null },
     identity,
     deps.now(),
     auditEntry(visitorActing(origin.address, origin.requestId), 'user.created', { subjectUser: username, details: { admin, password: false, provider: profile.provider } }),
@@ -315,10 +318,11 @@ export async function chooseUsername(browserSecret: string | undefined, chosen: 
   const { profile, next } = JSON.parse(flow.data) as PendingData;
   const username = chosen.trim();
   const keep = () => keepPending(profile, next, browserSecret, deps, flow.expiresAt);
-  if (!USERNAME_PATTERN.test(username)) {
+  try {
+    checkChosenUsername(username);
+  } catch (error) {
     await keep();
-    const rule = 'use 1 to 150 letters, digits and _ . @ + -';
-    throw new AppError('invalid_user', `Invalid username: ${rule}.`, { username: [rule] });
+    throw error;
   }
   const created = await createExternalAccount(profile, username, origin, deps);
   if (created === 'identity-taken') {
@@ -327,7 +331,7 @@ export async function chooseUsername(browserSecret: string | undefined, chosen: 
   }
   if (created === 'name-taken') {
     await keep();
-    throw new AppError('user_exists', `The username '${username}' is taken: choose another.`, { username: ['is taken'] });
+    throw usernameTaken(username);
   }
   return { kind: 'signed-in', provider: profile.provider, session: await openSession(created.user, deps), next, created: true, addressInUse: created.addressInUse };
 }

@@ -31,6 +31,19 @@ export interface AddUserInput {
   readonly emailVerified?: boolean;
 }
 
+/** A username a person chose on the website: the rule, said at the field. */
+export function checkChosenUsername(username: string): void {
+  if (!USERNAME_PATTERN.test(username)) {
+    const rule = 'use 1 to 150 letters, digits and _ . @ + -';
+    throw new AppError('invalid_user', `Invalid username: ${rule}.`, { username: [rule] });
+  }
+}
+
+/** A username someone chose is taken: said at the field (names are public). */
+export function usernameTaken(username: string): AppError {
+  return new AppError('user_exists', `The username '${username}' is taken: choose another.`, { username: ['is taken'] });
+}
+
 /** A plausible address: something@domain, without spaces, at most 254 characters. */
 export function checkEmailAddress(email: string): void {
   if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) {

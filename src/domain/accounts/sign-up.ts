@@ -4,7 +4,7 @@ import { AppError } from '../../errors.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import { takeLink } from './account-links.ts';
 import type { SelfServiceDeps } from './account-links.ts';
-import { createAccount, checkEmailAddress, USERNAME_PATTERN } from './manage-users.ts';
+import { createAccount, checkChosenUsername, checkEmailAddress, usernameTaken } from './manage-users.ts';
 import { checkNewPassword } from './password-rules.ts';
 import { login } from './sessions.ts';
 import type { NewSession } from './sessions.ts';
@@ -52,10 +52,7 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
   }
   const username = input.username.trim();
   const email = input.email.trim();
-  if (!USERNAME_PATTERN.test(username)) {
-    const rule = 'use 1 to 150 letters, digits and _ . @ + -';
-    throw new AppError('invalid_user', `Invalid username: ${rule}.`, { username: [rule] });
-  }
+  checkChosenUsername(username);
   checkEmailAddress(email);
   await checkNewPassword(input.password, [username, email]);
   await deps.limiter.consume(RATE_LIMITS.signUp, clientAddress);
@@ -64,7 +61,7 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
   try {
     user = await createAccount({ username, email, password: input.password, strength: 'checked', emailVerified: false }, visitorActing(origin.address, origin.requestId), deps);
   } catch (error) {
-    if (error instanceof AppError && error.code === 'user_exists') throw userExists(username);
+    if (error instanceof AppError && error.code === 'user_exists') throw usernameTaken(username);
     throw error;
   }
   // Either way one mail, within the account's limit: a confirmation link, or a note to the owner.
@@ -72,9 +69,6 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
   await deps.mail.enqueue(taken ? { kind: 'address-taken', email } : { kind: 'verify-email', userId: user.id, email, newAccount: true });
 }
 
-function userExists(username: string): AppError {
-  return new AppError('user_exists', `The username '${username}' is taken: choose another.`, { username: ['is taken'] });
-}
 
 /** Follows a confirmation link: the address it was sent to becomes the account's confirmed address. */
 export async function verifyEmail(secret: string, origin: Pick<Acting, 'address' | 'requestId'>, deps: SelfServiceDeps): Promise<User> {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ExternalIdentityStore, FlowPurpose, StoredFlow } from '../../domain/accounts/external-identity.ts';
+import type { ExternalIdentityStore, FlowPurpose, NewIdentity, StoredFlow } from '../../domain/accounts/external-identity.ts';
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import { isUniqueViolation } from '../database-errors.ts';
 import { toBool } from '../schema.ts';
@@ -18,6 +18,14 @@ function toFlow(row: { provider: string; purpose: string; user_id: number | null
     data: row.data,
     expiresAt: parseTimestamp(row.expires_at),
   };
+}
+
+function insertIdentity(trx: Kysely<Database>, userId: number, identity: NewIdentity, now: Date) {
+  const at = formatTimestamp(now);
+  return trx
+    .insertInto('external_identities')
+    .values({ user_id: userId, provider: identity.provider, subject: identity.subject, label: identity.label, admin_from_claim: identity.adminFromClaim, created_at: at, last_used_at: at })
+    .execute();
 }
 
 /** External identities and the sign-ins under way (migration 0014). */
@@ -40,16 +48,12 @@ export function externalIdentityRepository(db: Kysely<Database>): ExternalIdenti
     },
 
     async createUserWithIdentity(user, identity, now, audit) {
-      const at = formatTimestamp(now);
       let userInserted = false;
       try {
         const id = await auditedWrite(db, audit, now, async (trx) => {
           const userId = await insertUser(trx, user, now);
           userInserted = true;
-          await trx
-            .insertInto('external_identities')
-            .values({ user_id: userId, provider: identity.provider, subject: identity.subject, label: identity.label, admin_from_claim: identity.adminFromClaim, created_at: at, last_used_at: at })
-            .execute();
+          await insertIdentity(trx, userId, identity, now);
           return { changed: true, result: userId };
         });
         return createdUser(user, id);
@@ -61,13 +65,9 @@ export function externalIdentityRepository(db: Kysely<Database>): ExternalIdenti
     },
 
     async linkIdentity(userId, identity, now, audit) {
-      const at = formatTimestamp(now);
       try {
         await auditedWrite(db, audit, now, async (trx) => {
-          await trx
-            .insertInto('external_identities')
-            .values({ user_id: userId, provider: identity.provider, subject: identity.subject, label: identity.label, admin_from_claim: identity.adminFromClaim, created_at: at, last_used_at: at })
-            .execute();
+          await insertIdentity(trx, userId, identity, now);
           return { changed: true, result: undefined };
         });
         return 'linked';

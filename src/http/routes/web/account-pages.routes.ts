@@ -18,8 +18,8 @@ import { STRINGS } from '../../../web/strings.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { readSessionCookie, setSessionCookies } from '../../cookies.ts';
 import { formRefusal } from '../../form-refusal.ts';
-import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
-import { pageSetting } from '../../page-context.ts';
+import { PAGE_RESPONSE } from '../../html-reply.ts';
+import { showPage } from '../../page-context.ts';
 import type { PageSetting } from '../../page-context.ts';
 import { BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
@@ -45,11 +45,7 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   const providers: ProviderChoice[] = [...external.providers.values()].map(({ id, name }) => ({ id, name }));
   installFormParser(app);
 
-  /** A page for the visitor, with their context (after a sign-in or sign-out, the new visitor). */
-  async function show(request: FastifyRequest, reply: FastifyReply, build: (setting: PageSetting) => Html, visitor?: Visitor) {
-    const setting = await pageSetting(request, reply, container, visitor);
-    return sendPage(request, reply, build(setting));
-  }
+  const show = (request: FastifyRequest, reply: FastifyReply, build: (setting: PageSetting) => Html, visitor?: Visitor) => showPage(request, reply, container, build, visitor);
 
   /** Runs the work for the form's sender (checked by the website's guard); a refusal shows the form again. */
   async function handleForm(

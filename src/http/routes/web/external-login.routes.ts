@@ -13,13 +13,12 @@ import { STRINGS } from '../../../web/strings.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { loginFlowSecret, readLoginFlowCookie, setSessionCookies } from '../../cookies.ts';
 import { formRefusal } from '../../form-refusal.ts';
-import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
-import { pageSetting } from '../../page-context.ts';
+import { PAGE_RESPONSE } from '../../html-reply.ts';
+import { showPage } from '../../page-context.ts';
 import type { PageSetting } from '../../page-context.ts';
 import { BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 import { postedBy, visitorOf } from '../../web-visitor.ts';
-import type { Visitor } from '../../web-visitor.ts';
 
 const Redirect = { 303: Type.Null({ description: 'On to the provider, or the next page' }) };
 const ProviderParams = Type.Object({ provider: Type.String({ maxLength: 30, pattern: '^[a-z0-9][a-z0-9-]*$', description: 'the provider id' }) });
@@ -41,9 +40,7 @@ export async function externalLoginRoutes(app: AppServer, container: Container):
   const deps = container.externalLogin;
   installFormParser(app);
 
-  async function show(request: FastifyRequest, reply: FastifyReply, build: (setting: PageSetting) => Html, visitor?: Visitor) {
-    return sendPage(request, reply, build(await pageSetting(request, reply, container, visitor)));
-  }
+  const show = (request: FastifyRequest, reply: FastifyReply, build: (setting: PageSetting) => Html) => showPage(request, reply, container, build);
 
   /** A refusal as a page under its status: the title names the provider when there is one. */
   const refusal = (request: FastifyRequest, reply: FastifyReply, error: unknown, providerId: string | null) => {
@@ -97,7 +94,7 @@ export async function externalLoginRoutes(app: AppServer, container: Container):
     schema: { hide: true, params: ProviderParams, querystring: CallbackQuery, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(...CALLBACK_ERRORS, 'identity_provider_unavailable') } },
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const query = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1 || request.url.length));
+      const query = new URL(request.url, 'http://callback').searchParams;
       let outcome: ExternalOutcome;
       try {
         const visitor = await visitorOf(request, container);

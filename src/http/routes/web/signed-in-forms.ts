@@ -10,8 +10,7 @@ import type { User } from '../../../domain/accounts/user.ts';
 import type { FormState } from '../../../web/forms.ts';
 import type { Html } from '../../../web/html.ts';
 import { formRefusal } from '../../form-refusal.ts';
-import { sendPage } from '../../html-reply.ts';
-import { pageSetting } from '../../page-context.ts';
+import { showPage } from '../../page-context.ts';
 import type { PageSetting } from '../../page-context.ts';
 import { postedBy, visitorOf } from '../../web-visitor.ts';
 import type { Visitor } from '../../web-visitor.ts';
@@ -73,8 +72,7 @@ export function placeProblems(place: { readonly rename?: (where: string) => stri
 export function signedInPages(container: Container) {
   async function show(request: FastifyRequest, reply: FastifyReply, visitor: Visitor, build: (setting: PageSetting) => Html | Promise<Html>): Promise<FastifyReply> {
     reply.header('cache-control', 'no-store');
-    const setting = await pageSetting(request, reply, container, visitor);
-    return sendPage(request, reply, await build(setting));
+    return showPage(request, reply, container, build, visitor);
   }
 
   /** A GET: the page for the signed-in user, or the way to sign in; a refusal (403, 404) shows as an error page. */
