@@ -26,6 +26,7 @@ import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
 import { AppSchema, CategorySchema, DiscoverEntrySchema, PlatformReleaseSchema, RatingSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
 import { listingRoutes } from './http/routes/listings/listings.routes.ts';
+import { archiveRoutes } from './http/routes/archives/archives.routes.ts';
 import { ratingRoutes } from './http/routes/ratings/ratings.routes.ts';
 import { releaseRoutes } from './http/routes/releases/releases.routes.ts';
 import { systemRoutes } from './http/routes/system/system.routes.ts';
@@ -162,7 +163,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   });
 
   // Each group of routes in a scope of its own: content-type parsers (forms) stay where they belong.
-  for (const routes of [systemRoutes, listingRoutes, tokenRoutes, appRoutes, releaseRoutes, ratingRoutes]) {
+  for (const routes of [systemRoutes, listingRoutes, archiveRoutes, tokenRoutes, appRoutes, releaseRoutes, ratingRoutes]) {
     await app.register(async (scope) => routes(scope, container));
   }
   // The website and the session routes: every POST there passes one guard (CSRF, docs/website.md).

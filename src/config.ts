@@ -3,6 +3,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { EXTERNAL_LOGIN_VARIABLES, listedOidcIds, OIDC_FIELDS, oidcPrefix, parseExternalLogin } from './config-external-login.ts';
 import type { ProviderSettings } from './config-external-login.ts';
+import { MIRROR_VARIABLES, parseMirror } from './config-mirror.ts';
+import type { MirrorSettings } from './config-mirror.ts';
 import { DEFAULT_SIGN_IN_LIMITS } from './domain/rate-limit.ts';
 import type { SignInLimits } from './domain/rate-limit.ts';
 
@@ -76,6 +78,8 @@ export interface Config {
   };
   /** The external logins offered on the sign-in page (config-external-login.ts). */
   readonly externalLogin: readonly ProviderSettings[];
+  /** Mirror mode (config-mirror.ts, docs/mirror.md); null: this store follows no upstream. */
+  readonly mirror: MirrorSettings | null;
 }
 
 /** Every variable the service reads (the README's configuration table describes each). */
@@ -113,6 +117,8 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_METRICS_TOKEN',
   // External login (config-external-login.ts); each listed OpenID Provider adds APPSTORE_OIDC_<ID>_* variables.
   ...EXTERNAL_LOGIN_VARIABLES,
+  // Mirror mode (config-mirror.ts, docs/mirror.md).
+  ...MIRROR_VARIABLES,
   // Read by bin/appstore.js before the service loads: run the bundle or fail (tests, CI), and why a bundle was not used.
   'APPSTORE_BUNDLE',
   'APPSTORE_DEBUG_BUILD',
@@ -216,6 +222,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) problems.push('APPSTORE_METRICS_TOKEN: use at least 16 characters without spaces (openssl rand -hex 16)');
 
   const externalLogin = parseExternalLogin(env, cwd, signUp !== 'closed', problems);
+  const mirror = parseMirror(env, cwd, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -241,6 +248,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     metrics: Object.freeze({ port: metricsPort, token: metricsToken }),
     mail: Object.freeze({ smtpUrl, from }),
     externalLogin: Object.freeze(externalLogin),
+    mirror,
   });
 }
 

@@ -46,6 +46,8 @@ import type { RatingDeps } from './domain/ratings/rate-app.ts';
 import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
 import type { PublishDeps } from './domain/releases/publish-release.ts';
 import { createDownloader } from './downloads/archive-downloader.ts';
+import { createMirrorService } from './mirror.ts';
+import type { MirrorService } from './mirror.ts';
 import type { Downloader } from './domain/releases/publish-release.ts';
 import { createMetrics, unscrapedMetrics } from './metrics.ts';
 import type { StoreMetrics } from './metrics.ts';
@@ -151,6 +153,8 @@ export interface Container {
   readonly versions: ContentVersionFeed;
   /** The account mails queued by requests and commands, sent after their answer; its reports go to the log once the server runs. */
   readonly mailQueue: MailQueue;
+  /** Mirror mode: the sync (null without an upstream) and the archives this store serves. */
+  readonly mirror: MirrorService;
   close(): Promise<void>;
 }
 
@@ -336,6 +340,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       partFormat: LISTING_PART_FORMAT,
     },
     metrics,
+    mirror: createMirrorService(config, db, publicUrl, now, options.downloadCa),
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
     listingReports,

@@ -49,6 +49,13 @@ export const ERROR_CODES = [
   'conflict', // the request is valid but contradicts the current state
   // catalogue imports (CLI) and admin data
   'invalid_import',
+  // mirror mode (docs/mirror.md)
+  'mirror_not_configured', // a mirror command on a store without APPSTORE_MIRROR_ROOT_CERT
+  'upstream_unavailable', // the upstream store could not be read: nothing changed
+  'upstream_unusable', // the upstream answered what is not a listing: nothing changed
+  'invalid_mirror_file', // an export file that is damaged, or not this store's format: refused whole
+  'archive_not_found', // no archive stored here for that release
+  'range_not_satisfiable', // a Range outside the archive
   // server side
   'configuration_error', // a file or setting of the store itself is missing or wrong (the log says which)
   'database_unavailable',

@@ -1,5 +1,6 @@
 import type { Container } from './container.ts';
 import { runHousekeeping } from './domain/housekeeping.ts';
+import { runScheduledSync } from './domain/mirror/scheduled-sync.ts';
 
 /** How often a node looks whether the pruning is due (it runs once per interval, by one node). */
 const CHECK_MS = 5 * 60_000;
@@ -9,7 +10,21 @@ const FIRST_CHECK_MAX_MS = 60_000;
 /** Starts the server's housekeeping timer; problems are reported and retried at the next look. */
 export function startHousekeeping(container: Container, report: (message: string, error: unknown) => void): { stop(): void } {
   let running = false;
+  let syncing = false;
+  const mirror = container.mirror.deps;
+  const syncMinutes = container.config.mirror?.intervalMinutes ?? 0;
   const look = (): void => {
+    if (mirror !== null && syncMinutes > 0 && !syncing) {
+      syncing = true;
+      runScheduledSync(container.housekeeping.store, container.housekeeping.holder, syncMinutes * 60_000, mirror)
+        .then((sync) => {
+          if (sync !== null) report(`mirror sync: ${sync.taken} releases taken, ${sync.unchanged} unchanged, ${sync.refused.length} not listed, ${sync.removed} removed`, null);
+        })
+        .catch((error: unknown) => report('mirror sync failed: the previous state stays served; tried again after the interval', error))
+        .finally(() => {
+          syncing = false;
+        });
+    }
     if (running) return;
     running = true;
     runHousekeeping(container.housekeeping)

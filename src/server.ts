@@ -85,7 +85,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await app.listen({ host: config.host, port: config.port });
     const metricsServer = config.metrics.port === null ? null : await startMetricsServer(container.metrics, config.host, config.metrics.port);
     if (metricsServer !== null) app.log.info({ port: metricsServer.port }, `metrics at http://${config.host}:${metricsServer.port}/metrics`);
-    const housekeeping = startHousekeeping(container, (message, error) => app.log.warn({ error: error instanceof Error ? error.message : String(error) }, message));
+    const housekeeping = startHousekeeping(container, (message, error) => (error === null ? app.log.info(message) : app.log.warn({ error: error instanceof Error ? error.message : String(error) }, message)));
     // Mails queued by commands that could not send them, or by a node that stopped: every look.
     container.mailQueue.reports.problem = (message, error) => app.log.warn(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }, message);
     container.mailQueue.kick();

@@ -10,6 +10,7 @@ import { appMaintainerAddCommand, appMaintainerRemoveCommand, appSetCommand, app
 import { caCertificateCommand, caInitCommand, caIssueCommand, caRevokeCommand, caRotateCommand } from './commands/ca.command.ts';
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
 import { discoverExportCommand, discoverImportCommand } from './commands/discover.command.ts';
+import { mirrorPlanCommand, mirrorStatusCommand, mirrorSyncCommand } from './commands/mirror.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { releaseInspectCommand } from './commands/release.command.ts';
 import { auditCommand } from './commands/audit.command.ts';
@@ -43,6 +44,9 @@ export const COMMANDS: readonly Command[] = [
   platformImportCommand,
   discoverImportCommand,
   discoverExportCommand,
+  mirrorSyncCommand,
+  mirrorPlanCommand,
+  mirrorStatusCommand,
   appMaintainerAddCommand,
   appMaintainerRemoveCommand,
   appSetCommand,

@@ -21,7 +21,7 @@ export interface DownloadOptions {
 
 // Messages name the host and what went wrong, never addresses, paths or library internals:
 // the store must not become an oracle for what lies behind it.
-const refuse = (message: string): AppError => new AppError('invalid_download', message);
+export const refuse = (message: string): AppError => new AppError('invalid_download', message);
 const mib = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 
 class ForbiddenAddress extends Error {
@@ -44,7 +44,7 @@ function guardedLookup(allowPrivate: boolean) {
 }
 
 /** An undici agent whose connections can only reach allowed addresses, checked on the socket too. */
-function guardedAgent(options: DownloadOptions): Agent {
+export function guardedAgent(options: DownloadOptions): Agent {
   const ca = options.extraCa === undefined || options.extraCa.length === 0 ? undefined : [...tls.rootCertificates, ...options.extraCa];
   const connect = buildConnector({ lookup: guardedLookup(options.allowPrivate), ...(ca === undefined ? {} : { ca }), timeout: options.timeoutMs });
   return new Agent({
@@ -93,57 +93,81 @@ function explain(error: unknown, host: string, timedOut: boolean, timeoutMs: num
   return refuse(`download failed: could not fetch the archive from ${host}`);
 }
 
+type Answer = Awaited<ReturnType<typeof request>>;
+
 /**
- * Fetches a release archive (contract §6 step 1): HTTPS only, on every redirect hop; redirects
- * followed by hand; the whole download within the time limit; at most `maxBytes`, counted while
- * streaming (a missing or lying Content-Length changes nothing); only allowed addresses. The
- * bytes stay in memory: nothing is written to disk, so nothing is ever left behind.
+ * One request through the guarded agent: HTTPS only, on every redirect hop; redirects followed by
+ * hand (at most `maxRedirects`). The answer that is not a redirect is returned, whatever its
+ * status, with the host it came from; failures are explained (`explain`).
  */
-export function createDownloader(options: DownloadOptions): Downloader {
-  const agent = guardedAgent(options);
+export async function guardedRequest(
+  agent: Agent,
+  options: DownloadOptions,
+  address: string,
+  init: { readonly method: 'GET' | 'HEAD'; readonly headers: Record<string, string>; readonly signal: AbortSignal },
+): Promise<{ readonly response: Answer; readonly host: string }> {
+  const given = parseWebAddress(address);
+  if (given === null) throw refuse('download must be an https:// URL');
+  let url: URL = given;
+  for (let hop = 0; ; hop++) {
+    const host = url.hostname;
+    try {
+      const response = await request(url, { dispatcher: agent, method: init.method, signal: init.signal, headers: init.headers });
+      const status = response.statusCode;
+      if (status >= 300 && status < 400 && status !== 304 && response.headers.location !== undefined) {
+        await response.body.dump();
+        if (hop >= options.maxRedirects) throw refuse(`download failed: more than ${options.maxRedirects} redirects`);
+        const location = Array.isArray(response.headers.location) ? response.headers.location[0] : response.headers.location;
+        const next = new URL(location ?? '', url);
+        if (next.protocol !== 'https:') throw refuse(`redirect to a non-HTTPS URL refused (from ${host})`);
+        url = next;
+        continue;
+      }
+      return { response, host };
+    } catch (error) {
+      throw explain(error, host, init.signal.aborted, options.timeoutMs);
+    }
+  }
+}
+
+/** The body, counted while streaming against `maxBytes` (a missing or lying Content-Length changes nothing). */
+export async function readLimited(response: Answer, host: string, maxBytes: number, what: string, options: DownloadOptions, signal: AbortSignal): Promise<Buffer> {
+  const declared = Number(response.headers['content-length'] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body.dump({ limit: 0 }).catch(() => undefined);
+    throw refuse(`${what} is larger than ${mib(maxBytes)}`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      // Stop reading at the limit: never buffer more than allowed.
+      if (size > maxBytes) {
+        response.body.destroy();
+        throw refuse(`${what} is larger than ${mib(maxBytes)}`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    throw explain(error, host, signal.aborted, options.timeoutMs);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Fetches a release archive (contract §6 step 1): through `guardedRequest`; the whole download
+ * within the time limit; at most `maxBytes`; only allowed addresses. The bytes stay in memory:
+ * nothing is written to disk, so nothing is ever left behind.
+ */
+export function createDownloader(options: DownloadOptions, agent: Agent = guardedAgent(options)): Downloader {
   return async (address: string) => {
     const signal = AbortSignal.timeout(options.timeoutMs);
-    const given = parseWebAddress(address);
-    if (given === null) throw refuse('download must be an https:// URL');
-    let url: URL = given;
-    for (let hop = 0; ; hop++) {
-      const host = url.hostname;
-      try {
-        const response = await request(url, { dispatcher: agent, method: 'GET', signal, headers: { 'user-agent': 'appstore-release-fetcher', accept: '*/*' } });
-        const status = response.statusCode;
-        if (status >= 300 && status < 400 && response.headers.location !== undefined) {
-          await response.body.dump();
-          if (hop >= options.maxRedirects) throw refuse(`download failed: more than ${options.maxRedirects} redirects`);
-          const location = Array.isArray(response.headers.location) ? response.headers.location[0] : response.headers.location;
-          const next = new URL(location ?? '', url);
-          if (next.protocol !== 'https:') throw refuse(`redirect to a non-HTTPS URL refused (from ${host})`);
-          url = next;
-          continue;
-        }
-        if (status !== 200) {
-          await response.body.dump();
-          throw refuse(`download failed: HTTP ${status} from ${host}`);
-        }
-        const declared = Number(response.headers['content-length'] ?? Number.NaN);
-        if (Number.isFinite(declared) && declared > options.maxBytes) {
-          await response.body.dump({ limit: 0 }).catch(() => undefined);
-          throw refuse(`archive is larger than ${mib(options.maxBytes)}`);
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of response.body) {
-          size += (chunk as Buffer).length;
-          // Stop reading at the limit: never buffer more than allowed.
-          if (size > options.maxBytes) {
-            response.body.destroy();
-            throw refuse(`archive is larger than ${mib(options.maxBytes)}`);
-          }
-          chunks.push(chunk as Buffer);
-        }
-        return { bytes: Buffer.concat(chunks) };
-      } catch (error) {
-        throw explain(error, host, signal.aborted, options.timeoutMs);
-      }
+    const { response, host } = await guardedRequest(agent, options, address, { method: 'GET', signal, headers: { 'user-agent': 'appstore-release-fetcher', accept: '*/*' } });
+    if (response.statusCode !== 200) {
+      await response.body.dump().catch(() => undefined);
+      throw refuse(`download failed: HTTP ${response.statusCode} from ${host}`);
     }
+    return { bytes: await readLimited(response, host, options.maxBytes, 'archive', options, signal) };
   };
 }

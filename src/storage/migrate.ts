@@ -15,6 +15,7 @@ import * as developerPages from './migrations/0011-developer-pages.ts';
 import * as commandLineCertificates from './migrations/0012-command-line-certificates.ts';
 import * as appIcons from './migrations/0013-app-icons.ts';
 import * as externalLogin from './migrations/0014-external-login.ts';
+import * as mirror from './migrations/0015-mirror.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -36,6 +37,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0012-command-line-certificates', commandLineCertificates],
   ['0013-app-icons', appIcons],
   ['0014-external-login', externalLogin],
+  ['0015-mirror', mirror],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

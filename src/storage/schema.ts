@@ -126,6 +126,9 @@ export interface AppsTable {
   last_release_at: Timestamp | null;
   /** The content version of the last write that changed what the listings show of this app. */
   listing_version: Defaulted<number>;
+  /** '' registered here; 'upstream' taken from the mirrored store (migration 0015). */
+  source: Defaulted<string>;
+  upstream_hash: Defaulted<string>;
 }
 
 /** The listing engine's compressed part of one app, as of its listing version (derived data). */
@@ -363,6 +366,31 @@ export interface RateLimitHitsTable {
   hit_at: Timestamp;
 }
 
+export interface MirrorDocumentsTable {
+  name: string;
+  etag: string | null;
+  body: string;
+  fetched_at: string;
+}
+
+export interface MirrorReleasesTable {
+  app_id: string;
+  version: string;
+  is_nightly: Bool;
+  upstream_download: string;
+  signature: string;
+  status: string;
+  reason: string;
+  sha256: string;
+  size: number | string | bigint;
+  checked_at: string;
+}
+
+export interface ReleaseDownloadsTable {
+  release_id: number;
+  count: number | string | bigint;
+}
+
 export interface Database {
   content_version: ContentVersionTable;
   users: UsersTable;
@@ -402,6 +430,9 @@ export interface Database {
   housekeeping_leases: HousekeepingLeasesTable;
   discover_entries: DiscoverEntriesTable;
   release_external_apps: ReleaseExternalAppsTable;
+  mirror_documents: MirrorDocumentsTable;
+  mirror_releases: MirrorReleasesTable;
+  release_downloads: ReleaseDownloadsTable;
 }
 
 export function toBool(value: boolean | number): boolean {

@@ -10,8 +10,8 @@ import type { TestDatabase } from '../helpers/test-database.ts';
 
 const TABLES = [
   'account_links', 'api_tokens', 'app_authors', 'app_categories', 'app_co_maintainers', 'app_icons', 'app_screenshots', 'app_translations', 'apps', 'audit_log',
-  'categories', 'category_translations', 'certificate_requests', 'certificate_revocations', 'content_version', 'discover_entries', 'external_identities', 'external_login_flows', 'housekeeping_leases', 'listing_part_formats', 'listing_parts', 'mail_queue', 'platform_releases', 'publish_jobs',
-  'rate_limit_hits', 'rating_translations', 'ratings', 'release_databases', 'release_external_apps', 'release_licenses',
+  'categories', 'category_translations', 'certificate_requests', 'certificate_revocations', 'content_version', 'discover_entries', 'external_identities', 'external_login_flows', 'housekeeping_leases', 'listing_part_formats', 'listing_parts', 'mail_queue', 'mirror_documents', 'mirror_releases', 'platform_releases', 'publish_jobs',
+  'rate_limit_hits', 'rating_translations', 'ratings', 'release_databases', 'release_downloads', 'release_external_apps', 'release_licenses',
   'release_php_extensions', 'release_shell_commands', 'release_translations', 'releases', 'sessions', 'store_identity', 'store_settings', 'users',
 ];
 
@@ -37,7 +37,7 @@ describe(`migrations (${DIALECT})`, () => {
   test('from empty: every table of the data model, then nothing more to apply', async () => {
     assert.deepEqual(await ownTables(), []);
     const first = await migrateToLatest(handle, new Date());
-    assert.deepEqual(first.applied, ['0001-initial', '0002-account-links', '0003-listing-versions', '0004-listing-parts', '0005-operations', '0006-discover', '0007-external-apps', '0008-version-notifications', '0009-listing-part-integrity', '0010-mail-queue', '0011-developer-pages', '0012-command-line-certificates', '0013-app-icons', '0014-external-login']);
+    assert.deepEqual(first.applied, ['0001-initial', '0002-account-links', '0003-listing-versions', '0004-listing-parts', '0005-operations', '0006-discover', '0007-external-apps', '0008-version-notifications', '0009-listing-part-integrity', '0010-mail-queue', '0011-developer-pages', '0012-command-line-certificates', '0013-app-icons', '0014-external-login', '0015-mirror']);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);
     const second = await migrateToLatest(handle, new Date());

@@ -7,6 +7,15 @@ export interface RegisteredApp extends AppAccess {
   readonly transferUnlocked: boolean;
   readonly isFeatured: boolean;
   readonly isEnterpriseOnly: boolean;
+  /** Taken from the upstream store (mirror mode): nobody registers or publishes it here. */
+  readonly fromUpstream: boolean;
+}
+
+/** Refuses registering or publishing an app the mirror takes from the upstream: an app id has one source. */
+export function refuseUpstreamApp(app: RegisteredApp): void {
+  if (app.fromUpstream) {
+    throw new AppError('conflict', `App ${app.appId} is taken from the upstream store this store mirrors: an app id has one source, so it cannot be registered or published here. Publish it upstream, or leave it out of the mirror (APPSTORE_MIRROR_EXCLUDE_APPS) and delete it first.`);
+  }
 }
 
 /** An app as its management pages show it: who owns and co-maintains it, by name. */

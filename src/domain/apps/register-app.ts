@@ -11,7 +11,7 @@ import type { Trust } from '../certificates/trust.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { AppRegistry, RegisteredApp, RegistrationPlan } from './app-registry.ts';
-import { sameCertificate } from './app-registry.ts';
+import { refuseUpstreamApp, sameCertificate } from './app-registry.ts';
 
 export interface RegisterDeps {
   readonly trust: () => Promise<Trust>;
@@ -34,6 +34,7 @@ export interface RegistrationResult {
  */
 export function planRegistration(existing: RegisteredApp | null, user: User, certificate: string): RegistrationPlan {
   if (existing === null) return { kind: 'create' };
+  refuseUpstreamApp(existing);
   const certificateChanged = !sameCertificate(existing.certificate, certificate);
   const update = (ownerId: number): RegistrationPlan => ({
     kind: 'update',

@@ -65,6 +65,8 @@ export const AUDIT_EVENTS = [
   'authority.rotated',
   'secret_key.rotated',
   'database.restored',
+  'mirror.synced',
+  'mirror.imported',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENTS)[number];

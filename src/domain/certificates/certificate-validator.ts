@@ -63,6 +63,15 @@ export function issuingAuthority(certificate: X509Certificate, trust: Trust): X5
   return trust.authorities.find((authority) => authority.ca && certificate.checkIssued(authority) && certificate.verify(authority.publicKey)) ?? null;
 }
 
+/** When a configured revocation list of the issuing authority revoked this serial, or null. */
+export function revokedByList(trust: Trust, authority: X509Certificate, serial: string): Date | null {
+  for (const list of trust.revocationLists) {
+    const revokedAt = list.authority === authority.fingerprint256 ? list.revoked.get(serial) : undefined;
+    if (revokedAt !== undefined) return revokedAt;
+  }
+  return null;
+}
+
 /**
  * Contract §5: one PEM certificate, signed by a configured authority, inside its validity period,
  * not revoked by a configured CRL nor by the store itself, with an app id as its CN.
@@ -82,10 +91,8 @@ export async function validateCertificate(pem: string, trust: Trust, own: Revoca
   if (now > authorityNotAfter) throw new AppError('certificate_untrusted', `The authority that signed the certificate expired on ${day(authorityNotAfter)}.`);
 
   const serial = normaliseSerial(certificate.serialNumber);
-  for (const list of trust.revocationLists) {
-    const revokedAt = list.authority === authority.fingerprint256 ? list.revoked.get(serial) : undefined;
-    if (revokedAt !== undefined) throw new AppError('certificate_revoked', `The certificate was revoked on ${day(revokedAt)} (serial ${serial}): ask for a new one.`);
-  }
+  const revokedAt = revokedByList(trust, authority, serial);
+  if (revokedAt !== null) throw new AppError('certificate_revoked', `The certificate was revoked on ${day(revokedAt)} (serial ${serial}): ask for a new one.`);
   const ownRevocation = await own.findRevocation(certificate.issuer, serial);
   if (ownRevocation !== null) {
     throw new AppError('certificate_revoked', `The certificate was revoked on ${day(ownRevocation.revokedAt)} by this store (serial ${serial}): ask for a new one.`);

@@ -5,7 +5,7 @@ import { AppError, isAppError } from '../../errors.ts';
 import { requireReleaseManager } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry, RegisteredApp } from '../apps/app-registry.ts';
-import { sameCertificate } from '../apps/app-registry.ts';
+import { refuseUpstreamApp, sameCertificate } from '../apps/app-registry.ts';
 import type { RevocationLookup } from '../certificates/certificate-validator.ts';
 import { validateCertificate } from '../certificates/certificate-validator.ts';
 import { decodeSignature, isValidSignature } from '../certificates/signature.ts';
@@ -89,6 +89,7 @@ export async function publishRelease(input: PublishInput, user: User, acting: Ac
   const appId = candidate.app.id;
   const app = await deps.registry.findApp(appId);
   if (app === null) throw appNotRegistered(appId);
+  refuseUpstreamApp(app);
   requireReleaseManager(user, app);
 
   let publicKey;

@@ -12,7 +12,7 @@ import { markAppsChanged } from './content-version.repository.ts';
 export async function readRegisteredApp(db: Kysely<Database> | Transaction<Database>, appId: string): Promise<RegisteredApp | null> {
   const row = await db
     .selectFrom('apps')
-    .select(['id', 'owner_id', 'certificate', 'transfer_unlocked', 'is_featured', 'is_enterprise_only'])
+    .select(['id', 'owner_id', 'certificate', 'transfer_unlocked', 'is_featured', 'is_enterprise_only', 'source'])
     .where('id', '=', appId)
     .executeTakeFirst();
   if (row === undefined) return null;
@@ -25,6 +25,7 @@ export async function readRegisteredApp(db: Kysely<Database> | Transaction<Datab
     transferUnlocked: toBool(row.transfer_unlocked),
     isFeatured: toBool(row.is_featured),
     isEnterpriseOnly: toBool(row.is_enterprise_only),
+    fromUpstream: row.source === 'upstream',
   };
 }
 
@@ -62,7 +63,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
       let query = db
         .selectFrom('apps')
         .innerJoin('users', 'users.id', 'apps.owner_id')
-        .select(['apps.id', 'apps.owner_id', 'apps.certificate', 'apps.transfer_unlocked', 'apps.is_featured', 'apps.is_enterprise_only', 'apps.created_at', 'users.username']);
+        .select(['apps.id', 'apps.owner_id', 'apps.certificate', 'apps.transfer_unlocked', 'apps.is_featured', 'apps.is_enterprise_only', 'apps.created_at', 'apps.source', 'users.username']);
       const { userId, appId } = filter;
       if (appId !== undefined) query = query.where('apps.id', '=', appId);
       if (userId !== undefined) {
@@ -92,6 +93,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
           transferUnlocked: toBool(row.transfer_unlocked),
           isFeatured: toBool(row.is_featured),
           isEnterpriseOnly: toBool(row.is_enterprise_only),
+          fromUpstream: row.source === 'upstream',
           createdAt: parseTimestamp(row.created_at),
         };
       });

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Category, CategoryTranslation } from '../../domain/catalog/catalog.ts';
 import type { ImportSummary } from '../../domain/catalog/import-catalog.ts';
 import type { Database } from '../schema.ts';
@@ -30,30 +30,35 @@ export async function listCategoryIds(db: Kysely<Database>): Promise<ReadonlySet
  */
 export async function upsertCategories(db: Kysely<Database>, categories: readonly Category[], at: Date, audit: AuditOf<ImportSummary> | null = null): Promise<ImportSummary> {
   const { result } = await writeTransaction(db, at, async (trx) => {
-    const existing = new Map((await listCategories(trx)).map((c) => [c.id, c]));
-    const now = formatTimestamp(at);
-    let created = 0;
-    let updated = 0;
-    for (const category of categories) {
-      const before = existing.get(category.id);
-      if (before !== undefined && sameTranslations(before.translations, category.translations)) continue;
-      if (before === undefined) {
-        await trx.insertInto('categories').values({ id: category.id, created_at: now, updated_at: now }).execute();
-        created += 1;
-      } else {
-        await trx.updateTable('categories').set({ updated_at: now }).where('id', '=', category.id).execute();
-        await trx.deleteFrom('category_translations').where('category_id', '=', category.id).execute();
-        updated += 1;
-      }
-      await trx
-        .insertInto('category_translations')
-        .values(Object.entries(category.translations).map(([language, t]) => ({ category_id: category.id, language, name: t.name, description: t.description })))
-        .execute();
-    }
-    const summary = { created, updated, unchanged: categories.length - created - updated };
-    return { changed: created + updated > 0, result: summary };
+    const summary = await writeCategories(trx, categories, at);
+    return { changed: summary.created + summary.updated > 0, result: summary };
   }, audit);
   return result;
+}
+
+/** upsertCategories' writes, inside the caller's write transaction. */
+export async function writeCategories(trx: Transaction<Database>, categories: readonly Category[], at: Date): Promise<ImportSummary> {
+  const existing = new Map((await listCategories(trx)).map((c) => [c.id, c]));
+  const now = formatTimestamp(at);
+  let created = 0;
+  let updated = 0;
+  for (const category of categories) {
+    const before = existing.get(category.id);
+    if (before !== undefined && sameTranslations(before.translations, category.translations)) continue;
+    if (before === undefined) {
+      await trx.insertInto('categories').values({ id: category.id, created_at: now, updated_at: now }).execute();
+      created += 1;
+    } else {
+      await trx.updateTable('categories').set({ updated_at: now }).where('id', '=', category.id).execute();
+      await trx.deleteFrom('category_translations').where('category_id', '=', category.id).execute();
+      updated += 1;
+    }
+    await trx
+      .insertInto('category_translations')
+      .values(Object.entries(category.translations).map(([language, t]) => ({ category_id: category.id, language, name: t.name, description: t.description })))
+      .execute();
+  }
+  return { created, updated, unchanged: categories.length - created - updated };
 }
 
 function sameTranslations(a: Readonly<Record<string, CategoryTranslation>>, b: Readonly<Record<string, CategoryTranslation>>): boolean {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DiscoverEntry } from '../../domain/discover/discover-document.ts';
 import type { DiscoverStore } from '../../domain/discover/manage-discover.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
@@ -11,6 +11,22 @@ export async function loadDiscoverEntries(db: Kysely<Database>): Promise<Discove
   return rows.map((row) => JSON.parse(row.body) as DiscoverEntry);
 }
 
+/** Replaces every entry inside the caller's write transaction; false (nothing written) when they are the same. */
+export async function writeDiscoverEntries(trx: Transaction<Database>, entries: readonly DiscoverEntry[], now: Date): Promise<boolean> {
+  const bodies = entries.map((entry) => JSON.stringify(entry));
+  const stored = await trx.selectFrom('discover_entries').select('body').orderBy('position').execute();
+  if (stored.length === bodies.length && stored.every((row, index) => row.body === bodies[index])) return false;
+  await trx.deleteFrom('discover_entries').execute();
+  const at = formatTimestamp(now);
+  if (entries.length > 0) {
+    await trx
+      .insertInto('discover_entries')
+      .values(entries.map((entry, position) => ({ position, entry_id: entry.id, body: bodies[position] ?? '', imported_at: at })))
+      .execute();
+  }
+  return true;
+}
+
 export function discoverRepository(db: Kysely<Database>): DiscoverStore {
   return {
     async appIds() {
@@ -18,23 +34,12 @@ export function discoverRepository(db: Kysely<Database>): DiscoverStore {
     },
 
     async replaceEntries(entries, now, audit) {
-      const bodies = entries.map((entry) => JSON.stringify(entry));
       const { result } = await writeTransaction(
         db,
         now,
         async (trx) => {
-          const stored = await trx.selectFrom('discover_entries').select('body').orderBy('position').execute();
-          const same = stored.length === bodies.length && stored.every((row, index) => row.body === bodies[index]);
-          if (same) return { changed: false, result: { changed: false } };
-          await trx.deleteFrom('discover_entries').execute();
-          const at = formatTimestamp(now);
-          if (entries.length > 0) {
-            await trx
-              .insertInto('discover_entries')
-              .values(entries.map((entry, position) => ({ position, entry_id: entry.id, body: bodies[position] ?? '', imported_at: at })))
-              .execute();
-          }
-          return { changed: true, result: { changed: true } };
+          const changed = await writeDiscoverEntries(trx, entries, now);
+          return { changed, result: { changed } };
         },
         audit,
       );

@@ -11,7 +11,7 @@ import { readRegisteredApp } from './app.repository.ts';
 
 type Trx = Transaction<Database>;
 
-async function replaceReleaseDetails(trx: Trx, releaseId: number, release: ReleaseData): Promise<void> {
+export async function replaceReleaseDetails(trx: Trx, releaseId: number, release: ReleaseData): Promise<void> {
   for (const table of ['release_php_extensions', 'release_databases', 'release_shell_commands', 'release_licenses', 'release_translations'] as const) {
     await trx.deleteFrom(table).where('release_id', '=', releaseId).execute();
   }
@@ -62,7 +62,7 @@ async function replaceIcon(trx: Trx, appId: string, icon: AppIcon | null, at: st
     .execute();
 }
 
-async function replaceAppData(trx: Trx, app: AppData, at: string): Promise<void> {
+export async function replaceAppData(trx: Trx, app: AppData, at: string): Promise<void> {
   await trx
     .updateTable('apps')
     .set({

@@ -1,0 +1,67 @@
+import { mirrorStatus, planMirror, syncMirror } from '../../domain/mirror/sync-mirror.ts';
+import type { MirrorDeps } from '../../domain/mirror/sync-mirror.ts';
+import { mirrorNotConfigured } from '../../mirror.ts';
+import type { Container } from '../../container.ts';
+import type { Command } from '../command.ts';
+import { cliActingFor, withContainer } from '../context.ts';
+import { counted } from '../text.ts';
+
+const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+function mirrorDeps(container: Container): MirrorDeps {
+  if (container.mirror.deps === null) throw mirrorNotConfigured();
+  return container.mirror.deps;
+}
+
+export const mirrorSyncCommand: Command = {
+  path: ['mirror', 'sync'],
+  usage: 'appstore mirror sync',
+  summary: 'bring the store up to date with its upstream (mirror mode)',
+  help: `Reads the upstream's categories, platforms, apps, appapi_apps and discover documents (with
+If-None-Match: an unchanged one costs a 304), takes the releases APPSTORE_MIRROR_* choose,
+downloads each new archive, checks its certificate against APPSTORE_MIRROR_ROOT_CERT (and CRL)
+and its signature, stores it, and applies everything in one transaction. A release that fails
+a check is not listed and is printed with the reason. An upstream that is down or answers
+garbage changes nothing: the previous state stays served. The server also syncs on its own
+every APPSTORE_MIRROR_INTERVAL_MINUTES. See docs/mirror.md.`,
+  async run(_input, io) {
+    const report = await withContainer(io, (container) => syncMirror(cliActingFor(io), mirrorDeps(container)));
+    const documents = Object.entries(report.documents).map(([name, state]) => `${name} ${state}`).join(', ');
+    io.out(`upstream ${report.upstream}: ${documents}`);
+    io.out(`${counted(report.apps, 'app', 'apps')}; ${report.taken} releases taken (${mib(report.bytes)}), ${report.unchanged} unchanged, ${report.skipped} left out by the policy, ${report.refused.length} not listed, ${report.removed} removed; ${(report.durationMs / 1000).toFixed(1)} s`);
+    for (const refusal of report.refused) io.out(`  not listed: ${refusal.release}: ${refusal.reason}`);
+    for (const problem of report.problems) io.out(`  problem: ${problem}`);
+    return 0;
+  },
+};
+
+export const mirrorPlanCommand: Command = {
+  path: ['mirror', 'plan'],
+  usage: 'appstore mirror plan',
+  summary: 'show what a sync would fetch now (apps, releases, bytes), changing nothing',
+  help: "Reads the upstream's documents and applies the policy as `appstore mirror sync` would, then asks each new archive's size (HEAD). Nothing is downloaded or changed.",
+  async run(_input, io) {
+    const plan = await withContainer(io, (container) => planMirror(cliActingFor(io), mirrorDeps(container)));
+    io.out(`upstream ${plan.upstream}: ${counted(plan.apps, 'app', 'apps')} taken, ${plan.skipped} releases left out by the policy`);
+    io.out(`to fetch: ${counted(plan.releases.length, 'release', 'releases')}, ${mib(plan.bytes)}${plan.unknownSizes > 0 ? ` (and ${plan.unknownSizes} of unknown size)` : ''}`);
+    for (const release of plan.releases) io.out(`  ${release.release}${release.isNew ? '' : ' (changed upstream)'}: ${release.bytes === null ? 'size unknown' : mib(release.bytes)}`);
+    for (const problem of plan.problems) io.out(`  problem: ${problem}`);
+    return 0;
+  },
+};
+
+export const mirrorStatusCommand: Command = {
+  path: ['mirror', 'status'],
+  usage: 'appstore mirror status',
+  summary: 'the upstream documents last read, and every release not listed with the reason',
+  help: 'Prints when each upstream document was last read (and its ETag), how many releases are listed, and each release that is not: refused by a check, or unavailable (its archive could not be downloaded), with the reason.',
+  async run(_input, io) {
+    const status = await withContainer(io, (container) => mirrorStatus(cliActingFor(io), { store: mirrorDeps(container).store }));
+    if (status.documents.length === 0) io.out('never synced: run appstore mirror sync');
+    for (const document of status.documents) io.out(`${document.name}.json read ${document.fetchedAt}${document.etag === null ? '' : ` (ETag ${document.etag})`}`);
+    const listed = status.releases.filter((r) => r.status === 'listed');
+    io.out(`${counted(listed.length, 'release', 'releases')} listed (${mib(listed.reduce((sum, r) => sum + r.size, 0))})`);
+    for (const release of status.releases.filter((r) => r.status !== 'listed')) io.out(`  ${release.status}: ${release.appId}@${release.version}${release.nightly ? ' (nightly)' : ''}: ${release.reason}`);
+    return 0;
+  },
+};

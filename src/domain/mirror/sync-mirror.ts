@@ -1,0 +1,469 @@
+import { createHash } from 'node:crypto';
+import { AppError, isAppError } from '../../errors.ts';
+import { requireAdmin } from '../accounts/authorization.ts';
+import { auditEntry } from '../audit/audit.ts';
+import type { Acting, AuditEntry } from '../audit/audit.ts';
+import type { Category, PlatformRelease } from '../catalog/catalog.ts';
+import { parseCategoryFile, parsePlatformFile } from '../catalog/import-file.ts';
+import type { Trust } from '../certificates/trust.ts';
+import type { DiscoverEntry } from '../discover/discover-document.ts';
+import { parseDiscoverFile } from '../discover/discover-document.ts';
+import { appLeftOut, chooseReleases, releaseKey } from './mirror-policy.ts';
+import type { MirrorPolicy } from './mirror-policy.ts';
+import { upstreamArchiveProblem } from './upstream-archive-check.ts';
+import { mergeListings, parseUpstreamListing, UnusableDocument } from './upstream-listing.ts';
+import type { UpstreamApp, UpstreamListing, UpstreamRelease } from './upstream-listing.ts';
+
+/** The upstream documents a sync reads, by their file name under the API root. */
+export const DOCUMENTS = ['categories', 'platforms', 'apps', 'appapi_apps', 'discover'] as const;
+export type DocumentName = (typeof DOCUMENTS)[number];
+
+export type DocumentAnswer = { readonly kind: 'unchanged' } | { readonly kind: 'fetched'; readonly body: string; readonly etag: string | null };
+
+/** The upstream store, reached through the SSRF-guarded client and its limits. */
+export interface Upstream {
+  readonly url: string;
+  /** GET {url}/{name}.json with If-None-Match when an ETag is known. */
+  document(name: DocumentName, etag: string | null): Promise<DocumentAnswer>;
+  /** An archive's bytes, within the store's size and time limits. */
+  archive(url: string): Promise<Buffer>;
+  /** The archive's size by HEAD (null when the server does not say). */
+  archiveSize(url: string): Promise<number | null>;
+}
+
+/** Where mirrored archives live, by their SHA-256 (a directory, or S3-compatible storage). */
+export interface ArchiveStorage {
+  /** How the operator knows it: "directory /var/lib/appstore/archives", "s3://bucket/prefix". */
+  readonly description: string;
+  has(sha256: string): Promise<boolean>;
+  /** Stores the bytes under their SHA-256, whole or not at all (a reader never sees half a file). */
+  put(sha256: string, bytes: Buffer): Promise<void>;
+  /** The stored bytes from `start` to `end` inclusive (all when no range); null when absent. */
+  open(sha256: string, range?: { readonly start: number; readonly end: number }): Promise<NodeJS.ReadableStream | null>;
+}
+
+export type ReleaseStatus = 'listed' | 'refused' | 'unavailable';
+
+/** What the store knows of one upstream release it considered. */
+export interface MirroredRelease {
+  readonly appId: string;
+  readonly version: string;
+  readonly nightly: boolean;
+  /** The upstream's download URL and signature when it was checked: either changing means checking again. */
+  readonly upstreamDownload: string;
+  readonly signature: string;
+  readonly status: ReleaseStatus;
+  readonly reason: string;
+  readonly sha256: string;
+  readonly size: number;
+  readonly checkedAt: string;
+}
+
+export interface MirrorState {
+  readonly documents: ReadonlyMap<DocumentName, { readonly etag: string | null; readonly body: string }>;
+  readonly releases: readonly MirroredRelease[];
+  /** Apps registered here (not from the upstream): an upstream app with one of these ids is refused. */
+  readonly localAppIds: ReadonlySet<string>;
+  /** Apps taken from the upstream, with the hash of what was applied for each. */
+  readonly mirroredApps: ReadonlyMap<string, string>;
+}
+
+export interface ListedRelease {
+  readonly upstream: UpstreamRelease;
+  readonly sha256: string;
+  readonly size: number;
+  /** This store's URL of the archive. */
+  readonly download: string;
+}
+
+export interface MirroredApp {
+  readonly upstream: UpstreamApp;
+  readonly listed: readonly ListedRelease[];
+  /** Releases listed before that the upstream no longer has: left as they are. */
+  readonly kept: readonly { readonly version: string; readonly nightly: boolean }[];
+  /** What was applied: an app whose hash did not move is not written again. */
+  readonly hash: string;
+}
+
+/** One sync's changes, applied in one transaction. */
+export interface MirrorUpdate {
+  readonly documents: readonly { readonly name: DocumentName; readonly etag: string | null; readonly body: string }[];
+  readonly categories: readonly Category[] | null;
+  readonly platforms: readonly PlatformRelease[] | null;
+  readonly discover: readonly DiscoverEntry[] | null;
+  readonly apps: readonly MirroredApp[];
+  /** Mirrored apps that the upstream no longer has, left as they are. */
+  readonly keptApps: readonly string[];
+  /** Mirrored apps no longer taken: removed with their releases. */
+  readonly droppedApps: readonly string[];
+  /** The whole record of releases considered (replaces the previous one). */
+  readonly releases: readonly MirroredRelease[];
+}
+
+export interface MirrorStatus {
+  readonly documents: readonly { readonly name: string; readonly etag: string | null; readonly fetchedAt: string }[];
+  readonly releases: readonly MirroredRelease[];
+}
+
+export interface MirrorStore {
+  state(): Promise<MirrorState>;
+  status(): Promise<MirrorStatus>;
+  /** Applies the update in one write transaction (all of it or nothing), with its audit entry. */
+  apply(update: MirrorUpdate, now: Date, audit: AuditEntry): Promise<void>;
+}
+
+export interface MirrorDeps {
+  readonly upstream: Upstream;
+  readonly storage: ArchiveStorage;
+  readonly store: MirrorStore;
+  readonly policy: MirrorPolicy;
+  /** The upstream's code-signing root and CRL. */
+  readonly trust: () => Promise<Trust>;
+  /** This store's URL of a release's archive. */
+  readonly archiveUrl: (appId: string, version: string, nightly: boolean) => string;
+  readonly now: () => Date;
+  readonly log: (message: string) => void;
+  /** Archives fetched at once. */
+  readonly concurrency?: number;
+}
+
+export interface SyncReport {
+  readonly upstream: string;
+  readonly documents: Readonly<Record<DocumentName, 'unchanged' | 'fetched'>>;
+  readonly apps: number;
+  /** Archives downloaded, checked and stored by this sync. */
+  readonly taken: number;
+  /** Releases listed as before, nothing downloaded. */
+  readonly unchanged: number;
+  /** Upstream releases the policy leaves out. */
+  readonly skipped: number;
+  readonly refused: readonly { readonly release: string; readonly reason: string }[];
+  readonly removed: number;
+  readonly bytes: number;
+  readonly durationMs: number;
+  /** What of the upstream's documents could not be taken (the rest was). */
+  readonly problems: readonly string[];
+}
+
+export interface SyncPlan {
+  readonly upstream: string;
+  readonly apps: number;
+  readonly releases: readonly { readonly release: string; readonly bytes: number | null; readonly isNew: boolean }[];
+  /** Bytes to download (what the upstream announced). */
+  readonly bytes: number;
+  readonly unknownSizes: number;
+  readonly skipped: number;
+  readonly refusedBefore: number;
+  readonly problems: readonly string[];
+}
+
+const upstreamUnusable = (name: string, problem: string): AppError =>
+  new AppError('upstream_unusable', `The upstream's ${name}.json cannot be used (${problem}): nothing was changed; the previous data stays served.`);
+
+interface Documents {
+  readonly fresh: MirrorUpdate['documents'];
+  readonly status: Record<DocumentName, 'unchanged' | 'fetched'>;
+  readonly bodies: Record<DocumentName, string>;
+}
+
+async function readDocuments(deps: MirrorDeps, state: MirrorState): Promise<Documents> {
+  const fresh: { name: DocumentName; etag: string | null; body: string }[] = [];
+  const status = {} as Record<DocumentName, 'unchanged' | 'fetched'>;
+  const bodies = {} as Record<DocumentName, string>;
+  for (const name of DOCUMENTS) {
+    const stored = state.documents.get(name);
+    let answer: DocumentAnswer;
+    try {
+      answer = await deps.upstream.document(name, stored?.etag ?? null);
+      if (answer.kind === 'unchanged' && stored === undefined) answer = await deps.upstream.document(name, null);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      throw new AppError('upstream_unavailable', `The upstream ${deps.upstream.url} could not be read (${name}.json: ${error.detail}): nothing was changed; the previous data stays served.`);
+    }
+    if (answer.kind === 'unchanged') {
+      status[name] = 'unchanged';
+      bodies[name] = stored?.body ?? '';
+    } else {
+      status[name] = 'fetched';
+      bodies[name] = answer.body;
+      fresh.push({ name, etag: answer.etag, body: answer.body });
+    }
+  }
+  return { fresh, status, bodies };
+}
+
+function parseJson(name: string, body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw upstreamUnusable(name, 'not JSON');
+  }
+}
+
+function parseListing(name: DocumentName, body: string): UpstreamListing {
+  try {
+    return parseUpstreamListing(parseJson(name, body), name === 'appapi_apps');
+  } catch (error) {
+    if (error instanceof UnusableDocument) throw upstreamUnusable(name, error.message);
+    throw error;
+  }
+}
+
+function parseCatalogue<T>(name: DocumentName, body: string, parse: (data: unknown) => T): T {
+  try {
+    return parse(parseJson(name, body));
+  } catch (error) {
+    if (isAppError(error) && error.code !== 'upstream_unusable') throw upstreamUnusable(name, error.detail);
+    throw error;
+  }
+}
+
+interface Selection {
+  readonly listing: UpstreamListing;
+  readonly categories: Category[];
+  readonly platforms: PlatformRelease[];
+  readonly chosen: ReadonlyMap<string, readonly UpstreamRelease[]>;
+  readonly skipped: number;
+  readonly collisions: readonly MirroredRelease[];
+}
+
+/** Parses every document (refusing the sync when one is unusable) and applies the policy. */
+function select(documents: Documents, state: MirrorState, policy: MirrorPolicy, at: string): Selection {
+  const categories = parseCatalogue('categories', documents.bodies.categories, parseCategoryFile);
+  const platforms = parseCatalogue('platforms', documents.bodies.platforms, parsePlatformFile);
+  const listing = mergeListings(parseListing('apps', documents.bodies.apps), parseListing('appapi_apps', documents.bodies.appapi_apps));
+  const chosen = new Map<string, UpstreamRelease[]>();
+  const collisions: MirroredRelease[] = [];
+  let skipped = 0;
+  for (const app of listing.apps) {
+    const id = app.app.id;
+    if (appLeftOut(id, policy) !== null) {
+      skipped += app.releases.length;
+      continue;
+    }
+    const releases = chooseReleases(app, platforms, policy);
+    skipped += app.releases.length - releases.length;
+    if (releases.length === 0) continue;
+    if (state.localAppIds.has(id)) {
+      const reason = `the app id ${id} belongs to an app registered on this store; an app id has one source`;
+      for (const r of releases) {
+        collisions.push({ appId: id, version: r.release.version, nightly: r.release.isNightly, upstreamDownload: r.download, signature: r.signature, status: 'refused', reason, sha256: '', size: 0, checkedAt: at });
+      }
+      continue;
+    }
+    chosen.set(id, releases);
+  }
+  return { listing, categories, platforms, chosen, skipped, collisions };
+}
+
+/** The previous record of a release, when it still holds: listed, same download and signature, archive still stored. */
+function stillListed(previous: MirroredRelease, release: UpstreamRelease): boolean {
+  return previous.status === 'listed' && previous.upstreamDownload === release.download && previous.signature === release.signature;
+}
+
+async function inBatches<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(size, items.length)) }, worker));
+}
+
+function appHash(app: UpstreamApp, listed: readonly ListedRelease[], kept: MirroredApp['kept']): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify({ ...app, releases: undefined }));
+  for (const release of listed) hash.update(JSON.stringify([release.upstream, release.sha256, release.download]));
+  hash.update(JSON.stringify(kept));
+  return hash.digest('hex');
+}
+
+/**
+ * `appstore mirror sync` and the scheduled sync (docs/mirror.md): the upstream's documents with
+ * If-None-Match, the policy's releases, each new archive downloaded, checked as a Nextcloud server
+ * would and stored by its SHA-256, then everything applied in one transaction. An upstream that is
+ * down or answers what is not a listing changes nothing; a release whose archive fails a check is
+ * not listed, and is reported with the reason.
+ */
+export async function syncMirror(acting: Acting, deps: MirrorDeps): Promise<SyncReport> {
+  requireAdmin(acting, 'sync the mirror.');
+  const started = Date.now();
+  const state = await deps.store.state();
+  const documents = await readDocuments(deps, state);
+  const at = deps.now().toISOString();
+  const selection = select(documents, state, deps.policy, at);
+  const trust = await deps.trust();
+  const previous = new Map(state.releases.map((r) => [releaseKey(r.appId, r.version, r.nightly), r]));
+
+  const records = new Map<string, MirroredRelease>();
+  const listed = new Map<string, ListedRelease>();
+  let bytes = 0;
+  let taken = 0;
+  let unchanged = 0;
+  const work: { app: UpstreamApp; release: UpstreamRelease }[] = [];
+  const appsById = new Map(selection.listing.apps.map((app) => [app.app.id, app]));
+  for (const [appId, releases] of selection.chosen) {
+    const app = appsById.get(appId) as UpstreamApp;
+    for (const release of releases) work.push({ app, release });
+  }
+  await inBatches(work, deps.concurrency ?? 4, async ({ app, release }) => {
+    const appId = app.app.id;
+    const { version, isNightly } = release.release;
+    const key = releaseKey(appId, version, isNightly);
+    const before = previous.get(key);
+    const record = (status: ReleaseStatus, reason: string, sha256 = '', size = 0): void => {
+      records.set(key, { appId, version, nightly: isNightly, upstreamDownload: release.download, signature: release.signature, status, reason, sha256, size, checkedAt: at });
+    };
+    const download = deps.archiveUrl(appId, version, isNightly);
+    if (before !== undefined && stillListed(before, release) && (await deps.storage.has(before.sha256))) {
+      records.set(key, before);
+      listed.set(key, { upstream: release, sha256: before.sha256, size: before.size, download });
+      unchanged += 1;
+      return;
+    }
+    // A refusal stands while the upstream offers the same archive and signature: it is not downloaded again.
+    if (before?.status === 'refused' && before.upstreamDownload === release.download && before.signature === release.signature) {
+      records.set(key, before);
+      return;
+    }
+    let archive: Buffer;
+    try {
+      archive = await deps.upstream.archive(release.download);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      record('unavailable', `the archive could not be downloaded: ${error.detail}`);
+      return;
+    }
+    bytes += archive.length;
+    const problem = upstreamArchiveProblem(archive, appId, app.certificate, release.signature, trust);
+    if (problem !== null) {
+      record('refused', problem);
+      return;
+    }
+    const sha256 = createHash('sha256').update(archive).digest('hex');
+    await deps.storage.put(sha256, archive);
+    record('listed', '', sha256, archive.length);
+    listed.set(key, { upstream: release, sha256, size: archive.length, download });
+    taken += 1;
+  });
+  for (const collision of selection.collisions) records.set(releaseKey(collision.appId, collision.version, collision.nightly), collision);
+
+  // Releases listed before and gone upstream stay (unless the operator drops them); a release the
+  // upstream still has but the policy no longer takes is removed.
+  const upstreamKeys = new Set(selection.listing.apps.flatMap((app) => app.releases.map((r) => releaseKey(app.app.id, r.release.version, r.release.isNightly))));
+  // An app whose new release failed a check keeps what it had listed: a sync never makes it worse.
+  const failedApps = new Set([...records.values()].filter((r) => r.status !== 'listed').map((r) => r.appId));
+  const keptByApp = new Map<string, { version: string; nightly: boolean }[]>();
+  for (const [key, record] of previous) {
+    if (record.status !== 'listed' || records.has(key) || appLeftOut(record.appId, deps.policy) !== null) continue;
+    const goneUpstream = !upstreamKeys.has(key) && !deps.policy.dropRemoved;
+    if (!goneUpstream && !failedApps.has(record.appId)) continue;
+    records.set(key, record);
+    keptByApp.set(record.appId, [...(keptByApp.get(record.appId) ?? []), { version: record.version, nightly: record.nightly }]);
+  }
+
+  const apps: MirroredApp[] = [];
+  for (const [appId, releases] of selection.chosen) {
+    const app = appsById.get(appId) as UpstreamApp;
+    const appListed = releases.map((r) => listed.get(releaseKey(appId, r.release.version, r.release.isNightly))).filter((r): r is ListedRelease => r !== undefined);
+    const kept = keptByApp.get(appId) ?? [];
+    if (appListed.length === 0 && kept.length === 0) continue;
+    apps.push({ upstream: app, listed: appListed, kept, hash: appHash(app, appListed, kept) });
+  }
+  const taking = new Set(apps.map((app) => app.upstream.app.id));
+  const keptApps = [...keptByApp.keys()].filter((id) => !taking.has(id) && !appsById.has(id));
+  const droppedApps = [...state.mirroredApps.keys()].filter((id) => !taking.has(id) && !keptApps.includes(id));
+
+  const problems = [...selection.listing.problems];
+  let discover: DiscoverEntry[] | null = null;
+  if (documents.status.discover === 'fetched' || documents.status.apps === 'fetched') {
+    const served = new Set([...taking, ...keptApps, ...state.localAppIds]);
+    try {
+      discover = parseDiscoverFile(parseJson('discover', documents.bodies.discover), { appExists: (id) => served.has(id) });
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      problems.push(`discover.json not taken (the previous entries stay): ${error.detail.slice(0, 500)}`);
+    }
+  }
+
+  const refused = [...records.entries()].filter(([, r]) => r.status !== 'listed').map(([release, r]) => ({ release, reason: r.reason }));
+  const removed = [...previous.values()].filter((r) => r.status === 'listed' && records.get(releaseKey(r.appId, r.version, r.nightly))?.status !== 'listed').length;
+  const report: SyncReport = {
+    upstream: deps.upstream.url,
+    documents: documents.status,
+    apps: apps.length + keptApps.length,
+    taken,
+    unchanged,
+    skipped: selection.skipped,
+    refused,
+    removed,
+    bytes,
+    durationMs: Date.now() - started,
+    problems,
+  };
+  for (const { release, reason } of refused) deps.log(`mirror: ${release} not listed: ${reason}`);
+  const entry = auditEntry(acting, 'mirror.synced', {
+    details: { upstream: report.upstream, taken, unchanged, skipped: report.skipped, refused: refused.length, removed, bytes, durationMs: report.durationMs, apps: report.apps },
+  });
+  await deps.store.apply(
+    {
+      documents: documents.fresh,
+      categories: documents.status.categories === 'fetched' ? selection.categories : null,
+      platforms: documents.status.platforms === 'fetched' ? selection.platforms : null,
+      discover,
+      apps,
+      keptApps,
+      droppedApps,
+      releases: [...records.values()],
+    },
+    deps.now(),
+    entry,
+  );
+  return report;
+}
+
+/** `appstore mirror plan`: what a sync would fetch now, without downloading an archive or changing anything. */
+export async function planMirror(acting: Acting, deps: MirrorDeps): Promise<SyncPlan> {
+  requireAdmin(acting, 'plan a mirror sync.');
+  const state = await deps.store.state();
+  const documents = await readDocuments(deps, state);
+  const selection = select(documents, state, deps.policy, deps.now().toISOString());
+  const previous = new Map(state.releases.map((r) => [releaseKey(r.appId, r.version, r.nightly), r]));
+  const releases: { release: string; bytes: number | null; isNew: boolean }[] = [];
+  const appsById = new Map(selection.listing.apps.map((app) => [app.app.id, app]));
+  const work = [...selection.chosen].flatMap(([appId, list]) => list.map((release) => ({ app: appsById.get(appId) as UpstreamApp, release })));
+  let refusedBefore = 0;
+  await inBatches(work, deps.concurrency ?? 4, async ({ app, release }) => {
+    const key = releaseKey(app.app.id, release.release.version, release.release.isNightly);
+    const before = previous.get(key);
+    if (before !== undefined && stillListed(before, release)) return;
+    if (before !== undefined && before.status !== 'listed' && before.upstreamDownload === release.download && before.signature === release.signature) refusedBefore += 1;
+    let size: number | null = null;
+    try {
+      size = await deps.upstream.archiveSize(release.download);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+    }
+    releases.push({ release: key, bytes: size, isNew: before === undefined });
+  });
+  releases.sort((a, b) => a.release.localeCompare(b.release));
+  return {
+    upstream: deps.upstream.url,
+    apps: selection.chosen.size,
+    releases,
+    bytes: releases.reduce((sum, r) => sum + (r.bytes ?? 0), 0),
+    unknownSizes: releases.filter((r) => r.bytes === null).length,
+    skipped: selection.skipped,
+    refusedBefore,
+    problems: [...selection.listing.problems, ...selection.collisions.map((c) => `${releaseKey(c.appId, c.version, c.nightly)}: ${c.reason}`)],
+  };
+}
+
+/** `appstore mirror status`: the documents last read and every release considered, listed or not and why. */
+export function mirrorStatus(acting: Acting, deps: Pick<MirrorDeps, 'store'>): Promise<MirrorStatus> {
+  requireAdmin(acting, 'read the mirror status.');
+  return deps.store.status();
+}

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import { directoryArchiveStorage } from './archives/directory-archive-storage.ts';
+import type { Config } from './config.ts';
+import { loadTrust } from './domain/certificates/trust.ts';
+import type { Trust } from './domain/certificates/trust.ts';
+import type { ArchiveStorage, MirrorDeps } from './domain/mirror/sync-mirror.ts';
+import { createUpstreamClient } from './downloads/upstream-client.ts';
+import { AppError, isAppError } from './errors.ts';
+import type { Database } from './storage/schema.ts';
+import { mirrorRepository, servedArchiveRepository } from './storage/repositories/mirror.repository.ts';
+
+/** Mirror mode as the container offers it: the sync's dependencies (null when not configured) and the archives it serves. */
+export interface MirrorService {
+  readonly deps: MirrorDeps | null;
+  readonly storage: ArchiveStorage;
+  readonly archives: ReturnType<typeof servedArchiveRepository>;
+}
+
+/** The path of a release's archive on this store: stable, one per release. */
+export function archivePath(appId: string, version: string, nightly: boolean): string {
+  return `/api/v1/archives/${appId}/${nightly ? 'nightly/' : ''}${encodeURIComponent(version)}.tar.gz`;
+}
+
+/** The upstream's code-signing root and CRL, read at each sync (a replaced file counts at the next one). */
+async function upstreamTrust(rootFile: string, crlFile: string | null, now: Date, warn: (message: string) => void): Promise<Trust> {
+  try {
+    const root = await fs.promises.readFile(rootFile, 'utf8');
+    const crl = crlFile === null ? null : await fs.promises.readFile(crlFile, 'utf8');
+    return await loadTrust(root, crl, now, warn);
+  } catch (error) {
+    const detail = isAppError(error) ? error.detail : String(error);
+    throw new AppError('configuration_error', `The upstream's code-signing root (APPSTORE_MIRROR_ROOT_CERT) or CRL (APPSTORE_MIRROR_CRL) cannot be used: ${detail}`);
+  }
+}
+
+export function createMirrorService(config: Config, db: Kysely<Database>, publicUrl: string, now: () => Date, downloadCa: readonly string[] | undefined): MirrorService {
+  const storage = directoryArchiveStorage(path.join(config.dataDir, 'archives'));
+  const settings = config.mirror;
+  const log = (message: string): void => void process.stderr.write(`${message}\n`);
+  const deps: MirrorDeps | null =
+    settings === null
+      ? null
+      : {
+          upstream: createUpstreamClient(settings.upstream, {
+            timeoutMs: config.limits.downloadTimeoutMs,
+            maxBytes: config.limits.maxArchiveBytes,
+            maxRedirects: config.limits.maxRedirects,
+            allowPrivate: config.downloadAllowPrivate,
+            ...(downloadCa === undefined ? {} : { extraCa: downloadCa }),
+          }),
+          storage,
+          store: mirrorRepository(db),
+          policy: settings.policy,
+          trust: () => upstreamTrust(settings.rootCertFile, settings.crlFile, now(), log),
+          archiveUrl: (appId, version, nightly) => `${publicUrl}${archivePath(appId, version, nightly)}`,
+          now,
+          log,
+        };
+  return { deps, storage, archives: servedArchiveRepository(db) };
+}
+
+export const mirrorNotConfigured = (): AppError =>
+  new AppError('mirror_not_configured', 'This store follows no upstream: set APPSTORE_MIRROR_ROOT_CERT (the upstream\'s root.crt) and, for another store than apps.nextcloud.com, APPSTORE_MIRROR_UPSTREAM (docs/mirror.md).');

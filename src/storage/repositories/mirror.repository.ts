@@ -1,0 +1,231 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DocumentName, MirroredApp, MirroredRelease, MirrorStore, MirrorUpdate, ReleaseStatus } from '../../domain/mirror/sync-mirror.ts';
+import { formatTimestamp } from '../../domain/timestamps.ts';
+import { toBool } from '../schema.ts';
+import type { Database } from '../schema.ts';
+import { writeTransaction } from '../write-transaction.ts';
+import { insertAudit } from './audit.repository.ts';
+import { writeCategories } from './category.repository.ts';
+import { markAppsChanged } from './content-version.repository.ts';
+import { writeDiscoverEntries } from './discover.repository.ts';
+import { writePlatformReleases } from './platform-release.repository.ts';
+import { replaceAppData, replaceReleaseDetails } from './release.repository.ts';
+
+type Trx = Transaction<Database>;
+
+/** The account that owns the apps taken from the upstream: a name sign-up cannot give, no password, disabled. */
+export const MIRROR_OWNER = '(upstream)';
+
+async function mirrorOwner(trx: Trx, at: string): Promise<number> {
+  const found = await trx.selectFrom('users').select('id').where('username', '=', MIRROR_OWNER).executeTakeFirst();
+  if (found !== undefined) return Number(found.id);
+  const created = await trx
+    .insertInto('users')
+    .values({ username: MIRROR_OWNER, email: null, first_name: 'Upstream', last_name: 'store', password_hash: null, is_admin: false, is_active: false, created_at: at, updated_at: at })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(created.id);
+}
+
+async function writeApp(trx: Trx, mirrored: MirroredApp, ownerId: number, categories: ReadonlySet<string>): Promise<void> {
+  const { upstream } = mirrored;
+  const id = upstream.app.id;
+  const lastRelease = mirrored.listed.map((r) => r.upstream.created).sort().at(-1) ?? null;
+  const row = {
+    certificate: upstream.certificate,
+    is_featured: upstream.isFeatured,
+    created_at: upstream.created,
+    updated_at: upstream.lastModified,
+    last_release_at: lastRelease,
+    source: 'upstream',
+    upstream_hash: mirrored.hash,
+  };
+  await trx
+    .insertInto('apps')
+    .values({ id, owner_id: ownerId, ...row })
+    .onConflict((oc) => oc.column('id').doUpdateSet(row))
+    .execute();
+  // An app names only categories this store has (the upstream's own list, taken in the same sync).
+  await replaceAppData(trx, { ...upstream.app, categories: upstream.app.categories.filter((c) => categories.has(c)) }, upstream.lastModified);
+
+  const keep = new Set(mirrored.kept.map((r) => `${r.version} ${r.nightly}`));
+  for (const listed of mirrored.listed) {
+    const release = listed.upstream.release;
+    keep.add(`${release.version} ${release.isNightly}`);
+    const values = {
+      download: listed.download,
+      signature: listed.upstream.signature,
+      signature_digest: listed.upstream.signatureDigest,
+      archive_sha256: listed.sha256,
+      archive_size: listed.size,
+      php_version_spec: release.phpVersionSpec,
+      raw_php_version_spec: release.rawPhpVersionSpec,
+      platform_version_spec: release.platformVersionSpec,
+      raw_platform_version_spec: release.rawPlatformVersionSpec,
+      min_int_size: release.minIntSize,
+      created_at: listed.upstream.created,
+      updated_at: listed.upstream.lastModified,
+    };
+    const saved = await trx
+      .insertInto('releases')
+      .values({ ...values, app_id: id, version: release.version, is_nightly: release.isNightly })
+      .onConflict((oc) => oc.columns(['app_id', 'version', 'is_nightly']).doUpdateSet(values))
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await replaceReleaseDetails(trx, Number(saved.id), release);
+  }
+  const stored = await trx.selectFrom('releases').select(['id', 'version', 'is_nightly']).where('app_id', '=', id).execute();
+  const gone = stored.filter((r) => !keep.has(`${r.version} ${toBool(r.is_nightly)}`)).map((r) => Number(r.id));
+  if (gone.length > 0) await trx.deleteFrom('releases').where('id', 'in', gone).execute();
+}
+
+async function replaceRecords(trx: Trx, records: readonly MirroredRelease[]): Promise<void> {
+  await trx.deleteFrom('mirror_releases').execute();
+  for (let start = 0; start < records.length; start += 200) {
+    const rows = records.slice(start, start + 200).map((r) => ({
+      app_id: r.appId,
+      version: r.version,
+      is_nightly: r.nightly,
+      upstream_download: r.upstreamDownload,
+      signature: r.signature,
+      status: r.status,
+      reason: r.reason,
+      sha256: r.sha256,
+      size: r.size,
+      checked_at: r.checkedAt,
+    }));
+    if (rows.length > 0) await trx.insertInto('mirror_releases').values(rows).execute();
+  }
+}
+
+export async function readMirrorRecords(db: Kysely<Database>): Promise<MirroredRelease[]> {
+  const rows = await db.selectFrom('mirror_releases').selectAll().orderBy('app_id').orderBy('version').execute();
+  return rows.map((r) => ({
+    appId: r.app_id,
+    version: r.version,
+    nightly: toBool(r.is_nightly),
+    upstreamDownload: r.upstream_download,
+    signature: r.signature,
+    status: r.status as ReleaseStatus,
+    reason: r.reason,
+    sha256: r.sha256,
+    size: Number(r.size),
+    checkedAt: r.checked_at,
+  }));
+}
+
+const sameRecords = (a: readonly MirroredRelease[], b: readonly MirroredRelease[]): boolean => {
+  const canonical = (records: readonly MirroredRelease[]): string => JSON.stringify([...records].map((r) => [r.appId, r.version, r.nightly, r.status, r.reason, r.sha256, r.upstreamDownload, r.signature]).sort());
+  return canonical(a) === canonical(b);
+};
+
+export function mirrorRepository(db: Kysely<Database>): MirrorStore {
+  return {
+    async state() {
+      const [documents, releases, apps] = await Promise.all([
+        db.selectFrom('mirror_documents').select(['name', 'etag', 'body']).execute(),
+        readMirrorRecords(db),
+        db.selectFrom('apps').select(['id', 'source', 'upstream_hash']).execute(),
+      ]);
+      return {
+        documents: new Map(documents.map((d) => [d.name as DocumentName, { etag: d.etag, body: d.body }])),
+        releases,
+        localAppIds: new Set(apps.filter((a) => a.source !== 'upstream').map((a) => a.id)),
+        mirroredApps: new Map(apps.filter((a) => a.source === 'upstream').map((a) => [a.id, a.upstream_hash])),
+      };
+    },
+
+    async status() {
+      const documents = await db.selectFrom('mirror_documents').select(['name', 'etag', 'fetched_at']).orderBy('name').execute();
+      return { documents: documents.map((d) => ({ name: d.name, etag: d.etag, fetchedAt: d.fetched_at })), releases: await readMirrorRecords(db) };
+    },
+
+    async apply(update: MirrorUpdate, now, audit) {
+      const at = formatTimestamp(now);
+      const outcome = await writeTransaction(
+        db,
+        now,
+        async (trx) => {
+          let changed = false;
+          if (update.categories !== null) {
+            const summary = await writeCategories(trx, update.categories, now);
+            changed ||= summary.created + summary.updated > 0;
+          }
+          if (update.platforms !== null) {
+            const summary = await writePlatformReleases(trx, update.platforms, now);
+            changed ||= summary.created + summary.updated > 0;
+          }
+          const apps = await trx.selectFrom('apps').select(['id', 'source', 'upstream_hash']).execute();
+          const hashes = new Map(apps.map((a) => [a.id, a]));
+          const categories = new Set((await trx.selectFrom('categories').select('id').execute()).map((c) => c.id));
+          const written: string[] = [];
+          let ownerId: number | null = null;
+          for (const app of update.apps) {
+            const id = app.upstream.app.id;
+            const current = hashes.get(id);
+            // An app registered here meanwhile keeps its id: the collision is reported at the next sync.
+            if (current !== undefined && current.source !== 'upstream') continue;
+            if (current?.upstream_hash === app.hash) continue;
+            ownerId ??= await mirrorOwner(trx, at);
+            await writeApp(trx, app, ownerId, categories);
+            written.push(id);
+          }
+          const dropped = update.droppedApps.filter((id) => hashes.get(id)?.source === 'upstream');
+          if (dropped.length > 0) await trx.deleteFrom('apps').where('id', 'in', dropped).where('source', '=', 'upstream').execute();
+          if (update.discover !== null) changed = (await writeDiscoverEntries(trx, update.discover, now)) || changed;
+          for (const document of update.documents) {
+            const row = { etag: document.etag, body: document.body, fetched_at: at };
+            await trx
+              .insertInto('mirror_documents')
+              .values({ name: document.name, ...row })
+              .onConflict((oc) => oc.column('name').doUpdateSet(row))
+              .execute();
+          }
+          if (!sameRecords(await readMirrorRecords(trx), update.releases)) {
+            await replaceRecords(trx, update.releases);
+            changed = true;
+          }
+          await markAppsChanged(trx, written);
+          return { changed: changed || written.length > 0 || dropped.length > 0 || update.documents.length > 0, result: null };
+        },
+        audit,
+      );
+      // A sync that changed nothing is in the audit log all the same (and leaves every ETag as it was).
+      if (!outcome.changed) await db.transaction().execute((trx) => insertAudit(trx, audit, now));
+    },
+  };
+}
+
+/** A release whose archive this store serves (an app taken from the upstream). */
+export interface ServedArchive {
+  readonly releaseId: number;
+  readonly sha256: string;
+  readonly size: number;
+}
+
+/** What the archive route reads and writes: where a release's archive is, and its download count. */
+export function servedArchiveRepository(db: Kysely<Database>) {
+  return {
+    async find(appId: string, version: string, nightly: boolean): Promise<ServedArchive | null> {
+      const row = await db
+        .selectFrom('releases')
+        .innerJoin('apps', 'apps.id', 'releases.app_id')
+        .select(['releases.id', 'releases.archive_sha256', 'releases.archive_size'])
+        .where('releases.app_id', '=', appId)
+        .where('releases.version', '=', version)
+        .where('releases.is_nightly', '=', nightly)
+        .where('apps.source', '=', 'upstream')
+        .executeTakeFirst();
+      return row === undefined ? null : { releaseId: Number(row.id), sha256: row.archive_sha256, size: Number(row.archive_size) };
+    },
+    /** One more download of the release: a count, nothing about who (a release deleted meanwhile is not counted). */
+    async countDownload(releaseId: number): Promise<void> {
+      await db
+        .insertInto('release_downloads')
+        .values({ release_id: releaseId, count: 1 })
+        .onConflict((oc) => oc.column('release_id').doUpdateSet((eb) => ({ count: eb('release_downloads.count', '+', 1) })))
+        .execute()
+        .catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
+import { runScheduledSync } from '../../src/domain/mirror/scheduled-sync.ts';
+import { mirrorStatus, syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
+import type { MirrorDeps } from '../../src/domain/mirror/sync-mirror.ts';
+import { isAppError } from '../../src/errors.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
+import { appArchive } from '../helpers/app-archive.ts';
+import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
+import { startHttpsFront } from '../helpers/https-front.ts';
+import type { HttpsFront } from '../helpers/https-front.ts';
+import { TEST_TLS_CA, startArchiveServer } from '../helpers/https-archive-server.ts';
+import type { ArchiveServer } from '../helpers/https-archive-server.ts';
+import { injectSend, publishFixtureRelease, registerFixtureApp, userWithToken } from '../helpers/store-actions.ts';
+import { DIALECT } from '../helpers/test-database.ts';
+import { createTestServer } from '../helpers/test-server.ts';
+import type { TestServer } from '../helpers/test-server.ts';
+
+const PUBLISHING = { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' };
+const MIRROR_URL = 'https://mirror.example.org';
+
+interface ListedRelease {
+  version: string;
+  download: string;
+  signature: string;
+}
+interface ListedApp {
+  id: string;
+  certificate: string;
+  releases: ListedRelease[];
+}
+
+describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
+  let upstream: TestServer;
+  let mirror: TestServer;
+  let front: HttpsFront;
+  let files: ArchiveServer;
+  let token: string;
+  let deps: MirrorDeps;
+
+  const listing = async (server: TestServer): Promise<ListedApp[]> => JSON.parse((await server.app.inject({ url: '/api/v1/apps.json' })).body) as ListedApp[];
+  const sync = () => syncMirror(TEST_ACTING, deps);
+
+  before(async () => {
+    files = await startArchiveServer();
+    upstream = await createTestServer({ env: PUBLISHING, downloadCa: [TEST_TLS_CA] });
+    await importCategories(['multimedia', 'tools', 'office'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, upstream.container.catalog);
+    token = await userWithToken(upstream.container, 'developer');
+    await registerFixtureApp(injectSend(upstream.app), token, 'news');
+    await registerFixtureApp(injectSend(upstream.app), token, 'notes');
+    for (const [id, version] of [['news', '1.0.0'], ['news', '1.1.0'], ['notes', '2.0.0']] as const) {
+      const answer = await publishFixtureRelease(injectSend(upstream.app), token, files, { id, version });
+      assert.equal(answer.status, 201, answer.text);
+    }
+    front = await startHttpsFront(upstream.app);
+    mirror = await createTestServer({
+      env: {
+        APPSTORE_MIRROR_ROOT_CERT: certFile('chain.pem'),
+        APPSTORE_CA_CERT: certFile('chain.pem'),
+        APPSTORE_MIRROR_UPSTREAM: `${front.origin}/api/v1`,
+        APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
+        APPSTORE_PUBLIC_URL: MIRROR_URL,
+      },
+      downloadCa: [TEST_TLS_CA],
+    });
+    assert.ok(mirror.container.mirror.deps !== null);
+    deps = { ...mirror.container.mirror.deps, log: () => undefined };
+  });
+  after(async () => {
+    await mirror?.close();
+    await upstream?.close();
+    await front?.close();
+    await files?.close();
+  });
+
+  test('a first sync lists the newest release of each app, archives hosted here, certificates and signatures unchanged', async () => {
+    const report = await sync();
+    assert.equal(report.taken, 2, JSON.stringify(report));
+    assert.deepEqual(report.refused, []);
+    const theirs = await listing(upstream);
+    const ours = await listing(mirror);
+    assert.deepEqual(ours.map((a) => a.id).sort(), ['news', 'notes']);
+    const news = ours.find((a) => a.id === 'news');
+    const upstreamNews = theirs.find((a) => a.id === 'news');
+    assert.ok(news !== undefined && upstreamNews !== undefined);
+    assert.equal(news.certificate, upstreamNews.certificate);
+    assert.deepEqual(news.releases.map((r) => r.version), ['1.1.0']);
+    const release = news.releases[0] as ListedRelease;
+    assert.equal(release.download, `${MIRROR_URL}/api/v1/archives/news/1.1.0.tar.gz`);
+    assert.equal(release.signature, upstreamNews.releases.find((r) => r.version === '1.1.0')?.signature);
+
+    const archive = await mirror.app.inject({ url: '/api/v1/archives/news/1.1.0.tar.gz' });
+    assert.equal(archive.statusCode, 200);
+    const original = await fetch(upstreamNews.releases.find((r) => r.version === '1.1.0')?.download ?? '', { dispatcher: (await import('../helpers/https-archive-server.ts')).testCaAgent() } as RequestInit);
+    const originalBytes = Buffer.from(await original.arrayBuffer());
+    assert.ok(archive.rawPayload.equals(originalBytes), 'the archive served is the upstream one, byte for byte');
+    const sha = createHash('sha256').update(originalBytes).digest('hex');
+    assert.equal(archive.headers.etag, `"${sha}"`);
+    assert.equal(archive.headers['accept-ranges'], 'bytes');
+
+    const head = await mirror.app.inject({ method: 'HEAD', url: '/api/v1/archives/news/1.1.0.tar.gz' });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers['content-length'], String(originalBytes.length));
+    const notModified = await mirror.app.inject({ url: '/api/v1/archives/news/1.1.0.tar.gz', headers: { 'if-none-match': `"${sha}"` } });
+    assert.equal(notModified.statusCode, 304);
+    const range = await mirror.app.inject({ url: '/api/v1/archives/news/1.1.0.tar.gz', headers: { range: 'bytes=10-19' } });
+    assert.equal(range.statusCode, 206);
+    assert.equal(range.headers['content-range'], `bytes 10-19/${originalBytes.length}`);
+    assert.ok(range.rawPayload.equals(originalBytes.subarray(10, 20)));
+    const beyond = await mirror.app.inject({ url: '/api/v1/archives/news/1.1.0.tar.gz', headers: { range: `bytes=${originalBytes.length}-` } });
+    assert.equal(beyond.statusCode, 416);
+    assert.equal(beyond.headers['content-range'], `bytes */${originalBytes.length}`);
+    const missing = await mirror.app.inject({ url: '/api/v1/archives/news/1.0.0.tar.gz' });
+    assert.equal(missing.statusCode, 404);
+    assert.equal(JSON.parse(missing.body).code, 'archive_not_found');
+
+    const counts = await mirror.container.database.db.selectFrom('release_downloads').select('count').execute();
+    assert.deepEqual(counts.map((c) => Number(c.count)), [1], 'one full download counted (HEAD, 304, a middle range and refusals are not)');
+  });
+
+  test('the next sync downloads nothing again; a new upstream release arrives with it', async () => {
+    const before = front.seen.length;
+    const quiet = await sync();
+    assert.equal(quiet.taken, 0);
+    assert.equal(quiet.unchanged, 2);
+    assert.deepEqual(Object.values(quiet.documents), ['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged'], 'every document answered 304 to If-None-Match');
+    assert.equal(front.seen.length - before, 5);
+
+    const answer = await publishFixtureRelease(injectSend(upstream.app), token, files, { id: 'news', version: '1.2.0' });
+    assert.equal(answer.status, 201, answer.text);
+    const report = await sync();
+    assert.equal(report.taken, 1);
+    assert.equal(report.unchanged, 1);
+    assert.equal(report.documents.apps, 'fetched');
+    const news = (await listing(mirror)).find((a) => a.id === 'news');
+    assert.deepEqual(news?.releases.map((r) => r.version), ['1.2.0']);
+  });
+
+  test('a tampered archive upstream is not listed, with the reason', async () => {
+    const answer = await publishFixtureRelease(injectSend(upstream.app), token, files, { id: 'notes', version: '2.1.0' });
+    assert.equal(answer.status, 201, answer.text);
+    const theirs = (await listing(upstream)).find((a) => a.id === 'notes');
+    const url = new URL(theirs?.releases.find((r) => r.version === '2.1.0')?.download ?? '');
+    files.serve(url.pathname, await appArchive({ id: 'notes', version: '2.1.0', description: 'changed after signing' }));
+    const report = await sync();
+    assert.equal(report.refused.length, 1, JSON.stringify(report.refused));
+    assert.match(report.refused[0]?.release ?? '', /^notes@2\.1\.0/);
+    assert.match(report.refused[0]?.reason ?? '', /signature does not match/);
+    const notes = (await listing(mirror)).find((a) => a.id === 'notes');
+    assert.deepEqual(notes?.releases.map((r) => r.version), ['2.0.0'], 'the release before stays listed');
+    const status = await mirrorStatus(TEST_ACTING, deps);
+    assert.ok(status.releases.some((r) => r.appId === 'notes' && r.version === '2.1.0' && r.status === 'refused'));
+  });
+
+  test('an upstream that is down, or answers garbage, changes nothing', async () => {
+    const listed = (await mirror.app.inject({ url: '/api/v1/apps.json' })).body;
+    front.up = false;
+    try {
+      await assert.rejects(sync(), (error: unknown) => isAppError(error) && error.code === 'upstream_unavailable' && /nothing was changed/.test(error.detail));
+    } finally {
+      front.up = true;
+    }
+    assert.equal((await mirror.app.inject({ url: '/api/v1/apps.json' })).body, listed);
+  });
+
+  test('the scheduled sync runs on one node once per interval', async () => {
+    const { store, holder } = mirror.container.housekeeping;
+    const first = await runScheduledSync(store, holder, 60_000, deps);
+    assert.ok(first !== null);
+    assert.equal(first.taken, 0);
+    assert.equal(await runScheduledSync(store, holder, 60_000, deps), null, 'not due again within the interval');
+    assert.equal(await runScheduledSync(store, 'another node', 60_000, deps), null, 'nor on another node: the last run is shared');
+  });
+
+  test('an app id has one source: registering or publishing a mirrored app here is refused', async () => {
+    const local = await userWithToken(mirror.container, 'local');
+    const answer = await injectSend(mirror.app)('POST', '/api/v1/apps', { headers: { authorization: `Token ${local}` }, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } });
+    assert.equal(answer.status, 409, answer.text);
+    assert.match(answer.json<{ detail: string }>().detail, /taken from the upstream store/);
+  });
+});
