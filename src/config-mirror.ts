@@ -1,7 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { APP_ID_PATTERN } from './domain/app-id.ts';
+import { DEFAULT_MIRROR_POLICY } from './domain/mirror/mirror-policy.ts';
 import type { MirrorPolicy } from './domain/mirror/mirror-policy.ts';
+import { parseSwitch, readableFile } from './config-values.ts';
 
 /**
  * Mirror mode's configuration (docs/mirror.md): the upstream store this one follows, the
@@ -51,11 +51,10 @@ export function parseMirror(env: Env, cwd: string, problems: string[]): MirrorSe
     return null;
   }
   const rootCertFile = readableFile('APPSTORE_MIRROR_ROOT_CERT', rootRaw, cwd, problems);
-  const crlRaw = get('APPSTORE_MIRROR_CRL');
-  const crlFile = crlRaw === undefined ? null : readableFile('APPSTORE_MIRROR_CRL', crlRaw, cwd, problems);
+  const crlFile = readableFile('APPSTORE_MIRROR_CRL', get('APPSTORE_MIRROR_CRL'), cwd, problems);
   const upstream = parseUpstream(get('APPSTORE_MIRROR_UPSTREAM'), problems);
 
-  const releasesRaw = (get('APPSTORE_MIRROR_RELEASES') ?? 'latest').toLowerCase();
+  const releasesRaw = (get('APPSTORE_MIRROR_RELEASES') ?? DEFAULT_MIRROR_POLICY.releases).toLowerCase();
   if (releasesRaw !== 'latest' && releasesRaw !== 'all') problems.push(`APPSTORE_MIRROR_RELEASES: '${releasesRaw.slice(0, 40)}' is not latest or all`);
   const onlyApps = parseAppIds('APPSTORE_MIRROR_APPS', get('APPSTORE_MIRROR_APPS'), problems);
   const excludedApps = parseAppIds('APPSTORE_MIRROR_EXCLUDE_APPS', get('APPSTORE_MIRROR_EXCLUDE_APPS'), problems);
@@ -88,10 +87,10 @@ export function parseMirror(env: Env, cwd: string, problems: string[]): MirrorSe
       onlyApps,
       excludedApps,
       minPlatform,
-      nightlies: parseSwitch('APPSTORE_MIRROR_NIGHTLIES', get('APPSTORE_MIRROR_NIGHTLIES'), false, problems),
-      exApps: parseSwitch('APPSTORE_MIRROR_EXAPPS', get('APPSTORE_MIRROR_EXAPPS'), true, problems),
+      nightlies: parseSwitch('APPSTORE_MIRROR_NIGHTLIES', get('APPSTORE_MIRROR_NIGHTLIES'), problems, DEFAULT_MIRROR_POLICY.nightlies),
+      exApps: parseSwitch('APPSTORE_MIRROR_EXAPPS', get('APPSTORE_MIRROR_EXAPPS'), problems, DEFAULT_MIRROR_POLICY.exApps),
       keep,
-      dropRemoved: parseSwitch('APPSTORE_MIRROR_DROP_REMOVED', get('APPSTORE_MIRROR_DROP_REMOVED'), false, problems),
+      dropRemoved: parseSwitch('APPSTORE_MIRROR_DROP_REMOVED', get('APPSTORE_MIRROR_DROP_REMOVED'), problems, DEFAULT_MIRROR_POLICY.dropRemoved),
     },
   };
 }
@@ -121,26 +120,4 @@ function parseAppIds(name: string, raw: string | undefined, problems: string[]):
     return null;
   }
   return ids;
-}
-
-function parseSwitch(name: string, raw: string | undefined, fallback: boolean, problems: string[]): boolean {
-  if (raw === undefined) return fallback;
-  const value = raw.toLowerCase();
-  if (['1', 'true', 'yes'].includes(value)) return true;
-  if (['0', 'false', 'no'].includes(value)) return false;
-  problems.push(`${name}: '${raw.slice(0, 40)}' is not a switch; use 1 (on) or 0 (off)`);
-  return fallback;
-}
-
-function readableFile(name: string, raw: string, cwd: string, problems: string[]): string | null {
-  const file = path.resolve(cwd, raw);
-  try {
-    fs.accessSync(file, fs.constants.R_OK);
-    if (!fs.statSync(file).isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    problems.push(`${name}: ${file} ${code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is not a regular file' : 'cannot be read'}`);
-    return null;
-  }
-  return file;
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { EXTERNAL_LOGIN_VARIABLES, listedOidcIds, OIDC_FIELDS, oidcPrefix, parseExternalLogin } from './config-external-login.ts';
 import type { ProviderSettings } from './config-external-login.ts';
 import { MIRROR_VARIABLES, parseMirror } from './config-mirror.ts';
+import { parseSwitch, readableFile } from './config-values.ts';
 import type { MirrorSettings } from './config-mirror.ts';
 import { DEFAULT_SIGN_IN_LIMITS } from './domain/rate-limit.ts';
 import type { SignInLimits } from './domain/rate-limit.ts';
@@ -316,32 +317,6 @@ function parsePort(raw: string | undefined, problems: string[]): number {
     return 8000;
   }
   return Number(raw);
-}
-
-function readableFile(name: string, raw: string | undefined, cwd: string, problems: string[]): string | null {
-  if (raw === undefined) return null;
-  const file = path.resolve(cwd, raw);
-  try {
-    if (!fs.statSync(file).isFile()) {
-      problems.push(`${name}: ${file} is not a regular file`);
-      return null;
-    }
-    fs.accessSync(file, fs.constants.R_OK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    problems.push(`${name}: ${file} ${code === 'ENOENT' ? 'does not exist' : 'cannot be read'}`);
-    return null;
-  }
-  return file;
-}
-
-function parseSwitch(name: string, raw: string | undefined, problems: string[]): boolean {
-  if (raw === undefined) return false;
-  const value = raw.toLowerCase();
-  if (value === '1' || value === 'true' || value === 'yes') return true;
-  if (value === '0' || value === 'false' || value === 'no') return false;
-  problems.push(`${name}: '${raw}' is not a switch; use 1 (on) or 0 (off)`);
-  return false;
 }
 
 function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | string[] {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { appIdOf, issuingAuthority, parseCertificate } from '../../src/domain/certificates/certificate-validator.ts';
 import { loadTrust } from '../../src/domain/certificates/trust.ts';
-import { DEFAULT_MIRROR_POLICY_FOR_TESTS } from '../helpers/mirror-policy.ts';
+import { DEFAULT_MIRROR_POLICY } from '../../src/domain/mirror/mirror-policy.ts';
 import { syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
 import type { DocumentName } from '../../src/domain/mirror/sync-mirror.ts';
 import { AppError } from '../../src/errors.ts';
@@ -43,7 +43,7 @@ describe(`mirror mode: the original's recorded 2016 apps.json as the upstream li
         },
         storage: server.container.mirror.storage,
         store: mirrorRepository(server.container.database.db),
-        policy: { ...DEFAULT_MIRROR_POLICY_FOR_TESTS, releases: 'all' },
+        policy: { ...DEFAULT_MIRROR_POLICY, releases: 'all' },
         trust: async () => trust,
         archiveUrl: (appId, version) => `https://mirror.example.org/api/v1/archives/${appId}/${version}.tar.gz`,
         now: () => new Date(),

@@ -44,6 +44,7 @@ export const mirrorPlanCommand: Command = {
     const plan = await withContainer(io, (container) => planMirror(cliActingFor(io), mirrorDeps(container)));
     io.out(`upstream ${plan.upstream}: ${counted(plan.apps, 'app', 'apps')} taken, ${plan.skipped} releases left out by the policy`);
     io.out(`to fetch: ${counted(plan.releases.length, 'release', 'releases')}, ${mib(plan.bytes)}${plan.unknownSizes > 0 ? ` (and ${plan.unknownSizes} of unknown size)` : ''}`);
+    if (plan.refusedBefore > 0) io.out(`not fetched again: ${counted(plan.refusedBefore, 'release', 'releases')} refused before, still offered unchanged (appstore mirror status says why)`);
     for (const release of plan.releases) io.out(`  ${release.release}${release.isNew ? '' : ' (changed upstream)'}: ${release.bytes === null ? 'size unknown' : mib(release.bytes)}`);
     for (const problem of plan.problems) io.out(`  problem: ${problem}`);
     return 0;

@@ -1,5 +1,5 @@
 import type { PlatformRelease } from '../catalog/catalog.ts';
-import { compareReleaseVersions, isStable, parsePlatformVersion, parseSpec, satisfies } from '../versions/semantic-version.ts';
+import { compareCores, compareReleaseVersions, isStable, parsePlatformVersion, parseSpec, satisfies } from '../versions/semantic-version.ts';
 import type { UpstreamApp, UpstreamRelease } from './upstream-listing.ts';
 
 /** What the operator takes from the upstream (APPSTORE_MIRROR_*, docs/mirror.md). */
@@ -20,6 +20,18 @@ export interface MirrorPolicy {
   readonly dropRemoved: boolean;
 }
 
+/** What an operator who sets nothing but the root gets. */
+export const DEFAULT_MIRROR_POLICY: MirrorPolicy = {
+  releases: 'latest',
+  onlyApps: null,
+  excludedApps: null,
+  minPlatform: null,
+  nightlies: false,
+  exApps: true,
+  keep: [],
+  dropRemoved: false,
+};
+
 export const releaseKey = (appId: string, version: string, nightly: boolean): string => `${appId}@${version}${nightly ? ' (nightly)' : ''}`;
 
 /** Why an app is not taken at all, or null when it is. */
@@ -29,9 +41,10 @@ export function appLeftOut(appId: string, policy: MirrorPolicy): string | null {
   return null;
 }
 
+/** Whether the release installs on some Nextcloud from `major`.0.0 on (its upper bound is exclusive). */
 function supportsFrom(release: UpstreamRelease, major: number): boolean {
   const { max } = parseSpec(release.release.platformVersionSpec);
-  return max === null || max[0] > major || (max[0] === major && (max[1] > 0 || max[2] > 0));
+  return max === null || compareCores(max, [major, 0, 0]) > 0;
 }
 
 const newest = (releases: readonly UpstreamRelease[]): UpstreamRelease | undefined =>

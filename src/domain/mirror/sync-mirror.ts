@@ -92,8 +92,6 @@ export interface MirrorUpdate {
   readonly platforms: readonly PlatformRelease[] | null;
   readonly discover: readonly DiscoverEntry[] | null;
   readonly apps: readonly MirroredApp[];
-  /** Mirrored apps that the upstream no longer has, left as they are. */
-  readonly keptApps: readonly string[];
   /** Mirrored apps no longer taken: removed with their releases. */
   readonly droppedApps: readonly string[];
   /** The whole record of releases considered (replaces the previous one). */
@@ -222,7 +220,8 @@ interface Selection {
   readonly listing: UpstreamListing;
   readonly categories: Category[];
   readonly platforms: PlatformRelease[];
-  readonly chosen: ReadonlyMap<string, readonly UpstreamRelease[]>;
+  /** The apps taken, each with the releases the policy takes. */
+  readonly chosen: readonly { readonly app: UpstreamApp; readonly releases: readonly UpstreamRelease[] }[];
   readonly skipped: number;
   readonly collisions: readonly MirroredRelease[];
 }
@@ -232,7 +231,7 @@ function select(documents: Documents, state: MirrorState, policy: MirrorPolicy, 
   const categories = parseCatalogue('categories', documents.bodies.categories, parseCategoryFile);
   const platforms = parseCatalogue('platforms', documents.bodies.platforms, parsePlatformFile);
   const listing = mergeListings(parseListing('apps', documents.bodies.apps), parseListing('appapi_apps', documents.bodies.appapi_apps));
-  const chosen = new Map<string, UpstreamRelease[]>();
+  const chosen: { app: UpstreamApp; releases: UpstreamRelease[] }[] = [];
   const collisions: MirroredRelease[] = [];
   let skipped = 0;
   for (const app of listing.apps) {
@@ -251,14 +250,24 @@ function select(documents: Documents, state: MirrorState, policy: MirrorPolicy, 
       }
       continue;
     }
-    chosen.set(id, releases);
+    chosen.push({ app, releases });
   }
   return { listing, categories, platforms, chosen, skipped, collisions };
 }
 
-/** The previous record of a release, when it still holds: listed, same download and signature, archive still stored. */
-function stillListed(previous: MirroredRelease, release: UpstreamRelease): boolean {
-  return previous.status === 'listed' && previous.upstreamDownload === release.download && previous.signature === release.signature;
+/** Whether the upstream still offers what was checked before: the same download and signature (else it is checked again). */
+function sameOffer(previous: MirroredRelease | undefined, release: UpstreamRelease): previous is MirroredRelease {
+  return previous !== undefined && previous.upstreamDownload === release.download && previous.signature === release.signature;
+}
+
+/** Every release the policy takes, with its app and what the store knew of it before. */
+function releasesToCheck(selection: Selection, previous: ReadonlyMap<string, MirroredRelease>) {
+  return selection.chosen.flatMap(({ app, releases }) =>
+    releases.map((release) => {
+      const key = releaseKey(app.app.id, release.release.version, release.release.isNightly);
+      return { app, release, key, before: previous.get(key) };
+    }),
+  );
 }
 
 async function inBatches<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -303,29 +312,21 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps): Promise<Sync
   let bytes = 0;
   let taken = 0;
   let unchanged = 0;
-  const work: { app: UpstreamApp; release: UpstreamRelease }[] = [];
-  const appsById = new Map(selection.listing.apps.map((app) => [app.app.id, app]));
-  for (const [appId, releases] of selection.chosen) {
-    const app = appsById.get(appId) as UpstreamApp;
-    for (const release of releases) work.push({ app, release });
-  }
-  await inBatches(work, deps.concurrency ?? 4, async ({ app, release }) => {
+  await inBatches(releasesToCheck(selection, previous), deps.concurrency ?? 4, async ({ app, release, key, before }) => {
     const appId = app.app.id;
     const { version, isNightly } = release.release;
-    const key = releaseKey(appId, version, isNightly);
-    const before = previous.get(key);
     const record = (status: ReleaseStatus, reason: string, sha256 = '', size = 0): void => {
       records.set(key, { appId, version, nightly: isNightly, upstreamDownload: release.download, signature: release.signature, status, reason, sha256, size, checkedAt: at });
     };
     const download = deps.archiveUrl(appId, version, isNightly);
-    if (before !== undefined && stillListed(before, release) && (await deps.storage.has(before.sha256))) {
+    if (sameOffer(before, release) && before.status === 'listed' && (await deps.storage.has(before.sha256))) {
       records.set(key, before);
       listed.set(key, { upstream: release, sha256: before.sha256, size: before.size, download });
       unchanged += 1;
       return;
     }
     // A refusal stands while the upstream offers the same archive and signature: it is not downloaded again.
-    if (before?.status === 'refused' && before.upstreamDownload === release.download && before.signature === release.signature) {
+    if (sameOffer(before, release) && before.status === 'refused') {
       records.set(key, before);
       return;
     }
@@ -366,15 +367,16 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps): Promise<Sync
   }
 
   const apps: MirroredApp[] = [];
-  for (const [appId, releases] of selection.chosen) {
-    const app = appsById.get(appId) as UpstreamApp;
+  for (const { app, releases } of selection.chosen) {
+    const appId = app.app.id;
     const appListed = releases.map((r) => listed.get(releaseKey(appId, r.release.version, r.release.isNightly))).filter((r): r is ListedRelease => r !== undefined);
     const kept = keptByApp.get(appId) ?? [];
     if (appListed.length === 0 && kept.length === 0) continue;
     apps.push({ upstream: app, listed: appListed, kept, hash: appHash(app, appListed, kept) });
   }
   const taking = new Set(apps.map((app) => app.upstream.app.id));
-  const keptApps = [...keptByApp.keys()].filter((id) => !taking.has(id) && !appsById.has(id));
+  const upstreamIds = new Set(selection.listing.apps.map((app) => app.app.id));
+  const keptApps = [...keptByApp.keys()].filter((id) => !taking.has(id) && !upstreamIds.has(id));
   const droppedApps = [...state.mirroredApps.keys()].filter((id) => !taking.has(id) && !keptApps.includes(id));
 
   const problems = [...selection.listing.problems];
@@ -415,7 +417,6 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps): Promise<Sync
       platforms: documents.status.platforms === 'fetched' ? selection.platforms : null,
       discover,
       apps,
-      keptApps,
       droppedApps,
       releases: [...records.values()],
     },
@@ -433,14 +434,14 @@ export async function planMirror(acting: Acting, deps: MirrorDeps): Promise<Sync
   const selection = select(documents, state, deps.policy, deps.now().toISOString());
   const previous = new Map(state.releases.map((r) => [releaseKey(r.appId, r.version, r.nightly), r]));
   const releases: { release: string; bytes: number | null; isNew: boolean }[] = [];
-  const appsById = new Map(selection.listing.apps.map((app) => [app.app.id, app]));
-  const work = [...selection.chosen].flatMap(([appId, list]) => list.map((release) => ({ app: appsById.get(appId) as UpstreamApp, release })));
   let refusedBefore = 0;
-  await inBatches(work, deps.concurrency ?? 4, async ({ app, release }) => {
-    const key = releaseKey(app.app.id, release.release.version, release.release.isNightly);
-    const before = previous.get(key);
-    if (before !== undefined && stillListed(before, release)) return;
-    if (before !== undefined && before.status !== 'listed' && before.upstreamDownload === release.download && before.signature === release.signature) refusedBefore += 1;
+  await inBatches(releasesToCheck(selection, previous), deps.concurrency ?? 4, async ({ release, key, before }) => {
+    // As the sync: what was listed is not fetched again, nor what was refused (an unavailable archive is tried again).
+    if (sameOffer(before, release) && before.status === 'listed' && (await deps.storage.has(before.sha256))) return;
+    if (sameOffer(before, release) && before.status === 'refused') {
+      refusedBefore += 1;
+      return;
+    }
     let size: number | null = null;
     try {
       size = await deps.upstream.archiveSize(release.download);
@@ -452,7 +453,7 @@ export async function planMirror(acting: Acting, deps: MirrorDeps): Promise<Sync
   releases.sort((a, b) => a.release.localeCompare(b.release));
   return {
     upstream: deps.upstream.url,
-    apps: selection.chosen.size,
+    apps: selection.chosen.length,
     releases,
     bytes: releases.reduce((sum, r) => sum + (r.bytes ?? 0), 0),
     unknownSizes: releases.filter((r) => r.bytes === null).length,

@@ -142,6 +142,7 @@ export function mirrorRepository(db: Kysely<Database>): MirrorStore {
 
     async apply(update: MirrorUpdate, now, audit) {
       const at = formatTimestamp(now);
+      // The listings' data: when none of it changes, the content version (and every listing's ETag) stays.
       const outcome = await writeTransaction(
         db,
         now,
@@ -155,43 +156,41 @@ export function mirrorRepository(db: Kysely<Database>): MirrorStore {
             const summary = await writePlatformReleases(trx, update.platforms, now);
             changed ||= summary.created + summary.updated > 0;
           }
-          const apps = await trx.selectFrom('apps').select(['id', 'source', 'upstream_hash']).execute();
-          const hashes = new Map(apps.map((a) => [a.id, a]));
+          const apps = new Map((await trx.selectFrom('apps').select(['id', 'source', 'upstream_hash']).execute()).map((a) => [a.id, a]));
           const categories = new Set((await trx.selectFrom('categories').select('id').execute()).map((c) => c.id));
           const written: string[] = [];
           let ownerId: number | null = null;
           for (const app of update.apps) {
-            const id = app.upstream.app.id;
-            const current = hashes.get(id);
+            const current = apps.get(app.upstream.app.id);
             // An app registered here meanwhile keeps its id: the collision is reported at the next sync.
-            if (current !== undefined && current.source !== 'upstream') continue;
-            if (current?.upstream_hash === app.hash) continue;
+            if (current !== undefined && (current.source !== 'upstream' || current.upstream_hash === app.hash)) continue;
             ownerId ??= await mirrorOwner(trx, at);
             await writeApp(trx, app, ownerId, categories);
-            written.push(id);
+            written.push(app.upstream.app.id);
           }
-          const dropped = update.droppedApps.filter((id) => hashes.get(id)?.source === 'upstream');
-          if (dropped.length > 0) await trx.deleteFrom('apps').where('id', 'in', dropped).where('source', '=', 'upstream').execute();
+          const dropped = update.droppedApps.filter((id) => apps.get(id)?.source === 'upstream');
+          if (dropped.length > 0) await trx.deleteFrom('apps').where('id', 'in', dropped).execute();
           if (update.discover !== null) changed = (await writeDiscoverEntries(trx, update.discover, now)) || changed;
-          for (const document of update.documents) {
-            const row = { etag: document.etag, body: document.body, fetched_at: at };
-            await trx
-              .insertInto('mirror_documents')
-              .values({ name: document.name, ...row })
-              .onConflict((oc) => oc.column('name').doUpdateSet(row))
-              .execute();
-          }
-          if (!sameRecords(await readMirrorRecords(trx), update.releases)) {
-            await replaceRecords(trx, update.releases);
-            changed = true;
-          }
           await markAppsChanged(trx, written);
-          return { changed: changed || written.length > 0 || dropped.length > 0 || update.documents.length > 0, result: null };
+          return { changed: changed || written.length > 0 || dropped.length > 0, result: null };
         },
         audit,
       );
-      // A sync that changed nothing is in the audit log all the same (and leaves every ETag as it was).
-      if (!outcome.changed) await db.transaction().execute((trx) => insertAudit(trx, audit, now));
+      // The mirror's own record (the documents with their ETags, the releases considered) is not
+      // listing data: it is saved after it, and a sync that changed no listing is in the audit log
+      // all the same. Should this step fail, the next sync reads and checks again what it lacks.
+      await db.transaction().execute(async (trx) => {
+        for (const document of update.documents) {
+          const row = { etag: document.etag, body: document.body, fetched_at: at };
+          await trx
+            .insertInto('mirror_documents')
+            .values({ name: document.name, ...row })
+            .onConflict((oc) => oc.column('name').doUpdateSet(row))
+            .execute();
+        }
+        if (!sameRecords(await readMirrorRecords(trx), update.releases)) await replaceRecords(trx, update.releases);
+        if (!outcome.changed) await insertAudit(trx, audit, now);
+      });
     },
   };
 }

@@ -73,17 +73,16 @@ export async function archiveRoutes(app: AppServer, container: Container): Promi
       reply.header('content-range', `bytes */${found.size}`);
       throw new AppError('range_not_satisfiable', `The archive has ${found.size} bytes: ${String(rangeHeader).slice(0, 60)} asks for none of them.`);
     }
-    const stream = await storage.open(found.sha256, range ?? undefined);
-    if (stream === null) throw missing();
-    if (request.method === 'GET' && (range === null || range.start === 0)) void archives.countDownload(found.releaseId);
-    reply.headers(headers).type('application/gzip');
-    if (range === null) return reply.header('content-length', found.size).send(stream);
-    return reply
-      .code(206)
-      .header('content-range', `bytes ${range.start}-${range.end}/${found.size}`)
-      .header('content-length', range.end - range.start + 1)
-      .send(stream);
+    // HEAD only asks whether the archive is there: nothing is read (Fastify's own HEAD would read it all).
+    const head = request.method === 'HEAD';
+    const body = head ? null : await storage.open(found.sha256, range ?? undefined);
+    if (head ? !(await storage.has(found.sha256)) : body === null) throw missing();
+    if (!head && (range === null || range.start === 0)) void archives.countDownload(found.releaseId);
+    const sent = range ?? { start: 0, end: found.size - 1 };
+    reply.headers(headers).type('application/gzip').header('content-length', sent.end - sent.start + 1);
+    if (range !== null) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${found.size}`);
+    return head ? reply.send() : reply.send(body);
   };
-  app.get('/api/v1/archives/:appId/:file', { schema, handler: serve(false) });
-  app.get('/api/v1/archives/:appId/nightly/:file', { schema: { ...schema, summary: "A mirrored nightly release's archive" }, handler: serve(true) });
+  app.route({ method: ['GET', 'HEAD'], url: '/api/v1/archives/:appId/:file', schema, handler: serve(false) });
+  app.route({ method: ['GET', 'HEAD'], url: '/api/v1/archives/:appId/nightly/:file', schema: { ...schema, summary: "A mirrored nightly release's archive" }, handler: serve(true) });
 }
