@@ -39,7 +39,7 @@ export async function archiveRoutes(app: AppServer, container: Container): Promi
     file: Type.String({ pattern: FILE_PATTERN, description: 'VERSION.tar.gz' }),
   });
   const schema = {
-    summary: "A mirrored release's archive",
+    description: 'The URL the listings give as `download` for a release taken from the upstream (mirror mode). ETag is the SHA-256; HEAD, If-None-Match (304) and one Range (206) are answered.',
     tags: ['archives'],
     params,
     response: {
@@ -83,6 +83,12 @@ export async function archiveRoutes(app: AppServer, container: Container): Promi
     if (range !== null) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${found.size}`);
     return head ? reply.send() : reply.send(body);
   };
-  app.route({ method: ['GET', 'HEAD'], url: '/api/v1/archives/:appId/:file', schema, handler: serve(false) });
-  app.route({ method: ['GET', 'HEAD'], url: '/api/v1/archives/:appId/nightly/:file', schema: { ...schema, summary: "A mirrored nightly release's archive" }, handler: serve(true) });
+  // HEAD has a handler of its own (see above); the API page documents it with the GET.
+  for (const [url, nightly, summary] of [
+    ['/api/v1/archives/:appId/:file', false, "A mirrored release's archive (HEAD, If-None-Match and one Range too)"],
+    ['/api/v1/archives/:appId/nightly/:file', true, "A mirrored nightly release's archive (HEAD, If-None-Match and one Range too)"],
+  ] as const) {
+    app.route({ method: 'GET', url, exposeHeadRoute: false, schema: { ...schema, summary }, handler: serve(nightly) });
+    app.route({ method: 'HEAD', url, schema: { ...schema, summary, hide: true }, handler: serve(nightly) });
+  }
 }
