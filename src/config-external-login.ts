@@ -1,5 +1,4 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { readSecret } from './config-values.ts';
 
 /**
  * External login's configuration (docs/external-login.md): OpenID Providers listed in
@@ -138,22 +137,6 @@ function parseServerUrl(name: string, raw: string | undefined, problems: string[
     return null;
   }
   return url.href.replace(/\/+$/, '');
-}
-
-function readSecret(name: string, raw: string, cwd: string, problems: string[]): string | null {
-  const file = path.resolve(cwd, raw);
-  let secret: string;
-  try {
-    secret = fs.readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    problems.push(`${name}: ${file} ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read'}`);
-    return null;
-  }
-  if (secret === '' || /[\r\n]/.test(secret)) {
-    problems.push(`${name}: ${file} must hold the client secret on one line`);
-    return null;
-  }
-  return secret;
 }
 
 function parseDomains(name: string, raw: string | undefined, problems: string[]): string[] | null {

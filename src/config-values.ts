@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Value readers shared by the configuration's modules (config.ts, config-mirror.ts): each reports its problem and goes on. */
+/** Value readers shared by the configuration's modules (config.ts, config-mirror.ts, config-archives.ts, config-external-login.ts): each reports its problem and goes on. */
 
 /** The absolute path of a file the service can read; null (and a problem) when it cannot, or when unset. */
 export function readableFile(name: string, raw: string | undefined, cwd: string, problems: string[]): string | null {
@@ -29,4 +29,21 @@ export function parseSwitch(name: string, raw: string | undefined, problems: str
   if (value === '0' || value === 'false' || value === 'no') return false;
   problems.push(`${name}: '${raw}' is not a switch; use 1 (on) or 0 (off)`);
   return fallback;
+}
+
+/** A secret kept in a file (`name` ends in _FILE), on one line; null (and a problem) when it cannot be read. */
+export function readSecret(name: string, raw: string, cwd: string, problems: string[]): string | null {
+  const file = path.resolve(cwd, raw);
+  let secret: string;
+  try {
+    secret = fs.readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    problems.push(`${name}: ${file} ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read'}`);
+    return null;
+  }
+  if (secret === '' || /[\r\n]/.test(secret)) {
+    problems.push(`${name}: ${file} must hold the secret on one line`);
+    return null;
+  }
+  return secret;
 }

@@ -3,6 +3,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { EXTERNAL_LOGIN_VARIABLES, listedOidcIds, OIDC_FIELDS, oidcPrefix, parseExternalLogin } from './config-external-login.ts';
 import type { ProviderSettings } from './config-external-login.ts';
+import { ARCHIVE_VARIABLES, parseArchiveStorage } from './config-archives.ts';
+import type { ArchiveStorageSettings } from './config-archives.ts';
 import { MIRROR_VARIABLES, parseMirror } from './config-mirror.ts';
 import { parseSwitch, readableFile } from './config-values.ts';
 import type { MirrorSettings } from './config-mirror.ts';
@@ -81,6 +83,8 @@ export interface Config {
   readonly externalLogin: readonly ProviderSettings[];
   /** Mirror mode (config-mirror.ts, docs/mirror.md); null: this store follows no upstream. */
   readonly mirror: MirrorSettings | null;
+  /** Where hosted archives live (config-archives.ts): the data directory, or S3-compatible storage. */
+  readonly archives: ArchiveStorageSettings;
 }
 
 /** Every variable the service reads (the README's configuration table describes each). */
@@ -120,6 +124,7 @@ export const CONFIG_VARIABLES = [
   ...EXTERNAL_LOGIN_VARIABLES,
   // Mirror mode (config-mirror.ts, docs/mirror.md).
   ...MIRROR_VARIABLES,
+  ...ARCHIVE_VARIABLES,
   // Read by bin/appstore.js before the service loads: run the bundle or fail (tests, CI), and why a bundle was not used.
   'APPSTORE_BUNDLE',
   'APPSTORE_DEBUG_BUILD',
@@ -224,6 +229,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const externalLogin = parseExternalLogin(env, cwd, signUp !== 'closed', problems);
   const mirror = parseMirror(env, cwd, problems);
+  const archives = parseArchiveStorage(env, cwd, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -250,6 +256,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     mail: Object.freeze({ smtpUrl, from }),
     externalLogin: Object.freeze(externalLogin),
     mirror,
+    archives,
   });
 }
 

@@ -56,6 +56,7 @@ export const ERROR_CODES = [
   'invalid_mirror_file', // an export file that is damaged, or not this store's format: refused whole
   'archive_not_found', // no archive stored here for that release
   'range_not_satisfiable', // a Range outside the archive
+  'archive_storage_unavailable', // the object storage holding the archives cannot be reached: nothing changed
   // server side
   'configuration_error', // a file or setting of the store itself is missing or wrong (the log says which)
   'database_unavailable',

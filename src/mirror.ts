@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { directoryArchiveStorage } from './archives/directory-archive-storage.ts';
+import { s3ArchiveStorage } from './archives/s3-archive-storage.ts';
 import type { Config } from './config.ts';
 import { loadTrust } from './domain/certificates/trust.ts';
 import type { Trust } from './domain/certificates/trust.ts';
@@ -36,7 +37,7 @@ async function upstreamTrust(rootFile: string, crlFile: string | null, now: Date
 }
 
 export function createMirrorService(config: Config, db: Kysely<Database>, publicUrl: string, now: () => Date, downloadCa: readonly string[] | undefined): MirrorService {
-  const storage = directoryArchiveStorage(path.join(config.dataDir, 'archives'));
+  const storage = config.archives.kind === 's3' ? s3ArchiveStorage(config.archives) : directoryArchiveStorage(path.join(config.dataDir, 'archives'));
   const settings = config.mirror;
   const log = (message: string): void => void process.stderr.write(`${message}\n`);
   const deps: MirrorDeps | null =

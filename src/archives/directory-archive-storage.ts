@@ -5,16 +5,19 @@ import type { ArchiveStorage } from '../domain/mirror/sync-mirror.ts';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
+/** Where an archive lives relative to the storage's root, the same in a directory and a bucket: `xx/<sha256>.tar.gz`. */
+export function archiveKey(sha256: string): string {
+  if (!SHA256.test(sha256)) throw new Error(`not a SHA-256: ${sha256.slice(0, 80)}`);
+  return `${sha256.slice(0, 2)}/${sha256}.tar.gz`;
+}
+
 /**
  * Mirrored archives in a directory (by default `archives/` under the data directory), one file
  * per SHA-256 in a folder named by its first two digits. A file is written beside its place and
  * renamed into it, so a reader, or a sync that failed halfway, never leaves half an archive.
  */
 export function directoryArchiveStorage(root: string): ArchiveStorage {
-  const file = (sha256: string): string => {
-    if (!SHA256.test(sha256)) throw new Error(`not a SHA-256: ${sha256.slice(0, 80)}`);
-    return path.join(root, sha256.slice(0, 2), `${sha256}.tar.gz`);
-  };
+  const file = (sha256: string): string => path.join(root, ...archiveKey(sha256).split('/'));
   return {
     description: `directory ${root}`,
     async has(sha256) {

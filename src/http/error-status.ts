@@ -47,6 +47,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_mirror_file: 400,
   archive_not_found: 404,
   range_not_satisfiable: 416,
+  archive_storage_unavailable: 503,
   configuration_error: 500,
   database_unavailable: 503,
   restart_needed: 503,

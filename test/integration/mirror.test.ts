@@ -1,24 +1,23 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
 import { runScheduledSync } from '../../src/domain/mirror/scheduled-sync.ts';
 import { mirrorStatus, syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
 import type { MirrorDeps } from '../../src/domain/mirror/sync-mirror.ts';
 import { isAppError } from '../../src/errors.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { appArchive } from '../helpers/app-archive.ts';
-import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
-import { startHttpsFront } from '../helpers/https-front.ts';
+import { readCert } from '../helpers/certificate-fixtures.ts';
+import { startUpstreamStore } from '../helpers/mirror-upstream.ts';
+import type { UpstreamStore } from '../helpers/mirror-upstream.ts';
 import type { HttpsFront } from '../helpers/https-front.ts';
-import { TEST_TLS_CA, startArchiveServer } from '../helpers/https-archive-server.ts';
+import { TEST_TLS_CA } from '../helpers/https-archive-server.ts';
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
-import { injectSend, publishFixtureRelease, registerFixtureApp, userWithToken } from '../helpers/store-actions.ts';
+import { injectSend, userWithToken } from '../helpers/store-actions.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 
-const PUBLISHING = { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' };
 const MIRROR_URL = 'https://mirror.example.org';
 
 interface ListedRelease {
@@ -33,46 +32,26 @@ interface ListedApp {
 }
 
 describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
+  let source: UpstreamStore;
   let upstream: TestServer;
   let mirror: TestServer;
   let front: HttpsFront;
   let files: ArchiveServer;
-  let token: string;
   let deps: MirrorDeps;
 
   const listing = async (server: TestServer): Promise<ListedApp[]> => JSON.parse((await server.app.inject({ url: '/api/v1/apps.json' })).body) as ListedApp[];
   const sync = () => syncMirror(TEST_ACTING, deps);
 
   before(async () => {
-    files = await startArchiveServer();
-    upstream = await createTestServer({ env: PUBLISHING, downloadCa: [TEST_TLS_CA] });
-    await importCategories(['multimedia', 'tools', 'office'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, upstream.container.catalog);
-    token = await userWithToken(upstream.container, 'developer');
-    await registerFixtureApp(injectSend(upstream.app), token, 'news');
-    await registerFixtureApp(injectSend(upstream.app), token, 'notes');
-    for (const [id, version] of [['news', '1.0.0'], ['news', '1.1.0'], ['notes', '2.0.0']] as const) {
-      const answer = await publishFixtureRelease(injectSend(upstream.app), token, files, { id, version });
-      assert.equal(answer.status, 201, answer.text);
-    }
-    front = await startHttpsFront(upstream.app);
-    mirror = await createTestServer({
-      env: {
-        APPSTORE_MIRROR_ROOT_CERT: certFile('chain.pem'),
-        APPSTORE_CA_CERT: certFile('chain.pem'),
-        APPSTORE_MIRROR_UPSTREAM: `${front.origin}/api/v1`,
-        APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
-        APPSTORE_PUBLIC_URL: MIRROR_URL,
-      },
-      downloadCa: [TEST_TLS_CA],
-    });
+    source = await startUpstreamStore([['news', '1.0.0'], ['news', '1.1.0'], ['notes', '2.0.0']]);
+    ({ server: upstream, front, files } = source);
+    mirror = await createTestServer({ env: { ...source.mirrorEnv, APPSTORE_PUBLIC_URL: MIRROR_URL }, downloadCa: [TEST_TLS_CA] });
     assert.ok(mirror.container.mirror.deps !== null);
     deps = { ...mirror.container.mirror.deps, log: () => undefined };
   });
   after(async () => {
     await mirror?.close();
-    await upstream?.close();
-    await front?.close();
-    await files?.close();
+    await source?.close();
   });
 
   test('a first sync lists the newest release of each app, archives hosted here, certificates and signatures unchanged', async () => {
@@ -128,8 +107,7 @@ describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
     assert.deepEqual(Object.values(quiet.documents), ['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged'], 'every document answered 304 to If-None-Match');
     assert.equal(front.seen.length - before, 5);
 
-    const answer = await publishFixtureRelease(injectSend(upstream.app), token, files, { id: 'news', version: '1.2.0' });
-    assert.equal(answer.status, 201, answer.text);
+    await source.publish('news', '1.2.0');
     const report = await sync();
     assert.equal(report.taken, 1);
     assert.equal(report.unchanged, 1);
@@ -139,8 +117,7 @@ describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
   });
 
   test('a tampered archive upstream is not listed, with the reason', async () => {
-    const answer = await publishFixtureRelease(injectSend(upstream.app), token, files, { id: 'notes', version: '2.1.0' });
-    assert.equal(answer.status, 201, answer.text);
+    await source.publish('notes', '2.1.0');
     const theirs = (await listing(upstream)).find((a) => a.id === 'notes');
     const url = new URL(theirs?.releases.find((r) => r.version === '2.1.0')?.download ?? '');
     files.serve(url.pathname, await appArchive({ id: 'notes', version: '2.1.0', description: 'changed after signing' }));

@@ -46,7 +46,7 @@ export async function archiveRoutes(app: AppServer, container: Container): Promi
       200: Type.Any({ description: 'The archive (application/gzip)' }),
       206: Type.Any({ description: 'The requested range' }),
       304: Type.Null({ description: 'Not modified' }),
-      ...errorResponses('invalid_request', 'archive_not_found', 'range_not_satisfiable'),
+      ...errorResponses('invalid_request', 'archive_not_found', 'range_not_satisfiable', 'archive_storage_unavailable'),
     },
   };
   const serve = (nightly: boolean) => async (request: { params: { appId: string; file: string }; headers: Record<string, string | string[] | undefined>; method: string }, reply: FastifyReply) => {
