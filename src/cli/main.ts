@@ -10,7 +10,7 @@ import { appMaintainerAddCommand, appMaintainerRemoveCommand, appSetCommand, app
 import { caCertificateCommand, caInitCommand, caIssueCommand, caRevokeCommand, caRotateCommand } from './commands/ca.command.ts';
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
 import { discoverExportCommand, discoverImportCommand } from './commands/discover.command.ts';
-import { mirrorPlanCommand, mirrorStatusCommand, mirrorSyncCommand } from './commands/mirror.command.ts';
+import { mirrorExportCommand, mirrorImportCommand, mirrorPlanCommand, mirrorStatusCommand, mirrorSyncCommand } from './commands/mirror.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { releaseInspectCommand } from './commands/release.command.ts';
 import { auditCommand } from './commands/audit.command.ts';
@@ -47,6 +47,8 @@ export const COMMANDS: readonly Command[] = [
   mirrorSyncCommand,
   mirrorPlanCommand,
   mirrorStatusCommand,
+  mirrorExportCommand,
+  mirrorImportCommand,
   appMaintainerAddCommand,
   appMaintainerRemoveCommand,
   appSetCommand,

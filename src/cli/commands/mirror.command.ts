@@ -1,5 +1,8 @@
+import { createExportFile, openExportFile } from '../../archives/export-file.ts';
+import { exportMirror, importMirror } from '../../domain/mirror/mirror-export.ts';
 import { mirrorStatus, planMirror, syncMirror } from '../../domain/mirror/sync-mirror.ts';
-import type { MirrorDeps } from '../../domain/mirror/sync-mirror.ts';
+import type { MirrorDeps, SyncReport } from '../../domain/mirror/sync-mirror.ts';
+import type { CliIo } from '../io.ts';
 import { mirrorNotConfigured } from '../../mirror.ts';
 import type { Container } from '../../container.ts';
 import type { Command } from '../command.ts';
@@ -25,12 +28,55 @@ a check is not listed and is printed with the reason. An upstream that is down o
 garbage changes nothing: the previous state stays served. The server also syncs on its own
 every APPSTORE_MIRROR_INTERVAL_MINUTES. See docs/mirror.md.`,
   async run(_input, io) {
-    const report = await withContainer(io, (container) => syncMirror(cliActingFor(io), mirrorDeps(container)));
-    const documents = Object.entries(report.documents).map(([name, state]) => `${name} ${state}`).join(', ');
-    io.out(`upstream ${report.upstream}: ${documents}`);
-    io.out(`${counted(report.apps, 'app', 'apps')}; ${report.taken} releases taken (${mib(report.bytes)}), ${report.unchanged} unchanged, ${report.skipped} left out by the policy, ${report.refused.length} not listed, ${report.removed} removed; ${(report.durationMs / 1000).toFixed(1)} s`);
-    for (const refusal of report.refused) io.out(`  not listed: ${refusal.release}: ${refusal.reason}`);
-    for (const problem of report.problems) io.out(`  problem: ${problem}`);
+    printSync(io, await withContainer(io, (container) => syncMirror(cliActingFor(io), mirrorDeps(container))));
+    return 0;
+  },
+};
+
+function printSync(io: CliIo, report: SyncReport): void {
+  const documents = Object.entries(report.documents).map(([name, state]) => `${name} ${state}`).join(', ');
+  io.out(`upstream ${report.upstream}: ${documents}`);
+  io.out(`${counted(report.apps, 'app', 'apps')}; ${report.taken} releases taken (${mib(report.bytes)}), ${report.unchanged} unchanged, ${report.skipped} left out by the policy, ${report.refused.length} not listed, ${report.removed} removed; ${(report.durationMs / 1000).toFixed(1)} s`);
+  for (const refusal of report.refused) io.out(`  not listed: ${refusal.release}: ${refusal.reason}`);
+  for (const problem of report.problems) io.out(`  problem: ${problem}`);
+}
+
+export const mirrorExportCommand: Command = {
+  path: ['mirror', 'export'],
+  usage: 'appstore mirror export FILE [--since EARLIER-FILE]',
+  positionals: ['FILE'],
+  options: { since: { type: 'string' } },
+  summary: 'write what this store synced (listings, archives, manifest) into one file, for an air-gapped store',
+  help: `Writes FILE (a tar): the upstream documents this store last read, the archive of every
+release it lists, and a manifest with the SHA-256 and size of each, itself checksummed. Nothing
+is downloaded: run appstore mirror sync first. --since EARLIER-FILE leaves out the archives
+that earlier export held (the importing store has them), so a regular transfer carries only
+what is new. The file appears complete or not at all. See docs/mirror.md, set-up 3.`,
+  async run(input, io) {
+    const [file = ''] = input.positionals;
+    const since = typeof input.values.since === 'string' ? input.values.since : null;
+    const report = await withContainer(io, async (container) =>
+      exportMirror(cliActingFor(io), { ...mirrorDeps(container), storage: container.mirror.storage }, createExportFile(file), since === null ? null : await openExportFile(since)),
+    );
+    io.out(`exported ${file}: export ${report.id}${report.base === null ? '' : `, incremental against ${report.base}`}`);
+    io.out(`${report.documents} documents, ${counted(report.archives, 'archive', 'archives')} (${mib(report.bytes)})${report.leftOut > 0 ? `, ${report.leftOut} left out (in the earlier export)` : ''}`);
+    return 0;
+  },
+};
+
+export const mirrorImportCommand: Command = {
+  path: ['mirror', 'import'],
+  usage: 'appstore mirror import FILE',
+  positionals: ['FILE'],
+  summary: 'apply an export of a connected store here, checking all of it first (air-gapped)',
+  help: `Checks FILE whole before changing anything: the manifest's checksum, every entry's size
+and SHA-256, and, for an incremental export, that the earlier one was imported. A damaged file
+is refused whole. Then applies it as a sync from it would: the releases APPSTORE_MIRROR_*
+choose, each archive's certificate checked against APPSTORE_MIRROR_ROOT_CERT (and CRL) and its
+signature, everything in one transaction. No network is used. See docs/mirror.md, set-up 3.`,
+  async run(input, io) {
+    const [file = ''] = input.positionals;
+    printSync(io, await withContainer(io, async (container) => importMirror(cliActingFor(io), mirrorDeps(container), await openExportFile(file))));
     return 0;
   },
 };

@@ -297,8 +297,8 @@ function appHash(app: UpstreamApp, listed: readonly ListedRelease[], kept: Mirro
  * down or answers what is not a listing changes nothing; a release whose archive fails a check is
  * not listed, and is reported with the reason.
  */
-export async function syncMirror(acting: Acting, deps: MirrorDeps): Promise<SyncReport> {
-  requireAdmin(acting, 'sync the mirror.');
+export async function syncMirror(acting: Acting, deps: MirrorDeps, event: 'mirror.synced' | 'mirror.imported' = 'mirror.synced'): Promise<SyncReport> {
+  requireAdmin(acting, event === 'mirror.synced' ? 'sync the mirror.' : 'import a mirror export.');
   const started = Date.now();
   const state = await deps.store.state();
   const documents = await readDocuments(deps, state);
@@ -407,7 +407,7 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps): Promise<Sync
     problems,
   };
   for (const { release, reason } of refused) deps.log(`mirror: ${release} not listed: ${reason}`);
-  const entry = auditEntry(acting, 'mirror.synced', {
+  const entry = auditEntry(acting, event, {
     details: { upstream: report.upstream, taken, unchanged, skipped: report.skipped, refused: refused.length, removed, bytes, durationMs: report.durationMs, apps: report.apps },
   });
   await deps.store.apply(

@@ -1,0 +1,143 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import tar from 'tar-stream';
+import type { ExportSink, ExportSource } from '../domain/mirror/mirror-export.ts';
+import { AppError } from '../errors.ts';
+
+/**
+ * The mirror's export file (domain/mirror/mirror-export.ts): a plain POSIX tar, uncompressed (the
+ * archives in it are gzip already), so that an import can check each entry and read it again at
+ * its place without unpacking anything to disk.
+ */
+
+const BLOCK = 512;
+/** Entry names the format uses (manifest, documents, archives by SHA-256): nothing else is read. */
+const ENTRY_NAME = /^(manifest\.json|manifest\.sha256|documents\/[a-z_]{1,20}\.json|archives\/[0-9a-f]{2}\/[0-9a-f]{64}\.tar\.gz)$/;
+const MAX_ENTRIES = 2_000_000;
+
+/** Writes an export to `file`: built beside it under another name and renamed into place when complete. */
+export function createExportFile(file: string): ExportSink {
+  const partial = `${file}.${randomBytes(6).toString('hex')}.partial`;
+  const pack = tar.pack();
+  const output = fs.createWriteStream(partial, { flags: 'wx', mode: 0o640 });
+  const written = pipeline(pack, output);
+  // Kept from becoming an unhandled rejection before finish() or abandon() awaits it.
+  written.catch(() => undefined);
+  const entryOptions = (name: string, size: number) => ({ name, size, mode: 0o644, mtime: new Date(0), type: 'file' as const });
+  return {
+    async add(name, size, bytes) {
+      if (Buffer.isBuffer(bytes)) {
+        await new Promise<void>((resolve, reject) => pack.entry(entryOptions(name, size), bytes, (error) => (error ? reject(error) : resolve())));
+        return;
+      }
+      let done: Promise<void> = Promise.resolve();
+      const entry = pack.entry(entryOptions(name, size), (error) => {
+        if (error) done = Promise.reject(error);
+      });
+      await pipeline(bytes, entry);
+      await done;
+    },
+    async finish() {
+      pack.finalize();
+      await written;
+      const handle = await fs.promises.open(partial, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.promises.rename(partial, file);
+    },
+    async abandon() {
+      pack.destroy();
+      output.destroy();
+      await fs.promises.rm(partial, { force: true });
+    },
+  };
+}
+
+const invalidFile = (file: string, problem: string): AppError =>
+  new AppError('invalid_mirror_file', `${file} cannot be imported (${problem}): nothing was changed. Copy the file again, or export it again on the connected store.`);
+
+/** An octal number field of a tar header (NUL- or space-terminated); null when it is not one. */
+function octal(field: Buffer): number | null {
+  const text = field.toString('latin1').replace(/[\0 ]+$/, '').replace(/^ +/, '');
+  if (!/^[0-7]{1,12}$/.test(text)) return null;
+  return Number.parseInt(text, 8);
+}
+
+/**
+ * Opens an export file and indexes its entries (name → place and size) from the tar headers,
+ * refusing what the format never writes: links, directories, other names, a header whose
+ * checksum is wrong, an entry running past the end of the file.
+ */
+export async function openExportFile(file: string): Promise<ExportSource> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new AppError('invalid_mirror_file', `${file} ${code === 'ENOENT' ? 'does not exist' : 'cannot be read'}.`);
+  }
+  try {
+    const { size: fileSize } = await handle.stat();
+    const entries = new Map<string, { offset: number; size: number }>();
+    const header = Buffer.alloc(BLOCK);
+    let offset = 0;
+    let ended = false;
+    while (offset + BLOCK <= fileSize) {
+      await handle.read(header, 0, BLOCK, offset);
+      if (header.every((byte) => byte === 0)) {
+        ended = true;
+        break;
+      }
+      let sum = 0;
+      for (let i = 0; i < BLOCK; i += 1) sum += i >= 148 && i < 156 ? 32 : (header[i] ?? 0);
+      if (octal(header.subarray(148, 156)) !== sum) throw invalidFile(file, `the tar header at byte ${offset} is damaged`);
+      const type = String.fromCharCode(header[156] ?? 0);
+      const prefix = header.subarray(345, 500).toString('utf8').replace(/\0.*$/s, '');
+      const base = header.subarray(0, 100).toString('utf8').replace(/\0.*$/s, '');
+      const name = prefix === '' ? base : `${prefix}/${base}`;
+      const size = octal(header.subarray(124, 136));
+      if ((type !== '0' && type !== '\0') || !ENTRY_NAME.test(name)) throw invalidFile(file, `it holds ${JSON.stringify(name.slice(0, 120))}, which an export never does`);
+      if (size === null) throw invalidFile(file, `the size of ${name} is unreadable`);
+      if (entries.has(name)) throw invalidFile(file, `${name} appears twice`);
+      if (entries.size >= MAX_ENTRIES) throw invalidFile(file, `it has more than ${MAX_ENTRIES} entries`);
+      const start = offset + BLOCK;
+      if (start + size > fileSize) throw invalidFile(file, `${name} runs past the end of the file: it was cut short`);
+      entries.set(name, { offset: start, size });
+      offset = start + Math.ceil(size / BLOCK) * BLOCK;
+    }
+    if (!ended) throw invalidFile(file, 'the tar archive has no end: it was cut short');
+    const place = (name: string): { offset: number; size: number } => {
+      const found = entries.get(name);
+      if (found === undefined) throw invalidFile(file, `${name} is missing from it`);
+      return found;
+    };
+    return {
+      description: file,
+      entries: new Map([...entries].map(([name, { size }]) => [name, size])),
+      async read(name) {
+        const { offset: at, size } = place(name);
+        const bytes = Buffer.alloc(size);
+        const reader = await fs.promises.open(file, 'r');
+        try {
+          const { bytesRead } = await reader.read(bytes, 0, size, at);
+          if (bytesRead !== size) throw invalidFile(file, `${name} was cut short`);
+        } finally {
+          await reader.close();
+        }
+        return bytes;
+      },
+      async sha256(name) {
+        const { offset: at, size } = place(name);
+        const hash = createHash('sha256');
+        if (size > 0) for await (const chunk of fs.createReadStream(file, { start: at, end: at + size - 1 })) hash.update(chunk as Buffer);
+        return hash.digest('hex');
+      },
+    };
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { openExportFile } from '../../src/archives/export-file.ts';
+import { importMirror, readManifest } from '../../src/domain/mirror/mirror-export.ts';
+import { syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
+import type { MirrorDeps } from '../../src/domain/mirror/sync-mirror.ts';
+import { isAppError } from '../../src/errors.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
+import { TEST_TLS_CA } from '../helpers/https-archive-server.ts';
+import { startUpstreamStore } from '../helpers/mirror-upstream.ts';
+import type { UpstreamStore } from '../helpers/mirror-upstream.ts';
+import { runAppstore } from '../helpers/run-cli.ts';
+import { DIALECT } from '../helpers/test-database.ts';
+import { createTestServer } from '../helpers/test-server.ts';
+import type { TestServer } from '../helpers/test-server.ts';
+
+const PUBLIC_URL = 'https://apps.intranet.example';
+const LISTINGS = ['/api/v1/apps.json', '/api/v1/appapi_apps.json', '/api/v1/categories.json', '/api/v1/platforms.json', '/api/v1/discover.json', '/api/v1/platform/31.0.0/apps.json'];
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+const depsOf = (server: TestServer): MirrorDeps => {
+  assert.ok(server.container.mirror.deps !== null);
+  return { ...server.container.mirror.deps, log: () => undefined };
+};
+
+describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})`, () => {
+  let source: UpstreamStore;
+  let connected: TestServer;
+  let airGapped: TestServer;
+  let directory: string;
+  let env: Record<string, string>;
+
+  const listings = async (server: TestServer): Promise<string[]> => Promise.all(LISTINGS.map(async (url) => (await server.app.inject({ url })).body));
+  const freshStore = () => createTestServer({ env, downloadCa: [TEST_TLS_CA] });
+  /** What an operator runs: bin/appstore.js (the bundle) against the store's database. */
+  const cli = (server: TestServer, args: string[]) => runAppstore(args, { ...server.database.env, ...env });
+
+  before(async () => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-export-'));
+    source = await startUpstreamStore([['news', '1.0.0'], ['notes', '2.0.0']]);
+    env = { ...source.mirrorEnv, APPSTORE_PUBLIC_URL: PUBLIC_URL, APPSTORE_MIRROR_INTERVAL_MINUTES: '0' };
+    connected = await freshStore();
+    airGapped = await freshStore();
+    const report = await syncMirror(TEST_ACTING, depsOf(connected));
+    assert.equal(report.taken, 2);
+  });
+  after(async () => {
+    await airGapped?.close();
+    await connected?.close();
+    await source?.close();
+    if (directory !== undefined) fs.rmSync(directory, { recursive: true, force: true });
+  });
+
+  test('export on the connected store, import with no network: the same listings byte for byte, every archive the same', async () => {
+    const file = path.join(directory, 'first.tar');
+    const exported = await cli(connected, ['mirror', 'export', file]);
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.match(exported.stdout, /5 documents, 2 archives/);
+
+    source.front.up = false;
+    const seen = source.front.seen.length;
+    try {
+      const imported = await cli(airGapped, ['mirror', 'import', file]);
+      assert.equal(imported.code, 0, imported.stderr + imported.stdout);
+      assert.match(imported.stdout, /2 releases taken/);
+    } finally {
+      source.front.up = true;
+    }
+    assert.equal(source.front.seen.length, seen, 'the import reached nothing');
+
+    assert.deepEqual(await listings(airGapped), await listings(connected));
+    const apps = JSON.parse((await airGapped.app.inject({ url: '/api/v1/apps.json' })).body) as { id: string; releases: { version: string; download: string }[] }[];
+    assert.equal(apps.length, 2);
+    for (const release of apps.flatMap((a) => a.releases)) {
+      const url = new URL(release.download).pathname;
+      const ours = await airGapped.app.inject({ url });
+      const theirs = await connected.app.inject({ url });
+      assert.equal(ours.statusCode, 200, url);
+      assert.equal(sha256(ours.rawPayload), sha256(theirs.rawPayload), url);
+      assert.equal(ours.headers.etag, `"${sha256(ours.rawPayload)}"`);
+    }
+    const audit = await airGapped.container.database.db.selectFrom('audit_log').select('event').where('event', 'like', 'mirror.%').execute();
+    assert.deepEqual(audit.map((a) => a.event), ['mirror.imported']);
+  });
+
+  test('a damaged or cut-short file is refused whole, naming the problem; the store is unchanged', async () => {
+    const file = path.join(directory, 'first.tar');
+    const bytes = fs.readFileSync(file);
+    const source_ = await openExportFile(file);
+    const manifest = await readManifest(source_);
+    const archiveName = `archives/${manifest.archives[0]?.sha256.slice(0, 2)}/${manifest.archives[0]?.sha256}.tar.gz`;
+    const at = bytes.indexOf(Buffer.from(archiveName)) + 512 + 100;
+
+    const damaged = Buffer.from(bytes);
+    damaged[at] = (damaged[at] ?? 0) ^ 0xff;
+    const manifestAt = bytes.indexOf(Buffer.from('"upstream"'));
+    const badManifest = Buffer.from(bytes);
+    badManifest[manifestAt + 1] = 'U'.charCodeAt(0);
+    const cases: [string, Buffer, RegExp][] = [
+      ['damaged.tar', damaged, /does not match its SHA-256 in the manifest: the file is damaged/],
+      ['manifest.tar', badManifest, /its manifest does not match the manifest's recorded SHA-256/],
+      ['short.tar', bytes.subarray(0, Math.floor(bytes.length / 2)), /cut short/],
+      ['foreign.tar', Buffer.alloc(4096), /has no manifest/],
+    ];
+    const store = await freshStore();
+    try {
+      const before = await listings(store);
+      for (const [name, content, reason] of cases) {
+        const target = path.join(directory, name);
+        fs.writeFileSync(target, content);
+        await assert.rejects(
+          (async () => importMirror(TEST_ACTING, depsOf(store), await openExportFile(target)))(),
+          (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && reason.test(error.detail) && /nothing was changed/.test(error.detail),
+          name,
+        );
+      }
+      assert.deepEqual(await listings(store), before);
+      assert.deepEqual(fs.readdirSync(path.join(store.database.dataDir)).filter((entry) => entry === 'archives'), [], 'not one archive was stored');
+      const command = await cli(store, ['mirror', 'import', path.join(directory, 'damaged.tar')]);
+      assert.equal(command.code, 1);
+      assert.match(command.stderr, /damaged\.tar cannot be imported \(archives\/.* does not match its SHA-256/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('an incremental export carries only what is new, and needs the earlier one imported first', async () => {
+    await source.publish('news', '1.1.0');
+    assert.equal((await syncMirror(TEST_ACTING, depsOf(connected))).taken, 1);
+    const file = path.join(directory, 'second.tar');
+    const exported = await cli(connected, ['mirror', 'export', file, '--since', path.join(directory, 'first.tar')]);
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.match(exported.stdout, /incremental against [0-9a-f]{16}/);
+    assert.match(exported.stdout, /1 archive .*, 1 left out/);
+    const second = await openExportFile(file);
+    const manifest = await readManifest(second);
+    assert.deepEqual(manifest.archives.map((a) => a.included).sort(), [false, true], 'news 1.1.0 is in the file; notes 2.0.0 is not (news 1.0.0 is no longer listed)');
+    assert.equal([...second.entries.keys()].filter((name) => name.startsWith('archives/')).length, 1);
+
+    const store = await freshStore();
+    try {
+      await assert.rejects(
+        (async () => importMirror(TEST_ACTING, depsOf(store), await openExportFile(file)))(),
+        (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && /it is incremental: 1 of the archives it needs are in the export [0-9a-f]{16} of .*, which this store has not imported; import that one first/.test(error.detail),
+      );
+    } finally {
+      await store.close();
+    }
+    const report = await importMirror(TEST_ACTING, depsOf(airGapped), await openExportFile(file));
+    assert.equal(report.taken, 1);
+    assert.equal(report.unchanged, 1);
+    assert.deepEqual(await listings(airGapped), await listings(connected));
+  });
+});
