@@ -12,6 +12,7 @@ import { smtpMailer } from './mail/smtp-mailer.ts';
 import { deliverAccountMail } from './domain/accounts/account-mail-jobs.ts';
 import { MailQueue } from './domain/mail-queue.ts';
 import { mailQueueRepository } from './storage/repositories/mail-queue.repository.ts';
+import { readMirrorSnapshot } from './storage/repositories/mirror.repository.ts';
 import type { Config } from './config.ts';
 import type { SecretKeys } from './domain/accounts/secret-key.ts';
 import { deriveKeys, loadSecret } from './domain/accounts/secret-key.ts';
@@ -228,7 +229,15 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
   // The sizes are read when scraped, by which time the engine and the cache exist.
   const scraped = config.metrics.port !== null || config.metrics.token !== null;
-  const metrics = scraped ? createMetrics({ cacheBytes: () => engine.size + smallListings.size, poolUse: database.poolUse, commitProbes: () => versions.probes, trustRefusals: () => trustSource.refusals }) : unscrapedMetrics();
+  const metrics = scraped
+    ? createMetrics({
+        cacheBytes: () => engine.size + smallListings.size,
+        poolUse: database.poolUse,
+        commitProbes: () => versions.probes,
+        trustRefusals: () => trustSource.refusals,
+        ...(config.mirror === null ? {} : { mirror: () => readMirrorSnapshot(db) }),
+      })
+    : unscrapedMetrics();
   const engine = new AppListingEngine(
     appListingSource(database),
     {

@@ -1,6 +1,7 @@
 import type { Container } from './container.ts';
 import { runHousekeeping } from './domain/housekeeping.ts';
 import { runScheduledSync } from './domain/mirror/scheduled-sync.ts';
+import { isAppError } from './errors.ts';
 
 /** How often a node looks whether the pruning is due (it runs once per interval, by one node). */
 const CHECK_MS = 5 * 60_000;
@@ -18,9 +19,13 @@ export function startHousekeeping(container: Container, report: (message: string
       syncing = true;
       runScheduledSync(container.housekeeping.store, container.housekeeping.holder, syncMinutes * 60_000, mirror)
         .then((sync) => {
+          if (sync !== null) container.metrics.mirrorSync('ok', '');
           if (sync !== null) report(`mirror sync: ${sync.taken} releases taken, ${sync.unchanged} unchanged, ${sync.refused.length} not listed, ${sync.removed} removed`, null);
         })
-        .catch((error: unknown) => report('mirror sync failed: the previous state stays served; tried again after the interval', error))
+        .catch((error: unknown) => {
+          container.metrics.mirrorSync('failed', isAppError(error) ? error.code : 'internal_error');
+          report('mirror sync failed: the previous state stays served; tried again after the interval', error);
+        })
         .finally(() => {
           syncing = false;
         });

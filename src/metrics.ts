@@ -17,6 +17,21 @@ export interface StoreMetrics {
   /** A publish or registration: its outcome, and the error code of a refusal. */
   upload(kind: 'publish' | 'register', outcome: 'created' | 'updated' | 'refused', code: string): void;
   download(outcome: 'ok' | 'refused', bytes: number, seconds: number): void;
+  /** A scheduled mirror sync on this node: done, or failed with its error code. */
+  mirrorSync(outcome: 'ok' | 'failed', code: string): void;
+}
+
+/** The mirror as the database records it (any node's or the command line's last sync), read when scraped. */
+export interface MirrorSnapshot {
+  readonly lastSync: {
+    readonly kind: 'sync' | 'import';
+    readonly at: Date;
+    readonly durationMs: number;
+    readonly bytes: number;
+    readonly releases: Readonly<Record<'taken' | 'unchanged' | 'skipped' | 'refused' | 'removed', number>>;
+  } | null;
+  /** Every release considered, by what became of it. */
+  readonly releases: Readonly<Record<'listed' | 'refused' | 'unavailable', number>>;
 }
 
 export interface MetricSources {
@@ -27,6 +42,8 @@ export interface MetricSources {
   readonly commitProbes: () => number;
   /** New authority or CRL files refused (each bad version once): the last good trust stayed in force. */
   readonly trustRefusals: () => number;
+  /** Mirror mode only: the last sync and the releases' states. */
+  readonly mirror?: () => Promise<MirrorSnapshot>;
 }
 
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -88,6 +105,8 @@ export function createMetrics(sources: MetricSources): StoreMetrics {
       this.set({ state: 'waiting' }, use.waiting);
     },
   });
+  const mirrorSyncs = new Counter({ name: 'appstore_mirror_syncs_total', help: "Scheduled mirror syncs run by this node, by outcome and, for failures, error code (the command line's are in the audit log).", labelNames: ['outcome', 'code'], registers: [registry] });
+  if (sources.mirror !== undefined) mirrorGauges(registry, sources.mirror);
   return {
     registry,
     request(route, method, status, seconds) {
@@ -111,7 +130,68 @@ export function createMetrics(sources: MetricSources): StoreMetrics {
       downloadBytes.inc(bytes);
       downloads.observe({ outcome }, seconds);
     },
+    mirrorSync: (outcome, code) => mirrorSyncs.inc({ outcome, code }),
   };
+}
+
+/** The mirror's gauges, from one read of the database per scrape. */
+function mirrorGauges(registry: Registry, read: () => Promise<MirrorSnapshot>): void {
+  let snapshot: { at: number; value: Promise<MirrorSnapshot> } | null = null;
+  const current = (): Promise<MirrorSnapshot> => {
+    if (snapshot === null || Date.now() - snapshot.at > 1000) snapshot = { at: Date.now(), value: read() };
+    return snapshot.value;
+  };
+  const last = <T>(pick: (sync: NonNullable<MirrorSnapshot['lastSync']>) => T) => async (): Promise<T | null> => {
+    const { lastSync } = await current();
+    return lastSync === null ? null : pick(lastSync);
+  };
+  const timestamp = last((sync) => sync);
+  new Gauge({
+    name: 'appstore_mirror_last_sync_timestamp_seconds',
+    help: 'When the last mirror sync or import (kind) was applied, by any node or the command line.',
+    labelNames: ['kind'],
+    registers: [registry],
+    async collect() {
+      const sync = await timestamp();
+      this.reset();
+      if (sync !== null) this.set({ kind: sync.kind }, sync.at.getTime() / 1000);
+    },
+  });
+  const single = (name: string, help: string, value: (sync: NonNullable<MirrorSnapshot['lastSync']>) => number): void => {
+    const pick = last(value);
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const found = await pick();
+        if (found !== null) this.set(found);
+      },
+    });
+  };
+  single('appstore_mirror_last_sync_duration_seconds', 'How long the last mirror sync or import took.', (sync) => sync.durationMs / 1000);
+  single('appstore_mirror_last_sync_bytes', 'Archive bytes the last mirror sync downloaded (an import: read from its file).', (sync) => sync.bytes);
+  const releases = last((sync) => sync.releases);
+  new Gauge({
+    name: 'appstore_mirror_last_sync_releases',
+    help: 'Releases of the last mirror sync or import: taken (downloaded, checked, listed), unchanged, skipped (left out by the policy), refused (not listed: a check failed or the archive was unavailable), removed.',
+    labelNames: ['result'],
+    registers: [registry],
+    async collect() {
+      const found = await releases();
+      if (found === null) return;
+      for (const [result, count] of Object.entries(found)) this.set({ result }, count);
+    },
+  });
+  new Gauge({
+    name: 'appstore_mirror_releases',
+    help: 'Upstream releases the mirror considered, by status: listed, refused (a check failed) or unavailable (the archive could not be downloaded); appstore mirror status gives the reasons.',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      for (const [status, count] of Object.entries((await current()).releases)) this.set({ status }, count);
+    },
+  });
 }
 
 /**
@@ -120,7 +200,7 @@ export function createMetrics(sources: MetricSources): StoreMetrics {
  */
 export function unscrapedMetrics(): StoreMetrics {
   const ignore = (): void => undefined;
-  return { registry: new Registry(), request: ignore, notModified: ignore, listingRender: ignore, upload: ignore, download: ignore };
+  return { registry: new Registry(), request: ignore, notModified: ignore, listingRender: ignore, upload: ignore, download: ignore, mirrorSync: ignore };
 }
 
 /** Runs a publish or a registration and counts its outcome (a refusal by its error code). */

@@ -19,6 +19,7 @@ import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 
 const MIRROR_URL = 'https://mirror.example.org';
+const METRICS_TOKEN = 'metrics-token-for-the-mirror';
 
 interface ListedRelease {
   version: string;
@@ -45,7 +46,7 @@ describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
   before(async () => {
     source = await startUpstreamStore([['news', '1.0.0'], ['news', '1.1.0'], ['notes', '2.0.0']]);
     ({ server: upstream, front, files } = source);
-    mirror = await createTestServer({ env: { ...source.mirrorEnv, APPSTORE_PUBLIC_URL: MIRROR_URL }, downloadCa: [TEST_TLS_CA] });
+    mirror = await createTestServer({ env: { ...source.mirrorEnv, APPSTORE_PUBLIC_URL: MIRROR_URL, APPSTORE_METRICS_TOKEN: METRICS_TOKEN }, downloadCa: [TEST_TLS_CA] });
     assert.ok(mirror.container.mirror.deps !== null);
     deps = { ...mirror.container.mirror.deps, log: () => undefined };
   });
@@ -129,6 +130,26 @@ describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
     assert.deepEqual(notes?.releases.map((r) => r.version), ['2.0.0'], 'the release before stays listed');
     const status = await mirrorStatus(TEST_ACTING, deps);
     assert.ok(status.releases.some((r) => r.appId === 'notes' && r.version === '2.1.0' && r.status === 'refused'));
+  });
+
+  test('the metrics show the last sync (duration, bytes, releases taken, skipped, refused) and the releases by status', async () => {
+    const answer = await mirror.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(answer.statusCode, 200);
+    const value = (line: string): number => {
+      const found = answer.body.split('\n').find((l) => l.startsWith(`${line} `));
+      assert.ok(found !== undefined, `${line} in\n${answer.body.split('\n').filter((l) => l.includes('mirror')).join('\n')}`);
+      return Number(found.slice(line.length + 1));
+    };
+    // The last sync (the tampered notes 2.1.0): nothing taken, news 1.2.0 unchanged, notes 2.1.0 refused (2.0.0 stays listed).
+    assert.equal(value('appstore_mirror_last_sync_releases{result="taken"}'), 0);
+    assert.equal(value('appstore_mirror_last_sync_releases{result="unchanged"}'), 1);
+    assert.equal(value('appstore_mirror_last_sync_releases{result="refused"}'), 1);
+    assert.ok(value('appstore_mirror_last_sync_releases{result="skipped"}') >= 2, 'news 1.0.0 and 1.1.0 are left out by the policy');
+    assert.ok(value('appstore_mirror_last_sync_bytes') > 0, 'the tampered archive was downloaded');
+    assert.ok(value('appstore_mirror_last_sync_duration_seconds') > 0);
+    assert.ok(Math.abs(value('appstore_mirror_last_sync_timestamp_seconds{kind="sync"}') - Date.now() / 1000) < 600);
+    assert.equal(value('appstore_mirror_releases{status="refused"}'), 1);
+    assert.equal(value('appstore_mirror_releases{status="listed"}'), 2);
   });
 
   test('an upstream that is down, or answers garbage, changes nothing', async () => {

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DocumentName, MirroredApp, MirroredRelease, MirrorStore, MirrorUpdate, ReleaseStatus } from '../../domain/mirror/sync-mirror.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
+import type { MirrorSnapshot } from '../../metrics.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { writeTransaction } from '../write-transaction.ts';
@@ -226,5 +227,28 @@ export function servedArchiveRepository(db: Kysely<Database>) {
         .execute()
         .catch(() => undefined);
     },
+  };
+}
+
+/** What the metrics show of the mirror (metrics.ts): the last audited sync or import, and the releases by status. */
+export async function readMirrorSnapshot(db: Kysely<Database>): Promise<MirrorSnapshot> {
+  const [last, counts] = await Promise.all([
+    db.selectFrom('audit_log').select(['event', 'at', 'details']).where('event', 'in', ['mirror.synced', 'mirror.imported']).orderBy('id', 'desc').limit(1).executeTakeFirst(),
+    db.selectFrom('mirror_releases').select(['status', db.fn.countAll<number | string>().as('count')]).groupBy('status').execute(),
+  ]);
+  const releases = { listed: 0, refused: 0, unavailable: 0 };
+  for (const row of counts) if (row.status in releases) releases[row.status as keyof typeof releases] = Number(row.count);
+  if (last === undefined) return { lastSync: null, releases };
+  const details = JSON.parse(last.details) as Record<string, unknown>;
+  const number = (key: string): number => (typeof details[key] === 'number' ? (details[key] as number) : 0);
+  return {
+    lastSync: {
+      kind: last.event === 'mirror.imported' ? 'import' : 'sync',
+      at: new Date(last.at),
+      durationMs: number('durationMs'),
+      bytes: number('bytes'),
+      releases: { taken: number('taken'), unchanged: number('unchanged'), skipped: number('skipped'), refused: number('refused'), removed: number('removed') },
+    },
+    releases,
   };
 }
