@@ -16,6 +16,8 @@ import { certFile, readCert } from '../test/helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, startArchiveServer } from '../test/helpers/https-archive-server.ts';
 import { createTestServer } from '../test/helpers/test-server.ts';
 import { TEST_ACTING } from '../test/helpers/acting.ts';
+import { startUpstreamStore } from '../test/helpers/mirror-upstream.ts';
+import { syncMirror } from '../src/domain/mirror/sync-mirror.ts';
 
 const PASSWORD = 'violet tractor nebula quilt';
 const OUT = path.join(import.meta.dirname, '..', 'docs', 'screenshots');
@@ -104,9 +106,38 @@ try {
     }
     await tab.close();
   }
+  await mirrorScreenshots(browser);
   await browser.close();
   console.log(`screenshots in ${OUT}`);
 } finally {
   await server.close();
   await files.close();
+}
+
+/** A store in mirror mode (a second store as its upstream): the app page and the manage page with download counts. */
+async function mirrorScreenshots(browser: Awaited<ReturnType<typeof launchBrowser>>): Promise<void> {
+  const upstream = await startUpstreamStore([['news', '1.0.0'], ['news', '1.1.0'], ['notes', '2.0.0']]);
+  const mirror = await createTestServer({ env: { ...upstream.mirrorEnv }, downloadCa: [TEST_TLS_CA] });
+  try {
+    if (mirror.container.mirror.deps === null) throw new Error('mirror mode is off');
+    await syncMirror(TEST_ACTING, mirror.container.mirror.deps);
+    await createUser(mirror.container, 'ada', PASSWORD, { isAdmin: true });
+    for (let i = 0; i < 3; i += 1) await mirror.app.inject({ url: '/api/v1/archives/news/1.1.0.tar.gz' });
+    await mirror.app.listen({ host: '127.0.0.1', port: 0 });
+    const origin = `http://127.0.0.1:${(mirror.app.server.address() as AddressInfo).port}`;
+    for (const [kind, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+      const tab = await browser.newPage({ viewport });
+      await tab.goto(`${origin}/apps/news`, { waitUntil: 'networkidle' });
+      await tab.screenshot({ path: path.join(OUT, `mirror-app-${kind}.png`), fullPage: true });
+      await tab.goto(`${origin}/account/login?next=%2Fdeveloper`);
+      await fillSignIn(tab, 'ada', PASSWORD);
+      await tab.waitForURL(`${origin}/developer`);
+      await tab.goto(`${origin}/developer/apps/news`, { waitUntil: 'networkidle' });
+      await tab.screenshot({ path: path.join(OUT, `mirror-developer-manage-${kind}.png`), fullPage: true });
+      await tab.close();
+    }
+  } finally {
+    await mirror.close();
+    await upstream.close();
+  }
 }

@@ -16,6 +16,8 @@ export const STRINGS = {
   starsAlt: (stars: number) => `${Math.round(stars * 10) / 10} out of 5 stars`,
   updatedAgo: (ago: string) => `Updated ${ago}`,
   released: 'Released',
+  downloadCount: 'Downloads',
+  downloadsHere: 'Downloads from this store',
   install: 'Install',
   installLead: "On your Nextcloud server, install it from the Apps page, or with occ (run as the web server's user):",
   appIdLabel: 'App id',

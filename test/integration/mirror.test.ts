@@ -7,7 +7,9 @@ import type { MirrorDeps } from '../../src/domain/mirror/sync-mirror.ts';
 import { isAppError } from '../../src/errors.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { appArchive } from '../helpers/app-archive.ts';
+import { createUser } from '../helpers/accounts.ts';
 import { readCert } from '../helpers/certificate-fixtures.ts';
+import { WebClient } from '../helpers/web-client.ts';
 import { startUpstreamStore } from '../helpers/mirror-upstream.ts';
 import type { UpstreamStore } from '../helpers/mirror-upstream.ts';
 import type { HttpsFront } from '../helpers/https-front.ts';
@@ -98,6 +100,18 @@ describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
 
     const counts = await mirror.container.database.db.selectFrom('release_downloads').select('count').execute();
     assert.deepEqual(counts.map((c) => Number(c.count)), [1], 'one full download counted (HEAD, 304, a middle range and refusals are not)');
+
+    // The app page and the developer pages (here an admin's) show the counts.
+    const page = (await mirror.app.inject({ url: '/apps/news', headers: { accept: 'text/html' } })).body;
+    assert.match(page, /<dt>Downloads from this store<\/dt><dd>1<\/dd>/);
+    assert.match(page, /<h3>1\.1\.0<\/h3>[\s\S]*?<dt>Downloads<\/dt><dd>1<\/dd>/);
+    assert.match((await mirror.app.inject({ url: '/apps/notes', headers: { accept: 'text/html' } })).body, /<dt>Downloads from this store<\/dt><dd>0<\/dd>/);
+    await createUser(mirror.container, 'operator', 'an operator password for the mirror', { isAdmin: true });
+    const web = new WebClient(mirror.app);
+    await web.get('/account/login');
+    assert.equal((await web.post('/account/login', { username: 'operator', password: 'an operator password for the mirror', next: '/developer' })).statusCode, 303);
+    const manage = (await web.get('/developer/apps/news')).body;
+    assert.match(manage, /<td data-label="Downloads">1<\/td>/);
   });
 
   test('the next sync downloads nothing again; a new upstream release arrives with it', async () => {

@@ -2,8 +2,9 @@ import type { AuditRecord } from '../../domain/audit/audit.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import type { ManagedApp } from '../../domain/apps/app-overview.ts';
 import type { CertificateRequest } from '../../domain/identity/request-certificate.ts';
-import type { ListedApp } from '../../domain/listings/app-listing.ts';
+import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
 import type { PublishJob } from '../../domain/releases/publish-jobs.ts';
+import { downloadKey } from '../../domain/mirror/download-counts.ts';
 import { DEV } from '../developer-strings.ts';
 import { checkbox, field, notice, postForm, problemBox, textArea } from '../forms.ts';
 import type { FormState } from '../forms.ts';
@@ -47,16 +48,20 @@ export interface MyAppRow {
   readonly app: ManagedApp;
   /** The app as the listings show it (null: no release yet). */
   readonly listed: ListedApp | null;
+  /** All downloads of its releases, when this store serves its archives (mirror mode); else null. */
+  readonly downloads: number | null;
 }
 
 export function myAppsPage(rows: readonly MyAppRow[], isAdmin: boolean, context: PageContext): Html {
+  // Downloads are counted only for archives this store serves: the column appears when one is.
+  const counted = rows.some((row) => row.downloads !== null);
   const table = html`<table class="data"><caption class="visually-hidden">${DEV.myAppsTitle}</caption>
-<thead><tr><th scope="col">App</th><th scope="col">Role</th><th scope="col">${DEV.latest}</th><th scope="col">${DEV.rating}</th></tr></thead>
-<tbody>${rows.map(({ app, listed }) => {
+<thead><tr><th scope="col">App</th><th scope="col">Role</th><th scope="col">${DEV.latest}</th><th scope="col">${DEV.rating}</th>${counted ? html`<th scope="col">${STRINGS.downloadCount}</th>` : ''}</tr></thead>
+<tbody>${rows.map(({ app, listed, downloads }) => {
     const latest = listed?.releases.find((r) => !r.isNightly) ?? listed?.releases[0];
     return html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${listed?.translations['en']?.name ?? app.appId}</a> <span class="muted">${app.appId}</span></th>
 <td>${DEV.role[app.role] ?? ''}</td><td>${latest === undefined ? DEV.noRelease : html`${latest.version}${latest.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}`}</td>
-<td>${listed === null ? '–' : starRating(ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td></tr>`;
+<td>${listed === null ? '–' : starRating(ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td>${counted ? html`<td>${downloads === null ? '–' : new Intl.NumberFormat('en').format(downloads)}</td>` : ''}</tr>`;
   })}</tbody></table>`;
   return developerLayout(
     DEV.myAppsTitle,
@@ -213,15 +218,25 @@ export function auditTable(records: readonly AuditRecord[], caption: string, sho
   );
 }
 
-export function manageAppPage(app: ManagedApp, listed: ListedApp | null, trail: readonly AuditRecord[], isAdmin: boolean, token: string, state: ManagePageState, context: PageContext): Html {
+export function manageAppPage(
+  app: ManagedApp,
+  listed: ListedApp | null,
+  downloads: ReadonlyMap<string, number> | null,
+  trail: readonly AuditRecord[],
+  isAdmin: boolean,
+  token: string,
+  state: ManagePageState,
+  context: PageContext,
+): Html {
   const formOf = (section: ManageSection): FormState => (state.section === section ? (state.form ?? {}) : {});
   const around = (section: ManageSection): Html => html`${state.section === section && state.message !== undefined ? notice(state.message) : ''}${problemBox(formOf(section))}`;
   const base = `/developer/apps/${app.appId}`;
   const owns = app.role === 'owner' || app.role === 'admin';
   const releases = listed?.releases ?? [];
+  const count = (r: ListedRelease): string => new Intl.NumberFormat('en').format(downloads?.get(downloadKey(r.version, r.isNightly)) ?? 0);
   const releaseRows = releases.map(
-    (r) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td>${r.platformVersionSpec === '*' ? STRINGS.any : r.platformVersionSpec}</td><td>${when(new Date(r.created))}</td>
-<td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
+    (r) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td data-label="${DEV.nextcloud}">${r.platformVersionSpec === '*' ? STRINGS.any : r.platformVersionSpec}</td><td data-label="${DEV.published}">${when(new Date(r.created))}</td>
+${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${count(r)}</td>`}<td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
   );
   const self = context.account?.username;
   return developerLayout(
@@ -232,7 +247,7 @@ export function manageAppPage(app: ManagedApp, listed: ListedApp | null, trail: 
 <dl class="facts"><dt>${DEV.owner}</dt><dd>${app.ownerName}</dd><dt>${DEV.coMaintainers}</dt><dd>${app.coMaintainers.length === 0 ? DEV.none : app.coMaintainers.map((m) => m.username).join(', ')}</dd></dl>
 
 <section aria-labelledby="releases"><h2 id="releases">${DEV.releases}</h2>${around('releases')}
-${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ headings: [DEV.version, DEV.nextcloud, DEV.published, ACTIONS_HEADING] }, releaseRows)}</section>
+${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ className: 'stack', headings: [DEV.version, DEV.nextcloud, DEV.published, ...(downloads === null ? [] : [STRINGS.downloadCount]), ACTIONS_HEADING] }, releaseRows)}</section>
 
 <section aria-labelledby="maintainers"><h2 id="maintainers">${DEV.coMaintainers}</h2><p>${DEV.maintainersLead}</p>${around('maintainers')}
 <ul class="plain">${app.coMaintainers.map((m) =>

@@ -14,6 +14,7 @@ import { AppError, isAppError } from '../../../errors.ts';
 import { DEV } from '../../../web/developer-strings.ts';
 import type { ManagePageState, ManageSection } from '../../../web/pages/developer-pages.ts';
 import { certificatePage, manageAppPage, myAppsPage, publishJobPage, publishPage, registerPage } from '../../../web/pages/developer-pages.ts';
+import { appDownloads } from '../../../domain/mirror/download-counts.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import type { PageSetting } from '../../page-context.ts';
@@ -44,7 +45,9 @@ export async function developerPageRoutes(app: AppServer, container: Container):
     schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
     handler: async (request, reply) =>
       pages.page(request, reply, async (who, setting) => {
-        const rows = (await myApps(who.acting, container.appOverview)).map((managed) => ({ app: managed, listed: listedApp(setting, managed.appId) }));
+        const managed = await myApps(who.acting, container.appOverview);
+        const downloads = await container.mirror.archives.downloads(managed.map((m) => m.appId));
+        const rows = managed.map((m) => ({ app: m, listed: listedApp(setting, m.appId), downloads: appDownloads(downloads, m.appId) }));
         return myAppsPage(rows, who.user.isAdmin, setting.context);
       }),
   });
@@ -171,7 +174,8 @@ export async function developerPageRoutes(app: AppServer, container: Container):
   async function managePage(appId: string, who: SignedIn, setting: PageSetting, state: ManagePageState) {
     const managed = await managedApp(appId, who.acting, container.appOverview);
     const trail = await appAuditTrail(managed, container.appOverview);
-    return manageAppPage(managed, listedApp(setting, appId), trail, who.user.isAdmin, setting.formToken(), state, setting.context);
+    const downloads = (await container.mirror.archives.downloads([appId])).get(appId) ?? null;
+    return manageAppPage(managed, listedApp(setting, appId), downloads, trail, who.user.isAdmin, setting.formToken(), state, setting.context);
   }
 
   app.get('/developer/apps/:appId', {
