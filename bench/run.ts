@@ -3,9 +3,10 @@
 // (gzip_static, same bytes) and beside a bare node:http server (the same 304, the same gzip
 // bytes): apps.json with gzip, a platform listing, the 304 path; the re-render after a write and
 // the worst /healthz latency meanwhile; the first apps.json after start; memory after every
-// variant; the website's pages; a second process; and the same at 3,000 apps. Writes
-// docs/benchmarks.md. Needs wrk, nginx and taskset (Debian: apt-get install wrk nginx-light
-// util-linux). Only loopback is used.
+// variant; the website's pages; a second process; the same at 3,000 apps; and a mirror's sync of
+// the catalogue from a local upstream (bench/mirror-sync.ts). Writes
+// docs/benchmarks.md. Needs wrk, nginx, taskset and GNU time (Debian: apt-get install wrk
+// nginx-light util-linux time). Only loopback is used.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,13 +18,14 @@ import zlib from 'node:zlib';
 import { openDatabase } from '../src/storage/database.ts';
 import { migrateToLatest } from '../src/storage/migrate.ts';
 import { generateCatalogue } from './generate-data.ts';
+import { ARCHIVE_KIB, benchMirrorSync } from './mirror-sync.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = process.env.BENCH_SECONDS ?? '10';
 const which = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-for (const tool of ['wrk', 'nginx', 'openssl', 'taskset']) {
+for (const tool of ['wrk', 'nginx', 'openssl', 'taskset', '/usr/bin/time']) {
   if (!which(tool)) {
-    console.error(`bench: ${tool} is missing; install it with: apt-get install wrk nginx-light openssl`);
+    console.error(`bench: ${tool} is missing; install it with: apt-get install wrk nginx-light openssl util-linux time`);
     process.exit(1);
   }
 }
@@ -228,6 +230,12 @@ const { store, ms: firstMs } = await startAndTimeFirst(port, dataDir);
 const base = `http://127.0.0.1:${port}/api/v1`;
 const firstApps = await timeGet(`${base}/apps.json`, 'identity');
 const firstPlatform = await timeGet(`${base}/platform/30.0.0/apps.json`, 'identity');
+// The upstream of the mirror's line (section 8b): this store's own documents.
+const upstreamDocuments = {
+  categories: (await rawGet(`${base}/categories.json`, {})).body.toString(),
+  platforms: (await rawGet(`${base}/platforms.json`, {})).body.toString(),
+  apps: (await rawGet(`${base}/apps.json`, {})).body.toString(),
+};
 
 // 3. nginx and a bare node:http server with the same bytes.
 const www = path.join(work, 'www');
@@ -375,6 +383,10 @@ for (let i = 0; i < 3; i++) bigRerenders.push(await rerenderAfterWrite(bigPort, 
 await serveEveryVariant(bigPort);
 const bigMemory = rssOf(bigStart.store.pid ?? 0);
 
+// 8b. Mirror mode: a new store syncs the 600-app catalogue from a local upstream (nginx over TLS).
+await stopStore(bigStart.store);
+const mirror = await benchMirrorSync(work, upstreamDocuments, 18_950, SERVER_CORE);
+
 // 9. Report.
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const f = (n: number, digits = 0): string => n.toFixed(digits);
@@ -442,6 +454,22 @@ Target: p50 under 20 ms for each, and under 100 KB of HTML, CSS and JavaScript (
 ${pageTable}
 
 Resident memory after the pages too: ${f(afterPages.rss)} MiB (the pages' catalogue view holds every app and release as objects).
+
+## Mirror mode: a sync of the bench catalogue from a local upstream
+
+\`appstore mirror sync\` (the bundle, pinned to core ${SERVER_CORE}) into an empty store, from nginx over TLS on loopback
+serving the catalogue above as an upstream: ${mirror.apps} apps, apps.json ${f(mirror.appsJsonBytes / 1e6, 1)} MB, each app with its own
+certificate from a 4096-bit root; the default policy (\`latest\`) takes ${mirror.releases} releases, each a ${ARCHIVE_KIB} KiB archive
+signed RSA-SHA512 with a 4096-bit key. Each archive is downloaded, its certificate checked against the
+root, its signature over the bytes, stored by SHA-256; then everything is applied in one transaction.
+
+| measure | value |
+|---|---|
+| first sync, wall time (process start to exit) | ${f(mirror.seconds, 2)} s |
+| apps per second | ${f(mirror.apps / mirror.seconds)} |
+| archive MB/s (${f(mirror.bytes / 1e6)} MB) | ${f(mirror.bytes / 1e6 / mirror.seconds)} |
+| peak resident memory (GNU time) | ${f(mirror.peakRssMiB)} MiB |
+| second sync, nothing changed upstream (five 304s, nothing downloaded) | ${f(mirror.resyncSeconds, 2)} s, ${f(mirror.resyncPeakRssMiB)} MiB |
 
 ## Processes
 
