@@ -44,13 +44,14 @@ export function manifestXml(options: ManifestOptions = {}): string {
 </info>`;
 }
 
-/** An app archive for `id` (folder = id unless `folder` says otherwise) with a changelog. */
-export function appArchive(options: ManifestOptions & { folder?: string } = {}): Promise<Buffer> {
+/** An app archive for `id` (folder = id unless `folder` says otherwise) with a changelog, and `icon` as img/app.svg when given. */
+export function appArchive(options: ManifestOptions & { folder?: string; icon?: string } = {}): Promise<Buffer> {
   const folder = options.folder ?? options.id ?? 'news';
   return buildArchive({
     [`${folder}/appinfo/info.xml`]: manifestXml(options),
     [`${folder}/CHANGELOG.md`]: `## [Unreleased]\n- nightly work\n\n## ${options.version ?? '1.0.0'}\n- this release\n`,
     [`${folder}/lib/Application.php`]: '<?php\n',
+    ...(options.icon === undefined ? {} : { [`${folder}/img/app.svg`]: options.icon }),
   });
 }
 

@@ -20,7 +20,8 @@ export interface UpstreamStore {
   readonly token: string;
   /** The variables of a store that mirrors this one (its root is the test authority's chain). */
   readonly mirrorEnv: Readonly<Record<string, string>>;
-  publish(id: 'news' | 'notes', version: string): Promise<void>;
+  /** Publishes a release there (with `icon` as its img/app.svg when given). */
+  publish(id: 'news' | 'notes', version: string, icon?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,8 +36,8 @@ export async function startUpstreamStore(releases: readonly (readonly ['news' | 
   const token = await userWithToken(server.container, 'developer');
   await registerFixtureApp(injectSend(server.app), token, 'news');
   await registerFixtureApp(injectSend(server.app), token, 'notes');
-  const publish = async (id: 'news' | 'notes', version: string): Promise<void> => {
-    const answer = await publishFixtureRelease(injectSend(server.app), token, files, { id, version });
+  const publish = async (id: 'news' | 'notes', version: string, icon?: string): Promise<void> => {
+    const answer = await publishFixtureRelease(injectSend(server.app), token, files, { id, version, ...(icon === undefined ? {} : { icon }) });
     assert.equal(answer.status, 201, answer.text);
   };
   for (const [id, version] of releases) await publish(id, version);

@@ -63,7 +63,7 @@ let served = 0;
  * Builds an archive of a fixture app, serves it from the local HTTPS server, signs it with the
  * app's key and publishes it: the answer (201 created, 200 updated, or a refusal).
  */
-export async function publishFixtureRelease(send: Send, token: string, files: ArchiveServer, options: ManifestOptions & { id: 'news' | 'notes'; nightly?: boolean }): Promise<Answer> {
+export async function publishFixtureRelease(send: Send, token: string, files: ArchiveServer, options: ManifestOptions & { id: 'news' | 'notes'; nightly?: boolean; icon?: string }): Promise<Answer> {
   const bytes = await appArchive(options);
   served += 1;
   const path = `/release-${served}.tar.gz`;

@@ -22,6 +22,7 @@ import type { TestServer } from '../helpers/test-server.ts';
 
 const MIRROR_URL = 'https://mirror.example.org';
 const METRICS_TOKEN = 'metrics-token-for-the-mirror';
+const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" onload="alert(1)"><circle cx="16" cy="16" r="10" fill="#fff"/><script>alert(2)</script></svg>';
 
 interface ListedRelease {
   version: string;
@@ -122,13 +123,23 @@ describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
     assert.deepEqual(Object.values(quiet.documents), ['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged'], 'every document answered 304 to If-None-Match');
     assert.equal(front.seen.length - before, 5);
 
-    await source.publish('news', '1.2.0');
+    await source.publish('news', '1.2.0', ICON);
     const report = await sync();
     assert.equal(report.taken, 1);
     assert.equal(report.unchanged, 1);
     assert.equal(report.documents.apps, 'fetched');
     const news = (await listing(mirror)).find((a) => a.id === 'news');
     assert.deepEqual(news?.releases.map((r) => r.version), ['1.2.0']);
+
+    // Its archive has an icon: rebuilt as a published one's, shown on the app page.
+    const page = (await mirror.app.inject({ url: '/apps/news', headers: { accept: 'text/html' } })).body;
+    const icon = /<img class="icon icon-large" src="(\/icons\/[^"]+)"/.exec(page);
+    assert.ok(icon?.[1] !== undefined, 'the app page shows the icon');
+    const svg = await mirror.app.inject({ url: icon[1] });
+    assert.equal(svg.statusCode, 200);
+    assert.match(svg.body, /<circle cx="16" cy="16" r="10"/);
+    assert.doesNotMatch(svg.body, /onload|script/i, 'rebuilt from the allow-list');
+    assert.match((await mirror.app.inject({ url: '/apps/notes', headers: { accept: 'text/html' } })).body, /icon-large icon-none/, 'notes has none');
   });
 
   test('a tampered archive upstream is not listed, with the reason', async () => {

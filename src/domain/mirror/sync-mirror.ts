@@ -10,6 +10,9 @@ import type { DiscoverEntry } from '../discover/discover-document.ts';
 import { parseDiscoverFile } from '../discover/discover-document.ts';
 import { appLeftOut, chooseReleases, releaseKey } from './mirror-policy.ts';
 import type { MirrorPolicy } from './mirror-policy.ts';
+import type { AppIcon } from '../releases/app-icon.ts';
+import { iconOfArchive } from '../releases/read-release.ts';
+import { compareReleaseVersions } from '../versions/semantic-version.ts';
 import { upstreamArchiveProblem } from './upstream-archive-check.ts';
 import { mergeListings, parseUpstreamListing, UnusableDocument } from './upstream-listing.ts';
 import type { UpstreamApp, UpstreamListing, UpstreamRelease } from './upstream-listing.ts';
@@ -78,6 +81,8 @@ export interface ListedRelease {
 
 export interface MirroredApp {
   readonly upstream: UpstreamApp;
+  /** The icon from the newest release downloaded now (null: it has none); absent: the app's icon stays as it is. */
+  readonly icon?: AppIcon | null;
   readonly listed: readonly ListedRelease[];
   /** Releases listed before that the upstream no longer has: left as they are. */
   readonly kept: readonly { readonly version: string; readonly nightly: boolean }[];
@@ -309,6 +314,8 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps, event: 'mirro
 
   const records = new Map<string, MirroredRelease>();
   const listed = new Map<string, ListedRelease>();
+  /** The icons of the archives downloaded now, by release. */
+  const icons = new Map<string, AppIcon | null>();
   let bytes = 0;
   let taken = 0;
   let unchanged = 0;
@@ -346,6 +353,7 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps, event: 'mirro
     }
     const sha256 = createHash('sha256').update(archive).digest('hex');
     await deps.storage.put(sha256, archive);
+    icons.set(key, await iconOfArchive(archive));
     record('listed', '', sha256, archive.length);
     listed.set(key, { upstream: release, sha256, size: archive.length, download });
     taken += 1;
@@ -372,7 +380,11 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps, event: 'mirro
     const appListed = releases.map((r) => listed.get(releaseKey(appId, r.release.version, r.release.isNightly))).filter((r): r is ListedRelease => r !== undefined);
     const kept = keptByApp.get(appId) ?? [];
     if (appListed.length === 0 && kept.length === 0) continue;
-    apps.push({ upstream: app, listed: appListed, kept, hash: appHash(app, appListed, kept) });
+    // The app's icon comes from its newest listed release, when that one was downloaded now.
+    const newest = [...appListed].sort((a, b) => compareReleaseVersions(b.upstream.release, a.upstream.release))[0];
+    const newestKey = newest === undefined ? null : releaseKey(appId, newest.upstream.release.version, newest.upstream.release.isNightly);
+    const icon = newestKey === null ? undefined : icons.get(newestKey);
+    apps.push({ upstream: app, listed: appListed, kept, hash: appHash(app, appListed, kept), ...(icon === undefined ? {} : { icon }) });
   }
   const taking = new Set(apps.map((app) => app.upstream.app.id));
   const upstreamIds = new Set(selection.listing.apps.map((app) => app.app.id));

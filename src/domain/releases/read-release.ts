@@ -1,11 +1,12 @@
-import { AppError } from '../../errors.ts';
+import { AppError, isAppError } from '../../errors.ts';
 import { DEFAULT_ARCHIVE_LIMITS, readAppArchive } from './archive-reader.ts';
-import type { ArchiveLimits } from './archive-reader.ts';
+import type { AppArchive, ArchiveLimits } from './archive-reader.ts';
 import { changelogSection } from './changelog.ts';
 import { parseManifest } from './manifest-parser.ts';
 import type { ReleaseCandidate } from './release-data.ts';
 import { sanitiseIcon } from './app-icon.ts';
 import type { AppIcon } from './app-icon.ts';
+import type { XmlNode } from './xml-document.ts';
 
 export interface ReadReleaseOptions {
   readonly nightly: boolean;
@@ -18,6 +19,37 @@ export interface ReadReleaseOptions {
  * The release reader (contract §6 steps 2–3): archive bytes in, the app and release as the
  * listings will show them out, or a precise refusal. No network, no database.
  */
+/** app.svg (drawn light) first; app-dark.svg when there is no usable app.svg. */
+function pickIcon(archive: AppArchive, maxIconBytes: number, parse: (bytes: Buffer, file: string) => XmlNode): { icon: AppIcon | null; problems: string[] } {
+  const problems: string[] = [];
+  let icon: AppIcon | null = null;
+  for (const [bytesOfIcon, dark] of [[archive.icon, false], [archive.darkIcon, true]] as const) {
+    if (bytesOfIcon === undefined || icon !== null) continue;
+    const result = sanitiseIcon(bytesOfIcon, dark, maxIconBytes, parse);
+    if ('problem' in result) problems.push(result.problem);
+    else icon = result;
+  }
+  return { icon, problems };
+}
+
+/**
+ * The icon of an archive taken from an upstream store (mirror mode): rebuilt as a published
+ * one's, or null when the archive has none that can be used, or cannot be read as an app
+ * archive. Nothing here refuses the release: the upstream's archives are its business.
+ */
+export async function iconOfArchive(bytes: Buffer): Promise<AppIcon | null> {
+  let archive: AppArchive;
+  try {
+    archive = await readAppArchive(bytes, DEFAULT_ARCHIVE_LIMITS);
+  } catch (error) {
+    if (isAppError(error)) return null;
+    throw error;
+  }
+  if (archive.icon === undefined && archive.darkIcon === undefined) return null;
+  const { parseXmlDocument } = await import('./xml-document.ts');
+  return pickIcon(archive, DEFAULT_ARCHIVE_LIMITS.maxIconBytes, parseXmlDocument).icon;
+}
+
 export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): Promise<ReleaseCandidate> {
   const limits = { ...DEFAULT_ARCHIVE_LIMITS, ...options.limits };
   const archive = await readAppArchive(bytes, limits);
@@ -39,15 +71,7 @@ export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): P
     const changelog = changelogSection(markdown, manifest.release.version, options.nightly);
     if (changelog !== '' || language === 'en') translations[language] = { changelog };
   }
-  // app.svg (drawn light) first; app-dark.svg when there is no usable app.svg.
-  const problems: string[] = [];
-  let icon: AppIcon | null = null;
-  for (const [bytesOfIcon, dark] of [[archive.icon, false], [archive.darkIcon, true]] as const) {
-    if (bytesOfIcon === undefined || icon !== null) continue;
-    const result = sanitiseIcon(bytesOfIcon, dark, limits.maxIconBytes, parseXmlDocument);
-    if ('problem' in result) problems.push(result.problem);
-    else icon = result;
-  }
+  const { icon, problems } = pickIcon(archive, limits.maxIconBytes, parseXmlDocument);
   return {
     app: manifest.app,
     release: { ...manifest.release, isNightly: options.nightly, translations },

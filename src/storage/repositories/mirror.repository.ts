@@ -12,7 +12,7 @@ import { writeCategories } from './category.repository.ts';
 import { markAppsChanged } from './content-version.repository.ts';
 import { writeDiscoverEntries } from './discover.repository.ts';
 import { writePlatformReleases } from './platform-release.repository.ts';
-import { replaceAppData, replaceReleaseDetails } from './release.repository.ts';
+import { replaceAppData, replaceIcon, replaceReleaseDetails } from './release.repository.ts';
 
 type Trx = Transaction<Database>;
 
@@ -50,6 +50,7 @@ async function writeApp(trx: Trx, mirrored: MirroredApp, ownerId: number, catego
     .execute();
   // An app names only categories this store has (the upstream's own list, taken in the same sync).
   await replaceAppData(trx, { ...upstream.app, categories: upstream.app.categories.filter((c) => categories.has(c)) }, upstream.lastModified);
+  if (mirrored.icon !== undefined) await replaceIcon(trx, id, mirrored.icon, upstream.lastModified);
 
   const keep = new Set(mirrored.kept.map((r) => `${r.version} ${r.nightly}`));
   for (const listed of mirrored.listed) {

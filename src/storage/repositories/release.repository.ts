@@ -49,7 +49,7 @@ export async function replaceReleaseDetails(trx: Trx, releaseId: number, release
 }
 
 /** The latest release's icon becomes the app's; a latest release without one leaves the app without. */
-async function replaceIcon(trx: Trx, appId: string, icon: AppIcon | null, at: string): Promise<void> {
+export async function replaceIcon(trx: Trx, appId: string, icon: AppIcon | null, at: string): Promise<void> {
   if (icon === null) {
     await trx.deleteFrom('app_icons').where('app_id', '=', appId).execute();
     return;
