@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parsePlatformFile } from '../src/domain/catalog/import-file.ts';
+import type { ListedApp, ListedRelease } from '../src/domain/listings/app-listing.ts';
 import { DEFAULT_MIRROR_POLICY, chooseReleases } from '../src/domain/mirror/mirror-policy.ts';
 import { parseUpstreamListing } from '../src/domain/mirror/upstream-listing.ts';
 
@@ -33,17 +34,9 @@ export interface MirrorSyncBench {
   readonly appsJsonBytes: number;
 }
 
-interface ListedRelease {
-  version: string;
-  isNightly: boolean;
-  download: string;
-  signature: string;
-}
-interface ListedApp {
-  id: string;
-  certificate: string;
-  releases: ListedRelease[];
-}
+/** The fields of a listed app the upstream rewrites (the listing's own type, made writable). */
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+type RewrittenApp = Writable<Omit<ListedApp, 'releases'>> & { releases: Writable<ListedRelease>[] };
 
 async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -87,7 +80,7 @@ export async function benchMirrorSync(work: string, documents: { categories: str
   execFileSync('openssl', ['genrsa', '-out', appKey, '4096'], { stdio: 'ignore' });
   const key = fs.readFileSync(appKey, 'utf8');
 
-  const apps = JSON.parse(documents.apps) as ListedApp[];
+  const apps = JSON.parse(documents.apps) as RewrittenApp[];
   const platforms = parsePlatformFile(JSON.parse(documents.platforms));
   const upstream = parseUpstreamListing(JSON.parse(documents.apps), false);
   const origin = `https://localhost:${port}`;

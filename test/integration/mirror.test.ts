@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import type { ListedApp, ListedRelease } from '../../src/domain/listings/app-listing.ts';
 import { runScheduledSync } from '../../src/domain/mirror/scheduled-sync.ts';
 import { mirrorStatus, syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
 import type { MirrorDeps } from '../../src/domain/mirror/sync-mirror.ts';
@@ -23,17 +24,6 @@ import type { TestServer } from '../helpers/test-server.ts';
 const MIRROR_URL = 'https://mirror.example.org';
 const METRICS_TOKEN = 'metrics-token-for-the-mirror';
 const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" onload="alert(1)"><circle cx="16" cy="16" r="10" fill="#fff"/><script>alert(2)</script></svg>';
-
-interface ListedRelease {
-  version: string;
-  download: string;
-  signature: string;
-}
-interface ListedApp {
-  id: string;
-  certificate: string;
-  releases: ListedRelease[];
-}
 
 describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
   let source: UpstreamStore;
