@@ -65,7 +65,8 @@ describe('export file (tar)', () => {
     await refusal(good.subarray(0, 512), /runs past the end of the file|no end/);
   });
 
-  test('a file that is not there says so', async () => {
+  test('a file that is not there, or not a file, says so', async () => {
     await assert.rejects(openExportFile(path.join(directory, 'nowhere.tar')), /nowhere\.tar does not exist/);
+    await assert.rejects(openExportFile(directory), /is not a regular file: give the path of an export file/);
   });
 });

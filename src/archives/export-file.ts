@@ -14,13 +14,23 @@ import { AppError } from '../errors.ts';
 const BLOCK = 512;
 /** Entry names the format uses (manifest, documents, archives by SHA-256): nothing else is read. */
 const ENTRY_NAME = /^(manifest\.json|manifest\.sha256|documents\/[a-z_]{1,20}\.json|archives\/[0-9a-f]{2}\/[0-9a-f]{64}\.tar\.gz)$/;
-const MAX_ENTRIES = 2_000_000;
+/** An export of every release of the original store holds about 20,000 archives. */
+const MAX_ENTRIES = 200_000;
 
 /** Writes an export to `file`: built beside it under another name and renamed into place when complete. */
 export function createExportFile(file: string): ExportSink {
+  const cannot = (why: string): AppError => new AppError('invalid_mirror_file', `Cannot write the export to ${file}: ${why}. Nothing was written.`);
+  if (fs.existsSync(file)) throw cannot('a file of that name exists (an export never replaces one: remove it, or choose another name)');
   const partial = `${file}.${randomBytes(6).toString('hex')}.partial`;
+  let descriptor: number;
+  try {
+    descriptor = fs.openSync(partial, 'wx', 0o640);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw cannot(code === 'ENOENT' ? 'its directory does not exist' : code === 'EACCES' ? 'its directory is not writable' : `${code ?? 'the file cannot be created'}`);
+  }
   const pack = tar.pack();
-  const output = fs.createWriteStream(partial, { flags: 'wx', mode: 0o640 });
+  const output = fs.createWriteStream(partial, { fd: descriptor });
   const written = pipeline(pack, output);
   // Kept from becoming an unhandled rejection before finish() or abandon() awaits it.
   written.catch(() => undefined);
@@ -31,12 +41,10 @@ export function createExportFile(file: string): ExportSink {
         await new Promise<void>((resolve, reject) => pack.entry(entryOptions(name, size), bytes, (error) => (error ? reject(error) : resolve())));
         return;
       }
-      let done: Promise<void> = Promise.resolve();
-      const entry = pack.entry(entryOptions(name, size), (error) => {
-        if (error) done = Promise.reject(error);
+      await new Promise<void>((resolve, reject) => {
+        const entry = pack.entry(entryOptions(name, size), (error) => (error ? reject(error) : resolve()));
+        pipeline(bytes, entry).catch(reject);
       });
-      await pipeline(bytes, entry);
-      await done;
     },
     async finish() {
       pack.finalize();
@@ -47,7 +55,14 @@ export function createExportFile(file: string): ExportSink {
       } finally {
         await handle.close();
       }
-      await fs.promises.rename(partial, file);
+      // Linked into place, never over a file that appeared meanwhile (an export replaces nothing).
+      try {
+        await fs.promises.link(partial, file);
+      } catch (error) {
+        await fs.promises.rm(partial, { force: true });
+        throw cannot((error as NodeJS.ErrnoException).code === 'EEXIST' ? 'a file of that name appeared while it was written' : String((error as Error).message));
+      }
+      await fs.promises.rm(partial, { force: true });
     },
     async abandon() {
       pack.destroy();
@@ -58,7 +73,7 @@ export function createExportFile(file: string): ExportSink {
 }
 
 const invalidFile = (file: string, problem: string): AppError =>
-  new AppError('invalid_mirror_file', `${file} cannot be imported (${problem}): nothing was changed. Copy the file again, or export it again on the connected store.`);
+  new AppError('invalid_mirror_file', `${file} cannot be used as an export file (${problem}): nothing was changed. Copy the file again, or export it again on the connected store.`);
 
 /** An octal number field of a tar header (NUL- or space-terminated); null when it is not one. */
 function octal(field: Buffer): number | null {
@@ -75,10 +90,13 @@ function octal(field: Buffer): number | null {
 export async function openExportFile(file: string): Promise<ExportSource> {
   let handle: fs.promises.FileHandle;
   try {
+    // A directory, a pipe or a device is not an export (and opening a pipe would wait forever).
+    if (!(await fs.promises.stat(file)).isFile()) throw new AppError('invalid_mirror_file', `${file} is not a regular file: give the path of an export file.`);
     handle = await fs.promises.open(file, 'r');
   } catch (error) {
+    if (error instanceof AppError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new AppError('invalid_mirror_file', `${file} ${code === 'ENOENT' ? 'does not exist' : 'cannot be read'}.`);
+    throw new AppError('invalid_mirror_file', `${file === '' ? 'The export file (an empty path)' : file} ${code === 'ENOENT' ? 'does not exist' : 'cannot be read'}.`);
   }
   try {
     const { size: fileSize } = await handle.stat();

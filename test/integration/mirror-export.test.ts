@@ -19,6 +19,7 @@ import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 
 const PUBLIC_URL = 'https://apps.intranet.example';
+const IMPORT = { maxArchiveBytes: 20 * 1024 * 1024, allowOlder: false };
 const LISTINGS = ['/api/v1/apps.json', '/api/v1/appapi_apps.json', '/api/v1/categories.json', '/api/v1/platforms.json', '/api/v1/discover.json', '/api/v1/platform/31.0.0/apps.json'];
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
@@ -103,7 +104,7 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
     const cases: [string, Buffer, RegExp][] = [
       ['damaged.tar', damaged, /does not match its SHA-256 in the manifest: the file is damaged/],
       ['manifest.tar', badManifest, /its manifest does not match the manifest's recorded SHA-256/],
-      ['short.tar', bytes.subarray(0, Math.floor(bytes.length / 2)), /cut short/],
+      ['short.tar', bytes.subarray(0, Math.floor(bytes.length / 2)), /cannot be used as an export file \(.*cut short/],
       ['foreign.tar', Buffer.alloc(4096), /has no manifest/],
     ];
     const store = await freshStore();
@@ -113,7 +114,7 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
         const target = path.join(directory, name);
         fs.writeFileSync(target, content);
         await assert.rejects(
-          (async () => importMirror(TEST_ACTING, depsOf(store), await openExportFile(target)))(),
+          (async () => importMirror(TEST_ACTING, depsOf(store), await openExportFile(target), IMPORT))(),
           (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && reason.test(error.detail) && /nothing was changed/.test(error.detail),
           name,
         );
@@ -144,15 +145,60 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
     const store = await freshStore();
     try {
       await assert.rejects(
-        (async () => importMirror(TEST_ACTING, depsOf(store), await openExportFile(file)))(),
-        (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && /it is incremental: 1 of the archives it needs are in the export [0-9a-f]{16} of .*, which this store has not imported; import that one first/.test(error.detail),
+        (async () => importMirror(TEST_ACTING, depsOf(store), await openExportFile(file), IMPORT))(),
+        (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && /it is incremental: an archive it needs is in the export [0-9a-f]{16} of .*, which this store has not imported; import that one first/.test(error.detail),
       );
     } finally {
       await store.close();
     }
-    const report = await importMirror(TEST_ACTING, depsOf(airGapped), await openExportFile(file));
+    const report = await importMirror(TEST_ACTING, depsOf(airGapped), await openExportFile(file), IMPORT);
     assert.equal(report.taken, 1);
     assert.equal(report.unchanged, 1);
     assert.deepEqual(await listings(airGapped), await listings(connected));
+
+    // The first file again would take the store back: refused unless asked for.
+    const older = await cli(airGapped, ['mirror', 'import', path.join(directory, 'first.tar')]);
+    assert.equal(older.code, 1);
+    assert.match(older.stderr, /it was made on .*, before the export imported last \([0-9a-f]{16}, made on .*\); importing it would take the store back\. Pass --older/);
+    assert.deepEqual(await listings(airGapped), await listings(connected));
+  });
+
+  test('an import takes no archive larger than APPSTORE_MAX_ARCHIVE_MIB, as a sync would not', async () => {
+    const store = await freshStore();
+    try {
+      const report = await importMirror(TEST_ACTING, depsOf(store), await openExportFile(path.join(directory, 'first.tar')), { maxArchiveBytes: 100, allowOlder: false });
+      assert.equal(report.taken, 0);
+      assert.equal(report.refused.length, 2);
+      assert.ok(report.refused.every((r) => /more than APPSTORE_MAX_ARCHIVE_MIB allows \(100\)/.test(r.reason)), JSON.stringify(report.refused));
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('export refuses to replace a file, to write where it cannot, and to carry a damaged stored archive', async () => {
+    const existing = await cli(connected, ['mirror', 'export', path.join(directory, 'first.tar')]);
+    assert.equal(existing.code, 1);
+    assert.match(existing.stderr, /first\.tar: a file of that name exists/);
+    const nowhere = await cli(connected, ['mirror', 'export', path.join(directory, 'no', 'such', 'x.tar')]);
+    assert.equal(nowhere.code, 1);
+    assert.match(nowhere.stderr, /its directory does not exist\. Nothing was written/);
+    const since = await cli(connected, ['mirror', 'export', path.join(directory, 'third.tar'), '--since', path.join(directory, 'damaged-none.tar')]);
+    assert.equal(since.code, 1);
+    assert.deepEqual(fs.readdirSync(directory).filter((name) => name.startsWith('third.tar')), [], 'no partial file left');
+
+    const { sha256: stored } = (await connected.container.mirror.deps?.store.state())?.releases.find((r) => r.status === 'listed') ?? { sha256: '' };
+    const file = path.join(connected.database.dataDir, 'archives', stored.slice(0, 2), `${stored}.tar.gz`);
+    const original = fs.readFileSync(file);
+    const damaged = Buffer.from(original);
+    damaged[40] = (damaged[40] ?? 0) ^ 1;
+    fs.writeFileSync(file, damaged);
+    try {
+      const refused = await cli(connected, ['mirror', 'export', path.join(directory, 'third.tar')]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, new RegExp(`The stored archive ${stored} .* is damaged: its bytes no longer match their SHA-256`));
+      assert.deepEqual(fs.readdirSync(directory).filter((name) => name.startsWith('third.tar')), [], 'no file, no partial file');
+    } finally {
+      fs.writeFileSync(file, original);
+    }
   });
 });

@@ -167,6 +167,21 @@ describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
     assert.equal(value('appstore_mirror_releases{status="listed"}'), 2);
   });
 
+  test('a listed release the upstream offers again with an archive that fails stays listed as it was checked', async () => {
+    const before = (await listing(mirror)).find((a) => a.id === 'news');
+    await source.publish('news', '1.2.0'); // the same version, published again: a new download URL
+    const url = new URL((await listing(upstream)).find((a) => a.id === 'news')?.releases.find((r) => r.version === '1.2.0')?.download ?? '');
+    files.serve(url.pathname, await appArchive({ id: 'news', version: '1.2.0', description: 'changed after signing' }));
+    const report = await sync();
+    assert.equal(report.taken, 0);
+    assert.ok(report.problems.some((p) => /^news@1\.2\.0: the upstream's new offer was not taken \(the signature does not match.*\); the archive checked before stays listed$/.test(p)), JSON.stringify(report.problems));
+    const after = (await listing(mirror)).find((a) => a.id === 'news');
+    const pick = (releases: readonly ListedRelease[] | undefined) => releases?.map((r) => ({ version: r.version, download: r.download, signature: r.signature }));
+    assert.deepEqual(pick(after?.releases), pick(before?.releases), 'the release, with the archive and signature checked before');
+    const served = await mirror.app.inject({ url: '/api/v1/archives/news/1.2.0.tar.gz' });
+    assert.equal(served.statusCode, 200);
+  });
+
   test('an upstream that is down, or answers garbage, changes nothing', async () => {
     const listed = (await mirror.app.inject({ url: '/api/v1/apps.json' })).body;
     front.up = false;

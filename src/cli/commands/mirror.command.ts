@@ -36,7 +36,7 @@ every APPSTORE_MIRROR_INTERVAL_MINUTES. See docs/mirror.md.`,
 function printSync(io: CliIo, report: SyncReport): void {
   const documents = Object.entries(report.documents).map(([name, state]) => `${name} ${state}`).join(', ');
   io.out(`upstream ${report.upstream}: ${documents}`);
-  io.out(`${counted(report.apps, 'app', 'apps')}; ${report.taken} releases taken (${mib(report.bytes)}), ${report.unchanged} unchanged, ${report.skipped} left out by the policy, ${report.refused.length} not listed, ${report.removed} removed; ${(report.durationMs / 1000).toFixed(1)} s`);
+  io.out(`${counted(report.apps, 'app', 'apps')}; ${counted(report.taken, 'release', 'releases')} taken (${mib(report.bytes)}), ${report.unchanged} unchanged, ${report.skipped} left out by the policy, ${report.refused.length} not listed, ${report.removed} removed; ${(report.durationMs / 1000).toFixed(1)} s`);
   for (const refusal of report.refused) io.out(`  not listed: ${refusal.release}: ${refusal.reason}`);
   for (const problem of report.problems) io.out(`  problem: ${problem}`);
 }
@@ -55,9 +55,12 @@ what is new. The file appears complete or not at all. See docs/mirror.md, set-up
   async run(input, io) {
     const [file = ''] = input.positionals;
     const since = typeof input.values.since === 'string' ? input.values.since : null;
-    const report = await withContainer(io, async (container) =>
-      exportMirror(cliActingFor(io), { ...mirrorDeps(container), storage: container.mirror.storage }, createExportFile(file), since === null ? null : await openExportFile(since)),
-    );
+    const report = await withContainer(io, async (container) => {
+      const deps = mirrorDeps(container);
+      // The earlier file first: a refusal then leaves nothing behind.
+      const base = since === null ? null : await openExportFile(since);
+      return exportMirror(cliActingFor(io), deps, createExportFile(file), base);
+    });
     io.out(`exported ${file}: export ${report.id}${report.base === null ? '' : `, incremental against ${report.base}`}`);
     io.out(`${report.documents} documents, ${counted(report.archives, 'archive', 'archives')} (${mib(report.bytes)})${report.leftOut > 0 ? `, ${report.leftOut} left out (in the earlier export)` : ''}`);
     return 0;
@@ -66,17 +69,21 @@ what is new. The file appears complete or not at all. See docs/mirror.md, set-up
 
 export const mirrorImportCommand: Command = {
   path: ['mirror', 'import'],
-  usage: 'appstore mirror import FILE',
+  usage: 'appstore mirror import FILE [--older]',
   positionals: ['FILE'],
+  options: { older: { type: 'boolean' } },
   summary: 'apply an export of a connected store here, checking all of it first (air-gapped)',
   help: `Checks FILE whole before changing anything: the manifest's checksum, every entry's size
 and SHA-256, and, for an incremental export, that the earlier one was imported. A damaged file
 is refused whole. Then applies it as a sync from it would: the releases APPSTORE_MIRROR_*
 choose, each archive's certificate checked against APPSTORE_MIRROR_ROOT_CERT (and CRL) and its
-signature, everything in one transaction. No network is used. See docs/mirror.md, set-up 3.`,
+signature, everything in one transaction. No network is used. A file made before the one
+imported last is refused (it would take the store back) unless --older is given. See
+docs/mirror.md, set-up 3.`,
   async run(input, io) {
     const [file = ''] = input.positionals;
-    printSync(io, await withContainer(io, async (container) => importMirror(cliActingFor(io), mirrorDeps(container), await openExportFile(file))));
+    const options = (container: Container) => ({ maxArchiveBytes: container.config.limits.maxArchiveBytes, allowOlder: input.values.older === true });
+    printSync(io, await withContainer(io, async (container) => importMirror(cliActingFor(io), mirrorDeps(container), await openExportFile(file), options(container))));
     return 0;
   },
 };

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { Transform, pipeline } from 'node:stream';
 import { AppError, isAppError } from '../../errors.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
 import type { Acting } from '../audit/audit.ts';
@@ -49,6 +50,10 @@ export interface ExportSource {
   sha256(name: string): Promise<string>;
 }
 
+/** Bounds an import holds a file to: the manifest, and each document as a sync reads them (its archives: APPSTORE_MAX_ARCHIVE_MIB). */
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
+
 const sha256Of = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 
 const invalid = (description: string, problem: string): AppError =>
@@ -66,7 +71,9 @@ export function parseManifest(text: string, description: string): ExportManifest
     throw invalid(description, `its manifest's ${what} is not what ${EXPORT_FORMAT} holds`);
   };
   const record = (value: unknown, what: string): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : bad(what));
-  const text_ = (value: unknown, what: string, max = 2000): string => (typeof value === 'string' && value.length <= max ? value : bad(what));
+  // No control characters: these texts are printed to terminals and written to the audit log.
+  const control = (text: string): boolean => [...text].some((c) => (c.codePointAt(0) ?? 0) < 0x20 || ((c.codePointAt(0) ?? 0) >= 0x7f && (c.codePointAt(0) ?? 0) <= 0x9f));
+  const text_ = (value: unknown, what: string, max = 2000): string => (typeof value === 'string' && value.length <= max && !control(value) ? value : bad(what));
   const sha = (value: unknown, what: string): string => (typeof value === 'string' && /^[0-9a-f]{64}$/.test(value) ? value : bad(what));
   const size = (value: unknown, what: string): number => (Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : bad(what));
   const list = (value: unknown, what: string): unknown[] => (Array.isArray(value) && value.length <= 1_000_000 ? value : bad(what));
@@ -80,6 +87,8 @@ export function parseManifest(text: string, description: string): ExportManifest
     return { name, etag: d.etag === null ? null : text_(d.etag, `documents[${i}].etag`, 500), sha256: sha(d.sha256, `documents[${i}].sha256`), size: size(d.size, `documents[${i}].size`) };
   });
   if (new Set(documents.map((d) => d.name)).size !== documents.length) bad('documents (one appears twice)');
+  const absent = DOCUMENTS.filter((name) => !documents.some((d) => d.name === name));
+  if (absent.length > 0) bad(`documents (${absent.map((name) => `${name}.json`).join(', ')} missing)`);
   const archives = list(top.archives, 'archives').map((entry, i) => {
     const a = record(entry, `archives[${i}]`);
     if (typeof a.included !== 'boolean') bad(`archives[${i}].included`);
@@ -104,7 +113,9 @@ export function parseManifest(text: string, description: string): ExportManifest
 
 /** Reads and checks the manifest of an export file against its recorded SHA-256. */
 export async function readManifest(source: ExportSource): Promise<ExportManifest> {
-  if (!source.entries.has(MANIFEST_ENTRY) || !source.entries.has(MANIFEST_CHECKSUM_ENTRY)) throw invalid(source.description, 'it has no manifest: it is not an export of this store, or it was cut short');
+  const size = source.entries.get(MANIFEST_ENTRY);
+  if (size === undefined || !source.entries.has(MANIFEST_CHECKSUM_ENTRY)) throw invalid(source.description, 'it has no manifest: it is not an export of this store, or it was cut short');
+  if (size > MAX_MANIFEST_BYTES) throw invalid(source.description, `its manifest has ${size} bytes, more than an export's ever does (${MAX_MANIFEST_BYTES})`);
   const manifest = await source.read(MANIFEST_ENTRY);
   const recorded = (await source.read(MANIFEST_CHECKSUM_ENTRY)).toString('utf8').trim();
   if (sha256Of(manifest) !== recorded) throw invalid(source.description, "its manifest does not match the manifest's recorded SHA-256");
@@ -130,6 +141,9 @@ export async function verifyExport(source: ExportSource, storage: ArchiveStorage
   for (const name of source.entries.keys()) {
     if (name !== MANIFEST_ENTRY && name !== MANIFEST_CHECKSUM_ENTRY && !expected.has(name)) throw invalid(source.description, `it holds ${name.slice(0, 120)}, which its manifest does not name`);
   }
+  for (const document of manifest.documents) {
+    if (document.size > MAX_DOCUMENT_BYTES) throw invalid(source.description, `its ${document.name}.json has ${document.size} bytes, more than a sync reads (${MAX_DOCUMENT_BYTES})`);
+  }
   for (const [name, { sha256, size }] of expected) {
     const actual = source.entries.get(name);
     if (actual === undefined) throw invalid(source.description, `${name} is missing from it`);
@@ -140,7 +154,7 @@ export async function verifyExport(source: ExportSource, storage: ArchiveStorage
   for (const archive of manifest.archives) if (!archive.included && !(await storage.has(archive.sha256))) missing.push(archive.sha256);
   if (missing.length > 0) {
     const base = manifest.base === null ? 'an earlier export' : `the export ${manifest.base.id} of ${manifest.base.createdAt}`;
-    throw invalid(source.description, `it is incremental: ${missing.length} of the archives it needs are in ${base}, which this store has not imported; import that one first`);
+    throw invalid(source.description, `it is incremental: ${missing.length === 1 ? 'an archive it needs is' : `${missing.length} archives it needs are`} in ${base}, which this store has not imported; import that one first`);
   }
   const byDownload = new Map<string, ExportManifest['archives'][number]>();
   for (const archive of manifest.archives) for (const url of archive.downloads) byDownload.set(url, archive);
@@ -148,7 +162,7 @@ export async function verifyExport(source: ExportSource, storage: ArchiveStorage
 }
 
 /** The export file seen as the upstream a sync reads: its documents, and archives from the file (or, left out of an incremental one, from this store). */
-function exportAsUpstream(source: ExportSource, verified: VerifiedExport, storage: ArchiveStorage): Upstream {
+function exportAsUpstream(source: ExportSource, verified: VerifiedExport, storage: ArchiveStorage, maxArchiveBytes: number): Upstream {
   const { manifest, byDownload } = verified;
   const notInFile = (url: string): AppError => new AppError('archive_not_found', `the export file holds no archive for ${url.slice(0, 200)} (the exporting store did not list that release)`);
   return {
@@ -157,11 +171,15 @@ function exportAsUpstream(source: ExportSource, verified: VerifiedExport, storag
       const document = manifest.documents.find((d) => d.name === name);
       if (document === undefined) throw new AppError('invalid_mirror_file', `the export file holds no ${name}.json`);
       if (etag !== null && document.etag === etag) return { kind: 'unchanged' };
-      return { kind: 'fetched', body: (await source.read(documentEntry(name))).toString('utf8'), etag: document.etag };
+      const body = await source.read(documentEntry(name));
+      // Checked before, checked again as it is read: the file may have changed since.
+      if (sha256Of(body) !== document.sha256) throw new AppError('invalid_mirror_file', `${source.description}: ${name}.json changed since the file was checked; nothing was changed`);
+      return { kind: 'fetched', body: body.toString('utf8'), etag: document.etag };
     },
     async archive(url) {
       const archive = byDownload.get(url);
       if (archive === undefined) throw notInFile(url);
+      if (archive.size > maxArchiveBytes) throw new AppError('payload_too_large', `the archive has ${archive.size} bytes, more than APPSTORE_MAX_ARCHIVE_MIB allows (${maxArchiveBytes})`);
       let bytes: Buffer;
       if (archive.included) bytes = await source.read(archiveEntry(archive.sha256));
       else {
@@ -186,16 +204,31 @@ function exportAsUpstream(source: ExportSource, verified: VerifiedExport, storag
  * nothing changed), then applied as a sync from it would be: the same policy, the same
  * certificate and signature checks, one transaction.
  */
-export async function importMirror(acting: Acting, deps: MirrorDeps, source: ExportSource): Promise<SyncReport> {
+export async function importMirror(acting: Acting, deps: MirrorDeps, source: ExportSource, options: ImportOptions): Promise<SyncReport> {
   requireAdmin(acting, 'import a mirror export.');
   const verified = await verifyExport(source, deps.storage);
+  const { manifest } = verified;
+  const last = await deps.store.lastImport();
+  if (last !== null && !options.allowOlder && manifest.createdAt < last.createdAt) {
+    throw invalid(
+      source.description,
+      `it was made on ${manifest.createdAt}, before the export imported last (${last.exportId}, made on ${last.createdAt}); importing it would take the store back. Pass --older to do that on purpose`,
+    );
+  }
   try {
-    return await syncMirror(acting, { ...deps, upstream: exportAsUpstream(source, verified, deps.storage) }, 'mirror.imported');
+    return await syncMirror(acting, { ...deps, upstream: exportAsUpstream(source, verified, deps.storage, options.maxArchiveBytes) }, 'mirror.imported', { exportId: manifest.id, exportCreatedAt: manifest.createdAt });
   } catch (error) {
     // The sync's wording speaks of an upstream; here it is the file.
-    if (isAppError(error) && error.code === 'upstream_unusable') throw invalid(source.description, error.detail);
+    if (isAppError(error) && (error.code === 'upstream_unusable' || error.code === 'upstream_unavailable')) throw invalid(source.description, error.detail);
     throw error;
   }
+}
+
+export interface ImportOptions {
+  /** APPSTORE_MAX_ARCHIVE_MIB, as a sync applies it: a larger archive is not taken. */
+  readonly maxArchiveBytes: number;
+  /** Import a file older than the one imported last (it takes the store back). */
+  readonly allowOlder: boolean;
 }
 
 export interface ExportReport {
@@ -247,7 +280,23 @@ export async function exportMirror(acting: Acting, deps: Pick<MirrorDeps, 'store
       if (!archive.included) continue;
       const stream = await deps.storage.open(archive.sha256);
       if (stream === null) throw new AppError('archive_not_found', `The archive ${archive.sha256} of a listed release is missing from ${deps.storage.description}: run appstore mirror sync (it fetches what is missing), then export again.`);
-      await sink.add(archiveEntry(archive.sha256), archive.size, stream);
+      // Each archive is checked as it is written: a damaged one would make the whole file useless.
+      const damaged = (): AppError =>
+        new AppError('archive_not_found', `The stored archive ${archive.sha256} (${archive.downloads[0] ?? ''}) in ${deps.storage.description} is damaged: its bytes no longer match their SHA-256. Remove it there and run appstore mirror sync, which downloads it again; then export.`);
+      const hash = createHash('sha256');
+      const checked = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      });
+      try {
+        await sink.add(archiveEntry(archive.sha256), archive.size, pipeline(stream, checked, () => undefined));
+      } catch (error) {
+        if (isAppError(error)) throw error;
+        throw damaged();
+      }
+      if (hash.digest('hex') !== archive.sha256) throw damaged();
       bytes += archive.size;
     }
     await sink.finish();

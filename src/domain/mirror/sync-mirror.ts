@@ -113,6 +113,8 @@ export interface MirrorStore {
   status(): Promise<MirrorStatus>;
   /** Applies the update in one write transaction (all of it or nothing), with its audit entry. */
   apply(update: MirrorUpdate, now: Date, audit: AuditEntry): Promise<void>;
+  /** The export file imported last (from its audit entry); null: none. */
+  lastImport(): Promise<{ readonly exportId: string; readonly createdAt: string } | null>;
 }
 
 export interface MirrorDeps {
@@ -302,7 +304,12 @@ function appHash(app: UpstreamApp, listed: readonly ListedRelease[], kept: Mirro
  * down or answers what is not a listing changes nothing; a release whose archive fails a check is
  * not listed, and is reported with the reason.
  */
-export async function syncMirror(acting: Acting, deps: MirrorDeps, event: 'mirror.synced' | 'mirror.imported' = 'mirror.synced'): Promise<SyncReport> {
+export async function syncMirror(
+  acting: Acting,
+  deps: MirrorDeps,
+  event: 'mirror.synced' | 'mirror.imported' = 'mirror.synced',
+  extraDetails: Readonly<Record<string, string>> = {},
+): Promise<SyncReport> {
   requireAdmin(acting, event === 'mirror.synced' ? 'sync the mirror.' : 'import a mirror export.');
   const started = Date.now();
   const state = await deps.store.state();
@@ -314,6 +321,8 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps, event: 'mirro
 
   const records = new Map<string, MirroredRelease>();
   const listed = new Map<string, ListedRelease>();
+  /** New offers of listed releases that failed (the release stays listed as before). */
+  const notTaken: string[] = [];
   /** The icons of the archives downloaded now, by release. */
   const icons = new Map<string, AppIcon | null>();
   let bytes = 0;
@@ -337,18 +346,30 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps, event: 'mirro
       records.set(key, before);
       return;
     }
+    // A release listed before that the upstream now offers otherwise (another archive or
+    // signature) stays listed as it was checked when the new offer fails: never worse.
+    const fail = async (status: 'unavailable' | 'refused', reason: string): Promise<void> => {
+      if (before?.status === 'listed' && (await deps.storage.has(before.sha256))) {
+        records.set(key, before);
+        listed.set(key, { upstream: { ...release, download: before.upstreamDownload, signature: before.signature }, sha256: before.sha256, size: before.size, download });
+        unchanged += 1;
+        notTaken.push(`${key}: the upstream's new offer was not taken (${reason}); the archive checked before stays listed`);
+        return;
+      }
+      record(status, reason);
+    };
     let archive: Buffer;
     try {
       archive = await deps.upstream.archive(release.download);
     } catch (error) {
       if (!isAppError(error)) throw error;
-      record('unavailable', `the archive could not be downloaded: ${error.detail}`);
+      await fail('unavailable', `the archive could not be downloaded: ${error.detail}`);
       return;
     }
     bytes += archive.length;
     const problem = upstreamArchiveProblem(archive, appId, app.certificate, release.signature, trust);
     if (problem !== null) {
-      record('refused', problem);
+      await fail('refused', problem);
       return;
     }
     const sha256 = createHash('sha256').update(archive).digest('hex');
@@ -391,7 +412,7 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps, event: 'mirro
   const keptApps = [...keptByApp.keys()].filter((id) => !taking.has(id) && !upstreamIds.has(id));
   const droppedApps = [...state.mirroredApps.keys()].filter((id) => !taking.has(id) && !keptApps.includes(id));
 
-  const problems = [...selection.listing.problems];
+  const problems = [...selection.listing.problems, ...notTaken];
   let discover: DiscoverEntry[] | null = null;
   if (documents.status.discover === 'fetched' || documents.status.apps === 'fetched') {
     const served = new Set([...taking, ...keptApps, ...state.localAppIds]);
@@ -420,7 +441,7 @@ export async function syncMirror(acting: Acting, deps: MirrorDeps, event: 'mirro
   };
   for (const { release, reason } of refused) deps.log(`mirror: ${release} not listed: ${reason}`);
   const entry = auditEntry(acting, event, {
-    details: { upstream: report.upstream, taken, unchanged, skipped: report.skipped, refused: refused.length, removed, bytes, durationMs: report.durationMs, apps: report.apps },
+    details: { upstream: report.upstream, taken, unchanged, skipped: report.skipped, refused: refused.length, removed, bytes, durationMs: report.durationMs, apps: report.apps, ...extraDetails },
   });
   await deps.store.apply(
     {

@@ -139,6 +139,13 @@ export function mirrorRepository(db: Kysely<Database>): MirrorStore {
       };
     },
 
+    async lastImport() {
+      const row = await db.selectFrom('audit_log').select('details').where('event', '=', 'mirror.imported').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      if (row === undefined) return null;
+      const details = JSON.parse(row.details) as Record<string, unknown>;
+      return typeof details.exportId === 'string' && typeof details.exportCreatedAt === 'string' ? { exportId: details.exportId, createdAt: details.exportCreatedAt } : null;
+    },
+
     async status() {
       const documents = await db.selectFrom('mirror_documents').select(['name', 'etag', 'fetched_at']).orderBy('name').execute();
       return { documents: documents.map((d) => ({ name: d.name, etag: d.etag, fetchedAt: d.fetched_at })), releases: await readMirrorRecords(db) };
