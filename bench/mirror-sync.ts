@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parsePlatformFile } from '../src/domain/catalog/import-file.ts';
+import { inBatches } from '../src/domain/in-batches.ts';
 import type { ListedApp, ListedRelease } from '../src/domain/listings/app-listing.ts';
 import { DEFAULT_MIRROR_POLICY, chooseReleases } from '../src/domain/mirror/mirror-policy.ts';
 import { parseUpstreamListing } from '../src/domain/mirror/upstream-listing.ts';
@@ -38,14 +39,6 @@ export interface MirrorSyncBench {
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 type RewrittenApp = Writable<Omit<ListedApp, 'releases'>> & { releases: Writable<ListedRelease>[] };
 
-async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: size }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
-}
 
 /** `appstore mirror sync` under GNU time: its output, the wall time and the peak resident memory. */
 function timedSync(env: NodeJS.ProcessEnv, core: string): Promise<{ stdout: string; seconds: number; peakRssMiB: number }> {
@@ -85,7 +78,7 @@ export async function benchMirrorSync(work: string, documents: { categories: str
   const upstream = parseUpstreamListing(JSON.parse(documents.apps), false);
   const origin = `https://localhost:${port}`;
   // Each app's certificate: the same key (a bench shortcut), its own CN, issued by the root.
-  await inPool(
+  await inBatches(
     apps.map((app, i) => ({ app, serial: 4096 + i })),
     4,
     async ({ app, serial }) => {

@@ -1,4 +1,5 @@
-import { parseSwitch, readSecret } from './config-values.ts';
+import { envReader, parseSwitch, readSecret } from './config-values.ts';
+import type { Env } from './config-values.ts';
 
 /**
  * Where the archives this store hosts live (mirror mode, docs/mirror.md): a directory under the
@@ -32,16 +33,11 @@ export const ARCHIVE_VARIABLES = [
   'APPSTORE_ARCHIVES_S3_SECRET_ACCESS_KEY_FILE',
 ] as const;
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /** Bucket names as S3 allows them (3–63 lower-case letters, digits, dots and hyphens). */
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 export function parseArchiveStorage(env: Env, cwd: string, problems: string[]): ArchiveStorageSettings {
-  const get = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
+  const get = envReader(env);
   const bucket = get('APPSTORE_ARCHIVES_S3_BUCKET');
   if (bucket === undefined) {
     const stray = ARCHIVE_VARIABLES.filter((name) => get(name) !== undefined);

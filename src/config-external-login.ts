@@ -1,4 +1,5 @@
-import { readSecret } from './config-values.ts';
+import { envReader, readSecret } from './config-values.ts';
+import type { Env } from './config-values.ts';
 
 /**
  * External login's configuration (docs/external-login.md): OpenID Providers listed in
@@ -51,7 +52,6 @@ export const EXTERNAL_LOGIN_VARIABLES = [
   'APPSTORE_GITHUB_SIGNUP',
 ] as const;
 
-type Env = Readonly<Record<string, string | undefined>>;
 const ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,29}$/;
 
 /** The provider's variable prefix: `keycloak-eu` reads APPSTORE_OIDC_KEYCLOAK_EU_*. */
@@ -64,10 +64,7 @@ export function listedOidcIds(env: Env): string[] {
 
 /** Every provider configured, OpenID Providers first in their listed order, then GitHub; problems are pushed. */
 export function parseExternalLogin(env: Env, cwd: string, storeSignUpOpen: boolean, problems: string[]): ProviderSettings[] {
-  const get = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
+  const get = envReader(env);
   const common = (prefix: string, id: string, defaultName: string) => ({
     id,
     name: get(`${prefix}NAME`) ?? defaultName,

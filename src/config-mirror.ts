@@ -1,7 +1,8 @@
 import { APP_ID_PATTERN } from './domain/app-id.ts';
 import { DEFAULT_MIRROR_POLICY } from './domain/mirror/mirror-policy.ts';
 import type { MirrorPolicy } from './domain/mirror/mirror-policy.ts';
-import { parseSwitch, readableFile } from './config-values.ts';
+import { envReader, parseSwitch, readableFile } from './config-values.ts';
+import type { Env } from './config-values.ts';
 
 /**
  * Mirror mode's configuration (docs/mirror.md): the upstream store this one follows, the
@@ -37,13 +38,8 @@ export const MIRROR_VARIABLES = [
   'APPSTORE_MIRROR_INTERVAL_MINUTES',
 ] as const;
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 export function parseMirror(env: Env, cwd: string, problems: string[]): MirrorSettings | null {
-  const get = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
+  const get = envReader(env);
   const rootRaw = get('APPSTORE_MIRROR_ROOT_CERT');
   if (rootRaw === undefined) {
     const stray = MIRROR_VARIABLES.filter((name) => name !== 'APPSTORE_MIRROR_ROOT_CERT' && get(name) !== undefined);

@@ -3,6 +3,16 @@ import path from 'node:path';
 
 /** Value readers shared by the configuration's modules (config.ts, config-mirror.ts, config-archives.ts, config-external-login.ts): each reports its problem and goes on. */
 
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** A variable's value, trimmed; an empty one counts as unset. */
+export function envReader(env: Env): (name: string) => string | undefined {
+  return (name) => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+}
+
 /** The absolute path of a file the service can read; null (and a problem) when it cannot, or when unset. */
 export function readableFile(name: string, raw: string | undefined, cwd: string, problems: string[]): string | null {
   if (raw === undefined) return null;

@@ -6,7 +6,8 @@ import type { ProviderSettings } from './config-external-login.ts';
 import { ARCHIVE_VARIABLES, parseArchiveStorage } from './config-archives.ts';
 import type { ArchiveStorageSettings } from './config-archives.ts';
 import { MIRROR_VARIABLES, parseMirror } from './config-mirror.ts';
-import { parseSwitch, readableFile } from './config-values.ts';
+import { envReader, parseSwitch, readableFile } from './config-values.ts';
+import type { Env } from './config-values.ts';
 import type { MirrorSettings } from './config-mirror.ts';
 import { DEFAULT_SIGN_IN_LIMITS } from './domain/rate-limit.ts';
 import type { SignInLimits } from './domain/rate-limit.ts';
@@ -142,7 +143,6 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Reads the configuration from environment variables. Empty values count as unset. Every
@@ -150,10 +150,8 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const problems: string[] = [];
-  const get = (name: (typeof CONFIG_VARIABLES)[number]): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
+  const read = envReader(env);
+  const get = (name: (typeof CONFIG_VARIABLES)[number]): string | undefined => read(name);
 
   const dataDir = path.resolve(cwd, get('APPSTORE_DATA_DIR') ?? './data');
   if (fs.existsSync(dataDir) && !fs.statSync(dataDir).isDirectory()) {

@@ -19,8 +19,9 @@ export function startHousekeeping(container: Container, report: (message: string
       syncing = true;
       runScheduledSync(container.housekeeping.store, container.housekeeping.holder, syncMinutes * 60_000, mirror)
         .then((sync) => {
-          if (sync !== null) container.metrics.mirrorSync('ok', '');
-          if (sync !== null) report(`mirror sync: ${sync.taken} releases taken, ${sync.unchanged} unchanged, ${sync.refused.length} not listed, ${sync.removed} removed`, null);
+          if (sync === null) return;
+          container.metrics.mirrorSync('ok', '');
+          report(`mirror sync: ${sync.taken} releases taken, ${sync.unchanged} unchanged, ${sync.refused.length} not listed, ${sync.removed} removed`, null);
         })
         .catch((error: unknown) => {
           container.metrics.mirrorSync('failed', isAppError(error) ? error.code : 'internal_error');

@@ -6,6 +6,7 @@ import { s3ArchiveStorage } from './archives/s3-archive-storage.ts';
 import type { Config } from './config.ts';
 import { loadTrust } from './domain/certificates/trust.ts';
 import type { Trust } from './domain/certificates/trust.ts';
+import type { DownloadCounts } from './domain/mirror/download-counts.ts';
 import type { ArchiveStorage, MirrorDeps } from './domain/mirror/sync-mirror.ts';
 import { createUpstreamClient } from './downloads/upstream-client.ts';
 import { AppError, isAppError } from './errors.ts';
@@ -17,6 +18,11 @@ export interface MirrorService {
   readonly deps: MirrorDeps | null;
   readonly storage: ArchiveStorage;
   readonly archives: ReturnType<typeof servedArchiveRepository>;
+  /**
+   * The download counts the pages show: read only in mirror mode (only then does the store serve
+   * archives), so that the pages of a store without it make no query for them.
+   */
+  downloads(appIds: readonly string[]): Promise<DownloadCounts>;
 }
 
 /** The path of a release's archive on this store: stable, one per release. */
@@ -59,7 +65,9 @@ export function createMirrorService(config: Config, db: Kysely<Database>, public
           now,
           log,
         };
-  return { deps, storage, archives: servedArchiveRepository(db) };
+  const archives = servedArchiveRepository(db);
+  const none: DownloadCounts = new Map();
+  return { deps, storage, archives, downloads: (appIds) => (settings === null ? Promise.resolve(none) : archives.downloads(appIds)) };
 }
 
 export const mirrorNotConfigured = (): AppError =>

@@ -1,15 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { archiveKey } from '../domain/mirror/sync-mirror.ts';
 import type { ArchiveStorage } from '../domain/mirror/sync-mirror.ts';
-
-const SHA256 = /^[0-9a-f]{64}$/;
-
-/** Where an archive lives relative to the storage's root, the same in a directory and a bucket: `xx/<sha256>.tar.gz`. */
-export function archiveKey(sha256: string): string {
-  if (!SHA256.test(sha256)) throw new Error(`not a SHA-256: ${sha256.slice(0, 80)}`);
-  return `${sha256.slice(0, 2)}/${sha256}.tar.gz`;
-}
 
 /**
  * Mirrored archives in a directory (by default `archives/` under the data directory), one file

@@ -17,7 +17,7 @@ const ENTRY_NAME = /^(manifest\.json|manifest\.sha256|documents\/[a-z_]{1,20}\.j
 /** An export of every release of the original store holds about 20,000 archives. */
 const MAX_ENTRIES = 200_000;
 
-/** Writes an export to `file`: built beside it under another name and renamed into place when complete. */
+/** Writes an export to `file`: built beside it under another name and linked into place when complete (never over an existing file). */
 export function createExportFile(file: string): ExportSink {
   const cannot = (why: string): AppError => new AppError('invalid_mirror_file', `Cannot write the export to ${file}: ${why}. Nothing was written.`);
   if (fs.existsSync(file)) throw cannot('a file of that name exists (an export never replaces one: remove it, or choose another name)');

@@ -1,8 +1,8 @@
 import type * as Sdk from '@aws-sdk/client-s3';
 import type { S3Settings } from '../config-archives.ts';
+import { archiveKey } from '../domain/mirror/sync-mirror.ts';
 import type { ArchiveStorage } from '../domain/mirror/sync-mirror.ts';
 import { AppError } from '../errors.ts';
-import { archiveKey } from './directory-archive-storage.ts';
 
 /** How long one request to the object storage may take before it counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5_000;

@@ -1,9 +1,7 @@
+import { MAX_DOCUMENT_BYTES } from '../domain/mirror/sync-mirror.ts';
 import type { DocumentName, Upstream } from '../domain/mirror/sync-mirror.ts';
 import { createDownloader, guardedAgent, guardedRequest, readLimited, refuse } from './archive-downloader.ts';
 import type { DownloadOptions } from './archive-downloader.ts';
-
-/** The upstream's documents may be large (the original's apps.json is tens of MiB), never unbounded. */
-const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
 
 /**
  * The upstream store as mirror mode reaches it: the same SSRF guard, redirect rules, time and

@@ -21,6 +21,7 @@ function cached<T>(make: (tag: string) => T): (tag: string) => T {
 
 const relativeTime = cached((tag) => new Intl.RelativeTimeFormat(tag, { numeric: 'auto' }));
 const mediumDate = cached((tag) => new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeZone: 'UTC' }));
+const wholeNumber = cached((tag) => new Intl.NumberFormat(tag, { maximumFractionDigits: 0 }));
 const ownName = cached((tag): string | null => {
   const name = new Intl.DisplayNames([tag], { type: 'language', fallback: 'none' }).of(tag);
   return name === undefined || name === '' ? null : name.charAt(0).toLocaleUpperCase(tag) + name.slice(1);
@@ -61,6 +62,11 @@ export function timeAgo(iso: string, now: Date, language: string): string {
 }
 
 /** A date as people of `language` write it (24 Nov 2026, 24.11.2026). */
+/** A count as the language writes it: 12,345 in English, 12.345 in German. */
+export function countText(value: number, language: string): string {
+  return wholeNumber(bcp47(language) ?? 'en').format(value);
+}
+
 export function shortDate(iso: string, language: string): string {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return '';

@@ -57,7 +57,7 @@ what is new. The file appears complete or not at all. See docs/mirror.md, set-up
     const since = typeof input.values.since === 'string' ? input.values.since : null;
     const report = await withContainer(io, async (container) => {
       const deps = mirrorDeps(container);
-      // The earlier file first: a refusal then leaves nothing behind.
+      // The earlier file opened first: a refusal then leaves no partial file behind.
       const base = since === null ? null : await openExportFile(since);
       return exportMirror(cliActingFor(io), deps, createExportFile(file), base);
     });
@@ -82,8 +82,10 @@ imported last is refused (it would take the store back) unless --older is given.
 docs/mirror.md, set-up 3.`,
   async run(input, io) {
     const [file = ''] = input.positionals;
-    const options = (container: Container) => ({ maxArchiveBytes: container.config.limits.maxArchiveBytes, allowOlder: input.values.older === true });
-    printSync(io, await withContainer(io, async (container) => importMirror(cliActingFor(io), mirrorDeps(container), await openExportFile(file), options(container))));
+    const report = await withContainer(io, async (container) =>
+      importMirror(cliActingFor(io), mirrorDeps(container), await openExportFile(file), { maxArchiveBytes: container.config.limits.maxArchiveBytes, allowOlder: input.values.older === true }),
+    );
+    printSync(io, report);
     return 0;
   },
 };

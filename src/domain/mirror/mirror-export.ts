@@ -3,7 +3,7 @@ import { Transform, pipeline } from 'node:stream';
 import { AppError, isAppError } from '../../errors.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
 import type { Acting } from '../audit/audit.ts';
-import { DOCUMENTS, syncMirror } from './sync-mirror.ts';
+import { DOCUMENTS, MAX_DOCUMENT_BYTES, archiveKey, syncMirror } from './sync-mirror.ts';
 import type { ArchiveStorage, DocumentName, MirrorDeps, SyncReport, Upstream } from './sync-mirror.ts';
 
 /**
@@ -18,7 +18,7 @@ export const EXPORT_FORMAT = 'appstore-mirror-export/1';
 export const MANIFEST_ENTRY = 'manifest.json';
 export const MANIFEST_CHECKSUM_ENTRY = 'manifest.sha256';
 export const documentEntry = (name: DocumentName): string => `documents/${name}.json`;
-export const archiveEntry = (sha256: string): string => `archives/${sha256.slice(0, 2)}/${sha256}.tar.gz`;
+export const archiveEntry = (sha256: string): string => `archives/${archiveKey(sha256)}`;
 
 export interface ExportManifest {
   readonly format: typeof EXPORT_FORMAT;
@@ -52,7 +52,6 @@ export interface ExportSource {
 
 /** Bounds an import holds a file to: the manifest, and each document as a sync reads them (its archives: APPSTORE_MAX_ARCHIVE_MIB). */
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
-const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
 
 const sha256Of = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 

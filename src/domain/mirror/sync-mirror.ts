@@ -8,6 +8,7 @@ import { parseCategoryFile, parsePlatformFile } from '../catalog/import-file.ts'
 import type { Trust } from '../certificates/trust.ts';
 import type { DiscoverEntry } from '../discover/discover-document.ts';
 import { parseDiscoverFile } from '../discover/discover-document.ts';
+import { inBatches } from '../in-batches.ts';
 import { appLeftOut, chooseReleases, releaseKey } from './mirror-policy.ts';
 import type { MirrorPolicy } from './mirror-policy.ts';
 import type { AppIcon } from '../releases/app-icon.ts';
@@ -32,6 +33,17 @@ export interface Upstream {
   archive(url: string): Promise<Buffer>;
   /** The archive's size by HEAD (null when the server does not say). */
   archiveSize(url: string): Promise<number | null>;
+}
+
+/** The upstream's documents may be large (the original's apps.json is tens of MiB), never unbounded. */
+export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** Where an archive lives under a storage's root, the same in a directory, a bucket and an export file: `xx/<sha256>.tar.gz`. */
+export function archiveKey(sha256: string): string {
+  if (!SHA256.test(sha256)) throw new Error(`not a SHA-256: ${sha256.slice(0, 80)}`);
+  return `${sha256.slice(0, 2)}/${sha256}.tar.gz`;
 }
 
 /** Where mirrored archives live, by their SHA-256 (a directory, or S3-compatible storage). */
@@ -267,27 +279,25 @@ function sameOffer(previous: MirroredRelease | undefined, release: UpstreamRelea
   return previous !== undefined && previous.upstreamDownload === release.download && previous.signature === release.signature;
 }
 
-/** Every release the policy takes, with its app and what the store knew of it before. */
+/**
+ * Every release the policy takes, with its app, what the store knew of it before, and whether
+ * it is the app's newest (the one whose archive gives the app its icon).
+ */
 function releasesToCheck(selection: Selection, previous: ReadonlyMap<string, MirroredRelease>) {
-  return selection.chosen.flatMap(({ app, releases }) =>
-    releases.map((release) => {
+  return selection.chosen.flatMap(({ app, releases }) => {
+    const newest = releases.reduce<UpstreamRelease | undefined>((best, r) => (best === undefined || compareReleaseVersions(r.release, best.release) > 0 ? r : best), undefined);
+    return releases.map((release) => {
       const key = releaseKey(app.app.id, release.release.version, release.release.isNightly);
-      return { app, release, key, before: previous.get(key) };
-    }),
-  );
+      return { app, release, key, before: previous.get(key), newest: release === newest };
+    });
+  });
 }
 
-async function inBatches<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next] as T;
-      next += 1;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(size, items.length)) }, worker));
+/** Whether a release is listed as the upstream still offers it, its archive stored: nothing to fetch. */
+async function stillListed(before: MirroredRelease, release: UpstreamRelease, storage: ArchiveStorage): Promise<boolean> {
+  return sameOffer(before, release) && before.status === 'listed' && (await storage.has(before.sha256));
 }
+
 
 function appHash(app: UpstreamApp, listed: readonly ListedRelease[], kept: MirroredApp['kept']): string {
   const hash = createHash('sha256');
@@ -323,22 +333,26 @@ export async function syncMirror(
   const listed = new Map<string, ListedRelease>();
   /** New offers of listed releases that failed (the release stays listed as before). */
   const notTaken: string[] = [];
-  /** The icons of the archives downloaded now, by release. */
+  /** The icons of the apps whose newest release was downloaded now. */
   const icons = new Map<string, AppIcon | null>();
   let bytes = 0;
   let taken = 0;
   let unchanged = 0;
-  await inBatches(releasesToCheck(selection, previous), deps.concurrency ?? 4, async ({ app, release, key, before }) => {
+  await inBatches(releasesToCheck(selection, previous), deps.concurrency ?? 4, async ({ app, release, key, before, newest }) => {
     const appId = app.app.id;
     const { version, isNightly } = release.release;
     const record = (status: ReleaseStatus, reason: string, sha256 = '', size = 0): void => {
       records.set(key, { appId, version, nightly: isNightly, upstreamDownload: release.download, signature: release.signature, status, reason, sha256, size, checkedAt: at });
     };
     const download = deps.archiveUrl(appId, version, isNightly);
-    if (sameOffer(before, release) && before.status === 'listed' && (await deps.storage.has(before.sha256))) {
-      records.set(key, before);
-      listed.set(key, { upstream: release, sha256: before.sha256, size: before.size, download });
+    /** Listed as checked before: its record, its archive, and the signature that goes with it. */
+    const keepListed = (checked: MirroredRelease, offer: UpstreamRelease): void => {
+      records.set(key, checked);
+      listed.set(key, { upstream: offer, sha256: checked.sha256, size: checked.size, download });
       unchanged += 1;
+    };
+    if (before !== undefined && (await stillListed(before, release, deps.storage))) {
+      keepListed(before, release);
       return;
     }
     // A refusal stands while the upstream offers the same archive and signature: it is not downloaded again.
@@ -350,9 +364,7 @@ export async function syncMirror(
     // signature) stays listed as it was checked when the new offer fails: never worse.
     const fail = async (status: 'unavailable' | 'refused', reason: string): Promise<void> => {
       if (before?.status === 'listed' && (await deps.storage.has(before.sha256))) {
-        records.set(key, before);
-        listed.set(key, { upstream: { ...release, download: before.upstreamDownload, signature: before.signature }, sha256: before.sha256, size: before.size, download });
-        unchanged += 1;
+        keepListed(before, { ...release, download: before.upstreamDownload, signature: before.signature });
         notTaken.push(`${key}: the upstream's new offer was not taken (${reason}); the archive checked before stays listed`);
         return;
       }
@@ -374,7 +386,7 @@ export async function syncMirror(
     }
     const sha256 = createHash('sha256').update(archive).digest('hex');
     await deps.storage.put(sha256, archive);
-    icons.set(key, await iconOfArchive(archive));
+    if (newest) icons.set(appId, await iconOfArchive(archive));
     record('listed', '', sha256, archive.length);
     listed.set(key, { upstream: release, sha256, size: archive.length, download });
     taken += 1;
@@ -401,10 +413,8 @@ export async function syncMirror(
     const appListed = releases.map((r) => listed.get(releaseKey(appId, r.release.version, r.release.isNightly))).filter((r): r is ListedRelease => r !== undefined);
     const kept = keptByApp.get(appId) ?? [];
     if (appListed.length === 0 && kept.length === 0) continue;
-    // The app's icon comes from its newest listed release, when that one was downloaded now.
-    const newest = [...appListed].sort((a, b) => compareReleaseVersions(b.upstream.release, a.upstream.release))[0];
-    const newestKey = newest === undefined ? null : releaseKey(appId, newest.upstream.release.version, newest.upstream.release.isNightly);
-    const icon = newestKey === null ? undefined : icons.get(newestKey);
+    // The app's icon comes from its newest release, when that one was downloaded now.
+    const icon = icons.get(appId);
     apps.push({ upstream: app, listed: appListed, kept, hash: appHash(app, appListed, kept), ...(icon === undefined ? {} : { icon }) });
   }
   const taking = new Set(apps.map((app) => app.upstream.app.id));
@@ -470,7 +480,7 @@ export async function planMirror(acting: Acting, deps: MirrorDeps): Promise<Sync
   let refusedBefore = 0;
   await inBatches(releasesToCheck(selection, previous), deps.concurrency ?? 4, async ({ release, key, before }) => {
     // As the sync: what was listed is not fetched again, nor what was refused (an unavailable archive is tried again).
-    if (sameOffer(before, release) && before.status === 'listed' && (await deps.storage.has(before.sha256))) return;
+    if (before !== undefined && (await stillListed(before, release, deps.storage))) return;
     if (sameOffer(before, release) && before.status === 'refused') {
       refusedBefore += 1;
       return;

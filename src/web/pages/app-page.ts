@@ -4,7 +4,8 @@ import { certificateFingerprint } from '../../domain/certificates/certificate-va
 import { isStable } from '../../domain/versions/semantic-version.ts';
 import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
 import { compareReleasesDescending } from '../../domain/listings/app-listing.ts';
-import { downloadKey } from '../../domain/mirror/download-counts.ts';
+import { releaseDownloads, totalDownloads } from '../../domain/mirror/download-counts.ts';
+import type { AppDownloadCounts } from '../../domain/mirror/download-counts.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout, shownLanguage } from '../layout.ts';
@@ -15,7 +16,7 @@ import type { FormState } from '../forms.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import { STRINGS } from '../strings.ts';
-import { shortDate, starRating } from '../catalog-display.ts';
+import { countText, shortDate, starRating } from '../catalog-display.ts';
 import type { CatalogDisplay } from './app-card.ts';
 import { appIcon, ratedAndUpdated } from './app-card.ts';
 
@@ -25,8 +26,6 @@ const isWebLink = (url: string): boolean => webAddressProblem(url, 'http or http
 function link(url: string, label: string): Html | '' {
   return isWebLink(url) ? html`<li><a href="${url}" rel="nofollow noopener">${label}</a></li>` : '';
 }
-
-const count = (value: number, language: string): string => new Intl.NumberFormat(language).format(value);
 
 function releaseRow(release: ListedRelease, languages: readonly string[], dateLanguage: string, downloads: number | null): Html {
   const changelog = [...languages, 'en'].map((language) => release.translations[language]?.changelog).find((text) => text !== undefined && text !== '') ?? '';
@@ -39,7 +38,7 @@ function releaseRow(release: ListedRelease, languages: readonly string[], dateLa
     <dt>${STRINGS.php}</dt><dd>${release.rawPhpVersionSpec || STRINGS.any}</dd>
     ${release.databases.length === 0 ? '' : html`<dt>${STRINGS.databases}</dt><dd>${release.databases.map((d) => d.id).join(', ')}</dd>`}
     <dt>${STRINGS.licences}</dt><dd>${release.licenses.join(', ')}</dd>
-    ${downloads === null ? '' : html`<dt>${STRINGS.downloadCount}</dt><dd>${count(downloads, dateLanguage)}</dd>`}
+    ${downloads === null ? '' : html`<dt>${STRINGS.downloadCount}</dt><dd>${countText(downloads, dateLanguage)}</dd>`}
   </dl>
   ${changelog === '' ? '' : html`<details><summary>${STRINGS.changelog}</summary><div class="markdown">${renderMarkdown(changelog)}</div></details>`}
 </li>`;
@@ -56,7 +55,7 @@ export interface AppPageView {
   /** The names raters are shown by (never their e-mail addresses), by user id. */
   readonly raterNames: ReadonlyMap<number, string>;
   /** Downloads per release (`downloadKey`) when this store serves the app's archives (mirror mode); null: they are elsewhere. */
-  readonly downloads: ReadonlyMap<string, number> | null;
+  readonly downloads: AppDownloadCounts | null;
 }
 
 const COMMENT_LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt_BR', 'ru', 'pl', 'ja', 'zh_CN'];
@@ -110,11 +109,11 @@ function commentList(view: AppPageView, languages: readonly string[], dateLangua
 /** How to install the app on a Nextcloud server: its id, the occ command, the versions, direct downloads. */
 function installHelp(app: ListedApp, view: AppPageView, dateLanguage: string): Html {
   const range = nextcloudRange(app);
-  const total = view.downloads === null ? null : [...view.downloads.values()].reduce((sum, n) => sum + n, 0);
+  const total = view.downloads === null ? null : totalDownloads(view.downloads);
   return html`<section aria-labelledby="install"><h2 id="install">${STRINGS.install}</h2>
 <p>${STRINGS.installLead}</p>
 <pre class="command" aria-label="occ"><code>occ app:install ${app.id}</code></pre>
-<dl class="facts"><dt>${STRINGS.appIdLabel}</dt><dd><code>${app.id}</code></dd>${range === null ? '' : html`<dt>${STRINGS.supportedNextcloud}</dt><dd>${STRINGS.versionRange(range.min, range.max)}</dd>`}${total === null ? '' : html`<dt>${STRINGS.downloadsHere}</dt><dd>${count(total, dateLanguage)}</dd>`}</dl>
+<dl class="facts"><dt>${STRINGS.appIdLabel}</dt><dd><code>${app.id}</code></dd>${range === null ? '' : html`<dt>${STRINGS.supportedNextcloud}</dt><dd>${STRINGS.versionRange(range.min, range.max)}</dd>`}${total === null ? '' : html`<dt>${STRINGS.downloadsHere}</dt><dd>${countText(total, dateLanguage)}</dd>`}</dl>
 ${view.latest.length === 0 ? '' : html`<h3>${STRINGS.downloads}</h3><ul>${view.latest.map((row) => html`<li><a href="${row.release.download}" rel="nofollow noopener">${STRINGS.downloadFor(row.platform, row.release.version)}</a></li>`)}</ul>`}</section>`;
 }
 
@@ -148,7 +147,7 @@ ${installHelp(app, view, dateLanguage)}
 ${ratingForm(app, view, context)}
 <h3>${STRINGS.comments}</h3>
 ${commentList(view, [...languages, 'en'], dateLanguage)}</section>
-<section aria-labelledby="releases"><h2 id="releases">${STRINGS.releases}</h2><ul class="releases">${releases.map((r) => releaseRow(r, languages, dateLanguage, view.downloads === null ? null : (view.downloads.get(downloadKey(r.version, r.isNightly)) ?? 0)))}</ul></section>
+<section aria-labelledby="releases"><h2 id="releases">${STRINGS.releases}</h2><ul class="releases">${releases.map((r) => releaseRow(r, languages, dateLanguage, view.downloads === null ? null : releaseDownloads(view.downloads, r)))}</ul></section>
 <section aria-labelledby="about"><h2 id="about">${STRINGS.authors}</h2>
 <ul>${app.authors.map((a) => html`<li>${isWebLink(a.homepage) ? html`<a href="${a.homepage}" rel="nofollow ugc noopener">${a.name}</a>` : a.name}</li>`)}</ul>
 ${links.some((l) => l !== '') ? html`<h2>${STRINGS.links}</h2><ul>${links}</ul>` : ''}

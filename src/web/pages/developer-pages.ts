@@ -2,9 +2,10 @@ import type { AuditRecord } from '../../domain/audit/audit.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import type { ManagedApp } from '../../domain/apps/app-overview.ts';
 import type { CertificateRequest } from '../../domain/identity/request-certificate.ts';
-import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
+import type { ListedApp } from '../../domain/listings/app-listing.ts';
 import type { PublishJob } from '../../domain/releases/publish-jobs.ts';
-import { downloadKey } from '../../domain/mirror/download-counts.ts';
+import { releaseDownloads } from '../../domain/mirror/download-counts.ts';
+import type { AppDownloadCounts } from '../../domain/mirror/download-counts.ts';
 import { DEV } from '../developer-strings.ts';
 import { checkbox, field, notice, postForm, problemBox, textArea } from '../forms.ts';
 import type { FormState } from '../forms.ts';
@@ -14,7 +15,7 @@ import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
 import { STRINGS } from '../strings.ts';
 import { ACTIONS_HEADING, dataTable } from '../tables.ts';
-import { starRating } from '../catalog-display.ts';
+import { countText, starRating } from '../catalog-display.ts';
 
 /** A moment as the pages show it (UTC, to the minute), machine-readable in its `<time>`. */
 export const when = (date: Date): Html => html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 16).replace('T', ' ')}</time>`;
@@ -61,7 +62,7 @@ export function myAppsPage(rows: readonly MyAppRow[], isAdmin: boolean, context:
     const latest = listed?.releases.find((r) => !r.isNightly) ?? listed?.releases[0];
     return html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${listed?.translations['en']?.name ?? app.appId}</a> <span class="muted">${app.appId}</span></th>
 <td>${DEV.role[app.role] ?? ''}</td><td>${latest === undefined ? DEV.noRelease : html`${latest.version}${latest.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}`}</td>
-<td>${listed === null ? '–' : starRating(ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td>${counted ? html`<td>${downloads === null ? '–' : new Intl.NumberFormat('en').format(downloads)}</td>` : ''}</tr>`;
+<td>${listed === null ? '–' : starRating(ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td>${counted ? html`<td>${downloads === null ? '–' : countText(downloads, 'en')}</td>` : ''}</tr>`;
   })}</tbody></table>`;
   return developerLayout(
     DEV.myAppsTitle,
@@ -221,7 +222,7 @@ export function auditTable(records: readonly AuditRecord[], caption: string, sho
 export function manageAppPage(
   app: ManagedApp,
   listed: ListedApp | null,
-  downloads: ReadonlyMap<string, number> | null,
+  downloads: AppDownloadCounts | null,
   trail: readonly AuditRecord[],
   isAdmin: boolean,
   token: string,
@@ -233,10 +234,9 @@ export function manageAppPage(
   const base = `/developer/apps/${app.appId}`;
   const owns = app.role === 'owner' || app.role === 'admin';
   const releases = listed?.releases ?? [];
-  const count = (r: ListedRelease): string => new Intl.NumberFormat('en').format(downloads?.get(downloadKey(r.version, r.isNightly)) ?? 0);
   const releaseRows = releases.map(
     (r) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td data-label="${DEV.nextcloud}">${r.platformVersionSpec === '*' ? STRINGS.any : r.platformVersionSpec}</td><td data-label="${DEV.published}">${when(new Date(r.created))}</td>
-${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${count(r)}</td>`}<td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
+${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${countText(releaseDownloads(downloads, r), 'en')}</td>`}<td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
   );
   const self = context.account?.username;
   return developerLayout(

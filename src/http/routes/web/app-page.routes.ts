@@ -42,7 +42,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
             : 'maintainer',
       form,
       raterNames: catalog.raterNames,
-      downloads: (await container.mirror.archives.downloads([listed.id])).get(listed.id) ?? null,
+      downloads: (await container.mirror.downloads([listed.id])).get(listed.id) ?? null,
     };
     return sendPage(request, reply, appPage(listed, view, context, display));
   }

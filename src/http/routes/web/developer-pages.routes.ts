@@ -14,7 +14,7 @@ import { AppError, isAppError } from '../../../errors.ts';
 import { DEV } from '../../../web/developer-strings.ts';
 import type { ManagePageState, ManageSection } from '../../../web/pages/developer-pages.ts';
 import { certificatePage, manageAppPage, myAppsPage, publishJobPage, publishPage, registerPage } from '../../../web/pages/developer-pages.ts';
-import { appDownloads } from '../../../domain/mirror/download-counts.ts';
+import { totalDownloads } from '../../../domain/mirror/download-counts.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import type { PageSetting } from '../../page-context.ts';
@@ -46,8 +46,11 @@ export async function developerPageRoutes(app: AppServer, container: Container):
     handler: async (request, reply) =>
       pages.page(request, reply, async (who, setting) => {
         const managed = await myApps(who.acting, container.appOverview);
-        const downloads = await container.mirror.archives.downloads(managed.map((m) => m.appId));
-        const rows = managed.map((m) => ({ app: m, listed: listedApp(setting, m.appId), downloads: appDownloads(downloads, m.appId) }));
+        const downloads = await container.mirror.downloads(managed.map((m) => m.appId));
+        const rows = managed.map((m) => {
+          const counts = downloads.get(m.appId);
+          return { app: m, listed: listedApp(setting, m.appId), downloads: counts === undefined ? null : totalDownloads(counts) };
+        });
         return myAppsPage(rows, who.user.isAdmin, setting.context);
       }),
   });
@@ -174,7 +177,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
   async function managePage(appId: string, who: SignedIn, setting: PageSetting, state: ManagePageState) {
     const managed = await managedApp(appId, who.acting, container.appOverview);
     const trail = await appAuditTrail(managed, container.appOverview);
-    const downloads = (await container.mirror.archives.downloads([appId])).get(appId) ?? null;
+    const downloads = (await container.mirror.downloads([appId])).get(appId) ?? null;
     return manageAppPage(managed, listedApp(setting, appId), downloads, trail, who.user.isAdmin, setting.formToken(), state, setting.context);
   }
 
