@@ -56,7 +56,7 @@ import type { DatabaseHandle } from './storage/database.ts';
 import { isDatabaseReachable, openDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import type { MigrationReport } from './storage/migrate.ts';
-import { readSnapshot } from './storage/read-snapshot.ts';
+import { inReadSnapshot, readSnapshot } from './storage/read-snapshot.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
 import { appRepository } from './storage/repositories/app.repository.ts';
 import { auditRepository } from './storage/repositories/audit.repository.ts';
@@ -64,7 +64,7 @@ import { discoverRepository, loadDiscoverEntries } from './storage/repositories/
 import { identityRepository } from './storage/repositories/identity.repository.ts';
 import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
 import { ContentVersionFeed } from './storage/content-version-feed.ts';
-import { loadListedApps, findIcon, loadIconRefs, loadListedRatings, loadRaterNames } from './storage/repositories/listing.repository.ts';
+import { findIcon, loadAppDetails, loadCatalogSources, loadIconRefs, loadListedRatings } from './storage/repositories/listing.repository.ts';
 import { appListingSource } from './storage/app-listing-source.ts';
 import { partFormat } from './domain/listings/app-part.ts';
 import { AppSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
@@ -220,7 +220,6 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   };
   const versions = new ContentVersionFeed(database, { pollMs: VERSION_POLL_MS, reconnectMs: LISTEN_RETRY_MS, report: (event, error) => listingReports.report(event, error), restored: (from, to) => listingReports.restored(from, to) });
   const listingSources: ListingSources = {
-    apps: (recentSince) => readSnapshot(database, (trx) => loadListedApps(trx, recentSince)),
     ratings: () => readSnapshot(database, loadListedRatings),
     categories: () => readSnapshot(database, listCategories),
     platforms: () => readSnapshot(database, (trx) => listPlatformReleases(trx, { supportedOnly: true })),
@@ -331,7 +330,17 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
     appOverview: { registry, audit },
     serialRevocation: { requests: certificateRequests, registry, trust: loadTrust, revocations, now },
-    browse: { icon: (hash: string) => findIcon(db, hash), catalog: currentCatalog({ ...listingSources, raterNames: () => loadRaterNames(db), icons: () => loadIconRefs(db) }, versions, now) },
+    browse: { icon: (hash: string) => findIcon(db, hash), catalog: currentCatalog(
+        {
+          entries: (recentSince) => readSnapshot(database, (trx) => loadCatalogSources(trx, recentSince)),
+          platforms: listingSources.platforms,
+          categories: listingSources.categories,
+          icons: () => loadIconRefs(db),
+          details: (appId, recentSince) => inReadSnapshot(database, (trx) => loadAppDetails(trx, appId, recentSince)),
+        },
+        versions,
+        now,
+      ) },
     identity,
     legacyAuthority: authorityFiles(config.dataDir),
     trust: loadTrust,

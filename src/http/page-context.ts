@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../container.ts';
 import { formToken } from '../domain/accounts/form-token.ts';
-import { catalogLanguages, categoryName } from '../domain/browse/browse-catalog.ts';
-import type { CatalogView } from '../domain/browse/browse-catalog.ts';
+import { categoryName } from '../domain/browse/browse-catalog.ts';
+import type { PageCatalog } from '../domain/browse/browse-catalog.ts';
 import type { PageContext } from '../web/layout.ts';
 import { shownLanguage } from '../web/layout.ts';
 import type { CatalogDisplay } from '../web/pages/app-card.ts';
@@ -14,7 +14,7 @@ import type { Visitor } from './web-visitor.ts';
 
 /** What a page handler knows: the catalogue, the visitor, the page's context for the layout. */
 export interface PageSetting {
-  readonly catalog: CatalogView;
+  readonly catalog: PageCatalog;
   readonly visitor: Visitor;
   readonly context: PageContext;
   /** What catalogue pages show apps with: cards, category names. */
@@ -24,11 +24,11 @@ export interface PageSetting {
 }
 
 /** The context of a page for `visitor` (after a sign-in or sign-out, the new one). */
-function contextFor(request: FastifyRequest, catalog: CatalogView, visitor: Visitor, container: Container): PageContext {
+function contextFor(request: FastifyRequest, catalog: PageCatalog, visitor: Visitor, container: Container): PageContext {
   const account = visitor.user === null || visitor.browserSecret === undefined ? null : { username: visitor.user.username, formToken: formToken(container.accounts.keys, visitor.browserSecret) };
   return {
     languages: visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language']),
-    availableLanguages: catalogLanguages(catalog.apps),
+    availableLanguages: catalog.languages,
     path: request.url,
     account,
   };
@@ -54,7 +54,7 @@ export async function showPage(request: FastifyRequest, reply: FastifyReply, con
 }
 
 /** Cards and category names for the visitor's languages, as of `now`. */
-function catalogDisplay(catalog: CatalogView, context: PageContext, now: Date): CatalogDisplay {
+function catalogDisplay(catalog: PageCatalog, context: PageContext, now: Date): CatalogDisplay {
   return {
     cards: { languages: context.languages, dateLanguage: shownLanguage(context), now, icons: catalog.icons },
     categoryName: (id) => categoryName(catalog.categories, id, context.languages),

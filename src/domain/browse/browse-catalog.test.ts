@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { listedApp } from '../../../test/helpers/listed-app.ts';
 import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
-import { currentCatalog, homeView, latestPerPlatform, textsIn } from './browse-catalog.ts';
+import { currentCatalog, findListedApp, homeView, latestPerPlatform, pageCatalog, textsIn } from './browse-catalog.ts';
+import type { AppDetails } from './browse-catalog.ts';
+import { catalogEntry, entrySourceOf } from './catalog-entry.ts';
+import { SearchIndex } from './search-index.ts';
 
 const app = (id: string, created: string, lastModified: string, extra: Partial<ListedApp> = {}): ListedApp => listedApp(id, { created, lastModified, ...extra });
 
@@ -13,13 +16,17 @@ describe('homeView', () => {
       app('b', '2026-03-01', '2026-03-02', { categories: ['tools', 'office'] }),
       app('c', '2026-02-01', '2026-06-01'),
     ];
-    const view = homeView(apps);
+    const entriesOf = (list: ListedApp[]) => {
+      const sources = list.map(entrySourceOf);
+      return [sources.map(catalogEntry), new SearchIndex(sources)] as const;
+    };
+    const view = homeView(...entriesOf(apps));
     assert.deepEqual(view.featured.map((a) => a.id), ['a']);
     assert.deepEqual(view.newest.map((a) => a.id), ['b', 'c', 'a']);
     // "Recently updated" leaves out what "New apps" shows: nothing left in a store this small.
     assert.deepEqual(view.updated.map((a) => a.id), []);
     const many = Array.from({ length: 14 }, (_, i) => app(`app${String(i).padStart(2, '0')}`, `2026-01-${String(i + 1).padStart(2, '0')}`, i === 0 ? '2026-07-01' : `2026-01-${String(i + 1).padStart(2, '0')}`));
-    const bigger = homeView(many);
+    const bigger = homeView(...entriesOf(many));
     assert.equal(bigger.newest.length, 12);
     assert.deepEqual(bigger.updated.map((a) => a.id), ['app00', 'app01'], 'the two apps not among the newest, the updated one first');
     assert.deepEqual(view.categories, [{ id: 'tools', apps: 3 }, { id: 'office', apps: 1 }]);
@@ -43,15 +50,14 @@ describe('currentCatalog', () => {
     const stamp = () => ({ version, changedAt: clock, instanceId: 'x' });
     const catalog = currentCatalog(
       {
-        apps: async () => {
+        entries: async () => {
           loads += 1;
-          return { stamp: stamp(), body: [app(`v${version}`, '', '')] };
+          return { stamp: stamp(), body: [entrySourceOf(app(`v${version}`, '', ''))] };
         },
-        ratings: async () => ({ stamp: stamp(), body: [] }),
         platforms: async () => ({ stamp: stamp(), body: [] }),
         categories: async () => ({ stamp: stamp(), body: [] }),
-        raterNames: async () => new Map(),
         icons: async () => new Map(),
+        details: async () => null,
       },
       {
         get current() {
@@ -72,6 +78,30 @@ describe('currentCatalog', () => {
     clock = new Date('2026-06-02T10:00:00Z');
     await listedApps();
     assert.equal(loads, 3, 'a new day moves the recent-rating window');
+  });
+});
+
+describe('pageCatalog', () => {
+  test("an app page's details are read when asked, a few kept; an app not listed is refused without a read", async () => {
+    const reads: string[] = [];
+    const apps = Array.from({ length: 40 }, (_, i) => app(`app${String(i).padStart(2, '0')}`, '2026-01-01', '2026-01-01', { translations: { en: { name: `App ${i}`, summary: 's', description: 'd' }, de: { name: `Anw ${i}`, summary: 's', description: 'd' } } }));
+    const catalog = pageCatalog({ stamp: { version: 1, changedAt: new Date(0), instanceId: 'x' }, day: '20260601' }, apps.map(entrySourceOf), { platforms: [], categories: [], icons: new Map() }, async (appId): Promise<AppDetails | null> => {
+      reads.push(appId);
+      const found = apps.find((a) => a.id === appId);
+      return found === undefined ? null : { app: found, ratings: [], raterNames: new Map() };
+    });
+    assert.deepEqual(catalog.languages, ['de', 'en']);
+    assert.equal((await findListedApp(catalog, 'app01')).app.id, 'app01');
+    await findListedApp(catalog, 'app01');
+    assert.deepEqual(reads, ['app01'], 'read once, then kept');
+    await assert.rejects(findListedApp(catalog, 'nope'), /nope/);
+    assert.deepEqual(reads, ['app01'], 'an app not in the index is never read');
+    for (const a of apps) await catalog.details([a.id]);
+    reads.length = 0;
+    await catalog.details(['app00', 'app39']);
+    assert.deepEqual(reads, ['app00'], 'the least recently shown left; the last 32 kept');
+    assert.equal('releases' in (catalog.apps[0] ?? {}), false, 'entries hold no releases');
+    assert.equal(JSON.stringify(catalog.apps).includes('"d"'), false, 'nor descriptions');
   });
 });
 

@@ -1,30 +1,47 @@
 import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
 import { compareReleasesDescending, platformBounds } from '../listings/app-listing.ts';
-import type { ListedRating } from '../listings/listings.ts';
+import type { ListedRating, Snapshot, VersionSource } from '../listings/listings.ts';
 import { compareNumericVersions, isStable, satisfies } from '../versions/semantic-version.ts';
 import type { Category, PlatformRelease } from '../catalog/catalog.ts';
+import type { VersionStamp } from '../listings/version-stamp.ts';
 import type { DaySnapshot } from './latest-snapshot.ts';
 import { LatestSnapshot } from './latest-snapshot.ts';
-import type { ListingSources, VersionSource } from '../listings/listings.ts';
 import { recentWindowStart } from '../listings/rating-aggregate.ts';
 import { appNotFound } from '../apps/app-registry.ts';
 import { AppError } from '../../errors.ts';
-import type { AppTranslation } from '../releases/release-data.ts';
+import type { CatalogEntry, EntrySource } from './catalog-entry.ts';
+import { catalogEntry } from './catalog-entry.ts';
+import { SearchIndex, inOrder } from './search-index.ts';
 
-/** What the website's catalogue pages read, as of one content version. */
-export interface CatalogView {
-  /** Every listed app (those with a release). */
-  readonly apps: readonly ListedApp[];
-  /** Each app's ratings as ratings.json shows them, newest first. */
-  readonly ratings: ReadonlyMap<string, readonly ListedRating[]>;
+/** What the website's catalogue pages read, as of one content version and day: compact entries, their index, the rest on demand. */
+export interface PageCatalog {
+  readonly stamp: VersionStamp;
+  readonly day: string;
+  /** Every listed app (those with a release), by id. */
+  readonly apps: readonly CatalogEntry[];
+  readonly index: SearchIndex;
   /** The supported Nextcloud releases, newest first. */
   readonly platforms: readonly PlatformRelease[];
   /** Every category with its names. */
   readonly categories: readonly Category[];
-  /** The names raters chose to be shown by (their first and last name, else their username), by user id. */
-  readonly raterNames: ReadonlyMap<number, string>;
   /** App id → its icon (taken from its archive at publishing), for apps that have one. */
   readonly icons: ReadonlyMap<string, IconRef>;
+  /** The languages the catalogue has texts in (English always), for the language switcher. */
+  readonly languages: readonly string[];
+  /** The categories that have listed apps, by id. */
+  readonly listedCategories: readonly string[];
+  readonly home: HomeView;
+  /** The listed app with this id; undefined when there is none. */
+  entry(appId: string): CatalogEntry | undefined;
+  /** What app pages show, for the listed apps among `appIds` (the most recently asked are kept). */
+  details(appIds: readonly string[]): Promise<ReadonlyMap<string, AppDetails>>;
+}
+
+/** An app page's data: the app as apps.json shows it, its ratings (newest first, as ratings.json) and the names its raters are shown by. */
+export interface AppDetails {
+  readonly app: ListedApp;
+  readonly ratings: readonly ListedRating[];
+  readonly raterNames: ReadonlyMap<number, string>;
 }
 
 /** An app's icon as pages link it: its content hash, and whether it is drawn dark (for light backgrounds). */
@@ -33,37 +50,71 @@ export interface IconRef {
   readonly dark: boolean;
 }
 
-/** What the catalogue view is read from: the listings' sources, and the raters' names (never in ratings.json). */
-export interface BrowseSources extends Pick<ListingSources, 'apps' | 'ratings' | 'platforms' | 'categories'> {
-  raterNames(): Promise<ReadonlyMap<number, string>>;
+/** What the catalogue view is read from (storage, built by the container). */
+export interface BrowseSources {
+  /** Every listed app's entry source; ratings at or after `recentSince` count as recent. */
+  entries(recentSince: string): Promise<Snapshot<EntrySource[]>>;
+  categories(): Promise<Snapshot<Category[]>>;
+  /** The supported ones, newest first. */
+  platforms(): Promise<Snapshot<PlatformRelease[]>>;
   icons(): Promise<ReadonlyMap<string, IconRef>>;
+  /** One listed app's details; null when it is not listed. */
+  details(appId: string, recentSince: string): Promise<AppDetails | null>;
 }
 
 export interface CatalogBrowseDeps {
-  readonly catalog: () => Promise<CatalogView>;
+  readonly catalog: () => Promise<PageCatalog>;
   /** The icon with this content hash, as served; null when no app has it now. */
   readonly icon: (hash: string) => Promise<string | null>;
 }
 
-function ratingsByApp(ratings: readonly ListedRating[]): Map<string, ListedRating[]> {
-  const byApp = new Map<string, ListedRating[]>();
-  for (const rating of ratings) {
-    const list = byApp.get(rating.app);
-    if (list === undefined) byApp.set(rating.app, [rating]);
-    else list.push(rating);
-  }
-  for (const list of byApp.values()) list.sort((a, b) => b.ratedAt.localeCompare(a.ratedAt));
-  return byApp;
+/** App pages whose details a catalogue keeps (the most recently shown). */
+const DETAILS_KEPT = 32;
+
+/** The catalogue pages' view of `sources`, as of one content version and day (entries and index built once; details read when asked). */
+export function pageCatalog(snapshot: DaySnapshot, sources: readonly EntrySource[], rest: Pick<PageCatalog, 'platforms' | 'categories' | 'icons'>, details: (appId: string) => Promise<AppDetails | null>): PageCatalog {
+  const apps = sources.map(catalogEntry);
+  const index = new SearchIndex(sources);
+  const byId = new Map(apps.map((app) => [app.id, app]));
+  const kept = new Map<string, AppDetails>();
+  const languages = new Set<string>(['en']);
+  for (const app of apps) for (const language of Object.keys(app.translations)) languages.add(language);
+  return {
+    ...snapshot,
+    ...rest,
+    apps,
+    index,
+    languages: [...languages].sort(),
+    listedCategories: [...new Set(apps.flatMap((app) => app.categories))].sort(),
+    home: homeView(apps, index),
+    entry: (appId) => byId.get(appId),
+    async details(appIds) {
+      const found = new Map<string, AppDetails>();
+      for (const appId of appIds) {
+        if (!byId.has(appId)) continue;
+        let known = kept.get(appId);
+        if (known === undefined) {
+          const read = await details(appId);
+          if (read === null) continue;
+          known = read;
+          if (kept.size >= DETAILS_KEPT) kept.delete(kept.keys().next().value ?? '');
+        } else kept.delete(appId);
+        kept.set(appId, known);
+        found.set(appId, known);
+      }
+      return found;
+    },
+  };
 }
 
 /**
- * The listed apps as of the current content version and day, from the listings' own sources:
- * read from storage once per version and day, not on every page view.
+ * The listed apps as of the current content version and day: read from storage and indexed once
+ * per version and day, not on every page view.
  */
-export function currentCatalog(sources: BrowseSources, versions: VersionSource, now: () => Date): () => Promise<CatalogView> {
-  const snapshots = new LatestSnapshot<DaySnapshot & CatalogView>(async (window) => {
-    const [apps, ratings, platforms, categories, raterNames, icons] = await Promise.all([sources.apps(window.since), sources.ratings(), sources.platforms(), sources.categories(), sources.raterNames(), sources.icons()]);
-    return { stamp: apps.stamp, day: window.day, apps: apps.body, ratings: ratingsByApp(ratings.body), platforms: platforms.body, categories: categories.body, raterNames, icons };
+export function currentCatalog(sources: BrowseSources, versions: VersionSource, now: () => Date): () => Promise<PageCatalog> {
+  const snapshots = new LatestSnapshot<PageCatalog>(async (window) => {
+    const [entries, platforms, categories, icons] = await Promise.all([sources.entries(window.since), sources.platforms(), sources.categories(), sources.icons()]);
+    return pageCatalog({ stamp: entries.stamp, day: window.day }, entries.body, { platforms: platforms.body, categories: categories.body, icons }, (appId) => sources.details(appId, window.since));
   });
   return async () => snapshots.get(recentWindowStart(now()), versions.current ?? (await versions.ready()));
 }
@@ -108,9 +159,9 @@ export function nextcloudRange(app: ListedApp): { readonly min: string; readonly
 }
 
 export interface HomeView {
-  readonly featured: readonly ListedApp[];
-  readonly newest: readonly ListedApp[];
-  readonly updated: readonly ListedApp[];
+  readonly featured: readonly CatalogEntry[];
+  readonly newest: readonly CatalogEntry[];
+  readonly updated: readonly CatalogEntry[];
   /** Category ids with the number of listed apps in each, most populated first. */
   readonly categories: ReadonlyArray<{ readonly id: string; readonly apps: number }>;
   readonly total: number;
@@ -121,18 +172,17 @@ const SECTION_SIZE = 12;
 /**
  * The home page: featured apps, the newest, the recently updated ones, the categories. "Recently
  * updated" leaves out the apps "New apps" shows already, so a young store does not show the same
- * apps twice (the section is left out when nothing is left).
+ * apps twice (the section is left out when nothing is left). Made once per catalogue.
  */
-export function homeView(apps: readonly ListedApp[]): HomeView {
-  const byDate = (key: 'created' | 'lastModified') => [...apps].sort((a, b) => b[key].localeCompare(a[key]) || a.id.localeCompare(b.id));
-  const newest = byDate('created').slice(0, SECTION_SIZE);
+export function homeView(apps: readonly CatalogEntry[], index: SearchIndex): HomeView {
+  const newest = inOrder(apps, index.orders.newest.subarray(0, SECTION_SIZE));
   const shown = new Set(newest.map((app) => app.id));
   const counts = new Map<string, number>();
   for (const app of apps) for (const category of app.categories) counts.set(category, (counts.get(category) ?? 0) + 1);
   return {
     featured: apps.filter((app) => app.isFeatured).slice(0, SECTION_SIZE),
     newest,
-    updated: byDate('lastModified')
+    updated: inOrder(apps, index.orders.updated)
       .filter((app) => !shown.has(app.id))
       .slice(0, SECTION_SIZE),
     categories: [...counts].map(([id, count]) => ({ id, apps: count })).sort((a, b) => b.apps - a.apps || a.id.localeCompare(b.id)),
@@ -141,15 +191,10 @@ export function homeView(apps: readonly ListedApp[]): HomeView {
 }
 
 /** One app's page; the refusal for an app that is not listed (unknown, or without releases). */
-export function findListedApp(apps: readonly ListedApp[], appId: string): ListedApp {
-  const app = apps.find((candidate) => candidate.id === appId);
-  if (app === undefined) throw appNotFound(appId, 'or it has no release yet');
-  return app;
-}
-
-/** The categories that have listed apps, by id. */
-export function catalogCategories(apps: readonly ListedApp[]): string[] {
-  return [...new Set(apps.flatMap((app) => app.categories))].sort();
+export async function findListedApp(catalog: PageCatalog, appId: string): Promise<AppDetails> {
+  const details = (await catalog.details([appId])).get(appId);
+  if (details === undefined) throw appNotFound(appId, 'or it has no release yet');
+  return details;
 }
 
 /** A category's name in the first of `languages` it has, else English, else its id. */
@@ -170,19 +215,13 @@ export function findCategory(categories: readonly Category[], id: string): Categ
   return category;
 }
 
-/** The languages the catalogue has texts in (English always), for the language switcher. */
-export function catalogLanguages(apps: readonly ListedApp[]): string[] {
-  const languages = new Set<string>(['en']);
-  for (const app of apps) for (const language of Object.keys(app.translations)) languages.add(language);
-  return [...languages].sort();
-}
-
 /** The app's texts in the first language it has of those asked for, else English. */
-export function textsIn(app: ListedApp, languages: readonly string[]): AppTranslation & { readonly language: string } {
+export function textsIn<T extends { readonly name: string }>(app: { readonly id: string; readonly translations: Readonly<Record<string, T>> }, languages: readonly string[]): T & { readonly language: string } {
   for (const language of [...languages, 'en']) {
     const texts = app.translations[language];
     if (texts !== undefined) return { ...texts, language };
   }
-  const [language, texts] = Object.entries(app.translations)[0] ?? ['en', { name: app.id, summary: '', description: '' }];
-  return { ...texts, language };
+  const first = Object.entries(app.translations)[0];
+  // Every listed app has texts (info.xml requires them); a name is all a page could show without.
+  return first === undefined ? ({ name: app.id, summary: '', description: '', language: 'en' } as unknown as T & { language: string }) : { ...first[1], language: first[0] };
 }

@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
-import { PAGE_SIZE, relevance, searchApps, searchWords, withinEdits } from './search-catalog.ts';
-import type { SearchQuery } from './search-catalog.ts';
+import { PAGE_SIZE, searchApps as search, searchWords } from './search-catalog.ts';
+import type { SearchQuery, SearchResult } from './search-catalog.ts';
+import { SearchIndex, withinEdits } from './search-index.ts';
+import { catalogEntry, entrySourceOf } from './catalog-entry.ts';
+
+/** A search over these apps, indexed as a catalogue indexes them. */
+function searchApps(apps: readonly ListedApp[], query: SearchQuery): SearchResult {
+  const sources = apps.map(entrySourceOf);
+  return search({ apps: sources.map(catalogEntry), index: new SearchIndex(sources) }, query);
+}
 
 const release = (platformVersionSpec: string) => ({ platformVersionSpec }) as unknown as ListedRelease;
 function app(id: string, name: string, summary: string, extra: Partial<ListedApp> = {}): ListedApp {
@@ -33,7 +41,7 @@ describe('searchApps', () => {
     assert.deepEqual(searchApps(APPS, query({ text: 'news' })).apps.map((a) => a.id), ['news', 'newsletter', 'mail']);
     assert.deepEqual(searchApps(APPS, query({ text: 'files antivirus' })).apps.map((a) => a.id), ['files_antivirus']);
     assert.deepEqual(searchApps(APPS, query({ text: 'virenscanner' })).apps.map((a) => a.id), ['files_antivirus'], 'names in any language');
-    assert.equal(relevance(APPS[0] as ListedApp, ['news', 'nothing']), 0);
+    assert.equal(new SearchIndex([entrySourceOf(APPS[0] as ListedApp)]).scores(['news', 'nothing'])?.[0], 0, 'every word must match');
   });
 
   test('words in descriptions count, below summaries; accents and case do not matter', () => {

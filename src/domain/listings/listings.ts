@@ -3,7 +3,6 @@ import type { Category, PlatformRelease } from '../catalog/catalog.ts';
 import { sortCategories } from '../catalog/catalog.ts';
 import type { DiscoverEntry } from '../discover/discover-document.ts';
 import { currentEntries } from '../discover/discover-document.ts';
-import type { ListedApp } from './app-listing.ts';
 import type { AppListingEngine } from './app-listing-engine.ts';
 import type { ByteChunks } from './gzip-parts.ts';
 import { chunksOf, gunzipStream } from './gzip-parts.ts';
@@ -30,8 +29,6 @@ export interface Snapshot<T> {
 
 /** Where the small listings' data comes from (storage, built by the container). */
 export interface ListingSources {
-  /** Apps with at least one release (the website's pages); ratings at or after `recentSince` count as recent. */
-  apps(recentSince: string): Promise<Snapshot<ListedApp[]>>;
   ratings(): Promise<Snapshot<ListedRating[]>>;
   categories(): Promise<Snapshot<Category[]>>;
   /** The supported ones, newest first. */

@@ -1,4 +1,5 @@
-import type { IconRef } from '../../domain/browse/browse-catalog.ts';
+import type { AppDetails, IconRef } from '../../domain/browse/browse-catalog.ts';
+import type { EntrySource } from '../../domain/browse/catalog-entry.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { AppApiFields, ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
@@ -149,17 +150,73 @@ export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: st
   }
 }
 
+/**
+ * What the website's catalogue pages index of every listed app (browse/catalog-entry.ts): texts,
+ * categories, flags, dates, the first screenshot, the rating aggregates and the distinct Nextcloud
+ * ranges of its releases. No release rows, signatures or certificates: a fraction of
+ * loadListedApps's work.
+ */
+export async function loadCatalogSources(db: Kysely<Database>, recentSince: string): Promise<EntrySource[]> {
+  const apps = await db
+    .selectFrom('apps')
+    .select(['id', 'created_at', 'updated_at', 'last_release_at', 'is_featured'])
+    .where((eb) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id')))
+    .orderBy('id')
+    .execute();
+  const [translations, screenshots, categories, specs, ratings] = await Promise.all([
+    db.selectFrom('app_translations').select(['app_id', 'language', 'name', 'summary', 'description']).orderBy('language').execute(),
+    db.selectFrom('app_screenshots').select(['app_id', 'url', 'small_thumbnail']).where('position', '=', 0).execute(),
+    db.selectFrom('app_categories').select(['app_id', 'category_id']).orderBy('position').execute(),
+    db.selectFrom('releases').select(['app_id', 'platform_version_spec']).distinct().execute(),
+    db.selectFrom('ratings').select(['app_id', 'rating', 'rated_at']).orderBy('id').execute(),
+  ]);
+  const translationsOf = groupBy(translations, (r) => r.app_id);
+  const shotOf = new Map(screenshots.map((s) => [s.app_id, s.small_thumbnail || s.url]));
+  const categoriesOf = groupBy(categories, (r) => r.app_id);
+  const specsOf = groupBy(specs, (r) => r.app_id);
+  const ratingsOf = groupBy(ratings, (r) => r.app_id);
+  return apps.map((app): EntrySource => {
+    const aggregate = aggregateRatings((ratingsOf.get(app.id) ?? []).map((r) => ({ rating: Number(r.rating), ratedAt: r.rated_at })), recentSince);
+    return {
+      id: app.id,
+      translations: Object.fromEntries((translationsOf.get(app.id) ?? []).map((t) => [t.language, { name: t.name, summary: t.summary, description: t.description }])),
+      categories: (categoriesOf.get(app.id) ?? []).map((c) => c.category_id),
+      isFeatured: toBool(app.is_featured),
+      ratingOverall: aggregate.ratingOverall,
+      ratingNumOverall: aggregate.ratingNumOverall,
+      created: app.created_at,
+      lastModified: app.last_release_at ?? app.updated_at,
+      shot: shotOf.get(app.id) ?? null,
+      platformVersionSpecs: (specsOf.get(app.id) ?? []).map((r) => r.platform_version_spec).sort(),
+    };
+  });
+}
+
+/** One listed app's page: the app as apps.json shows it, its ratings (newest first) and its raters' names; null when it is not listed. */
+export async function loadAppDetails(db: Kysely<Database>, appId: string, recentSince: string): Promise<AppDetails | null> {
+  const [found] = await loadAppsWithVersions(db, recentSince, [appId]);
+  if (found === undefined) return null;
+  const ratings = await loadListedRatings(db, appId);
+  return { app: found.app, ratings, raterNames: await loadRaterNames(db, [...new Set(ratings.map((r) => r.user.id))]) };
+}
+
 /** ratings.json: every rating, newest first. */
-export async function loadListedRatings(db: Kysely<Database>): Promise<ListedRating[]> {
+export async function loadListedRatings(db: Kysely<Database>, appId?: string): Promise<ListedRating[]> {
   const [ratings, comments] = await Promise.all([
     db
       .selectFrom('ratings')
       .innerJoin('users', 'users.id', 'ratings.user_id')
       .select(['ratings.id', 'ratings.app_id', 'ratings.rating', 'ratings.rated_at', 'users.id as user_id', 'users.first_name', 'users.last_name'])
+      .$if(appId !== undefined, (q) => q.where('ratings.app_id', '=', appId ?? ''))
       .orderBy('ratings.rated_at', 'desc')
       .orderBy('ratings.id', 'desc')
       .execute(),
-    db.selectFrom('rating_translations').selectAll().orderBy('language').execute(),
+    db
+      .selectFrom('rating_translations')
+      .selectAll()
+      .$if(appId !== undefined, (q) => q.where('rating_id', 'in', db.selectFrom('ratings').select('id').where('app_id', '=', appId ?? '')))
+      .orderBy('language')
+      .execute(),
   ]);
   const commentsOf = groupBy(comments, (c) => Number(c.rating_id));
   return ratings.map((r) => ({
@@ -171,11 +228,12 @@ export async function loadListedRatings(db: Kysely<Database>): Promise<ListedRat
   }));
 }
 
-/** The names raters are shown by on the website: first and last name when they gave one, else the username. */
-export async function loadRaterNames(db: Kysely<Database>): Promise<Map<number, string>> {
+/** The names these raters are shown by on the website: first and last name when they gave one, else the username. */
+export async function loadRaterNames(db: Kysely<Database>, userIds: readonly number[]): Promise<Map<number, string>> {
+  if (userIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('users')
-    .where('users.id', 'in', db.selectFrom('ratings').select('ratings.user_id'))
+    .where('users.id', 'in', userIds)
     .select(['users.id', 'users.username', 'users.first_name', 'users.last_name'])
     .execute();
   return new Map(rows.map((row) => [Number(row.id), `${row.first_name} ${row.last_name}`.trim() || row.username]));

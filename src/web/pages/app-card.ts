@@ -1,10 +1,10 @@
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
-import type { ListedApp } from '../../domain/listings/app-listing.ts';
+import type { CatalogEntry } from '../../domain/browse/catalog-entry.ts';
 import { textsIn } from '../../domain/browse/browse-catalog.ts';
 import type { IconRef } from '../../domain/browse/browse-catalog.ts';
 import { starRating, timeAgo } from '../catalog-display.ts';
 import type { Html } from '../html.ts';
-import { html } from '../html.ts';
+import { html, trusted } from '../html.ts';
 import { STRINGS } from '../strings.ts';
 
 /** What cards need besides the app: the visitor's languages, the time, and the apps' icons. */
@@ -35,28 +35,45 @@ export function appIcon(appId: string, icons: ReadonlyMap<string, IconRef>, size
     : html`<img class="icon icon-${size}${icon.dark ? ' icon-dark' : ''}" src="${iconAddress(icon.hash)}" alt="" width="${pixels}" height="${pixels}">`;
 }
 
+/** Each entry's card as far as its date, by the language of its texts: made once per entry (a catalogue's entries live as long as it). */
+const cardsOf = new WeakMap<CatalogEntry, Map<string, string>>();
+
 /**
  * One app in a list: its first screenshot (or its icon on a plain panel, so every card has the
  * same shape), icon and name (a link to its page), summary, stars and when it was last updated.
+ * All but "updated … ago" is rendered once per entry and language.
  */
-export function appCard(app: ListedApp, setting: CardSetting): Html {
+export function appCard(app: CatalogEntry, setting: CardSetting): Html {
   const texts = textsIn(app, setting.languages);
-  const shot = app.screenshots[0];
-  return html`<li class="card">
+  let cards = cardsOf.get(app);
+  if (cards === undefined) cardsOf.set(app, (cards = new Map()));
+  let head = cards.get(texts.language);
+  if (head === undefined) {
+    head = html`<li class="card">
   <a class="card-link" href="/apps/${encodeURIComponent(app.id)}">
-    ${shot === undefined ? html`<span class="card-shot card-shot-none">${appIcon(app.id, setting.icons, 'large')}</span>` : html`<img class="card-shot" src="${shot.smallThumbnail || shot.url}" alt="" loading="lazy" referrerpolicy="no-referrer">`}
+    ${app.shot === null ? html`<span class="card-shot card-shot-none">${appIcon(app.id, setting.icons, 'large')}</span>` : html`<img class="card-shot" src="${app.shot}" alt="" loading="lazy" referrerpolicy="no-referrer">`}
     <span class="card-title">${appIcon(app.id, setting.icons)}<span class="card-name" lang="${texts.language}">${texts.name}</span></span>
   </a>
   <p class="card-summary" lang="${texts.language}">${texts.summary}</p>
-  <p class="card-meta">${ratedAndUpdated(app, setting)}</p>
+  <p class="card-meta">${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · `.text;
+    cards.set(texts.language, head);
+  }
+  return html`${trusted(head)}${updated(app, setting)}</p>
 </li>`;
 }
 
-/** The app's stars and when it was last updated ("Updated 3 days ago"): under a card, and under the app page's title. */
-export function ratedAndUpdated(app: ListedApp, setting: CardSetting): Html {
-  return html`${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · <time datetime="${app.lastModified}">${STRINGS.updatedAgo(timeAgo(app.lastModified, setting.now, setting.dateLanguage))}</time>`;
+type Rated = Pick<CatalogEntry, 'ratingOverall' | 'ratingNumOverall' | 'lastModified'>;
+
+/** When the app was last updated ("Updated 3 days ago"). */
+function updated(app: Rated, setting: CardSetting): Html {
+  return html`<time datetime="${app.lastModified}">${STRINGS.updatedAgo(timeAgo(app.lastModified, setting.now, setting.dateLanguage))}</time>`;
 }
 
-export function appList(apps: readonly ListedApp[], setting: CardSetting): Html {
+/** The app's stars and when it was last updated: under the app page's title. */
+export function ratedAndUpdated(app: Rated, setting: CardSetting): Html {
+  return html`${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · ${updated(app, setting)}`;
+}
+
+export function appList(apps: readonly CatalogEntry[], setting: CardSetting): Html {
   return html`<ul class="cards">${apps.map((app) => appCard(app, setting))}</ul>`;
 }

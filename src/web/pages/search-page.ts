@@ -1,5 +1,6 @@
-import type { SearchQuery, SearchResult, Sort } from '../../domain/browse/search-catalog.ts';
-import { SORTS } from '../../domain/browse/search-catalog.ts';
+import type { SearchQuery, SearchResult } from '../../domain/browse/search-catalog.ts';
+import type { Sort } from '../../domain/browse/search-index.ts';
+import { SORTS } from '../../domain/browse/search-index.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';

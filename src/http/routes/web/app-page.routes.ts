@@ -28,9 +28,8 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
   async function render(request: FastifyRequest, reply: FastifyReply, appId: string, form: AppPageView['form'], visitor?: Visitor) {
     const setting = await pageSetting(request, reply, container, visitor);
     const { catalog, context, display } = setting;
-    const listed = findListedApp(catalog.apps, appId);
+    const { app: listed, ratings, raterNames } = await findListedApp(catalog, appId);
     const user = setting.visitor.user;
-    const ratings = catalog.ratings.get(listed.id) ?? [];
     const view: AppPageView = {
       latest: latestPerPlatform(listed, catalog.platforms),
       ratings,
@@ -41,7 +40,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
             ? { formToken: setting.formToken(), own: ratings.find((rating) => rating.user.id === user.id) ?? null }
             : 'maintainer',
       form,
-      raterNames: catalog.raterNames,
+      raterNames,
       downloads: (await container.mirror.downloads([listed.id])).get(listed.id) ?? null,
     };
     return sendPage(request, reply, appPage(listed, view, context, display));

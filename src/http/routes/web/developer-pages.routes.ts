@@ -39,17 +39,18 @@ const commandId = (value: string | undefined): string => (value !== undefined &&
 export async function developerPageRoutes(app: AppServer, container: Container): Promise<void> {
   installFormParser(app);
   const pages = signedInPages(container);
-  const listedApp = (setting: PageSetting, appId: string) => setting.catalog.apps.find((a) => a.id === appId) ?? null;
+  const listedApps = (setting: PageSetting, appIds: readonly string[]) => setting.catalog.details(appIds);
 
   app.get('/developer', {
     schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
     handler: async (request, reply) =>
       pages.page(request, reply, async (who, setting) => {
         const managed = await myApps(who.acting, container.appOverview);
-        const downloads = await container.mirror.downloads(managed.map((m) => m.appId));
+        const ids = managed.map((m) => m.appId);
+        const [downloads, listed] = await Promise.all([container.mirror.downloads(ids), listedApps(setting, ids)]);
         const rows = managed.map((m) => {
           const counts = downloads.get(m.appId);
-          return { app: m, listed: listedApp(setting, m.appId), downloads: counts === undefined ? null : totalDownloads(counts) };
+          return { app: m, listed: listed.get(m.appId)?.app ?? null, downloads: counts === undefined ? null : totalDownloads(counts) };
         });
         return myAppsPage(rows, who.user.isAdmin, setting.context);
       }),
@@ -178,7 +179,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
     const managed = await managedApp(appId, who.acting, container.appOverview);
     const trail = await appAuditTrail(managed, container.appOverview);
     const downloads = (await container.mirror.downloads([appId])).get(appId) ?? null;
-    return manageAppPage(managed, listedApp(setting, appId), downloads, trail, who.user.isAdmin, setting.formToken(), state, setting.context);
+    return manageAppPage(managed, (await listedApps(setting, [appId])).get(appId)?.app ?? null, downloads, trail, who.user.isAdmin, setting.formToken(), state, setting.context);
   }
 
   app.get('/developer/apps/:appId', {

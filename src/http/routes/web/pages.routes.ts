@@ -3,10 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { projectFile } from '../../../project-files.ts';
-import { catalogCategories, findCategory, homeView } from '../../../domain/browse/browse-catalog.ts';
+import { findCategory } from '../../../domain/browse/browse-catalog.ts';
 import { LANGUAGE_COOKIE, LANGUAGE_PATTERN } from '../../../web/languages.ts';
 import { localPath } from '../../../web/local-path.ts';
-import { SORTS, searchApps } from '../../../domain/browse/search-catalog.ts';
+import { searchApps } from '../../../domain/browse/search-catalog.ts';
+import { SORTS } from '../../../domain/browse/search-index.ts';
 import type { SearchQuery } from '../../../domain/browse/search-catalog.ts';
 import { searchPage } from '../../../web/pages/search-page.ts';
 import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
@@ -34,7 +35,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     schema: { hide: true, response: PAGE_RESPONSE },
     handler: async (request, reply) => {
       const { catalog, context, display } = await pageSetting(request, reply, container);
-      return sendPage(request, reply, homePage(homeView(catalog.apps), context, display));
+      return sendPage(request, reply, homePage(catalog.home, context, display));
     },
   });
 
@@ -54,7 +55,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     const { catalog, context, display } = await pageSetting(request, reply, container);
     // A category page for a category the store does not know is a 404, not an empty list.
     if (categoryPage && query.category !== null) findCategory(catalog.categories, query.category);
-    return searchPage(query, searchApps(catalog.apps, query), catalogCategories(catalog.apps), context, display);
+    return searchPage(query, searchApps(catalog, query), catalog.listedCategories, context, display);
   }
 
   app.get('/search', {

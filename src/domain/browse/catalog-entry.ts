@@ -1,0 +1,57 @@
+import type { ListedApp } from '../listings/app-listing.ts';
+import type { AppTranslation } from '../releases/release-data.ts';
+import { parseSpec } from '../versions/semantic-version.ts';
+import type { SpecBounds } from '../versions/semantic-version.ts';
+
+/**
+ * One listed app as the catalogue pages hold it between page views: what cards, the home page,
+ * search filters and sorted orders need, and nothing else (no releases, no descriptions, no
+ * certificate). An app page reads the rest on demand (browse-catalog.ts, AppDetails).
+ */
+export interface CatalogEntry {
+  readonly id: string;
+  /** Names and summaries by language. */
+  readonly translations: Readonly<Record<string, { readonly name: string; readonly summary: string }>>;
+  readonly categories: readonly string[];
+  readonly isFeatured: boolean;
+  readonly ratingOverall: number;
+  readonly ratingNumOverall: number;
+  readonly created: string;
+  readonly lastModified: string;
+  /** The first screenshot's small thumbnail (else its address); null without screenshots. */
+  readonly shot: string | null;
+  /** The distinct Nextcloud ranges of its releases: what the "supports Nextcloud" filter checks. */
+  readonly platforms: readonly SpecBounds[];
+}
+
+/** What an entry and the search index are made from (read from storage, then dropped): the entry's facts with the descriptions, and the ranges as written. */
+export interface EntrySource extends Omit<CatalogEntry, 'translations' | 'platforms'> {
+  readonly translations: Readonly<Record<string, AppTranslation>>;
+  readonly platformVersionSpecs: readonly string[];
+}
+
+export function catalogEntry(source: EntrySource): CatalogEntry {
+  const { translations, platformVersionSpecs, ...rest } = source;
+  return {
+    ...rest,
+    translations: Object.fromEntries(Object.entries(translations).map(([language, t]) => [language, { name: t.name, summary: t.summary }])),
+    platforms: platformVersionSpecs.map(parseSpec),
+  };
+}
+
+/** The entry source of a listed app as apps.json shows it (tests and tools that hold whole apps). */
+export function entrySourceOf(app: ListedApp): EntrySource {
+  const shot = app.screenshots[0];
+  return {
+    id: app.id,
+    translations: app.translations,
+    categories: app.categories,
+    isFeatured: app.isFeatured,
+    ratingOverall: app.ratingOverall,
+    ratingNumOverall: app.ratingNumOverall,
+    created: app.created,
+    lastModified: app.lastModified,
+    shot: shot === undefined ? null : shot.smallThumbnail || shot.url,
+    platformVersionSpecs: [...new Set(app.releases.map((release) => release.platformVersionSpec))].sort(),
+  };
+}
