@@ -251,7 +251,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   );
   // The small listings (categories, platforms, ratings) are rendered whole, within the same bound.
   const smallListings = new ListingCache({ maxBytes: Math.max(1024 * 1024, cacheBytes / 8), onRender: (variant, ms) => metrics.listingRender(variant, ms / 1000) });
-  const listings = new Listings(listingSources, versions, engine, smallListings, now);
+  const listings = new Listings(listingSources, versions, engine, smallListings, now, options.now === undefined ? Date.now : undefined);
   const uploadLimits = { limiter, uploadsPerDay: config.limits.uploadsPerDay };
   const smtp = config.mail.smtpUrl === null ? null : smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from });
   const mailDirectory = path.join(config.dataDir, 'mail');

@@ -82,6 +82,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     options.beforeListen?.(app);
     for (const name of unknownVariables(options.env)) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
     await container.listings.warm();
+    // The website's catalogue index is built before the port opens (about 80 ms at 600 apps), so
+    // the first page waits for nothing; a database that cannot be read now leaves it to that page.
+    await container.browse.catalog().catch(() => undefined);
     await app.listen({ host: config.host, port: config.port });
     const metricsServer = config.metrics.port === null ? null : await startMetricsServer(container.metrics, config.host, config.metrics.port);
     if (metricsServer !== null) app.log.info({ port: metricsServer.port }, `metrics at http://${config.host}:${metricsServer.port}/metrics`);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRequestId } from './request-id.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -57,7 +57,7 @@ function refusalForClientError(error: Error & { code?: string }): ProtocolRefusa
  */
 export function writeRawRefusal(socket: Duplex, refusal: ProtocolRefusal, log: RefusalLog, extraHeaders: Readonly<Record<string, string>> = {}): void {
   const status = ERROR_STATUS[refusal.code];
-  const requestId = randomUUID();
+  const requestId = newRequestId();
   log({ ...refusal, status, requestId });
   const body = bodyOf(refusal);
   const headers = {

@@ -20,7 +20,10 @@ const deflateRaw = promisify(zlib.deflateRaw);
 
 /** Compresses off the main thread (zlib's thread pool). */
 export async function compressPart(text: Buffer, level: number): Promise<GzipPart> {
-  const deflated = await deflateRaw(text, { level, finishFlush: zlib.constants.Z_FULL_FLUSH });
+  const output = await deflateRaw(text, { level, finishFlush: zlib.constants.Z_FULL_FLUSH });
+  // An output that fits in one of zlib's 16 KiB chunks comes back as a slice of it: kept as it
+  // is, a 3 KB part would hold all 16 KiB (at 3,000 apps, over 100 MiB no count showed).
+  const deflated = output.byteLength < output.buffer.byteLength ? Buffer.from(output) : output;
   return { deflated, crc: zlib.crc32(text), length: text.length };
 }
 
