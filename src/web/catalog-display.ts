@@ -55,11 +55,19 @@ export function timeAgo(iso: string, now: Date, language: string): string {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return '';
   const days = Math.max(0, Math.floor((now.getTime() - at) / DAY));
-  const format = relativeTime(bcp47(language) ?? 'en');
-  if (days < 45) return format.format(-days, 'day');
-  if (days < 365) return format.format(-Math.round(days / 30.44), 'month');
-  return format.format(-Math.round(days / 365.25), 'year');
+  const key = `${language} ${days}`;
+  let text = agoTexts.get(key);
+  if (text === undefined) {
+    const format = relativeTime(bcp47(language) ?? 'en');
+    text = days < 45 ? format.format(-days, 'day') : days < 365 ? format.format(-Math.round(days / 30.44), 'month') : format.format(-Math.round(days / 365.25), 'year');
+    if (agoTexts.size >= 4096) agoTexts.clear();
+    agoTexts.set(key, text);
+  }
+  return text;
 }
+
+/** "3 days ago" by language and days: every card of every page writes one. */
+const agoTexts = new Map<string, string>();
 
 /** A date as people of `language` write it (24 Nov 2026, 24.11.2026). */
 /** A count as the language writes it: 12,345 in English, 12.345 in German. */

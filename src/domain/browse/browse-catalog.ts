@@ -31,8 +31,6 @@ export interface PageCatalog {
   /** The categories that have listed apps, by id. */
   readonly listedCategories: readonly string[];
   readonly home: HomeView;
-  /** The listed app with this id; undefined when there is none. */
-  entry(appId: string): CatalogEntry | undefined;
   /** What app pages show, for the listed apps among `appIds` (the most recently asked are kept). */
   details(appIds: readonly string[]): Promise<ReadonlyMap<string, AppDetails>>;
 }
@@ -75,7 +73,7 @@ const DETAILS_KEPT = 32;
 export function pageCatalog(snapshot: DaySnapshot, sources: readonly EntrySource[], rest: Pick<PageCatalog, 'platforms' | 'categories' | 'icons'>, details: (appId: string) => Promise<AppDetails | null>): PageCatalog {
   const apps = sources.map(catalogEntry);
   const index = new SearchIndex(sources);
-  const byId = new Map(apps.map((app) => [app.id, app]));
+  const listed = new Set(apps.map((app) => app.id));
   const kept = new Map<string, AppDetails>();
   const languages = new Set<string>(['en']);
   for (const app of apps) for (const language of Object.keys(app.translations)) languages.add(language);
@@ -87,11 +85,10 @@ export function pageCatalog(snapshot: DaySnapshot, sources: readonly EntrySource
     languages: [...languages].sort(),
     listedCategories: [...new Set(apps.flatMap((app) => app.categories))].sort(),
     home: homeView(apps, index),
-    entry: (appId) => byId.get(appId),
     async details(appIds) {
       const found = new Map<string, AppDetails>();
       for (const appId of appIds) {
-        if (!byId.has(appId)) continue;
+        if (!listed.has(appId)) continue;
         let known = kept.get(appId);
         if (known === undefined) {
           const read = await details(appId);
@@ -215,13 +212,18 @@ export function findCategory(categories: readonly Category[], id: string): Categ
   return category;
 }
 
+/** The language of the app's texts a visitor of `languages` reads: the first the app has, else English, else its first. */
+export function shownLanguageOf(app: { readonly translations: Readonly<Record<string, unknown>> }, languages: readonly string[]): string {
+  for (const language of languages) if (app.translations[language] !== undefined) return language;
+  if (app.translations['en'] !== undefined) return 'en';
+  for (const language in app.translations) return language;
+  return 'en';
+}
+
 /** The app's texts in the first language it has of those asked for, else English. */
 export function textsIn<T extends { readonly name: string }>(app: { readonly id: string; readonly translations: Readonly<Record<string, T>> }, languages: readonly string[]): T & { readonly language: string } {
-  for (const language of [...languages, 'en']) {
-    const texts = app.translations[language];
-    if (texts !== undefined) return { ...texts, language };
-  }
-  const first = Object.entries(app.translations)[0];
+  const language = shownLanguageOf(app, languages);
+  const texts = app.translations[language];
   // Every listed app has texts (info.xml requires them); a name is all a page could show without.
-  return first === undefined ? ({ name: app.id, summary: '', description: '', language: 'en' } as unknown as T & { language: string }) : { ...first[1], language: first[0] };
+  return texts === undefined ? ({ name: app.id, summary: '', description: '', language } as unknown as T & { language: string }) : { ...texts, language };
 }

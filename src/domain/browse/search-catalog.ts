@@ -1,4 +1,4 @@
-import { satisfies, parsePlatformVersion } from '../versions/semantic-version.ts';
+import { coreSatisfies, numericCore, parsePlatformVersion } from '../versions/semantic-version.ts';
 import type { CatalogEntry } from './catalog-entry.ts';
 import type { SearchIndex, Sort } from './search-index.ts';
 import { foldText } from './search-index.ts';
@@ -49,10 +49,11 @@ function fullVersion(text: string): string | null {
  */
 export function searchApps(catalog: Searchable, query: SearchQuery): SearchResult {
   const words = searchWords(query.text);
-  const nextcloud = query.nextcloud === null ? null : fullVersion(query.nextcloud);
+  const version = query.nextcloud === null ? null : fullVersion(query.nextcloud);
+  const nextcloud = version === null ? null : numericCore(version);
   const scores = catalog.index.scores(words);
   const kept = (app: CatalogEntry): boolean =>
-    (query.category === null || app.categories.includes(query.category)) && (!query.featuredOnly || app.isFeatured) && (nextcloud === null || app.platforms.some((bounds) => satisfies(nextcloud, bounds)));
+    (query.category === null || app.categories.includes(query.category)) && (!query.featuredOnly || app.isFeatured) && (nextcloud === null || app.platforms.some((bounds) => coreSatisfies(nextcloud, bounds)));
   const matches: number[] = [];
   for (const i of catalog.index.orders[query.sort]) if ((scores === null || scores[i] !== 0) && kept(catalog.apps[i] as CatalogEntry)) matches.push(i);
   // Stable: equal scores keep the precomputed order.

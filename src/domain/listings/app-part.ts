@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { satisfies } from '../versions/semantic-version.ts';
+import { coreSatisfies, numericCore } from '../versions/semantic-version.ts';
 import type { SpecBounds } from '../versions/semantic-version.ts';
 import type { ListedApp, ListingVariant } from './app-listing.ts';
 import { compareReleasesDescending, crlf, toFragment } from './app-listing.ts';
@@ -150,8 +150,9 @@ export function releasesFor(part: AppPart, variant: Pick<ListingVariant, 'platfo
   const { platform } = variant;
   const exApps = variant.exApps === true;
   const kept: number[] = [];
+  const version = platform === undefined ? undefined : numericCore(platform);
   part.releases.forEach((release, index) => {
-    if (release.exApp === exApps && (exApps || platform === undefined || satisfies(platform, release.bounds))) kept.push(index);
+    if (release.exApp === exApps && (exApps || version === undefined || coreSatisfies(version, release.bounds))) kept.push(index);
   });
   if (kept.length === 0) return 'none';
   return kept.length === part.releases.length ? 'all' : kept;

@@ -36,7 +36,7 @@ export function parsePlatformVersion(text: string): VersionCore | null {
 }
 
 /** 1 to 3 numeric parts, missing ones 0 (`9` → 9.0.0). No pattern check: callers have checked. */
-function numericCore(text: string): VersionCore {
+export function numericCore(text: string): VersionCore {
   const [a = 0, b = 0, c = 0] = text.split(/[.-]/, 3).map(Number);
   return [a, b, c];
 }
@@ -139,11 +139,29 @@ export function parseSpec(spec: string): SpecBounds {
     if (token.startsWith('>=')) min = numericCore(token.slice(2));
     else if (token.startsWith('<')) max = numericCore(token.slice(1));
   }
-  return { min, max };
+  return internBounds({ min, max });
+}
+
+/** One object per distinct range (a catalogue has a few hundred; its releases, tens of thousands). */
+const knownBounds = new Map<string, SpecBounds>();
+
+/** The shared object for these bounds: what the listings keep for every release of every app. */
+export function internBounds(bounds: SpecBounds): SpecBounds {
+  const key = `${bounds.min?.join('.') ?? ''}-${bounds.max?.join('.') ?? ''}`;
+  const known = knownBounds.get(key);
+  if (known !== undefined) return known;
+  if (knownBounds.size >= 10_000) knownBounds.clear();
+  const frozen: SpecBounds = Object.freeze({ min: bounds.min === null ? null : Object.freeze([...bounds.min] as const), max: bounds.max === null ? null : Object.freeze([...bounds.max] as const) });
+  knownBounds.set(key, frozen);
+  return frozen;
 }
 
 /** Whether a platform version satisfies a spec: the filter of platform/{v}/apps.json. */
 export function satisfies(version: string, bounds: SpecBounds): boolean {
-  const v = numericCore(version);
-  return (bounds.min === null || compareCores(v, bounds.min) >= 0) && (bounds.max === null || compareCores(v, bounds.max) < 0);
+  return coreSatisfies(numericCore(version), bounds);
+}
+
+/** `satisfies` for a version already read (a search compares one version with every app's ranges). */
+export function coreSatisfies(version: VersionCore, bounds: SpecBounds): boolean {
+  return (bounds.min === null || compareCores(version, bounds.min) >= 0) && (bounds.max === null || compareCores(version, bounds.max) < 0);
 }

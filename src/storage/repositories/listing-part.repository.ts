@@ -1,4 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
+import { internBounds } from '../../domain/versions/semantic-version.ts';
 import type { SavedPart } from '../../domain/listings/app-part.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
@@ -17,7 +18,7 @@ export async function loadSavedParts(db: Kysely<Database>, ids: readonly string[
       recentRatings: Number(row.recent_ratings),
       whole: { deflated: Buffer.from(row.deflated), crc: Number(row.crc), length: Number(row.text_length) },
       headLength: Number(row.head_length),
-      releases: JSON.parse(row.releases) as SavedPart['releases'],
+      releases: (JSON.parse(row.releases) as SavedPart['releases']).map((release) => ({ ...release, bounds: internBounds(release.bounds) })),
       cuts: new Map(),
       checksum: row.checksum,
     }),

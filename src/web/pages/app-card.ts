@@ -1,6 +1,6 @@
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import type { CatalogEntry } from '../../domain/browse/catalog-entry.ts';
-import { textsIn } from '../../domain/browse/browse-catalog.ts';
+import { shownLanguageOf, textsIn } from '../../domain/browse/browse-catalog.ts';
 import type { IconRef } from '../../domain/browse/browse-catalog.ts';
 import { starRating, timeAgo } from '../catalog-display.ts';
 import type { Html } from '../html.ts';
@@ -44,11 +44,12 @@ const cardsOf = new WeakMap<CatalogEntry, Map<string, string>>();
  * All but "updated … ago" is rendered once per entry and language.
  */
 export function appCard(app: CatalogEntry, setting: CardSetting): Html {
-  const texts = textsIn(app, setting.languages);
+  const language = shownLanguageOf(app, setting.languages);
   let cards = cardsOf.get(app);
   if (cards === undefined) cardsOf.set(app, (cards = new Map()));
-  let head = cards.get(texts.language);
+  let head = cards.get(language);
   if (head === undefined) {
+    const texts = textsIn(app, setting.languages);
     head = html`<li class="card">
   <a class="card-link" href="/apps/${encodeURIComponent(app.id)}">
     ${app.shot === null ? html`<span class="card-shot card-shot-none">${appIcon(app.id, setting.icons, 'large')}</span>` : html`<img class="card-shot" src="${app.shot}" alt="" loading="lazy" referrerpolicy="no-referrer">`}
@@ -56,7 +57,7 @@ export function appCard(app: CatalogEntry, setting: CardSetting): Html {
   </a>
   <p class="card-summary" lang="${texts.language}">${texts.summary}</p>
   <p class="card-meta">${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · `.text;
-    cards.set(texts.language, head);
+    cards.set(language, head);
   }
   return html`${trusted(head)}${updated(app, setting)}</p>
 </li>`;
