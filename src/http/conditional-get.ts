@@ -19,7 +19,7 @@ export async function sendListing(request: FastifyRequest, reply: FastifyReply, 
     reply.header('etag', listing.etag).header('last-modified', listing.changedAt.toUTCString());
     return reply.code(304).send();
   }
-  const rendered = await listing.body();
+  const rendered = await listing.body(chooseEncoding(request.headers['accept-encoding'], { br: true, gzip: true }) === 'br');
   const encoding = chooseEncoding(request.headers['accept-encoding'], {
     br: rendered.br !== null,
     gzip: rendered.gzip !== null,

@@ -22,8 +22,12 @@ const busy = (error: unknown): boolean => (error as { code?: string }).code === 
 export function holdWhileUsing(databaseFile: string): HeldLock {
   const lock = new BetterSqlite3(servingLockFile(databaseFile));
   try {
-    lock.pragma('busy_timeout = 0');
+    // The first processes on a new database create the lock's table together: one waits for the
+    // other's creation (it was refused at once and taken for a restore under way: two nodes or
+    // two `appstore migrate` starting together failed about one time in five).
+    lock.pragma('busy_timeout = 1000');
     lock.exec('create table if not exists serving (held integer)');
+    lock.pragma('busy_timeout = 0');
     lock.exec('begin');
     lock.prepare('select count(*) from serving').get();
   } catch (error) {

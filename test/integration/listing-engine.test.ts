@@ -157,6 +157,18 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
     }
   });
 
+  test('brotli is compressed only for clients that accept it: gzip requests after a write start none', async () => {
+    // A new body (after a write) asked for in gzip only, and time enough for a compression to finish.
+    await register('zeta', certificates[0] ?? '');
+    for (let r = 0; r < 3; r++) await publish('zeta', `4.${r}.0`, '*', `release ${r} of zeta`);
+    const url = '/api/v1/platform/31.0.0/apps.json?include_enterprise=true'; // a variant no client asked for in brotli yet
+    for (let i = 0; i < 3; i++) await served(url, 'gzip');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const first = await server.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, br' } });
+    assert.equal(first.headers['content-encoding'], 'gzip', 'the first client that accepts brotli gets gzip: nothing had compressed it');
+    assert.equal((await served(url, 'br')).encoding, 'br', 'then brotli, made in the background');
+  });
+
   test('the parts are saved in the database: a node that starts takes those that are current and sound, renders the others, and keeps other formats\' parts', async () => {
     const url = '/api/v1/apps.json?include_enterprise=true';
     const want = await expected(VARIANTS[0]);

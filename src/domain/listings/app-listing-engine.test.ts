@@ -186,6 +186,9 @@ describe('the app listing engine', () => {
     for (const id of ['a', 'b', 'c']) store.put(listedApp(id));
     const engine = new AppListingEngine(store, options);
     const body = await engine.body({ includeEnterprise: true }, DAY, store.stamp);
+    assert.equal(body.brotliIfMade(), null);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(body.brotliIfMade(), null, 'looking does not start it');
     assert.equal(body.brotli(), null, 'not compressed until asked for');
     const br = await eventually(async () => {
       const made = body.brotli();

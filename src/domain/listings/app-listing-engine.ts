@@ -48,8 +48,10 @@ export interface AssembledListing {
   readonly gzip: ByteChunks;
   /** Bytes of the JSON text. */
   readonly length: number;
-  /** The brotli body once compressed; null until then (gzip serves meanwhile). */
+  /** The brotli body once compressed; null until then (gzip serves meanwhile). Asking starts the compression. */
   brotli(): Buffer | null;
+  /** The brotli body if it was made; never starts it (a client that does not accept brotli costs no compression). */
+  brotliIfMade(): Buffer | null;
 }
 
 export interface EngineOptions extends PartOptions {
@@ -324,6 +326,7 @@ export class AppListingEngine {
         if (entry.brotliJob === null && this.bodies.get(key) === entry) entry.brotliJob = this.queueBrotli(entry);
         return entry.brotliBody;
       },
+      brotliIfMade: () => entry.brotliBody,
     };
     const previous = this.bodies.get(key);
     // A body made for an older version than the one held is served once but not kept.

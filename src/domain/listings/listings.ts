@@ -80,7 +80,8 @@ export interface Validators {
 export interface Listing {
   readonly etag: string;
   readonly changedAt: Date;
-  body(): Promise<ListingBody>;
+  /** The body; `acceptsBrotli` when the client would take brotli (only then is it compressed in brotli, in the background). */
+  body(acceptsBrotli: boolean): Promise<ListingBody>;
 }
 
 /**
@@ -152,7 +153,7 @@ export class Listings {
     // One window per request: the body is the one the ETag names, even across midnight.
     const window = recentWindowStart(this.now());
     const variant = this.variantName(name, window.day);
-    return { etag: listingEtag(stamp, variant), changedAt: stamp.changedAt, body: () => this.render(name, variant, window, stamp) };
+    return { etag: listingEtag(stamp, variant), changedAt: stamp.changedAt, body: (acceptsBrotli) => this.render(name, variant, window, stamp, acceptsBrotli) };
   }
 
   private variantName(name: ListingName, day: string): string {
@@ -163,11 +164,11 @@ export class Listings {
     return `${listing}-${day}-${name.includeEnterprise ? 'all' : 'public'}`;
   }
 
-  private async render(name: ListingName, variant: string, window: RecentWindow, wanted: VersionStamp): Promise<ListingBody> {
+  private async render(name: ListingName, variant: string, window: RecentWindow, wanted: VersionStamp, acceptsBrotli: boolean): Promise<ListingBody> {
     if (name.kind === 'apps') {
       const body = await this.engine.body(name, window, wanted);
       const gzip = body.gzip;
-      const br = body.brotli();
+      const br = acceptsBrotli ? body.brotli() : body.brotliIfMade();
       return {
         stamp: body.stamp,
         etag: listingEtag(body.stamp, variant),
