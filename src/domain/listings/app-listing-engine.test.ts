@@ -144,6 +144,8 @@ describe('the app listing engine', () => {
     for (const id of ['a', 'b', 'c', 'd']) store.put(listedApp(id, { ratingNumRecent: id === 'd' ? 1 : 0 }));
     store.recentCounts = new Map([['d', 1]]);
     const first = new AppListingEngine(store, options);
+    await first.body({ includeEnterprise: false }, DAY, store.stamp);
+    assert.equal(store.saved.size, 0, 'the body first: saving waits for a turn of the event loop');
     await checkAll(first, store);
     await eventually(async () => assert.deepEqual([...store.saved.keys()].sort(), ['a', 'b', 'c', 'd']));
 

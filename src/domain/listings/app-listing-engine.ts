@@ -291,12 +291,19 @@ export class AppListingEngine {
     return consistent;
   }
 
-  /** Saves the parts in the background, a batch at a time, after whatever is being saved. */
+  /**
+   * Saves the parts in the background, a batch at a time, after whatever is being saved. Each
+   * batch waits for a turn of the event loop first, so the body that waited for these parts is
+   * sent before any of it (the checksums and, on SQLite, the writes are synchronous work: before,
+   * they ran ahead of the first apps.json on a new database).
+   */
   private save(parts: readonly AppPart[]): void {
     for (let start = 0; start < parts.length; start += this.options.batchSize) {
       const batch = parts.slice(start, start + this.options.batchSize);
-      const saved = batch.map((part) => ({ ...part, checksum: partChecksum(part, this.options.partFormat) }));
-      this.saving = this.saving.then(() => this.source.saveParts(saved, this.options.partFormat)).catch((error: unknown) => this.options.onPartsError?.(error));
+      this.saving = this.saving
+        .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+        .then(() => this.source.saveParts(batch.map((part) => ({ ...part, checksum: partChecksum(part, this.options.partFormat) })), this.options.partFormat))
+        .catch((error: unknown) => this.options.onPartsError?.(error));
     }
   }
 
