@@ -5,6 +5,7 @@
 // callers below callees; idle and garbage collection are boxes of their own.
 import fs from 'node:fs';
 import path from 'node:path';
+import { escapeHtml } from '../src/web/html.ts';
 
 interface ProfileNode {
   readonly id: number;
@@ -56,8 +57,6 @@ function callTree(profile: Profile): Frame {
   return root;
 }
 
-const escape = (text: string): string => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
-
 /** The flame graph: 1200 px wide, 16 px a level, labels where they fit, the share in each box's title. */
 function svg(root: Frame, title: string): string {
   const width = 1200;
@@ -70,8 +69,8 @@ function svg(root: Frame, title: string): string {
     depth = Math.max(depth, level);
     const share = ((100 * frame.total) / root.total).toFixed(1);
     const hue = frame.name.startsWith('(garbage') ? 200 : frame.name.startsWith('(idle') || frame.name.startsWith('(program') ? 0 : 20 + ((frame.name.length * 7) % 40);
-    const label = w > 40 ? `<text x="${(x + 3).toFixed(1)}" y="${-level * row - 4}">${escape(frame.name.slice(0, Math.floor(w / 6.5)))}</text>` : '';
-    boxes.push(`<g><title>${escape(frame.name)} (${share} %)</title><rect x="${x.toFixed(1)}" y="${-(level + 1) * row}" width="${Math.max(0.3, w - 0.3).toFixed(1)}" height="${row - 1}" fill="hsl(${hue},75%,${frame.name.startsWith('(idle') ? 85 : 65}%)"/>${label}</g>`);
+    const label = w > 40 ? `<text x="${(x + 3).toFixed(1)}" y="${-level * row - 4}">${escapeHtml(frame.name.slice(0, Math.floor(w / 6.5)))}</text>` : '';
+    boxes.push(`<g><title>${escapeHtml(frame.name)} (${share} %)</title><rect x="${x.toFixed(1)}" y="${-(level + 1) * row}" width="${Math.max(0.3, w - 0.3).toFixed(1)}" height="${row - 1}" fill="hsl(${hue},75%,${frame.name.startsWith('(idle') ? 85 : 65}%)"/>${label}</g>`);
     let at = x;
     for (const child of [...frame.children.values()].sort((a, b) => a.name.localeCompare(b.name))) {
       place(child, at, level + 1);
@@ -81,7 +80,7 @@ function svg(root: Frame, title: string): string {
   place(root, 0, 0);
   const height = (depth + 1) * row + 30;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 ${-height + 10} ${width} ${height}" font-family="monospace" font-size="11">
-<text x="0" y="${-height + 24}" font-size="14">${escape(title)}</text>
+<text x="0" y="${-height + 24}" font-size="14">${escapeHtml(title)}</text>
 ${boxes.join('\n')}
 </svg>
 `;

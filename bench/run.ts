@@ -38,7 +38,7 @@ process.on('exit', () => {
   for (const child of children) child.kill('SIGTERM');
   fs.rmSync(work, { recursive: true, force: true });
 });
-const f0 = (n: number): string => n.toFixed(0);
+const f = (n: number, digits = 0): string => n.toFixed(digits);
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 async function waitFor(url: string): Promise<void> {
@@ -359,11 +359,11 @@ const profilePort = 18_605;
 const profileDir = path.join(work, 'profile');
 const profiled = startStore(profilePort, dataDir, {}, true, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
 await waitFor(`http://127.0.0.1:${profilePort}/healthz`);
-const profiledEtag = String((await rawGet(`http://127.0.0.1:${profilePort}/api/v1/apps.json`, { 'accept-encoding': 'gzip' })).headers.etag);
+const profiledEtag = (await timeGet(`http://127.0.0.1:${profilePort}/api/v1/apps.json`)).etag;
 const profiledRun = wrk(`http://127.0.0.1:${profilePort}/api/v1/apps.json`, [gzip, `If-None-Match: ${profiledEtag}`], 32);
 await stopStore(profiled);
 const profileFile = path.join(profileDir, fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile')) ?? '');
-const profileTree = flameGraph(profileFile, path.join(ROOT, 'docs', 'profiles', '304-now.svg'), `A 304 on apps.json under wrk -c32 (${f0(profiledRun.rps)} req/s with the profiler on), ${new Date().toISOString().slice(0, 10)}`);
+const profileTree = flameGraph(profileFile, path.join(ROOT, 'docs', 'profiles', '304-now.svg'), `A 304 on apps.json under wrk -c32 (${f(profiledRun.rps)} req/s with the profiler on), ${new Date().toISOString().slice(0, 10)}`);
 const profileTop = heaviest(profileTree, 15);
 
 // 4b. What SQLite's commit probe costs a 304: the version is read on every 304, and on SQLite
@@ -494,7 +494,6 @@ const mirror = await benchMirrorSync(work, upstreamDocuments, 18_950, SERVER_COR
 
 // 9. Report.
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-const f = (n: number, digits = 0): string => n.toFixed(digits);
 const rerenderMs = median(rerenders.map((r) => r.ms));
 const worstHealth = Math.max(...rerenders.map((r) => r.worstHealthMs));
 const bigRerenderMs = median(bigRerenders.map((r) => r.ms));
@@ -522,7 +521,7 @@ ${f(firstPlatform.bytes / 1e6, 1)} MB (${f(gzipSizes.platform / 1e6, 1)} MB gzip
 
 ## Issue 31's targets
 
-Absolute times are medians of three (each run's value in brackets); ratios are from one run.
+Absolute times are medians of three (each run's value in brackets); the 304's ratio is the median of three alternating pairs.
 
 | measure (600 apps unless said) | now | target |
 |---|---|---|
@@ -539,7 +538,7 @@ Absolute times are medians of three (each run's value in brackets); ratios are f
 ## Where a 304's time goes
 
 A store started with \`--cpu-prof\` answers the same 304 under wrk -t2 -c32 for ${DURATION} s
-(${f0(profiledRun.rps)} req/s with the profiler on). The flame graphs show every call path as wide as
+(${f(profiledRun.rps)} req/s with the profiler on). The flame graphs show every call path as wide as
 its share of the samples: [now](profiles/304-now.svg) (this run) and [before issue 31](profiles/304-before.svg).
 The functions with the most time of their own, now:
 

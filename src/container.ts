@@ -41,7 +41,7 @@ import type { ListingSources } from './domain/listings/listings.ts';
 import { LONGEST_WINDOW_MS, RateLimiter, signInRules } from './domain/rate-limit.ts';
 import type { HousekeepingDeps } from './domain/housekeeping.ts';
 import { housekeepingRepository } from './storage/repositories/housekeeping.repository.ts';
-import type { CatalogBrowseDeps } from './domain/browse/browse-catalog.ts';
+import type { BrowseSources, CatalogBrowseDeps } from './domain/browse/browse-catalog.ts';
 import { currentCatalog } from './domain/browse/browse-catalog.ts';
 import type { RatingDeps } from './domain/ratings/rate-app.ts';
 import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
@@ -225,6 +225,14 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     platforms: () => readSnapshot(database, (trx) => listPlatformReleases(trx, { supportedOnly: true })),
     discover: () => readSnapshot(database, loadDiscoverEntries),
   };
+  // The website's catalogue: entries for every listed app, an app page's details when it is shown.
+  const browseSources: BrowseSources = {
+    entries: (recentSince) => readSnapshot(database, (trx) => loadCatalogSources(trx, recentSince)),
+    platforms: listingSources.platforms,
+    categories: listingSources.categories,
+    icons: () => loadIconRefs(db),
+    details: (appId, recentSince) => inReadSnapshot(database, (trx) => loadAppDetails(trx, appId, recentSince)),
+  };
   const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
   // The sizes are read when scraped, by which time the engine and the cache exist.
   const scraped = config.metrics.port !== null || config.metrics.token !== null;
@@ -330,17 +338,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
     appOverview: { registry, audit },
     serialRevocation: { requests: certificateRequests, registry, trust: loadTrust, revocations, now },
-    browse: { icon: (hash: string) => findIcon(db, hash), catalog: currentCatalog(
-        {
-          entries: (recentSince) => readSnapshot(database, (trx) => loadCatalogSources(trx, recentSince)),
-          platforms: listingSources.platforms,
-          categories: listingSources.categories,
-          icons: () => loadIconRefs(db),
-          details: (appId, recentSince) => inReadSnapshot(database, (trx) => loadAppDetails(trx, appId, recentSince)),
-        },
-        versions,
-        now,
-      ) },
+    browse: { icon: (hash: string) => findIcon(db, hash), catalog: currentCatalog(browseSources, versions, now) },
     identity,
     legacyAuthority: authorityFiles(config.dataDir),
     trust: loadTrust,

@@ -19,8 +19,10 @@ export async function sendListing(request: FastifyRequest, reply: FastifyReply, 
     reply.header('etag', listing.etag).header('last-modified', listing.changedAt.toUTCString());
     return reply.code(304).send();
   }
-  const rendered = await listing.body(chooseEncoding(request.headers['accept-encoding'], { br: true, gzip: true }) === 'br');
-  const encoding = chooseEncoding(request.headers['accept-encoding'], {
+  const accepted = request.headers['accept-encoding'];
+  // Brotli is made (in the background) only for a client that would take it.
+  const rendered = await listing.body(chooseEncoding(accepted, { br: true, gzip: true }) === 'br');
+  const encoding = chooseEncoding(accepted, {
     br: rendered.br !== null,
     gzip: rendered.gzip !== null,
   });

@@ -69,12 +69,12 @@ export function timeAgo(iso: string, now: Date, language: string): string {
 /** "3 days ago" by language and days: every card of every page writes one. */
 const agoTexts = new Map<string, string>();
 
-/** A date as people of `language` write it (24 Nov 2026, 24.11.2026). */
 /** A count as the language writes it: 12,345 in English, 12.345 in German. */
 export function countText(value: number, language: string): string {
   return wholeNumber(bcp47(language) ?? 'en').format(value);
 }
 
+/** A date as people of `language` write it (24 Nov 2026, 24.11.2026). */
 export function shortDate(iso: string, language: string): string {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return '';

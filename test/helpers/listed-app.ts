@@ -1,5 +1,6 @@
 import type { ListedApp, ListedRelease, ListingVariant } from '../../src/domain/listings/app-listing.ts';
 import { toFragment } from '../../src/domain/listings/app-listing.ts';
+import type { EntrySource } from '../../src/domain/browse/catalog-entry.ts';
 import { satisfies } from '../../src/domain/versions/semantic-version.ts';
 
 /** A listed app with plain defaults (no releases, no ratings); `extra` overrides any field. */
@@ -63,4 +64,21 @@ export function renderFromScratch(apps: readonly ListedApp[], variant: ListingVa
     listed.push(`${fragment.head}${releases.map((r) => r.json).join(',')}]}`);
   }
   return `[${listed.join(',')}]`;
+}
+
+/** The entry source of a listed app as apps.json shows it (what a catalogue reads of it from storage). */
+export function entrySourceOf(app: ListedApp): EntrySource {
+  const shot = app.screenshots[0];
+  return {
+    id: app.id,
+    translations: app.translations,
+    categories: app.categories,
+    isFeatured: app.isFeatured,
+    ratingOverall: app.ratingOverall,
+    ratingNumOverall: app.ratingNumOverall,
+    created: app.created,
+    lastModified: app.lastModified,
+    shot: shot === undefined ? null : shot.smallThumbnail || shot.url,
+    platformVersionSpecs: [...new Set(app.releases.map((release) => release.platformVersionSpec))].sort(),
+  };
 }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { listedApp } from '../../../test/helpers/listed-app.ts';
+import { entrySourceOf, listedApp } from '../../../test/helpers/listed-app.ts';
 import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
 import { currentCatalog, findListedApp, homeView, latestPerPlatform, pageCatalog, textsIn } from './browse-catalog.ts';
 import type { AppDetails } from './browse-catalog.ts';
-import { catalogEntry, entrySourceOf } from './catalog-entry.ts';
+import { catalogEntry } from './catalog-entry.ts';
 import { SearchIndex } from './search-index.ts';
 
 const app = (id: string, created: string, lastModified: string, extra: Partial<ListedApp> = {}): ListedApp => listedApp(id, { created, lastModified, ...extra });

@@ -1,4 +1,3 @@
-import type { ListedApp } from '../listings/app-listing.ts';
 import type { AppTranslation } from '../releases/release-data.ts';
 import { parseSpec } from '../versions/semantic-version.ts';
 import type { SpecBounds } from '../versions/semantic-version.ts';
@@ -36,22 +35,5 @@ export function catalogEntry(source: EntrySource): CatalogEntry {
     ...rest,
     translations: Object.fromEntries(Object.entries(translations).map(([language, t]) => [language, { name: t.name, summary: t.summary }])),
     platforms: platformVersionSpecs.map(parseSpec),
-  };
-}
-
-/** The entry source of a listed app as apps.json shows it (tests and tools that hold whole apps). */
-export function entrySourceOf(app: ListedApp): EntrySource {
-  const shot = app.screenshots[0];
-  return {
-    id: app.id,
-    translations: app.translations,
-    categories: app.categories,
-    isFeatured: app.isFeatured,
-    ratingOverall: app.ratingOverall,
-    ratingNumOverall: app.ratingNumOverall,
-    created: app.created,
-    lastModified: app.lastModified,
-    shot: shot === undefined ? null : shot.smallThumbnail || shot.url,
-    platformVersionSpecs: [...new Set(app.releases.map((release) => release.platformVersionSpec))].sort(),
   };
 }

@@ -4,7 +4,8 @@ import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
 import { PAGE_SIZE, searchApps as search, searchWords } from './search-catalog.ts';
 import type { SearchQuery, SearchResult } from './search-catalog.ts';
 import { SearchIndex, withinEdits } from './search-index.ts';
-import { catalogEntry, entrySourceOf } from './catalog-entry.ts';
+import { catalogEntry } from './catalog-entry.ts';
+import { entrySourceOf } from '../../../test/helpers/listed-app.ts';
 
 /** A search over these apps, indexed as a catalogue indexes them. */
 function searchApps(apps: readonly ListedApp[], query: SearchQuery): SearchResult {

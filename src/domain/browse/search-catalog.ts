@@ -1,7 +1,8 @@
-import { coreSatisfies, numericCore, parsePlatformVersion } from '../versions/semantic-version.ts';
+import { coreSatisfies, parsePlatformVersion } from '../versions/semantic-version.ts';
+import type { VersionCore } from '../versions/semantic-version.ts';
 import type { CatalogEntry } from './catalog-entry.ts';
 import type { SearchIndex, Sort } from './search-index.ts';
-import { foldText } from './search-index.ts';
+import { WORD_BREAK, foldText } from './search-index.ts';
 
 export interface SearchQuery {
   /** Words to find in the app's id, names, summaries and descriptions (any language, any case, with or without accents); empty: every app. */
@@ -32,14 +33,13 @@ export const PAGE_SIZE = 24;
 
 /** Folded words of at most 100 characters in all; punctuation separates words. */
 export function searchWords(text: string): string[] {
-  return foldText(text.slice(0, 100)).split(/[^\p{L}\p{N}_]+/u).filter((word) => word !== '').slice(0, 10);
+  return foldText(text.slice(0, 100)).split(WORD_BREAK).filter((word) => word !== '').slice(0, 10);
 }
 
 /** `30` and `30.0` mean 30.0.0; null for anything that is not a version. */
-function fullVersion(text: string): string | null {
+function fullVersion(text: string): VersionCore | null {
   if (!/^\d{1,4}(\.\d{1,4}){0,2}$/.test(text)) return null;
-  const full = [...text.split('.'), '0', '0'].slice(0, 3).join('.');
-  return parsePlatformVersion(full) === null ? null : full;
+  return parsePlatformVersion([...text.split('.'), '0', '0'].slice(0, 3).join('.'));
 }
 
 /**
@@ -49,8 +49,7 @@ function fullVersion(text: string): string | null {
  */
 export function searchApps(catalog: Searchable, query: SearchQuery): SearchResult {
   const words = searchWords(query.text);
-  const version = query.nextcloud === null ? null : fullVersion(query.nextcloud);
-  const nextcloud = version === null ? null : numericCore(version);
+  const nextcloud = query.nextcloud === null ? null : fullVersion(query.nextcloud);
   const scores = catalog.index.scores(words);
   const kept = (app: CatalogEntry): boolean =>
     (query.category === null || app.categories.includes(query.category)) && (!query.featuredOnly || app.isFeatured) && (nextcloud === null || app.platforms.some((bounds) => coreSatisfies(nextcloud, bounds)));

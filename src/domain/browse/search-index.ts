@@ -116,10 +116,6 @@ export class SearchIndex {
     this.orders = sortOrders(sources);
   }
 
-  get size(): number {
-    return this.ids.length;
-  }
-
   /**
    * How well each app matches every word (0: it does not), by app position; null for no words
    * (every app matches alike). The id equal to the words adds most.

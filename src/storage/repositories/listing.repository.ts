@@ -1,6 +1,6 @@
 import type { AppDetails, IconRef } from '../../domain/browse/browse-catalog.ts';
 import type { EntrySource } from '../../domain/browse/catalog-entry.ts';
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { AppApiFields, ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
 import { aggregateRatings } from '../../domain/listings/rating-aggregate.ts';
@@ -21,12 +21,15 @@ function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
   return groups;
 }
 
+/** The apps that are listed: those with at least one release. */
+const hasRelease = (eb: ExpressionBuilder<Database, 'apps'>) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id'));
+
 /** Apps that have at least one release, ordered by id, with the version of their last listed change. */
 export async function loadListedAppIndex(db: Kysely<Database>): Promise<Array<{ id: string; listingVersion: number }>> {
   const rows = await db
     .selectFrom('apps')
     .select(['id', 'listing_version'])
-    .where((eb) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id')))
+    .where(hasRelease)
     .orderBy('id')
     .execute();
   return rows.map((row) => ({ id: row.id, listingVersion: Number(row.listing_version) }));
@@ -60,7 +63,7 @@ export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: st
   const apps = await db
     .selectFrom('apps')
     .selectAll()
-    .where((eb) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id')))
+    .where(hasRelease)
     .$if(ids !== null, (q) => q.where('id', 'in', ids ?? []))
     .orderBy('id')
     .execute();
@@ -160,7 +163,7 @@ export async function loadCatalogSources(db: Kysely<Database>, recentSince: stri
   const apps = await db
     .selectFrom('apps')
     .select(['id', 'created_at', 'updated_at', 'last_release_at', 'is_featured'])
-    .where((eb) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id')))
+    .where(hasRelease)
     .orderBy('id')
     .execute();
   const [translations, screenshots, categories, specs, ratings] = await Promise.all([

@@ -39,7 +39,6 @@ const commandId = (value: string | undefined): string => (value !== undefined &&
 export async function developerPageRoutes(app: AppServer, container: Container): Promise<void> {
   installFormParser(app);
   const pages = signedInPages(container);
-  const listedApps = (setting: PageSetting, appIds: readonly string[]) => setting.catalog.details(appIds);
 
   app.get('/developer', {
     schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
@@ -47,7 +46,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
       pages.page(request, reply, async (who, setting) => {
         const managed = await myApps(who.acting, container.appOverview);
         const ids = managed.map((m) => m.appId);
-        const [downloads, listed] = await Promise.all([container.mirror.downloads(ids), listedApps(setting, ids)]);
+        const [downloads, listed] = await Promise.all([container.mirror.downloads(ids), setting.catalog.details(ids)]);
         const rows = managed.map((m) => {
           const counts = downloads.get(m.appId);
           return { app: m, listed: listed.get(m.appId)?.app ?? null, downloads: counts === undefined ? null : totalDownloads(counts) };
@@ -179,7 +178,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
     const managed = await managedApp(appId, who.acting, container.appOverview);
     const trail = await appAuditTrail(managed, container.appOverview);
     const downloads = (await container.mirror.downloads([appId])).get(appId) ?? null;
-    return manageAppPage(managed, (await listedApps(setting, [appId])).get(appId)?.app ?? null, downloads, trail, who.user.isAdmin, setting.formToken(), state, setting.context);
+    return manageAppPage(managed, (await setting.catalog.details([appId])).get(appId)?.app ?? null, downloads, trail, who.user.isAdmin, setting.formToken(), state, setting.context);
   }
 
   app.get('/developer/apps/:appId', {
