@@ -63,15 +63,17 @@ export function notModifiedFastPath(listings: Listings, options: FastPathOptions
   let enabled = true;
   // Per address asked (servers poll a handful): its validators and the 304's headers, made once
   // per content version and day. Bounded: cleared when full.
-  const known = new Map<string, { validators: Validators; headers: readonly string[] }>();
-  const validatorsFor = (url: string): { validators: Validators; headers: readonly string[] } | null => {
+  // The headers are one array per address, the request id in its last slot, written just before
+  // writeHead reads it: a 304 allocates no headers of its own (Node copies them out at once).
+  const known = new Map<string, { validators: Validators; headers: string[] }>();
+  const validatorsFor = (url: string): { validators: Validators; headers: string[] } | null => {
     const held = known.get(url);
     if (held !== undefined && listings.stillValid(held.validators)) return held;
     const name = listingOf(url);
     const validators = name === null ? undefined : listings.validatorsOf(name);
     if (validators === undefined) return null;
     const headers = { etag: validators.etag, 'last-modified': validators.changedAt.toUTCString(), ...LISTING_CACHING, ...corsHeadersFor(url), 'x-content-type-options': 'nosniff' };
-    const made = { validators, headers: Object.entries(headers).flat() };
+    const made = { validators, headers: [...Object.entries(headers).flat(), 'x-request-id', ''] };
     if (known.size >= KNOWN_ADDRESSES) known.clear();
     known.set(url, made);
     return made;
@@ -88,7 +90,8 @@ export function notModifiedFastPath(listings: Listings, options: FastPathOptions
     // The usual poll sends back exactly the ETag it was given: one comparison.
     if (ifNoneMatch !== etag && !isNotModified(headers, etag, changedAt)) return false;
     const reqId = requestIdFor(headers);
-    response.writeHead(304, [...found.headers, 'x-request-id', reqId]);
+    found.headers[found.headers.length - 1] = reqId;
+    response.writeHead(304, found.headers);
     response.end();
     if (options.logRate > 0 && Math.random() < options.logRate) options.log({ reqId, url, statusCode: 304, sampled: options.logRate });
     return true;
