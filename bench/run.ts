@@ -347,26 +347,25 @@ const rows: Array<[string, WrkResult, WrkResult, WrkResult | null]> = [
 // 4a. The 304 beside bare Node once more, alternating three times with the store settled (one
 // run of each after the others moves with whatever else the shared machine does): the median
 // of the three ratios is the one the target is checked against.
-await new Promise((r) => setTimeout(r, 2000));
-const notModifiedRounds: Array<{ store: number; bare: number }> = [];
-for (let i = 0; i < 3; i++) {
-  const ours = wrk(`${base}/apps.json`, [gzip, `If-None-Match: ${storeEtag}`], 32).rps;
-  notModifiedRounds.push({ store: ours, bare: wrk(bareBase, [gzip, `If-None-Match: ${storeEtag}`], 32).rps });
+interface NotModifiedPairs {
+  readonly rounds: ReadonlyArray<{ store: number; bare: number }>;
+  readonly ratio: number;
 }
-const notModifiedRatio = median(notModifiedRounds.map((r) => r.store / r.bare));
+const notModifiedPairs = (storeUrl: string, etag: string): NotModifiedPairs => {
+  const rounds = [0, 1, 2].map(() => ({ store: wrk(storeUrl, [gzip, `If-None-Match: ${etag}`], 32).rps, bare: wrk(bareBase, [gzip, `If-None-Match: ${storeEtag}`], 32).rps }));
+  return { rounds, ratio: median(rounds.map((r) => r.store / r.bare)) };
+};
+const pairsText = ({ rounds }: NotModifiedPairs): string => rounds.map((r) => `${f(r.store)} / ${f(r.bare)}`).join(', ');
+await new Promise((r) => setTimeout(r, 2000));
+const notModified = notModifiedPairs(`${base}/apps.json`, storeEtag);
 // The same beside a store just started on the same data: what the long-running store's earlier
 // work (the 200 runs above) costs its 304s.
 const freshPort = 18_606;
 const fresh = startStore(freshPort, dataDir);
 await waitFor(`http://127.0.0.1:${freshPort}/healthz`);
 const freshEtag = (await timeGet(`http://127.0.0.1:${freshPort}/api/v1/apps.json`)).etag;
-const freshRounds: Array<{ store: number; bare: number }> = [];
-for (let i = 0; i < 3; i++) {
-  const ours = wrk(`http://127.0.0.1:${freshPort}/api/v1/apps.json`, [gzip, `If-None-Match: ${freshEtag}`], 32).rps;
-  freshRounds.push({ store: ours, bare: wrk(bareBase, [gzip, `If-None-Match: ${storeEtag}`], 32).rps });
-}
+const freshNotModified = notModifiedPairs(`http://127.0.0.1:${freshPort}/api/v1/apps.json`, freshEtag);
 await stopStore(fresh);
-const freshRatio = median(freshRounds.map((r) => r.store / r.bare));
 
 // 4a'. Where a 304's time goes: a second store process under the same load with V8's CPU
 // profiler on, written out as a flame graph (docs/profiles/304-now.svg) and its heaviest functions.
@@ -547,7 +546,7 @@ Absolute times are medians of three (each run's value in brackets); the 304's ra
 | first home page after a start, from the port opening to its last byte | ${f(firstHomeOpenMs)} ms (${homeRuns.map((r) => f(r.afterOpenMs)).join(', ')}); from spawning the process ${f(firstHomeMs)} ms | under 150 ms |
 | first apps.json after a start on a fresh database (no saved parts), from the port opening | ${f(cold.afterOpenMs)} ms (${coldOpenRuns.map((r) => f(r)).join(', ')}); from spawning ${f(cold.ms)} ms | under 1,000 ms |
 | first apps.json after a restart, from the port opening | ${f(firstOpenMs)} ms (${restartRuns.map((r) => f(r.afterOpenMs)).join(', ')}); from spawning ${f(firstMs)} ms | under 300 ms |
-| 304, store / bare \`node:http\`, median of three alternating pairs (wrk -t2 -c32) | ${f(notModifiedRatio, 2)}× (${notModifiedRounds.map((r) => `${f(r.store)} / ${f(r.bare)}`).join(', ')} req/s); a store just started on the same data: ${f(freshRatio, 2)}× (${freshRounds.map((r) => `${f(r.store)} / ${f(r.bare)}`).join(', ')}) | at least 0.9× |
+| 304, store / bare \`node:http\`, median of three alternating pairs (wrk -t2 -c32) | ${f(notModified.ratio, 2)}× (${pairsText(notModified)} req/s); a store just started on the same data: ${f(freshNotModified.ratio, 2)}× (${pairsText(freshNotModified)}) | at least 0.9× |
 | 3,000 apps: re-render after a write, median of 3 | ${f(bigRerenderMs)} ms | under 150 ms |
 | 3,000 apps: resident memory after the variants and the pages | ${f(bigPagesMemory.rss)} MiB | at most 600 MiB |
 

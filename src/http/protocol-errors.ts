@@ -113,8 +113,10 @@ export function checkBeforeRouting(request: IncomingMessage): ProtocolRefusal | 
   // Node keeps the first of several: which host the request is for is then ambiguous (RFC 9112 §3.2 requires a 400).
   let hosts = 0;
   // Only a four-letter name is lowered: no string is made per header of every request.
-  const raw = request.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.length === 4 && raw[i]?.toLowerCase() === 'host') hosts += 1;
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i];
+    if (name?.length === 4 && name.toLowerCase() === 'host') hosts += 1;
+  }
   if (hosts > 1) return { code: 'invalid_request', detail: `The request has ${hosts} Host headers: send exactly one.` };
   const expect = request.headers.expect;
   if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') {
