@@ -273,9 +273,12 @@ export class AppListingEngine {
     const made: AppPart[] = [];
     for (let start = 0; start < ids.length; start += this.options.batchSize) {
       const batch = ids.slice(start, start + this.options.batchSize);
-      const rows = await reads.load(batch, window.since);
+      // Taken off the list as they go: an app read is not held while the compressions of the
+      // others are waited for (the render's young-generation collections would copy it).
+      const rows = (await reads.load(batch, window.since)).reverse();
       if (rows.length !== batch.length) consistent = false;
-      for (const { app, listingVersion } of rows) {
+      for (let row = rows.pop(); row !== undefined; row = rows.pop()) {
+        const { app, listingVersion } = row;
         if (listed.get(app.id) !== listingVersion) consistent = false;
         const job: Promise<void> = makeAppPart(app, listingVersion, this.options).then((part) => {
           this.parts.set(part.id, part);

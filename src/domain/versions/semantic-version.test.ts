@@ -7,6 +7,7 @@ import {
   exclusiveMaximum,
   padMinimum,
   parsePlatformVersion,
+  parseSemanticVersion,
   parseSpec,
   satisfies,
   versionRequirement,
@@ -76,5 +77,24 @@ describe('platform compatibility (reference §3.6)', () => {
       ['*', '1.0.0', true],
     ];
     for (const [spec, version, expected] of cases) assert.equal(satisfies(version, parseSpec(spec)), expected, `${version} in ${spec}`);
+  });
+});
+
+describe('versions and specs read once per text', () => {
+  test('the same text gives the same frozen result, a text that is not a version null each time', () => {
+    const first = parseSemanticVersion('1.2.3-beta.1');
+    assert.deepEqual(first, { core: [1, 2, 3], prerelease: ['beta', '1'] });
+    assert.equal(parseSemanticVersion(['1.2.3', 'beta.1'].join('-')), first, 'a text made elsewhere finds the same result');
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first?.core) && Object.isFrozen(first?.prerelease));
+    assert.equal(parseSemanticVersion('1.2'), null);
+    assert.equal(parseSemanticVersion('1.2'), null);
+    assert.equal(parseSpec('>=30.0.0 <32.0.0'), parseSpec(['>=30.0.0', '<32.0.0'].join(' ')));
+    assert.ok(Object.isFrozen(parseSpec('>=30.0.0 <32.0.0')));
+  });
+
+  test('many distinct texts: results stay right past the bound of what is kept', () => {
+    for (let i = 0; i < 25_000; i++) assert.deepEqual(parseSemanticVersion(`${i}.0.1`)?.core, [i, 0, 1]);
+    assert.deepEqual(parseSpec('>=3 <4')?.min, [3, 0, 0]);
+    assert.equal(compareReleaseVersions({ version: '10.0.0', isNightly: false }, { version: '9.0.0', isNightly: false }) > 0, true);
   });
 });

@@ -24,9 +24,26 @@ export interface SemanticVersion {
 
 /** A semantic version, or null when the text is not one. */
 export function parseSemanticVersion(text: string): SemanticVersion | null {
+  const known = parsedVersions.get(text);
+  if (known !== undefined) return known;
   const match = SEMVER_PATTERN.exec(text);
-  if (match === null) return null;
-  return { core: [Number(match[1]), Number(match[2]), Number(match[3])], prerelease: match[4] === undefined ? [] : match[4].split('.') };
+  const parsed = match === null ? null : Object.freeze({ core: Object.freeze([Number(match[1]), Number(match[2]), Number(match[3])] as const), prerelease: Object.freeze(match[4] === undefined ? [] : match[4].split('.')) });
+  remember(parsedVersions, text, parsed);
+  return parsed;
+}
+
+/**
+ * Versions and specs already read, by their text: a render sorts every app's releases (each
+ * version compared several times) and reads every release's spec, and the texts repeat. Before,
+ * parsing them again was a sixth of what a first render on a new database allocated.
+ */
+const parsedVersions = new Map<string, SemanticVersion | null>();
+const parsedSpecs = new Map<string, SpecBounds>();
+
+/** Bounded: a catalogue has far fewer distinct texts; past the bound the map starts again. */
+function remember<T>(map: Map<string, T>, text: string, value: T): void {
+  if (map.size >= 10_000) map.clear();
+  map.set(text, value);
 }
 
 /** A platform release version's parts, or null when it is not `X.Y.Z`. */
@@ -133,13 +150,17 @@ export interface SpecBounds {
 }
 
 export function parseSpec(spec: string): SpecBounds {
+  const known = parsedSpecs.get(spec);
+  if (known !== undefined) return known;
   let min: VersionCore | null = null;
   let max: VersionCore | null = null;
   for (const token of spec.trim().split(/\s+/)) {
     if (token.startsWith('>=')) min = numericCore(token.slice(2));
     else if (token.startsWith('<')) max = numericCore(token.slice(1));
   }
-  return internBounds({ min, max });
+  const bounds = internBounds({ min, max });
+  remember(parsedSpecs, spec, bounds);
+  return bounds;
 }
 
 /** One object per distinct range (a catalogue has a few hundred; its releases, tens of thousands). */
@@ -150,9 +171,8 @@ export function internBounds(bounds: SpecBounds): SpecBounds {
   const key = `${bounds.min?.join('.') ?? ''}-${bounds.max?.join('.') ?? ''}`;
   const known = knownBounds.get(key);
   if (known !== undefined) return known;
-  if (knownBounds.size >= 10_000) knownBounds.clear();
   const frozen: SpecBounds = Object.freeze({ min: bounds.min === null ? null : Object.freeze([...bounds.min] as const), max: bounds.max === null ? null : Object.freeze([...bounds.max] as const) });
-  knownBounds.set(key, frozen);
+  remember(knownBounds, key, frozen);
   return frozen;
 }
 
