@@ -50,20 +50,12 @@ export function compareReleasesDescending(x: ListedRelease, y: ListedRelease): n
   return compareReleaseVersions(y, x) || (x.lastModified < y.lastModified ? 1 : x.lastModified > y.lastModified ? -1 : 0);
 }
 
-const parsedBounds = new WeakMap<ListedRelease, SpecBounds>();
-
 /**
- * The release's Nextcloud range as bounds, parsed once per release object: the pages' search
- * filter and version table ask for it on every request, and a snapshot's releases live as long
- * as the snapshot (the cache entry goes with them).
+ * The release's Nextcloud range as bounds: the pages' search filter and version table ask for it
+ * on every request. parseSpec keeps what it read by the spec's text, so this is a lookup.
  */
 export function platformBounds(release: ListedRelease): SpecBounds {
-  let bounds = parsedBounds.get(release);
-  if (bounds === undefined) {
-    bounds = parseSpec(release.platformVersionSpec);
-    parsedBounds.set(release, bounds);
-  }
-  return bounds;
+  return parseSpec(release.platformVersionSpec);
 }
 
 export function toFragment(app: ListedApp): AppFragment {
