@@ -36,6 +36,7 @@ describe('loadConfig', () => {
     assert.equal(config.secretKeyFileConfigured, false);
     assert.deepEqual(config.limits, { downloadTimeoutMs: 60_000, maxArchiveBytes: 20 * 1024 * 1024, maxRedirects: 10, uploadsPerDay: 100 });
     assert.deepEqual(config.connections, { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 30_000, maxPerAddress: 64 });
+    assert.equal(config.listingBrotliMinSaving, 0.2);
     assert.ok(Object.isFrozen(config));
   });
 
@@ -60,6 +61,7 @@ describe('loadConfig', () => {
         APPSTORE_REQUEST_TIMEOUT_SECONDS: '30',
         APPSTORE_IDLE_TIMEOUT_SECONDS: '75',
         APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '0',
+        APPSTORE_LISTING_BROTLI_MIN_SAVING: '2.5',
       },
       cwd,
     );
@@ -76,6 +78,7 @@ describe('loadConfig', () => {
     assert.equal(config.secretKeyFileConfigured, true);
     assert.deepEqual(config.limits, { downloadTimeoutMs: 500, maxArchiveBytes: 1024 * 1024, maxRedirects: 0, uploadsPerDay: 5 });
     assert.deepEqual(config.connections, { headersTimeoutMs: 2500, requestTimeoutMs: 30_000, idleTimeoutMs: 75_000, maxPerAddress: 0 });
+    assert.equal(config.listingBrotliMinSaving, 0.025);
   });
 
   test('empty values count as unset', () => {
@@ -103,6 +106,7 @@ describe('loadConfig', () => {
     ['uploads per day fractional', { APPSTORE_UPLOADS_PER_DAY: '1.5' }, /^APPSTORE_UPLOADS_PER_DAY: '1\.5' is not a whole number/],
     ['headers timeout longer than the request timeout', { APPSTORE_HEADERS_TIMEOUT_SECONDS: '90' }, /^APPSTORE_HEADERS_TIMEOUT_SECONDS: must not be longer than APPSTORE_REQUEST_TIMEOUT_SECONDS/],
     ['connection limit negative', { APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '-1' }, /^APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '-1' is not a whole number from 0/],
+    ['brotli saving over 100 %', { APPSTORE_LISTING_BROTLI_MIN_SAVING: '120' }, /^APPSTORE_LISTING_BROTLI_MIN_SAVING: '120' is not a number from 0 to 100$/],
     ['data dir is a file', { APPSTORE_DATA_DIR: 'afile' }, /^APPSTORE_DATA_DIR: .*afile exists and is not a directory$/],
   ];
   for (const [name, env, expected] of cases) {

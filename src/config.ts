@@ -68,6 +68,8 @@ export interface Config {
   readonly signUpOpen: boolean;
   /** Bound on the listing bodies and platform cuts kept in memory (the apps' compressed parts come on top). */
   readonly listingCacheMiB: number;
+  /** The share of gzip's size a brotli app listing must save to be kept and served (0.2; 0: any saving). */
+  readonly listingBrotliMinSaving: number;
   /** PostgreSQL connections each node may open (10). */
   readonly databasePoolSize: number;
   /** Where `GET /metrics` is served: a port of its own on APPSTORE_HOST (null: not), and/or the main port with this bearer token (null: not). */
@@ -117,6 +119,7 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_SMTP_URL',
   'APPSTORE_MAIL_FROM',
   'APPSTORE_LISTING_CACHE_MIB',
+  'APPSTORE_LISTING_BROTLI_MIN_SAVING',
   'APPSTORE_LOG_304_SAMPLE',
   'APPSTORE_DATABASE_POOL_SIZE',
   'APPSTORE_METRICS_PORT',
@@ -212,6 +215,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (/[\r\n]/.test(from) || !/@/.test(from)) problems.push('APPSTORE_MAIL_FROM: expected an address such as "App Store <store@example.com>"');
 
   const listingCacheMiB = parsePositive('APPSTORE_LISTING_CACHE_MIB', get('APPSTORE_LISTING_CACHE_MIB'), 128, 1_048_576, problems);
+  const listingBrotliMinSaving = parsePositive('APPSTORE_LISTING_BROTLI_MIN_SAVING', get('APPSTORE_LISTING_BROTLI_MIN_SAVING'), 20, 100, problems, true, true) / 100;
   const notModifiedLogRate = parsePositive('APPSTORE_LOG_304_SAMPLE', get('APPSTORE_LOG_304_SAMPLE'), 0.01, 1, problems, true, true);
 
   const databasePoolSize = parsePositive('APPSTORE_DATABASE_POOL_SIZE', get('APPSTORE_DATABASE_POOL_SIZE'), 10, 1000, problems);
@@ -248,6 +252,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicUrl,
     signUpOpen: signUp !== 'closed',
     listingCacheMiB,
+    listingBrotliMinSaving,
     notModifiedLogRate,
     databasePoolSize,
     metrics: Object.freeze({ port: metricsPort, token: metricsToken }),

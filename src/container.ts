@@ -253,6 +253,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       gzipLevel: 6,
       partFormat: LISTING_PART_FORMAT,
       brotliQuality: 5,
+      brotliMinSaving: config.listingBrotliMinSaving,
       onPartsError: (error) => listingReports.partsUnavailable(error),
       onRender: (what, ms) => metrics.listingRender(`apps-${what}`, ms / 1000),
     },

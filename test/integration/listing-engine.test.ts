@@ -169,6 +169,23 @@ describe(`the listing engine against a whole-catalogue render (${DIALECT})`, () 
     assert.equal((await served(url, 'br')).encoding, 'br', 'then brotli, made in the background');
   });
 
+  test('APPSTORE_LISTING_BROTLI_MIN_SAVING: a brotli body that saves less is never served; gzip is, with Vary', async () => {
+    const stingy = await createTestServer({ now: clock.now, database: server.database, env: { APPSTORE_LISTING_BROTLI_MIN_SAVING: '100' } });
+    try {
+      const url = '/api/v1/apps.json?include_enterprise=true';
+      const ask = () => stingy.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      assert.equal((await ask()).headers['content-encoding'], 'gzip');
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the compression, made and declined
+      const later = await ask();
+      assert.equal(later.headers['content-encoding'], 'gzip');
+      assert.match(String(later.headers.vary), /accept-encoding/i);
+      assert.equal(zlib.gunzipSync(later.rawPayload).toString(), await expected(VARIANTS[0]));
+      assert.equal((await served(url, 'br')).encoding, 'br', 'the node with the default share serves brotli (this data saves more than a fifth)');
+    } finally {
+      await stingy.app.close();
+    }
+  });
+
   test('the parts are saved in the database: a node that starts takes those that are current and sound, renders the others, and keeps other formats\' parts', async () => {
     const url = '/api/v1/apps.json?include_enterprise=true';
     const want = await expected(VARIANTS[0]);

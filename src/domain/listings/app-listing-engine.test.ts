@@ -98,7 +98,7 @@ class FakeStore implements AppListingSource {
 }
 
 const DAY: RecentWindow = { since: '2026-01-01T00:00:00.000000Z', day: '20260401' };
-const options = { batchSize: 2, maxBytes: 64 * 1024 * 1024, gzipLevel: 6, brotliQuality: 5, partFormat: 'test format' };
+const options = { batchSize: 2, maxBytes: 64 * 1024 * 1024, gzipLevel: 6, brotliQuality: 5, brotliMinSaving: 0, partFormat: 'test format' };
 const VARIANTS: ListingVariant[] = [
   { includeEnterprise: true },
   { includeEnterprise: false },
@@ -202,6 +202,45 @@ describe('the app listing engine', () => {
     store.put(listedApp('b', { isFeatured: true }));
     const next = await engine.body({ includeEnterprise: true }, DAY, store.stamp);
     await eventually(async () => assert.equal(zlib.brotliDecompressSync(next.brotli() ?? Buffer.alloc(0)).toString(), store.fromScratch({ includeEnterprise: true })));
+  });
+
+  test('a brotli body that saves less than the share asked is not kept, nor made again until the listing grows or shrinks by a tenth', async () => {
+    const store = new FakeStore();
+    for (const id of ['a', 'b', 'c']) store.put(listedApp(id));
+    const variant = { includeEnterprise: true };
+    const madeBy = async (minSaving: number, compressions: string[] = []) => {
+      const engine = new AppListingEngine(store, { ...options, brotliMinSaving: minSaving, onRender: (what) => void (what === 'brotli' && compressions.push(what)) });
+      const body = await engine.body(variant, DAY, store.stamp);
+      body.brotli();
+      await eventually(async () => assert.equal(compressions.length, 1));
+      return { engine, body, compressions };
+    };
+    const reference = (await madeBy(0)).body;
+    const br = reference.brotliIfMade();
+    assert.ok(br !== null);
+    const saving = 1 - br.length / reference.gzip.byteLength;
+    assert.ok(saving > 0.01, `brotli saves ${saving} on this listing`);
+
+    const kept = await madeBy(saving * 0.99);
+    assert.deepEqual(kept.body.brotli(), br, 'a saving just over the share: kept');
+
+    const declined = await madeBy(saving * 1.01);
+    assert.equal(declined.body.brotli(), null, 'a saving just under it: gzip serves');
+    assert.equal(declined.body.brotliIfMade(), null);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(declined.compressions.length, 1, 'asking again does not compress again');
+    // A small change: the saving cannot have moved much, nothing is compressed.
+    store.put(listedApp('b', { isFeatured: true }));
+    const next = await declined.engine.body(variant, DAY, store.stamp);
+    assert.equal(next.brotli(), null);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(declined.compressions.length, 1, 'a small change does not compress again');
+    // The listing doubles: judged again (and still declined, the apps being alike).
+    for (const id of ['d', 'e', 'f']) store.put(listedApp(id));
+    const grown = await declined.engine.body(variant, DAY, store.stamp);
+    assert.ok(grown.gzip.byteLength > 1.5 * next.gzip.byteLength);
+    assert.equal(grown.brotli(), null);
+    await eventually(async () => assert.equal(declined.compressions.length, 2));
   });
 
   test('when the 90-day window moves, only apps whose recent-rating count changed are read again', async () => {

@@ -62,10 +62,16 @@ export interface EngineOptions extends PartOptions {
   /** Bound on the assembled bodies kept (bytes), counting the parts and cuts, which are always kept. */
   readonly maxBytes: number;
   readonly brotliQuality: number;
+  /**
+   * The share of the gzip body a brotli body must save to be kept (0 to 1; 0: any saving). Below
+   * it, the variant is served in gzip: a brotli body is a second full copy of the listing in
+   * memory, made again on every change, and on signature-heavy listings it saves a few percent.
+   */
+  readonly brotliMinSaving: number;
   /** Told when saved parts could not be read or saved (the engine renders instead). */
   readonly onPartsError?: (error: unknown) => void;
-  /** Told of each render: `parts` (the apps that changed, read and compressed) or `body` (a variant assembled), with its duration. */
-  readonly onRender?: (what: 'parts' | 'body', ms: number) => void;
+  /** Told of each render: `parts` (the apps that changed, read and compressed), `body` (a variant assembled) or `brotli` (a body compressed in brotli), with its duration. */
+  readonly onRender?: (what: 'parts' | 'body' | 'brotli', ms: number) => void;
 }
 
 interface Current {
@@ -88,6 +94,13 @@ const bodyBytes = (body: BodyEntry): number => 8 * body.gzip.chunks.length + (bo
 const OPEN = literalPart('[');
 const SEPARATOR = literalPart(',');
 const CLOSE = literalPart(']');
+
+/**
+ * A variant whose brotli body saved too little is not compressed again until its gzip body's size
+ * moves by this share: the saving is a property of what the listing holds (signatures, which
+ * neither compresses, against text), which one change barely moves.
+ */
+const BROTLI_RETRY_AFTER_GROWTH = 0.1;
 
 /** How many apps' compressions may be in flight while the next batch is read. */
 const COMPRESSIONS_IN_FLIGHT = 16;
@@ -122,6 +135,8 @@ export class AppListingEngine {
   private readonly assembling = new Map<string, Promise<BodyEntry>>();
   /** Brotli compressions run one at a time, so they never hold every thread of the pool the parts are compressed in. */
   private brotliQueue: Promise<void> = Promise.resolve();
+  /** Per variant whose brotli body saved too little: the size of the gzip body it was judged against. */
+  private readonly brotliDeclined = new Map<string, number>();
 
   constructor(
     private readonly source: AppListingSource,
@@ -333,7 +348,7 @@ export class AppListingEngine {
       brotliJob: null,
       brotli: () => {
         // Only for a body the cache holds: one that was not kept would be compressed for nothing.
-        if (entry.brotliJob === null && this.bodies.get(key) === entry) entry.brotliJob = this.queueBrotli(entry);
+        if (entry.brotliJob === null && this.bodies.get(key) === entry && !this.brotliNotWorth(entry)) entry.brotliJob = this.queueBrotli(entry);
         return entry.brotliBody;
       },
       brotliIfMade: () => entry.brotliBody,
@@ -358,9 +373,23 @@ export class AppListingEngine {
   private async compressBrotli(entry: BodyEntry): Promise<void> {
     // Replaced or evicted while waiting its turn: nobody will be served it.
     if (this.bodies.get(entry.key) !== entry) return;
+    const started = performance.now();
     const body = await brotliFromGzip(entry.gzip, this.options.brotliQuality, entry.length);
-    if (body.length < entry.gzip.byteLength && this.bodies.get(entry.key) === entry) entry.brotliBody = body;
+    this.options.onRender?.('brotli', performance.now() - started);
+    const gzipBytes = entry.gzip.byteLength;
+    if (body.length >= gzipBytes || gzipBytes - body.length < this.options.brotliMinSaving * gzipBytes) {
+      this.brotliDeclined.set(entry.key, gzipBytes);
+      return;
+    }
+    this.brotliDeclined.delete(entry.key);
+    if (this.bodies.get(entry.key) === entry) entry.brotliBody = body;
     this.evict();
+  }
+
+  /** Whether this variant's brotli body saved too little last time, and its gzip body has kept about the size it had then. */
+  private brotliNotWorth(entry: BodyEntry): boolean {
+    const judged = this.brotliDeclined.get(entry.key);
+    return judged !== undefined && Math.abs(entry.gzip.byteLength - judged) < BROTLI_RETRY_AFTER_GROWTH * judged;
   }
 
   /**
