@@ -377,7 +377,8 @@ export class AppListingEngine {
     const body = await brotliFromGzip(entry.gzip, this.options.brotliQuality, entry.length);
     this.options.onRender?.('brotli', performance.now() - started);
     const gzipBytes = entry.gzip.byteLength;
-    if (body.length >= gzipBytes || gzipBytes - body.length < this.options.brotliMinSaving * gzipBytes) {
+    const saved = gzipBytes - body.length;
+    if (saved <= 0 || saved < this.options.brotliMinSaving * gzipBytes) {
       this.brotliDeclined.set(entry.key, gzipBytes);
       return;
     }
