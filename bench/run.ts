@@ -381,33 +381,33 @@ const rows: Array<[string, WrkResult, WrkResult, WrkResult | null]> = [
   ['apps.json, 304 (If-None-Match)', wrk(`${base}/apps.json`, [gzip, `If-None-Match: ${storeEtag}`], 32), wrk(`${nginxBase}/apps.json`, [gzip, `If-None-Match: ${nginxEtag}`], 32), wrk(bareBase, [gzip, `If-None-Match: ${storeEtag}`], 32)],
 ];
 
-// 4a. The 304 beside bare Node once more, alternating five times with the store settled (one
-// run of each after the others moves with whatever else the shared machine does; a single pair
-// moves by about ±8 % here): the median of the five ratios is the one the target is checked against.
+// 4a. The 304 beside bare Node once more, five rounds with the store settled, in two ways. Side by
+// side (the ratio the target is checked against): both servers loaded at once, each by its own
+// wrk (-t1 -c16), so the kernel shares core SERVER_CORE between them and each meets the same
+// machine at the same moments; these rounds spread by a few percent. Alternating pairs (one
+// server, then the other, wrk -t2 -c32): each run moves with whatever else the shared machine
+// does, about ±8 % a pair.
+type Round = { store: number; bare: number };
 interface NotModifiedPairs {
-  readonly rounds: ReadonlyArray<{ store: number; bare: number }>;
+  readonly rounds: readonly Round[];
   readonly ratio: number;
 }
-const notModifiedPairs = (storeUrl: string, etag: string): NotModifiedPairs => {
-  const rounds = [0, 1, 2, 3, 4].map(() => ({ store: wrk(storeUrl, [gzip, `If-None-Match: ${etag}`], 32).rps, bare: wrk(bareBase, [gzip, `If-None-Match: ${storeEtag}`], 32).rps }));
+const fiveRounds = async (round: () => Promise<Round>): Promise<NotModifiedPairs> => {
+  const rounds: Round[] = [];
+  for (let i = 0; i < 5; i++) rounds.push(await round());
   return { rounds, ratio: median(rounds.map((r) => r.store / r.bare)) };
 };
-// The same 304 with both servers loaded at once, each by its own wrk (-t1 -c16), five times: the
-// kernel shares core SERVER_CORE between them, so each meets the same machine at the same moments
-// and the ratio of their rates is the ratio of what a 304 costs each. Alternating runs see the
-// machine change between them (their ratios spread from 0.76 to 0.94 in one run); these spread by
-// a few percent.
-const sideBySide = async (storeUrl: string, etag: string): Promise<NotModifiedPairs> => {
-  const rounds: Array<{ store: number; bare: number }> = [];
-  for (let i = 0; i < 5; i++) {
-    const [store, bare] = await Promise.all([wrkStarted(storeUrl, [gzip, `If-None-Match: ${etag}`], 16, 1), wrkStarted(bareBase, [gzip, `If-None-Match: ${storeEtag}`], 16, 1)]);
-    rounds.push({ store: store.rps, bare: bare.rps });
-  }
-  return { rounds, ratio: median(rounds.map((r) => r.store / r.bare)) };
-};
+const conditional = (etag: string): string[] => [gzip, `If-None-Match: ${etag}`];
+const notModifiedPairs = (storeUrl: string, etag: string): Promise<NotModifiedPairs> =>
+  fiveRounds(async () => ({ store: wrk(storeUrl, conditional(etag), 32).rps, bare: wrk(bareBase, conditional(storeEtag), 32).rps }));
+const sideBySide = (storeUrl: string, etag: string): Promise<NotModifiedPairs> =>
+  fiveRounds(async () => {
+    const [store, bare] = await Promise.all([wrkStarted(storeUrl, conditional(etag), 16, 1), wrkStarted(bareBase, conditional(storeEtag), 16, 1)]);
+    return { store: store.rps, bare: bare.rps };
+  });
 const pairsText = ({ rounds }: NotModifiedPairs): string => rounds.map((r) => `${f(r.store)} / ${f(r.bare)}`).join(', ');
 await new Promise((r) => setTimeout(r, 2000));
-const notModified = notModifiedPairs(`${base}/apps.json`, storeEtag);
+const notModified = await notModifiedPairs(`${base}/apps.json`, storeEtag);
 const notModifiedTogether = await sideBySide(`${base}/apps.json`, storeEtag);
 // The same beside a store just started on the same data: what the long-running store's earlier
 // work (the 200 runs above) costs its 304s.
@@ -415,7 +415,7 @@ const freshPort = 18_606;
 const fresh = startStore(freshPort, dataDir);
 await waitFor(`http://127.0.0.1:${freshPort}/healthz`);
 const freshEtag = (await timeGet(`http://127.0.0.1:${freshPort}/api/v1/apps.json`)).etag;
-const freshNotModified = notModifiedPairs(`http://127.0.0.1:${freshPort}/api/v1/apps.json`, freshEtag);
+const freshNotModified = await notModifiedPairs(`http://127.0.0.1:${freshPort}/api/v1/apps.json`, freshEtag);
 const freshNotModifiedTogether = await sideBySide(`http://127.0.0.1:${freshPort}/api/v1/apps.json`, freshEtag);
 await stopStore(fresh);
 
