@@ -3,7 +3,7 @@ import type { ListingName, Listings, Validators } from '../domain/listings/listi
 import { PLATFORM_VERSION_PATTERN } from '../domain/versions/semantic-version.ts';
 import { LISTING_CACHING, isNotModified } from './conditional-get.ts';
 import { corsHeadersFor } from './cors.ts';
-import { requestIdFor } from './request-id.ts';
+import { callerRequestId, newRequestId } from './request-id.ts';
 
 /** `include_enterprise`: true or 1, in any case; anything else (or nothing) leaves enterprise-only apps out. */
 export function includesEnterprise(value: string | undefined): boolean {
@@ -56,24 +56,27 @@ export interface FastPathOptions {
 /**
  * Answers a conditional GET or HEAD of a listing whose validators still match with a 304, before
  * fastify routes it: the version is known in memory, so nothing else is needed. It carries what
- * the route's 304 carries (ETag, Last-Modified, Vary, Cache-Control, CORS, X-Request-Id,
- * nosniff). Anything else (a changed listing, no validator, an odd path) goes to the routes.
+ * the route's 304 carries (ETag, Last-Modified, Vary, Cache-Control, CORS, nosniff), and an
+ * X-Request-Id when there is one to join a log with: the caller's own, echoed, or the id of the
+ * sampled 304s that are logged. The others are in no log line, so an id made for them would name
+ * nothing (and making one cost a 304 about 5 % of its rate, docs/decisions.md). Anything else (a
+ * changed listing, no validator, an odd path) goes to the routes.
  */
-export function notModifiedFastPath(listings: Listings, options: FastPathOptions): { answer: (request: IncomingMessage, response: ServerResponse) => boolean; stop: () => void } {
+export function notModifiedFastPath(listings: Pick<Listings, 'validatorsOf' | 'stillValid'>, options: FastPathOptions): { answer: (request: IncomingMessage, response: ServerResponse) => boolean; stop: () => void } {
   let enabled = true;
   // Per address asked (servers poll a handful): its validators and the 304's headers, made once
   // per content version and day. Bounded: cleared when full.
-  // The headers are one array per address, the request id in its last slot, written just before
-  // writeHead reads it: a 304 allocates no headers of its own (Node copies them out at once).
-  const known = new Map<string, { validators: Validators; headers: string[] }>();
-  const validatorsFor = (url: string): { validators: Validators; headers: string[] } | null => {
+  // Two header arrays per address: without a request id, and with one in the last slot, written
+  // just before writeHead reads it. A 304 allocates no headers of its own (Node copies them out at once).
+  const known = new Map<string, { validators: Validators; headers: string[]; withId: string[] }>();
+  const validatorsFor = (url: string): { validators: Validators; headers: string[]; withId: string[] } | null => {
     const held = known.get(url);
     if (held !== undefined && listings.stillValid(held.validators)) return held;
     const name = listingOf(url);
     const validators = name === null ? undefined : listings.validatorsOf(name);
     if (validators === undefined) return null;
-    const headers = { etag: validators.etag, 'last-modified': validators.changedAt.toUTCString(), ...LISTING_CACHING, ...corsHeadersFor(url), 'x-content-type-options': 'nosniff' };
-    const made = { validators, headers: [...Object.entries(headers).flat(), 'x-request-id', ''] };
+    const headers = Object.entries({ etag: validators.etag, 'last-modified': validators.changedAt.toUTCString(), ...LISTING_CACHING, ...corsHeadersFor(url), 'x-content-type-options': 'nosniff' }).flat();
+    const made = { validators, headers, withId: [...headers, 'x-request-id', ''] };
     if (known.size >= KNOWN_ADDRESSES) known.clear();
     known.set(url, made);
     return made;
@@ -89,11 +92,15 @@ export function notModifiedFastPath(listings: Listings, options: FastPathOptions
     const { etag, changedAt } = found.validators;
     // The usual poll sends back exactly the ETag it was given: one comparison.
     if (ifNoneMatch !== etag && !isNotModified(headers, etag, changedAt)) return false;
-    const reqId = requestIdFor(headers);
-    found.headers[found.headers.length - 1] = reqId;
-    response.writeHead(304, found.headers);
+    const logged = options.logRate > 0 && Math.random() < options.logRate;
+    const reqId = callerRequestId(headers) ?? (logged ? newRequestId() : undefined);
+    if (reqId === undefined) response.writeHead(304, found.headers);
+    else {
+      found.withId[found.withId.length - 1] = reqId;
+      response.writeHead(304, found.withId);
+    }
     response.end();
-    if (options.logRate > 0 && Math.random() < options.logRate) options.log({ reqId, url, statusCode: 304, sampled: options.logRate });
+    if (logged && reqId !== undefined) options.log({ reqId, url, statusCode: 304, sampled: options.logRate });
     return true;
   };
   // Once shutdown begins, requests go to fastify, which answers them with Connection: close.
