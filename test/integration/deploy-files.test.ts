@@ -74,3 +74,20 @@ describe('the files in deploy/ pass their own tools', () => {
     }
   });
 });
+
+test("the production command's settings are the same in npm start, the README, docs/operations.md, the systemd unit and the bench", () => {
+  const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const nodeFlags = (line: string | undefined, where: string): string => {
+    const flags = /node ((?:--[a-z0-9-]+(?:=\S+)? )+)\S*bin\/appstore\.js serve/.exec(line ?? '')?.[1];
+    assert.ok(flags !== undefined, `${where}: no node command running bin/appstore.js serve`);
+    return flags.trim();
+  };
+  const pkg = JSON.parse(read('package.json')) as { scripts: { start: string } };
+  const expected = nodeFlags(pkg.scripts.start, 'package.json');
+  assert.match(expected, /--max-semi-space-size=2 --no-memory-reducer --max-inlined-bytecode-size-cumulative=\d+/);
+  assert.equal(nodeFlags(/<!-- production-command -->\n```sh\n(.+)\n```/.exec(read('README.md'))?.[1], 'README.md'), expected);
+  assert.equal(nodeFlags(/^MALLOC_ARENA_MAX.*$/m.exec(read('docs/operations.md'))?.[0], 'docs/operations.md'), expected);
+  assert.equal(nodeFlags(/^ExecStart=.*$/m.exec(read('deploy/appstore.service'))?.[0], 'deploy/appstore.service'), expected);
+  const bench = /const PRODUCTION_FLAGS = \[(.*)\];/.exec(read('bench/run.ts'))?.[1] ?? '';
+  assert.equal(bench.split(',').map((flag) => flag.trim().replace(/^'|'$/g, '')).join(' '), expected, 'bench/run.ts');
+});
