@@ -7,8 +7,8 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 // a 48-bit counter. Unique within the process and apart across processes and restarts, without
 // drawing random bytes for every request (a 304's profile showed randomUUID at 1.7 % of its time).
 // The counter's last three hex digits come from a table and the rest is remade only when they
-// wrap: formatting the whole counter per request (toString(16), padStart) cost a 304 about 4 %
-// of its rate, measured side by side against a bare server (docs/benchmarks.md).
+// wrap: formatting the whole counter per request (toString(16), padStart) cost about 2 % of the
+// 304s' rate, measured store against store side by side (bench/limits.md).
 const LOW_DIGITS = 3;
 const LOW_SPAN = 16 ** LOW_DIGITS;
 const LOW = Array.from({ length: LOW_SPAN }, (_, n) => n.toString(16).padStart(LOW_DIGITS, '0'));
