@@ -4,6 +4,7 @@ import { cutAppPart, makeAppPart, partBytes, partChecksum, releasesFor } from '.
 import type { SavedPart } from './app-part.ts';
 import type { ByteChunks, GzipPart } from './gzip-parts.ts';
 import { assembleGzip, brotliFromGzip, literalPart, textLength } from './gzip-parts.ts';
+import { PartCompressor } from './part-compressor.ts';
 import type { RecentWindow } from './rating-aggregate.ts';
 import type { VersionStamp } from './version-stamp.ts';
 import { reaches, supersedes } from './version-stamp.ts';
@@ -104,6 +105,8 @@ const BROTLI_RETRY_AFTER_GROWTH = 0.1;
 
 /** How many apps' compressions may be in flight while the next batch is read. */
 const COMPRESSIONS_IN_FLIGHT = 16;
+/** Deflate streams a render compresses on at once: as many as zlib's thread pool has threads by default. */
+const COMPRESSION_LANES = 4;
 /**
  * Passes that may see concurrent writes (each reads the index, then the apps that changed, in
  * snapshots of their own); the last one reads everything in one snapshot, which holds back this
@@ -283,28 +286,35 @@ export class AppListingEngine {
    * is read. False when an app read does not match the index (a write landed meanwhile).
    */
   private async reload(reads: AppListingReads, ids: readonly string[], listed: ReadonlyMap<string, number>, window: RecentWindow): Promise<boolean> {
+    if (ids.length === 0) return true;
     let consistent = true;
     const inFlight = new Set<Promise<void>>();
     const made: AppPart[] = [];
-    for (let start = 0; start < ids.length; start += this.options.batchSize) {
-      const batch = ids.slice(start, start + this.options.batchSize);
-      // Taken off the list as they go: an app read is not held while the compressions of the
-      // others are waited for (the render's young-generation collections would copy it).
-      const rows = (await reads.load(batch, window.since)).reverse();
-      if (rows.length !== batch.length) consistent = false;
-      for (let row = rows.pop(); row !== undefined; row = rows.pop()) {
-        const { app, listingVersion } = row;
-        if (listed.get(app.id) !== listingVersion) consistent = false;
-        const job: Promise<void> = makeAppPart(app, listingVersion, this.options).then((part) => {
-          this.parts.set(part.id, part);
-          made.push(part);
-          inFlight.delete(job);
-        });
-        inFlight.add(job);
-        while (inFlight.size >= COMPRESSIONS_IN_FLIGHT) await Promise.race(inFlight);
+    const compressor = new PartCompressor(this.options.gzipLevel, Math.min(COMPRESSION_LANES, ids.length));
+    const compress = (text: Buffer): Promise<GzipPart> => compressor.compress(text);
+    try {
+      for (let start = 0; start < ids.length; start += this.options.batchSize) {
+        const batch = ids.slice(start, start + this.options.batchSize);
+        // Taken off the list as they go: an app read is not held while the compressions of the
+        // others are waited for (the render's young-generation collections would copy it).
+        const rows = (await reads.load(batch, window.since)).reverse();
+        if (rows.length !== batch.length) consistent = false;
+        for (let row = rows.pop(); row !== undefined; row = rows.pop()) {
+          const { app, listingVersion } = row;
+          if (listed.get(app.id) !== listingVersion) consistent = false;
+          const job: Promise<void> = makeAppPart(app, listingVersion, compress).then((part) => {
+            this.parts.set(part.id, part);
+            made.push(part);
+            inFlight.delete(job);
+          });
+          inFlight.add(job);
+          while (inFlight.size >= COMPRESSIONS_IN_FLIGHT) await Promise.race(inFlight);
+        }
       }
+      await Promise.all(inFlight);
+    } finally {
+      compressor.close();
     }
-    await Promise.all(inFlight);
     this.save(made);
     return consistent;
   }

@@ -5,7 +5,7 @@ import { AppSchema, ReleaseSchema } from '../../http/routes/listings/listings.sc
 import { listedApp, listedRelease, renderFromScratch } from '../../../test/helpers/listed-app.ts';
 import { toFragment } from './app-listing.ts';
 import { makeAppPart, partFormat } from './app-part.ts';
-import { partText } from './gzip-parts.ts';
+import { compressPart, partText } from './gzip-parts.ts';
 
 test('the part format is derived from the listing schema: the same schema gives the same format, any change to a field another', () => {
   const format = partFormat(AppSchema, ReleaseSchema);
@@ -26,7 +26,7 @@ test("a part's text is the app's JSON, written in place, and each release's rang
     translations: { en: { name: 'Zürich ✓', summary: 'emoji 🚀 and é', description: '' } },
     releases: [release('1.0.0', 'first é'), release('2.0.0', '🚀 second'), release('1.5.0', 'plain')],
   });
-  const part = await makeAppPart(app, 7, { gzipLevel: 6 });
+  const part = await makeAppPart(app, 7, (text) => compressPart(text, 6));
   const text = await partText(part.whole);
   // renderFromScratch lists the app as `[{…}]`: its text is what is between the brackets.
   assert.equal(text.toString('utf8'), renderFromScratch([app], { includeEnterprise: true }).slice(1, -1));
@@ -42,7 +42,7 @@ test("a part's text is the app's JSON, written in place, and each release's rang
 });
 
 test('an app without releases is its head and the closing brackets', async () => {
-  const part = await makeAppPart(listedApp('empty'), 1, { gzipLevel: 6 });
+  const part = await makeAppPart(listedApp('empty'), 1, (text) => compressPart(text, 6));
   const text = (await partText(part.whole)).toString('utf8');
   assert.ok(text.endsWith('"releases":[]}'));
   assert.deepEqual(part.releases, []);

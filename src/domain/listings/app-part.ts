@@ -32,12 +32,12 @@ export interface PartOptions {
 }
 
 /**
- * Serialises and compresses one app (the compression runs in zlib's thread pool). Only the text
- * and the part's small fields wait for the compression: the app's data (tens of kilobytes of
- * strings) is not held meanwhile, so the compressions in flight during a render keep nothing
- * in V8's young generation for its collections to copy.
+ * Serialises and compresses one app with `compress` (a render's PartCompressor: zlib's thread
+ * pool). Only the text and the part's small fields wait for the compression: the app's data (tens
+ * of kilobytes of strings) is not held meanwhile, so the compressions in flight during a render
+ * keep nothing in V8's young generation for its collections to copy.
  */
-export function makeAppPart(app: ListedApp, listingVersion: number, options: PartOptions): Promise<AppPart> {
+export function makeAppPart(app: ListedApp, listingVersion: number, compress: (text: Buffer) => Promise<GzipPart>): Promise<AppPart> {
   const fragment = toFragment(app);
   // The text is written into one buffer of its exact size: no buffer per release to join.
   let size = Buffer.byteLength(fragment.head) + CLOSE.length + Math.max(0, fragment.releases.length - 1) * COMMA.length;
@@ -54,7 +54,7 @@ export function makeAppPart(app: ListedApp, listingVersion: number, options: Par
   offset += CLOSE.copy(text, offset);
   if (offset !== size) throw new Error(`the text of ${app.id} is ${offset} bytes, not the ${size} counted`);
   const fields = { id: app.id, listingVersion, enterpriseOnly: app.isEnterpriseOnly, recentRatings: app.ratingNumRecent, headLength, releases };
-  return compressPart(text, options.gzipLevel).then((whole): AppPart => ({ ...fields, whole, cuts: new Map() }));
+  return compress(text).then((whole): AppPart => ({ ...fields, whole, cuts: new Map() }));
 }
 
 /** A JSON Schema as TypeBox writes one (the listing's App and Release). */
