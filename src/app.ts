@@ -57,7 +57,11 @@ export async function buildServer(container: Container, options: ServerOptions =
   let logRefused: RefusalLog = () => undefined;
   // Conditional requests for unchanged listings are answered before routing (listing-fast-path.ts).
   let logNotModified: FastPathOptions['log'] = () => undefined;
-  const fastPath = notModifiedFastPath(container.listings, { logRate: container.config.notModifiedLogRate, log: (entry) => logNotModified(entry) });
+  const fastPath = notModifiedFastPath(container.listings, {
+    logRate: container.config.notModifiedLogRate,
+    log: (entry) => logNotModified(entry),
+    keepAliveTimeoutMs: container.config.connections.idleTimeoutMs,
+  });
   // PostgreSQL: another process's commit arrives as a notification, which may come after a request
   // made after the commit. A GET or HEAD is handled once the version has been read by a query that
   // started after the request arrived (shared by the requests of the moment: one query for many),

@@ -51,7 +51,41 @@ export interface FastPathOptions {
   /** The share of these 304s logged (0 to 1): all of them is a line per poll of every server. */
   readonly logRate: number;
   readonly log: (entry: { reqId: string; url: string; statusCode: number; sampled: number }) => void;
+  /** The server's keep-alive timeout (its `keepAliveTimeout`), which Node names in the Keep-Alive header of every kept-alive answer. */
+  readonly keepAliveTimeoutMs: number;
 }
+
+/** What the fast path keeps per address: the validators, and the 304 made from them. */
+interface Known {
+  readonly validators: Validators;
+  /** The headers, for writeHead. */
+  readonly headers: string[];
+  /** The same with an X-Request-Id in the last slot, written just before writeHead reads it. */
+  readonly withId: string[];
+  /** The status line and headers as Node writes them, up to the Date header. */
+  readonly head: string;
+  /** The whole 304 of the second `second` (a Unix time in seconds): `head`, Date, Connection, Keep-Alive. */
+  second: number;
+  whole: string;
+}
+
+/**
+ * The 304 as Node's writeHead would write it for a kept-alive HTTP/1.1 request: the status line,
+ * the headers in order, then Date, Connection and Keep-Alive, which Node adds itself
+ * (node:_http_outgoing, _storeHeader). Made once per address and second, it is handed to Node
+ * whole (the ServerResponse's `_header`, which `end` sends as it is), so a 304 skips the
+ * per-request assembly and checking of every header name and value. The names and values were
+ * checked when they were made: they are the store's own (the ETag, a date, constants).
+ */
+function wholeResponse(head: string, second: number, keepAliveSeconds: number): string {
+  return `${head}Date: ${new Date(second * 1000).toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n\r\n`;
+}
+
+const headOf = (headers: readonly string[]): string => {
+  let head = 'HTTP/1.1 304 Not Modified\r\n';
+  for (let i = 0; i + 1 < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
+  return head;
+};
 
 /**
  * Answers a conditional GET or HEAD of a listing whose validators still match with a 304, before
@@ -68,15 +102,16 @@ export function notModifiedFastPath(listings: Pick<Listings, 'validatorsOf' | 's
   // per content version and day. Bounded: cleared when full.
   // Two header arrays per address: without a request id, and with one in the last slot, written
   // just before writeHead reads it. A 304 allocates no headers of its own (Node copies them out at once).
-  const known = new Map<string, { validators: Validators; headers: string[]; withId: string[] }>();
-  const validatorsFor = (url: string): { validators: Validators; headers: string[]; withId: string[] } | null => {
+  const known = new Map<string, Known>();
+  const keepAliveSeconds = Math.floor(options.keepAliveTimeoutMs / 1000);
+  const validatorsFor = (url: string): Known | null => {
     const held = known.get(url);
     if (held !== undefined && listings.stillValid(held.validators)) return held;
     const name = listingOf(url);
     const validators = name === null ? undefined : listings.validatorsOf(name);
     if (validators === undefined) return null;
     const headers = Object.entries({ etag: validators.etag, 'last-modified': validators.changedAt.toUTCString(), ...LISTING_CACHING, ...corsHeadersFor(url), 'x-content-type-options': 'nosniff' }).flat();
-    const made = { validators, headers, withId: [...headers, 'x-request-id', ''] };
+    const made: Known = { validators, headers, withId: [...headers, 'x-request-id', ''], head: headOf(headers), second: -1, whole: '' };
     if (known.size >= KNOWN_ADDRESSES) known.clear();
     known.set(url, made);
     return made;
@@ -94,7 +129,17 @@ export function notModifiedFastPath(listings: Pick<Listings, 'validatorsOf' | 's
     if (ifNoneMatch !== etag && !isNotModified(headers, etag, changedAt)) return false;
     const logged = options.logRate > 0 && Math.random() < options.logRate;
     const reqId = callerRequestId(headers) ?? (logged ? newRequestId() : undefined);
-    if (reqId === undefined) response.writeHead(304, found.headers);
+    // The usual poll (HTTP/1.1, kept alive, no id to echo): the 304 made whole. Anything else
+    // (a connection to close, HTTP/1.0, an id) through writeHead, which decides those headers.
+    if (reqId === undefined && response.shouldKeepAlive && request.httpVersionMinor === 1 && request.httpVersionMajor === 1 && keepAliveSeconds > 0) {
+      const second = Math.floor(Date.now() / 1000);
+      if (found.second !== second) {
+        found.whole = wholeResponse(found.head, second, keepAliveSeconds);
+        found.second = second;
+      }
+      response.statusCode = 304;
+      (response as unknown as { _header: string })._header = found.whole;
+    } else if (reqId === undefined) response.writeHead(304, found.headers);
     else {
       found.withId[found.withId.length - 1] = reqId;
       response.writeHead(304, found.withId);
