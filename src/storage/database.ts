@@ -165,19 +165,38 @@ function openCommitProbe(file: string): { commitProbe: CommitProbe; close(): voi
   };
 }
 
-/** SQLite cannot bind JavaScript booleans; store them as 1/0, like SQLite's TRUE and FALSE. */
+/** Prepared statements kept per connection, by their SQL: cleared when full. */
+const STATEMENTS_KEPT = 512;
+
+/**
+ * SQLite cannot bind JavaScript booleans; store them as 1/0, like SQLite's TRUE and FALSE. Kysely
+ * prepares every query it runs; the statements are kept by their SQL, so a query run again (a
+ * listing render runs the same dozen per batch of apps) is not parsed and planned again. `all`
+ * and `run` finish before they return, so a kept statement is never busy when taken again; an
+ * iterator stays open across turns of the event loop, so `iterate` gets a statement of its own.
+ */
 function withBooleanBinding(native: BetterSqlite3.Database): SqliteDatabase {
   const convert = (parameters: ReadonlyArray<unknown>): unknown[] =>
     parameters.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value));
+  const kept = new Map<string, BetterSqlite3.Statement>();
+  const statementFor = (query: string): BetterSqlite3.Statement => {
+    let statement = kept.get(query);
+    if (statement === undefined) {
+      if (kept.size >= STATEMENTS_KEPT) kept.clear();
+      statement = native.prepare(query);
+      kept.set(query, statement);
+    }
+    return statement;
+  };
   return {
     close: () => native.close(),
     prepare(query: string): SqliteStatement {
-      const statement = native.prepare(query);
+      const statement = statementFor(query);
       return {
         reader: statement.reader,
         all: (parameters) => statement.all(convert(parameters)),
         run: (parameters) => statement.run(convert(parameters)),
-        iterate: (parameters) => statement.iterate(convert(parameters)),
+        iterate: (parameters) => native.prepare(query).iterate(convert(parameters)),
       };
     },
   };
