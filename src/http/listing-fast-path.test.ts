@@ -101,3 +101,13 @@ test('the 304 made whole is byte for byte what writeHead sends, and the connecti
     server.close();
   }
 });
+
+test('a header Node would refuse is never written whole: the fast path leaves that request to the routes', () => {
+  const validators: Validators = { etag: '"i-9-apps"\r\nSet-Cookie: x=1', changedAt: new Date('2026-11-01T10:00:00Z'), stamp: { instanceId: 'i', version: 9, changedAt: new Date('2026-11-01T10:00:00Z') }, day: '2026-11-26' };
+  const fastPath = notModifiedFastPath({ validatorsOf: () => validators, stillValid: (held: Validators) => held === validators }, { logRate: 0, log: () => undefined, keepAliveTimeoutMs: 5000 });
+  const request = { method: 'GET', url: '/api/v1/apps.json', headers: { 'if-none-match': validators.etag }, httpVersionMajor: 1, httpVersionMinor: 1 } as unknown as http.IncomingMessage;
+  let written = false;
+  const response = { shouldKeepAlive: true, writeHead: () => (written = true), end: () => (written = true) } as unknown as http.ServerResponse;
+  assert.equal(fastPath.answer(request, response), false);
+  assert.equal(written, false);
+});

@@ -1,3 +1,4 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ListingName, Listings, Validators } from '../domain/listings/listings.ts';
 import { PLATFORM_VERSION_PATTERN } from '../domain/versions/semantic-version.ts';
@@ -74,16 +75,23 @@ interface Known {
  * the headers in order, then Date, Connection and Keep-Alive, which Node adds itself
  * (node:_http_outgoing, _storeHeader). Made once per address and second, it is handed to Node
  * whole (the ServerResponse's `_header`, which `end` sends as it is), so a 304 skips the
- * per-request assembly and checking of every header name and value. The names and values were
- * checked when they were made: they are the store's own (the ETag, a date, constants).
+ * per-request assembly and checking of every header name and value: each is checked once, with
+ * Node's own checks, when the address's headers are made (`headOf`).
  */
 function wholeResponse(head: string, second: number, keepAliveSeconds: number): string {
   return `${head}Date: ${new Date(second * 1000).toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n\r\n`;
 }
 
+/** The status line and header lines; throws as writeHead would on a name or value Node refuses (a line break, say). */
 const headOf = (headers: readonly string[]): string => {
   let head = 'HTTP/1.1 304 Not Modified\r\n';
-  for (let i = 0; i + 1 < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
+  for (let i = 0; i + 1 < headers.length; i += 2) {
+    const name = headers[i] ?? '';
+    const value = headers[i + 1] ?? '';
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+    head += `${name}: ${value}\r\n`;
+  }
   return head;
 };
 
@@ -111,7 +119,13 @@ export function notModifiedFastPath(listings: Pick<Listings, 'validatorsOf' | 's
     const validators = name === null ? undefined : listings.validatorsOf(name);
     if (validators === undefined) return null;
     const headers = Object.entries({ etag: validators.etag, 'last-modified': validators.changedAt.toUTCString(), ...LISTING_CACHING, ...corsHeadersFor(url), 'x-content-type-options': 'nosniff' }).flat();
-    const made: Known = { validators, headers, withId: [...headers, 'x-request-id', ''], head: headOf(headers), second: -1, whole: '' };
+    let head: string;
+    try {
+      head = headOf(headers);
+    } catch {
+      return null; // a header Node would refuse: the routes answer (and say so), not this path
+    }
+    const made: Known = { validators, headers, withId: [...headers, 'x-request-id', ''], head, second: -1, whole: '' };
     if (known.size >= KNOWN_ADDRESSES) known.clear();
     known.set(url, made);
     return made;
