@@ -52,7 +52,12 @@ export interface FastPathOptions {
   /** The share of these 304s logged (0 to 1): all of them is a line per poll of every server. */
   readonly logRate: number;
   readonly log: (entry: { reqId: string; url: string; statusCode: number; sampled: number }) => void;
-  /** The server's keep-alive timeout (its `keepAliveTimeout`), which Node names in the Keep-Alive header of every kept-alive answer. */
+  /**
+   * The server's keep-alive timeout (its `keepAliveTimeout`), which Node names in the Keep-Alive
+   * header of every kept-alive answer. The whole 304 assumes the server sets no
+   * `maxRequestsPerSocket` (createNodeServer does not): with one, Node would add `, max=N` and
+   * close at the limit, which the whole 304 would have to do too.
+   */
   readonly keepAliveTimeoutMs: number;
 }
 
