@@ -1,5 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { remember } from '../domain/bounded-map.ts';
 import type { ListingName, Listings, Validators } from '../domain/listings/listings.ts';
 import { PLATFORM_VERSION_PATTERN } from '../domain/versions/semantic-version.ts';
 import { LISTING_CACHING, isNotModified } from './conditional-get.ts';
@@ -111,12 +112,13 @@ const headOf = (headers: readonly string[]): string => {
  */
 export function notModifiedFastPath(listings: Pick<Listings, 'validatorsOf' | 'stillValid'>, options: FastPathOptions): { answer: (request: IncomingMessage, response: ServerResponse) => boolean; stop: () => void } {
   let enabled = true;
-  // Per address asked (servers poll a handful): its validators and the 304's headers, made once
-  // per content version and day. Bounded: cleared when full.
-  // Two header arrays per address: without a request id, and with one in the last slot, written
-  // just before writeHead reads it. A 304 allocates no headers of its own (Node copies them out at once).
+  // Per address asked (servers poll a handful): its validators and the 304 made from them (Known),
+  // once per content version and day. Bounded: cleared when full. A 304 allocates no headers of
+  // its own: the whole one is a kept string, and writeHead copies the kept arrays out at once.
   const known = new Map<string, Known>();
   const keepAliveSeconds = Math.floor(options.keepAliveTimeoutMs / 1000);
+  // Node writes `timeout=0` for a keep-alive under a second; such a server answers through writeHead.
+  const wholeAllowed = keepAliveSeconds > 0;
   const validatorsFor = (url: string): Known | null => {
     const held = known.get(url);
     if (held !== undefined && listings.stillValid(held.validators)) return held;
@@ -130,10 +132,7 @@ export function notModifiedFastPath(listings: Pick<Listings, 'validatorsOf' | 's
     } catch {
       return null; // a header Node would refuse: the routes answer (and say so), not this path
     }
-    const made: Known = { validators, headers, withId: [...headers, 'x-request-id', ''], head, second: -1, whole: '' };
-    if (known.size >= KNOWN_ADDRESSES) known.clear();
-    known.set(url, made);
-    return made;
+    return remember(known, url, { validators, headers, withId: [...headers, 'x-request-id', ''], head, second: -1, whole: '' }, KNOWN_ADDRESSES);
   };
   const answer = (request: IncomingMessage, response: ServerResponse): boolean => {
     if (!enabled || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
@@ -150,7 +149,7 @@ export function notModifiedFastPath(listings: Pick<Listings, 'validatorsOf' | 's
     const reqId = callerRequestId(headers) ?? (logged ? newRequestId() : undefined);
     // The usual poll (HTTP/1.1, kept alive, no id to echo): the 304 made whole. Anything else
     // (a connection to close, HTTP/1.0, an id) through writeHead, which decides those headers.
-    if (reqId === undefined && response.shouldKeepAlive && request.httpVersionMinor === 1 && request.httpVersionMajor === 1 && keepAliveSeconds > 0) {
+    if (reqId === undefined && response.shouldKeepAlive && request.httpVersionMinor === 1 && request.httpVersionMajor === 1 && wholeAllowed) {
       const second = Math.floor(Date.now() / 1000);
       if (found.second !== second) {
         found.whole = wholeResponse(found.head, second, keepAliveSeconds);

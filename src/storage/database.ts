@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 import pg from 'pg';
+import { remember } from '../domain/bounded-map.ts';
 import type { DatabaseTarget } from '../config.ts';
 import type { Database } from './schema.ts';
 import { holdWhileUsing } from './serving-lock.ts';
@@ -179,15 +180,7 @@ function withBooleanBinding(native: BetterSqlite3.Database): SqliteDatabase {
   const convert = (parameters: ReadonlyArray<unknown>): unknown[] =>
     parameters.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value));
   const kept = new Map<string, BetterSqlite3.Statement>();
-  const statementFor = (query: string): BetterSqlite3.Statement => {
-    let statement = kept.get(query);
-    if (statement === undefined) {
-      if (kept.size >= STATEMENTS_KEPT) kept.clear();
-      statement = native.prepare(query);
-      kept.set(query, statement);
-    }
-    return statement;
-  };
+  const statementFor = (query: string): BetterSqlite3.Statement => kept.get(query) ?? remember(kept, query, native.prepare(query), STATEMENTS_KEPT);
   return {
     close: () => native.close(),
     prepare(query: string): SqliteStatement {

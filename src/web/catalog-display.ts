@@ -1,3 +1,4 @@
+import { remember } from '../domain/bounded-map.ts';
 import type { Html } from './html.ts';
 import { html } from './html.ts';
 import { STRINGS } from './strings.ts';
@@ -60,8 +61,7 @@ export function timeAgo(iso: string, now: Date, language: string): string {
   if (text === undefined) {
     const format = relativeTime(bcp47(language) ?? 'en');
     text = days < 45 ? format.format(-days, 'day') : days < 365 ? format.format(-Math.round(days / 30.44), 'month') : format.format(-Math.round(days / 365.25), 'year');
-    if (agoTexts.size >= 4096) agoTexts.clear();
-    agoTexts.set(key, text);
+    remember(agoTexts, key, text, 4096);
   }
   return text;
 }

@@ -335,7 +335,8 @@ export class AppListingEngine {
    * new database's first apps.json took a fifth longer while its 600 apps were saved).
    */
   private save(parts: readonly AppPart[]): void {
-    if (parts.length > SAVE_AFTER_PARTS) this.saving = this.saving.then(() => new Promise<void>((resolve) => setTimeout(resolve, SAVE_AFTER_MS)));
+    // Unref'd: a process that is stopping does not wait a second to save derived data.
+    if (parts.length > SAVE_AFTER_PARTS) this.saving = this.saving.then(() => new Promise<void>((resolve) => setTimeout(resolve, SAVE_AFTER_MS).unref()));
     for (let start = 0; start < parts.length; start += this.options.batchSize) {
       const batch = parts.slice(start, start + this.options.batchSize);
       this.saving = this.saving

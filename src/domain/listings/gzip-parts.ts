@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { remember } from '../bounded-map.ts';
 
 /**
  * A piece of a listing compressed on its own: a raw deflate segment that ends with a full flush
@@ -83,13 +84,7 @@ const shifts = new Map<number, number>();
 const SHIFTS_KEPT = 1 << 15;
 
 function shiftPast(length: number): number {
-  let shift = shifts.get(length);
-  if (shift === undefined) {
-    if (shifts.size >= SHIFTS_KEPT) shifts.clear();
-    shift = xPowerModP(length, 3);
-    shifts.set(length, shift);
-  }
-  return shift;
+  return shifts.get(length) ?? remember(shifts, length, xPowerModP(length, 3), SHIFTS_KEPT);
 }
 
 export function combineCrc(first: number, second: number, secondLength: number): number {

@@ -4,6 +4,8 @@
  * whether a platform version satisfies a spec.
  */
 
+import { remember } from '../bounded-map.ts';
+
 /** Semantic versions without build metadata, as the original store and Nextcloud servers use them. */
 export const SEMVER_PATTERN = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
 
@@ -28,7 +30,7 @@ export function parseSemanticVersion(text: string): SemanticVersion | null {
   if (known !== undefined) return known;
   const match = SEMVER_PATTERN.exec(text);
   const parsed = match === null ? null : Object.freeze({ core: Object.freeze([Number(match[1]), Number(match[2]), Number(match[3])] as const), prerelease: Object.freeze(match[4] === undefined ? [] : match[4].split('.')) });
-  remember(parsedVersions, text, parsed);
+  remember(parsedVersions, text, parsed, TEXTS_KEPT);
   return parsed;
 }
 
@@ -41,10 +43,7 @@ const parsedVersions = new Map<string, SemanticVersion | null>();
 const parsedSpecs = new Map<string, SpecBounds>();
 
 /** Bounded: a catalogue has far fewer distinct texts; past the bound the map starts again. */
-function remember<T>(map: Map<string, T>, text: string, value: T): void {
-  if (map.size >= 10_000) map.clear();
-  map.set(text, value);
-}
+const TEXTS_KEPT = 10_000;
 
 /** A platform release version's parts, or null when it is not `X.Y.Z`. */
 export function parsePlatformVersion(text: string): VersionCore | null {
@@ -159,7 +158,7 @@ export function parseSpec(spec: string): SpecBounds {
     else if (token.startsWith('<')) max = numericCore(token.slice(1));
   }
   const bounds = internBounds({ min, max });
-  remember(parsedSpecs, spec, bounds);
+  remember(parsedSpecs, spec, bounds, TEXTS_KEPT);
   return bounds;
 }
 
@@ -172,7 +171,7 @@ export function internBounds(bounds: SpecBounds): SpecBounds {
   const known = knownBounds.get(key);
   if (known !== undefined) return known;
   const frozen: SpecBounds = Object.freeze({ min: bounds.min === null ? null : Object.freeze([...bounds.min] as const), max: bounds.max === null ? null : Object.freeze([...bounds.max] as const) });
-  remember(knownBounds, key, frozen);
+  remember(knownBounds, key, frozen, TEXTS_KEPT);
   return frozen;
 }
 
