@@ -179,20 +179,46 @@ const STATEMENTS_KEPT = 512;
 function withBooleanBinding(native: BetterSqlite3.Database): SqliteDatabase {
   const convert = (parameters: ReadonlyArray<unknown>): unknown[] =>
     parameters.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value));
-  const kept = new Map<string, BetterSqlite3.Statement>();
-  const statementFor = (query: string): BetterSqlite3.Statement => kept.get(query) ?? remember(kept, query, native.prepare(query), STATEMENTS_KEPT);
+  const kept = new Map<string, KeptStatement>();
+  const statementFor = (query: string): KeptStatement => kept.get(query) ?? remember(kept, query, keptStatement(native.prepare(query)), STATEMENTS_KEPT);
   return {
     close: () => native.close(),
     prepare(query: string): SqliteStatement {
-      const statement = statementFor(query);
+      const { statement, toRow } = statementFor(query);
       return {
         reader: statement.reader,
-        all: (parameters) => statement.all(convert(parameters)),
+        all: toRow === null ? (parameters) => statement.all(convert(parameters)) : (parameters) => (statement.all(convert(parameters)) as unknown[][]).map(toRow),
         run: (parameters) => statement.run(convert(parameters)),
         iterate: (parameters) => native.prepare(query).iterate(convert(parameters)),
       };
     },
   };
+}
+
+interface KeptStatement {
+  readonly statement: BetterSqlite3.Statement;
+  /** Makes a row object of a raw row, for a statement that returns rows; null for one that does not. */
+  readonly toRow: ((values: unknown[]) => Record<string, unknown>) | null;
+}
+
+/**
+ * A statement whose rows are read as arrays and made objects here: better-sqlite3 makes each row
+ * object in C++, a property at a time, which took two fifths of the time to read a render's
+ * release rows (19,800 rows of 16 columns: about 100 ms against 60 ms this way). The objects are
+ * the same: a property per column in order, a later column of the same name winning. A column
+ * named `__proto__` would set the prototype here, so such a statement keeps the native objects.
+ */
+function keptStatement(statement: BetterSqlite3.Statement): KeptStatement {
+  if (!statement.reader) return { statement, toRow: null };
+  const names = statement.columns().map((column) => column.name);
+  if (names.includes('__proto__')) return { statement, toRow: null };
+  statement.raw(true);
+  const toRow = (values: unknown[]): Record<string, unknown> => {
+    const row: Record<string, unknown> = {};
+    for (let index = 0; index < names.length; index++) row[names[index] as string] = values[index];
+    return row;
+  };
+  return { statement, toRow };
 }
 
 function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; dialect: Dialect; pool: pg.Pool; native: null; probe: null; useLock: null } {

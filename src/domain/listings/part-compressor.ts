@@ -1,5 +1,6 @@
 import zlib from 'node:zlib';
 import type { GzipPart } from './gzip-parts.ts';
+import { PART_DEFLATE } from './gzip-parts.ts';
 
 /** Output a stream hands back per turn through the thread pool: most app parts fit in one. */
 const CHUNK_BYTES = 64 * 1024;
@@ -34,7 +35,7 @@ export class PartCompressor {
   constructor(level: number, lanes: number) {
     // zlib's streams pass their options on to stream.Transform, whose readableHighWaterMark
     // @types/node does not list among zlib's: hence the options as a value of their own.
-    const options = { level, flush: zlib.constants.Z_FULL_FLUSH, chunkSize: CHUNK_BYTES, readableHighWaterMark: BUFFERED_BYTES };
+    const options = { level, ...PART_DEFLATE, flush: zlib.constants.Z_FULL_FLUSH, chunkSize: CHUNK_BYTES, readableHighWaterMark: BUFFERED_BYTES };
     this.lanes = Array.from({ length: Math.max(1, lanes) }, () => ({
       stream: zlib.createDeflateRaw(options),
       tail: Promise.resolve(),
