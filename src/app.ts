@@ -39,10 +39,14 @@ import { appPageRoutes } from './http/routes/web/app-page.routes.ts';
 import { pageRoutes } from './http/routes/web/pages.routes.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import type { AppServer } from './http/types.ts';
+import type { LazySchemaCompilers } from './http/lazy-schema-compilers.ts';
+import { lazySchemaCompilers } from './http/lazy-schema-compilers.ts';
 
 export interface ServerOptions {
   /** Pino logger options, or false for none (tests). Defaults to JSON logs at the configured level. */
   readonly logger?: FastifyServerOptions['logger'];
+  /** The routes' schema compilers (compiled on first use); server.ts compiles the rest once the store is idle. */
+  readonly schemaCompilers?: LazySchemaCompilers;
 }
 
 /** Longer than any app id or version: a long parameter reaches its schema, which names it in a 400. */
@@ -116,6 +120,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     bodyLimit: 1024 * 1024,
     // verbose: a failed pattern is explained by its schema's description, not shown as a regex.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, verbose: true } },
+    schemaController: { compilersFactory: (options.schemaCompilers ?? lazySchemaCompilers()).compilersFactory },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();

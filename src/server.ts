@@ -7,6 +7,7 @@ import { callbackUrl } from './domain/accounts/external-login.ts';
 import { createContainer, publicUrlOf } from './container.ts';
 import type { Container } from './container.ts';
 import { ensureOwnAuthority } from './domain/identity/store-identity.ts';
+import { compileWhenIdle, lazySchemaCompilers } from './http/lazy-schema-compilers.ts';
 import { startMetricsServer } from './http/metrics-server.ts';
 import { startHousekeeping } from './housekeeping.ts';
 import { processActing } from './process-acting.ts';
@@ -42,7 +43,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await container.checkSecretKey();
     // A newcomer gets a working authority; an operator may point APPSTORE_CA_CERT elsewhere.
     const authority = config.caCertFile === null ? await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), processActing()) : 'external';
-    const app = await buildServer(container);
+    const schemaCompilers = lazySchemaCompilers();
+    const app = await buildServer(container, { schemaCompilers });
     if (authority === 'created') app.log.info("created the store's certificate authority (in the database; `appstore ca certificate` prints its certificate)");
     if (authority === 'imported') app.log.info({ from: container.legacyAuthority.certificate }, "moved the store's certificate authority into the database (its key sealed under the secret key); the files may be removed once backed up");
     const reports = container.trustSource.reports;
@@ -86,6 +88,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // the first page waits for nothing; a database that cannot be read now leaves it to that page.
     await container.browse.catalog().catch(() => undefined);
     await app.listen({ host: config.host, port: config.port });
+    // The routes' schemas not asked for yet are compiled once the first apps.json is made, a few
+    // milliseconds at a time, so a schema Fastify cannot compile shows in the log soon after a start.
+    const compiling = compileWhenIdle(schemaCompilers, container.listings.warmed(), (error) =>
+      app.log.error({ error: error instanceof Error ? error.message : String(error) }, 'a route schema could not be compiled: requests to that route fail until it is fixed'),
+    );
     const metricsServer = config.metrics.port === null ? null : await startMetricsServer(container.metrics, config.host, config.metrics.port);
     if (metricsServer !== null) app.log.info({ port: metricsServer.port }, `metrics at http://${config.host}:${metricsServer.port}/metrics`);
     const housekeeping = startHousekeeping(container, (message, error) => (error === null ? app.log.info(message) : app.log.warn({ error: error instanceof Error ? error.message : String(error) }, message)));
@@ -97,6 +104,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const stop = (): Promise<void> =>
       (stopping ??= (async () => {
         unwatch();
+        compiling.stop();
         housekeeping.stop();
         clearInterval(mailLook);
         await metricsServer?.close();

@@ -108,8 +108,18 @@ export class Listings {
    */
   async warm(): Promise<void> {
     const stamp = await this.versions.ready();
-    void this.engine.body({ includeEnterprise: false }, recentWindowStart(this.now()), stamp).catch(() => undefined);
+    this.warming = this.engine.body({ includeEnterprise: false }, recentWindowStart(this.now()), stamp).then(
+      () => undefined,
+      () => undefined,
+    );
   }
+
+  /** Resolves once the render `warm` started is over (made, or failed: the next request tries again). */
+  warmed(): Promise<void> {
+    return this.warming;
+  }
+
+  private warming: Promise<void> = Promise.resolve();
 
   /** True when the app listings can be served from memory, whether or not the database answers now (/healthz). */
   get servable(): boolean {

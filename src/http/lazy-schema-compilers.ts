@@ -1,0 +1,128 @@
+import { AjvCompiler } from '@fastify/ajv-compiler';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import type { FastifyServerOptions } from 'fastify';
+
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+type ValidatorBuilder = NonNullable<CompilersFactory['buildValidator']>;
+type SerializerBuilder = NonNullable<CompilersFactory['buildSerializer']>;
+type Validator = ReturnType<ReturnType<ValidatorBuilder>>;
+type Serializer = ReturnType<ReturnType<SerializerBuilder>>;
+
+/**
+ * Fastify's own schema compilers (Ajv for requests, fast-json-stringify for responses), each
+ * route's functions compiled when first used instead of before the port opens. Compiling every
+ * route's schemas took about half a second of each start on the bench machine (docs/benchmarks.md),
+ * most of it for responses no request had asked for yet; a route's first request now pays for its
+ * own schemas (a few milliseconds), and `compileWaiting` compiles the rest when the server has
+ * nothing better to do, so the routes' schemas are still all checked soon after every start.
+ *
+ * The functions are Fastify's defaults, built from the same options and shared schemas, so what
+ * they accept, refuse and write is unchanged. What Fastify reads of a validator besides calling
+ * it is passed on: `errors` after each call, and `schemaEnv`, which makes Fastify hand Ajv the
+ * request as the value's parent (Ajv validators always have it).
+ */
+export interface LazySchemaCompilers {
+  readonly compilersFactory: CompilersFactory;
+  /** Schemas not compiled yet. */
+  readonly waiting: number;
+  /**
+   * Compiles waiting schemas until `budgetMs` has passed; true when none are left. A schema that
+   * cannot be compiled is reported and no longer waits (its route's requests fail with a 500
+   * naming the error, as they try it again).
+   */
+  compileWaiting(budgetMs: number, failed: (error: unknown) => void): boolean;
+}
+
+export function lazySchemaCompilers(): LazySchemaCompilers {
+  const waiting = new Set<() => void>();
+  const buildValidator = AjvCompiler() as unknown as ValidatorBuilder;
+  const buildSerializer = SerializerSelector() as unknown as SerializerBuilder;
+
+  const lazyValidator = (compile: () => Validator): Validator => {
+    let compiled: Validator | undefined;
+    const ensure = (): Validator => {
+      if (compiled === undefined) {
+        compiled = compile();
+        waiting.delete(ensure);
+      }
+      return compiled;
+    };
+    waiting.add(ensure);
+    const validate = ((data: unknown, context?: unknown) => {
+      const fn = ensure() as (data: unknown, context?: unknown) => unknown;
+      const result = fn(data, context);
+      validate.errors = (fn as { errors?: unknown }).errors;
+      return result;
+    }) as ((data: unknown, context?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
+    validate.schemaEnv = true;
+    return validate as unknown as Validator;
+  };
+
+  const lazySerializer = (compile: () => Serializer): Serializer => {
+    let compiled: Serializer | undefined;
+    const ensure = (): Serializer => {
+      if (compiled === undefined) {
+        compiled = compile();
+        waiting.delete(ensure);
+      }
+      return compiled;
+    };
+    waiting.add(ensure);
+    return ((data: unknown) => (ensure() as (data: unknown) => string)(data)) as Serializer;
+  };
+
+  return {
+    compilersFactory: {
+      buildValidator: (externalSchemas, options) => {
+        const compile = buildValidator(externalSchemas, options);
+        return (route) => lazyValidator(() => compile(route));
+      },
+      buildSerializer: (externalSchemas, options) => {
+        const compile = buildSerializer(externalSchemas, options);
+        return (route) => lazySerializer(() => compile(route));
+      },
+    },
+    get waiting() {
+      return waiting.size;
+    },
+    compileWaiting(budgetMs, failed) {
+      const until = performance.now() + budgetMs;
+      for (const ensure of waiting) {
+        try {
+          ensure();
+        } catch (error) {
+          waiting.delete(ensure);
+          failed(error);
+        }
+        if (performance.now() >= until) break;
+      }
+      return waiting.size === 0;
+    },
+  };
+}
+
+/** A turn's share of the compiling: short, so requests that arrive meanwhile wait at most this long. */
+const SLICE_MS = 5;
+
+/**
+ * Compiles what `compilers` still hold once `after` has settled (the first render: it comes
+ * first), a slice per turn of the event loop, until none are left or `stop` is called.
+ */
+export function compileWhenIdle(compilers: LazySchemaCompilers, after: Promise<unknown>, failed: (error: unknown) => void): { stop(): void } {
+  let stopped = false;
+  let pending: NodeJS.Immediate | undefined;
+  const slice = (): void => {
+    pending = undefined;
+    if (stopped || compilers.compileWaiting(SLICE_MS, failed)) return;
+    pending = setImmediate(slice);
+  };
+  void after.finally(() => {
+    if (!stopped) pending = setImmediate(slice);
+  });
+  return {
+    stop() {
+      stopped = true;
+      if (pending !== undefined) clearImmediate(pending);
+    },
+  };
+}
