@@ -88,8 +88,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // the first page waits for nothing; a database that cannot be read now leaves it to that page.
     await container.browse.catalog().catch(() => undefined);
     await app.listen({ host: config.host, port: config.port });
-    // The routes' schemas not asked for yet are compiled once the first apps.json is made, a few
-    // milliseconds at a time, so a schema Fastify cannot compile shows in the log soon after a start.
+    // The routes' schemas not asked for yet are compiled a second after the first apps.json is
+    // made, a few milliseconds at a time, so a schema Fastify cannot compile shows in the log soon
+    // after a start.
     const compiling = compileWhenIdle(schemaCompilers, container.listings.warmed(), (error) =>
       app.log.error({ error: error instanceof Error ? error.message : String(error) }, 'a route schema could not be compiled: requests to that route fail until it is fixed'),
     );

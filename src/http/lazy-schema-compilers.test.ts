@@ -66,20 +66,27 @@ describe('route schemas compiled on first use', () => {
     for (let i = 0; i < 5; i++) validatorOf(compilers, { type: 'object', properties: { [`p${i}`]: { type: 'string' } } });
     let release: () => void = () => undefined;
     const first = new Promise<void>((resolve) => (release = resolve));
-    const running = compileWhenIdle(compilers, first, () => assert.fail('nothing fails here'));
+    const running = compileWhenIdle(compilers, first, () => assert.fail('nothing fails here'), 0);
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(compilers.waiting, 5, 'nothing is compiled before the first render is over');
     release();
-    for (let turn = 0; turn < 100 && compilers.waiting > 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 100 && compilers.waiting > 0; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
     assert.equal(compilers.waiting, 0);
     running.stop();
 
     const other = lazySchemaCompilers();
     validatorOf(other, { type: 'string' });
-    const stopped = compileWhenIdle(other, Promise.resolve(), () => undefined);
+    const stopped = compileWhenIdle(other, Promise.resolve(), () => undefined, 0);
     stopped.stop();
-    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
     assert.equal(other.waiting, 1, 'stopped before its first slice');
+
+    const later = lazySchemaCompilers();
+    validatorOf(later, { type: 'string' });
+    const delayed = compileWhenIdle(later, Promise.resolve(), () => undefined, 60_000);
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.equal(later.waiting, 1, 'nothing is compiled before the delay has passed');
+    delayed.stop();
   });
 
   it("every route's schemas compile: none waits for a request to find it broken", async () => {

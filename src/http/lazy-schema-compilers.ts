@@ -103,25 +103,33 @@ export function lazySchemaCompilers(): LazySchemaCompilers {
 
 /** A turn's share of the compiling: short, so requests that arrive meanwhile wait at most this long. */
 const SLICE_MS = 5;
+/**
+ * How long after the first render the compiling starts: the apps.json that waited for the render
+ * is being sent meanwhile (12 MB, written a socket buffer per turn of the event loop).
+ */
+const START_AFTER_MS = 1000;
 
 /**
- * Compiles what `compilers` still hold once `after` has settled (the first render: it comes
- * first), a slice per turn of the event loop, until none are left or `stop` is called.
+ * Compiles what `compilers` still hold a second after `after` has settled (the first render: it
+ * comes first), a slice per turn of the event loop, until none are left or `stop` is called.
  */
-export function compileWhenIdle(compilers: LazySchemaCompilers, after: Promise<unknown>, failed: (error: unknown) => void): { stop(): void } {
+export function compileWhenIdle(compilers: LazySchemaCompilers, after: Promise<unknown>, failed: (error: unknown) => void, startAfterMs = START_AFTER_MS): { stop(): void } {
   let stopped = false;
   let pending: NodeJS.Immediate | undefined;
+  let waiting: NodeJS.Timeout | undefined;
   const slice = (): void => {
     pending = undefined;
     if (stopped || compilers.compileWaiting(SLICE_MS, failed)) return;
     pending = setImmediate(slice);
   };
   void after.finally(() => {
-    if (!stopped) pending = setImmediate(slice);
+    // Unref'd: a process that is stopping does not wait to compile schemas.
+    if (!stopped) waiting = setTimeout(() => (pending = setImmediate(slice)), startAfterMs).unref();
   });
   return {
     stop() {
       stopped = true;
+      if (waiting !== undefined) clearTimeout(waiting);
       if (pending !== undefined) clearImmediate(pending);
     },
   };
