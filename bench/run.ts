@@ -62,7 +62,7 @@ spawnSync('taskset', ['-a', '-p', '-c', CLIENT_CORE, String(process.pid)], { std
 
 /** How `npm start` and the README's production command run the server: its memory settings (docs/listing-engine.md). */
 const PRODUCTION_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
-const PRODUCTION_FLAGS = ['--max-semi-space-size=2', '--no-memory-reducer', '--max-inlined-bytecode-size-cumulative=4600', '--max-inlined-bytecode-size-absolute=9200'];
+const PRODUCTION_FLAGS = ['--max-semi-space-size=8', '--no-memory-reducer', '--max-inlined-bytecode-size-cumulative=4600', '--max-inlined-bytecode-size-absolute=9200'];
 
 /** The store on one core; `production` false runs it with Node's and glibc's defaults. */
 function startStore(port: number, dataDir: string, extraEnv: Record<string, string> = {}, production = true, nodeFlags: readonly string[] = []): ChildProcess {

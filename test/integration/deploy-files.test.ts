@@ -84,7 +84,7 @@ test("the production command's settings are the same in npm start, the README, d
   };
   const pkg = JSON.parse(read('package.json')) as { scripts: { start: string } };
   const expected = nodeFlags(pkg.scripts.start, 'package.json');
-  assert.match(expected, /--max-semi-space-size=2 --no-memory-reducer --max-inlined-bytecode-size-cumulative=\d+/);
+  assert.match(expected, /--max-semi-space-size=8 --no-memory-reducer --max-inlined-bytecode-size-cumulative=\d+/);
   assert.equal(nodeFlags(/<!-- production-command -->\n```sh\n(.+)\n```/.exec(read('README.md'))?.[1], 'README.md'), expected);
   assert.equal(nodeFlags(/^MALLOC_ARENA_MAX.*$/m.exec(read('docs/operations.md'))?.[0], 'docs/operations.md'), expected);
   assert.equal(nodeFlags(/^ExecStart=.*$/m.exec(read('deploy/appstore.service'))?.[0], 'deploy/appstore.service'), expected);
