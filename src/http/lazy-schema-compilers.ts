@@ -38,18 +38,24 @@ export function lazySchemaCompilers(): LazySchemaCompilers {
   const buildValidator = AjvCompiler() as unknown as ValidatorBuilder;
   const buildSerializer = SerializerSelector() as unknown as SerializerBuilder;
 
-  const lazyValidator = (compile: () => Validator): Validator => {
-    let compiled: Validator | undefined;
-    const ensure = (): Validator => {
+  /** `compile`'s result, made on the first call (and waiting in `waiting` until then). */
+  const onFirstUse = <T>(compile: () => T): (() => T) => {
+    let compiled: { readonly value: T } | undefined;
+    const ensure = (): T => {
       if (compiled === undefined) {
-        compiled = compile();
+        compiled = { value: compile() };
         waiting.delete(ensure);
       }
-      return compiled;
+      return compiled.value;
     };
     waiting.add(ensure);
+    return ensure;
+  };
+
+  const lazyValidator = (compile: () => Validator): Validator => {
+    const compiled = onFirstUse(compile);
     const validate = ((data: unknown, context?: unknown) => {
-      const fn = ensure() as (data: unknown, context?: unknown) => unknown;
+      const fn = compiled() as (data: unknown, context?: unknown) => unknown;
       const result = fn(data, context);
       validate.errors = (fn as { errors?: unknown }).errors;
       return result;
@@ -59,16 +65,8 @@ export function lazySchemaCompilers(): LazySchemaCompilers {
   };
 
   const lazySerializer = (compile: () => Serializer): Serializer => {
-    let compiled: Serializer | undefined;
-    const ensure = (): Serializer => {
-      if (compiled === undefined) {
-        compiled = compile();
-        waiting.delete(ensure);
-      }
-      return compiled;
-    };
-    waiting.add(ensure);
-    return ((data: unknown) => (ensure() as (data: unknown) => string)(data)) as Serializer;
+    const compiled = onFirstUse(compile);
+    return ((data: unknown) => (compiled() as (data: unknown) => string)(data)) as Serializer;
   };
 
   return {
