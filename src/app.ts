@@ -40,7 +40,7 @@ import { pageRoutes } from './http/routes/web/pages.routes.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import type { AppServer } from './http/types.ts';
 import type { LazySchemaCompilers } from './http/lazy-schema-compilers.ts';
-import { lazySchemaCompilers } from './http/lazy-schema-compilers.ts';
+import { assertLowerCaseHeaderNames, lazySchemaCompilers } from './http/lazy-schema-compilers.ts';
 
 export interface ServerOptions {
   /** Pino logger options, or false for none (tests). Defaults to JSON logs at the configured level. */
@@ -130,6 +130,7 @@ export async function buildServer(container: Container, options: ServerOptions =
   installJsonParser(app);
   trackRoutes(app);
   app.addHook('onRoute', (route) => declareSecurity(route as Parameters<typeof declareSecurity>[0]));
+  app.addHook('onRoute', (route) => assertLowerCaseHeaderNames(route));
   for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema, DiscoverEntrySchema, TokenResponse, ReleaseSchema, AppSchema, RatingSchema]) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {

@@ -4,7 +4,7 @@ import { buildServer } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createContainer } from '../container.ts';
 import { createTestDatabase } from '../../test/helpers/test-database.ts';
-import { compileWhenIdle, lazySchemaCompilers } from './lazy-schema-compilers.ts';
+import { assertLowerCaseHeaderNames, compileWhenIdle, lazySchemaCompilers } from './lazy-schema-compilers.ts';
 
 const AJV_OPTIONS = { customOptions: { allErrors: true }, plugins: [] };
 
@@ -87,6 +87,15 @@ describe('route schemas compiled on first use', () => {
     for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
     assert.equal(later.waiting, 1, 'nothing is compiled before the delay has passed');
     delayed.stop();
+  });
+
+  it('a header schema must name its headers in lower case, as Node gives them (Fastify lower-cases them only with its own compilers)', () => {
+    assertLowerCaseHeaderNames({ method: 'GET', url: '/ok', schema: { headers: { type: 'object', properties: { 'if-none-match': { type: 'string' } } } } });
+    assertLowerCaseHeaderNames({ method: 'GET', url: '/none' });
+    assert.throws(
+      () => assertLowerCaseHeaderNames({ method: 'GET', url: '/x', schema: { headers: { type: 'object', properties: { 'If-None-Match': { type: 'string' }, accept: { type: 'string' } } } } }),
+      /GET \/x: header schema names must be in lower case \(If-None-Match\)/,
+    );
   });
 
   it("every route's schemas compile: none waits for a request to find it broken", async () => {

@@ -132,3 +132,14 @@ export function compileWhenIdle(compilers: LazySchemaCompilers, after: Promise<u
     },
   };
 }
+
+/**
+ * Fastify lower-cases the names in a route's header schema only with its own compilers; with
+ * these, a name written `If-None-Match` would never match (Node gives header names in lower
+ * case). Called for each route as it is added: such a schema stops the start, naming the route.
+ */
+export function assertLowerCaseHeaderNames(route: { readonly method: string | readonly string[]; readonly url: string; readonly schema?: { readonly headers?: unknown } }): void {
+  const properties = (route.schema?.headers as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const named = Object.keys(properties).filter((name) => name !== name.toLowerCase());
+  if (named.length > 0) throw new Error(`${String(route.method)} ${route.url}: header schema names must be in lower case (${named.join(', ')})`);
+}
