@@ -139,7 +139,7 @@ function openSqlite(file: string, holdUseLock: boolean): SqliteHandle {
   // Another process (the CLI, a second server) may hold the write lock for a moment.
   native.pragma('busy_timeout = 5000');
   const probe = file === ':memory:' ? null : openCommitProbe(file);
-  return { db: new Kysely<Database>({ dialect: withUnavailableErrors(new SqliteDialect({ database: withBooleanBinding(native) })) }), dialect: 'sqlite', pool: null, native, probe, useLock };
+  return { db: new Kysely<Database>({ dialect: withUnavailableErrors(new SqliteDialect({ database: kyselySqlite(native) })) }), dialect: 'sqlite', pool: null, native, probe, useLock };
 }
 
 /**
@@ -170,13 +170,14 @@ function openCommitProbe(file: string): { commitProbe: CommitProbe; close(): voi
 const STATEMENTS_KEPT = 512;
 
 /**
- * SQLite cannot bind JavaScript booleans; store them as 1/0, like SQLite's TRUE and FALSE. Kysely
- * prepares every query it runs; the statements are kept by their SQL, so a query run again (a
- * listing render runs the same dozen per batch of apps) is not parsed and planned again. `all`
- * and `run` finish before they return, so a kept statement is never busy when taken again; an
- * iterator stays open across turns of the event loop, so `iterate` gets a statement of its own.
+ * The connection as Kysely drives it. SQLite cannot bind JavaScript booleans; they are stored as
+ * 1/0, like SQLite's TRUE and FALSE. Kysely prepares every query it runs; the statements are kept
+ * by their SQL, so a query run again (a listing render runs the same dozen per batch of apps) is
+ * not parsed and planned again. `all` and `run` finish before they return, so a kept statement is
+ * never busy when taken again; an iterator stays open across turns of the event loop, so
+ * `iterate` gets a statement of its own. Rows are read as arrays (`keptStatement`).
  */
-function withBooleanBinding(native: BetterSqlite3.Database): SqliteDatabase {
+export function kyselySqlite(native: BetterSqlite3.Database): SqliteDatabase {
   const convert = (parameters: ReadonlyArray<unknown>): unknown[] =>
     parameters.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value));
   const kept = new Map<string, KeptStatement>();
@@ -205,13 +206,12 @@ interface KeptStatement {
  * A statement whose rows are read as arrays and made objects here: better-sqlite3 makes each row
  * object in C++, a property at a time, which took two fifths of the time to read a render's
  * release rows (19,800 rows of 16 columns: about 100 ms against 60 ms this way). The objects are
- * the same: a property per column in order, a later column of the same name winning. A column
- * named `__proto__` would set the prototype here, so such a statement keeps the native objects.
+ * the same: a property per column in order, a later column of the same name winning (and a column
+ * named `__proto__` goes through the prototype's setter in both).
  */
 function keptStatement(statement: BetterSqlite3.Statement): KeptStatement {
   if (!statement.reader) return { statement, toRow: null };
   const names = statement.columns().map((column) => column.name);
-  if (names.includes('__proto__')) return { statement, toRow: null };
   statement.raw(true);
   const toRow = (values: unknown[]): Record<string, unknown> => {
     const row: Record<string, unknown> = {};

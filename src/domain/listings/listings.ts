@@ -91,6 +91,9 @@ export interface Listing {
  * the recent ratings move with it.
  */
 export class Listings {
+  /** The render `warm` started (settled, never rejected). */
+  private warming: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly sources: ListingSources,
     private readonly versions: VersionSource,
@@ -118,8 +121,6 @@ export class Listings {
   warmed(): Promise<void> {
     return this.warming;
   }
-
-  private warming: Promise<void> = Promise.resolve();
 
   /** True when the app listings can be served from memory, whether or not the database answers now (/healthz). */
   get servable(): boolean {
