@@ -6,10 +6,19 @@ import { kyselySqlite } from './database.ts';
 /** A query through the adapter, as Kysely runs one: prepare, then `all` with its parameters. */
 const rowsOf = (native: BetterSqlite3.Database, query: string, parameters: unknown[] = []): unknown[] => kyselySqlite(native).prepare(query).all(parameters) as unknown[];
 
+/** `check` on a new in-memory database, closed after. */
+function inMemory(check: (native: BetterSqlite3.Database) => void): void {
+  const native = new BetterSqlite3(':memory:');
+  try {
+    check(native);
+  } finally {
+    native.close();
+  }
+}
+
 describe('the SQLite connection as Kysely drives it', () => {
   test('rows read as arrays are the objects better-sqlite3 makes: columns in order, a repeated name taking the later value, `__proto__` through its setter', () => {
-    const native = new BetterSqlite3(':memory:');
-    try {
+    inMemory((native) => {
       for (const query of ["select 1 as a, 'x' as b, null as c, 2.5 as d, x'00ff' as e", 'select 1 as a, 2 as a, 3 as b', "select 1 as __proto__, 'x' as b", "select 'v' as version where 1 = 0"]) {
         const native_ = native.prepare(query).all();
         const adapted = rowsOf(native, query);
@@ -19,14 +28,11 @@ describe('the SQLite connection as Kysely drives it', () => {
           assert.equal(Object.getPrototypeOf(row), Object.getPrototypeOf(expected), `${query}: the same prototype`);
         }
       }
-    } finally {
-      native.close();
-    }
+    });
   });
 
   test('booleans are bound as 1 and 0; a statement kept by its SQL answers each run with its own parameters; writes and RETURNING', () => {
-    const native = new BetterSqlite3(':memory:');
-    try {
+    inMemory((native) => {
       const db = kyselySqlite(native);
       db.prepare('create table t (id integer primary key, flag integer not null)').run([]);
       const insert = 'insert into t (flag) values (?) returning id, flag';
@@ -36,14 +42,11 @@ describe('the SQLite connection as Kysely drives it', () => {
       assert.deepEqual(db.prepare(select).all([true]), [{ id: 1 }]);
       assert.deepEqual(db.prepare(select).all([false]), [{ id: 2 }]);
       assert.equal(db.prepare('update t set flag = ?').run([true]).changes, 2);
-    } finally {
-      native.close();
-    }
+    });
   });
 
   test('an open iterator does not hold the kept statement: the same query runs meanwhile', () => {
-    const native = new BetterSqlite3(':memory:');
-    try {
+    inMemory((native) => {
       const db = kyselySqlite(native);
       db.prepare('create table t (id integer primary key)').run([]);
       for (let i = 0; i < 3; i++) db.prepare('insert into t default values').run([]);
@@ -52,8 +55,6 @@ describe('the SQLite connection as Kysely drives it', () => {
       assert.deepEqual(iterator.next().value, { id: 1 });
       assert.deepEqual(db.prepare(query).all([]), [{ id: 1 }, { id: 2 }, { id: 3 }]);
       assert.deepEqual([...iterator], [{ id: 2 }, { id: 3 }]);
-    } finally {
-      native.close();
-    }
+    });
   });
 });
