@@ -5,8 +5,8 @@
 // the worst /healthz latency meanwhile; the first apps.json after start; memory after every
 // variant; the website's pages; a second process; the same at 3,000 apps; and a mirror's sync of
 // the catalogue from a local upstream (bench/mirror-sync.ts). Writes
-// docs/benchmarks.md. Needs wrk, nginx, taskset and GNU time (Debian: apt-get install wrk
-// nginx-light util-linux time). Only loopback is used.
+// docs/benchmarks.md. Needs wrk, nginx, curl, taskset and GNU time (Debian: apt-get install wrk
+// nginx-light openssl curl util-linux time). Only loopback is used.
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,9 +25,9 @@ import net from 'node:net';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = process.env.BENCH_SECONDS ?? '10';
 const which = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-for (const tool of ['wrk', 'nginx', 'openssl', 'taskset', '/usr/bin/time']) {
+for (const tool of ['wrk', 'nginx', 'openssl', 'curl', 'taskset', '/usr/bin/time']) {
   if (!which(tool)) {
-    console.error(`bench: ${tool} is missing; install it with: apt-get install wrk nginx-light openssl util-linux time`);
+    console.error(`bench: ${tool} is missing; install it with: apt-get install wrk nginx-light openssl curl util-linux time`);
     process.exit(1);
   }
 }
@@ -129,18 +129,27 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
   });
 }
 
-/** A request timed to its last byte, as sent (no decompression). */
-/** A GET timed to its last byte; the body is counted, not kept (collecting and joining 60 MB is the client's time, not the store's). */
-async function timeGet(url: string, encoding = 'gzip', extra: Record<string, string> = {}): Promise<{ ms: number; bytes: number; etag: string; status: number }> {
-  const start = performance.now();
+/**
+ * A GET timed by curl, pinned to the client core: libcurl is what Nextcloud's servers fetch the
+ * listings with, and it times the request from its first byte out to the body's last byte in,
+ * the body as sent (no decompression) and thrown away. Until the eighth session of issue 31 this
+ * was a Node client in the bench's own process, whose time to take in a body depended on what
+ * that process had loaded: receiving the same 59 MB from a plain server took 40 to 54 ms alone
+ * and 81 to 128 ms with the store's database module imported (four runs each, alternated; curl
+ * 15 to 23 ms). curl also runs when the port is not open yet: a failed connection rejects.
+ */
+function timeGet(url: string, encoding = 'gzip', extra: Record<string, string> = {}): Promise<{ ms: number; bytes: number; etag: string; status: number }> {
+  const headers = Object.entries({ 'accept-encoding': encoding, ...extra }).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const args = ['-c', CLIENT_CORE, 'curl', '-s', '-o', '/dev/null', ...headers, '-w', '%{http_code} %{time_total} %{size_download} %header{etag}', url];
   return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers: { 'accept-encoding': encoding, ...extra }, agent: false }, (response) => {
-        let bytes = 0;
-        response.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        response.on('end', () => resolve({ ms: performance.now() - start, bytes, etag: String(response.headers.etag ?? ''), status: response.statusCode ?? 0 }));
-      })
-      .on('error', reject);
+    execFile('taskset', args, { encoding: 'utf8' }, (error, output) => {
+      if (error !== null) {
+        reject(error);
+        return;
+      }
+      const [status = '', seconds = '', bytes = '', etag = ''] = output.split(' ');
+      resolve({ ms: Number(seconds) * 1000, bytes: Number(bytes), etag, status: Number(status) });
+    });
   });
 }
 
