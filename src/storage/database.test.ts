@@ -17,9 +17,17 @@ function inMemory(check: (native: BetterSqlite3.Database) => void): void {
 }
 
 describe('the SQLite connection as Kysely drives it', () => {
-  test('rows read as arrays are the objects better-sqlite3 makes: columns in order, a repeated name taking the later value, `__proto__` through its setter', () => {
+  test('rows read as arrays are the objects better-sqlite3 makes: columns in order, a repeated name taking the later value, `__proto__` through its setter, any name', () => {
     inMemory((native) => {
-      for (const query of ["select 1 as a, 'x' as b, null as c, 2.5 as d, x'00ff' as e", 'select 1 as a, 2 as a, 3 as b', "select 1 as __proto__, 'x' as b", "select 'v' as version where 1 = 0"]) {
+      const queries = [
+        "select 1 as a, 'x' as b, null as c, 2.5 as d, x'00ff' as e",
+        'select 1 as a, 2 as a, 3 as b',
+        "select 1 as __proto__, 'x' as b",
+        'select 1 as __proto__, 2 as __proto__, 3 as b',
+        "select 'v' as version where 1 = 0",
+        `select 1 as "a""b", 2 as "x\\y", 3 as "'); throw new Error('ran'); ('", 4 as "\u2028", 5 as "1", 6 as "0", 7 as constructor, 8 as "", 9 as "toString"`,
+      ];
+      for (const query of queries) {
         const native_ = native.prepare(query).all();
         const adapted = rowsOf(native, query);
         assert.deepEqual(adapted, native_, query);
@@ -28,6 +36,11 @@ describe('the SQLite connection as Kysely drives it', () => {
           assert.equal(Object.getPrototypeOf(row), Object.getPrototypeOf(expected), `${query}: the same prototype`);
         }
       }
+      // A blob named __proto__ becomes the row's prototype in both (a Buffer of its own per row).
+      const [blobRow] = rowsOf(native, "select x'00ff' as __proto__, 'x' as b");
+      const [nativeBlobRow] = native.prepare("select x'00ff' as __proto__, 'x' as b").all();
+      assert.deepEqual(Object.getPrototypeOf(blobRow), Object.getPrototypeOf(nativeBlobRow));
+      assert.deepEqual(Object.keys(blobRow as object), Object.keys(nativeBlobRow as object));
     });
   });
 
