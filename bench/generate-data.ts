@@ -1,10 +1,12 @@
 // Fills a fresh database with a catalogue the size of the original store's: about 600 apps and
 // 20,000 releases, with real-sized certificates (4096-bit RSA), 4096-bit signatures, changelogs
-// and a few translations, so that apps.json is about 20 MB. Rows go straight into the tables.
+// and a few translations, so that apps.json is about 20 MB. Rows go straight into the tables,
+// with each release's listing text written as the store's own writes write it.
 import { randomBytes } from 'node:crypto';
 import type { DatabaseHandle } from '../src/storage/database.ts';
 import { formatTimestamp } from '../src/domain/timestamps.ts';
 import { writeTransaction } from '../src/storage/write-transaction.ts';
+import { writeReleaseListingText } from '../src/storage/repositories/listed-release.repository.ts';
 
 const CATEGORIES = ['customization', 'files', 'integration', 'multimedia', 'office', 'organization', 'security', 'social', 'tools', 'games'];
 const LANGUAGES = ['de', 'fr', 'es', 'it', 'nl'];
@@ -51,6 +53,8 @@ export async function generateCatalogue(handle: DatabaseHandle, certificatePem: 
         await trx.insertInto('release_licenses').values({ release_id: release.id, position: 0, license: 'AGPL-3.0-or-later' }).execute();
         await trx.insertInto('release_databases').values([{ release_id: release.id, position: 0, name: 'pgsql', version_spec: '>=12.0.0', raw_version_spec: '>=12' }]).execute();
         await trx.insertInto('release_translations').values({ release_id: release.id, language: 'en', changelog: `- ${lorem(6)}` }).execute();
+        // As the store's own writes do (replaceReleaseDetails): the release's listing text.
+        await writeReleaseListingText(trx, release.id);
       }
     }
     return { changed: true, result: undefined };

@@ -4,14 +4,14 @@ import type { DatabaseHandle } from './database.ts';
 import { inReadSnapshot } from './read-snapshot.ts';
 import { readContentVersion } from './repositories/content-version.repository.ts';
 import { loadSavedParts, saveParts } from './repositories/listing-part.repository.ts';
-import { countRecentRatings, loadAppsWithVersions, loadListedAppIndex } from './repositories/listing.repository.ts';
+import { countRecentRatings, loadListedAppIndex, loadListingApps } from './repositories/listing.repository.ts';
 import type { Database } from './schema.ts';
 
 /** The engine's reads through `db`: a transaction's connection, or the pool when each read takes a snapshot of its own. */
 function readsThrough(db: Kysely<Database>): AppListingReads {
   return {
     index: async () => ({ stamp: await readContentVersion(db), apps: await loadListedAppIndex(db) }),
-    load: (ids, recentSince) => loadAppsWithVersions(db, recentSince, ids),
+    load: (ids, recentSince) => loadListingApps(db, recentSince, ids),
     recentRatingCounts: (recentSince) => countRecentRatings(db, recentSince),
     savedParts: (ids, format) => loadSavedParts(db, ids, format),
   };

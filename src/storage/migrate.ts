@@ -16,6 +16,7 @@ import * as commandLineCertificates from './migrations/0012-command-line-certifi
 import * as appIcons from './migrations/0013-app-icons.ts';
 import * as externalLogin from './migrations/0014-external-login.ts';
 import * as mirror from './migrations/0015-mirror.ts';
+import * as releaseListingText from './migrations/0016-release-listing-text.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -38,6 +39,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0013-app-icons', appIcons],
   ['0014-external-login', externalLogin],
   ['0015-mirror', mirror],
+  ['0016-release-listing-text', releaseListingText],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

@@ -260,6 +260,10 @@ export interface ReleasesTable {
   min_int_size: Defaulted<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The release as the app listings show it (UTF-8), written with it; null before migration 0016. */
+  listing_text: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
+  /** How `listing_text` was made (RELEASE_TEXT_FORMAT): a text in another format is not used. */
+  listing_text_format: Defaulted<string>;
 }
 
 export interface ReleaseDependencyTable {

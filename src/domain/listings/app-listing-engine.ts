@@ -1,4 +1,4 @@
-import type { ListedApp, ListingVariant } from './app-listing.ts';
+import type { ListingApp, ListingVariant } from './app-listing.ts';
 import type { AppPart, PartOptions } from './app-part.ts';
 import { cutAppPart, makeAppPart, partBytes, partChecksum, releasesFor } from './app-part.ts';
 import type { SavedPart } from './app-part.ts';
@@ -22,9 +22,10 @@ export interface AppListingReads {
   index(): Promise<AppIndex>;
   /**
    * The listed data of these apps (those that still have a release), each with its listing
-   * version, read in one snapshot: an app's data is always what its listing version names.
+   * version, read in one snapshot: an app's data is always what its listing version names. A
+   * release comes as its written text where storage has one in the current format.
    */
-  load(ids: readonly string[], recentSince: string): Promise<Array<{ readonly listingVersion: number; readonly app: ListedApp }>>;
+  load(ids: readonly string[], recentSince: string): Promise<Array<{ readonly listingVersion: number; readonly app: ListingApp }>>;
   /** Per app, how many of its ratings are at or after `recentSince` (apps without any are absent). */
   recentRatingCounts(recentSince: string): Promise<ReadonlyMap<string, number>>;
   /** Parts saved earlier in this format for these apps, whatever their listing version and checksum (the engine checks both). */

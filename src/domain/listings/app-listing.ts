@@ -19,8 +19,31 @@ export interface ListedRelease extends Omit<ReleaseData, 'externalApp'>, Partial
 
 export type AppApiFields = ReturnType<typeof appApiFields>;
 
+/**
+ * A release whose listing text was written when it was saved (storage keeps it with the release,
+ * in a format of its own): the text, and what the listings order and choose releases by. A render
+ * takes the text as it is, where it would read and serialise the release's fields.
+ */
+export interface WrittenRelease {
+  readonly version: string;
+  readonly isNightly: boolean;
+  readonly lastModified: string;
+  readonly platformVersionSpec: string;
+  readonly exApp: boolean;
+  /** releaseText of the release (its JSON in the listings), in UTF-8. */
+  readonly text: Uint8Array;
+}
+
+/** A release as the listing engine reads it: its fields, or its text written with it. */
+export type ListingRelease = ListedRelease | WrittenRelease;
+
+/** The release's JSON in the app listings. */
+export function releaseText(release: ListedRelease): string {
+  return JSON.stringify(release);
+}
+
 /** True for an ExApp's release: listed in appapi_apps.json, not in apps.json. */
-export const isExAppRelease = (release: ListedRelease): boolean => release.aaIsSystem !== undefined;
+export const isExAppRelease = (release: ListingRelease): boolean => ('text' in release ? release.exApp : release.aaIsSystem !== undefined);
 
 /** An app as apps.json shows it (api.md, App), with the flag that filters it. */
 export interface ListedApp extends AppData, RatingAggregate {
@@ -32,12 +55,18 @@ export interface ListedApp extends AppData, RatingAggregate {
   readonly releases: readonly ListedRelease[];
 }
 
+/** An app as the listing engine reads it: its releases with their fields or their written texts. */
+export interface ListingApp extends Omit<ListedApp, 'releases'> {
+  readonly releases: readonly ListingRelease[];
+}
+
 /** One app serialised: its text up to the releases, and each release (newest first) with its Nextcloud range. */
 export interface AppFragment {
   readonly enterpriseOnly: boolean;
   /** `{"id":…,…,"releases":[` */
   readonly head: string;
-  readonly releases: ReadonlyArray<{ readonly bounds: SpecBounds; readonly json: string; readonly exApp: boolean }>;
+  /** Each release's JSON: made now (a string), or written with the release (UTF-8). */
+  readonly releases: ReadonlyArray<{ readonly bounds: SpecBounds; readonly json: string | Uint8Array; readonly exApp: boolean }>;
 }
 
 /** The certificate as registered, with CR LF line separators (contract §1). */
@@ -46,7 +75,7 @@ export function crlf(pem: string): string {
 }
 
 /** Newest first: semantic precedence, a nightly above its version, then the latest modified. */
-export function compareReleasesDescending(x: ListedRelease, y: ListedRelease): number {
+export function compareReleasesDescending(x: ListingRelease, y: ListingRelease): number {
   return compareReleaseVersions(y, x) || (x.lastModified < y.lastModified ? 1 : x.lastModified > y.lastModified ? -1 : 0);
 }
 
@@ -54,17 +83,19 @@ export function compareReleasesDescending(x: ListedRelease, y: ListedRelease): n
  * The release's Nextcloud range as bounds: the pages' search filter and version table ask for it
  * on every request. parseSpec keeps what it read by the spec's text, so this is a lookup.
  */
-export function platformBounds(release: ListedRelease): SpecBounds {
+export function platformBounds(release: Pick<ListedRelease, 'platformVersionSpec'>): SpecBounds {
   return parseSpec(release.platformVersionSpec);
 }
 
-export function toFragment(app: ListedApp): AppFragment {
+export function toFragment(app: ListingApp): AppFragment {
   const { releases, isEnterpriseOnly, ...rest } = app;
   const head = JSON.stringify({ ...rest, certificate: crlf(app.certificate) });
   return {
     enterpriseOnly: isEnterpriseOnly,
     head: `${head.slice(0, -1)},"releases":[`,
-    releases: [...releases].sort(compareReleasesDescending).map((release) => ({ bounds: platformBounds(release), json: JSON.stringify(release), exApp: isExAppRelease(release) })),
+    releases: [...releases]
+      .sort(compareReleasesDescending)
+      .map((release) => ({ bounds: platformBounds(release), json: 'text' in release ? release.text : releaseText(release), exApp: isExAppRelease(release) })),
   };
 }
 

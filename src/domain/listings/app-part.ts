@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { coreSatisfies, numericCore } from '../versions/semantic-version.ts';
 import type { SpecBounds } from '../versions/semantic-version.ts';
-import type { ListedApp, ListingVariant } from './app-listing.ts';
-import { compareReleasesDescending, crlf, toFragment } from './app-listing.ts';
+import type { ListedApp, ListingApp, ListingVariant } from './app-listing.ts';
+import { compareReleasesDescending, crlf, isExAppRelease, releaseText, toFragment } from './app-listing.ts';
 import type { GzipPart } from './gzip-parts.ts';
 import { compressPart, partText } from './gzip-parts.ts';
 
@@ -37,18 +37,22 @@ export interface PartOptions {
  * of kilobytes of strings) is not held meanwhile, so the compressions in flight during a render
  * keep nothing in V8's young generation for its collections to copy.
  */
-export function makeAppPart(app: ListedApp, listingVersion: number, compress: (text: Buffer) => Promise<GzipPart>): Promise<AppPart> {
+export function makeAppPart(app: ListingApp, listingVersion: number, compress: (text: Buffer) => Promise<GzipPart>): Promise<AppPart> {
   const fragment = toFragment(app);
   // The text is written into one buffer of its exact size: no buffer per release to join.
   let size = Buffer.byteLength(fragment.head) + CLOSE.length + Math.max(0, fragment.releases.length - 1) * COMMA.length;
-  for (const release of fragment.releases) size += Buffer.byteLength(release.json);
+  for (const release of fragment.releases) size += typeof release.json === 'string' ? Buffer.byteLength(release.json) : release.json.length;
   const text = Buffer.allocUnsafe(size);
   const headLength = text.write(fragment.head, 0);
   let offset = headLength;
   const releases = fragment.releases.map((release, index) => {
     if (index > 0) offset += COMMA.copy(text, offset);
     const start = offset;
-    offset += text.write(release.json, offset);
+    if (typeof release.json === 'string') offset += text.write(release.json, offset);
+    else {
+      text.set(release.json, offset);
+      offset += release.json.length;
+    }
     return { start, end: offset, bounds: release.bounds, exApp: release.exApp };
   });
   offset += CLOSE.copy(text, offset);
@@ -116,7 +120,7 @@ export function partFormat(appSchema: JsonSchema, releaseSchema: JsonSchema): st
   const plainRelease = sampleOf(releaseSchema, {}, false);
   const app = sampleOf(appSchema, { Release: fullRelease }, true) as ListedApp;
   const fragment = toFragment({ ...app, releases: [fullRelease, plainRelease] as ListedApp['releases'] });
-  const serialiser = [toFragment, crlf, compareReleasesDescending, makeAppPart].map((code) => code.toString());
+  const serialiser = [toFragment, releaseText, isExAppRelease, crlf, compareReleasesDescending, makeAppPart].map((code) => code.toString());
   return createHash('sha256')
     .update(JSON.stringify([PART_LAYOUT, appSchema, releaseSchema, fragment, serialiser]))
     .digest('base64url')

@@ -1,14 +1,13 @@
 import type { AppDetails, IconRef } from '../../domain/browse/browse-catalog.ts';
 import type { EntrySource } from '../../domain/browse/catalog-entry.ts';
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
-import type { AppApiFields, ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { ListedApp, ListingApp, ListingRelease } from '../../domain/listings/app-listing.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
 import { aggregateRatings } from '../../domain/listings/rating-aggregate.ts';
-import { appApiFields } from '../../domain/releases/external-app.ts';
-import type { EnvironmentVariable } from '../../domain/releases/external-app.ts';
-import type { AppTranslation, Author, Dependency, Screenshot } from '../../domain/releases/release-data.ts';
+import type { AppTranslation, Author, Screenshot } from '../../domain/releases/release-data.ts';
 import { toBool } from '../schema.ts';
-import type { Database, ReleaseExternalAppsTable } from '../schema.ts';
+import type { Database } from '../schema.ts';
+import { LISTED_RELEASE_COLUMNS, RELEASE_TEXT_FORMAT, loadReleaseDetails, toListedRelease } from './listed-release.repository.ts';
 
 function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -56,9 +55,76 @@ export async function loadListedApps(db: Kysely<Database>, recentSince: string):
 
 /**
  * Like loadListedApps, for the apps named only (null: all of them), each with the version of its
- * last listed change: what the listing engine re-reads after a write.
+ * last listed change: what the app pages read.
  */
 export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: string, ids: readonly string[] | null): Promise<Array<{ listingVersion: number; app: ListedApp }>> {
+  return loadAppsWith(db, recentSince, ids, async (scope) => {
+    const [rows, details] = await Promise.all([releaseRows(db, scope).select(LISTED_RELEASE_COLUMNS).execute(), loadReleaseDetails(db, scope)]);
+    const releasesOf = groupBy(rows, (r) => r.app_id);
+    return (appId) => (releasesOf.get(appId) ?? []).map((row) => toListedRelease(row, details));
+  });
+}
+
+/**
+ * The apps named as the listing engine reads them (loadAppsWithVersions): a release whose listing
+ * text was written in the current format comes as that text, and only the other releases'
+ * details are read. A new database's first render of 600 apps reads 19,800 texts where it read
+ * 19,800 release rows and 60,000 rows of their details and serialised them all.
+ */
+export async function loadListingApps(db: Kysely<Database>, recentSince: string, ids: readonly string[]): Promise<Array<{ listingVersion: number; app: ListingApp }>> {
+  return loadAppsWith(db, recentSince, ids, async (scope) => {
+    // What every release needs (its text, and what releases are ordered and chosen by); the other
+    // columns only for releases without a text in the current format.
+    const rows = await releaseRows(db, scope).select(['id', 'app_id', 'version', 'is_nightly', 'updated_at', 'platform_version_spec', 'listing_text', 'listing_text_format']).execute();
+    const textOf = (row: (typeof rows)[number]): Buffer | null => (row.listing_text_format === RELEASE_TEXT_FORMAT ? row.listing_text : null);
+    const unwritten = rows.filter((row) => textOf(row) === null).map((row) => Number(row.id));
+    // None written (a database from before the texts, or texts in another format): the apps'
+    // releases are read as loadAppsWithVersions reads them, by app, not by a list of ids.
+    const none = unwritten.length === rows.length;
+    const unwrittenRows = none ? releaseRows(db, scope) : db.selectFrom('releases').where('id', 'in', unwritten);
+    const [whole, details, exApps] = await Promise.all([
+      unwritten.length === 0 ? Promise.resolve([]) : unwrittenRows.select(LISTED_RELEASE_COLUMNS).execute(),
+      loadReleaseDetails(db, none ? scope : { releaseIds: unwritten }),
+      // Which written releases are ExApps' (their text says so too, but is not parsed).
+      none ? Promise.resolve(new Set<number>()) : exAppReleaseIds(db, scope),
+    ]);
+    const wholeRows = new Map(whole.map((row) => [Number(row.id), row]));
+    const releasesOf = groupBy(rows, (r) => r.app_id);
+    return (appId) =>
+      (releasesOf.get(appId) ?? []).flatMap((row): ListingRelease[] => {
+        const text = textOf(row);
+        if (text !== null) return [{ version: row.version, isNightly: toBool(row.is_nightly), lastModified: row.updated_at, platformVersionSpec: row.platform_version_spec, exApp: exApps.has(Number(row.id)), text }];
+        const full = wholeRows.get(Number(row.id));
+        return full === undefined ? [] : [toListedRelease(full, details)];
+      });
+  });
+}
+
+/** The releases of the apps in scope (every release when it is null), for the columns a caller selects. */
+function releaseRows(db: Kysely<Database>, scope: { readonly appIds: readonly string[] } | null) {
+  return db.selectFrom('releases').$if(scope !== null, (q) => q.where('app_id', 'in', scope?.appIds ?? []));
+}
+
+async function exAppReleaseIds(db: Kysely<Database>, scope: { readonly appIds: readonly string[] } | null): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('release_external_apps')
+    .select('release_id')
+    .$if(scope !== null, (q) => q.where('release_id', 'in', db.selectFrom('releases').select('id').where('app_id', 'in', scope?.appIds ?? [])))
+    .execute();
+  return new Set(rows.map((row) => Number(row.release_id)));
+}
+
+/**
+ * The listed apps named (null: all of them), each with the version of its last listed change, in
+ * a handful of queries (none per app or release): apps that have at least one release, with their
+ * texts, rating aggregates and, from `releasesFor`, their releases.
+ */
+async function loadAppsWith<R>(
+  db: Kysely<Database>,
+  recentSince: string,
+  ids: readonly string[] | null,
+  releasesFor: (scope: { readonly appIds: readonly string[] } | null) => Promise<(appId: string) => R[]>,
+): Promise<Array<{ listingVersion: number; app: Omit<ListedApp, 'releases'> & { releases: R[] } }>> {
   if (ids !== null && ids.length === 0) return [];
   const apps = await db
     .selectFrom('apps')
@@ -69,88 +135,50 @@ export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: st
     .execute();
   const appIds = ids ?? [];
   const some = ids !== null;
-  const releaseIds = db.selectFrom('releases').select('id').where('app_id', 'in', appIds);
-  const [translations, authors, screenshots, categories, releases, phpExtensions, databases, commands, licenses, changelogs, ratings, externals] = await Promise.all([
+  const [translations, authors, screenshots, categories, ratings, releasesOf] = await Promise.all([
     db.selectFrom('app_translations').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('language').execute(),
     db.selectFrom('app_authors').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
     db.selectFrom('app_screenshots').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
     db.selectFrom('app_categories').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
-    db.selectFrom('releases').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).execute(),
-    db.selectFrom('release_php_extensions').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('position').execute(),
-    db.selectFrom('release_databases').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('position').execute(),
-    db.selectFrom('release_shell_commands').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('position').execute(),
-    db.selectFrom('release_licenses').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('position').execute(),
-    db.selectFrom('release_translations').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).orderBy('language').execute(),
     // In one order, so the means are summed alike whichever apps are read together.
     db.selectFrom('ratings').select(['app_id', 'rating', 'rated_at']).$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('id').execute(),
-    db.selectFrom('release_external_apps').selectAll().$if(some, (q) => q.where('release_id', 'in', releaseIds)).execute(),
+    releasesFor(some ? { appIds } : null),
   ]);
   const byApp = <T extends { app_id: string }>(rows: readonly T[]) => groupBy(rows, (r) => r.app_id);
-  const byRelease = <T extends { release_id: number }>(rows: readonly T[]) => groupBy(rows, (r) => Number(r.release_id));
   const translationsOf = byApp(translations);
   const authorsOf = byApp(authors);
   const screenshotsOf = byApp(screenshots);
   const categoriesOf = byApp(categories);
-  const releasesOf = byApp(releases);
   const ratingsOf = byApp(ratings);
-  const extensionsOf = byRelease(phpExtensions);
-  const databasesOf = byRelease(databases);
-  const commandsOf = byRelease(commands);
-  const licensesOf = byRelease(licenses);
-  const changelogsOf = byRelease(changelogs);
-  const externalOf = new Map(externals.map((row) => [Number(row.release_id), row]));
-  const dependency = (row: { name: string; version_spec: string; raw_version_spec: string }): Dependency => ({ id: row.name, versionSpec: row.version_spec, rawVersionSpec: row.raw_version_spec });
 
-  return apps.map((app) => ({ listingVersion: Number(app.listing_version), app: toListedApp(app) }));
-
-  function toListedApp(app: (typeof apps)[number]): ListedApp {
-    const listedReleases = (releasesOf.get(app.id) ?? []).map((r): ListedRelease => {
-      const id = Number(r.id);
-      return {
-        version: r.version,
-        phpExtensions: (extensionsOf.get(id) ?? []).map(dependency),
-        databases: (databasesOf.get(id) ?? []).map(dependency),
-        shellCommands: (commandsOf.get(id) ?? []).map((c) => c.command),
-        phpVersionSpec: r.php_version_spec,
-        rawPhpVersionSpec: r.raw_php_version_spec,
-        platformVersionSpec: r.platform_version_spec,
-        rawPlatformVersionSpec: r.raw_platform_version_spec,
-        minIntSize: Number(r.min_int_size),
-        isNightly: toBool(r.is_nightly),
-        download: r.download,
-        created: r.created_at,
-        lastModified: r.updated_at,
-        licenses: (licensesOf.get(id) ?? []).map((l) => l.license),
-        signature: r.signature,
-        signatureDigest: r.signature_digest,
-        translations: Object.fromEntries((changelogsOf.get(id) ?? []).map((t) => [t.language, { changelog: t.changelog }])),
-        ...externalFields(externalOf.get(id)),
-      };
-    });
+  return apps.map((app) => {
     const appTranslations: Record<string, AppTranslation> = Object.fromEntries(
       (translationsOf.get(app.id) ?? []).map((t) => [t.language, { name: t.name, summary: t.summary, description: t.description }]),
     );
     return {
-      id: app.id,
-      isEnterpriseOnly: toBool(app.is_enterprise_only),
-      categories: (categoriesOf.get(app.id) ?? []).map((c) => c.category_id),
-      authors: (authorsOf.get(app.id) ?? []).map((a): Author => ({ name: a.name, mail: a.mail, homepage: a.homepage })),
-      userDocs: app.user_docs,
-      adminDocs: app.admin_docs,
-      developerDocs: app.developer_docs,
-      issueTracker: app.issue_tracker,
-      website: app.website,
-      discussion: app.discussion,
-      created: app.created_at,
-      lastModified: app.last_release_at ?? app.updated_at,
-      screenshots: (screenshotsOf.get(app.id) ?? []).map((s): Screenshot => ({ url: s.url, smallThumbnail: s.small_thumbnail })),
-      translations: appTranslations,
-      isFeatured: toBool(app.is_featured),
-      certificate: app.certificate,
-      ...aggregateRatings((ratingsOf.get(app.id) ?? []).map((r) => ({ rating: Number(r.rating), ratedAt: r.rated_at })), recentSince),
-      releases: listedReleases,
+      listingVersion: Number(app.listing_version),
+      app: {
+        id: app.id,
+        isEnterpriseOnly: toBool(app.is_enterprise_only),
+        categories: (categoriesOf.get(app.id) ?? []).map((c) => c.category_id),
+        authors: (authorsOf.get(app.id) ?? []).map((a): Author => ({ name: a.name, mail: a.mail, homepage: a.homepage })),
+        userDocs: app.user_docs,
+        adminDocs: app.admin_docs,
+        developerDocs: app.developer_docs,
+        issueTracker: app.issue_tracker,
+        website: app.website,
+        discussion: app.discussion,
+        created: app.created_at,
+        lastModified: app.last_release_at ?? app.updated_at,
+        screenshots: (screenshotsOf.get(app.id) ?? []).map((s): Screenshot => ({ url: s.url, smallThumbnail: s.small_thumbnail })),
+        translations: appTranslations,
+        isFeatured: toBool(app.is_featured),
+        certificate: app.certificate,
+        ...aggregateRatings((ratingsOf.get(app.id) ?? []).map((r) => ({ rating: Number(r.rating), ratedAt: r.rated_at })), recentSince),
+        releases: releasesOf(app.id),
+      },
     };
-  }
+  });
 }
 
 /**
@@ -252,15 +280,4 @@ export async function loadIconRefs(db: Kysely<Database>): Promise<Map<string, Ic
 export async function findIcon(db: Kysely<Database>, hash: string): Promise<string | null> {
   const row = await db.selectFrom('app_icons').select('svg').where('hash', '=', hash).limit(1).executeTakeFirst();
   return row?.svg ?? null;
-}
-
-/** An ExApp release's appapi_apps.json fields, from its row (none for an ordinary release). */
-function externalFields(row: Selectable<ReleaseExternalAppsTable> | undefined): Partial<AppApiFields> {
-  if (row === undefined) return {};
-  return appApiFields({
-    isSystem: toBool(row.is_system),
-    dockerInstall: { registry: row.registry, image: row.image, imageTag: row.image_tag },
-    scopes: JSON.parse(row.scopes) as string[],
-    environmentVariables: JSON.parse(row.environment_variables) as EnvironmentVariable[],
-  });
 }

@@ -8,9 +8,11 @@ import { formatTimestamp } from '../../domain/timestamps.ts';
 import { deleteInWriteTransaction, writeTransaction } from '../write-transaction.ts';
 import { markAppsChanged } from './content-version.repository.ts';
 import { readRegisteredApp } from './app.repository.ts';
+import { writeReleaseListingText } from './listed-release.repository.ts';
 
 type Trx = Transaction<Database>;
 
+/** A release's details (dependencies, licenses, changelogs, ExApp data) replaced, and its listing text written from what is saved. */
 export async function replaceReleaseDetails(trx: Trx, releaseId: number, release: ReleaseData): Promise<void> {
   for (const table of ['release_php_extensions', 'release_databases', 'release_shell_commands', 'release_licenses', 'release_translations'] as const) {
     await trx.deleteFrom(table).where('release_id', '=', releaseId).execute();
@@ -46,6 +48,8 @@ export async function replaceReleaseDetails(trx: Trx, releaseId: number, release
       })
       .execute();
   }
+  // Last: the text is read back from everything written above.
+  await writeReleaseListingText(trx, releaseId);
 }
 
 /** The latest release's icon becomes the app's; a latest release without one leaves the app without. */

@@ -1,0 +1,182 @@
+import { createHash } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import type { AppApiFields, ListedRelease } from '../../domain/listings/app-listing.ts';
+import { releaseText } from '../../domain/listings/app-listing.ts';
+import { appApiFields } from '../../domain/releases/external-app.ts';
+import type { EnvironmentVariable } from '../../domain/releases/external-app.ts';
+import type { Dependency } from '../../domain/releases/release-data.ts';
+import { toBool } from '../schema.ts';
+import type { Database, ReleaseDependencyTable, ReleaseExternalAppsTable, ReleasesTable } from '../schema.ts';
+
+/** The release columns the listings show: not the archive's hash and size, nor the written listing text. */
+export const LISTED_RELEASE_COLUMNS = [
+  'id',
+  'app_id',
+  'version',
+  'is_nightly',
+  'download',
+  'signature',
+  'signature_digest',
+  'php_version_spec',
+  'raw_php_version_spec',
+  'platform_version_spec',
+  'raw_platform_version_spec',
+  'min_int_size',
+  'created_at',
+  'updated_at',
+] as const;
+
+export type ListedReleaseRow = Pick<Selectable<ReleasesTable>, (typeof LISTED_RELEASE_COLUMNS)[number]>;
+
+type DependencyRow = Pick<Selectable<ReleaseDependencyTable>, 'release_id' | 'name' | 'version_spec' | 'raw_version_spec'>;
+
+/** What releases list besides their rows, by release id, each in the order it is listed in. */
+export interface ReleaseDetails {
+  readonly phpExtensions: ReadonlyMap<number, readonly DependencyRow[]>;
+  readonly databases: ReadonlyMap<number, readonly DependencyRow[]>;
+  readonly commands: ReadonlyMap<number, ReadonlyArray<{ readonly command: string }>>;
+  readonly licenses: ReadonlyMap<number, ReadonlyArray<{ readonly license: string }>>;
+  readonly changelogs: ReadonlyMap<number, ReadonlyArray<{ readonly language: string; readonly changelog: string }>>;
+  readonly externals: ReadonlyMap<number, Selectable<ReleaseExternalAppsTable>>;
+}
+
+/** Whose details to read: the releases of these apps, these releases, or every release (null). */
+export type ReleaseScope = { readonly appIds: readonly string[] } | { readonly releaseIds: readonly number[] } | null;
+
+function byRelease<T extends { release_id: number }>(rows: readonly T[]): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const row of rows) {
+    const id = Number(row.release_id);
+    const list = groups.get(id);
+    if (list === undefined) groups.set(id, [row]);
+    else list.push(row);
+  }
+  return groups;
+}
+
+const NO_DETAILS: ReleaseDetails = { phpExtensions: new Map(), databases: new Map(), commands: new Map(), licenses: new Map(), changelogs: new Map(), externals: new Map() };
+
+/** The details of the releases in `scope`, in a handful of queries (none per release). */
+export async function loadReleaseDetails(db: Kysely<Database>, scope: ReleaseScope): Promise<ReleaseDetails> {
+  if (scope !== null && ('appIds' in scope ? scope.appIds.length === 0 : scope.releaseIds.length === 0)) return NO_DETAILS;
+  const ids = scope === null ? null : 'appIds' in scope ? db.selectFrom('releases').select('id').where('app_id', 'in', scope.appIds) : [...scope.releaseIds];
+  const dependencies = (table: 'release_php_extensions' | 'release_databases') =>
+    db
+      .selectFrom(table)
+      .select(['release_id', 'name', 'version_spec', 'raw_version_spec'])
+      .$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? []))
+      .orderBy('position')
+      .execute();
+  const [phpExtensions, databases, commands, licenses, changelogs, externals] = await Promise.all([
+    dependencies('release_php_extensions'),
+    dependencies('release_databases'),
+    db.selectFrom('release_shell_commands').select(['release_id', 'command']).$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? [])).orderBy('position').execute(),
+    db.selectFrom('release_licenses').select(['release_id', 'license']).$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? [])).orderBy('position').execute(),
+    db.selectFrom('release_translations').select(['release_id', 'language', 'changelog']).$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? [])).orderBy('language').execute(),
+    db.selectFrom('release_external_apps').selectAll().$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? [])).execute(),
+  ]);
+  return {
+    phpExtensions: byRelease(phpExtensions),
+    databases: byRelease(databases),
+    commands: byRelease(commands),
+    licenses: byRelease(licenses),
+    changelogs: byRelease(changelogs),
+    externals: new Map(externals.map((row) => [Number(row.release_id), row])),
+  };
+}
+
+const dependency = (row: DependencyRow): Dependency => ({ id: row.name, versionSpec: row.version_spec, rawVersionSpec: row.raw_version_spec });
+
+/** A release as the listings show it (api.md, Release), from its row and its details. */
+export function toListedRelease(row: ListedReleaseRow, details: ReleaseDetails): ListedRelease {
+  const id = Number(row.id);
+  return {
+    version: row.version,
+    phpExtensions: (details.phpExtensions.get(id) ?? []).map(dependency),
+    databases: (details.databases.get(id) ?? []).map(dependency),
+    shellCommands: (details.commands.get(id) ?? []).map((c) => c.command),
+    phpVersionSpec: row.php_version_spec,
+    rawPhpVersionSpec: row.raw_php_version_spec,
+    platformVersionSpec: row.platform_version_spec,
+    rawPlatformVersionSpec: row.raw_platform_version_spec,
+    minIntSize: Number(row.min_int_size),
+    isNightly: toBool(row.is_nightly),
+    download: row.download,
+    created: row.created_at,
+    lastModified: row.updated_at,
+    licenses: (details.licenses.get(id) ?? []).map((l) => l.license),
+    signature: row.signature,
+    signatureDigest: row.signature_digest,
+    translations: Object.fromEntries((details.changelogs.get(id) ?? []).map((t) => [t.language, { changelog: t.changelog }])),
+    ...externalFields(details.externals.get(id)),
+  };
+}
+
+/** An ExApp release's appapi_apps.json fields, from its row (none for an ordinary release). */
+function externalFields(row: Selectable<ReleaseExternalAppsTable> | undefined): Partial<AppApiFields> {
+  if (row === undefined) return {};
+  return appApiFields({
+    isSystem: toBool(row.is_system),
+    dockerInstall: { registry: row.registry, image: row.image, imageTag: row.image_tag },
+    scopes: JSON.parse(row.scopes) as string[],
+    environmentVariables: JSON.parse(row.environment_variables) as EnvironmentVariable[],
+  });
+}
+
+/**
+ * How listing texts are made now: a release made of sample rows (every field and detail, an
+ * ExApp's included, with text that must be escaped), as toListedRelease and releaseText make its
+ * text, hashed. A change to either that shows in the sample gives another format, and texts
+ * written before it are not used (their releases are listed from their rows). A change that the
+ * sample cannot show (one that depends on a value it does not hold) must change LAYOUT.
+ */
+const LAYOUT = 'release text 1';
+
+function sampleFormat(): string {
+  const row: ListedReleaseRow = {
+    id: 1,
+    app_id: 'sample',
+    version: '1.2.3-beta.1',
+    is_nightly: 1,
+    download: 'https://example.org/sample.tar.gz?a="b"&c=\\d',
+    signature: 'c2lnbmF0dXJl\n',
+    signature_digest: 'sha512',
+    php_version_spec: '>=8.1.0',
+    raw_php_version_spec: '>=8.1',
+    platform_version_spec: '>=30.0.0 <32.0.0',
+    raw_platform_version_spec: '>=30 <=31',
+    min_int_size: 64,
+    created_at: '2026-01-02T03:04:05.000000Z',
+    updated_at: '2026-01-02T03:04:06.000000Z',
+  };
+  const dependencyRow = { release_id: 1, name: 'pgsql', version_spec: '>=12.0.0', raw_version_spec: '>=12' };
+  const details: ReleaseDetails = {
+    phpExtensions: new Map([[1, [{ ...dependencyRow, name: 'intl' }]]]),
+    databases: new Map([[1, [dependencyRow]]]),
+    commands: new Map([[1, [{ command: 'ffmpeg' }]]]),
+    licenses: new Map([[1, [{ license: 'AGPL-3.0-or-later' }]]]),
+    changelogs: new Map([[1, [{ language: 'en', changelog: '- "fixed"\u2028\ud800 é' }]]]),
+    externals: new Map([[1, { release_id: 1, is_system: 0, registry: 'ghcr.io', image: 'x/y', image_tag: '1', scopes: '["FILES"]', environment_variables: '[{"name":"A","displayName":"B","description":"C","default":null}]' }]]),
+  };
+  const text = releaseText(toListedRelease(row, details)) + releaseText(toListedRelease({ ...row, is_nightly: 0 }, NO_DETAILS));
+  return `${LAYOUT}:${createHash('sha256').update(text).digest('base64url').slice(0, 16)}`;
+}
+
+/** The format of the listing texts this code writes and reads (releases.listing_text_format). */
+export const RELEASE_TEXT_FORMAT = sampleFormat();
+
+/**
+ * Writes the release's listing text from what is saved of it now, in the transaction that saved
+ * it: read back through the same mapping the listings read it with, so the text is what a render
+ * from the rows would make.
+ */
+export async function writeReleaseListingText(db: Kysely<Database>, releaseId: number): Promise<void> {
+  const row = await db.selectFrom('releases').select(LISTED_RELEASE_COLUMNS).where('id', '=', releaseId).executeTakeFirst();
+  if (row === undefined) return;
+  const details = await loadReleaseDetails(db, { releaseIds: [releaseId] });
+  await db
+    .updateTable('releases')
+    .set({ listing_text: Buffer.from(releaseText(toListedRelease(row, details))), listing_text_format: RELEASE_TEXT_FORMAT })
+    .where('id', '=', releaseId)
+    .execute();
+}
