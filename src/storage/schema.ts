@@ -264,6 +264,8 @@ export interface ReleasesTable {
   listing_text: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
   /** How `listing_text` was made (RELEASE_TEXT_FORMAT): a text in another format is not used. */
   listing_text_format: Defaulted<string>;
+  /** The `updated_at` the text was made from: a text older than the row is not used. */
+  listing_text_updated_at: string | null;
 }
 
 export interface ReleaseDependencyTable {

@@ -31,7 +31,7 @@ export interface WrittenRelease {
   readonly platformVersionSpec: string;
   readonly exApp: boolean;
   /** releaseText of the release (its JSON in the listings), in UTF-8. */
-  readonly text: Uint8Array;
+  readonly writtenText: Uint8Array;
 }
 
 /** A release as the listing engine reads it: its fields, or its text written with it. */
@@ -43,7 +43,7 @@ export function releaseText(release: ListedRelease): string {
 }
 
 /** True for an ExApp's release: listed in appapi_apps.json, not in apps.json. */
-export const isExAppRelease = (release: ListingRelease): boolean => ('text' in release ? release.exApp : release.aaIsSystem !== undefined);
+export const isExAppRelease = (release: ListingRelease): boolean => ('writtenText' in release ? release.exApp : release.aaIsSystem !== undefined);
 
 /** An app as apps.json shows it (api.md, App), with the flag that filters it. */
 export interface ListedApp extends AppData, RatingAggregate {
@@ -95,7 +95,7 @@ export function toFragment(app: ListingApp): AppFragment {
     head: `${head.slice(0, -1)},"releases":[`,
     releases: [...releases]
       .sort(compareReleasesDescending)
-      .map((release) => ({ bounds: platformBounds(release), json: 'text' in release ? release.text : releaseText(release), exApp: isExAppRelease(release) })),
+      .map((release) => ({ bounds: platformBounds(release), json: 'writtenText' in release ? release.writtenText : releaseText(release), exApp: isExAppRelease(release) })),
   };
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import type { AppApiFields, ListedRelease } from '../../domain/listings/app-listing.ts';
 import { releaseText } from '../../domain/listings/app-listing.ts';
@@ -40,8 +41,11 @@ export interface ReleaseDetails {
   readonly externals: ReadonlyMap<number, Selectable<ReleaseExternalAppsTable>>;
 }
 
-/** Whose details to read: the releases of these apps, these releases, or every release (null). */
-export type ReleaseScope = { readonly appIds: readonly string[] } | { readonly releaseIds: readonly number[] } | null;
+/**
+ * Whose details to read: the releases of these apps (`unwritten`: only those without a current
+ * listing text), these releases, or every release (null).
+ */
+export type ReleaseScope = { readonly appIds: readonly string[]; readonly unwritten?: boolean } | { readonly releaseIds: readonly number[] } | null;
 
 function byRelease<T extends { release_id: number }>(rows: readonly T[]): Map<number, T[]> {
   const groups = new Map<number, T[]>();
@@ -59,7 +63,16 @@ const NO_DETAILS: ReleaseDetails = { phpExtensions: new Map(), databases: new Ma
 /** The details of the releases in `scope`, in a handful of queries (none per release). */
 export async function loadReleaseDetails(db: Kysely<Database>, scope: ReleaseScope): Promise<ReleaseDetails> {
   if (scope !== null && ('appIds' in scope ? scope.appIds.length === 0 : scope.releaseIds.length === 0)) return NO_DETAILS;
-  const ids = scope === null ? null : 'appIds' in scope ? db.selectFrom('releases').select('id').where('app_id', 'in', scope.appIds) : [...scope.releaseIds];
+  const ids =
+    scope === null
+      ? null
+      : 'appIds' in scope
+        ? db
+            .selectFrom('releases')
+            .select('id')
+            .where('app_id', 'in', scope.appIds)
+            .$if(scope.unwritten === true, (q) => q.where(NO_CURRENT_TEXT))
+        : [...scope.releaseIds];
   const dependencies = (table: 'release_php_extensions' | 'release_databases') =>
     db
       .selectFrom(table)
@@ -124,11 +137,14 @@ function externalFields(row: Selectable<ReleaseExternalAppsTable> | undefined): 
 }
 
 /**
- * How listing texts are made now: a release made of sample rows (every field and detail, an
- * ExApp's included, with text that must be escaped), as toListedRelease and releaseText make its
- * text, hashed. A change to either that shows in the sample gives another format, and texts
- * written before it are not used (their releases are listed from their rows). A change that the
- * sample cannot show (one that depends on a value it does not hold) must change LAYOUT.
+ * How listing texts are made now: releases made of sample rows (every field and detail, two of
+ * each list, an ExApp's fields both ways, text that must be escaped), as toListedRelease and
+ * releaseText make their text, hashed. A change to either that shows in the samples gives
+ * another format, and texts written before it are not used (their releases are listed from their
+ * rows). A change the samples cannot show must change LAYOUT: the order or choice of detail rows
+ * (loadReleaseDetails's queries), or a case that depends on a value they do not hold. The code's
+ * own source is not hashed: the bundle and the sources (tsx) print it differently, and a text
+ * written by one is read by the other (the bench's data, the tests' servers).
  */
 const LAYOUT = 'release text 1';
 
@@ -150,20 +166,34 @@ function sampleFormat(): string {
     updated_at: '2026-01-02T03:04:06.000000Z',
   };
   const dependencyRow = { release_id: 1, name: 'pgsql', version_spec: '>=12.0.0', raw_version_spec: '>=12' };
-  const details: ReleaseDetails = {
-    phpExtensions: new Map([[1, [{ ...dependencyRow, name: 'intl' }]]]),
-    databases: new Map([[1, [dependencyRow]]]),
-    commands: new Map([[1, [{ command: 'ffmpeg' }]]]),
-    licenses: new Map([[1, [{ license: 'AGPL-3.0-or-later' }]]]),
-    changelogs: new Map([[1, [{ language: 'en', changelog: '- "fixed"\u2028\ud800 é' }]]]),
-    externals: new Map([[1, { release_id: 1, is_system: 0, registry: 'ghcr.io', image: 'x/y', image_tag: '1', scopes: '["FILES"]', environment_variables: '[{"name":"A","displayName":"B","description":"C","default":null}]' }]]),
-  };
-  const text = releaseText(toListedRelease(row, details)) + releaseText(toListedRelease({ ...row, is_nightly: 0 }, NO_DETAILS));
+  const details = (isSystem: number, variables: string): ReleaseDetails => ({
+    phpExtensions: new Map([[1, [{ ...dependencyRow, name: 'intl' }, { ...dependencyRow, name: 'gd', version_spec: '*', raw_version_spec: '*' }]]]),
+    databases: new Map([[1, [dependencyRow, { ...dependencyRow, name: 'mysql' }]]]),
+    commands: new Map([[1, [{ command: 'ffmpeg' }, { command: 'convert' }]]]),
+    licenses: new Map([[1, [{ license: 'AGPL-3.0-or-later' }, { license: 'MIT' }]]]),
+    changelogs: new Map([[1, [{ language: 'de', changelog: '' }, { language: 'en', changelog: '- "fixed"\u2028\ud800 é' }]]]),
+    externals: new Map([[1, { release_id: 1, is_system: isSystem, registry: 'ghcr.io', image: 'x/y', image_tag: '1', scopes: '["FILES","TALK"]', environment_variables: variables }]]),
+  });
+  const variables = '[{"name":"A","displayName":"B","description":"C","default":null},{"name":"D","displayName":"E","description":"","default":"F"}]';
+  const text = [
+    toListedRelease(row, details(0, variables)),
+    toListedRelease({ ...row, is_nightly: 0, min_int_size: 32 }, details(1, '[]')),
+    toListedRelease({ ...row, is_nightly: false }, NO_DETAILS),
+  ]
+    .map(releaseText)
+    .join('\n');
   return `${LAYOUT}:${createHash('sha256').update(text).digest('base64url').slice(0, 16)}`;
 }
 
 /** The format of the listing texts this code writes and reads (releases.listing_text_format). */
 export const RELEASE_TEXT_FORMAT = sampleFormat();
+
+/**
+ * A release whose listing text is current: in this format, and made from the row as it is now
+ * (every write of a release sets `updated_at`, whether or not it knows of the text). Never NULL.
+ */
+export const CURRENT_TEXT = sql<boolean>`(listing_text is not null and listing_text_format = ${RELEASE_TEXT_FORMAT} and listing_text_updated_at is not null and listing_text_updated_at = updated_at)`;
+export const NO_CURRENT_TEXT = sql<boolean>`not ${CURRENT_TEXT}`;
 
 /**
  * Writes the release's listing text from what is saved of it now, in the transaction that saved
@@ -176,7 +206,7 @@ export async function writeReleaseListingText(db: Kysely<Database>, releaseId: n
   const details = await loadReleaseDetails(db, { releaseIds: [releaseId] });
   await db
     .updateTable('releases')
-    .set({ listing_text: Buffer.from(releaseText(toListedRelease(row, details))), listing_text_format: RELEASE_TEXT_FORMAT })
+    .set({ listing_text: Buffer.from(releaseText(toListedRelease(row, details))), listing_text_format: RELEASE_TEXT_FORMAT, listing_text_updated_at: row.updated_at })
     .where('id', '=', releaseId)
     .execute();
 }

@@ -1,5 +1,6 @@
 import type { AppDetails, IconRef } from '../../domain/browse/browse-catalog.ts';
 import type { EntrySource } from '../../domain/browse/catalog-entry.ts';
+import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { ListedApp, ListingApp, ListingRelease } from '../../domain/listings/app-listing.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
@@ -7,7 +8,7 @@ import { aggregateRatings } from '../../domain/listings/rating-aggregate.ts';
 import type { AppTranslation, Author, Screenshot } from '../../domain/releases/release-data.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
-import { LISTED_RELEASE_COLUMNS, RELEASE_TEXT_FORMAT, loadReleaseDetails, toListedRelease } from './listed-release.repository.ts';
+import { CURRENT_TEXT, LISTED_RELEASE_COLUMNS, NO_CURRENT_TEXT, loadReleaseDetails, toListedRelease } from './listed-release.repository.ts';
 
 function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -73,29 +74,29 @@ export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: st
  */
 export async function loadListingApps(db: Kysely<Database>, recentSince: string, ids: readonly string[]): Promise<Array<{ listingVersion: number; app: ListingApp }>> {
   return loadAppsWith(db, recentSince, ids, async (scope) => {
-    // What every release needs (its text, and what releases are ordered and chosen by); the other
-    // columns only for releases without a text in the current format.
-    const rows = await releaseRows(db, scope).select(['id', 'app_id', 'version', 'is_nightly', 'updated_at', 'platform_version_spec', 'listing_text', 'listing_text_format']).execute();
-    const textOf = (row: (typeof rows)[number]): Buffer | null => (row.listing_text_format === RELEASE_TEXT_FORMAT ? row.listing_text : null);
-    const unwritten = rows.filter((row) => textOf(row) === null).map((row) => Number(row.id));
-    // None written (a database from before the texts, or texts in another format): the apps'
-    // releases are read as loadAppsWithVersions reads them, by app, not by a list of ids.
-    const none = unwritten.length === rows.length;
-    const unwrittenRows = none ? releaseRows(db, scope) : db.selectFrom('releases').where('id', 'in', unwritten);
+    // What every release needs: its text where it is current, and what releases are ordered and
+    // chosen by. The other columns and the details only for the releases without one.
+    const rows = await releaseRows(db, scope)
+      .select(['id', 'app_id', 'version', 'is_nightly', 'updated_at', 'platform_version_spec', sql<Buffer | null>`case when ${CURRENT_TEXT} then listing_text end`.as('text')])
+      .execute();
+    const unwritten = rows.filter((row) => row.text === null).length;
     const [whole, details, exApps] = await Promise.all([
-      unwritten.length === 0 ? Promise.resolve([]) : unwrittenRows.select(LISTED_RELEASE_COLUMNS).execute(),
-      loadReleaseDetails(db, none ? scope : { releaseIds: unwritten }),
+      unwritten === 0 ? Promise.resolve([]) : releaseRows(db, scope).where(NO_CURRENT_TEXT).select(LISTED_RELEASE_COLUMNS).execute(),
+      loadReleaseDetails(db, unwritten === 0 ? { releaseIds: [] } : { appIds: scope?.appIds ?? [], unwritten: true }),
       // Which written releases are ExApps' (their text says so too, but is not parsed).
-      none ? Promise.resolve(new Set<number>()) : exAppReleaseIds(db, scope),
+      unwritten === rows.length ? Promise.resolve(new Set<number>()) : exAppReleaseIds(db, scope),
     ]);
     const wholeRows = new Map(whole.map((row) => [Number(row.id), row]));
     const releasesOf = groupBy(rows, (r) => r.app_id);
     return (appId) =>
-      (releasesOf.get(appId) ?? []).flatMap((row): ListingRelease[] => {
-        const text = textOf(row);
-        if (text !== null) return [{ version: row.version, isNightly: toBool(row.is_nightly), lastModified: row.updated_at, platformVersionSpec: row.platform_version_spec, exApp: exApps.has(Number(row.id)), text }];
+      (releasesOf.get(appId) ?? []).map((row): ListingRelease => {
+        if (row.text !== null) {
+          return { version: row.version, isNightly: toBool(row.is_nightly), lastModified: row.updated_at, platformVersionSpec: row.platform_version_spec, exApp: exApps.has(Number(row.id)), writtenText: row.text };
+        }
+        // Both reads are in the batch's one snapshot: a release read once is there the second time.
         const full = wholeRows.get(Number(row.id));
-        return full === undefined ? [] : [toListedRelease(full, details)];
+        if (full === undefined) throw new Error(`release ${row.id} of ${appId} was not read again: the listing's reads are not in one snapshot`);
+        return toListedRelease(full, details);
       });
   });
 }
