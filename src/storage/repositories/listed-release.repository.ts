@@ -47,16 +47,19 @@ export interface ReleaseDetails {
  */
 export type ReleaseScope = { readonly appIds: readonly string[]; readonly unwritten?: boolean } | { readonly releaseIds: readonly number[] } | null;
 
-function byRelease<T extends { release_id: number }>(rows: readonly T[]): Map<number, T[]> {
-  const groups = new Map<number, T[]>();
+/** Rows grouped by a key, each group in the rows' order. */
+export function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
   for (const row of rows) {
-    const id = Number(row.release_id);
-    const list = groups.get(id);
-    if (list === undefined) groups.set(id, [row]);
+    const k = key(row);
+    const list = groups.get(k);
+    if (list === undefined) groups.set(k, [row]);
     else list.push(row);
   }
   return groups;
 }
+
+const byRelease = <T extends { release_id: number }>(rows: readonly T[]): Map<number, T[]> => groupBy(rows, (row) => Number(row.release_id));
 
 const NO_DETAILS: ReleaseDetails = { phpExtensions: new Map(), databases: new Map(), commands: new Map(), licenses: new Map(), changelogs: new Map(), externals: new Map() };
 

@@ -8,18 +8,8 @@ import { aggregateRatings } from '../../domain/listings/rating-aggregate.ts';
 import type { AppTranslation, Author, Screenshot } from '../../domain/releases/release-data.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
-import { CURRENT_TEXT, LISTED_RELEASE_COLUMNS, NO_CURRENT_TEXT, loadReleaseDetails, toListedRelease } from './listed-release.repository.ts';
+import { CURRENT_TEXT, LISTED_RELEASE_COLUMNS, NO_CURRENT_TEXT, groupBy, loadReleaseDetails, toListedRelease } from './listed-release.repository.ts';
 
-function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
-  const groups = new Map<K, T[]>();
-  for (const row of rows) {
-    const k = key(row);
-    const list = groups.get(k);
-    if (list === undefined) groups.set(k, [row]);
-    else list.push(row);
-  }
-  return groups;
-}
 
 /** The apps that are listed: those with at least one release. */
 const hasRelease = (eb: ExpressionBuilder<Database, 'apps'>) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id'));
