@@ -39,7 +39,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   fs.mkdirSync(config.dataDir, { recursive: true });
   const container = createContainer(config);
   try {
-    await container.migrate();
+    const migrated = await container.migrate();
     await container.checkSecretKey();
     // A newcomer gets a working authority; an operator may point APPSTORE_CA_CERT elsewhere.
     const authority = config.caCertFile === null ? await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), processActing()) : 'external';
@@ -47,6 +47,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const app = await buildServer(container, { schemaCompilers });
     if (authority === 'created') app.log.info("created the store's certificate authority (in the database; `appstore ca certificate` prints its certificate)");
     if (authority === 'imported') app.log.info({ from: container.legacyAuthority.certificate }, "moved the store's certificate authority into the database (its key sealed under the secret key); the files may be removed once backed up");
+    for (const note of migrated.notes) app.log.warn(`migration ${note}`);
     const reports = container.trustSource.reports;
     reports.warn = (message) => app.log.warn(`trust: ${message}`);
     reports.refused = (error) => app.log.error({ error: error instanceof Error ? error.message : String(error) }, 'trust: the changed authority or CRL could not be used; the previous one stays in force until it is fixed');

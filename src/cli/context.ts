@@ -23,7 +23,8 @@ export async function withContainer<T>(io: CliIo, work: (container: Container) =
   const container = createContainer(config, { mailDelivery: 'own' });
   try {
     if (options.migrate !== false) {
-      await container.migrate();
+      const migrated = await container.migrate();
+      for (const note of migrated.notes) io.err(`migration ${note}`);
       await container.checkSecretKey();
     }
     const result = await work(container);

@@ -17,10 +17,12 @@ import * as appIcons from './migrations/0013-app-icons.ts';
 import * as externalLogin from './migrations/0014-external-login.ts';
 import * as mirror from './migrations/0015-mirror.ts';
 import * as releaseListingText from './migrations/0016-release-listing-text.ts';
+import * as iconRenderCost from './migrations/0017-icon-render-cost.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
-type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
+/** A step may return notes for the operator: what it found and did to the data (never secrets). */
+type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void | readonly string[]> };
 
 /** Every migration, in order. A new step is a new file here; applied steps are never edited. */
 const STEPS: ReadonlyArray<readonly [string, Step]> = [
@@ -40,6 +42,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0014-external-login', externalLogin],
   ['0015-mirror', mirror],
   ['0016-release-listing-text', releaseListingText],
+  ['0017-icon-render-cost', iconRenderCost],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */
@@ -54,15 +57,18 @@ export async function currentSchema(handle: DatabaseHandle): Promise<string> {
 
 export interface MigrationReport {
   readonly applied: string[];
+  /** What the applied steps found and did to the data, for the operator to read (each names its step). */
+  readonly notes: string[];
 }
 
 /**
  * Applies every pending migration, each in its own transaction, recording it in
  * `appstore_migrations`; then makes sure the content version row exists. Concurrent runs (several
  * nodes starting at once) wait for each other: an advisory lock on PostgreSQL, the write lock on
- * SQLite. Only the current schema is ever looked at.
+ * SQLite. Only the current schema is ever looked at. `until` stops after the step of that name (a
+ * test's database as an earlier version left it).
  */
-export async function migrateToLatest(handle: DatabaseHandle, now: Date): Promise<MigrationReport> {
+export async function migrateToLatest(handle: DatabaseHandle, now: Date, options: { readonly until?: string } = {}): Promise<MigrationReport> {
   const db = handle.db as unknown as Kysely<MigrationsTable>;
   await db.schema
     .createTable('appstore_migrations')
@@ -71,6 +77,7 @@ export async function migrateToLatest(handle: DatabaseHandle, now: Date): Promis
     .addColumn('applied_at', 'text', (c) => c.notNull())
     .execute();
   const applied: string[] = [];
+  const notes: string[] = [];
   for (const [name, step] of STEPS) {
     const ran = await db.transaction().execute(async (trx) => {
       if (handle.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POSTGRES_LOCK_ID})`.execute(trx);
@@ -78,7 +85,8 @@ export async function migrateToLatest(handle: DatabaseHandle, now: Date): Promis
       const done = await trx.selectFrom('appstore_migrations').select('name').where('name', '=', name).executeTakeFirst();
       if (done !== undefined) return false;
       try {
-        await step.up(trx as unknown as Kysely<unknown>, handle.dialect);
+        const found = await step.up(trx as unknown as Kysely<unknown>, handle.dialect);
+        for (const note of found ?? []) notes.push(`${name}: ${note}`);
       } catch (error) {
         throw new Error(`migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -86,6 +94,7 @@ export async function migrateToLatest(handle: DatabaseHandle, now: Date): Promis
       return true;
     });
     if (ran) applied.push(name);
+    if (name === options.until) break;
   }
   // Data migrated means content that earlier ETags did not name: a new epoch (no row yet: a new database).
   if (applied.length > 0) await renewEpoch(handle.db);
@@ -94,7 +103,7 @@ export async function migrateToLatest(handle: DatabaseHandle, now: Date): Promis
     .values({ id: 1, version: 1, changed_at: formatTimestamp(now), instance_id: newEpoch() })
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
-  return { applied };
+  return { applied, notes };
 }
 
 interface MigrationsTable {

@@ -10,6 +10,7 @@ APPSTORE_DATA_DIR) to the latest schema. Safe to run at any time; \`serve\` runs
   async run(_input, io) {
     const report = await withContainer(io, (container) => container.migrate(), { migrate: false });
     io.out(report.applied.length === 0 ? 'database is up to date' : `applied: ${report.applied.join(', ')}`);
+    for (const note of report.notes) io.out(note);
     return 0;
   },
 };

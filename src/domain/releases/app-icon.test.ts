@@ -48,3 +48,58 @@ describe('app icons, rebuilt safe', () => {
     assert.equal(rebuilt('<svg xmlns="http://www.w3.org/2000/svg"><title>A &lt;b&gt; &amp; c</title></svg>').svg, '<svg xmlns="http://www.w3.org/2000/svg"><title>A &lt;b&gt; &amp; c</title></svg>');
   });
 });
+
+/** `levels` levels, each a <g> of ten <use> of the level below: 10^levels copies (nine: 10⁹ in about 4 KB). */
+const nestedUses = (levels: number): string =>
+  `<svg xmlns="http://www.w3.org/2000/svg"><defs><g id="l0"><rect width="1" height="1"/></g>${Array.from({ length: levels }, (_, l) => `<g id="l${l + 1}">${`<use href="#l${l}"/>`.repeat(10)}</g>`).join('')}</defs><use href="#l${levels}"/></svg>`;
+
+describe('app icons, bounded by what they draw (issue 49)', () => {
+  const problem = (svg: string): string => {
+    const result = icon(svg);
+    assert.ok('problem' in result, 'the icon was kept');
+    return result.problem;
+  };
+
+  test('ten <use> nested nine deep (10⁹ copies, 4 KB) is refused for what it draws, not its size', () => {
+    const svg = nestedUses(9);
+    assert.ok(svg.length < 5000);
+    assert.match(problem(svg), /^img\/app\.svg draws more than 20000 elements once its <use>, mask and clip-path references are expanded/);
+  });
+
+  test('a few levels of <use> that draw little are kept', () => {
+    const result = rebuilt(nestedUses(3));
+    assert.match(result.svg, /<use href="#l3"><\/use><\/svg>$/);
+  });
+
+  test('masks and clip paths that reference each other multiply the same way', () => {
+    let defs = '<mask id="m0"><rect width="1" height="1" fill="#fff"/></mask>';
+    for (let level = 1; level <= 6; level++) {
+      defs += `<mask id="m${level}">${Array.from({ length: 10 }, () => `<rect width="1" height="1" mask="url(#m${level - 1})"/>`).join('')}</mask>`;
+    }
+    assert.match(problem(`<svg xmlns="http://www.w3.org/2000/svg"><defs>${defs}</defs><rect width="9" height="9" mask="url(#m6)"/></svg>`), /draws more than 20000/);
+    let clips = '<clipPath id="c0"><rect width="1" height="1"/></clipPath>';
+    for (let level = 1; level <= 6; level++) {
+      clips += `<clipPath id="c${level}">${Array.from({ length: 10 }, () => `<rect width="1" height="1" clip-path="url(#c${level - 1})"/>`).join('')}</clipPath>`;
+    }
+    assert.match(problem(`<svg xmlns="http://www.w3.org/2000/svg"><defs>${clips}</defs><rect width="9" height="9" clip-path="url(#c6)"/></svg>`), /draws more than 20000/);
+  });
+
+  test('a reference that leads back to itself is refused: directly, through an ancestor, through a mask', () => {
+    assert.match(problem('<svg xmlns="http://www.w3.org/2000/svg"><use id="a" href="#a"/></svg>'), /#a leads back to itself \(a cycle\)/);
+    assert.match(problem('<svg xmlns="http://www.w3.org/2000/svg"><g id="top"><rect width="1" height="1"/><use href="#top"/></g></svg>'), /#top leads back to itself/);
+    assert.match(problem('<svg xmlns="http://www.w3.org/2000/svg"><mask id="m"><rect width="1" height="1" mask="url(#n)"/></mask><mask id="n"><rect mask="url(#m)"/></mask><rect mask="url(#m)"/></svg>'), /leads back to itself/);
+  });
+
+  test('a long chain of single references is counted without exhausting the stack', () => {
+    const chain = Array.from({ length: 4000 }, (_, i) => `<use id="u${i}" href="#u${i + 1}"/>`).join('');
+    assert.ok(!('problem' in icon(`<svg xmlns="http://www.w3.org/2000/svg"><defs>${chain}<rect id="u4000"/></defs><use href="#u0"/></svg>`)));
+    // Drawn in place, each of the 4,000 draws the rest of the chain: about 8 million in all.
+    assert.match(problem(`<svg xmlns="http://www.w3.org/2000/svg">${chain}<rect id="u4000"/></svg>`), /draws more than 20000/);
+  });
+
+  test('a gradient that inherits from another and is used many times is an ordinary icon', () => {
+    const shapes = Array.from({ length: 200 }, (_, i) => `<rect x="${i}" width="1" height="1" fill="url(#b)"/>`).join('');
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg"><linearGradient id="a"><stop offset="0"/><stop offset="1"/></linearGradient><linearGradient id="b" href="#a"/>${shapes}</svg>`;
+    assert.ok(!('problem' in icon(svg)));
+  });
+});

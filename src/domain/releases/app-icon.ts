@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../errors.ts';
+import { referencedIds, renderCost } from './icon-render-cost.ts';
+import type { IconElement } from './icon-render-cost.ts';
 import type { XmlNode } from './xml-document.ts';
 
 /**
@@ -22,11 +24,19 @@ export interface AppIcon {
 
 /** Elements in the rebuilt icon at most: a drawing this busy is not an icon. */
 const MAX_ELEMENTS = 5000;
+/**
+ * Elements drawn at most, each `<use>` or mask, clip-path or paint reference counted as what it
+ * expands to (icon-render-cost.ts): a real icon draws tens to hundreds; 20,000 simple shapes draw
+ * in a few milliseconds.
+ */
+const MAX_RENDERED_ELEMENTS = 20_000;
 
 const ELEMENTS = new Set([
   'svg', 'g', 'path', 'rect', 'circle', 'ellipse', 'line', 'polyline', 'polygon', 'defs', 'linearGradient', 'radialGradient', 'stop',
   'clipPath', 'mask', 'symbol', 'use', 'title', 'desc', 'text', 'tspan',
 ]);
+/** Drawn only where referenced, never in place. */
+const TEMPLATES = new Set(['defs', 'symbol', 'mask', 'clipPath', 'linearGradient', 'radialGradient']);
 const TEXT_ELEMENTS = new Set(['title', 'desc', 'text', 'tspan']);
 
 const ATTRIBUTES = new Set([
@@ -68,24 +78,56 @@ function safeStyle(style: string): string | null {
 /** The element without its namespace prefix when it is SVG's own (`svg:path` → `path`). */
 const localName = (name: string): string => (name.startsWith('svg:') ? name.slice(4) : name);
 
-function rebuild(node: XmlNode, budget: { left: number }): string {
+/** An element kept by the allow-list: its text is built, its references recorded for the cost. */
+interface KeptElement extends IconElement {
+  readonly name: string;
+  readonly attributes: string;
+  readonly text: string;
+  readonly children: readonly KeptElement[];
+}
+
+function rebuild(node: XmlNode, budget: { left: number }): KeptElement | null {
   const name = localName(node.name);
-  if (!ELEMENTS.has(name) || budget.left <= 0) return '';
+  if (!ELEMENTS.has(name) || budget.left <= 0) return null;
   budget.left -= 1;
   let attributes = name === 'svg' ? ' xmlns="http://www.w3.org/2000/svg"' : '';
+  let id: string | undefined;
+  const references: string[] = [];
   for (const [raw, value] of Object.entries(node.attributes)) {
     if (!ATTRIBUTES.has(raw)) continue;
     if (raw === 'href' || raw === 'xlink:href') {
       // Only a reference to an element of the icon itself (a gradient, a symbol).
-      if (/^#[\w.:-]+$/.test(value)) attributes += ` href="${escapeXml(value)}"`;
+      if (/^#[\w.:-]+$/.test(value)) {
+        attributes += ` href="${escapeXml(value)}"`;
+        references.push(...referencedIds('href', value));
+      }
       continue;
     }
     const kept = raw === 'style' ? safeStyle(value) : safeValue(value) ? value : null;
-    if (kept !== null) attributes += ` ${raw}="${escapeXml(kept)}"`;
+    if (kept === null) continue;
+    attributes += ` ${raw}="${escapeXml(kept)}"`;
+    if (raw === 'id') id = kept;
+    else references.push(...referencedIds(raw, kept));
   }
   const text = TEXT_ELEMENTS.has(name) ? escapeXml(node.text.trim().slice(0, 500)) : '';
-  const children = node.children.map((child) => rebuild(child, budget)).join('');
-  return `<${name}${attributes}>${text}${children}</${name}>`;
+  const children = node.children.map((child) => rebuild(child, budget)).filter((child) => child !== null);
+  return { name, attributes, text, children, references, drawnInPlace: !TEMPLATES.has(name), ...(id === undefined ? {} : { id }) };
+}
+
+const serialise = (element: KeptElement): string =>
+  `<${element.name}${element.attributes}>${element.text}${element.children.map(serialise).join('')}</${element.name}>`;
+
+/**
+ * Why `root` would cost a browser too much to draw, or null. Shared by the publish and by the
+ * migration that checks icons stored before the rendered cost was bounded.
+ */
+function renderProblem(root: IconElement, file: string): string | null {
+  const result = renderCost(root, MAX_RENDERED_ELEMENTS);
+  if ('cycle' in result) return `${file}: the reference to #${result.cycle.slice(0, 60)} leads back to itself (a cycle); remove it`;
+  if (result.cost > MAX_RENDERED_ELEMENTS) {
+    return `${file} draws more than ${MAX_RENDERED_ELEMENTS} elements once its <use>, mask and clip-path references are expanded; an icon this costly would freeze the pages that show it`;
+  }
+  return null;
 }
 
 /**
@@ -103,7 +145,10 @@ export function sanitiseIcon(bytes: Buffer, dark: boolean, maxBytes: number, par
   }
   if (localName(root.name) !== 'svg') return { problem: `${file}: the root element is <${root.name.slice(0, 40)}>, not <svg>` };
   const budget = { left: MAX_ELEMENTS };
-  const svg = rebuild(root, budget);
-  if (budget.left <= 0) return { problem: `${file} has more than ${MAX_ELEMENTS} elements` };
+  const kept = rebuild(root, budget);
+  if (budget.left <= 0 || kept === null) return { problem: `${file} has more than ${MAX_ELEMENTS} elements` };
+  const problem = renderProblem(kept, file);
+  if (problem !== null) return { problem };
+  const svg = serialise(kept);
   return { svg, hash: createHash('sha256').update(svg).digest('hex').slice(0, 32), dark };
 }
