@@ -6,6 +6,8 @@ import { ROOT } from './run-cli.ts';
 export const CERTS = path.join(ROOT, 'test', 'fixtures', 'certificates');
 export const certFile = (name: string): string => path.join(CERTS, name);
 export const readCert = (name: string): string => fs.readFileSync(certFile(name), 'utf8');
+/** Keys the store refuses (scripts/make-weak-key-fixtures.sh): rsa-768, rsa-1024, rsa-e3 (.key .csr .crt .sig), rsa-pss (.key .csr). */
+export const weakKeyFile = (name: string): string => path.join(ROOT, 'test', 'fixtures', 'weak-keys', name);
 
 /** The real data corpus beside the project (never copied into it); null when it is absent. */
 export const REALDATA = ((): string | null => {

@@ -10,7 +10,7 @@ import { normaliseSerial } from '../../src/domain/certificates/x509.ts';
 import { revokeBySerial } from '../../src/domain/identity/revoke-by-serial.ts';
 import { toBool } from '../../src/storage/schema.ts';
 import { createUser } from '../helpers/accounts.ts';
-import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
+import { certFile, readCert, weakKeyFile } from '../helpers/certificate-fixtures.ts';
 import { runCommand } from '../helpers/run-cli.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import { DIALECT } from '../helpers/test-database.ts';
@@ -62,6 +62,13 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     const bad = await runCommand(['ca', 'issue', certFile('bad-cn.csr')], env);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /CN 'Bad App' is not a valid app id/);
+    // Weak keys (issue 49): refused with the reason and the command that makes a good one.
+    for (const [name, reason] of [['rsa-768', /RSA key has 768 bits; at least 2048/], ['rsa-1024', /RSA key has 1024 bits; at least 2048/], ['rsa-e3', /public exponent 3; only 65537/], ['rsa-pss', /an RSA-PSS key; app signatures are RSA PKCS #1 v1\.5/]] as const) {
+      const weak = await runCommand(['ca', 'issue', weakKeyFile(`${name}.csr`)], env);
+      assert.equal(weak.code, 1, name);
+      assert.match(weak.stderr, reason);
+      assert.match(weak.stderr, /openssl req -new -newkey rsa:4096/);
+    }
     const missing = await runCommand(['ca', 'issue', 'nope.csr'], env);
     assert.match(missing.stderr, /nope\.csr: no such file/);
   });

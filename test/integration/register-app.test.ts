@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
@@ -7,7 +8,7 @@ import { RATE_LIMITS } from '../../src/domain/rate-limit.ts';
 import { toBool } from '../../src/storage/schema.ts';
 import { formatTimestamp } from '../../src/domain/timestamps.ts';
 import { createUser } from '../helpers/accounts.ts';
-import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
+import { certFile, readCert, weakKeyFile } from '../helpers/certificate-fixtures.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
@@ -81,6 +82,14 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
     refused(await register('alice', readCert('mail-revoked.crt'), readCert('mail-revoked.sig')), 400, 'certificate_revoked', /revoked on/);
     refused(await register('alice', readCert('bad-cn.crt'), readCert('bad-cn.sig')), 400, 'invalid_app_id', /CN 'My-App' is not a valid app id/);
     refused(await register('alice', readCert('slash-cn.crt'), readCert('news.sig')), 400, 'invalid_app_id', /CN '\/news'/);
+  });
+
+  test('400 for a weak key, signed by a trusted authority and with a good signature: under 2,048 bits, exponent 3 (issue 49)', async () => {
+    const weak = (name: string) => register('alice', fs.readFileSync(weakKeyFile(`${name}.crt`), 'utf8'), fs.readFileSync(weakKeyFile(`${name}.sig`), 'utf8'));
+    refused(await weak('rsa-768'), 400, 'invalid_certificate', /RSA key has 768 bits; at least 2048 are required .*openssl req -new -newkey rsa:4096/);
+    refused(await weak('rsa-1024'), 400, 'invalid_certificate', /RSA key has 1024 bits/);
+    refused(await weak('rsa-e3'), 400, 'invalid_certificate', /public exponent 3; only 65537 is accepted/);
+    assert.equal(await app('weakapp'), undefined, 'nothing was stored');
   });
 
   test('400 for a signature that does not match: other key, other id, garbage, not base64', async () => {

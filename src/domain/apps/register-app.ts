@@ -6,6 +6,7 @@ import { requireAppManager, roleOn } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { RevocationLookup } from '../certificates/certificate-validator.ts';
 import { validateCertificate } from '../certificates/certificate-validator.ts';
+import { weakKeyProblem } from '../certificates/key-strength.ts';
 import { decodeSignature, isValidSignature } from '../certificates/signature.ts';
 import type { Trust } from '../certificates/trust.ts';
 import type { RateLimiter } from '../rate-limit.ts';
@@ -56,6 +57,8 @@ export async function registerApp(input: { certificate: string; signature: strin
   await deps.limiter.consume({ ...RATE_LIMITS.register, limit: deps.uploadsPerDay }, String(user.id));
   const certificate = input.certificate.trim();
   const valid = await validateCertificate(certificate, await deps.trust(), deps.revocations, deps.now());
+  const weak = weakKeyProblem(valid.publicKey, 'certificate');
+  if (weak !== null) throw new AppError('invalid_certificate', `${weak} Then ask for a certificate for the new key.`);
   if (!isValidSignature(Buffer.from(valid.appId, 'utf8'), decodeSignature(input.signature), valid.publicKey)) {
     throw new AppError(
       'invalid_signature',

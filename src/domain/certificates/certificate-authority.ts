@@ -1,9 +1,10 @@
-import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, webcrypto } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
 import { appIdProblem } from '../app-id.ts';
+import { weakKeyProblem } from './key-strength.ts';
 import { normaliseSerial, pemBlocks, x509 } from './x509.ts';
 
 /** A certificate authority the store holds the key of: PEM certificate and PKCS #8 PEM key. */
@@ -89,7 +90,7 @@ export interface CheckedRequest {
   readonly request: InstanceType<typeof x509.Pkcs10CertificateRequest>;
 }
 
-/** Reads and checks a PEM certificate request (`openssl req -new`); refuses it with what to fix. */
+/** Reads and checks a PEM certificate request (`openssl req -new`); refuses it with what to fix, a weak key included (key-strength.ts). */
 export async function checkCertificateRequest(csrPem: string): Promise<CheckedRequest> {
   const blocks = pemBlocks(csrPem, 'CERTIFICATE REQUEST');
   if (blocks.length !== 1) throw new AppError('invalid_csr', 'Expected one PEM certificate request ("-----BEGIN CERTIFICATE REQUEST-----"), as `openssl req -new` writes it.', { csr: ['paste the whole .csr file, BEGIN and END lines included'] });
@@ -103,6 +104,8 @@ export async function checkCertificateRequest(csrPem: string): Promise<CheckedRe
   if (request.publicKey.algorithm.name !== 'RSASSA-PKCS1-v1_5' && request.publicKey.algorithm.name !== 'RSA-PSS') {
     throw new AppError('invalid_csr', `The request's key is ${request.publicKey.algorithm.name}; app signatures need an RSA key (openssl genrsa 4096).`, { csr: ['needs an RSA key'] });
   }
+  const weak = weakKeyProblem(createPublicKey({ key: Buffer.from(request.publicKey.rawData), format: 'der', type: 'spki' }), 'request');
+  if (weak !== null) throw new AppError('invalid_csr', weak, { csr: [weak] });
   const names = request.subjectName.getField('CN');
   const cn = names[0] ?? '';
   const problem = names.length === 1 ? appIdProblem(cn) : 'the subject needs exactly one CN, the app id';
