@@ -55,6 +55,8 @@ import type { StoreMetrics } from './metrics.ts';
 import type { DatabaseHandle } from './storage/database.ts';
 import { isDatabaseReachable, openDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
+import type { UnlockEnded } from './domain/apps/manage-apps.ts';
+import { revokeIssuedDuringUnlock } from './domain/identity/unlock-certificates.ts';
 import type { MigrationReport } from './storage/migrate.ts';
 import { inReadSnapshot, readSnapshot } from './storage/read-snapshot.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
@@ -304,6 +306,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     failed: (error, jobId) => publishJobReports.failed(error, jobId),
   });
   const certificateRequests = certificateRequestRepository(db);
+  const unlockEnded: UnlockEnded = async (appId, since, owner, acting) => {
+    await revokeIssuedDuringUnlock(appId, since, owner, acting, { requests: certificateRequests, revocations, mail: mailQueue, now });
+  };
   const audit = auditRepository(db);
   const selfService: SelfServiceDeps = { ...sessionDeps, mail: mailQueue, publicUrl, signUpOpen: config.signUpOpen };
   return {
@@ -319,8 +324,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     externalLogin: { ...selfService, identities: externalIdentityRepository(db), providers: externalProviders(config.externalLogin, options.downloadCa) },
     mailQueue,
     mailFiles,
-    registration: { trust: loadTrust, revocations, registry, ...uploadLimits, now },
-    appManagement: { registry, accounts, now },
+    registration: { trust: loadTrust, revocations, registry, ...uploadLimits, now, unlockEnded },
+    appManagement: { registry, accounts, now, unlockEnded },
     publishing,
     ratings: { registry, ratings: ratingRepository(db), now },
     publishJobs,

@@ -18,6 +18,7 @@ import * as externalLogin from './migrations/0014-external-login.ts';
 import * as mirror from './migrations/0015-mirror.ts';
 import * as releaseListingText from './migrations/0016-release-listing-text.ts';
 import * as iconRenderCost from './migrations/0017-icon-render-cost.ts';
+import * as transferUnlockTime from './migrations/0018-transfer-unlock-time.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -43,6 +44,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0015-mirror', mirror],
   ['0016-release-listing-text', releaseListingText],
   ['0017-icon-render-cost', iconRenderCost],
+  ['0018-transfer-unlock-time', transferUnlockTime],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

@@ -115,6 +115,8 @@ export interface AppsTable {
   is_featured: Bool;
   is_enterprise_only: Bool;
   transfer_unlocked: Bool;
+  /** When the unlock began (null while locked). */
+  transfer_unlocked_at: ColumnType<string | null, string | null | undefined, string | null>;
   user_docs: Defaulted<string>;
   admin_docs: Defaulted<string>;
   developer_docs: Defaulted<string>;

@@ -3,7 +3,7 @@ import type { Mailer, OutgoingMail } from '../mail.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { createLink, LINK_LIFETIME_MS, siteUrl } from './account-links.ts';
-import { addressTakenMail, certificateDecisionMail, invitationMail, passwordResetMail, verificationMail } from './account-mails.ts';
+import { addressTakenMail, certificateDecisionMail, invitationMail, passwordResetMail, unlockRevocationMail, verificationMail } from './account-mails.ts';
 import type { SessionDeps } from './sessions.ts';
 
 /**
@@ -22,7 +22,9 @@ export type AccountMailJob =
   /** An operator's invitation: a link that sets the first password. */
   | { readonly kind: 'invitation'; readonly userId: number }
   /** An administrator approved or rejected the user's certificate request (the certificate is on the developer pages). */
-  | { readonly kind: 'certificate-decided'; readonly userId: number; readonly appId: string; readonly issued: boolean; readonly reason: string };
+  | { readonly kind: 'certificate-decided'; readonly userId: number; readonly appId: string; readonly issued: boolean; readonly reason: string }
+  /** A certificate the user got for an app while its owner had it unlocked for transfer was revoked when the unlock ended. */
+  | { readonly kind: 'certificate-revoked'; readonly userId: number; readonly appId: string; readonly serial: string };
 
 /** Where the use cases leave their mails: the queue (storage), delivered after the answer. */
 export interface MailJobQueue {
@@ -80,6 +82,11 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
       const user = await deps.store.findUserById(job.userId);
       if (user === null || user.email === null || !user.isActive) return [];
       return [certificateDecisionMail(user.email, user.username, job, link('/developer/certificates'))];
+    }
+    case 'certificate-revoked': {
+      const user = await deps.store.findUserById(job.userId);
+      if (user === null || user.email === null || !user.isActive) return [];
+      return [unlockRevocationMail(user.email, user.username, job, link('/developer/certificates'))];
     }
   }
 }

@@ -5,6 +5,8 @@ import type { AppAccess } from '../accounts/authorization.ts';
 export interface RegisteredApp extends AppAccess {
   readonly certificate: string;
   readonly transferUnlocked: boolean;
+  /** When the owner unlocked it for transfer (null while locked). */
+  readonly transferUnlockedAt: Date | null;
   readonly isFeatured: boolean;
   readonly isEnterpriseOnly: boolean;
   /** Taken from the upstream store (mirror mode): nobody registers or publishes it here. */
@@ -59,7 +61,8 @@ export interface AppRegistry {
   removeCoMaintainer(appId: string, userId: number, now: Date, audit: AuditEntry): Promise<boolean>;
   /** Returns whether anything changed. */
   setFlags(appId: string, flags: AppFlags, now: Date, audit: AuditEntry): Promise<boolean>;
-  setTransferUnlocked(appId: string, unlocked: boolean, now: Date, audit: AuditEntry): Promise<void>;
+  /** Returns whether it changed (false: it was so already, perhaps by a concurrent request). */
+  setTransferUnlocked(appId: string, unlocked: boolean, now: Date, audit: AuditEntry): Promise<boolean>;
   /** Deletes the app, its releases and its ratings; false when there was no app to delete. */
   deleteApp(appId: string, now: Date, audit: AuditEntry): Promise<boolean>;
 }

@@ -12,7 +12,16 @@ export interface ManageAppDeps {
   readonly registry: AppRegistry;
   readonly accounts: AccountStore;
   readonly now: () => Date;
+  /** An unlock for transfer ended (locked again, or registered): see `UnlockEnded`. */
+  readonly unlockEnded: UnlockEnded;
 }
+
+/**
+ * Called when an app's unlock for transfer ends (issue 49): certificates the store issued for its
+ * id to anyone but `owner` since `since` are revoked (domain/identity/unlock-certificates.ts), so a
+ * certificate got while the app was open does not outlive the opening.
+ */
+export type UnlockEnded = (appId: string, since: Date, owner: number, acting: Acting) => Promise<void>;
 
 /** Co-maintainers publish and delete releases; they cannot re-register or delete the app. The owner or an admin adds them. */
 export async function addCoMaintainer(appId: string, username: string, acting: Acting, deps: ManageAppDeps): Promise<boolean> {
@@ -49,10 +58,11 @@ export async function unlockTransfer(appId: string, acting: Acting, deps: Manage
   await deps.registry.setTransferUnlocked(appId, true, deps.now(), auditEntry(acting, 'app.transfer_unlocked', { appId }));
 }
 
-/** Takes back an unlock before anyone registered: the app stays with its owner. */
+/** Takes back an unlock before anyone registered: the app stays with its owner; certificates issued to others meanwhile are revoked. */
 export async function lockTransfer(appId: string, acting: Acting, deps: ManageAppDeps): Promise<void> {
   const app = await requireApp(appId, deps.registry);
   requireActingAppManager(acting, app, 'lock it against transfer.');
   if (!app.transferUnlocked) return;
-  await deps.registry.setTransferUnlocked(appId, false, deps.now(), auditEntry(acting, 'app.transfer_locked', { appId, details: { transferred: false } }));
+  const locked = await deps.registry.setTransferUnlocked(appId, false, deps.now(), auditEntry(acting, 'app.transfer_locked', { appId, details: { transferred: false } }));
+  if (locked) await deps.unlockEnded(appId, app.transferUnlockedAt ?? new Date(0), app.ownerId, acting);
 }

@@ -13,6 +13,7 @@ import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { AppRegistry, RegisteredApp, RegistrationPlan } from './app-registry.ts';
 import { refuseUpstreamApp, sameCertificate } from './app-registry.ts';
+import type { UnlockEnded } from './manage-apps.ts';
 
 export interface RegisterDeps {
   readonly trust: () => Promise<Trust>;
@@ -21,6 +22,8 @@ export interface RegisterDeps {
   readonly limiter: RateLimiter;
   readonly uploadsPerDay: number;
   readonly now: () => Date;
+  /** A registration while the app was unlocked for transfer ends the unlock. */
+  readonly unlockEnded: UnlockEnded;
 }
 
 export interface RegistrationResult {
@@ -67,6 +70,7 @@ export async function registerApp(input: { certificate: string; signature: strin
   }
   const details = { serial: valid.serial, fingerprint: createHash('sha256').update(new X509Certificate(certificate).raw).digest('hex') };
   let previousOwner: number | null = null;
+  let unlockedSince: Date | null = null;
   const audit = (decided: RegistrationPlan): AuditEntry | null => {
     if (decided.kind === 'create') return auditEntry(acting, 'app.registered', { appId: valid.appId, details });
     if (!decided.changed) return null;
@@ -76,10 +80,13 @@ export async function registerApp(input: { certificate: string; signature: strin
   };
   const plan = await deps.registry.register(valid.appId, certificate, user.id, (existing) => {
       previousOwner = existing?.ownerId ?? null;
+      unlockedSince = existing?.transferUnlocked === true ? (existing.transferUnlockedAt ?? new Date(0)) : null;
       return planRegistration(existing, user, certificate);
     },
     deps.now(),
     audit,
   );
+  // Taken over, or re-registered by its owner: the unlock is over (the write cleared it).
+  if (plan.kind === 'update' && plan.changed && unlockedSince !== null) await deps.unlockEnded(valid.appId, unlockedSince, plan.ownerId, acting);
   return { appId: valid.appId, created: plan.kind === 'create', releasesDeleted: plan.kind === 'update' && plan.certificateChanged };
 }

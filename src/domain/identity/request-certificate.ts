@@ -47,6 +47,8 @@ export interface CertificateRequestStore {
   list(filter: { status?: RequestStatus; userId?: number }, limit: number): Promise<CertificateRequest[]>;
   /** An issued certificate with this serial, if the store issued one. */
   findIssuedBySerial(serial: string): Promise<CertificateRequest | null>;
+  /** The certificates issued for this app id at or after `since`, oldest first. */
+  listIssuedFor(appId: string, since: Date): Promise<CertificateRequest[]>;
 }
 
 export interface StoreSettings {

@@ -12,7 +12,7 @@ import { markAppsChanged } from './content-version.repository.ts';
 export async function readRegisteredApp(db: Kysely<Database> | Transaction<Database>, appId: string): Promise<RegisteredApp | null> {
   const row = await db
     .selectFrom('apps')
-    .select(['id', 'owner_id', 'certificate', 'transfer_unlocked', 'is_featured', 'is_enterprise_only', 'source'])
+    .select(['id', 'owner_id', 'certificate', 'transfer_unlocked', 'transfer_unlocked_at', 'is_featured', 'is_enterprise_only', 'source'])
     .where('id', '=', appId)
     .executeTakeFirst();
   if (row === undefined) return null;
@@ -23,6 +23,7 @@ export async function readRegisteredApp(db: Kysely<Database> | Transaction<Datab
     coMaintainerIds: maintainers.map((m) => Number(m.user_id)),
     certificate: row.certificate,
     transferUnlocked: toBool(row.transfer_unlocked),
+    transferUnlockedAt: row.transfer_unlocked_at === null ? null : parseTimestamp(row.transfer_unlocked_at),
     isFeatured: toBool(row.is_featured),
     isEnterpriseOnly: toBool(row.is_enterprise_only),
     fromUpstream: row.source === 'upstream',
@@ -44,7 +45,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
       if (decided.changed) {
         await trx
           .updateTable('apps')
-          .set({ owner_id: decided.ownerId, certificate, transfer_unlocked: false, updated_at: at })
+          .set({ owner_id: decided.ownerId, certificate, transfer_unlocked: false, transfer_unlocked_at: null, updated_at: at })
           .where('id', '=', appId)
           .execute();
         // Their signatures were made with the old key: they cannot be verified any more.
@@ -63,7 +64,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
       let query = db
         .selectFrom('apps')
         .innerJoin('users', 'users.id', 'apps.owner_id')
-        .select(['apps.id', 'apps.owner_id', 'apps.certificate', 'apps.transfer_unlocked', 'apps.is_featured', 'apps.is_enterprise_only', 'apps.created_at', 'apps.source', 'users.username']);
+        .select(['apps.id', 'apps.owner_id', 'apps.certificate', 'apps.transfer_unlocked', 'apps.transfer_unlocked_at', 'apps.is_featured', 'apps.is_enterprise_only', 'apps.created_at', 'apps.source', 'users.username']);
       const { userId, appId } = filter;
       if (appId !== undefined) query = query.where('apps.id', '=', appId);
       if (userId !== undefined) {
@@ -91,6 +92,7 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
           coMaintainers: mine,
           certificate: row.certificate,
           transferUnlocked: toBool(row.transfer_unlocked),
+          transferUnlockedAt: row.transfer_unlocked_at === null ? null : parseTimestamp(row.transfer_unlocked_at),
           isFeatured: toBool(row.is_featured),
           isEnterpriseOnly: toBool(row.is_enterprise_only),
           fromUpstream: row.source === 'upstream',
@@ -145,9 +147,16 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
     },
 
     async setTransferUnlocked(appId, unlocked, now, audit) {
-      await auditedWrite(db, audit, now, async (trx) => {
-        const updated = await trx.updateTable('apps').set({ transfer_unlocked: unlocked, updated_at: formatTimestamp(now) }).where('id', '=', appId).executeTakeFirst();
-        return { changed: Number(updated.numUpdatedRows) > 0, result: undefined };
+      return auditedWrite(db, audit, now, async (trx) => {
+        const at = formatTimestamp(now);
+        const updated = await trx
+          .updateTable('apps')
+          .set({ transfer_unlocked: unlocked, transfer_unlocked_at: unlocked ? at : null, updated_at: at })
+          .where('id', '=', appId)
+          .where('transfer_unlocked', '=', !unlocked)
+          .executeTakeFirst();
+        const changed = Number(updated.numUpdatedRows) > 0;
+        return { changed, result: changed };
       });
     },
 

@@ -77,6 +77,15 @@ export function certificateRequestRepository(db: Kysely<Database>): CertificateR
       if (filter.userId !== undefined) query = query.where('certificate_requests.user_id', '=', filter.userId);
       return (await query.orderBy('certificate_requests.id', 'desc').limit(limit).execute()).map(toRequest);
     },
+    async listIssuedFor(appId, since) {
+      const rows = await select()
+        .where('certificate_requests.app_id', '=', appId)
+        .where('certificate_requests.status', '=', 'issued')
+        .where('certificate_requests.decided_at', '>=', formatTimestamp(since))
+        .orderBy('certificate_requests.id')
+        .execute();
+      return rows.map(toRequest);
+    },
     async findIssuedBySerial(serial) {
       const row = await select().where('certificate_requests.serial', '=', serial).where('certificate_requests.status', '=', 'issued').executeTakeFirst();
       return row === undefined ? null : toRequest(row);

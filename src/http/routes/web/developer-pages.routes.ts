@@ -11,6 +11,7 @@ import { approvalRequired, myCertificateRequests, readCertificateRequest, reques
 import type { CertificateOutcome } from '../../../domain/identity/request-certificate.ts';
 import { deleteRelease } from '../../../domain/releases/delete-release.ts';
 import { AppError, isAppError } from '../../../errors.ts';
+import { APP_ID_MAX_LENGTH, APP_ID_PATTERN, appIdProblem } from '../../../domain/app-id.ts';
 import { DEV } from '../../../web/developer-strings.ts';
 import type { ManagePageState, ManageSection } from '../../../web/pages/developer-pages.ts';
 import { certificatePage, manageAppPage, myAppsPage, publishJobPage, publishPage, registerPage } from '../../../web/pages/developer-pages.ts';
@@ -29,7 +30,9 @@ const Form = <T extends Record<string, ReturnType<typeof text>>>(fields: T) => T
 const AppQuery = Type.Object({ app: Type.Optional(text(64)) }, { additionalProperties: true });
 const AppParams = Type.Object({ appId: AppIdParam });
 /** An app id as typed into the commands' box: shown in commands only if it looks like one. */
-const commandId = (value: string | undefined): string => (value !== undefined && /^[a-z_]{1,64}$/.test(value.trim()) ? value.trim() : '');
+const commandId = (value: string | undefined): string => (value !== undefined && appIdProblem(value.trim()) === null ? value.trim() : '');
+/** A certificate's file name: the app id (the one app-id rule, digits included) and `.crt`. */
+const CERTIFICATE_FILE = `${APP_ID_PATTERN.source.slice(0, -1)}\\.crt$`;
 
 /**
  * The developer pages (docs/website.md): my apps, a certificate from the store's authority,
@@ -89,7 +92,7 @@ export async function developerPageRoutes(app: AppServer, container: Container):
   app.get('/developer/certificates/:id/:file', {
     schema: {
       hide: true,
-      params: Type.Object({ id: Type.String({ pattern: '^[0-9]{1,12}$' }), file: Type.String({ pattern: '^[a-z_]{1,64}\\.crt$' }) }),
+      params: Type.Object({ id: Type.String({ pattern: '^[0-9]{1,12}$' }), file: Type.String({ pattern: CERTIFICATE_FILE, maxLength: APP_ID_MAX_LENGTH + 4 }) }),
       response: { 200: Type.String({ description: 'The certificate (PEM)' }), ...Redirect, ...errorResponses('not_found', 'invalid_request') },
     },
     handler: async (request, reply) => {
