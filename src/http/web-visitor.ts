@@ -59,7 +59,7 @@ declare module 'fastify' {
 
 /**
  * A request another site made the browser send is refused: an Origin header, when sent, must be
- * this host (`null`, what a sandboxed frame or a no-referrer page sends, is not), and a browser
+ * this site's origin, scheme, host and port (`null`, what a sandboxed frame or a no-referrer page sends, is not), and a browser
  * that says the request is cross-site (Sec-Fetch-Site) is believed.
  */
 function refuseForeignOrigin(request: FastifyRequest): void {
@@ -69,16 +69,17 @@ function refuseForeignOrigin(request: FastifyRequest): void {
   if (request.headers['sec-fetch-site'] === 'cross-site') refuse('the page that sent it');
   const origin = request.headers.origin;
   if (origin === undefined) return;
-  let host = '';
-  let ours = request.host;
+  let theirs = '';
+  let ours = '';
   try {
-    host = new URL(origin).host;
-    // The same default port written or not (Host: localhost:80, Origin: http://localhost).
-    ours = new URL(`${request.protocol}://${request.host}`).host;
+    // Scheme, host and port, each compared (issue 49: https://host:port passed on an http store);
+    // URL's origin writes a default port or not alike (Host: localhost:80, Origin: http://localhost).
+    theirs = new URL(origin).origin;
+    ours = new URL(`${request.protocol}://${request.host}`).origin;
   } catch {
     // `null`, or not a URL: not this site
   }
-  if (host === '' || host !== ours) refuse(`Origin ${origin.slice(0, 100)}`);
+  if (theirs === '' || theirs === 'null' || theirs !== ours) refuse(`Origin ${origin.slice(0, 100)}`);
 }
 
 /**

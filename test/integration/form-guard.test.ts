@@ -72,6 +72,8 @@ describe(`every form is guarded: CSRF (${DIALECT})`, () => {
         ["with another browser's token", othersToken, {}],
         ['from Origin: null', victimToken, { origin: 'null' }],
         ['from another site', victimToken, { origin: 'https://evil.example' }],
+        // The same host and port over another scheme is another origin (issue 49).
+        ['from https on the same host and port', victimToken, { host: 'store.test:8080', origin: 'https://store.test:8080' }],
       ] as const) {
         const response = await victim.post(path, FIELDS, token, headers);
         assert.equal(response.statusCode, 403, `POST ${path} ${how}: ${response.statusCode} ${response.body.slice(0, 200)}`);
@@ -81,5 +83,9 @@ describe(`every form is guarded: CSRF (${DIALECT})`, () => {
     assert.equal(await everything(), before, 'no row of any table changed');
     // The same browser with its own token gets through (the guard is not refusing everything).
     assert.equal((await victim.post('/account/token', {}, victimToken)).statusCode, 200);
+    // Its own origin, the default port written or not.
+    assert.equal((await victim.post('/account/token', {}, victimToken, { origin: 'http://localhost' })).statusCode, 200);
+    assert.equal((await victim.post('/account/token', {}, victimToken, { origin: 'http://localhost:80' })).statusCode, 200);
+    assert.equal((await victim.post('/account/token', {}, victimToken, { host: 'store.test:8080', origin: 'http://store.test:8080' })).statusCode, 200);
   });
 });
