@@ -33,7 +33,9 @@ const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
 console.log(`running ${files.length} test files on ${target}`);
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...flags, ...files],
+  // No test asserts a wall-clock deadline (the machine is shared): a wait that never ends is ended
+  // by this timeout per test, generous enough for the slowest test on a loaded machine.
+  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...flags, ...files],
   { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', APPSTORE_BUNDLE: 'required' } },
 );
 process.exit(result.status ?? 1);

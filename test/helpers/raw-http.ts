@@ -10,9 +10,11 @@ export interface RawExchange {
   readonly closed: boolean;
   /** Milliseconds from connecting to the close (or to the end of the wait). */
   readonly elapsedMs: number;
+  /** How many of the parts were written before the connection closed (or the wait ended). */
+  readonly sent: number;
 }
 
-function parse(text: string, closed: boolean, elapsedMs: number): RawExchange {
+function parse(text: string, closed: boolean, elapsedMs: number, sent: number): RawExchange {
   const [head = '', ...rest] = text.split('\r\n\r\n');
   const [statusLine = '', ...headerLines] = head.split('\r\n');
   const status = /^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1];
@@ -21,7 +23,7 @@ function parse(text: string, closed: boolean, elapsedMs: number): RawExchange {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
-  return { text, status: status === undefined ? null : Number(status), headers, body: rest.join('\r\n\r\n'), closed, elapsedMs };
+  return { text, status: status === undefined ? null : Number(status), headers, body: rest.join('\r\n\r\n'), closed, elapsedMs, sent };
 }
 
 /**
@@ -36,12 +38,13 @@ export function rawExchange(port: number, parts: readonly (string | Buffer)[], o
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     let done = false;
+    let sent = 0;
     const finish = (closed: boolean): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(parse(Buffer.concat(chunks).toString('utf8'), closed, Date.now() - started));
+      resolve(parse(Buffer.concat(chunks).toString('utf8'), closed, Date.now() - started, sent));
     };
     const timer = setTimeout(() => finish(false), waitMs);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -51,8 +54,9 @@ export function rawExchange(port: number, parts: readonly (string | Buffer)[], o
       void (async () => {
         for (const [index, part] of parts.entries()) {
           if (index > 0 && options.pauseMs !== undefined) await new Promise((r) => setTimeout(r, options.pauseMs));
-          if (socket.destroyed) return;
+          if (socket.destroyed || done) return;
           socket.write(part);
+          sent += 1;
         }
         // Half-closes: the client has sent everything and waits for the answer.
         if (options.halfClose === true && !socket.destroyed) socket.end();

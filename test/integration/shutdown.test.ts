@@ -96,7 +96,7 @@ describe(`graceful shutdown (${DIALECT})`, () => {
     const [serverPid] = [...loggedPids(serve.output())];
     assert.ok(serverPid !== undefined && serverPid !== serve.child.pid, 'npm runs the server as its child');
     await serve.stop();
-    await eventually(async () => assert.equal(isRunning(serverPid), false, 'the server process is gone'), 5000);
+    await eventually(async () => assert.equal(isRunning(serverPid), false, 'the server process is gone'));
     assert.match(serve.output(), /"msg":"shutdown complete"/, 'it shut down cleanly');
     await database.dispose();
   });

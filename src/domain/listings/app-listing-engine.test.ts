@@ -194,7 +194,7 @@ describe('the app listing engine', () => {
     assert.equal(body.brotli(), null, 'not compressed until asked for');
     const br = await eventually(async () => {
       const made = body.brotli();
-      assert.ok(made !== null);
+      assert.ok(made !== null, 'no brotli body yet');
       return made;
     });
     assert.equal(zlib.brotliDecompressSync(br).toString(), zlib.gunzipSync(joinChunks(body.gzip)).toString());
