@@ -16,6 +16,21 @@ const BLOCK = 512;
 const ENTRY_NAME = /^(manifest\.json|manifest\.sha256|documents\/[a-z_]{1,20}\.json|archives\/[0-9a-f]{2}\/[0-9a-f]{64}\.tar\.gz)$/;
 /** An export of every release of the original store holds about 20,000 archives. */
 const MAX_ENTRIES = 200_000;
+const MIB = 1024 * 1024;
+/**
+ * The largest entry of each kind an export holds (issue 49): checked from the tar headers, before
+ * anything is read, so a header that declares gigabytes (a sparse file costs nothing on disk) is
+ * refused instead of read into memory. The manifest's checksum is 64 hex digits; the manifest
+ * and the documents hold the whole catalogue (the original store's apps.json is about 40 MB);
+ * an archive is bounded again by APPSTORE_MAX_ARCHIVE_MIB (at most 1 GiB) when it is read.
+ */
+function entryLimit(name: string): number {
+  if (name === 'manifest.sha256') return 1024;
+  if (name === 'manifest.json') return 64 * MIB;
+  if (name.startsWith('documents/')) return 256 * MIB;
+  return 1024 * MIB;
+}
+const sizeText = (bytes: number): string => (bytes < MIB ? `${Math.ceil(bytes / 1024)} KiB` : `${Math.round(bytes / MIB)} MiB`);
 
 /** Writes an export to `file`: built beside it under another name and linked into place when complete (never over an existing file). */
 export function createExportFile(file: string): ExportSink {
@@ -120,6 +135,7 @@ export async function openExportFile(file: string): Promise<ExportSource> {
       const size = octal(header.subarray(124, 136));
       if ((type !== '0' && type !== '\0') || !ENTRY_NAME.test(name)) throw invalidFile(file, `it holds ${JSON.stringify(name.slice(0, 120))}, which an export never does`);
       if (size === null) throw invalidFile(file, `the size of ${name} is unreadable`);
+      if (size > entryLimit(name)) throw invalidFile(file, `${name} declares ${size} bytes, more than an export's ever holds (${sizeText(entryLimit(name))})`);
       if (entries.has(name)) throw invalidFile(file, `${name} appears twice`);
       if (entries.size >= MAX_ENTRIES) throw invalidFile(file, `it has more than ${MAX_ENTRIES} entries`);
       const start = offset + BLOCK;

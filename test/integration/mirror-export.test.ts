@@ -14,6 +14,7 @@ import { TEST_TLS_CA } from '../helpers/https-archive-server.ts';
 import { startUpstreamStore } from '../helpers/mirror-upstream.ts';
 import type { UpstreamStore } from '../helpers/mirror-upstream.ts';
 import { runAppstore } from '../helpers/run-cli.ts';
+import { sparseTar } from '../helpers/sparse-tar.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
@@ -86,6 +87,28 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
     }
     const audit = await airGapped.container.database.db.selectFrom('audit_log').select('event').where('event', 'like', 'mirror.%').execute();
     assert.deepEqual(audit.map((a) => a.event), ['mirror.imported']);
+  });
+
+  test('an entry whose header declares more than its kind ever holds is refused from the header, never read (a sparse 3 GiB manifest.sha256; issue 49)', async () => {
+    for (const [name, size, pattern] of [
+      ['manifest.sha256', 3 * 1024 ** 3, /manifest\.sha256 declares 3221225472 bytes, more than an export's ever holds \(1 KiB\)/],
+      ['manifest.sha256', 1025, /\(1 KiB\)/],
+      ['manifest.json', 65 * 1024 * 1024, /manifest\.json declares 68157440 bytes.*\(64 MiB\)/],
+      ['documents/apps.json', 257 * 1024 * 1024, /\(256 MiB\)/],
+    ] as const) {
+      const file = path.join(directory, 'sparse.tar');
+      sparseTar(file, name, size);
+      await assert.rejects(openExportFile(file), (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && pattern.test(error.detail), name);
+    }
+    sparseTar(path.join(directory, 'sparse.tar'), 'manifest.sha256', 1024 ** 3);
+    const store = await freshStore();
+    try {
+      const command = await cli(store, ['mirror', 'import', path.join(directory, 'sparse.tar')]);
+      assert.equal(command.code, 1, command.stderr);
+      assert.match(command.stderr, /sparse\.tar cannot be used as an export file \(manifest\.sha256 declares 1073741824 bytes, more than an export's ever holds \(1 KiB\)\): nothing was changed/);
+    } finally {
+      await store.close();
+    }
   });
 
   test('a damaged or cut-short file is refused whole, naming the problem; the store is unchanged', async () => {

@@ -52,6 +52,7 @@ export interface ExportSource {
 
 /** Bounds an import holds a file to: the manifest, and each document as a sync reads them (its archives: APPSTORE_MAX_ARCHIVE_MIB). */
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+const MAX_CHECKSUM_BYTES = 1024;
 
 const sha256Of = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -115,6 +116,9 @@ export async function readManifest(source: ExportSource): Promise<ExportManifest
   const size = source.entries.get(MANIFEST_ENTRY);
   if (size === undefined || !source.entries.has(MANIFEST_CHECKSUM_ENTRY)) throw invalid(source.description, 'it has no manifest: it is not an export of this store, or it was cut short');
   if (size > MAX_MANIFEST_BYTES) throw invalid(source.description, `its manifest has ${size} bytes, more than an export's ever does (${MAX_MANIFEST_BYTES})`);
+  // 64 hex digits and a line break: anything much larger is not a checksum, and is not read.
+  const checksumSize = source.entries.get(MANIFEST_CHECKSUM_ENTRY) ?? 0;
+  if (checksumSize > MAX_CHECKSUM_BYTES) throw invalid(source.description, `its manifest's checksum entry has ${checksumSize} bytes, more than a SHA-256 ever needs (${MAX_CHECKSUM_BYTES})`);
   const manifest = await source.read(MANIFEST_ENTRY);
   const recorded = (await source.read(MANIFEST_CHECKSUM_ENTRY)).toString('utf8').trim();
   if (sha256Of(manifest) !== recorded) throw invalid(source.description, "its manifest does not match the manifest's recorded SHA-256");
