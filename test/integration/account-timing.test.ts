@@ -80,18 +80,36 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
     assert.equal(mail.received.filter((m) => m.to.some((to) => to.startsWith('unknown'))).length, 0);
   });
 
-  test('sign-up: an address that has an account and a free one take the same time', async () => {
-    const rounds = 10;
+  test('sign-up: an address that has an account and a free one take the same time', async (t) => {
+    // Many pairs, each a taken and a free sign-up one after the other (which first alternates),
+    // compared by the median of the pairs' differences: what loads the machine falls on both of a
+    // pair alike and cancels, and a few stretched samples move a median little. (A comparison of
+    // the fastest of ten of each failed on a loaded machine, 119 against 217 ms: one lucky sample.)
+    // The request never looks the address up (the mail's delivery does), so any difference is
+    // work one kind does and the other does not: before the mail queue, about 70 ms.
+    const rounds = 24;
     await accounts('holder', rounds);
     const password = 'quartz lantern meadow violin';
     const [taken, free] = await interleaved(
       rounds,
-      (i) => timed(1000 + 2 * i, '/account/signup', { username: `newcomer${i}`, email: `holder${i}@example.org`, password }),
-      (i) => timed(1001 + 2 * i, '/account/signup', { username: `fresh${i}`, email: `fresh${i}@example.org`, password }),
+      (i) => timed(1000 + 2 * i, '/account/signup', { username: `taker${i}`, email: `holder${i}@example.org`, password }),
+      (i) => timed(1001 + 2 * i, '/account/signup', { username: `fresh${i}`, email: `newbie${i}@example.org`, password }),
     );
-    // Before the queue, the two differed by about 70 ms.
-    const [t, f] = [Math.min(...taken), Math.min(...free)];
-    assert.ok(Math.abs(t - f) < Math.max(20, 0.35 * Math.max(t, f)), `fastest ${t.toFixed(1)} ms for taken addresses, ${f.toFixed(1)} ms for free ones`);
+    const median = (values: number[]): number => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const middle = Math.floor(sorted.length / 2);
+      return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+    };
+    // The first pair pays for warming up (loading the password estimator): left out.
+    const differences = taken.slice(1).map((t, i) => t - (free[i + 1] ?? 0));
+    const typical = median([...taken.slice(1), ...free.slice(1)]);
+    const shift = median(differences);
+    const shown = `median difference ${shift.toFixed(1)} ms (taken − free) over ${differences.length} pairs; median sign-up ${typical.toFixed(1)} ms`;
+    t.diagnostic(shown);
+    assert.ok(Math.abs(shift) < Math.max(10, 0.25 * typical), shown);
+    // The mails went to the right places: a note to each holder, a link to each newcomer.
+    assert.equal(mail.received.filter((m) => m.to.some((to) => /^holder\d+@/.test(to)) && /already has an account|address/i.test(m.subject + m.text)).length, rounds);
+    assert.equal(mail.received.filter((m) => m.to.some((to) => /^newbie\d+@/.test(to)) && m.links.some((link) => link.includes('/account/verify/'))).length, rounds);
   });
 
   test("mail flooding: 12 sign-ups for one address from 12 client addresses send it at most 5 mails", async () => {

@@ -15,6 +15,12 @@ import type { SessionDeps } from './sessions.ts';
 export type AccountMailJob =
   /** A link confirming `email` for the account (a new account, or a new address). */
   | { readonly kind: 'verify-email'; readonly userId: number; readonly email: string; readonly newAccount: boolean }
+  /**
+   * A new account signed up with `email`: a confirmation link, or, when another account has the
+   * address, a note to its owner instead (decided here, after the answer: the sign-up request
+   * never looks the address up, so its time cannot tell).
+   */
+  | { readonly kind: 'signed-up'; readonly userId: number; readonly email: string }
   /** Someone signed up, or changed their address, with an address that has an account: its owner is told. */
   | { readonly kind: 'address-taken'; readonly email: string }
   /** "Forgot your password": a reset link for every active account with this address (none: no mail). */
@@ -58,6 +64,15 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
       if (owners.some((owner) => owner.id !== user.id && (owner.emailVerified || owner.id < user.id))) return [];
       const secret = await createLink(user.id, 'verify-email', job.email, LINK_LIFETIME_MS['verify-email'], deps);
       return [verificationMail(job.email, user.username, link(`/account/verify/${secret}`), job.newAccount)];
+    }
+    case 'signed-up': {
+      const user = await deps.store.findUserById(job.userId);
+      if (user === null) return [];
+      // The address had an account before this one signed up (or one confirmed it since).
+      const owners = await deps.store.findUsersByEmail(job.email);
+      if (owners.some((owner) => owner.id !== user.id && (owner.emailVerified || owner.id < user.id))) return [addressTakenMail(job.email, link('/account/login'), link('/account/reset'))];
+      const secret = await createLink(user.id, 'verify-email', job.email, LINK_LIFETIME_MS['verify-email'], deps);
+      return [verificationMail(job.email, user.username, link(`/account/verify/${secret}`), true)];
     }
     case 'address-taken':
       return [addressTakenMail(job.email, link('/account/login'), link('/account/reset'))];

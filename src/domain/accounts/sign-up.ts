@@ -40,8 +40,9 @@ export async function tellOwnerAddressIsTaken(email: string, deps: SelfServiceDe
  * confirmed its address. Rate-limited per client address; closed when sign-up is by invitation.
  *
  * Whether the address has an account already changes nothing the visitor can see: the account
- * is made either way (a name taken is said, names are public), one mail is queued either way (a
- * confirmation link, or a note to the address's owner), and both paths do the same work. A name
+ * is made either way (a name taken is said, names are public), one mail is queued either way, and
+ * the request never looks the address up: the delivery does (a confirmation link, or a note to
+ * the address's owner), so both do the same work by construction. A name
  * signed up with someone else's address stays unconfirmed (its owner is never sent a link for it),
  * so a second sign-up with that name answers as it would have for a free address: taken.
  */
@@ -56,7 +57,6 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
   checkEmailAddress(email);
   await checkNewPassword(input.password, [username, email]);
   await deps.limiter.consume(RATE_LIMITS.signUp, clientAddress);
-  const taken = (await deps.store.findUsersByEmail(email)).length > 0;
   let user: User;
   try {
     user = await createAccount({ username, email, password: input.password, strength: 'checked', emailVerified: false }, visitorActing(origin.address, origin.requestId), deps);
@@ -64,9 +64,11 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
     if (error instanceof AppError && error.code === 'user_exists') throw usernameTaken(username);
     throw error;
   }
-  // Either way one mail, within the account's limit: a confirmation link, or a note to the owner.
+  // One mail, within the account's limit. Whether the address has another account is not even
+  // asked here (issue 49): the delivery, after the answer, decides between a confirmation link
+  // and a note to the address's owner, so the request does the same work by construction.
   await deps.limiter.consume(RATE_LIMITS.verificationMails, String(user.id));
-  await deps.mail.enqueue(taken ? { kind: 'address-taken', email } : { kind: 'verify-email', userId: user.id, email, newAccount: true });
+  await deps.mail.enqueue({ kind: 'signed-up', userId: user.id, email });
 }
 
 
