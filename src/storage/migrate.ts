@@ -19,6 +19,7 @@ import * as mirror from './migrations/0015-mirror.ts';
 import * as releaseListingText from './migrations/0016-release-listing-text.ts';
 import * as iconRenderCost from './migrations/0017-icon-render-cost.ts';
 import * as transferUnlockTime from './migrations/0018-transfer-unlock-time.ts';
+import * as usernameCase from './migrations/0019-username-case.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -45,6 +46,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0016-release-listing-text', releaseListingText],
   ['0017-icon-render-cost', iconRenderCost],
   ['0018-transfer-unlock-time', transferUnlockTime],
+  ['0019-username-case', usernameCase],
 ];
 
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */

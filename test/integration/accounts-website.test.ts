@@ -151,6 +151,10 @@ describe(`accounts on the website (${DIALECT})`, () => {
     const taken = await signUp(web, 'frank', 'other@example.org');
     assert.equal(taken.statusCode, 409);
     assert.match(taken.body, /taken/);
+    // The same name in another case is the same name (issue 49).
+    const lookalike = await signUp(web, 'Frank', 'another@example.org');
+    assert.equal(lookalike.statusCode, 409);
+    assert.match(lookalike.body, /taken/);
     assert.equal(await userCount(), 1);
   });
 

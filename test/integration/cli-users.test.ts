@@ -63,6 +63,10 @@ describe(`appstore user … (${DIALECT})`, () => {
     const duplicate = await runCommand(['user', 'add', 'alice', '--no-password'], env);
     assert.equal(duplicate.code, 1);
     assert.equal(duplicate.stderr.trim(), "appstore: A user named 'alice' already exists.\n  username: is taken: choose another name");
+    // Another case is the same name (issue 49).
+    const lookalike = await runCommand(['user', 'add', 'ALICE', '--no-password'], env);
+    assert.equal(lookalike.code, 1);
+    assert.match(lookalike.stderr, /A user named 'ALICE' already exists/);
     const empty = await runCommand(['user', 'add', 'carol', '--password-stdin'], env, '\n');
     assert.equal(empty.code, 1);
     assert.match(empty.stderr, /password: it is empty/);

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import type { DatabaseHandle } from '../../src/storage/database.ts';
 import { formatTimestamp } from '../../src/domain/timestamps.ts';
+import { isUniqueViolation } from '../../src/storage/database-errors.ts';
 import { nestedUseIcon } from '../helpers/hostile-icons.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
 import type { TestDatabase } from '../helpers/test-database.ts';
@@ -34,5 +35,27 @@ describe(`migrations that check stored data (${DIALECT})`, () => {
     ]);
     const left = await db.selectFrom('app_icons').select(['app_id', 'svg']).execute();
     assert.deepEqual(left, [{ app_id: 'news', svg: plain }]);
+  });
+
+  test('0019: usernames unique ignoring case, by the database; clashes from before are named, kept, never merged', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const old = await fresh.open({ migrate: false });
+      await migrateToLatest(old, new Date(), { until: '0018-transfer-unlock-time' });
+      const add = (username: string) => old.db.insertInto('users').values({ username, first_name: '', last_name: '', is_admin: false, created_at: now, updated_at: now }).execute();
+      for (const name of ['admin', 'alice', 'Admin', 'bob', 'ALICE', 'Alice']) await add(name);
+      const report = await migrateToLatest(old, new Date());
+      assert.deepEqual(report.notes.filter((note) => note.startsWith('0019')).map((note) => note.replace(/; kept as .*$/, '')), [
+        '0019-username-case: usernames that differ only in case: admin (id 1), Admin (id 3)',
+        '0019-username-case: usernames that differ only in case: alice (id 2), ALICE (id 5), Alice (id 6)',
+      ]);
+      assert.equal((await old.db.selectFrom('users').select('username').execute()).length, 6, 'nothing merged');
+      // The database refuses any new look-alike, of a clash or not.
+      for (const name of ['BOB', 'aLiCe', 'ADMIN']) await assert.rejects(add(name), (error: unknown) => isUniqueViolation(error), name);
+      await add('carol');
+      await assert.rejects(add('Carol'), (error: unknown) => isUniqueViolation(error));
+    } finally {
+      await fresh.dispose();
+    }
   });
 });

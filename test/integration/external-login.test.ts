@@ -152,6 +152,10 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     const taken = await web.post('/account/external/username', { username: 'alice' });
     assert.equal(taken.statusCode, 409);
     assert.match(taken.body, /The username &#39;alice&#39; is taken|The username 'alice' is taken/);
+    // Another case is the same name (issue 49).
+    const lookalike = await web.post('/account/external/username', { username: 'Alice' });
+    assert.equal(lookalike.statusCode, 409);
+    assert.match(lookalike.body, /The username &#39;Alice&#39; is taken|The username 'Alice' is taken/);
     const chosen = await web.post('/account/external/username', { username: 'alice.corp' });
     assert.equal(chosen.statusCode, 303, chosen.body);
     assert.equal(chosen.headers.location, '/account?welcome=corp&address=in-use');

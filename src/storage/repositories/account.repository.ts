@@ -81,7 +81,10 @@ const LINK_COLUMNS = ['user_id', 'purpose', 'email', 'expires_at'] as const;
 export function accountRepository(db: Kysely<Database>): AccountStore {
   return {
     async findUserByUsername(username) {
-      const row = await db.selectFrom('users').select(USER_COLUMNS).where('username', '=', username).executeTakeFirst();
+      // Unique ignoring case (migration 0019): the name as typed in any case finds its account. Of
+      // the look-alikes a clash left from before, the exact name wins; none is guessed.
+      const rows = await db.selectFrom('users').select(USER_COLUMNS).where(sql<string>`lower(username)`, '=', username.toLowerCase()).limit(8).execute();
+      const row = rows.find((candidate) => candidate.username === username) ?? (rows.length === 1 ? rows[0] : undefined);
       return row === undefined ? null : toRecord(row);
     },
 
