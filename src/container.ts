@@ -171,6 +171,8 @@ export interface ContainerOptions {
   readonly downloadCa?: readonly string[];
   /** 'own': deliver only the mails this process queues (a command); 'all' (default): every due one (a server). */
   readonly mailDelivery?: 'own' | 'all';
+  /** Seconds an identity provider has to answer one request (default 15; tests shorten it). */
+  readonly providerTimeoutSeconds?: number;
 }
 
 /** The site's address for links in mails: the configured one, else what the server listens on. */
@@ -321,7 +323,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     discover: { store: discoverRepository(db), now },
     accounts: sessionDeps,
     selfService,
-    externalLogin: { ...selfService, identities: externalIdentityRepository(db), providers: externalProviders(config.externalLogin, options.downloadCa) },
+    externalLogin: { ...selfService, identities: externalIdentityRepository(db), providers: externalProviders(config.externalLogin, options.downloadCa, options.providerTimeoutSeconds) },
     mailQueue,
     mailFiles,
     registration: { trust: loadTrust, revocations, registry, ...uploadLimits, now, unlockEnded },

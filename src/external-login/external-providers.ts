@@ -3,7 +3,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import type { ProviderSettings } from '../config-external-login.ts';
 import type { ExternalProvider } from '../domain/accounts/external-login.ts';
 import { githubProvider } from './github-connector.ts';
-import { oidcProvider } from './oidc-connector.ts';
+import { oidcProvider, PROVIDER_TIMEOUT_SECONDS } from './oidc-connector.ts';
 import type { ProviderFetch } from './oidc-connector.ts';
 
 /** A fetch that also trusts `extraCa` (PEM): the tests' local authority. Without it, Node's own (with NODE_EXTRA_CA_CERTS). */
@@ -13,7 +13,7 @@ function trustingFetch(extraCa: readonly string[]): ProviderFetch {
 }
 
 /** The configured providers, by id, in the order of the sign-in page's buttons. */
-export function externalProviders(settings: readonly ProviderSettings[], extraCa: readonly string[] | undefined): ReadonlyMap<string, ExternalProvider> {
+export function externalProviders(settings: readonly ProviderSettings[], extraCa: readonly string[] | undefined, timeoutSeconds = PROVIDER_TIMEOUT_SECONDS): ReadonlyMap<string, ExternalProvider> {
   const fetch = extraCa === undefined || extraCa.length === 0 ? undefined : trustingFetch(extraCa);
-  return new Map(settings.map((entry) => [entry.id, entry.kind === 'github' ? githubProvider(entry, fetch) : oidcProvider(entry, fetch)]));
+  return new Map(settings.map((entry) => [entry.id, entry.kind === 'github' ? githubProvider(entry, fetch, timeoutSeconds) : oidcProvider(entry, fetch, timeoutSeconds)]));
 }

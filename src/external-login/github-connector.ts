@@ -61,7 +61,7 @@ export function githubProfile(user: GithubUser, emails: readonly GithubEmail[]):
  * GitHub (or GitHub Enterprise Server), which is not an OpenID Provider: OAuth 2.0's code flow
  * (state, and PKCE, which GitHub accepts), then its REST API for the user and their addresses.
  */
-export function githubProvider(settings: GithubProviderSettings, fetch: ProviderFetch | undefined): ExternalProvider {
+export function githubProvider(settings: GithubProviderSettings, fetch: ProviderFetch | undefined, timeoutSeconds = PROVIDER_TIMEOUT_SECONDS): ExternalProvider {
   const config = new client.Configuration(
     { issuer: settings.webUrl, authorization_endpoint: `${settings.webUrl}/login/oauth/authorize`, token_endpoint: `${settings.webUrl}/login/oauth/access_token` },
     settings.clientId,
@@ -70,7 +70,7 @@ export function githubProvider(settings: GithubProviderSettings, fetch: Provider
   );
   if (settings.webUrl.startsWith('http:') || settings.apiUrl.startsWith('http:')) client.allowInsecureRequests(config);
   config[client.customFetch] = githubTokenErrors(fetch ?? ((url, options) => globalThis.fetch(url, options as RequestInit)));
-  config.timeout = PROVIDER_TIMEOUT_SECONDS;
+  config.timeout = timeoutSeconds;
 
   async function api<T>(accessToken: string, path: string): Promise<T> {
     const response = await client.fetchProtectedResource(config, accessToken, new URL(`${settings.apiUrl}${path}`), 'GET', null, new Headers(API_HEADERS));

@@ -1,5 +1,7 @@
 import * as client from 'openid-client';
+import { oidcPrefix } from '../config-external-login.ts';
 import type { ExternalProviderSettings, OidcProviderSettings } from '../config-external-login.ts';
+import { AppError } from '../errors.ts';
 import type { ExternalProfile } from '../domain/accounts/external-identity.ts';
 import type { ExternalProvider, FlowChecks } from '../domain/accounts/external-login.ts';
 import { providerFailure } from './provider-errors.ts';
@@ -56,10 +58,10 @@ export async function codeFlowParameters(checks: FlowChecks, redirectUri: string
  * the authorization code flow with PKCE, state and nonce, and the ID token checked against the
  * provider's JWKS (signature), issuer, audience, expiry and nonce.
  */
-export function oidcProvider(settings: OidcProviderSettings, fetch: ProviderFetch | undefined): ExternalProvider {
+export function oidcProvider(settings: OidcProviderSettings, fetch: ProviderFetch | undefined, timeoutSeconds = PROVIDER_TIMEOUT_SECONDS): ExternalProvider {
   let discovered: Promise<client.Configuration> | null = null;
   const configuration = (): Promise<client.Configuration> => {
-    discovered ??= discover(settings, fetch).catch((error: unknown) => {
+    discovered ??= discover(settings, fetch, timeoutSeconds).catch((error: unknown) => {
       discovered = null; // the next sign-in tries again
       throw providerFailure(settings.name, error);
     });
@@ -86,17 +88,46 @@ export function oidcProvider(settings: OidcProviderSettings, fetch: ProviderFetc
   };
 }
 
-async function discover(settings: OidcProviderSettings, fetch: ProviderFetch | undefined): Promise<client.Configuration> {
+/** The issuer a provider's discovery document announced, when it is not the configured one (openid-client's refusal). */
+function announcedIssuer(error: unknown): string | null {
+  for (let at: unknown = error; at instanceof Error; at = at.cause) {
+    const details = (at as { cause?: unknown }).cause as { attribute?: unknown; body?: { issuer?: unknown } } | undefined;
+    if (details !== undefined && details !== null && details.attribute === 'issuer' && typeof details.body?.issuer === 'string') return details.body.issuer;
+  }
+  return null;
+}
+
+/**
+ * A provider whose discovery document names another issuer than the configured one (`127.0.0.1`
+ * against `localhost`) can sign nobody in: every ID token would be refused. It is the store's
+ * configuration that is wrong, not the person signing in: a 502 for them, and for the operator a
+ * log line (the cause, logged with the refusal) naming both values and the variable to change.
+ */
+function misconfiguredIssuer(settings: OidcProviderSettings, announced: string): AppError {
+  const refusal = new AppError('identity_provider_unavailable', `${settings.name} is not set up correctly on this store, so nobody can sign in with it now. Try again later; if it lasts, tell the store's operators.`);
+  refusal.cause = new Error(
+    `configuration error: ${oidcPrefix(settings.id)}ISSUER is "${settings.issuer}" but the provider at that address announces the issuer "${announced}"; they must be the same (OpenID Connect Discovery): set ${oidcPrefix(settings.id)}ISSUER to "${announced}"`,
+  );
+  return refusal;
+}
+
+async function discover(settings: OidcProviderSettings, fetch: ProviderFetch | undefined, timeoutSeconds: number): Promise<client.Configuration> {
   const execute = [client.enableNonRepudiationChecks, ...(settings.issuer.startsWith('http:') ? [client.allowInsecureRequests] : [])];
-  const options = { execute, timeout: PROVIDER_TIMEOUT_SECONDS, ...(fetch === undefined ? {} : { [client.customFetch]: fetch }) };
+  const options = { execute, timeout: timeoutSeconds, ...(fetch === undefined ? {} : { [client.customFetch]: fetch }) };
   // Discovery first without client authentication, to choose the method the provider supports.
-  const probe = await client.discovery(new URL(settings.issuer), settings.clientId, undefined, client.None(), options);
+  let probe: client.Configuration;
+  try {
+    probe = await client.discovery(new URL(settings.issuer), settings.clientId, undefined, client.None(), options);
+  } catch (error) {
+    const announced = announcedIssuer(error);
+    throw announced === null ? error : misconfiguredIssuer(settings, announced);
+  }
   const methods = probe.serverMetadata().token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
   const authentication =
     settings.clientSecret === null ? client.None() : methods.includes('client_secret_basic') ? client.ClientSecretBasic(settings.clientSecret) : client.ClientSecretPost(settings.clientSecret);
   const config = new client.Configuration(probe.serverMetadata(), settings.clientId, undefined, authentication);
   for (const step of execute) step(config);
   if (fetch !== undefined) config[client.customFetch] = fetch;
-  config.timeout = PROVIDER_TIMEOUT_SECONDS;
+  config.timeout = timeoutSeconds;
   return config;
 }

@@ -34,8 +34,24 @@ function explain(name: string, error: CodedError): string {
   }
 }
 
-/** Codes of answers that are not the protocol at all: the provider is down, or something else answers in its place. */
-const UNAVAILABLE = new Set(['OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_PARSE_ERROR', 'OAUTH_MISSING_SERVER_METADATA', 'OAUTH_INVALID_SERVER_METADATA']);
+/**
+ * Codes of answers that are not the protocol at all: the provider is down, does not answer in
+ * time (OAUTH_TIMEOUT: it accepted the connection and said nothing), or something else answers in
+ * its place.
+ */
+const UNAVAILABLE = new Set(['OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_PARSE_ERROR', 'OAUTH_MISSING_SERVER_METADATA', 'OAUTH_INVALID_SERVER_METADATA', 'OAUTH_TIMEOUT', 'OAUTH_ABORT']);
+
+/** A network failure anywhere in the chain of causes (fetch's TypeError, a refused or reset connection, a timeout). */
+function unreachable(error: CodedError): boolean {
+  for (let at: unknown = error; at instanceof Error; at = (at as CodedError).cause) {
+    const failure = at as CodedError;
+    // fetch's "fetch failed" (no code; a library's argument errors carry ERR_ codes and are not this).
+    if (at instanceof TypeError && !(typeof failure.code === 'string' && failure.code.startsWith('ERR_'))) return true;
+    if (failure.name === 'AbortError' || failure.name === 'TimeoutError') return true;
+    if (typeof failure.code === 'string' && (UNAVAILABLE.has(failure.code) || /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(failure.code))) return true;
+  }
+  return false;
+}
 
 /**
  * A failure of the provider's protocol as the catalogue's error: an answer that cannot be trusted
@@ -50,8 +66,7 @@ export function providerFailure(name: string, error: unknown): AppError {
     const description = typeof failure.error_description === 'string' && failure.error_description !== '' ? `: ${failure.error_description.slice(0, 300)}` : '';
     return externalLoginFailed(`${name} refused the sign-in (it answered "${failure.error.slice(0, 100)}${description}").`);
   }
-  const unreachable = failure instanceof TypeError || failure.name === 'AbortError' || failure.name === 'TimeoutError';
-  if (unreachable || (typeof failure.code === 'string' && UNAVAILABLE.has(failure.code))) {
+  if (unreachable(failure)) {
     // The cause (addresses, ports) stays in the log, where the error handler writes it.
     const unavailable = new AppError('identity_provider_unavailable', `${name} cannot be reached, or does not answer as an identity provider should. Try again later; if it lasts, tell the store's operators.`);
     unavailable.cause = failure;

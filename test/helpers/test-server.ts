@@ -24,6 +24,10 @@ export interface TestServerOptions {
   readonly database?: TestDatabase;
   /** Extra authorities release downloads trust (the local HTTPS archive server's test CA). */
   readonly downloadCa?: readonly string[];
+  /** Seconds an identity provider has to answer (the store's default is 15). */
+  readonly providerTimeoutSeconds?: number;
+  /** Where the server's log lines go (JSON, level info and up); none when not given. */
+  readonly logStream?: NodeJS.WritableStream;
 }
 
 /** A server on a freshly migrated database of its own, for `app.inject()`; no listening socket. */
@@ -35,8 +39,9 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     database: handle,
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.downloadCa === undefined ? {} : { downloadCa: options.downloadCa }),
+    ...(options.providerTimeoutSeconds === undefined ? {} : { providerTimeoutSeconds: options.providerTimeoutSeconds }),
   });
-  const app = await buildServer(container, { logger: false });
+  const app = await buildServer(container, { logger: options.logStream === undefined ? false : { level: 'info', stream: options.logStream } });
   // The tests look at what the mail queue did, not at its log lines (mails held back by the limit).
   container.mailQueue.reports.problem = () => undefined;
   refuseUndeclaredStatuses(app);

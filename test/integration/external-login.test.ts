@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import { Writable } from 'node:stream';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,9 +53,9 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     APPSTORE_OIDC_CORP_SCOPES: 'openid email profile groups',
     ...extra,
   });
-  const start = async (extra: Record<string, string> = {}) => {
+  const start = async (extra: Record<string, string> = {}, options: { providerTimeoutSeconds?: number; logStream?: NodeJS.WritableStream } = {}) => {
     await server?.close();
-    server = await createTestServer({ env: env(extra), downloadCa: [TEST_TLS_CA] });
+    server = await createTestServer({ env: env(extra), downloadCa: [TEST_TLS_CA], ...options });
     await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
   };
   beforeEach(async () => {
@@ -204,12 +206,16 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
       await refused(new WebClient(server.app), callbackPath(back), 400, /was used already/);
     });
 
-    test('a callback in another browser than the one that began (login CSRF)', async () => {
+    test('a callback in another browser than the one that began (login CSRF): refused, and the flow stays for the browser that began it', async () => {
       const victim = new WebClient(server.app);
       const attacker = new WebClient(server.app);
       const back = await idp.signIn(await begin(attacker), 'alice');
       await victim.get('/account/login');
       await refused(victim, callbackPath(back), 400, /begun in another browser/);
+      await refused(new WebClient(server.app), callbackPath(back), 400, /begun in another browser/);
+      // Opening it elsewhere did not use it up (issue 49): the browser that began it signs in.
+      assert.equal((await attacker.get(callbackPath(back))).statusCode, 303);
+      await refused(new WebClient(server.app), callbackPath(back), 400, /was used already/);
     });
 
     test('an ID token with another nonce', async () => {
@@ -251,6 +257,53 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
       assert.equal(answer.statusCode, 502);
       assert.match(answer.body, /Corp ID cannot be reached/);
       assert.doesNotMatch(answer.body, /localhost:1/);
+    });
+
+    /** The store's log lines while `work` runs, parsed. */
+    const logged = () => {
+      const lines: Array<Record<string, unknown>> = [];
+      const stream = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+          done();
+        },
+      });
+      return { lines, stream };
+    };
+
+    test('a provider that accepts the connection and never answers: 502 (not a 400 blaming the person), the same page as the other refusals, an error in the log with its cause (issue 49)', async () => {
+      const silent = net.createServer(() => undefined);
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const { lines, stream } = logged();
+      try {
+        await start({ APPSTORE_OIDC_CORP_ISSUER: `https://127.0.0.1:${(silent.address() as net.AddressInfo).port}` }, { providerTimeoutSeconds: 0.5, logStream: stream });
+        const web = new WebClient(server.app);
+        const answer = await web.get('/account/external/corp/start');
+        assert.equal(answer.statusCode, 502);
+        assert.match(answer.body, /<h1>Sign-in with Corp ID failed|Corp ID/);
+        assert.match(answer.body, /Corp ID cannot be reached, or does not answer as an identity provider should/);
+        assert.match(answer.body, /href="\/account\/login"/, 'the refusals\' way back: try again');
+        assert.doesNotMatch(answer.body, /127\.0\.0\.1/);
+        const error = lines.find((line) => line['level'] === 50 && line['code'] === 'identity_provider_unavailable');
+        assert.ok(error !== undefined, JSON.stringify(lines));
+        assert.match(String(error['cause']), /timed out|TimeoutError|OAUTH_TIMEOUT/);
+      } finally {
+        silent.close();
+      }
+    });
+
+    test('a configured issuer that differs from the one the provider announces: a configuration error in the log naming both, a 502 for the person (issue 49)', async () => {
+      const { lines, stream } = logged();
+      const configured = idp.issuer.replace('localhost', '127.0.0.1');
+      await start({ APPSTORE_OIDC_CORP_ISSUER: configured }, { logStream: stream });
+      const web = new WebClient(server.app);
+      const answer = await web.get('/account/external/corp/start');
+      assert.equal(answer.statusCode, 502, answer.body);
+      assert.match(answer.body, /Corp ID is not set up correctly on this store/);
+      assert.doesNotMatch(answer.body, /127\.0\.0\.1|ISSUER/);
+      const error = lines.find((line) => line['level'] === 50 && line['code'] === 'identity_provider_unavailable');
+      assert.ok(error !== undefined, JSON.stringify(lines));
+      assert.equal(error['cause'], `Error: configuration error: APPSTORE_OIDC_CORP_ISSUER is "${configured}" but the provider at that address announces the issuer "${idp.issuer}"; they must be the same (OpenID Connect Discovery): set APPSTORE_OIDC_CORP_ISSUER to "${idp.issuer}"`);
     });
   });
 

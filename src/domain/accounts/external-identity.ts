@@ -70,6 +70,10 @@ export interface ExternalIdentityStore {
   recordSignIn(provider: string, subject: string, label: string, adminFromClaim: boolean, now: Date): Promise<void>;
   insertFlow(keyHash: string, flow: StoredFlow, now: Date): Promise<void>;
   findFlow(keyHash: string): Promise<StoredFlow | null>;
-  /** Deletes and returns the flow: of two callbacks with one state, one gets it. */
-  takeFlow(keyHash: string): Promise<StoredFlow | null>;
+  /**
+   * Deletes and returns the flow: of two callbacks with one state, one gets it. With
+   * `bindingHash`, only the flow bound to that browser is taken: another browser's callback
+   * leaves it for the one that began it.
+   */
+  takeFlow(keyHash: string, bindingHash?: string): Promise<StoredFlow | null>;
 }

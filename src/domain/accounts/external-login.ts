@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import { auditEntry, userActing, visitorActing } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
@@ -129,20 +129,22 @@ export async function beginExternalLogin(
   return provider.authorizationUrl(checks, callbackUrl(deps, provider.id));
 }
 
-/** The flow the callback's `state` names, used up, after every check that it belongs to this browser and provider. */
+/**
+ * The flow the callback's `state` names, used up, after every check that it belongs to this
+ * browser and provider. A callback opened in another browser (a link someone was sent, login
+ * CSRF) is refused and leaves the flow alone: only the browser that began it can use it up.
+ */
 async function takeCallbackFlow(provider: ExternalProvider, state: string | null, browserSecret: string | undefined, deps: ExternalLoginDeps): Promise<StoredFlow> {
   if (state === null || state === '') throw failed(`The answer from ${provider.name} carries no state, so it cannot be matched to a sign-in begun here.`);
-  const flow = await deps.identities.takeFlow(flowKey(deps, state));
+  const key = flowKey(deps, state);
+  const bound = browserSecret === undefined || browserSecret === '' ? null : await deps.identities.takeFlow(key, bindingHash(deps, browserSecret));
+  const flow = bound ?? (await deps.identities.findFlow(key));
   if (flow === null || flow.purpose === 'choose-username') {
     throw failed(`The answer from ${provider.name} does not match a sign-in under way: its state is unknown, or was used already (each answer works once).`);
   }
+  if (bound === null) throw failed(`The sign-in with ${provider.name} was begun in another browser (or this browser's cookies were cleared meanwhile).`);
   if (flow.provider !== provider.id) throw failed(`This answer came back to ${provider.name}'s address, but the sign-in was begun with another provider.`);
   if (flow.expiresAt.getTime() <= deps.now().getTime()) throw failed(`The sign-in took longer than ${FLOW_LIFETIME_MS / 60_000} minutes.`);
-  const expected = Buffer.from(flow.bindingHash, 'hex');
-  const actual = Buffer.from(bindingHash(deps, browserSecret ?? ''), 'hex');
-  if (browserSecret === undefined || browserSecret === '' || expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-    throw failed(`The sign-in with ${provider.name} was begun in another browser (or this browser's cookies were cleared meanwhile).`);
-  }
   return flow;
 }
 

@@ -122,8 +122,10 @@ export function externalIdentityRepository(db: Kysely<Database>): ExternalIdenti
       return row === undefined ? null : toFlow(row);
     },
 
-    async takeFlow(keyHash) {
-      const row = await db.deleteFrom('external_login_flows').where('key_hash', '=', keyHash).returning(FLOW_COLUMNS).executeTakeFirst();
+    async takeFlow(keyHash, bindingHash) {
+      let statement = db.deleteFrom('external_login_flows').where('key_hash', '=', keyHash);
+      if (bindingHash !== undefined) statement = statement.where('binding_hash', '=', bindingHash);
+      const row = await statement.returning(FLOW_COLUMNS).executeTakeFirst();
       return row === undefined ? null : toFlow(row);
     },
   };

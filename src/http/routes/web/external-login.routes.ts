@@ -4,7 +4,9 @@ import type { Container } from '../../../container.ts';
 import { beginExternalLogin, chooseUsername, finishExternalLogin, pendingSignUp } from '../../../domain/accounts/external-login.ts';
 import type { ExternalOutcome } from '../../../domain/accounts/external-login.ts';
 import { checkFormToken } from '../../../domain/accounts/form-token.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError, isAppError } from '../../../errors.ts';
+import { ERROR_STATUS } from '../../error-status.ts';
+import { wantsPage } from '../../html-reply.ts';
 import type { FormState } from '../../../web/forms.ts';
 import type { Html } from '../../../web/html.ts';
 import { localPath } from '../../../web/local-path.ts';
@@ -30,6 +32,13 @@ const CallbackQuery = Type.Object(
 );
 const CALLBACK_ERRORS = ['invalid_request', 'not_found', 'external_login_failed', 'forbidden', 'signup_closed', 'conflict'] as const;
 
+/** An error's causes, as one line for the log: what a provider's failure was underneath. */
+function causeText(cause: unknown): string {
+  const parts: string[] = [];
+  for (let at = cause; at instanceof Error && parts.length < 5; at = at.cause) parts.push(`${at.name}: ${at.message}${typeof (at as { code?: unknown }).code === 'string' ? ` (${String((at as { code?: unknown }).code)})` : ''}`);
+  return parts.join(' ← ');
+}
+
 /**
  * External login (docs/external-login.md): "Sign in with …" begins a flow (state, nonce, PKCE
  * kept server-side and bound to the browser), the provider's callback ends it (sign-in, sign-up,
@@ -42,11 +51,20 @@ export async function externalLoginRoutes(app: AppServer, container: Container):
 
   const show = (request: FastifyRequest, reply: FastifyReply, build: (setting: PageSetting) => Html) => showPage(request, reply, container, build);
 
-  /** A refusal as a page under its status: the title names the provider when there is one. */
+  /**
+   * A refusal as a page under its status: the title names the provider when there is one. A
+   * provider that cannot be used (unreachable, silent, misconfigured: 502) gets the same page, and
+   * an error in the log with its cause, which the page never shows (addresses, configuration).
+   */
   const refusal = (request: FastifyRequest, reply: FastifyReply, error: unknown, providerId: string | null) => {
-    const state = formRefusal(error, request, reply);
+    let detail: string;
+    if (isAppError(error) && error.code === 'identity_provider_unavailable' && wantsPage(request)) {
+      request.log.error({ err: error, code: error.code, cause: causeText(error.cause) }, `identity provider ${providerId ?? '?'} unavailable`);
+      reply.code(ERROR_STATUS.identity_provider_unavailable);
+      detail = error.detail;
+    } else detail = formRefusal(error, request, reply).problem?.detail ?? '';
     const name = providerId === null ? null : (deps.providers.get(providerId)?.name ?? null);
-    return show(request, reply, (s) => messagePage(name === null ? STRINGS.externalFailedTitleGeneric : STRINGS.externalFailedTitle(name), state.problem?.detail ?? '', s.context, { href: '/account/login', label: STRINGS.tryAgain }));
+    return show(request, reply, (s) => messagePage(name === null ? STRINGS.externalFailedTitleGeneric : STRINGS.externalFailedTitle(name), detail, s.context, { href: '/account/login', label: STRINGS.tryAgain }));
   };
 
   app.get('/account/external/:provider/start', {
