@@ -3,8 +3,9 @@
 // (gzip_static, same bytes) and beside a bare node:http server (the same 304, the same gzip
 // bytes): apps.json with gzip, a platform listing, the 304 path; the re-render after a write and
 // the worst /healthz latency meanwhile; the first apps.json after start; memory after every
-// variant; the website's pages; a second process; the same at 3,000 apps; and a mirror's sync of
-// the catalogue from a local upstream (bench/mirror-sync.ts). Writes
+// variant; the website's pages; a second process; the same at 3,000 apps; a mirror's sync of
+// the catalogue from a local upstream (bench/mirror-sync.ts); and a flood of 60 publishes of 20 MiB
+// archives (bench/publish-flood.ts). Writes
 // docs/benchmarks.md. Needs wrk, nginx, curl, taskset and GNU time (Debian: apt-get install wrk
 // nginx-light openssl curl util-linux time). Only loopback is used.
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import { openDatabase } from '../src/storage/database.ts';
 import { migrateToLatest } from '../src/storage/migrate.ts';
 import { generateCatalogue } from './generate-data.ts';
 import { ARCHIVE_KIB, benchMirrorSync } from './mirror-sync.ts';
+import { benchPublishFlood, publishFloodTable } from './publish-flood.ts';
 import { flameGraph, heaviest } from './flame-graph.ts';
 import net from 'node:net';
 
@@ -583,6 +585,9 @@ const bigPagesMemory = rssOf(bigStart.store.pid ?? 0);
 await stopStore(bigStart.store);
 const mirror = await benchMirrorSync(work, upstreamDocuments, 18_950, SERVER_CORE);
 
+// 8c. A flood of publishes (issue 49): 60 at once, 20 MiB archives, with the bounds and without.
+const flood = await benchPublishFlood();
+
 // 9. Report.
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const rerenderMs = median(rerenders.map((r) => r.ms));
@@ -706,6 +711,17 @@ root, its signature over the bytes, stored by SHA-256; then everything is applie
 | archive MB/s (${f(mirror.bytes / 1e6)} MB) | ${f(mirror.bytes / 1e6 / mirror.seconds)} |
 | peak resident memory (GNU time) | ${f(mirror.peakRssMiB)} MiB |
 | second sync, nothing changed upstream (five 304s, nothing downloaded) | ${f(mirror.resyncSeconds, 2)} s, ${f(mirror.resyncPeakRssMiB)} MiB |
+
+## A flood of publishes
+
+60 publishes started at once (20 accounts, three each: the most one account may have under way),
+each of a 20 MiB archive from a local HTTPS server at about 100 MB/s (random bytes, refused once
+read, as in the trial that took a store to 1.5 GiB), against a new store run as \`npm start\` runs it
+(\`bench/publish-flood.ts\`, alone: \`node --import tsx bench/publish-flood.ts\`). Resident memory from
+/proc every 20 ms; then after 200 more requests of pages and listings. Target: never more than
+150 MiB over idle.
+
+${publishFloodTable(flood)}
 
 ## Processes
 

@@ -34,7 +34,7 @@ describe('loadConfig', () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.secretKeyFile, path.join(cwd, 'data', 'secret.key'));
     assert.equal(config.secretKeyFileConfigured, false);
-    assert.deepEqual(config.limits, { downloadTimeoutMs: 60_000, maxArchiveBytes: 20 * 1024 * 1024, maxRedirects: 10, uploadsPerDay: 100 });
+    assert.deepEqual(config.limits, { downloadTimeoutMs: 60_000, maxArchiveBytes: 20 * 1024 * 1024, maxRedirects: 10, uploadsPerDay: 100, publishesPerUser: 3, publishesAtOnce: 4 });
     assert.deepEqual(config.connections, { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 30_000, maxPerAddress: 64 });
     assert.equal(config.listingBrotliMinSaving, 0.2);
     assert.ok(Object.isFrozen(config));
@@ -57,6 +57,8 @@ describe('loadConfig', () => {
         APPSTORE_MAX_ARCHIVE_MIB: '1',
         APPSTORE_MAX_REDIRECTS: '0',
         APPSTORE_UPLOADS_PER_DAY: '5',
+        APPSTORE_PUBLISHES_PER_USER: '2',
+        APPSTORE_PUBLISHES_AT_ONCE: '8',
         APPSTORE_HEADERS_TIMEOUT_SECONDS: '2.5',
         APPSTORE_REQUEST_TIMEOUT_SECONDS: '30',
         APPSTORE_IDLE_TIMEOUT_SECONDS: '75',
@@ -76,7 +78,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config.trustProxy, ['10.0.0.0/8', '127.0.0.1']);
     assert.equal(config.secretKeyFile, path.join(cwd, 'afile'));
     assert.equal(config.secretKeyFileConfigured, true);
-    assert.deepEqual(config.limits, { downloadTimeoutMs: 500, maxArchiveBytes: 1024 * 1024, maxRedirects: 0, uploadsPerDay: 5 });
+    assert.deepEqual(config.limits, { downloadTimeoutMs: 500, maxArchiveBytes: 1024 * 1024, maxRedirects: 0, uploadsPerDay: 5, publishesPerUser: 2, publishesAtOnce: 8 });
     assert.deepEqual(config.connections, { headersTimeoutMs: 2500, requestTimeoutMs: 30_000, idleTimeoutMs: 75_000, maxPerAddress: 0 });
     assert.equal(config.listingBrotliMinSaving, 0.025);
   });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { PUBLISH_SLOT_LIMITS } from './domain/releases/publish-slots.ts';
 import { EXTERNAL_LOGIN_VARIABLES, listedOidcIds, OIDC_FIELDS, oidcPrefix, parseExternalLogin } from './config-external-login.ts';
 import type { ProviderSettings } from './config-external-login.ts';
 import { ARCHIVE_VARIABLES, parseArchiveStorage } from './config-archives.ts';
@@ -48,6 +49,9 @@ export interface Config {
     readonly maxRedirects: number;
     /** Registrations, and release uploads, per user and day (100 each). */
     readonly uploadsPerDay: number;
+    /** Publishes under way at once per user (3), downloads at once per node (4): domain/releases/publish-slots.ts. */
+    readonly publishesPerUser: number;
+    readonly publishesAtOnce: number;
   };
   /** Failed sign-ins tolerated in one window (docs/security.md). */
   readonly signInLimits: SignInLimits;
@@ -106,6 +110,8 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_MAX_ARCHIVE_MIB',
   'APPSTORE_MAX_REDIRECTS',
   'APPSTORE_UPLOADS_PER_DAY',
+  'APPSTORE_PUBLISHES_PER_USER',
+  'APPSTORE_PUBLISHES_AT_ONCE',
   'APPSTORE_SIGNIN_FAILURES_PER_USER_AND_ADDRESS',
   'APPSTORE_SIGNIN_FAILURES_PER_USER',
   'APPSTORE_SIGNIN_FAILURES_PER_ADDRESS',
@@ -185,6 +191,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     maxArchiveBytes: Math.round(parsePositive('APPSTORE_MAX_ARCHIVE_MIB', get('APPSTORE_MAX_ARCHIVE_MIB'), 20, 1024, problems, true) * 1024 * 1024),
     maxRedirects: parsePositive('APPSTORE_MAX_REDIRECTS', get('APPSTORE_MAX_REDIRECTS'), 10, 50, problems, false, true),
     uploadsPerDay: parsePositive('APPSTORE_UPLOADS_PER_DAY', get('APPSTORE_UPLOADS_PER_DAY'), 100, 1_000_000, problems),
+    publishesPerUser: parsePositive('APPSTORE_PUBLISHES_PER_USER', get('APPSTORE_PUBLISHES_PER_USER'), PUBLISH_SLOT_LIMITS.perUser, 1000, problems),
+    publishesAtOnce: parsePositive('APPSTORE_PUBLISHES_AT_ONCE', get('APPSTORE_PUBLISHES_AT_ONCE'), PUBLISH_SLOT_LIMITS.perNode, 1000, problems),
   };
 
   const d = DEFAULT_SIGN_IN_LIMITS;

@@ -55,6 +55,7 @@ import type { StoreMetrics } from './metrics.ts';
 import type { DatabaseHandle } from './storage/database.ts';
 import { isDatabaseReachable, openDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
+import { PUBLISH_SLOT_LIMITS, PublishSlots } from './domain/releases/publish-slots.ts';
 import type { UnlockEnded } from './domain/apps/manage-apps.ts';
 import { revokeIssuedDuringUnlock } from './domain/identity/unlock-certificates.ts';
 import type { MigrationReport } from './storage/migrate.ts';
@@ -292,6 +293,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       metrics,
     ),
     catalog: catalog.store,
+    slots: new PublishSlots({ ...PUBLISH_SLOT_LIMITS, perUser: config.limits.publishesPerUser, perNode: config.limits.publishesAtOnce }),
     trust: loadTrust,
     revocations,
     registry,

@@ -137,22 +137,31 @@ export async function readLimited(response: Answer, host: string, maxBytes: numb
     await response.body.dump({ limit: 0 }).catch(() => undefined);
     throw refuse(`${what} is larger than ${mib(maxBytes)}`);
   }
-  const chunks: Buffer[] = [];
+  // One buffer, filled as the bytes come (issue 49): the chunks are not kept and joined at the
+  // end, which held each archive twice. Sized by the Content-Length when there is one (checked
+  // above), else grown by doubling up to the limit.
+  let body = Buffer.allocUnsafe(Number.isFinite(declared) && declared > 0 ? declared : Math.min(maxBytes, 1024 * 1024));
   let size = 0;
   try {
     for await (const chunk of response.body) {
-      size += (chunk as Buffer).length;
+      const bytes = chunk as Buffer;
       // Stop reading at the limit: never buffer more than allowed.
-      if (size > maxBytes) {
+      if (size + bytes.length > maxBytes) {
         response.body.destroy();
         throw refuse(`${what} is larger than ${mib(maxBytes)}`);
       }
-      chunks.push(chunk as Buffer);
+      if (size + bytes.length > body.length) {
+        const grown = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(size + bytes.length, body.length * 2)));
+        body.copy(grown, 0, 0, size);
+        body = grown;
+      }
+      bytes.copy(body, size);
+      size += bytes.length;
     }
   } catch (error) {
     throw explain(error, host, signal.aborted, options.timeoutMs);
   }
-  return Buffer.concat(chunks);
+  return size === body.length ? body : body.subarray(0, size);
 }
 
 /**

@@ -49,6 +49,9 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0019-username-case', usernameCase],
 ];
 
+/** The names of every migration, in order (what a migration from empty applies). */
+export const MIGRATION_NAMES: readonly string[] = STEPS.map(([name]) => name);
+
 /** An arbitrary constant: the advisory lock that serialises migrations on PostgreSQL. */
 const POSTGRES_LOCK_ID = 7_310_421_9;
 

@@ -38,7 +38,8 @@ describe(`a re-registration racing publishes (${DIALECT})`, () => {
 
   before(async () => {
     files = await startArchiveServer();
-    server = await createTestServer({ env: ENV, downloadCa: [TEST_TLS_CA] });
+    // Many publishes of one account in flight at once is what this test is about: above the default of 3.
+    server = await createTestServer({ env: { ...ENV, APPSTORE_PUBLISHES_PER_USER: '100', APPSTORE_PUBLISHES_AT_ONCE: '100' }, downloadCa: [TEST_TLS_CA] });
     await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
     token = await getOrCreateToken(await createUser(server.container, 'alice', null), TEST_ACTING, server.container.accounts);
   });

@@ -135,7 +135,19 @@ describe(`publishing and deleting releases (${DIALECT})`, () => {
 
   test('strangers get 403; bad signatures 400 (another key, another archive)', async () => {
     const bytes = await appArchive({ version: '1.0.0' });
-    refused(await publish('bob', { download: host(bytes), signature: signWith('news', bytes) }), 403, 'forbidden', /owner and co-maintainers of news/);
+    // Bob maintains no app: refused before anything is downloaded (issue 49).
+    let fetched = 0;
+    files.handle('/counted.tar.gz', (_request, response) => {
+      fetched += 1;
+      response.end(bytes);
+    });
+    refused(await publish('bob', { download: `${files.origin}/counted.tar.gz`, signature: signWith('news', bytes) }), 403, 'forbidden', /You own or co-maintain no app here/);
+    assert.equal(fetched, 0, 'nothing was downloaded');
+    // With an app of his own, the archive is looked at: news is not his.
+    assert.equal((await register('bob', readCert('notes.crt'), readCert('notes.sig'))).statusCode, 201);
+    refused(await publish('bob', { download: `${files.origin}/counted.tar.gz`, signature: signWith('news', bytes) }), 403, 'forbidden', /owner and co-maintainers of news/);
+    assert.equal(fetched, 1);
+    assert.equal((await server.app.inject({ method: 'DELETE', url: '/api/v1/apps/notes', headers: { authorization: `Token ${tokens.bob}` } })).statusCode, 204);
     refused(await publish('alice', { download: host(bytes), signature: signWith('notes', bytes) }), 400, 'invalid_signature', /does not match this archive/);
     refused(await publish('alice', { download: host(bytes), signature: signWith('news', Buffer.concat([bytes, Buffer.from('x')])) }), 400, 'invalid_signature');
   });
@@ -273,6 +285,8 @@ describe(`publishing limits (${DIALECT})`, () => {
     const files = await startArchiveServer();
     const server = await createTestServer({ env: { ...ENV, APPSTORE_UPLOADS_PER_DAY: '2' }, downloadCa: [TEST_TLS_CA] });
     const token = await getOrCreateToken(await createUser(server.container, 'alice', null), TEST_ACTING, server.container.accounts);
+    const registered = await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } });
+    assert.equal(registered.statusCode, 201);
     const post = () => server.app.inject({ method: 'POST', url: '/api/v1/apps/releases', headers: { authorization: `Token ${token}` }, payload: { download: `${files.origin}/none.tar.gz`, signature: 'AAAA' } });
     assert.equal((await post()).statusCode, 400);
     assert.equal((await post()).statusCode, 400);

@@ -3,8 +3,8 @@ import { AppError, isAppError } from '../../errors.ts';
 import type { FieldErrors } from '../../errors.ts';
 import type { Acting } from '../audit/audit.ts';
 import type { User } from '../accounts/user.ts';
-import type { PublishDeps, PublishInput, PublishResult } from './publish-release.ts';
-import { checkPublishInput, publishRelease } from './publish-release.ts';
+import type { AdmittedPublish, PublishDeps, PublishInput, PublishResult } from './publish-release.ts';
+import { admitPublish, publishAdmitted } from './publish-release.ts';
 
 /**
  * A publish started from the developer pages: the form answers at once with the job's page,
@@ -58,19 +58,26 @@ export class PublishJobs {
    * starts it; returns the job's id. Every other check happens in the job, in `publishRelease`.
    */
   async start(input: PublishInput, user: User, acting: Acting): Promise<string> {
-    checkPublishInput(input);
+    // Refused here, before a job exists or anything is downloaded: the body, the daily limit, a
+    // user with no app, too many publishes under way (issue 49).
+    const admitted = await admitPublish(input, user, this.deps.publishing);
     const id = randomBytes(18).toString('base64url');
     const { now } = this.deps.publishing;
-    await this.deps.jobs.create({ id, userId: user.id, download: input.download, nightly: input.nightly }, now());
-    const run = this.run(id, input, user, acting).finally(() => this.running.delete(run));
+    try {
+      await this.deps.jobs.create({ id, userId: user.id, download: input.download, nightly: input.nightly }, now());
+    } catch (error) {
+      admitted.slot.release();
+      throw error;
+    }
+    const run = this.run(id, input, admitted, user, acting).finally(() => this.running.delete(run));
     this.running.add(run);
     return id;
   }
 
-  private async run(id: string, input: PublishInput, user: User, acting: Acting): Promise<void> {
+  private async run(id: string, input: PublishInput, admitted: AdmittedPublish, user: User, acting: Acting): Promise<void> {
     let state: Exclude<PublishJobState, { status: 'running' }>;
     try {
-      state = { status: 'done', result: await publishRelease(input, user, acting, this.deps.publishing) };
+      state = { status: 'done', result: await publishAdmitted(input, admitted, user, acting, this.deps.publishing) };
     } catch (error) {
       if (isAppError(error)) state = { status: 'refused', code: error.code, detail: error.detail, ...(error.errors === undefined ? {} : { fields: error.errors }) };
       else {

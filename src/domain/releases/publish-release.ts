@@ -17,6 +17,7 @@ import { parseWebAddress } from '../encodings.ts';
 import { isLatestRelease } from './latest-release.ts';
 import { readRelease } from './read-release.ts';
 import { appNotRegistered } from './release-store.ts';
+import type { PublishSlot, PublishSlots } from './publish-slots.ts';
 import type { ReleaseStore } from './release-store.ts';
 
 /** Fetches a release archive within the store's limits (`downloads/archive-downloader.ts`). */
@@ -37,6 +38,8 @@ export interface PublishDeps {
   readonly releases: ReleaseStore;
   readonly limiter: RateLimiter;
   readonly uploadsPerDay: number;
+  /** Publishes under way per user and on this node (publish-slots.ts). */
+  readonly slots: PublishSlots;
   readonly now: () => Date;
 }
 
@@ -76,14 +79,50 @@ function confirmStillPublishable(current: RegisteredApp | null, checked: Registe
   }
 }
 
+/** A publish let in: its decoded signature, and its place among the publishes under way. */
+export interface AdmittedPublish {
+  readonly signature: Buffer;
+  readonly slot: PublishSlot;
+}
+
 /**
- * `POST /api/v1/apps/releases` (contract §6), in this order, storing nothing on any failure:
- * body, download, release reader, registered app, owner or co-maintainer, the app's current
- * certificate, the signature over the exact bytes, then one transaction.
+ * What is refused before anything is downloaded (issue 49): the daily limit, the body's own
+ * checks, a user who owns or co-maintains no app (nothing they could publish would be taken), and
+ * too many publishes under way (publish-slots.ts). The slot must be released: `publishAdmitted`
+ * does, whatever happens.
  */
-export async function publishRelease(input: PublishInput, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
+export async function admitPublish(input: PublishInput, user: User, deps: PublishDeps): Promise<AdmittedPublish> {
   await deps.limiter.consume({ ...RATE_LIMITS.publish, limit: deps.uploadsPerDay }, String(user.id));
   const signature = checkPublishInput(input);
+  if (!user.isAdmin && (await deps.registry.listApps({ userId: user.id })).length === 0) {
+    throw new AppError(
+      'forbidden',
+      'You own or co-maintain no app here, so no release of yours can be published. Register the app first (POST /api/v1/apps, or Register an app on the developer pages), or ask its owner to add you as a co-maintainer.',
+    );
+  }
+  return { signature, slot: deps.slots.admit(user.id) };
+}
+
+/**
+ * `POST /api/v1/apps/releases` (contract §6), in this order, storing nothing on any failure:
+ * admission (above), body, download, release reader, registered app, owner or co-maintainer, the
+ * app's current certificate, the signature over the exact bytes, then one transaction.
+ */
+export async function publishRelease(input: PublishInput, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
+  return publishAdmitted(input, await admitPublish(input, user, deps), user, acting, deps);
+}
+
+/** The publish once admitted: waits for its turn to download, and frees its place at the end. */
+export async function publishAdmitted(input: PublishInput, admitted: AdmittedPublish, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
+  try {
+    await admitted.slot.turn();
+    return await publishNow(input, admitted.signature, user, acting, deps);
+  } finally {
+    admitted.slot.release();
+  }
+}
+
+async function publishNow(input: PublishInput, signature: Buffer, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
   const { bytes } = await deps.download(input.download);
   const candidate = await readRelease(bytes, { nightly: input.nightly, validCategories: await deps.catalog.categoryIds() });
   const appId = candidate.app.id;
