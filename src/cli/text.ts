@@ -59,3 +59,8 @@ export function closest(word: string, candidates: readonly string[]): string | n
   }
   return best !== null && bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? best : null;
 }
+
+/** A size as people read it: KiB under a MiB (a 300 KiB archive is not "0.3 MiB"), else MiB with one decimal. */
+export function sizeText(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

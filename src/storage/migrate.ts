@@ -20,6 +20,7 @@ import * as releaseListingText from './migrations/0016-release-listing-text.ts';
 import * as iconRenderCost from './migrations/0017-icon-render-cost.ts';
 import * as transferUnlockTime from './migrations/0018-transfer-unlock-time.ts';
 import * as usernameCase from './migrations/0019-username-case.ts';
+import * as mirrorRecheck from './migrations/0020-mirror-recheck.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -47,6 +48,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0017-icon-render-cost', iconRenderCost],
   ['0018-transfer-unlock-time', transferUnlockTime],
   ['0019-username-case', usernameCase],
+  ['0020-mirror-recheck', mirrorRecheck],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

@@ -392,6 +392,8 @@ export interface MirrorReleasesTable {
   sha256: string;
   size: number | string | bigint;
   checked_at: string;
+  /** The trust settings it was judged under (migration 0020). */
+  checked_with: Defaulted<string>;
 }
 
 export interface ReleaseDownloadsTable {

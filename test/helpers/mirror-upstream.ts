@@ -20,8 +20,8 @@ export interface UpstreamStore {
   readonly token: string;
   /** The variables of a store that mirrors this one (its root is the test authority's chain). */
   readonly mirrorEnv: Readonly<Record<string, string>>;
-  /** Publishes a release there (with `icon` as its img/app.svg when given). */
-  publish(id: 'news' | 'notes', version: string, icon?: string): Promise<void>;
+  /** Publishes a release there (with `icon` as its img/app.svg when given; a nightly when `nightly`). */
+  publish(id: 'news' | 'notes', version: string, icon?: string, nightly?: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,8 +36,8 @@ export async function startUpstreamStore(releases: readonly (readonly ['news' | 
   const token = await userWithToken(server.container, 'developer');
   await registerFixtureApp(injectSend(server.app), token, 'news');
   await registerFixtureApp(injectSend(server.app), token, 'notes');
-  const publish = async (id: 'news' | 'notes', version: string, icon?: string): Promise<void> => {
-    const answer = await publishFixtureRelease(injectSend(server.app), token, files, { id, version, ...(icon === undefined ? {} : { icon }) });
+  const publish = async (id: 'news' | 'notes', version: string, icon?: string, nightly = false): Promise<void> => {
+    const answer = await publishFixtureRelease(injectSend(server.app), token, files, { id, version, nightly, ...(icon === undefined ? {} : { icon }) });
     assert.ok(answer.status === 201 || answer.status === 200, answer.text); // created, or published again
   };
   for (const [id, version] of releases) await publish(id, version);

@@ -37,7 +37,7 @@ describe(`migrations (${DIALECT})`, () => {
   test('from empty: every table of the data model, then nothing more to apply', async () => {
     assert.deepEqual(await ownTables(), []);
     const first = await migrateToLatest(handle, new Date());
-    assert.deepEqual(first.applied, ['0001-initial', '0002-account-links', '0003-listing-versions', '0004-listing-parts', '0005-operations', '0006-discover', '0007-external-apps', '0008-version-notifications', '0009-listing-part-integrity', '0010-mail-queue', '0011-developer-pages', '0012-command-line-certificates', '0013-app-icons', '0014-external-login', '0015-mirror', '0016-release-listing-text', '0017-icon-render-cost', '0018-transfer-unlock-time', '0019-username-case']);
+    assert.deepEqual(first.applied, ['0001-initial', '0002-account-links', '0003-listing-versions', '0004-listing-parts', '0005-operations', '0006-discover', '0007-external-apps', '0008-version-notifications', '0009-listing-part-integrity', '0010-mail-queue', '0011-developer-pages', '0012-command-line-certificates', '0013-app-icons', '0014-external-login', '0015-mirror', '0016-release-listing-text', '0017-icon-render-cost', '0018-transfer-unlock-time', '0019-username-case', '0020-mirror-recheck']);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);
     const second = await migrateToLatest(handle, new Date());

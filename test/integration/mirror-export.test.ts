@@ -182,7 +182,7 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
     // The first file again would take the store back: refused unless asked for.
     const older = await cli(airGapped, ['mirror', 'import', path.join(directory, 'first.tar')]);
     assert.equal(older.code, 1);
-    assert.match(older.stderr, /it was made on .*, before the export imported last \([0-9a-f]{16}, made on .*\); importing it would take the store back\. Pass --older/);
+    assert.match(older.stderr, /it was made on .*, before the export imported last \([0-9a-f]{16}, made on .*\); importing it would take the store back to what the connected store had then\. To bring the store up to date, import a file exported after .* \(the newest one\); to go back on purpose, pass --older/);
     assert.deepEqual(await listings(airGapped), await listings(connected));
   });
 

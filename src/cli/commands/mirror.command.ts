@@ -7,9 +7,9 @@ import { mirrorNotConfigured } from '../../mirror.ts';
 import type { Container } from '../../container.ts';
 import type { Command } from '../command.ts';
 import { cliActingFor, withContainer } from '../context.ts';
-import { counted } from '../text.ts';
+import { counted, sizeText } from '../text.ts';
 
-const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const mib = sizeText;
 
 function mirrorDeps(container: Container): MirrorDeps {
   if (container.mirror.deps === null) throw mirrorNotConfigured();
@@ -18,17 +18,21 @@ function mirrorDeps(container: Container): MirrorDeps {
 
 export const mirrorSyncCommand: Command = {
   path: ['mirror', 'sync'],
-  usage: 'appstore mirror sync',
+  usage: 'appstore mirror sync [--recheck]',
+  options: { recheck: { type: 'boolean' } },
   summary: 'bring the store up to date with its upstream (mirror mode)',
   help: `Reads the upstream's categories, platforms, apps, appapi_apps and discover documents (with
 If-None-Match: an unchanged one costs a 304), takes the releases APPSTORE_MIRROR_* choose,
 downloads each new archive, checks its certificate against APPSTORE_MIRROR_ROOT_CERT (and CRL)
 and its signature, stores it, and applies everything in one transaction. A release that fails
 a check is not listed and is printed with the reason. An upstream that is down or answers
-garbage changes nothing: the previous state stays served. The server also syncs on its own
-every APPSTORE_MIRROR_INTERVAL_MINUTES. See docs/mirror.md.`,
-  async run(_input, io) {
-    printSync(io, await withContainer(io, (container) => syncMirror(cliActingFor(io), mirrorDeps(container))));
+garbage changes nothing: the previous state stays served (and the failure is recorded: see
+appstore mirror status). A release refused before is checked again when the trust settings
+(root, CRL) or the archive's size upstream changed; --recheck checks every refused release
+again. The server also syncs on its own every APPSTORE_MIRROR_INTERVAL_MINUTES. See
+docs/mirror.md.`,
+  async run(input, io) {
+    printSync(io, await withContainer(io, (container) => syncMirror(cliActingFor(io), mirrorDeps(container), 'mirror.synced', {}, { recheck: input.values.recheck === true })));
     return 0;
   },
 };
@@ -92,15 +96,17 @@ docs/mirror.md, set-up 3.`,
 
 export const mirrorPlanCommand: Command = {
   path: ['mirror', 'plan'],
-  usage: 'appstore mirror plan',
+  usage: 'appstore mirror plan [--recheck]',
+  options: { recheck: { type: 'boolean' } },
   summary: 'show what a sync would fetch now (apps, releases, bytes), changing nothing',
-  help: "Reads the upstream's documents and applies the policy as `appstore mirror sync` would, then asks each new archive's size (HEAD). Nothing is downloaded or changed.",
-  async run(_input, io) {
-    const plan = await withContainer(io, (container) => planMirror(cliActingFor(io), mirrorDeps(container)));
+  help: "Reads the upstream's documents and applies the policy as `appstore mirror sync` would, then asks each archive's size (HEAD). Each release to fetch says why: new, changed upstream, its archive missing here, unavailable before, or a refusal checked again (the trust settings or the archive's size changed, or --recheck). Nothing is downloaded or changed.",
+  async run(input, io) {
+    const plan = await withContainer(io, (container) => planMirror(cliActingFor(io), mirrorDeps(container), { recheck: input.values.recheck === true }));
     io.out(`upstream ${plan.upstream}: ${counted(plan.apps, 'app', 'apps')} taken, ${plan.skipped} releases left out by the policy`);
     io.out(`to fetch: ${counted(plan.releases.length, 'release', 'releases')}, ${mib(plan.bytes)}${plan.unknownSizes > 0 ? ` (and ${plan.unknownSizes} of unknown size)` : ''}`);
-    if (plan.refusedBefore > 0) io.out(`not fetched again: ${counted(plan.refusedBefore, 'release', 'releases')} refused before, still offered unchanged (appstore mirror status says why)`);
-    for (const release of plan.releases) io.out(`  ${release.release}${release.isNew ? '' : ' (changed upstream)'}: ${release.bytes === null ? 'size unknown' : mib(release.bytes)}`);
+    if (plan.refusedBefore > 0) io.out(`not fetched again: ${counted(plan.refusedBefore, 'release', 'releases')} refused before, offered unchanged under the same trust settings (appstore mirror status says why; --recheck checks them again)`);
+    if (plan.rejudged > 0) io.out(`judged again without a download: ${counted(plan.rejudged, 'listed release', 'listed releases')} (the trust settings changed: their certificates are checked against the new root and CRL)`);
+    for (const release of plan.releases) io.out(`  ${release.release} (${release.why}): ${release.bytes === null ? 'size unknown' : mib(release.bytes)}`);
     for (const problem of plan.problems) io.out(`  problem: ${problem}`);
     return 0;
   },
@@ -113,6 +119,8 @@ export const mirrorStatusCommand: Command = {
   help: 'Prints when each upstream document was last read (and its ETag), how many releases are listed, and each release that is not: refused by a check, or unavailable (its archive could not be downloaded), with the reason.',
   async run(_input, io) {
     const status = await withContainer(io, (container) => mirrorStatus(cliActingFor(io), { store: mirrorDeps(container).store }));
+    if (status.lastChecked !== null) io.out(`upstream last checked ${status.lastChecked.at}${status.lastChecked.event === 'mirror.imported' ? ' (an import)' : ''}`);
+    if (status.lastFailure !== null) io.out(`the last sync failed at ${status.lastFailure.at}: ${status.lastFailure.reason}`);
     if (status.documents.length === 0) io.out('never synced: run appstore mirror sync');
     for (const document of status.documents) io.out(`${document.name}.json read ${document.fetchedAt}${document.etag === null ? '' : ` (ETag ${document.etag})`}`);
     const listed = status.releases.filter((r) => r.status === 'listed');

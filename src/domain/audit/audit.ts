@@ -67,6 +67,7 @@ export const AUDIT_EVENTS = [
   'database.restored',
   'mirror.synced',
   'mirror.imported',
+  'mirror.sync_failed',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENTS)[number];

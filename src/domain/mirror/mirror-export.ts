@@ -215,11 +215,19 @@ export async function importMirror(acting: Acting, deps: MirrorDeps, source: Exp
   if (last !== null && !options.allowOlder && manifest.createdAt < last.createdAt) {
     throw invalid(
       source.description,
-      `it was made on ${manifest.createdAt}, before the export imported last (${last.exportId}, made on ${last.createdAt}); importing it would take the store back. Pass --older to do that on purpose`,
+      `it was made on ${manifest.createdAt}, before the export imported last (${last.exportId}, made on ${last.createdAt}); importing it would take the store back to what the connected store had then. To bring the store up to date, import a file exported after ${last.createdAt} (the newest one); to go back on purpose, pass --older`,
     );
   }
+  // A file from another upstream than the configured one is imported (the operator may be moving
+  // to it), but said: its apps replace those of the configured upstream.
+  const otherUpstream =
+    manifest.upstream === deps.upstream.url
+      ? []
+      : [`the file was exported from the upstream ${manifest.upstream}, but this store's APPSTORE_MIRROR_UPSTREAM is ${deps.upstream.url}: its apps were taken all the same; the next sync from ${deps.upstream.url} takes that one's instead`];
   try {
-    return await syncMirror(acting, { ...deps, upstream: exportAsUpstream(source, verified, deps.storage, options.maxArchiveBytes) }, 'mirror.imported', { exportId: manifest.id, exportCreatedAt: manifest.createdAt });
+    const report = await syncMirror(acting, { ...deps, upstream: exportAsUpstream(source, verified, deps.storage, options.maxArchiveBytes) }, 'mirror.imported', { exportId: manifest.id, exportCreatedAt: manifest.createdAt });
+    for (const warning of otherUpstream) deps.log(`mirror: ${warning}`);
+    return { ...report, problems: [...otherUpstream, ...report.problems] };
   } catch (error) {
     // The sync's wording speaks of an upstream; here it is the file.
     if (isAppError(error) && (error.code === 'upstream_unusable' || error.code === 'upstream_unavailable')) throw invalid(source.description, error.detail);

@@ -14,7 +14,7 @@ import type { MirrorPolicy } from './mirror-policy.ts';
 import type { AppIcon } from '../releases/app-icon.ts';
 import { iconOfArchive } from '../releases/read-release.ts';
 import { compareReleaseVersions } from '../versions/semantic-version.ts';
-import { upstreamArchiveProblem } from './upstream-archive-check.ts';
+import { trustDigest, upstreamArchiveProblem, upstreamCertificateProblem } from './upstream-archive-check.ts';
 import { mergeListings, parseUpstreamListing, UnusableDocument } from './upstream-listing.ts';
 import type { UpstreamApp, UpstreamListing, UpstreamRelease } from './upstream-listing.ts';
 
@@ -69,9 +69,18 @@ export interface MirroredRelease {
   readonly signature: string;
   readonly status: ReleaseStatus;
   readonly reason: string;
+  /** Listed: the archive's SHA-256 and size. Refused: those of the archive refused, when one was read. */
   readonly sha256: string;
   readonly size: number;
   readonly checkedAt: string;
+  /** The trust settings it was judged under (upstream-archive-check.ts, trustDigest): under others it is judged again. */
+  readonly checkedWith: string;
+}
+
+/** What a sync may be asked besides the policy. */
+export interface SyncOptions {
+  /** Check again every release refused before, whatever else changed (`mirror sync --recheck`). */
+  readonly recheck?: boolean;
 }
 
 export interface MirrorState {
@@ -96,8 +105,8 @@ export interface MirroredApp {
   /** The icon from the newest release downloaded now (null: it has none); absent: the app's icon stays as it is. */
   readonly icon?: AppIcon | null;
   readonly listed: readonly ListedRelease[];
-  /** Releases listed before that the upstream no longer has: left as they are. */
-  readonly kept: readonly { readonly version: string; readonly nightly: boolean }[];
+  /** Releases listed before that the upstream no longer has: left as they are, but for their URL here (`download`). */
+  readonly kept: readonly { readonly version: string; readonly nightly: boolean; readonly download: string }[];
   /** What was applied: an app whose hash did not move is not written again. */
   readonly hash: string;
 }
@@ -118,6 +127,9 @@ export interface MirrorUpdate {
 export interface MirrorStatus {
   readonly documents: readonly { readonly name: string; readonly etag: string | null; readonly fetchedAt: string }[];
   readonly releases: readonly MirroredRelease[];
+  /** The last sync or import that read the upstream, and the last that could not (from the audit log). */
+  readonly lastChecked: { readonly at: string; readonly event: string } | null;
+  readonly lastFailure: { readonly at: string; readonly reason: string } | null;
 }
 
 export interface MirrorStore {
@@ -127,6 +139,8 @@ export interface MirrorStore {
   apply(update: MirrorUpdate, now: Date, audit: AuditEntry): Promise<void>;
   /** The export file imported last (from its audit entry); null: none. */
   lastImport(): Promise<{ readonly exportId: string; readonly createdAt: string } | null>;
+  /** Records a sync that could not read the upstream (its audit entry): nothing else changes. */
+  recordFailure(audit: AuditEntry, now: Date): Promise<void>;
 }
 
 export interface MirrorDeps {
@@ -162,15 +176,21 @@ export interface SyncReport {
   readonly problems: readonly string[];
 }
 
+/** Why a release is in a plan: new upstream, offered otherwise, its archive missing here, or a refusal judged again (and why). */
+export type PlanReason = 'new' | 'changed upstream' | 'archive missing here' | 'unavailable before' | 'refused before: the trust settings changed' | "refused before: the archive's size changed upstream" | 'refused before: --recheck';
+
 export interface SyncPlan {
   readonly upstream: string;
   readonly apps: number;
-  readonly releases: readonly { readonly release: string; readonly bytes: number | null; readonly isNew: boolean }[];
+  readonly releases: readonly { readonly release: string; readonly bytes: number | null; readonly why: PlanReason }[];
   /** Bytes to download (what the upstream announced). */
   readonly bytes: number;
   readonly unknownSizes: number;
   readonly skipped: number;
+  /** Refusals that stand: the same offer, the same trust, the same archive size. */
   readonly refusedBefore: number;
+  /** Listed releases whose certificate is judged again (the trust settings changed): nothing to download. */
+  readonly rejudged: number;
   readonly problems: readonly string[];
 }
 
@@ -265,7 +285,7 @@ function select(documents: Documents, state: MirrorState, policy: MirrorPolicy, 
     if (state.localAppIds.has(id)) {
       const reason = `the app id ${id} belongs to an app registered on this store; an app id has one source`;
       for (const r of releases) {
-        collisions.push({ appId: id, version: r.release.version, nightly: r.release.isNightly, upstreamDownload: r.download, signature: r.signature, status: 'refused', reason, sha256: '', size: 0, checkedAt: at });
+        collisions.push({ appId: id, version: r.release.version, nightly: r.release.isNightly, upstreamDownload: r.download, signature: r.signature, status: 'refused', reason, sha256: '', size: 0, checkedAt: at, checkedWith: '' });
       }
       continue;
     }
@@ -298,6 +318,25 @@ async function stillListed(before: MirroredRelease, release: UpstreamRelease, st
   return sameOffer(before, release) && before.status === 'listed' && (await storage.has(before.sha256));
 }
 
+/**
+ * Why a refusal of the same offer is judged again, or null when it stands (issue 49: a refusal
+ * was never looked at again, whatever was fixed). What refused it may have changed: the trust
+ * settings (another root, a new CRL), the archive's bytes upstream (seen as another size by a
+ * HEAD; a refusal recorded without a size is checked once more), or the operator asks.
+ */
+async function refusalRecheck(before: MirroredRelease, release: UpstreamRelease, trustId: string, options: SyncOptions, upstream: Upstream): Promise<PlanReason | null> {
+  if (options.recheck === true) return 'refused before: --recheck';
+  if (before.checkedWith !== trustId) return 'refused before: the trust settings changed';
+  let size: number | null = null;
+  try {
+    size = await upstream.archiveSize(release.download);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+  }
+  if (size !== null && size !== before.size) return "refused before: the archive's size changed upstream";
+  return null;
+}
+
 
 function appHash(app: UpstreamApp, listed: readonly ListedRelease[], kept: MirroredApp['kept']): string {
   const hash = createHash('sha256');
@@ -319,14 +358,23 @@ export async function syncMirror(
   deps: MirrorDeps,
   event: 'mirror.synced' | 'mirror.imported' = 'mirror.synced',
   extraDetails: Readonly<Record<string, string>> = {},
+  options: SyncOptions = {},
 ): Promise<SyncReport> {
   requireAdmin(acting, event === 'mirror.synced' ? 'sync the mirror.' : 'import a mirror export.');
   const started = Date.now();
   const state = await deps.store.state();
-  const documents = await readDocuments(deps, state);
+  let documents: Documents;
+  try {
+    documents = await readDocuments(deps, state);
+  } catch (error) {
+    // A sync that could not read the upstream is in the audit log and the status too (issue 49).
+    if (isAppError(error)) await deps.store.recordFailure(auditEntry(acting, 'mirror.sync_failed', { details: { upstream: deps.upstream.url, code: error.code, reason: error.detail.slice(0, 500) } }), deps.now());
+    throw error;
+  }
   const at = deps.now().toISOString();
   const selection = select(documents, state, deps.policy, at);
   const trust = await deps.trust();
+  const trustId = trustDigest(trust);
   const previous = new Map(state.releases.map((r) => [releaseKey(r.appId, r.version, r.nightly), r]));
 
   const records = new Map<string, MirroredRelease>();
@@ -342,7 +390,7 @@ export async function syncMirror(
     const appId = app.app.id;
     const { version, isNightly } = release.release;
     const record = (status: ReleaseStatus, reason: string, sha256 = '', size = 0): void => {
-      records.set(key, { appId, version, nightly: isNightly, upstreamDownload: release.download, signature: release.signature, status, reason, sha256, size, checkedAt: at });
+      records.set(key, { appId, version, nightly: isNightly, upstreamDownload: release.download, signature: release.signature, status, reason, sha256, size, checkedAt: at, checkedWith: trustId });
     };
     const download = deps.archiveUrl(appId, version, isNightly);
     /** Listed as checked before: its record, its archive, and the signature that goes with it. */
@@ -351,24 +399,30 @@ export async function syncMirror(
       listed.set(key, { upstream: offer, sha256: checked.sha256, size: checked.size, download });
       unchanged += 1;
     };
+    /** A listed release judged under other trust settings: its certificate is checked again (no download); null when it still passes. */
+    const rejudged = (checked: MirroredRelease): string | null => (checked.checkedWith === trustId ? null : upstreamCertificateProblem(appId, app.certificate, trust));
     if (before !== undefined && (await stillListed(before, release, deps.storage))) {
-      keepListed(before, release);
+      const problem = rejudged(before);
+      if (problem === null) keepListed({ ...before, checkedWith: trustId }, release);
+      else record('refused', problem, before.sha256, before.size);
       return;
     }
-    // A refusal stands while the upstream offers the same archive and signature: it is not downloaded again.
-    if (sameOffer(before, release) && before.status === 'refused') {
+    // A refusal stands while the upstream offers the same archive and signature, under the same
+    // trust settings, and nobody asked to check it again: it is not downloaded again.
+    if (sameOffer(before, release) && before.status === 'refused' && (await refusalRecheck(before, release, trustId, options, deps.upstream)) === null) {
       records.set(key, before);
       return;
     }
     // A release listed before that the upstream now offers otherwise (another archive or
-    // signature) stays listed as it was checked when the new offer fails: never worse.
-    const fail = async (status: 'unavailable' | 'refused', reason: string): Promise<void> => {
-      if (before?.status === 'listed' && (await deps.storage.has(before.sha256))) {
-        keepListed(before, { ...release, download: before.upstreamDownload, signature: before.signature });
+    // signature) stays listed as it was checked when the new offer fails: never worse, unless the
+    // trust settings now refuse its certificate.
+    const fail = async (status: 'unavailable' | 'refused', reason: string, sha256 = '', size = 0): Promise<void> => {
+      if (before?.status === 'listed' && (await deps.storage.has(before.sha256)) && rejudged(before) === null) {
+        keepListed({ ...before, checkedWith: trustId }, { ...release, download: before.upstreamDownload, signature: before.signature });
         notTaken.push(`${key}: the upstream's new offer was not taken (${reason}); the archive checked before stays listed`);
         return;
       }
-      record(status, reason);
+      record(status, reason, sha256, size);
     };
     let archive: Buffer;
     try {
@@ -379,12 +433,13 @@ export async function syncMirror(
       return;
     }
     bytes += archive.length;
+    const sha256 = createHash('sha256').update(archive).digest('hex');
     const problem = upstreamArchiveProblem(archive, appId, app.certificate, release.signature, trust);
     if (problem !== null) {
-      await fail('refused', problem);
+      // Its size is kept: another size upstream later means other bytes, checked again.
+      await fail('refused', problem, sha256, archive.length);
       return;
     }
-    const sha256 = createHash('sha256').update(archive).digest('hex');
     await deps.storage.put(sha256, archive);
     if (newest) icons.set(appId, await iconOfArchive(archive));
     record('listed', '', sha256, archive.length);
@@ -393,18 +448,51 @@ export async function syncMirror(
   });
   for (const collision of selection.collisions) records.set(releaseKey(collision.appId, collision.version, collision.nightly), collision);
 
-  // Releases listed before and gone upstream stay (unless the operator drops them); a release the
-  // upstream still has but the policy no longer takes is removed.
+  // What was listed before and is not taken now (issue 49: the policy applies to every app):
+  // - gone upstream: it stays (unless the operator drops them), but a nightly only while the app
+  //   has no newer nightly listed (one nightly per app, as upstream);
+  // - still upstream, not taken by the policy: removed, except that an app whose release failed a
+  //   check keeps what the policy takes from its releases without the failed ones (never worse);
+  // - either way, only while its certificate passes under the current trust settings.
+  const upstreamApps = new Map(selection.listing.apps.map((app) => [app.app.id, app]));
+  const failedKeys = new Set([...records.entries()].filter(([, r]) => r.status !== 'listed').map(([key]) => key));
+  const fallbackCache = new Map<string, Set<string>>();
+  /** What the policy takes of the app's releases without those that failed now. */
+  const fallback = (appId: string): Set<string> => {
+    const known = fallbackCache.get(appId);
+    if (known !== undefined) return known;
+    const app = upstreamApps.get(appId);
+    const taken = new Set<string>();
+    if (app !== undefined) {
+      const usable = { ...app, releases: app.releases.filter((r) => !failedKeys.has(releaseKey(appId, r.release.version, r.release.isNightly))) };
+      for (const r of chooseReleases(usable, selection.platforms, deps.policy)) taken.add(releaseKey(appId, r.release.version, r.release.isNightly));
+    }
+    fallbackCache.set(appId, taken);
+    return taken;
+  };
   const upstreamKeys = new Set(selection.listing.apps.flatMap((app) => app.releases.map((r) => releaseKey(app.app.id, r.release.version, r.release.isNightly))));
-  // An app whose new release failed a check keeps what it had listed: a sync never makes it worse.
-  const failedApps = new Set([...records.values()].filter((r) => r.status !== 'listed').map((r) => r.appId));
-  const keptByApp = new Map<string, { version: string; nightly: boolean }[]>();
+  /** Apps with a nightly listed by this sync: an older nightly gone upstream is not kept beside it. */
+  const withNightly = new Set(
+    selection.chosen.filter(({ app, releases }) => releases.some((r) => r.release.isNightly && listed.has(releaseKey(app.app.id, r.release.version, true)))).map(({ app }) => app.app.id),
+  );
+  const certificates = new Map(selection.listing.apps.map((app) => [app.app.id, app.certificate]));
+  const keptByApp = new Map<string, MirroredApp['kept'][number][]>();
   for (const [key, record] of previous) {
     if (record.status !== 'listed' || records.has(key) || appLeftOut(record.appId, deps.policy) !== null) continue;
-    const goneUpstream = !upstreamKeys.has(key) && !deps.policy.dropRemoved;
-    if (!goneUpstream && !failedApps.has(record.appId)) continue;
-    records.set(key, record);
-    keptByApp.set(record.appId, [...(keptByApp.get(record.appId) ?? []), { version: record.version, nightly: record.nightly }]);
+    const goneUpstream = !upstreamKeys.has(key);
+    if (goneUpstream) {
+      if (deps.policy.dropRemoved) continue;
+      if (record.nightly && withNightly.has(record.appId)) continue;
+    } else if (!fallback(record.appId).has(key)) continue;
+    // Its certificate: the app's as the upstream lists it now, else as it was checked (gone with the app).
+    const certificate = certificates.get(record.appId);
+    const problem = record.checkedWith === trustId || certificate === undefined ? null : upstreamCertificateProblem(record.appId, certificate, trust);
+    if (problem !== null) {
+      records.set(key, { ...record, status: 'refused', reason: problem, checkedAt: at, checkedWith: trustId });
+      continue;
+    }
+    records.set(key, { ...record, checkedWith: certificate === undefined ? record.checkedWith : trustId });
+    keptByApp.set(record.appId, [...(keptByApp.get(record.appId) ?? []), { version: record.version, nightly: record.nightly, download: deps.archiveUrl(record.appId, record.version, record.nightly) }]);
   }
 
   const apps: MirroredApp[] = [];
@@ -470,28 +558,41 @@ export async function syncMirror(
 }
 
 /** `appstore mirror plan`: what a sync would fetch now, without downloading an archive or changing anything. */
-export async function planMirror(acting: Acting, deps: MirrorDeps): Promise<SyncPlan> {
+export async function planMirror(acting: Acting, deps: MirrorDeps, options: SyncOptions = {}): Promise<SyncPlan> {
   requireAdmin(acting, 'plan a mirror sync.');
   const state = await deps.store.state();
   const documents = await readDocuments(deps, state);
   const selection = select(documents, state, deps.policy, deps.now().toISOString());
+  const trustId = trustDigest(await deps.trust());
   const previous = new Map(state.releases.map((r) => [releaseKey(r.appId, r.version, r.nightly), r]));
-  const releases: { release: string; bytes: number | null; isNew: boolean }[] = [];
+  const releases: { release: string; bytes: number | null; why: PlanReason }[] = [];
   let refusedBefore = 0;
+  let rejudged = 0;
   await inBatches(releasesToCheck(selection, previous), deps.concurrency ?? 4, async ({ release, key, before }) => {
-    // As the sync: what was listed is not fetched again, nor what was refused (an unavailable archive is tried again).
-    if (before !== undefined && (await stillListed(before, release, deps.storage))) return;
-    if (sameOffer(before, release) && before.status === 'refused') {
-      refusedBefore += 1;
+    // As the sync: what is listed is not fetched again (its certificate is judged again under new
+    // trust settings), nor a refusal that stands; an archive that could not be downloaded is.
+    if (before !== undefined && (await stillListed(before, release, deps.storage))) {
+      if (before.checkedWith !== trustId) rejudged += 1;
       return;
     }
+    let why: PlanReason;
+    if (before === undefined) why = 'new';
+    else if (!sameOffer(before, release)) why = 'changed upstream';
+    else if (before.status === 'refused') {
+      const again = await refusalRecheck(before, release, trustId, options, deps.upstream);
+      if (again === null) {
+        refusedBefore += 1;
+        return;
+      }
+      why = again;
+    } else why = before.status === 'listed' ? 'archive missing here' : 'unavailable before';
     let size: number | null = null;
     try {
       size = await deps.upstream.archiveSize(release.download);
     } catch (error) {
       if (!isAppError(error)) throw error;
     }
-    releases.push({ release: key, bytes: size, isNew: before === undefined });
+    releases.push({ release: key, bytes: size, why });
   });
   releases.sort((a, b) => a.release.localeCompare(b.release));
   return {
@@ -502,6 +603,7 @@ export async function planMirror(acting: Acting, deps: MirrorDeps): Promise<Sync
     unknownSizes: releases.filter((r) => r.bytes === null).length,
     skipped: selection.skipped,
     refusedBefore,
+    rejudged,
     problems: [...selection.listing.problems, ...selection.collisions.map((c) => `${releaseKey(c.appId, c.version, c.nightly)}: ${c.reason}`)],
   };
 }

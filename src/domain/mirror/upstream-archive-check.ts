@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import { isAppError } from '../../errors.ts';
 import { appIdOf, issuingAuthority, parseCertificate, revokedByList } from '../certificates/certificate-validator.ts';
 import { decodeSignature, isValidSignature } from '../certificates/signature.ts';
@@ -13,6 +15,42 @@ import { normaliseSerial } from '../certificates/x509.ts';
  * mirrored too. Null when the archive passes, else why not, in words an operator can act on.
  */
 export function upstreamArchiveProblem(bytes: Buffer, appId: string, certificatePem: string, signature: string, trust: Trust): string | null {
+  const checked = upstreamCertificate(appId, certificatePem, trust);
+  if (typeof checked === 'string') return checked;
+  let decoded: Buffer;
+  try {
+    decoded = decodeSignature(signature);
+  } catch {
+    return 'the signature is not base64';
+  }
+  if (!isValidSignature(bytes, decoded, checked.publicKey)) return "the signature does not match the archive and the app's certificate (the archive was changed, or signed with another key)";
+  return null;
+}
+
+/**
+ * The certificate's part of the checks alone (no archive): what a change of the trust settings
+ * (a new CRL, another root) can change about a release listed before, so it is judged again
+ * without downloading anything. Null when the certificate passes, else why not.
+ */
+export function upstreamCertificateProblem(appId: string, certificatePem: string, trust: Trust): string | null {
+  const checked = upstreamCertificate(appId, certificatePem, trust);
+  return typeof checked === 'string' ? checked : null;
+}
+
+/**
+ * Who decides whether a refusal or a listing still stands: a digest of the trust settings (the
+ * authorities and every revoked serial). A release checked under another digest is judged again.
+ */
+export function trustDigest(trust: Trust): string {
+  const hash = createHash('sha256');
+  for (const authority of [...trust.authorities].map((a) => a.fingerprint256).sort()) hash.update(`A ${authority}\n`);
+  for (const list of [...trust.revocationLists].sort((a, b) => a.authority.localeCompare(b.authority))) {
+    for (const serial of [...list.revoked.keys()].sort()) hash.update(`R ${list.authority} ${serial}\n`);
+  }
+  return hash.digest('hex').slice(0, 32);
+}
+
+function upstreamCertificate(appId: string, certificatePem: string, trust: Trust): string | X509Certificate {
   let certificate;
   try {
     certificate = parseCertificate(certificatePem);
@@ -33,12 +71,5 @@ export function upstreamArchiveProblem(bytes: Buffer, appId: string, certificate
   const serial = normaliseSerial(certificate.serialNumber);
   const revokedAt = revokedByList(trust, authority, serial);
   if (revokedAt !== null) return `the app's certificate (serial ${serial}) was revoked on ${revokedAt.toISOString().slice(0, 10)} by the upstream's revocation list`;
-  let decoded: Buffer;
-  try {
-    decoded = decodeSignature(signature);
-  } catch {
-    return 'the signature is not base64';
-  }
-  if (!isValidSignature(bytes, decoded, certificate.publicKey)) return "the signature does not match the archive and the app's certificate (the archive was changed, or signed with another key)";
-  return null;
+  return certificate;
 }

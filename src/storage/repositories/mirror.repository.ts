@@ -53,6 +53,18 @@ async function writeApp(trx: Trx, mirrored: MirroredApp, ownerId: number, catego
   if (mirrored.icon !== undefined) await replaceIcon(trx, id, mirrored.icon, upstream.lastModified);
 
   const keep = new Set(mirrored.kept.map((r) => `${r.version} ${r.nightly}`));
+  // A kept release (gone upstream) keeps its data, but its URL here follows APPSTORE_PUBLIC_URL;
+  // its listing text is cleared, so the listings read it from its rows (listed-release.repository.ts).
+  for (const kept of mirrored.kept) {
+    await trx
+      .updateTable('releases')
+      .set({ download: kept.download, listing_text: null })
+      .where('app_id', '=', id)
+      .where('version', '=', kept.version)
+      .where('is_nightly', '=', kept.nightly)
+      .where('download', '!=', kept.download)
+      .execute();
+  }
   for (const listed of mirrored.listed) {
     const release = listed.upstream.release;
     keep.add(`${release.version} ${release.isNightly}`);
@@ -97,6 +109,7 @@ async function replaceRecords(trx: Trx, records: readonly MirroredRelease[]): Pr
       sha256: r.sha256,
       size: r.size,
       checked_at: r.checkedAt,
+      checked_with: r.checkedWith,
     }));
     if (rows.length > 0) await trx.insertInto('mirror_releases').values(rows).execute();
   }
@@ -115,11 +128,12 @@ export async function readMirrorRecords(db: Kysely<Database>): Promise<MirroredR
     sha256: r.sha256,
     size: Number(r.size),
     checkedAt: r.checked_at,
+    checkedWith: r.checked_with,
   }));
 }
 
 const sameRecords = (a: readonly MirroredRelease[], b: readonly MirroredRelease[]): boolean => {
-  const canonical = (records: readonly MirroredRelease[]): string => JSON.stringify([...records].map((r) => [r.appId, r.version, r.nightly, r.status, r.reason, r.sha256, r.upstreamDownload, r.signature]).sort());
+  const canonical = (records: readonly MirroredRelease[]): string => JSON.stringify([...records].map((r) => [r.appId, r.version, r.nightly, r.status, r.reason, r.sha256, r.size, r.upstreamDownload, r.signature, r.checkedWith]).sort());
   return canonical(a) === canonical(b);
 };
 
@@ -146,9 +160,22 @@ export function mirrorRepository(db: Kysely<Database>): MirrorStore {
       return typeof details.exportId === 'string' && typeof details.exportCreatedAt === 'string' ? { exportId: details.exportId, createdAt: details.exportCreatedAt } : null;
     },
 
+    async recordFailure(audit, now) {
+      await db.transaction().execute((trx) => insertAudit(trx, audit, now));
+    },
+
     async status() {
       const documents = await db.selectFrom('mirror_documents').select(['name', 'etag', 'fetched_at']).orderBy('name').execute();
-      return { documents: documents.map((d) => ({ name: d.name, etag: d.etag, fetchedAt: d.fetched_at })), releases: await readMirrorRecords(db) };
+      const last = (events: readonly ('mirror.synced' | 'mirror.imported' | 'mirror.sync_failed')[]) =>
+        db.selectFrom('audit_log').select(['event', 'at', 'details']).where('event', 'in', events).orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const [checked, failed] = await Promise.all([last(['mirror.synced', 'mirror.imported']), last(['mirror.sync_failed'])]);
+      const reason = failed === undefined ? '' : String((JSON.parse(failed.details) as Record<string, unknown>).reason ?? '');
+      return {
+        documents: documents.map((d) => ({ name: d.name, etag: d.etag, fetchedAt: d.fetched_at })),
+        releases: await readMirrorRecords(db),
+        lastChecked: checked === undefined ? null : { at: checked.at, event: checked.event },
+        lastFailure: failed === undefined || (checked !== undefined && checked.at > failed.at) ? null : { at: failed.at, reason },
+      };
     },
 
     async apply(update: MirrorUpdate, now, audit) {

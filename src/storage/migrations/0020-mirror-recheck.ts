@@ -1,0 +1,11 @@
+import type { Kysely } from 'kysely';
+
+/**
+ * Mirror mode (issue 49): each release considered records the trust settings it was judged
+ * under (a digest of the upstream's authorities and revoked serials), so a new CRL or root
+ * judges again what is listed and what was refused. Records from before have none: they are
+ * judged again at the next sync, once.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('mirror_releases').addColumn('checked_with', 'text', (c) => c.notNull().defaultTo('')).execute();
+}
