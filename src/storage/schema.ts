@@ -394,6 +394,8 @@ export interface MirrorReleasesTable {
   checked_at: string;
   /** The trust settings it was judged under (migration 0020). */
   checked_with: Defaulted<string>;
+  /** A release kept after it left the upstream: the upstream's entry for it (migration 0020). */
+  kept_entry: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ReleaseDownloadsTable {

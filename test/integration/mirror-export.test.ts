@@ -225,3 +225,50 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
     }
   });
 });
+
+describe(`mirror export: releases kept after they left the upstream travel with the file (${DIALECT})`, () => {
+  let source: UpstreamStore;
+  let connected: TestServer;
+  let airGapped: TestServer;
+  let directory: string;
+  let env: Record<string, string>;
+
+  before(async () => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-export-kept-'));
+    source = await startUpstreamStore([['news', '1.0.0'], ['news', '1.1.0'], ['notes', '2.0.0']]);
+    env = { ...source.mirrorEnv, APPSTORE_PUBLIC_URL: PUBLIC_URL, APPSTORE_MIRROR_INTERVAL_MINUTES: '0' };
+    connected = await createTestServer({ env, downloadCa: [TEST_TLS_CA] });
+    airGapped = await createTestServer({ env, downloadCa: [TEST_TLS_CA] });
+  });
+  after(async () => {
+    await airGapped?.close();
+    await connected?.close();
+    await source?.close();
+    if (directory !== undefined) fs.rmSync(directory, { recursive: true, force: true });
+  });
+
+  test('a full export imported into a new store lists every release the connected store lists, byte for byte (issue 49)', async () => {
+    await syncMirror(TEST_ACTING, depsOf(connected));
+    // news 1.1.0 leaves the upstream: the connected store keeps it (and takes 1.0.0, now the newest there).
+    const deleted = await source.server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news/releases/1.1.0', headers: { authorization: `Token ${source.token}` } });
+    assert.equal(deleted.statusCode, 204);
+    await syncMirror(TEST_ACTING, depsOf(connected));
+    const listed = (JSON.parse((await connected.app.inject({ url: '/api/v1/apps.json' })).body) as { id: string; releases: { version: string }[] }[]).find((a) => a.id === 'news');
+    assert.deepEqual(listed?.releases.map((r) => r.version).sort(), ['1.0.0', '1.1.0']);
+
+    const file = path.join(directory, 'full.tar');
+    const exported = await runAppstore(['mirror', 'export', file], { ...connected.database.env, ...env });
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.match(exported.stdout, /6 documents, 3 archives/);
+    const report = await importMirror(TEST_ACTING, depsOf(airGapped), await openExportFile(file), IMPORT);
+    assert.equal(report.taken, 3, JSON.stringify(report));
+    const LISTED = ['/api/v1/apps.json', '/api/v1/platform/31.0.0/apps.json', '/api/v1/categories.json'];
+    for (const url of LISTED) assert.equal((await airGapped.app.inject({ url })).body, (await connected.app.inject({ url })).body, url);
+
+    // Exported again from the air-gapped store, the kept release travels on.
+    const again = path.join(directory, 'again.tar');
+    const second = await runAppstore(['mirror', 'export', again], { ...airGapped.database.env, ...env });
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /6 documents, 3 archives/);
+  });
+});

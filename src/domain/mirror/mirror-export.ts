@@ -4,7 +4,7 @@ import { AppError, isAppError } from '../../errors.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
 import type { Acting } from '../audit/audit.ts';
 import { DOCUMENTS, MAX_DOCUMENT_BYTES, archiveKey, syncMirror } from './sync-mirror.ts';
-import type { ArchiveStorage, DocumentName, MirrorDeps, SyncReport, Upstream } from './sync-mirror.ts';
+import type { ArchiveStorage, DocumentName, KeptEntry, MirrorDeps, MirroredRelease, SyncReport, Upstream } from './sync-mirror.ts';
 
 /**
  * `appstore mirror export` / `import` (docs/mirror.md, set-up 3): a connected store writes what it
@@ -17,7 +17,14 @@ import type { ArchiveStorage, DocumentName, MirrorDeps, SyncReport, Upstream } f
 export const EXPORT_FORMAT = 'appstore-mirror-export/1';
 export const MANIFEST_ENTRY = 'manifest.json';
 export const MANIFEST_CHECKSUM_ENTRY = 'manifest.sha256';
-export const documentEntry = (name: DocumentName): string => `documents/${name}.json`;
+/**
+ * The documents of an export: the upstream's five, and `kept` (issue 49): the releases the
+ * connected store keeps after they left the upstream, in the upstream's own format
+ * (`{apps, appapi_apps}`), so the importing store lists them too. Files from before have none.
+ */
+export type ExportDocument = DocumentName | 'kept';
+const KEPT_DOCUMENT: ExportDocument = 'kept';
+export const documentEntry = (name: ExportDocument): string => `documents/${name}.json`;
 export const archiveEntry = (sha256: string): string => `archives/${archiveKey(sha256)}`;
 
 export interface ExportManifest {
@@ -29,7 +36,7 @@ export interface ExportManifest {
   readonly upstream: string;
   /** The export this one is incremental against: its archives are left out of this file. */
   readonly base: { readonly id: string; readonly createdAt: string } | null;
-  readonly documents: readonly { readonly name: DocumentName; readonly etag: string | null; readonly sha256: string; readonly size: number }[];
+  readonly documents: readonly { readonly name: ExportDocument; readonly etag: string | null; readonly sha256: string; readonly size: number }[];
   /** Every archive the listings need; `included` false: in the base export, not in this file. */
   readonly archives: readonly { readonly sha256: string; readonly size: number; readonly included: boolean; readonly downloads: readonly string[] }[];
 }
@@ -83,7 +90,7 @@ export function parseManifest(text: string, description: string): ExportManifest
   const base = top.base === null ? null : record(top.base, 'base');
   const documents = list(top.documents, 'documents').map((entry, i) => {
     const d = record(entry, `documents[${i}]`);
-    const name = DOCUMENTS.find((n) => n === d.name) ?? bad(`documents[${i}].name`);
+    const name = ([...DOCUMENTS, KEPT_DOCUMENT] as const).find((n) => n === d.name) ?? bad(`documents[${i}].name`);
     return { name, etag: d.etag === null ? null : text_(d.etag, `documents[${i}].etag`, 500), sha256: sha(d.sha256, `documents[${i}].sha256`), size: size(d.size, `documents[${i}].size`) };
   });
   if (new Set(documents.map((d) => d.name)).size !== documents.length) bad('documents (one appears twice)');
@@ -199,7 +206,30 @@ function exportAsUpstream(source: ExportSource, verified: VerifiedExport, storag
     async archiveSize(url) {
       return byDownload.get(url)?.size ?? null;
     },
+    async kept() {
+      const document = manifest.documents.find((d) => d.name === KEPT_DOCUMENT);
+      if (document === undefined) return null;
+      const body = await source.read(documentEntry(KEPT_DOCUMENT));
+      if (sha256Of(body) !== document.sha256) throw new AppError('invalid_mirror_file', `${source.description}: kept.json changed since the file was checked; nothing was changed`);
+      return body.toString('utf8');
+    },
   };
+}
+
+/** The kept releases' entries, as the kept document holds them: each app once per document, with its kept releases. */
+function keptDocument(releases: readonly MirroredRelease[]): Buffer | null {
+  const byDocument = { apps: new Map<string, Record<string, unknown>>(), appapi_apps: new Map<string, Record<string, unknown>>() };
+  for (const release of releases) {
+    if (release.status !== 'listed' || release.keptEntry === null) continue;
+    const { document, app } = JSON.parse(release.keptEntry) as KeptEntry;
+    const apps = document === 'appapi_apps' ? byDocument.appapi_apps : byDocument.apps;
+    const id = String(app['id']);
+    const known = apps.get(id);
+    const entries: unknown[] = Array.isArray(app['releases']) ? (app['releases'] as unknown[]) : [];
+    apps.set(id, known === undefined ? { ...app } : { ...known, releases: [...(known['releases'] as unknown[]), ...entries] });
+  }
+  if (byDocument.apps.size + byDocument.appapi_apps.size === 0) return null;
+  return Buffer.from(JSON.stringify({ apps: [...byDocument.apps.values()], appapi_apps: [...byDocument.appapi_apps.values()] }), 'utf8');
 }
 
 /**
@@ -264,7 +294,9 @@ export async function exportMirror(acting: Acting, deps: Pick<MirrorDeps, 'store
     const known = new Set(base?.archives.map((a) => a.sha256) ?? []);
     const state = await deps.store.state();
     if (state.documents.size === 0) throw new AppError('mirror_not_configured', 'This store has not synced yet: run appstore mirror sync, then export.');
-    const documents = [...state.documents.entries()].map(([name, { etag, body }]) => ({ name, etag, body: Buffer.from(body, 'utf8') }));
+    const documents: Array<{ name: ExportDocument; etag: string | null; body: Buffer }> = [...state.documents.entries()].map(([name, { etag, body }]) => ({ name, etag, body: Buffer.from(body, 'utf8') }));
+    const kept = keptDocument(state.releases);
+    if (kept !== null) documents.push({ name: KEPT_DOCUMENT, etag: null, body: kept });
     const archives = new Map<string, { sha256: string; size: number; included: boolean; downloads: string[] }>();
     for (const release of state.releases) {
       if (release.status !== 'listed') continue;

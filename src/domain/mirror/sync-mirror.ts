@@ -33,6 +33,12 @@ export interface Upstream {
   archive(url: string): Promise<Buffer>;
   /** The archive's size by HEAD (null when the server does not say). */
   archiveSize(url: string): Promise<number | null>;
+  /**
+   * Releases the source keeps that its documents no longer hold (an export file: the connected
+   * store's kept releases), as `{apps: [...], appapi_apps: [...]}` in the upstream's format; null
+   * or absent for an upstream store.
+   */
+  kept?(): Promise<string | null>;
 }
 
 /** The upstream's documents may be large (the original's apps.json is tens of MiB), never unbounded. */
@@ -75,6 +81,17 @@ export interface MirroredRelease {
   readonly checkedAt: string;
   /** The trust settings it was judged under (upstream-archive-check.ts, trustDigest): under others it is judged again. */
   readonly checkedWith: string;
+  /**
+   * A release kept after it left the upstream: the upstream's own entry for it (`KeptEntry` as
+   * JSON), taken from the document that last had it, so that an export carries it (null: none).
+   */
+  readonly keptEntry: string | null;
+}
+
+/** The upstream's entry of a kept release: its document, and the app's entry there with this one release. */
+export interface KeptEntry {
+  readonly document: 'apps' | 'appapi_apps';
+  readonly app: Readonly<Record<string, unknown>>;
 }
 
 /** What a sync may be asked besides the policy. */
@@ -98,6 +115,8 @@ export interface ListedRelease {
   readonly size: number;
   /** This store's URL of the archive. */
   readonly download: string;
+  /** Taken from a source's kept releases (an export's): it counts as kept, not as the app's latest release. */
+  readonly fromKept?: boolean;
 }
 
 export interface MirroredApp {
@@ -259,8 +278,8 @@ interface Selection {
   readonly listing: UpstreamListing;
   readonly categories: Category[];
   readonly platforms: PlatformRelease[];
-  /** The apps taken, each with the releases the policy takes. */
-  readonly chosen: readonly { readonly app: UpstreamApp; readonly releases: readonly UpstreamRelease[] }[];
+  /** The apps taken, each with the releases the policy takes (and those a source keeps: `addKeptReleases`). */
+  readonly chosen: { readonly app: UpstreamApp; releases: readonly UpstreamRelease[] }[];
   readonly skipped: number;
   readonly collisions: readonly MirroredRelease[];
 }
@@ -285,13 +304,85 @@ function select(documents: Documents, state: MirrorState, policy: MirrorPolicy, 
     if (state.localAppIds.has(id)) {
       const reason = `the app id ${id} belongs to an app registered on this store; an app id has one source`;
       for (const r of releases) {
-        collisions.push({ appId: id, version: r.release.version, nightly: r.release.isNightly, upstreamDownload: r.download, signature: r.signature, status: 'refused', reason, sha256: '', size: 0, checkedAt: at, checkedWith: '' });
+        collisions.push({ appId: id, version: r.release.version, nightly: r.release.isNightly, upstreamDownload: r.download, signature: r.signature, status: 'refused', reason, sha256: '', size: 0, checkedAt: at, checkedWith: '', keptEntry: null });
       }
       continue;
     }
     chosen.push({ app, releases });
   }
   return { listing, categories, platforms, chosen, skipped, collisions };
+}
+
+/** The upstream's entries of releases in the documents a sync read last (for the releases that leave them now). */
+function upstreamEntries(state: MirrorState): { of(record: MirroredRelease): string | null } {
+  let parsed: Map<string, string> | null = null;
+  const index = (): Map<string, string> => {
+    if (parsed !== null) return parsed;
+    parsed = new Map();
+    for (const document of ['apps', 'appapi_apps'] as const) {
+      let data: unknown;
+      try {
+        data = JSON.parse(state.documents.get(document)?.body ?? '[]');
+      } catch {
+        continue;
+      }
+      if (!Array.isArray(data)) continue;
+      for (const app of data as Array<Record<string, unknown>>) {
+        const releases = Array.isArray(app?.releases) ? (app.releases as Array<Record<string, unknown>>) : [];
+        for (const release of releases) {
+          if (typeof app.id !== 'string' || typeof release?.version !== 'string') continue;
+          const entry: KeptEntry = { document, app: { ...app, releases: [release] } };
+          parsed.set(releaseKey(app.id, release.version, release.isNightly === true), JSON.stringify(entry));
+        }
+      }
+    }
+    return parsed;
+  };
+  return { of: (record) => index().get(releaseKey(record.appId, record.version, record.nightly)) ?? null };
+}
+
+/**
+ * The releases a source keeps beyond its documents (an export file carries the connected store's
+ * kept releases): each is taken as the source lists it, whatever the policy (the connected store
+ * applied it), unless the documents or this store's record already know it. Returns their entries
+ * by key, for their records (so this store can export them in turn).
+ */
+async function addKeptReleases(upstream: Upstream, selection: Selection, previous: ReadonlyMap<string, MirroredRelease>): Promise<Map<string, string>> {
+  const entries = new Map<string, string>();
+  const body = upstream.kept === undefined ? null : await upstream.kept();
+  if (body === null) return entries;
+  const data = parseJson('kept', body) as Record<string, unknown>;
+  const known = new Set(selection.listing.apps.flatMap((app) => app.releases.map((r) => releaseKey(app.app.id, r.release.version, r.release.isNightly))));
+  for (const document of ['apps', 'appapi_apps'] as const) {
+    const raw = Array.isArray(data?.[document]) ? (data[document] as Array<Record<string, unknown>>) : [];
+    let listing: UpstreamListing;
+    try {
+      listing = parseUpstreamListing(raw, document === 'appapi_apps');
+    } catch (error) {
+      if (error instanceof UnusableDocument) throw upstreamUnusable('kept', error.message);
+      throw error;
+    }
+    for (const app of listing.apps) {
+      const rawApp = raw.find((entry) => entry.id === app.app.id) ?? {};
+      const rawReleases = Array.isArray(rawApp.releases) ? (rawApp.releases as Array<Record<string, unknown>>) : [];
+      const adding = app.releases.filter((r) => {
+        const key = releaseKey(app.app.id, r.release.version, r.release.isNightly);
+        return !known.has(key) && !previous.has(key);
+      });
+      if (adding.length === 0) continue;
+      for (const r of adding) {
+        const release = rawReleases.find((entry) => entry.version === r.release.version && (entry.isNightly === true) === r.release.isNightly);
+        const entry: KeptEntry = { document, app: { ...rawApp, releases: [release] } };
+        entries.set(releaseKey(app.app.id, r.release.version, r.release.isNightly), JSON.stringify(entry));
+      }
+      const chosen = selection.chosen.find((c) => c.app.app.id === app.app.id);
+      // The app as the documents have it now, when they still do; else as the source kept it.
+      const current = selection.listing.apps.find((a) => a.app.id === app.app.id) ?? { ...app, releases: [] };
+      if (chosen !== undefined) chosen.releases = [...chosen.releases, ...adding];
+      else selection.chosen.push({ app: { ...current, releases: [...current.releases, ...adding] }, releases: adding });
+    }
+  }
+  return entries;
 }
 
 /** Whether the upstream still offers what was checked before: the same download and signature (else it is checked again). */
@@ -376,6 +467,8 @@ export async function syncMirror(
   const trust = await deps.trust();
   const trustId = trustDigest(trust);
   const previous = new Map(state.releases.map((r) => [releaseKey(r.appId, r.version, r.nightly), r]));
+  /** Releases the source keeps beyond its documents (an export's), taken as they are, by their key. */
+  const fromKept = await addKeptReleases(deps.upstream, selection, previous);
 
   const records = new Map<string, MirroredRelease>();
   const listed = new Map<string, ListedRelease>();
@@ -390,7 +483,7 @@ export async function syncMirror(
     const appId = app.app.id;
     const { version, isNightly } = release.release;
     const record = (status: ReleaseStatus, reason: string, sha256 = '', size = 0): void => {
-      records.set(key, { appId, version, nightly: isNightly, upstreamDownload: release.download, signature: release.signature, status, reason, sha256, size, checkedAt: at, checkedWith: trustId });
+      records.set(key, { appId, version, nightly: isNightly, upstreamDownload: release.download, signature: release.signature, status, reason, sha256, size, checkedAt: at, checkedWith: trustId, keptEntry: fromKept.get(key) ?? null });
     };
     const download = deps.archiveUrl(appId, version, isNightly);
     /** Listed as checked before: its record, its archive, and the signature that goes with it. */
@@ -443,7 +536,7 @@ export async function syncMirror(
     await deps.storage.put(sha256, archive);
     if (newest) icons.set(appId, await iconOfArchive(archive));
     record('listed', '', sha256, archive.length);
-    listed.set(key, { upstream: release, sha256, size: archive.length, download });
+    listed.set(key, { upstream: release, sha256, size: archive.length, download, ...(fromKept.has(key) ? { fromKept: true } : {}) });
     taken += 1;
   });
   for (const collision of selection.collisions) records.set(releaseKey(collision.appId, collision.version, collision.nightly), collision);
@@ -477,6 +570,7 @@ export async function syncMirror(
   );
   const certificates = new Map(selection.listing.apps.map((app) => [app.app.id, app.certificate]));
   const keptByApp = new Map<string, MirroredApp['kept'][number][]>();
+  const previousEntries = upstreamEntries(state);
   for (const [key, record] of previous) {
     if (record.status !== 'listed' || records.has(key) || appLeftOut(record.appId, deps.policy) !== null) continue;
     const goneUpstream = !upstreamKeys.has(key);
@@ -491,7 +585,7 @@ export async function syncMirror(
       records.set(key, { ...record, status: 'refused', reason: problem, checkedAt: at, checkedWith: trustId });
       continue;
     }
-    records.set(key, { ...record, checkedWith: certificate === undefined ? record.checkedWith : trustId });
+    records.set(key, { ...record, checkedWith: certificate === undefined ? record.checkedWith : trustId, keptEntry: record.keptEntry ?? previousEntries.of(record) });
     keptByApp.set(record.appId, [...(keptByApp.get(record.appId) ?? []), { version: record.version, nightly: record.nightly, download: deps.archiveUrl(record.appId, record.version, record.nightly) }]);
   }
 

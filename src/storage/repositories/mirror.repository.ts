@@ -33,7 +33,8 @@ async function mirrorOwner(trx: Trx, at: string): Promise<number> {
 async function writeApp(trx: Trx, mirrored: MirroredApp, ownerId: number, categories: ReadonlySet<string>): Promise<void> {
   const { upstream } = mirrored;
   const id = upstream.app.id;
-  const lastRelease = mirrored.listed.map((r) => r.upstream.created).sort().at(-1) ?? null;
+  // As the connected store has it: releases it kept (gone upstream) are not the app's latest.
+  const lastRelease = mirrored.listed.filter((r) => r.fromKept !== true).map((r) => r.upstream.created).sort().at(-1) ?? null;
   const row = {
     certificate: upstream.certificate,
     is_featured: upstream.isFeatured,
@@ -110,6 +111,7 @@ async function replaceRecords(trx: Trx, records: readonly MirroredRelease[]): Pr
       size: r.size,
       checked_at: r.checkedAt,
       checked_with: r.checkedWith,
+      kept_entry: r.keptEntry,
     }));
     if (rows.length > 0) await trx.insertInto('mirror_releases').values(rows).execute();
   }
@@ -129,11 +131,12 @@ export async function readMirrorRecords(db: Kysely<Database>): Promise<MirroredR
     size: Number(r.size),
     checkedAt: r.checked_at,
     checkedWith: r.checked_with,
+    keptEntry: r.kept_entry,
   }));
 }
 
 const sameRecords = (a: readonly MirroredRelease[], b: readonly MirroredRelease[]): boolean => {
-  const canonical = (records: readonly MirroredRelease[]): string => JSON.stringify([...records].map((r) => [r.appId, r.version, r.nightly, r.status, r.reason, r.sha256, r.size, r.upstreamDownload, r.signature, r.checkedWith]).sort());
+  const canonical = (records: readonly MirroredRelease[]): string => JSON.stringify([...records].map((r) => [r.appId, r.version, r.nightly, r.status, r.reason, r.sha256, r.size, r.upstreamDownload, r.signature, r.checkedWith, r.keptEntry]).sort());
   return canonical(a) === canonical(b);
 };
 
