@@ -4,7 +4,8 @@ import { AppError, isAppError } from '../../errors.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
 import type { Acting } from '../audit/audit.ts';
 import { DOCUMENTS, MAX_DOCUMENT_BYTES, archiveKey, syncMirror } from './sync-mirror.ts';
-import type { ArchiveStorage, DocumentName, KeptEntry, MirrorDeps, MirroredRelease, SyncReport, Upstream } from './sync-mirror.ts';
+import type { ArchiveStorage, DocumentName, MirrorDeps, MirroredRelease, SyncReport, Upstream } from './sync-mirror.ts';
+import type { KeptEntry } from './kept-releases.ts';
 
 /**
  * `appstore mirror export` / `import` (docs/mirror.md, set-up 3): a connected store writes what it

@@ -14,6 +14,7 @@ import type { MirrorPolicy } from './mirror-policy.ts';
 import type { AppIcon } from '../releases/app-icon.ts';
 import { iconOfArchive } from '../releases/read-release.ts';
 import { compareReleaseVersions } from '../versions/semantic-version.ts';
+import { entriesOfDocuments, takeKeptReleases } from './kept-releases.ts';
 import { trustDigest, upstreamArchiveProblem, upstreamCertificateProblem } from './upstream-archive-check.ts';
 import { mergeListings, parseUpstreamListing, UnusableDocument } from './upstream-listing.ts';
 import type { UpstreamApp, UpstreamListing, UpstreamRelease } from './upstream-listing.ts';
@@ -86,12 +87,6 @@ export interface MirroredRelease {
    * JSON), taken from the document that last had it, so that an export carries it (null: none).
    */
   readonly keptEntry: string | null;
-}
-
-/** The upstream's entry of a kept release: its document, and the app's entry there with this one release. */
-export interface KeptEntry {
-  readonly document: 'apps' | 'appapi_apps';
-  readonly app: Readonly<Record<string, unknown>>;
 }
 
 /** What a sync may be asked besides the policy. */
@@ -313,76 +308,19 @@ function select(documents: Documents, state: MirrorState, policy: MirrorPolicy, 
   return { listing, categories, platforms, chosen, skipped, collisions };
 }
 
-/** The upstream's entries of releases in the documents a sync read last (for the releases that leave them now). */
-function upstreamEntries(state: MirrorState): { of(record: MirroredRelease): string | null } {
-  let parsed: Map<string, string> | null = null;
-  const index = (): Map<string, string> => {
-    if (parsed !== null) return parsed;
-    parsed = new Map();
-    for (const document of ['apps', 'appapi_apps'] as const) {
-      let data: unknown;
-      try {
-        data = JSON.parse(state.documents.get(document)?.body ?? '[]');
-      } catch {
-        continue;
-      }
-      if (!Array.isArray(data)) continue;
-      for (const app of data as Array<Record<string, unknown>>) {
-        const releases = Array.isArray(app?.releases) ? (app.releases as Array<Record<string, unknown>>) : [];
-        for (const release of releases) {
-          if (typeof app.id !== 'string' || typeof release?.version !== 'string') continue;
-          const entry: KeptEntry = { document, app: { ...app, releases: [release] } };
-          parsed.set(releaseKey(app.id, release.version, release.isNightly === true), JSON.stringify(entry));
-        }
-      }
-    }
-    return parsed;
-  };
-  return { of: (record) => index().get(releaseKey(record.appId, record.version, record.nightly)) ?? null };
-}
-
 /**
- * The releases a source keeps beyond its documents (an export file carries the connected store's
- * kept releases): each is taken as the source lists it, whatever the policy (the connected store
- * applied it), unless the documents or this store's record already know it. Returns their entries
- * by key, for their records (so this store can export them in turn).
+ * The releases a source keeps beyond its documents (an export's kept.json), added to what the
+ * sync takes; their entries by key, for their records.
  */
 async function addKeptReleases(upstream: Upstream, selection: Selection, previous: ReadonlyMap<string, MirroredRelease>): Promise<Map<string, string>> {
-  const entries = new Map<string, string>();
   const body = upstream.kept === undefined ? null : await upstream.kept();
-  if (body === null) return entries;
-  const data = parseJson('kept', body) as Record<string, unknown>;
-  const known = new Set(selection.listing.apps.flatMap((app) => app.releases.map((r) => releaseKey(app.app.id, r.release.version, r.release.isNightly))));
-  for (const document of ['apps', 'appapi_apps'] as const) {
-    const raw = Array.isArray(data?.[document]) ? (data[document] as Array<Record<string, unknown>>) : [];
-    let listing: UpstreamListing;
-    try {
-      listing = parseUpstreamListing(raw, document === 'appapi_apps');
-    } catch (error) {
-      if (error instanceof UnusableDocument) throw upstreamUnusable('kept', error.message);
-      throw error;
-    }
-    for (const app of listing.apps) {
-      const rawApp = raw.find((entry) => entry.id === app.app.id) ?? {};
-      const rawReleases = Array.isArray(rawApp.releases) ? (rawApp.releases as Array<Record<string, unknown>>) : [];
-      const adding = app.releases.filter((r) => {
-        const key = releaseKey(app.app.id, r.release.version, r.release.isNightly);
-        return !known.has(key) && !previous.has(key);
-      });
-      if (adding.length === 0) continue;
-      for (const r of adding) {
-        const release = rawReleases.find((entry) => entry.version === r.release.version && (entry.isNightly === true) === r.release.isNightly);
-        const entry: KeptEntry = { document, app: { ...rawApp, releases: [release] } };
-        entries.set(releaseKey(app.app.id, r.release.version, r.release.isNightly), JSON.stringify(entry));
-      }
-      const chosen = selection.chosen.find((c) => c.app.app.id === app.app.id);
-      // The app as the documents have it now, when they still do; else as the source kept it.
-      const current = selection.listing.apps.find((a) => a.app.id === app.app.id) ?? { ...app, releases: [] };
-      if (chosen !== undefined) chosen.releases = [...chosen.releases, ...adding];
-      else selection.chosen.push({ app: { ...current, releases: [...current.releases, ...adding] }, releases: adding });
-    }
+  if (body === null) return new Map();
+  try {
+    return takeKeptReleases(body, selection.listing, selection.chosen, (key) => previous.has(key));
+  } catch (error) {
+    if (error instanceof UnusableDocument) throw upstreamUnusable('kept', error.message);
+    throw error;
   }
-  return entries;
 }
 
 /** Whether the upstream still offers what was checked before: the same download and signature (else it is checked again). */
@@ -570,7 +508,7 @@ export async function syncMirror(
   );
   const certificates = new Map(selection.listing.apps.map((app) => [app.app.id, app.certificate]));
   const keptByApp = new Map<string, MirroredApp['kept'][number][]>();
-  const previousEntries = upstreamEntries(state);
+  const previousEntries = entriesOfDocuments(state.documents);
   for (const [key, record] of previous) {
     if (record.status !== 'listed' || records.has(key) || appLeftOut(record.appId, deps.policy) !== null) continue;
     const goneUpstream = !upstreamKeys.has(key);
@@ -585,7 +523,7 @@ export async function syncMirror(
       records.set(key, { ...record, status: 'refused', reason: problem, checkedAt: at, checkedWith: trustId });
       continue;
     }
-    records.set(key, { ...record, checkedWith: certificate === undefined ? record.checkedWith : trustId, keptEntry: record.keptEntry ?? previousEntries.of(record) });
+    records.set(key, { ...record, checkedWith: certificate === undefined ? record.checkedWith : trustId, keptEntry: record.keptEntry ?? previousEntries(record.appId, record.version, record.nightly) });
     keptByApp.set(record.appId, [...(keptByApp.get(record.appId) ?? []), { version: record.version, nightly: record.nightly, download: deps.archiveUrl(record.appId, record.version, record.nightly) }]);
   }
 
