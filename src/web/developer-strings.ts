@@ -82,6 +82,8 @@ export const DEV = {
   version: 'Version',
   nextcloud: 'Nextcloud',
   published: 'Published',
+  /** The release was published; its icon was not (the reason starts with "the icon was left out: …"). */
+  iconLeftOut: (problem: string) => `Note: ${problem}. The app is shown with a placeholder until a release brings an icon that can be used.`,
   deleteRelease: (version: string) => `Delete ${version}`,
   releaseDeleted: (version: string) => `Release ${version} was deleted.`,
   maintainersLead: 'Co-maintainers publish and delete releases. Only the owner (and administrators) change the certificate, the co-maintainers, or delete the app.',

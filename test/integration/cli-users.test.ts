@@ -66,7 +66,7 @@ describe(`appstore user … (${DIALECT})`, () => {
     // Another case is the same name (issue 49).
     const lookalike = await runCommand(['user', 'add', 'ALICE', '--no-password'], env);
     assert.equal(lookalike.code, 1);
-    assert.match(lookalike.stderr, /A user named 'ALICE' already exists/);
+    assert.match(lookalike.stderr, /A user named 'alice' \(the same name as 'ALICE': names are the same in any case\) already exists/);
     const empty = await runCommand(['user', 'add', 'carol', '--password-stdin'], env, '\n');
     assert.equal(empty.code, 1);
     assert.match(empty.stderr, /password: it is empty/);

@@ -31,7 +31,7 @@ describe(`migrations that check stored data (${DIALECT})`, () => {
     const report = await migrateToLatest(handle, new Date());
     assert.ok(report.applied.includes('0017-icon-render-cost'));
     assert.deepEqual(report.notes.filter((note) => note.startsWith('0017')), [
-      '0017-icon-render-cost: removed the icon of app bomb: img/app.svg draws more than 20000 elements once its <use>, mask and clip-path references are expanded; an icon this costly would freeze the pages that show it',
+      '0017-icon-render-cost: removed the icon of app bomb: img/app.svg takes more than 200000 units of drawing work (elements, path segments, glyphs and dashes, counted through every <use>, mask and clip-path reference); an icon this costly would freeze the pages that show it',
     ]);
     const left = await db.selectFrom('app_icons').select(['app_id', 'svg']).execute();
     assert.deepEqual(left, [{ app_id: 'news', svg: plain }]);

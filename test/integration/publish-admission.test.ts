@@ -3,9 +3,12 @@ import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { addCoMaintainer } from '../../src/domain/apps/manage-apps.ts';
+import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
+import { appArchive, signWith } from '../helpers/app-archive.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
+import { nestedUseIcon } from '../helpers/hostile-icons.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { TEST_TLS_CA, startArchiveServer } from '../helpers/https-archive-server.ts';
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
@@ -23,7 +26,7 @@ describe(`publishes admitted before any download, bounded per user and per node 
   let server: TestServer;
   let files: ArchiveServer;
   const tokens: Record<string, string> = {};
-  const passwords: Record<string, string> = { dora: 'lunar pebble harvest violin' };
+  const passwords: Record<string, string> = { dora: 'lunar pebble harvest violin', carol: 'copper kettle autumn ridge' };
   /** Downloads the archive server has begun; each is held open until `letGo()`. */
   const held: ServerResponse[] = [];
   const letGo = () => {
@@ -38,6 +41,7 @@ describe(`publishes admitted before any download, bounded per user and per node 
     const registered = await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${tokens['alice']}` }, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } });
     assert.equal(registered.statusCode, 201);
     await addCoMaintainer('news', 'carol', TEST_ACTING, server.container.appManagement);
+    await importCategories([{ id: 'multimedia', translations: { en: { name: 'Multimedia', description: '' } } }], TEST_ACTING, server.container.catalog);
   });
   after(async () => {
     letGo();
@@ -62,6 +66,21 @@ describe(`publishes admitted before any download, bounded per user and per node 
     assert.match(page.body, /You own or co-maintain no app here/);
     assert.equal((await server.container.database.db.selectFrom('publish_jobs').select('id').execute()).length, 0, 'no job was started');
     assert.equal(held.length, 0, 'nothing was downloaded');
+  });
+
+  test("the publish page says when the archive's icon was left out, and why (issue 49)", async () => {
+    const bytes = await appArchive({ id: 'news', version: '3.0.0', icon: nestedUseIcon() });
+    files.serve('/icon.tar.gz', bytes);
+    const web = new WebClient(server.app);
+    await web.get('/account/login');
+    assert.equal((await web.post('/account/login', { username: 'carol', password: passwords['carol'] ?? '', next: '/developer' })).statusCode, 303);
+    await web.get('/developer/publish');
+    const started = await web.post('/developer/publish', { download: `${files.origin}/icon.tar.gz`, signature: signWith('news', bytes) });
+    assert.equal(started.statusCode, 303, started.body.slice(0, 300));
+    await server.container.publishJobs.settled();
+    const page = await web.get(String(started.headers.location));
+    assert.match(page.body, /Published: news 3\.0\.0\./);
+    assert.match(page.body, /Note: the icon was left out: img\/app\.svg takes more than 200000 units of drawing work/);
   });
 
   test('a node downloads two at once here; the third waits its turn; a user has at most three under way, the fourth is a 429 with Retry-After', async () => {
@@ -89,5 +108,9 @@ describe(`publishes admitted before any download, bounded per user and per node 
     await eventually(async () => assert.equal(held.length, 1));
     letGo();
     assert.equal((await again).json().code, 'invalid_download');
+    // Only the admitted ones counted against the daily limit: the 429 did not use up an upload.
+    const alice = await server.container.accounts.store.findUserByUsername('alice');
+    const hits = await server.container.database.db.selectFrom('rate_limit_hits').select('id').where('bucket', '=', 'release-publish').where('subject', '=', String(alice?.id)).execute();
+    assert.equal(hits.length, 4);
   });
 });

@@ -78,7 +78,12 @@ export async function createAccount(input: AddUserInput, acting: Acting, deps: U
     deps.now(),
     auditEntry(acting, 'user.created', { subjectUser: input.username, details: { admin: input.isAdmin ?? false, password: input.password !== null } }),
   );
-  if (user === null) throw new AppError('user_exists', `A user named '${input.username}' already exists.`, { username: ['is taken: choose another name'] });
+  if (user === null) {
+    // Names are the same in any case (issue 49): say which account has it when it is written otherwise.
+    const existing = (await deps.store.findUserByUsername(input.username))?.username ?? input.username;
+    const named = existing === input.username ? `'${input.username}'` : `'${existing}' (the same name as '${input.username}': names are the same in any case)`;
+    throw new AppError('user_exists', `A user named ${named} already exists.`, { username: ['is taken: choose another name'] });
+  }
   return user;
 }
 

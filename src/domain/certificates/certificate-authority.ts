@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
 import { appIdProblem } from '../app-id.ts';
-import { weakKeyProblem } from './key-strength.ts';
+import { STRONG_KEY_COMMAND, weakKeyProblem } from './key-strength.ts';
 import { normaliseSerial, pemBlocks, x509 } from './x509.ts';
 
 /** A certificate authority the store holds the key of: PEM certificate and PKCS #8 PEM key. */
@@ -102,7 +102,7 @@ export async function checkCertificateRequest(csrPem: string): Promise<CheckedRe
   }
   if (!(await request.verify())) throw new AppError('invalid_csr', 'The certificate request is not signed by its own key.', { csr: ['is not signed by its own key'] });
   if (request.publicKey.algorithm.name !== 'RSASSA-PKCS1-v1_5' && request.publicKey.algorithm.name !== 'RSA-PSS') {
-    throw new AppError('invalid_csr', `The request's key is ${request.publicKey.algorithm.name}; app signatures need an RSA key (openssl genrsa 4096).`, { csr: ['needs an RSA key'] });
+    throw new AppError('invalid_csr', `The request's key is ${request.publicKey.algorithm.name}; app signatures need an RSA key: ${STRONG_KEY_COMMAND}`, { csr: ['needs an RSA key'] });
   }
   const weak = weakKeyProblem(createPublicKey({ key: Buffer.from(request.publicKey.rawData), format: 'der', type: 'spki' }), 'request');
   if (weak !== null) throw new AppError('invalid_csr', weak, { csr: [weak] });

@@ -9,12 +9,30 @@
  * where it is referenced); a reference that leads back to an element already
  * being counted (a cycle) is refused, as browsers would refuse to draw it.
  *
+ * An element costs what it draws itself, too (issue 49, second trial): a path of 2,000 segments
+ * drawn 8,000 times, or a dash pattern of 0.001 along a path (150,000 dashes each), froze
+ * Chromium for a minute with a 1 KB icon. So each element counts its segments, and its dashes
+ * under the shortest dash period of the icon (dash patterns inherit, so the shortest one is
+ * assumed everywhere).
+ *
  * Pure: it sees only the rebuilt tree (domain/releases/app-icon.ts), after the allow-list, so no
  * pattern, filter or foreign element is left to count.
  */
 export interface IconElement {
   /** The element's `id`, when it has one. */
   readonly id?: string;
+  /**
+   * What drawing the element itself costs besides its children, in units of about one path
+   * segment: its segments, points or glyphs (1 for an element that draws nothing itself).
+   */
+  readonly segments: number;
+  /**
+   * An upper bound of the length of its outline in user units, for its dashes: a dash pattern of
+   * period P cuts an outline of length L into L / P dashes, each drawn on its own.
+   */
+  readonly outline: number;
+  /** Its glyphs' outline length in font sizes (text): the font size is the icon's largest, `RenderScale.fontSize`. */
+  readonly glyphOutline: number;
   /** The ids it references (`href="#id"`, `url(#id)` in an attribute or style). */
   readonly references: readonly string[];
   readonly children: readonly IconElement[];
@@ -27,6 +45,16 @@ export interface IconElement {
 
 export type RenderCost = { readonly cost: number } | { readonly cycle: string };
 
+/**
+ * What every element is drawn with, as far as the cost goes: the icon's shortest dash period
+ * (null: no dashes) and its largest font size. Both inherit down the tree and through `<use>`,
+ * so the worst of each is assumed everywhere.
+ */
+export interface RenderScale {
+  readonly dashPeriod: number | null;
+  readonly fontSize: number;
+}
+
 /** The ids an attribute value references: `#id` (href) or every `url(#id)` in it. */
 export function referencedIds(name: string, value: string): string[] {
   if (name === 'href') return value.startsWith('#') ? [value.slice(1)] : [];
@@ -36,11 +64,12 @@ export function referencedIds(name: string, value: string): string[] {
 }
 
 /**
- * The number of elements drawing `root` expands to, counting stops at `budget` (the answer is then
- * above it, not exact), or the first id found on a cycle. Each element's cost is computed once, so
- * the work is linear in the tree's size whatever the references multiply to.
+ * The work drawing `root` expands to (segments and dashes of every element drawn, through every
+ * reference), counting stops at `budget` (the answer is then above it, not exact), or the first
+ * id found on a cycle. `scale`: the dash period and font size assumed everywhere. Each element's cost is computed once, so the work is linear in the tree's size whatever the
+ * references multiply to.
  */
-export function renderCost(root: IconElement, budget: number): RenderCost {
+export function renderCost(root: IconElement, budget: number, scale: RenderScale = { dashPeriod: null, fontSize: 16 }): RenderCost {
   const byId = new Map<string, IconElement>();
   const index = (element: IconElement): void => {
     // The first element with an id wins, as in a browser's getElementById.
@@ -59,7 +88,8 @@ export function renderCost(root: IconElement, budget: number): RenderCost {
       return Infinity;
     }
     counting.add(element);
-    let total = 1;
+    const outline = element.outline + element.glyphOutline * scale.fontSize;
+    let total = Math.max(1, element.segments) + (scale.dashPeriod === null ? 0 : Math.ceil(outline / scale.dashPeriod));
     for (const child of element.children) {
       total += child.drawnInPlace ? cost(child) : 1;
       if (total > budget) break;

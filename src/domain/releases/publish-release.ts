@@ -47,6 +47,8 @@ export interface PublishResult {
   readonly appId: string;
   readonly version: string;
   readonly created: boolean;
+  /** Why the archive's icon was left out (the release is published without one), when it was. */
+  readonly iconProblem?: string;
 }
 
 /** The body's own checks (the address's form, the signature's encoding): what a form can show at once. */
@@ -86,13 +88,12 @@ export interface AdmittedPublish {
 }
 
 /**
- * What is refused before anything is downloaded (issue 49): the daily limit, the body's own
- * checks, a user who owns or co-maintains no app (nothing they could publish would be taken), and
- * too many publishes under way (publish-slots.ts). The slot must be released: `publishAdmitted`
+ * What is refused before anything is downloaded (issue 49): the body's own checks, a user who owns
+ * or co-maintains no app (nothing they could publish would be taken), too many publishes under way
+ * (publish-slots.ts), and the daily limit. The slot must be released: `publishAdmitted`
  * does, whatever happens.
  */
 export async function admitPublish(input: PublishInput, user: User, deps: PublishDeps): Promise<AdmittedPublish> {
-  await deps.limiter.consume({ ...RATE_LIMITS.publish, limit: deps.uploadsPerDay }, String(user.id));
   const signature = checkPublishInput(input);
   if (!user.isAdmin && (await deps.registry.listApps({ userId: user.id })).length === 0) {
     throw new AppError(
@@ -100,7 +101,16 @@ export async function admitPublish(input: PublishInput, user: User, deps: Publis
       'You own or co-maintain no app here, so no release of yours can be published. Register the app first (POST /api/v1/apps, or Register an app on the developer pages), or ask its owner to add you as a co-maintainer.',
     );
   }
-  return { signature, slot: deps.slots.admit(user.id) };
+  const slot = deps.slots.admit(user.id);
+  // Counted against the daily limit only once admitted: a publish refused for being one too many
+  // at once (429, try again in 30 s) must not use up the day's uploads of a CI job that obeys it.
+  try {
+    await deps.limiter.consume({ ...RATE_LIMITS.publish, limit: deps.uploadsPerDay }, String(user.id));
+  } catch (error) {
+    slot.release();
+    throw error;
+  }
+  return { signature, slot };
 }
 
 /**
@@ -159,5 +169,5 @@ async function publishNow(input: PublishInput, signature: Buffer, user: User, ac
         details: { version: candidate.release.version, nightly: input.nightly, download: input.download, sha256, size: bytes.length, ...(candidate.iconProblem === undefined ? {} : { icon: candidate.iconProblem }) },
       }),
   );
-  return { appId, version: candidate.release.version, created };
+  return { appId, version: candidate.release.version, created, ...(candidate.iconProblem === undefined ? {} : { iconProblem: candidate.iconProblem }) };
 }

@@ -179,7 +179,7 @@ export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageC
       body = html`<div class="notice working" role="status"><p><span class="spinner" aria-hidden="true"></span> ${DEV.jobRunning}</p><p><a href="/developer/publish/${job.id}">${DEV.jobRefresh}</a></p></div>`;
       break;
     case 'done':
-      body = html`<div class="notice" role="status"><p>${DEV.jobDone(state.result.appId, state.result.version, state.result.created)}</p><p><a href="/apps/${state.result.appId}">${DEV.seeAppPage}</a> · <a href="/developer/apps/${state.result.appId}">${DEV.manageApp}</a></p></div>`;
+      body = html`<div class="notice" role="status"><p>${DEV.jobDone(state.result.appId, state.result.version, state.result.created)}</p>${state.result.iconProblem === undefined ? '' : html`<p>${DEV.iconLeftOut(state.result.iconProblem)}</p>`}<p><a href="/apps/${state.result.appId}">${DEV.seeAppPage}</a> · <a href="/developer/apps/${state.result.appId}">${DEV.manageApp}</a></p></div>`;
       break;
     case 'refused':
       body = html`<div class="notice error" role="alert"><p><strong>${DEV.jobRefused}</strong></p><p>${state.detail}</p>${fieldList(state.fields)}</div><p><a href="/developer/publish">${DEV.jobAgain}</a></p>`;
