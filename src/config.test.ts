@@ -34,7 +34,7 @@ describe('loadConfig', () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.secretKeyFile, path.join(cwd, 'data', 'secret.key'));
     assert.equal(config.secretKeyFileConfigured, false);
-    assert.deepEqual(config.limits, { downloadTimeoutMs: 60_000, maxArchiveBytes: 20 * 1024 * 1024, maxRedirects: 10, uploadsPerDay: 100, publishesPerUser: 3, publishesAtOnce: 4 });
+    assert.deepEqual(config.limits, { downloadTimeoutMs: 60_000, maxArchiveBytes: 20 * 1024 * 1024, maxRedirects: 10, uploadsPerDay: 100, publishesPerUser: 3, publishesAtOnce: 3 });
     assert.deepEqual(config.connections, { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 30_000, maxPerAddress: 64 });
     assert.equal(config.listingBrotliMinSaving, 0.2);
     assert.ok(Object.isFrozen(config));

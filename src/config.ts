@@ -49,7 +49,7 @@ export interface Config {
     readonly maxRedirects: number;
     /** Registrations, and release uploads, per user and day (100 each). */
     readonly uploadsPerDay: number;
-    /** Publishes under way at once per user (3), downloads at once per node (4): domain/releases/publish-slots.ts. */
+    /** Publishes under way at once per user (3), downloads at once per node (3): domain/releases/publish-slots.ts. */
     readonly publishesPerUser: number;
     readonly publishesAtOnce: number;
   };

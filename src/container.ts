@@ -293,7 +293,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       metrics,
     ),
     catalog: catalog.store,
-    slots: new PublishSlots({ ...PUBLISH_SLOT_LIMITS, perUser: config.limits.publishesPerUser, perNode: config.limits.publishesAtOnce }),
+    slots: new PublishSlots({ ...PUBLISH_SLOT_LIMITS, perUser: config.limits.publishesPerUser, perNode: config.limits.publishesAtOnce, bufferBytes: config.limits.maxArchiveBytes }),
     trust: loadTrust,
     revocations,
     registry,
@@ -382,10 +382,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
 
 /** The downloader, timed and counted for the metrics. */
 function measuredDownloads(download: Downloader, metrics: StoreMetrics): Downloader {
-  return async (address) => {
+  return async (address, into) => {
     const started = performance.now();
     try {
-      const result = await download(address);
+      const result = await download(address, into);
       metrics.download('ok', result.bytes.length, (performance.now() - started) / 1000);
       return result;
     } catch (error) {

@@ -131,7 +131,7 @@ export async function guardedRequest(
 }
 
 /** The body, counted while streaming against `maxBytes` (a missing or lying Content-Length changes nothing). */
-export async function readLimited(response: Answer, host: string, maxBytes: number, what: string, options: DownloadOptions, signal: AbortSignal): Promise<Buffer> {
+export async function readLimited(response: Answer, host: string, maxBytes: number, what: string, options: DownloadOptions, signal: AbortSignal, into?: Buffer): Promise<Buffer> {
   const declared = Number(response.headers['content-length'] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body.dump({ limit: 0 }).catch(() => undefined);
@@ -140,7 +140,9 @@ export async function readLimited(response: Answer, host: string, maxBytes: numb
   // One buffer, filled as the bytes come (issue 49): the chunks are not kept and joined at the
   // end, which held each archive twice. Sized by the Content-Length when there is one (checked
   // above), else grown by doubling up to the limit.
-  let body = Buffer.allocUnsafe(Number.isFinite(declared) && declared > 0 ? declared : Math.min(maxBytes, 1024 * 1024));
+  // `into`: a buffer of the caller's, reused from download to download (a publish slot's); large
+  // enough for the limit, it never grows.
+  let body = into !== undefined && into.length >= maxBytes ? into : Buffer.allocUnsafe(Number.isFinite(declared) && declared > 0 ? declared : Math.min(maxBytes, 1024 * 1024));
   let size = 0;
   try {
     for await (const chunk of response.body) {
@@ -170,13 +172,13 @@ export async function readLimited(response: Answer, host: string, maxBytes: numb
  * nothing is written to disk, so nothing is ever left behind.
  */
 export function createDownloader(options: DownloadOptions, agent: Agent = guardedAgent(options)): Downloader {
-  return async (address: string) => {
+  return async (address: string, into?: Buffer) => {
     const signal = AbortSignal.timeout(options.timeoutMs);
     const { response, host } = await guardedRequest(agent, options, address, { method: 'GET', signal, headers: { 'user-agent': 'appstore-release-fetcher', accept: '*/*' } });
     if (response.statusCode !== 200) {
       await response.body.dump().catch(() => undefined);
       throw refuse(`download failed: HTTP ${response.statusCode} from ${host}`);
     }
-    return { bytes: await readLimited(response, host, options.maxBytes, 'archive', options, signal) };
+    return { bytes: await readLimited(response, host, options.maxBytes, 'archive', options, signal, into) };
   };
 }

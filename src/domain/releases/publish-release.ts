@@ -20,8 +20,12 @@ import { appNotRegistered } from './release-store.ts';
 import type { PublishSlot, PublishSlots } from './publish-slots.ts';
 import type { ReleaseStore } from './release-store.ts';
 
-/** Fetches a release archive within the store's limits (`downloads/archive-downloader.ts`). */
-export type Downloader = (url: string) => Promise<{ readonly bytes: Buffer }>;
+/**
+ * Fetches a release archive within the store's limits (`downloads/archive-downloader.ts`).
+ * `into`, when given, is the buffer to read it into (a publish slot's, reused: publish-slots.ts);
+ * the bytes returned are then a view of it, valid until the slot is released.
+ */
+export type Downloader = (url: string, into?: Buffer) => Promise<{ readonly bytes: Buffer }>;
 
 export interface PublishInput {
   readonly download: string;
@@ -126,14 +130,15 @@ export async function publishRelease(input: PublishInput, user: User, acting: Ac
 export async function publishAdmitted(input: PublishInput, admitted: AdmittedPublish, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
   try {
     await admitted.slot.turn();
-    return await publishNow(input, admitted.signature, user, acting, deps);
+    return await publishNow(input, admitted.signature, admitted.slot, user, acting, deps);
   } finally {
     admitted.slot.release();
   }
 }
 
-async function publishNow(input: PublishInput, signature: Buffer, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
-  const { bytes } = await deps.download(input.download);
+async function publishNow(input: PublishInput, signature: Buffer, slot: PublishSlot, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
+  // Read into the slot's buffer: nothing here keeps a view of it once the publish ends.
+  const { bytes } = await deps.download(input.download, slot.buffer());
   const candidate = await readRelease(bytes, { nightly: input.nightly, validCategories: await deps.catalog.categoryIds() });
   const appId = candidate.app.id;
   const app = await deps.registry.findApp(appId);
