@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AccountMailJob } from './accounts/account-mail-jobs.ts';
+import type { AccountMailJob } from './accounts/mail-jobs.ts';
 import { MailQueue } from './mail-queue.ts';
 import type { MailQueueStore, QueuedMail } from './mail-queue.ts';
 

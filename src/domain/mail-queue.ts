@@ -1,4 +1,5 @@
-import type { AccountMailJob, Delivered, MailJobQueue } from './accounts/account-mail-jobs.ts';
+import type { Delivered } from './accounts/account-mail-jobs.ts';
+import type { AccountMailJob, MailJobQueue } from './accounts/mail-jobs.ts';
 
 /** A queued job as stored: its id, the job, and how many times delivering it was tried. */
 export interface QueuedMail {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
-import type { MailJobQueue } from './account-mail-jobs.ts';
+import type { MailJobQueue } from './mail-jobs.ts';
 import type { SessionDeps } from './sessions.ts';
 import { hmacHex } from './token-codec.ts';
 import type { StoredLink } from './user.ts';

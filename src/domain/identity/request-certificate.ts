@@ -2,7 +2,7 @@ import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
-import type { MailJobQueue } from '../accounts/account-mail-jobs.ts';
+import type { MailJobQueue } from '../accounts/mail-jobs.ts';
 import type { SecretKeys } from '../accounts/secret-key.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';

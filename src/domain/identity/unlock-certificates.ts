@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
-import type { MailJobQueue } from '../accounts/account-mail-jobs.ts';
+import type { MailJobQueue } from '../accounts/mail-jobs.ts';
 import type { RevocationStore } from '../certificates/revoke-certificate.ts';
 import type { CertificateRequestStore } from './request-certificate.ts';
 

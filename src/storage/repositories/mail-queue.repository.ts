@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AccountMailJob } from '../../domain/accounts/account-mail-jobs.ts';
+import type { AccountMailJob } from '../../domain/accounts/mail-jobs.ts';
 import type { MailQueueStore } from '../../domain/mail-queue.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import type { Database } from '../schema.ts';
