@@ -24,7 +24,7 @@ import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
 import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
-import { AppSchema, CategorySchema, DiscoverEntrySchema, PlatformReleaseSchema, RatingSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
+import { AppSchema, CategorySchema, DiscoverEntrySchema, PlatformReleaseSchema, RatingSchema, ReleaseSchema } from './domain/listings/listing-schemas.ts';
 import { listingRoutes } from './http/routes/listings/listings.routes.ts';
 import { archiveRoutes } from './http/routes/archives/archives.routes.ts';
 import { ratingRoutes } from './http/routes/ratings/ratings.routes.ts';

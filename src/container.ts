@@ -70,7 +70,7 @@ import { ContentVersionFeed } from './storage/content-version-feed.ts';
 import { findIcon, loadAppDetails, loadCatalogSources, loadIconRefs, loadListedRatings } from './storage/repositories/listing.repository.ts';
 import { appListingSource } from './storage/app-listing-source.ts';
 import { partFormat } from './domain/listings/app-part.ts';
-import { AppSchema, ReleaseSchema } from './http/routes/listings/listings.schemas.ts';
+import { AppSchema, ReleaseSchema } from './domain/listings/listing-schemas.ts';
 import { listPlatformReleases, upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
 import { rateLimitRepository } from './storage/repositories/rate-limit.repository.ts';
 import { ratingRepository } from './storage/repositories/rating.repository.ts';

@@ -5,7 +5,7 @@ import { Value } from 'typebox/value';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { addCoMaintainer, setAppFlags } from '../../src/domain/apps/manage-apps.ts';
 import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
-import { AppSchema, RatingSchema, ReleaseSchema } from '../../src/http/routes/listings/listings.schemas.ts';
+import { AppSchema, RatingSchema, ReleaseSchema } from '../../src/domain/listings/listing-schemas.ts';
 import { createUser } from '../helpers/accounts.ts';
 import type { ManifestOptions } from '../helpers/app-archive.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from 'typebox';
-import { AppSchema, ReleaseSchema } from '../../http/routes/listings/listings.schemas.ts';
+import { AppSchema, ReleaseSchema } from './listing-schemas.ts';
 import { listedApp, listedRelease, renderFromScratch } from '../../../test/helpers/listed-app.ts';
 import { toFragment } from './app-listing.ts';
 import { makeAppPart, partFormat } from './app-part.ts';
