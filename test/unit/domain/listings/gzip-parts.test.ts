@@ -1,10 +1,10 @@
-import { joinChunks } from '../../../test/helpers/listing-bytes.ts';
+import { joinChunks } from '../../../helpers/listing-bytes.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
-import { assembleGzip, brotliFromGzip, combineCrc, compressPart, gunzipStream, literalPart, partText, textLength } from './gzip-parts.ts';
+import { assembleGzip, brotliFromGzip, combineCrc, compressPart, gunzipStream, literalPart, partText, textLength } from '../../../../src/domain/listings/gzip-parts.ts';
 
 const texts = ['[', '{"id":"a","text":"' + 'hello '.repeat(2000) + '"}', ',', randomBytes(70_000).toString('base64'), ',', '{"é":"ünïcödé ✓"}', ']'];
 

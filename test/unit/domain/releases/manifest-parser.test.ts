@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppError } from '../../errors.ts';
-import { CATEGORY_IDS, manifest } from '../../../test/helpers/release-fixtures.ts';
-import { parseManifest } from './manifest-parser.ts';
-import type { Manifest } from './release-data.ts';
-import { parseXmlDocument } from './xml-document.ts';
+import { AppError } from '../../../../src/errors.ts';
+import { CATEGORY_IDS, manifest } from '../../../helpers/release-fixtures.ts';
+import { parseManifest } from '../../../../src/domain/releases/manifest-parser.ts';
+import type { Manifest } from '../../../../src/domain/releases/release-data.ts';
+import { parseXmlDocument } from '../../../../src/domain/releases/xml-document.ts';
 
 const parse = (name: string): Manifest => parseManifest(parseXmlDocument(manifest(name), 'info.xml'), CATEGORY_IDS);
 

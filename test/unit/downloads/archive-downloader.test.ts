@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AppError } from '../errors.ts';
-import { TEST_TLS_CA, startArchiveServer } from '../../test/helpers/https-archive-server.ts';
-import type { ArchiveServer } from '../../test/helpers/https-archive-server.ts';
-import { createDownloader } from './archive-downloader.ts';
-import type { DownloadOptions } from './archive-downloader.ts';
+import { AppError } from '../../../src/errors.ts';
+import { TEST_TLS_CA, startArchiveServer } from '../../helpers/https-archive-server.ts';
+import type { ArchiveServer } from '../../helpers/https-archive-server.ts';
+import { createDownloader } from '../../../src/downloads/archive-downloader.ts';
+import type { DownloadOptions } from '../../../src/downloads/archive-downloader.ts';
 
 const BASE: DownloadOptions = { timeoutMs: 5000, maxBytes: 1024 * 1024, maxRedirects: 10, allowPrivate: true, extraCa: [TEST_TLS_CA] };
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppError } from '../../errors.ts';
-import { archive } from '../../../test/helpers/release-fixtures.ts';
-import { readAppArchive } from './archive-reader.ts';
+import { AppError } from '../../../../src/errors.ts';
+import { archive } from '../../../helpers/release-fixtures.ts';
+import { readAppArchive } from '../../../../src/domain/releases/archive-reader.ts';
 
 async function refused(name: string, message: RegExp): Promise<void> {
   await assert.rejects(readAppArchive(archive(name)), (error: unknown) => {

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
-import { listedApp as baseApp, listedRelease, renderFromScratch } from '../../../test/helpers/listed-app.ts';
-import type { ListedApp, ListingVariant } from './app-listing.ts';
-import type { AppListingReads, AppListingSource } from './app-listing-engine.ts';
-import type { SavedPart } from './app-part.ts';
-import { AppListingEngine } from './app-listing-engine.ts';
-import { joinChunks } from '../../../test/helpers/listing-bytes.ts';
-import { eventually } from '../../../test/helpers/eventually.ts';
-import type { RecentWindow } from './rating-aggregate.ts';
+import { listedApp as baseApp, listedRelease, renderFromScratch } from '../../../helpers/listed-app.ts';
+import type { ListedApp, ListingVariant } from '../../../../src/domain/listings/app-listing.ts';
+import type { AppListingReads, AppListingSource } from '../../../../src/domain/listings/app-listing-engine.ts';
+import type { SavedPart } from '../../../../src/domain/listings/app-part.ts';
+import { AppListingEngine } from '../../../../src/domain/listings/app-listing-engine.ts';
+import { joinChunks } from '../../../helpers/listing-bytes.ts';
+import { eventually } from '../../../helpers/eventually.ts';
+import type { RecentWindow } from '../../../../src/domain/listings/rating-aggregate.ts';
 
 const release = listedRelease;
 /** An app with three releases over different Nextcloud ranges, an author and some text. */

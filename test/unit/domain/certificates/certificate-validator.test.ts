@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppError } from '../../errors.ts';
-import { readCert } from '../../../test/helpers/certificate-fixtures.ts';
-import type { RevocationLookup } from './certificate-validator.ts';
-import { validateCertificate } from './certificate-validator.ts';
-import { decodeSignature, isValidSignature } from './signature.ts';
-import { loadTrust } from './trust.ts';
+import { AppError } from '../../../../src/errors.ts';
+import { readCert } from '../../../helpers/certificate-fixtures.ts';
+import type { RevocationLookup } from '../../../../src/domain/certificates/certificate-validator.ts';
+import { validateCertificate } from '../../../../src/domain/certificates/certificate-validator.ts';
+import { decodeSignature, isValidSignature } from '../../../../src/domain/certificates/signature.ts';
+import { loadTrust } from '../../../../src/domain/certificates/trust.ts';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const none: RevocationLookup = { findRevocation: async () => null };

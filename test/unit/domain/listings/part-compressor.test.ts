@@ -1,10 +1,10 @@
-import { joinChunks } from '../../../test/helpers/listing-bytes.ts';
+import { joinChunks } from '../../../helpers/listing-bytes.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
-import { assembleGzip, literalPart, partText } from './gzip-parts.ts';
-import { PartCompressor } from './part-compressor.ts';
+import { assembleGzip, literalPart, partText } from '../../../../src/domain/listings/gzip-parts.ts';
+import { PartCompressor } from '../../../../src/domain/listings/part-compressor.ts';
 
 // Texts of every size that matters: tiny, one output chunk, several chunks (random bytes do
 // not compress: 300 KB of base64 is five 64 KiB chunks), repeated text, and none at all.

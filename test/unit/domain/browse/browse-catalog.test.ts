@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { entrySourceOf, listedApp } from '../../../test/helpers/listed-app.ts';
-import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
-import { currentCatalog, findListedApp, homeView, latestPerPlatform, pageCatalog, textsIn } from './browse-catalog.ts';
-import type { AppDetails } from './browse-catalog.ts';
-import { catalogEntry } from './catalog-entry.ts';
-import { SearchIndex } from './search-index.ts';
+import { entrySourceOf, listedApp } from '../../../helpers/listed-app.ts';
+import type { ListedApp, ListedRelease } from '../../../../src/domain/listings/app-listing.ts';
+import { currentCatalog, findListedApp, homeView, latestPerPlatform, pageCatalog, textsIn } from '../../../../src/domain/browse/browse-catalog.ts';
+import type { AppDetails } from '../../../../src/domain/browse/browse-catalog.ts';
+import { catalogEntry } from '../../../../src/domain/browse/catalog-entry.ts';
+import { SearchIndex } from '../../../../src/domain/browse/search-index.ts';
 
 const app = (id: string, created: string, lastModified: string, extra: Partial<ListedApp> = {}): ListedApp => listedApp(id, { created, lastModified, ...extra });
 

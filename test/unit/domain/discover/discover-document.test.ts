@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isAppError } from '../../errors.ts';
-import { REALDATA_SKIP } from '../../../test/helpers/certificate-fixtures.ts';
-import { FULL_DOCUMENT } from '../../../test/helpers/discover-data.ts';
-import { discoverSchemaValidator } from '../../../test/helpers/discover-schema.ts';
-import { currentEntries, parseDiscoverFile } from './discover-document.ts';
+import { isAppError } from '../../../../src/errors.ts';
+import { REALDATA_SKIP } from '../../../helpers/certificate-fixtures.ts';
+import { FULL_DOCUMENT } from '../../../helpers/discover-data.ts';
+import { discoverSchemaValidator } from '../../../helpers/discover-schema.ts';
+import { currentEntries, parseDiscoverFile } from '../../../../src/domain/discover/discover-document.ts';
 
 const context = { appExists: (id: string) => ['news', 'mail', 'notes'].includes(id) };
 

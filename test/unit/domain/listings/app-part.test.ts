@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from 'typebox';
-import { AppSchema, ReleaseSchema } from './listing-schemas.ts';
-import { listedApp, listedRelease, renderFromScratch } from '../../../test/helpers/listed-app.ts';
-import { toFragment } from './app-listing.ts';
-import { makeAppPart, partFormat } from './app-part.ts';
-import { compressPart, partText } from './gzip-parts.ts';
+import { AppSchema, ReleaseSchema } from '../../../../src/domain/listings/listing-schemas.ts';
+import { listedApp, listedRelease, renderFromScratch } from '../../../helpers/listed-app.ts';
+import { toFragment } from '../../../../src/domain/listings/app-listing.ts';
+import { makeAppPart, partFormat } from '../../../../src/domain/listings/app-part.ts';
+import { compressPart, partText } from '../../../../src/domain/listings/gzip-parts.ts';
 
 test('the part format is derived from the listing schema: the same schema gives the same format, any change to a field another', () => {
   const format = partFormat(AppSchema, ReleaseSchema);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppError } from '../../errors.ts';
-import { CATEGORY_IDS, archive } from '../../../test/helpers/release-fixtures.ts';
-import { readRelease } from './read-release.ts';
+import { AppError } from '../../../../src/errors.ts';
+import { CATEGORY_IDS, archive } from '../../../helpers/release-fixtures.ts';
+import { readRelease } from '../../../../src/domain/releases/read-release.ts';
 
 const read = (name: string, nightly = false) => readRelease(archive(name), { nightly, validCategories: CATEGORY_IDS });
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
-import { PAGE_SIZE, searchApps as search, searchWords } from './search-catalog.ts';
-import type { SearchQuery, SearchResult } from './search-catalog.ts';
-import { SearchIndex, withinEdits } from './search-index.ts';
-import { catalogEntry } from './catalog-entry.ts';
-import { entrySourceOf } from '../../../test/helpers/listed-app.ts';
+import type { ListedApp, ListedRelease } from '../../../../src/domain/listings/app-listing.ts';
+import { PAGE_SIZE, searchApps as search, searchWords } from '../../../../src/domain/browse/search-catalog.ts';
+import type { SearchQuery, SearchResult } from '../../../../src/domain/browse/search-catalog.ts';
+import { SearchIndex, withinEdits } from '../../../../src/domain/browse/search-index.ts';
+import { catalogEntry } from '../../../../src/domain/browse/catalog-entry.ts';
+import { entrySourceOf } from '../../../helpers/listed-app.ts';
 
 /** A search over these apps, indexed as a catalogue indexes them. */
 function searchApps(apps: readonly ListedApp[], query: SearchQuery): SearchResult {

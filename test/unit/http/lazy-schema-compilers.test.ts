@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildServer } from '../app.ts';
-import { loadConfig } from '../config.ts';
-import { createContainer } from '../container.ts';
-import { createTestDatabase } from '../../test/helpers/test-database.ts';
-import { assertLowerCaseHeaderNames, compileWhenIdle, lazySchemaCompilers } from './lazy-schema-compilers.ts';
+import { buildServer } from '../../../src/app.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { createContainer } from '../../../src/container.ts';
+import { createTestDatabase } from '../../helpers/test-database.ts';
+import { assertLowerCaseHeaderNames, compileWhenIdle, lazySchemaCompilers } from '../../../src/http/lazy-schema-compilers.ts';
 
 const AJV_OPTIONS = { customOptions: { allErrors: true }, plugins: [] };
 
