@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { PUBLISH_SLOT_LIMITS } from './domain/releases/publish-slots.ts';
+import type { DatabaseTarget } from './storage/database.ts';
+import type { ConnectionSettings } from './http/node-server.ts';
 import { EXTERNAL_LOGIN_VARIABLES, listedOidcIds, OIDC_FIELDS, oidcPrefix, parseExternalLogin } from './config-external-login.ts';
 import type { ProviderSettings } from './config-external-login.ts';
 import { ARCHIVE_VARIABLES, parseArchiveStorage } from './config-archives.ts';
@@ -14,9 +16,8 @@ import { DEFAULT_SIGN_IN_LIMITS } from './domain/rate-limit.ts';
 import type { SignInLimits } from './domain/rate-limit.ts';
 
 /** Where the relational data lives: an embedded SQLite file, or a PostgreSQL server. */
-export type DatabaseTarget =
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string };
+/** Where the database is: the storage layer's own type (storage/database.ts), named here too. */
+export type { DatabaseTarget };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -56,16 +57,7 @@ export interface Config {
   /** Failed sign-ins tolerated in one window (docs/security.md). */
   readonly signInLimits: SignInLimits;
   /** How long a client may take, and how many connections it may hold (docs/security.md). */
-  readonly connections: {
-    /** From the connection (or the previous response) to the end of the request's headers (10 s). */
-    readonly headersTimeoutMs: number;
-    /** From the connection to the end of the request's body (60 s). */
-    readonly requestTimeoutMs: number;
-    /** A kept-alive connection with no request in flight (30 s). */
-    readonly idleTimeoutMs: number;
-    /** Open connections from one client address at once (64; 0: no limit); trusted proxies are not counted. */
-    readonly maxPerAddress: number;
-  };
+  readonly connections: ConnectionSettings;
   /** The site's address as visitors reach it (links in mails); null: http://host:port. */
   readonly publicUrl: string | null;
   /** False: accounts only by an administrator's invitation (`appstore user invite`). */

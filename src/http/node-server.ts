@@ -1,9 +1,29 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Config } from '../config.ts';
 import type { RefusalLog } from './protocol-errors.ts';
 import { answerBeforeRouting, checkBeforeRouting, writeRawRefusal } from './protocol-errors.ts';
+
+/** How long a client may take, and how many connections it may hold (docs/security.md). */
+export interface ConnectionSettings {
+  /** From the connection (or the previous response) to the end of the request's headers (10 s). */
+  readonly headersTimeoutMs: number;
+  /** From the connection to the end of the request's body (60 s). */
+  readonly requestTimeoutMs: number;
+  /** A kept-alive connection with no request in flight (30 s). */
+  readonly idleTimeoutMs: number;
+  /** Open connections from one client address at once (64; 0: no limit); trusted proxies are not counted. */
+  readonly maxPerAddress: number;
+}
+
+/** The proxies trusted to name the client (APPSTORE_TRUST_PROXY): all, none, or addresses and ranges. */
+export type TrustProxy = boolean | readonly string[];
+
+/** What the server needs of the configuration. */
+export interface NodeServerSettings {
+  readonly connections: ConnectionSettings;
+  readonly trustProxy: TrustProxy;
+}
 
 type Handler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
@@ -18,7 +38,7 @@ function plainAddress(address: string): string {
 }
 
 /** Whether a connection comes from a trusted proxy (whose connections carry many clients). */
-export function trustedProxyMatcher(trustProxy: Config['trustProxy']): (address: string) => boolean {
+export function trustedProxyMatcher(trustProxy: TrustProxy): (address: string) => boolean {
   if (trustProxy === true) return () => true;
   if (trustProxy === false) return () => false;
   const list = new net.BlockList();
@@ -63,7 +83,7 @@ function limitConnectionsPerAddress(server: http.Server, maxPerAddress: number, 
  * keep-alive; Host and Expect checked before routing, with the contract's error body; and the
  * per-address connection limit. docs/security.md explains each limit.
  */
-export function createNodeServer(handler: Handler, settings: Pick<Config, 'connections' | 'trustProxy'>, log: RefusalLog): http.Server {
+export function createNodeServer(handler: Handler, settings: NodeServerSettings, log: RefusalLog): http.Server {
   const { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, maxPerAddress } = settings.connections;
   const server = http.createServer(
     {

@@ -5,11 +5,15 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 import pg from 'pg';
 import { remember } from '../domain/bounded-map.ts';
-import type { DatabaseTarget } from '../config.ts';
 import type { Database } from './schema.ts';
 import { holdWhileUsing } from './serving-lock.ts';
 import type { HeldLock } from './serving-lock.ts';
 import { withUnavailableErrors } from './unavailable.ts';
+
+/** Where the database is: a SQLite file, or a PostgreSQL URL (config.ts reads it from the environment). */
+export type DatabaseTarget =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string };
 
 export type Dialect = 'sqlite' | 'postgres';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { AppError } from '../errors.ts';
-import type { DatabaseTarget } from '../config.ts';
+import type { DatabaseTarget } from './database.ts';
 import type { AuditEntry } from '../domain/audit/audit.ts';
 import { openDatabase, sqliteFiles } from './database.ts';
 import { insertAudit } from './repositories/audit.repository.ts';

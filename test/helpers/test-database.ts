@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { DatabaseTarget } from '../../src/config.ts';
+import type { DatabaseTarget } from '../../src/storage/database.ts';
 import { openDatabase } from '../../src/storage/database.ts';
 import type { DatabaseHandle } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
