@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import { loadTrust } from './domain/certificates/trust.ts';
 import type { Trust } from './domain/certificates/trust.ts';
 import type { DownloadCounts } from './domain/mirror/download-counts.ts';
-import type { ArchiveStorage, MirrorDeps } from './domain/mirror/sync-mirror.ts';
+import type { ArchiveStorage, MirrorDeps } from './domain/mirror/mirror-ports.ts';
 import { createUpstreamClient } from './downloads/upstream-client.ts';
 import { AppError, isAppError } from './errors.ts';
 import type { Database } from './storage/schema.ts';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { archiveKey } from '../domain/mirror/sync-mirror.ts';
-import type { ArchiveStorage } from '../domain/mirror/sync-mirror.ts';
+import { archiveKey } from '../domain/mirror/mirror-ports.ts';
+import type { ArchiveStorage } from '../domain/mirror/mirror-ports.ts';
 
 /**
  * Mirrored archives in a directory (by default `archives/` under the data directory), one file

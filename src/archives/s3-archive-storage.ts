@@ -1,7 +1,7 @@
 import type * as Sdk from '@aws-sdk/client-s3';
 import type { S3Settings } from '../config-archives.ts';
-import { archiveKey } from '../domain/mirror/sync-mirror.ts';
-import type { ArchiveStorage } from '../domain/mirror/sync-mirror.ts';
+import { archiveKey } from '../domain/mirror/mirror-ports.ts';
+import type { ArchiveStorage } from '../domain/mirror/mirror-ports.ts';
 import { AppError } from '../errors.ts';
 
 /** How long one request to the object storage may take before it counts as unreachable. */

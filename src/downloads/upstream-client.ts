@@ -1,5 +1,5 @@
-import { MAX_DOCUMENT_BYTES } from '../domain/mirror/sync-mirror.ts';
-import type { DocumentName, Upstream } from '../domain/mirror/sync-mirror.ts';
+import { MAX_DOCUMENT_BYTES } from '../domain/mirror/mirror-ports.ts';
+import type { DocumentName, Upstream } from '../domain/mirror/mirror-ports.ts';
 import { createDownloader, guardedAgent, guardedRequest, readLimited, refuse } from './archive-downloader.ts';
 import type { DownloadOptions } from './archive-downloader.ts';
 

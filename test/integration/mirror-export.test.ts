@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { openExportFile } from '../../src/archives/export-file.ts';
 import { importMirror, readManifest } from '../../src/domain/mirror/mirror-export.ts';
 import { syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
-import type { MirrorDeps } from '../../src/domain/mirror/sync-mirror.ts';
+import type { MirrorDeps } from '../../src/domain/mirror/mirror-ports.ts';
 import { isAppError } from '../../src/errors.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { TEST_TLS_CA } from '../helpers/https-archive-server.ts';

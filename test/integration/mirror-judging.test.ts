@@ -6,7 +6,7 @@ import { normaliseSerial } from '../../src/domain/certificates/x509.ts';
 import type { ListedApp } from '../../src/domain/listings/app-listing.ts';
 import { DEFAULT_MIRROR_POLICY } from '../../src/domain/mirror/mirror-policy.ts';
 import { mirrorStatus, planMirror, syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
-import type { MirrorDeps, SyncOptions } from '../../src/domain/mirror/sync-mirror.ts';
+import type { MirrorDeps, SyncOptions } from '../../src/domain/mirror/mirror-ports.ts';
 import { isAppError } from '../../src/errors.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { appArchive } from '../helpers/app-archive.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
-import type { MirrorDeps } from '../../src/domain/mirror/sync-mirror.ts';
+import type { MirrorDeps } from '../../src/domain/mirror/mirror-ports.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { certFile } from '../helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA } from '../helpers/https-archive-server.ts';

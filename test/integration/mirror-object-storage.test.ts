@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
-import type { MirrorDeps } from '../../src/domain/mirror/sync-mirror.ts';
+import type { MirrorDeps } from '../../src/domain/mirror/mirror-ports.ts';
 import { isAppError } from '../../src/errors.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { TEST_TLS_CA } from '../helpers/https-archive-server.ts';

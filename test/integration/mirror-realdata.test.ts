@@ -6,7 +6,7 @@ import { appIdOf, issuingAuthority, parseCertificate } from '../../src/domain/ce
 import { loadTrust } from '../../src/domain/certificates/trust.ts';
 import { DEFAULT_MIRROR_POLICY } from '../../src/domain/mirror/mirror-policy.ts';
 import { syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
-import type { DocumentName } from '../../src/domain/mirror/sync-mirror.ts';
+import type { DocumentName } from '../../src/domain/mirror/mirror-ports.ts';
 import { AppError } from '../../src/errors.ts';
 import { mirrorRepository } from '../../src/storage/repositories/mirror.repository.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ListedApp, ListedRelease } from '../../src/domain/listings/app-listing.ts';
 import { runScheduledSync } from '../../src/domain/mirror/scheduled-sync.ts';
 import { mirrorStatus, syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
-import type { MirrorDeps } from '../../src/domain/mirror/sync-mirror.ts';
+import type { MirrorDeps } from '../../src/domain/mirror/mirror-ports.ts';
 import { isAppError } from '../../src/errors.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { appArchive } from '../helpers/app-archive.ts';

@@ -1,7 +1,7 @@
 import { createExportFile, openExportFile } from '../../archives/export-file.ts';
 import { exportMirror, importMirror } from '../../domain/mirror/mirror-export.ts';
 import { mirrorStatus, planMirror, syncMirror } from '../../domain/mirror/sync-mirror.ts';
-import type { MirrorDeps, SyncReport } from '../../domain/mirror/sync-mirror.ts';
+import type { MirrorDeps, SyncReport } from '../../domain/mirror/mirror-ports.ts';
 import type { CliIo } from '../io.ts';
 import { mirrorNotConfigured } from '../../mirror.ts';
 import type { Container } from '../../container.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isAppError } from '../../errors.ts';
 import { EXPORT_FORMAT, parseManifest } from './mirror-export.ts';
-import { DOCUMENTS } from './sync-mirror.ts';
+import { DOCUMENTS } from './mirror-ports.ts';
 
 const SHA = 'ab'.repeat(32);
 const manifest = (extra: Record<string, unknown> = {}) =>

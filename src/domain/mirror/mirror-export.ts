@@ -3,8 +3,9 @@ import { Transform, pipeline } from 'node:stream';
 import { AppError, isAppError } from '../../errors.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
 import type { Acting } from '../audit/audit.ts';
-import { DOCUMENTS, MAX_DOCUMENT_BYTES, archiveKey, syncMirror } from './sync-mirror.ts';
-import type { ArchiveStorage, DocumentName, MirrorDeps, MirroredRelease, SyncReport, Upstream } from './sync-mirror.ts';
+import { syncMirror } from './sync-mirror.ts';
+import { DOCUMENTS, MAX_DOCUMENT_BYTES, archiveKey } from './mirror-ports.ts';
+import type { ArchiveStorage, DocumentName, MirrorDeps, MirroredRelease, SyncReport, Upstream } from './mirror-ports.ts';
 import type { KeptEntry } from './kept-releases.ts';
 
 /**

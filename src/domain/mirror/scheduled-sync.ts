@@ -1,7 +1,7 @@
 import { cliActing } from '../audit/audit.ts';
 import type { HousekeepingStore } from '../housekeeping.ts';
 import { syncMirror } from './sync-mirror.ts';
-import type { MirrorDeps, SyncReport } from './sync-mirror.ts';
+import type { MirrorDeps, SyncReport } from './mirror-ports.ts';
 
 const TASK = 'mirror-sync';
 /** Long enough for a first sync of a large catalogue; a node that dies holding it is replaced after it. */

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DocumentName, MirroredApp, MirroredRelease, MirrorStore, MirrorUpdate, ReleaseStatus } from '../../domain/mirror/sync-mirror.ts';
+import type { DocumentName, MirroredApp, MirroredRelease, MirrorStore, MirrorUpdate, ReleaseStatus } from '../../domain/mirror/mirror-ports.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import type { MirrorSnapshot } from '../../metrics.ts';
 import { downloadKey } from '../../domain/mirror/download-counts.ts';
