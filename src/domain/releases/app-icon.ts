@@ -88,10 +88,9 @@ const numbersIn = (text: string): number[] => (text.match(/[-+]?(?:\d+\.?\d*|\.\
 const sumOf = (values: readonly number[]): number => values.reduce((total, value) => total + Math.abs(value), 0);
 const numberOf = (value: string | undefined): number => Math.abs(numbersIn(value ?? '')[0] ?? 0);
 
-/** A property's value from an element's attribute or its (kept) style. */
-function property(attributes: ReadonlyMap<string, string>, name: string): string | undefined {
-  const styled = (attributes.get('style') ?? '').split(';').find((declaration) => declaration.startsWith(`${name}:`));
-  return styled === undefined ? attributes.get(name) : styled.slice(name.length + 1);
+/** A property's value in a (kept) style attribute: `property:value` declarations joined by `;`. */
+function styleValue(style: string | undefined, name: string): string | undefined {
+  return (style ?? '').split(';').find((declaration) => declaration.startsWith(`${name}:`))?.slice(name.length + 1);
 }
 
 /** A dash pattern that draws dashes: plain numbers, whose period is above zero; its period, else null. */
@@ -182,17 +181,16 @@ function rebuild(node: XmlNode, budget: Rebuilding): KeptElement | null {
     if (raw === 'id') id = kept;
     else references.push(...referencedIds(raw, kept));
   }
-  const styled = new Map([['style', values.get('style') ?? '']]);
-  for (const pattern of [values.get('stroke-dasharray'), property(styled, 'stroke-dasharray')]) {
+  const style = values.get('style');
+  for (const pattern of [values.get('stroke-dasharray'), styleValue(style, 'stroke-dasharray')]) {
     const period = dashPeriodOf(pattern);
     if (period !== null) budget.dashPeriod = Math.min(budget.dashPeriod ?? period, period);
   }
-  for (const size of [values.get('font-size'), property(styled, 'font-size')]) if (size !== undefined) budget.fontSize = Math.max(budget.fontSize, fontSizeOf(size));
+  for (const size of [values.get('font-size'), styleValue(style, 'font-size')]) if (size !== undefined) budget.fontSize = Math.max(budget.fontSize, fontSizeOf(size));
   const rawText = TEXT_ELEMENTS.has(name) ? node.text.trim().slice(0, 500) : '';
   const text = escapeXml(rawText);
   const children = node.children.map((child) => rebuild(child, budget)).filter((child) => child !== null);
-  const drawn = name === 'title' || name === 'desc' ? { segments: 0, outline: 0, glyphOutline: 0 } : drawing(name, values, rawText);
-  return { name, attributes, text, children, references, drawnInPlace: !TEMPLATES.has(name), ...drawn, ...(id === undefined ? {} : { id }) };
+  return { name, attributes, text, children, references, drawnInPlace: !TEMPLATES.has(name), ...drawing(name, values, rawText), ...(id === undefined ? {} : { id }) };
 }
 
 const serialise = (element: KeptElement): string =>

@@ -66,8 +66,9 @@ export function referencedIds(name: string, value: string): string[] {
 /**
  * The work drawing `root` expands to (segments and dashes of every element drawn, through every
  * reference), counting stops at `budget` (the answer is then above it, not exact), or the first
- * id found on a cycle. `scale`: the dash period and font size assumed everywhere. Each element's cost is computed once, so the work is linear in the tree's size whatever the
- * references multiply to.
+ * id found on a cycle. `scale`: the dash period and font size assumed everywhere. Each element's
+ * cost is computed once, so the work is linear in the tree's size whatever the references
+ * multiply to.
  */
 export function renderCost(root: IconElement, budget: number, scale: RenderScale = { dashPeriod: null, fontSize: 16 }): RenderCost {
   const byId = new Map<string, IconElement>();
