@@ -162,4 +162,17 @@ describe(`mirror mode judges again what may have changed (${DIALECT})`, () => {
     await sync();
     assert.equal((await mirrorStatus(TEST_ACTING, base)).lastFailure, null, 'a sync that worked since: no failure shown');
   });
+
+  test('an app gone from the upstream altogether is judged by the certificate its kept entries hold: a new CRL delists it', async () => {
+    deps = base;
+    const gone = await source.server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news', headers: { authorization: `Token ${source.token}` } });
+    assert.equal(gone.statusCode, 204);
+    await sync();
+    assert.notDeepEqual(await versions('news'), [], 'kept: gone upstream, APPSTORE_MIRROR_DROP_REMOVED unset');
+    deps = { ...base, trust: revokingNews };
+    const report = await sync();
+    assert.ok(report.refused.some((r) => r.release.startsWith('news@') && /was revoked on 2026-11-01/.test(r.reason)), JSON.stringify(report.refused));
+    assert.deepEqual(await versions('news'), []);
+  });
 });
+

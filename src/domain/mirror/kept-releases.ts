@@ -16,6 +16,13 @@ export interface KeptEntry {
 }
 
 type Entry = Record<string, unknown>;
+
+/** The app's certificate as a kept entry (JSON of a `KeptEntry`) has it; null without one. */
+export function certificateOfEntry(entry: string | null): string | null {
+  if (entry === null) return null;
+  const certificate = (JSON.parse(entry) as KeptEntry).app['certificate'];
+  return typeof certificate === 'string' ? certificate : null;
+}
 const entriesOf = (value: unknown): Entry[] => (Array.isArray(value) ? value.filter((e): e is Entry => typeof e === 'object' && e !== null) : []);
 
 /**

@@ -13,7 +13,7 @@ import type { MirrorPolicy } from './mirror-policy.ts';
 import type { AppIcon } from '../releases/app-icon.ts';
 import { iconOfArchive } from '../releases/read-release.ts';
 import { compareReleaseVersions } from '../versions/semantic-version.ts';
-import { entriesOfDocuments, takeKeptReleases } from './kept-releases.ts';
+import { certificateOfEntry, entriesOfDocuments, takeKeptReleases } from './kept-releases.ts';
 import { trustDigest, upstreamArchiveProblem, upstreamCertificateProblem } from './upstream-archive-check.ts';
 import { mergeListings, parseUpstreamListing, UnusableDocument } from './upstream-listing.ts';
 import type { UpstreamApp, UpstreamListing, UpstreamRelease } from './upstream-listing.ts';
@@ -160,24 +160,39 @@ async function stillListed(before: MirroredRelease, release: UpstreamRelease, st
 }
 
 /**
+ * The archive's size upstream by HEAD (null when it does not say, or cannot be asked), asked at
+ * most once per URL in one sync or plan.
+ */
+function archiveSizes(upstream: Upstream): (url: string) => Promise<number | null> {
+  const asked = new Map<string, Promise<number | null>>();
+  const ask = async (url: string): Promise<number | null> => {
+    try {
+      return await upstream.archiveSize(url);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      return null;
+    }
+  };
+  return (url) => {
+    let size = asked.get(url);
+    if (size === undefined) asked.set(url, (size = ask(url)));
+    return size;
+  };
+}
+
+/**
  * Why a refusal of the same offer is judged again, or null when it stands (issue 49: a refusal
  * was never looked at again, whatever was fixed). What refused it may have changed: the trust
  * settings (another root, a new CRL), the archive's bytes upstream (seen as another size by a
  * HEAD; a refusal recorded without a size is checked once more), or the operator asks.
  */
-async function refusalRecheck(before: MirroredRelease, release: UpstreamRelease, trustId: string, options: SyncOptions, upstream: Upstream): Promise<PlanReason | null> {
+async function refusalRecheck(before: MirroredRelease, release: UpstreamRelease, trustId: string, options: SyncOptions, sizeOf: (url: string) => Promise<number | null>): Promise<PlanReason | null> {
   if (options.recheck === true) return 'refused before: --recheck';
   if (before.checkedWith !== trustId) return 'refused before: the trust settings changed';
-  let size: number | null = null;
-  try {
-    size = await upstream.archiveSize(release.download);
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-  }
+  const size = await sizeOf(release.download);
   if (size !== null && size !== before.size) return "refused before: the archive's size changed upstream";
   return null;
 }
-
 
 function appHash(app: UpstreamApp, listed: readonly ListedRelease[], kept: MirroredApp['kept']): string {
   const hash = createHash('sha256');
@@ -219,6 +234,7 @@ export async function syncMirror(
   const previous = new Map(state.releases.map((r) => [releaseKey(r.appId, r.version, r.nightly), r]));
   /** Releases the source keeps beyond its documents (an export's), taken as they are, by their key. */
   const fromKept = await addKeptReleases(deps.upstream, selection, previous);
+  const sizeOf = archiveSizes(deps.upstream);
 
   const records = new Map<string, MirroredRelease>();
   const listed = new Map<string, ListedRelease>();
@@ -252,7 +268,7 @@ export async function syncMirror(
     }
     // A refusal stands while the upstream offers the same archive and signature, under the same
     // trust settings, and nobody asked to check it again: it is not downloaded again.
-    if (sameOffer(before, release) && before.status === 'refused' && (await refusalRecheck(before, release, trustId, options, deps.upstream)) === null) {
+    if (sameOffer(before, release) && before.status === 'refused' && (await refusalRecheck(before, release, trustId, options, sizeOf)) === null) {
       records.set(key, before);
       return;
     }
@@ -315,10 +331,7 @@ export async function syncMirror(
   };
   const upstreamKeys = new Set(selection.listing.apps.flatMap((app) => app.releases.map((r) => releaseKey(app.app.id, r.release.version, r.release.isNightly))));
   /** Apps with a nightly listed by this sync: an older nightly gone upstream is not kept beside it. */
-  const withNightly = new Set(
-    selection.chosen.filter(({ app, releases }) => releases.some((r) => r.release.isNightly && listed.has(releaseKey(app.app.id, r.release.version, true)))).map(({ app }) => app.app.id),
-  );
-  const certificates = new Map(selection.listing.apps.map((app) => [app.app.id, app.certificate]));
+  const withNightly = new Set([...records.values()].filter((r) => r.status === 'listed' && r.nightly).map((r) => r.appId));
   const keptByApp = new Map<string, MirroredApp['kept'][number][]>();
   const previousEntries = entriesOfDocuments(state.documents);
   for (const [key, record] of previous) {
@@ -328,14 +341,16 @@ export async function syncMirror(
       if (deps.policy.dropRemoved) continue;
       if (record.nightly && withNightly.has(record.appId)) continue;
     } else if (!fallback(record.appId).has(key)) continue;
-    // Its certificate: the app's as the upstream lists it now, else as it was checked (gone with the app).
-    const certificate = certificates.get(record.appId);
-    const problem = record.checkedWith === trustId || certificate === undefined ? null : upstreamCertificateProblem(record.appId, certificate, trust);
+    const keptEntry = record.keptEntry ?? previousEntries(record.appId, record.version, record.nightly);
+    // Its certificate: the app's as the upstream lists it now, else as its kept entry has it (an
+    // app gone upstream altogether); a record from before kept entries has neither, and waits.
+    const certificate = upstreamApps.get(record.appId)?.certificate ?? certificateOfEntry(keptEntry);
+    const problem = record.checkedWith === trustId || certificate === null ? null : upstreamCertificateProblem(record.appId, certificate, trust);
     if (problem !== null) {
-      records.set(key, { ...record, status: 'refused', reason: problem, checkedAt: at, checkedWith: trustId });
+      records.set(key, { ...record, status: 'refused', reason: problem, checkedAt: at, checkedWith: trustId, keptEntry });
       continue;
     }
-    records.set(key, { ...record, checkedWith: certificate === undefined ? record.checkedWith : trustId, keptEntry: record.keptEntry ?? previousEntries(record.appId, record.version, record.nightly) });
+    records.set(key, { ...record, checkedWith: certificate === null ? record.checkedWith : trustId, keptEntry });
     keptByApp.set(record.appId, [...(keptByApp.get(record.appId) ?? []), { version: record.version, nightly: record.nightly, download: deps.archiveUrl(record.appId, record.version, record.nightly) }]);
   }
 
@@ -350,8 +365,7 @@ export async function syncMirror(
     apps.push({ upstream: app, listed: appListed, kept, hash: appHash(app, appListed, kept), ...(icon === undefined ? {} : { icon }) });
   }
   const taking = new Set(apps.map((app) => app.upstream.app.id));
-  const upstreamIds = new Set(selection.listing.apps.map((app) => app.app.id));
-  const keptApps = [...keptByApp.keys()].filter((id) => !taking.has(id) && !upstreamIds.has(id));
+  const keptApps = [...keptByApp.keys()].filter((id) => !taking.has(id) && !upstreamApps.has(id));
   const droppedApps = [...state.mirroredApps.keys()].filter((id) => !taking.has(id) && !keptApps.includes(id));
 
   const problems = [...selection.listing.problems, ...notTaken];
@@ -410,6 +424,7 @@ export async function planMirror(acting: Acting, deps: MirrorDeps, options: Sync
   const trustId = trustDigest(await deps.trust());
   const previous = new Map(state.releases.map((r) => [releaseKey(r.appId, r.version, r.nightly), r]));
   const releases: { release: string; bytes: number | null; why: PlanReason }[] = [];
+  const sizeOf = archiveSizes(deps.upstream);
   let refusedBefore = 0;
   let rejudged = 0;
   await inBatches(releasesToCheck(selection, previous), deps.concurrency ?? 4, async ({ release, key, before }) => {
@@ -423,20 +438,14 @@ export async function planMirror(acting: Acting, deps: MirrorDeps, options: Sync
     if (before === undefined) why = 'new';
     else if (!sameOffer(before, release)) why = 'changed upstream';
     else if (before.status === 'refused') {
-      const again = await refusalRecheck(before, release, trustId, options, deps.upstream);
+      const again = await refusalRecheck(before, release, trustId, options, sizeOf);
       if (again === null) {
         refusedBefore += 1;
         return;
       }
       why = again;
     } else why = before.status === 'listed' ? 'archive missing here' : 'unavailable before';
-    let size: number | null = null;
-    try {
-      size = await deps.upstream.archiveSize(release.download);
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-    }
-    releases.push({ release: key, bytes: size, why });
+    releases.push({ release: key, bytes: await sizeOf(release.download), why });
   });
   releases.sort((a, b) => a.release.localeCompare(b.release));
   return {

@@ -7,7 +7,7 @@ import type { DownloadCounts } from '../../domain/mirror/download-counts.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { writeTransaction } from '../write-transaction.ts';
-import { insertAudit } from './audit.repository.ts';
+import { auditedWrite, insertAudit } from './audit.repository.ts';
 import { writeCategories } from './category.repository.ts';
 import { markAppsChanged } from './content-version.repository.ts';
 import { writeDiscoverEntries } from './discover.repository.ts';
@@ -164,7 +164,7 @@ export function mirrorRepository(db: Kysely<Database>): MirrorStore {
     },
 
     async recordFailure(audit, now) {
-      await db.transaction().execute((trx) => insertAudit(trx, audit, now));
+      await auditedWrite(db, audit, now, async () => ({ changed: true, result: undefined }));
     },
 
     async status() {
