@@ -116,7 +116,7 @@ export interface AppsTable {
   is_enterprise_only: Bool;
   transfer_unlocked: Bool;
   /** When the unlock began (null while locked). */
-  transfer_unlocked_at: ColumnType<string | null, string | null | undefined, string | null>;
+  transfer_unlocked_at: Timestamp | null;
   user_docs: Defaulted<string>;
   admin_docs: Defaulted<string>;
   developer_docs: Defaulted<string>;
@@ -395,7 +395,7 @@ export interface MirrorReleasesTable {
   /** The trust settings it was judged under (migration 0020). */
   checked_with: Defaulted<string>;
   /** A release kept after it left the upstream: the upstream's entry for it (migration 0020). */
-  kept_entry: ColumnType<string | null, string | null | undefined, string | null>;
+  kept_entry: string | null;
 }
 
 export interface ReleaseDownloadsTable {

@@ -9,8 +9,6 @@ import type { Command } from '../command.ts';
 import { cliActingFor, withContainer } from '../context.ts';
 import { counted, sizeText } from '../text.ts';
 
-const mib = sizeText;
-
 function mirrorDeps(container: Container): MirrorDeps {
   if (container.mirror.deps === null) throw mirrorNotConfigured();
   return container.mirror.deps;
@@ -40,7 +38,7 @@ docs/mirror.md.`,
 function printSync(io: CliIo, report: SyncReport): void {
   const documents = Object.entries(report.documents).map(([name, state]) => `${name} ${state}`).join(', ');
   io.out(`upstream ${report.upstream}: ${documents}`);
-  io.out(`${counted(report.apps, 'app', 'apps')}; ${counted(report.taken, 'release', 'releases')} taken (${mib(report.bytes)}), ${report.unchanged} unchanged, ${report.skipped} left out by the policy, ${report.refused.length} not listed, ${report.removed} removed; ${(report.durationMs / 1000).toFixed(1)} s`);
+  io.out(`${counted(report.apps, 'app', 'apps')}; ${counted(report.taken, 'release', 'releases')} taken (${sizeText(report.bytes)}), ${report.unchanged} unchanged, ${report.skipped} left out by the policy, ${report.refused.length} not listed, ${report.removed} removed; ${(report.durationMs / 1000).toFixed(1)} s`);
   for (const refusal of report.refused) io.out(`  not listed: ${refusal.release}: ${refusal.reason}`);
   for (const problem of report.problems) io.out(`  problem: ${problem}`);
 }
@@ -66,7 +64,7 @@ what is new. The file appears complete or not at all. See docs/mirror.md, set-up
       return exportMirror(cliActingFor(io), deps, createExportFile(file), base);
     });
     io.out(`exported ${file}: export ${report.id}${report.base === null ? '' : `, incremental against ${report.base}`}`);
-    io.out(`${report.documents} documents, ${counted(report.archives, 'archive', 'archives')} (${mib(report.bytes)})${report.leftOut > 0 ? `, ${report.leftOut} left out (in the earlier export)` : ''}`);
+    io.out(`${report.documents} documents, ${counted(report.archives, 'archive', 'archives')} (${sizeText(report.bytes)})${report.leftOut > 0 ? `, ${report.leftOut} left out (in the earlier export)` : ''}`);
     return 0;
   },
 };
@@ -103,10 +101,10 @@ export const mirrorPlanCommand: Command = {
   async run(input, io) {
     const plan = await withContainer(io, (container) => planMirror(cliActingFor(io), mirrorDeps(container), { recheck: input.values.recheck === true }));
     io.out(`upstream ${plan.upstream}: ${counted(plan.apps, 'app', 'apps')} taken, ${plan.skipped} releases left out by the policy`);
-    io.out(`to fetch: ${counted(plan.releases.length, 'release', 'releases')}, ${mib(plan.bytes)}${plan.unknownSizes > 0 ? ` (and ${plan.unknownSizes} of unknown size)` : ''}`);
+    io.out(`to fetch: ${counted(plan.releases.length, 'release', 'releases')}, ${sizeText(plan.bytes)}${plan.unknownSizes > 0 ? ` (and ${plan.unknownSizes} of unknown size)` : ''}`);
     if (plan.refusedBefore > 0) io.out(`not fetched again: ${counted(plan.refusedBefore, 'release', 'releases')} refused before, offered unchanged under the same trust settings (appstore mirror status says why; --recheck checks them again)`);
     if (plan.rejudged > 0) io.out(`judged again without a download: ${counted(plan.rejudged, 'listed release', 'listed releases')} (the trust settings changed: their certificates are checked against the new root and CRL)`);
-    for (const release of plan.releases) io.out(`  ${release.release} (${release.why}): ${release.bytes === null ? 'size unknown' : mib(release.bytes)}`);
+    for (const release of plan.releases) io.out(`  ${release.release} (${release.why}): ${release.bytes === null ? 'size unknown' : sizeText(release.bytes)}`);
     for (const problem of plan.problems) io.out(`  problem: ${problem}`);
     return 0;
   },
@@ -124,7 +122,7 @@ export const mirrorStatusCommand: Command = {
     if (status.documents.length === 0) io.out('never synced: run appstore mirror sync');
     for (const document of status.documents) io.out(`${document.name}.json read ${document.fetchedAt}${document.etag === null ? '' : ` (ETag ${document.etag})`}`);
     const listed = status.releases.filter((r) => r.status === 'listed');
-    io.out(`${counted(listed.length, 'release', 'releases')} listed (${mib(listed.reduce((sum, r) => sum + r.size, 0))})`);
+    io.out(`${counted(listed.length, 'release', 'releases')} listed (${sizeText(listed.reduce((sum, r) => sum + r.size, 0))})`);
     for (const release of status.releases.filter((r) => r.status !== 'listed')) io.out(`  ${release.status}: ${release.appId}@${release.version}${release.nightly ? ' (nightly)' : ''}: ${release.reason}`);
     return 0;
   },

@@ -130,15 +130,15 @@ export async function publishRelease(input: PublishInput, user: User, acting: Ac
 export async function publishAdmitted(input: PublishInput, admitted: AdmittedPublish, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
   try {
     await admitted.slot.turn();
-    return await publishNow(input, admitted.signature, admitted.slot, user, acting, deps);
+    // Read into the slot's buffer: nothing here keeps a view of it once the publish ends.
+    return await publishNow(input, admitted.signature, admitted.slot.buffer(), user, acting, deps);
   } finally {
     admitted.slot.release();
   }
 }
 
-async function publishNow(input: PublishInput, signature: Buffer, slot: PublishSlot, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
-  // Read into the slot's buffer: nothing here keeps a view of it once the publish ends.
-  const { bytes } = await deps.download(input.download, slot.buffer());
+async function publishNow(input: PublishInput, signature: Buffer, buffer: Buffer, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
+  const { bytes } = await deps.download(input.download, buffer);
   const candidate = await readRelease(bytes, { nightly: input.nightly, validCategories: await deps.catalog.categoryIds() });
   const appId = candidate.app.id;
   const app = await deps.registry.findApp(appId);

@@ -46,7 +46,7 @@ export class PublishSlots {
 
   constructor(private readonly limits: PublishSlotLimits = PUBLISH_SLOT_LIMITS) {}
 
-  /** Publishes under way (running, waiting) on this node: for the metrics and the tests. */
+  /** Publishes under way (running, waiting) on this node. */
   get load(): { readonly running: number; readonly waiting: number } {
     return { running: this.running, waiting: this.waiting.length };
   }
@@ -61,7 +61,7 @@ export class PublishSlots {
       throw new AppError('rate_limited', `You have ${mine} publishes under way; at most ${this.limits.perUser} run at once per account. Wait for them to finish, then publish again.`, undefined, RETRY_AFTER_SECONDS);
     }
     if (this.running >= this.limits.perNode && this.waiting.length >= this.limits.queued) {
-      throw new AppError('rate_limited', `The store is busy with ${this.running + this.waiting.length} publishes; try again in a minute.`, undefined, RETRY_AFTER_SECONDS);
+      throw new AppError('rate_limited', `The store is busy with ${this.running + this.waiting.length} publishes; try again in ${RETRY_AFTER_SECONDS} s.`, undefined, RETRY_AFTER_SECONDS);
     }
     this.byUser.set(userId, mine + 1);
     // Its place is taken at once (running, or in the queue), so admissions racing each other
