@@ -79,12 +79,17 @@ export interface MigrationReport {
  */
 export async function migrateToLatest(handle: DatabaseHandle, now: Date, options: { readonly until?: string } = {}): Promise<MigrationReport> {
   const db = handle.db as unknown as Kysely<MigrationsTable>;
-  await db.schema
-    .createTable('appstore_migrations')
-    .ifNotExists()
-    .addColumn('name', 'text', (c) => c.primaryKey())
-    .addColumn('applied_at', 'text', (c) => c.notNull())
-    .execute();
+  // Under the lock too: two `create table if not exists` at once on PostgreSQL can both try to
+  // create the table's type, and the second fails on pg_type's unique index.
+  await db.transaction().execute(async (trx) => {
+    if (handle.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POSTGRES_LOCK_ID})`.execute(trx);
+    await trx.schema
+      .createTable('appstore_migrations')
+      .ifNotExists()
+      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('applied_at', 'text', (c) => c.notNull())
+      .execute();
+  });
   const applied: string[] = [];
   const notes: string[] = [];
   for (const [name, step] of STEPS) {
