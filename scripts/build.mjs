@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
-const EXTERNAL = ['better-sqlite3', 'pg-native', 'libxml2-wasm'];
+export const EXTERNAL = ['better-sqlite3', 'pg-native', 'libxml2-wasm'];
 /** Builds kept besides the newest: a process started from an older one may still load its chunks. */
 const KEEP_BUILDS = 2;
 

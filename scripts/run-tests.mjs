@@ -1,26 +1,25 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/ and test/ with node's test runner through tsx.
+// Runs every *.test.ts under src/ and test/ with node's test runner, compiled once with esbuild
+// (scripts/build-tests.mjs) rather than through tsx in every test file's process.
 // Extra arguments are passed on (for example a file list, or --test-name-pattern=…).
 // APPSTORE_TEST_DATABASE_URL=postgres://… runs the same suite on PostgreSQL.
+// --long (`npm run test:long`) runs the files with long randomized and statistical runs
+// (test/helpers/long-runs.ts) with those runs at full size.
 // The bundle users run (bin/appstore.js) is built from this checkout first: the tests that start
 // the command run it, and may not fall back to the sources (APPSTORE_BUNDLE=required).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from './build.mjs';
+import { allTestFiles, buildTests, compiledTestFile } from './build-tests.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const given = process.argv.slice(2);
-const files = given.filter((arg) => !arg.startsWith('--'));
-const flags = given.filter((arg) => arg.startsWith('--'));
-if (files.length === 0) {
-  for (const dir of ['src', 'test']) {
-    for (const entry of fs.readdirSync(path.join(root, dir), { recursive: true })) {
-      if (String(entry).endsWith('.test.ts')) files.push(path.join(dir, String(entry)));
-    }
-  }
-  files.sort();
-}
+const named = given.filter((arg) => !arg.startsWith('--'));
+const long = given.includes('--long');
+const flags = given.filter((arg) => arg.startsWith('--') && arg !== '--long');
+const longRuns = (file) => fs.readFileSync(path.join(root, file), 'utf8').includes('helpers/long-runs.ts');
+const files = named.length > 0 ? named.map((file) => path.relative(root, path.resolve(file))) : allTestFiles().filter((file) => !long || longRuns(file));
 try {
   const entry = await build();
   console.log(`the tests run the bundle ${path.relative(root, entry)}`);
@@ -29,13 +28,20 @@ try {
   console.error(error);
   process.exit(1);
 }
+try {
+  await buildTests(files);
+} catch (error) {
+  console.error('the tests could not be compiled');
+  console.error(error);
+  process.exit(1);
+}
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
-console.log(`running ${files.length} test files on ${target}`);
+console.log(`running ${files.length} test files on ${target}${long ? ', their long runs at full size' : ''}`);
 const result = spawnSync(
   process.execPath,
   // No test asserts a wall-clock deadline (the machine is shared): a wait that never ends is ended
   // by this timeout per test, generous enough for the slowest test on a loaded machine.
-  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...flags, ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', APPSTORE_BUNDLE: 'required' } },
+  ['--enable-source-maps', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...flags, ...files.map(compiledTestFile)],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', APPSTORE_BUNDLE: 'required', ...(long ? { APPSTORE_TEST_LONG: '1' } : {}) } },
 );
 process.exit(result.status ?? 1);

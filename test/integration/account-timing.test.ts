@@ -5,6 +5,7 @@ import { TEST_ACTING } from '../helpers/acting.ts';
 import { startMailServer } from '../helpers/mail-server.ts';
 import type { MailServer } from '../helpers/mail-server.ts';
 import { DIALECT } from '../helpers/test-database.ts';
+import { longRunOnly } from '../helpers/long-runs.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 import { WebClient } from '../helpers/web-client.ts';
@@ -16,7 +17,8 @@ import { WebClient } from '../helpers/web-client.ts';
  * single samples by several milliseconds (a reset takes two or three), and noise only ever adds
  * time. Each mail is delivered before the next request starts (outside the timing): the mail goes
  * out after the answer. Before the mail queue, a reset for a known address took 155 ms (the
- * mail sent in the request) against 3.5 ms for an unknown one.
+ * mail sent in the request) against 3.5 ms for an unknown one. The two comparisons (about 25 s
+ * of requests) run in `npm run test:long`.
  */
 describe(`the answers' timing tells nothing about which addresses have accounts (${DIALECT})`, () => {
   let mail: MailServer;
@@ -84,7 +86,7 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
     return { shift, typical, shown: `median difference ${shift.toFixed(2)} ms over ${differences.length} pairs; median request ${typical.toFixed(2)} ms` };
   }
 
-  test('password reset: a known and an unknown address take the same time; only the known one gets a mail', async (t) => {
+  test('password reset: a known and an unknown address take the same time; only the known one gets a mail', longRunOnly, async (t) => {
     const rounds = 24;
     await accounts('known', rounds);
     const [known, unknown] = await interleaved(
@@ -100,7 +102,7 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
     assert.equal(mail.received.filter((m) => m.to.some((to) => to.startsWith('unknown'))).length, 0);
   });
 
-  test('sign-up: an address that has an account and a free one take the same time', async (t) => {
+  test('sign-up: an address that has an account and a free one take the same time', longRunOnly, async (t) => {
     // The request never looks the address up (the mail's delivery does), so any difference is
     // work one kind does and the other does not: before the mail queue, about 70 ms.
     const rounds = 24;

@@ -386,6 +386,15 @@ export class AppListingEngine {
     return entry;
   }
 
+  /** Waits until every brotli compression queued so far, and any queued meanwhile, has finished. */
+  async brotliSettled(): Promise<void> {
+    let tail: Promise<void>;
+    do {
+      tail = this.brotliQueue;
+      await tail;
+    } while (tail !== this.brotliQueue);
+  }
+
   private queueBrotli(entry: BodyEntry): Promise<void> {
     const job = this.brotliQueue.then(() => this.compressBrotli(entry)).catch(() => undefined);
     this.brotliQueue = job;
