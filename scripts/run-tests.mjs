@@ -42,6 +42,12 @@ const result = spawnSync(
   // No test asserts a wall-clock deadline (the machine is shared): a wait that never ends is ended
   // by this timeout per test, generous enough for the slowest test on a loaded machine.
   ['--enable-source-maps', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...flags, ...files.map(compiledTestFile)],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', APPSTORE_BUNDLE: 'required', ...(long ? { APPSTORE_TEST_LONG: '1' } : {}) } },
+  {
+    cwd: root,
+    stdio: 'inherit',
+    // Passwords are hashed at scrypt's N = 2^10 instead of 2^15: a hash took 50 ms of CPU, and a
+    // sixth of the suite's time went to them (src/domain/accounts/crypto.test.ts checks the default).
+    env: { APPSTORE_PASSWORD_COST: '10', ...process.env, NODE_ENV: 'test', APPSTORE_BUNDLE: 'required', ...(long ? { APPSTORE_TEST_LONG: '1' } : {}) },
+  },
 );
 process.exit(result.status ?? 1);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { PUBLISH_SLOT_LIMITS } from './domain/releases/publish-slots.ts';
+import { DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE } from './domain/accounts/password-hash.ts';
 import type { DatabaseTarget } from './storage/database.ts';
 import type { ConnectionSettings } from './http/node-server.ts';
 import { EXTERNAL_LOGIN_VARIABLES, listedOidcIds, OIDC_FIELDS, oidcPrefix, parseExternalLogin } from './config-external-login.ts';
@@ -62,6 +63,8 @@ export interface Config {
   readonly publicUrl: string | null;
   /** False: accounts only by an administrator's invitation (`appstore user invite`). */
   readonly signUpOpen: boolean;
+  /** scrypt's work factor for new password hashes, as the exponent of N (15: 2^15). */
+  readonly passwordCost: number;
   /** Bound on the listing bodies and platform cuts kept in memory (the apps' compressed parts come on top). */
   readonly listingCacheMiB: number;
   /** The share of gzip's size a brotli app listing must save to be kept and served (0.2; 0: any saving). */
@@ -114,6 +117,7 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_MAX_CONNECTIONS_PER_ADDRESS',
   'APPSTORE_PUBLIC_URL',
   'APPSTORE_SIGNUP',
+  'APPSTORE_PASSWORD_COST',
   'APPSTORE_SMTP_URL',
   'APPSTORE_MAIL_FROM',
   'APPSTORE_LISTING_CACHE_MIB',
@@ -205,6 +209,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
 
   const publicUrl = parsePublicUrl(get('APPSTORE_PUBLIC_URL'), problems);
+  const passwordCostRaw = get('APPSTORE_PASSWORD_COST');
+  let passwordCost = DEFAULT_PASSWORD_COST;
+  if (passwordCostRaw !== undefined) {
+    const { min, max } = PASSWORD_COST_RANGE;
+    if (/^\d+$/.test(passwordCostRaw) && Number(passwordCostRaw) >= min && Number(passwordCostRaw) <= max) passwordCost = Number(passwordCostRaw);
+    else problems.push(`APPSTORE_PASSWORD_COST: '${passwordCostRaw}' is not a whole number from ${min} to ${max} (the exponent of scrypt's N; default ${DEFAULT_PASSWORD_COST})`);
+  }
   const signUp = (get('APPSTORE_SIGNUP') ?? 'open').toLowerCase();
   if (signUp !== 'open' && signUp !== 'closed') problems.push(`APPSTORE_SIGNUP: '${signUp}' is not open or closed`);
   const smtpUrl = get('APPSTORE_SMTP_URL') ?? null;
@@ -251,6 +262,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     connections: Object.freeze(connections),
     publicUrl,
     signUpOpen: signUp !== 'closed',
+    passwordCost,
     listingCacheMiB,
     listingBrotliMinSaving,
     notModifiedLogRate,

@@ -34,6 +34,7 @@ import type { AuditLog } from './domain/audit/audit.ts';
 import type { DiscoverDeps } from './domain/discover/manage-discover.ts';
 import type { KeyRotationStore } from './domain/identity/rotate-secret-key.ts';
 import { AppListingEngine } from './domain/listings/app-listing-engine.ts';
+import { PasswordHasher } from './domain/accounts/password-hash.ts';
 import { ListingCache } from './domain/listings/listing-cache.ts';
 import { Listings } from './domain/listings/listings.ts';
 import type { VersionStamp } from './domain/listings/version-stamp.ts';
@@ -272,7 +273,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const mailFiles = { directory: smtp === null ? mailDirectory : null, notify: (message: string): void => void process.stderr.write(`${message}\n`) };
   const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
   const listingReports: Container['listingReports'] = { report: () => undefined, partsUnavailable: () => undefined, restored: () => undefined };
-  const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now };
+  const passwords = new PasswordHasher(config.passwordCost);
+  const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now, passwords };
   const publicUrl = publicUrlOf(config);
   const mailQueue = new MailQueue(
     mailQueueRepository(db),

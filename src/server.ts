@@ -12,6 +12,7 @@ import { startMetricsServer } from './http/metrics-server.ts';
 import { startHousekeeping } from './housekeeping.ts';
 import { processActing } from './process-acting.ts';
 import { watchTrustFiles } from './trust-watch.ts';
+import { PASSWORD_COST_RANGE } from './domain/accounts/password-hash.ts';
 
 /** How often a server looks for queued mails it did not queue itself (a command's, a stopped node's, one to try again). */
 const MAIL_LOOK_MS = 30_000;
@@ -84,6 +85,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
     options.beforeListen?.(app);
     for (const name of unknownVariables(options.env)) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
+    if (config.passwordCost < PASSWORD_COST_RANGE.advised) {
+      app.log.warn({ passwordCost: config.passwordCost }, `APPSTORE_PASSWORD_COST below ${PASSWORD_COST_RANGE.advised}: new password hashes are fast to guess (meant for test suites)`);
+    }
     await container.listings.warm();
     // The website's catalogue index is built before the port opens (about 80 ms at 600 apps), so
     // the first page waits for nothing; a database that cannot be read now leaves it to that page.

@@ -46,6 +46,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     env = { APPSTORE_DATA_DIR: dataDir, APPSTORE_DATABASE_URL: url };
     dropSchema = () => withAdminClient((client) => client.query(`drop schema ${schema} cascade`)).then(() => undefined);
   }
+  // The password cost npm test chose (scripts/run-tests.mjs) reaches servers and commands alike.
+  const passwordCost = process.env.APPSTORE_PASSWORD_COST;
+  if (passwordCost !== undefined) env = { ...env, APPSTORE_PASSWORD_COST: passwordCost };
   return {
     env,
     target,

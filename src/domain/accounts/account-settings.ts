@@ -4,7 +4,6 @@ import { AppError } from '../../errors.ts';
 import type { SelfServiceDeps } from './account-links.ts';
 import { authenticateWithPassword } from './authenticate.ts';
 import { checkEmailAddress } from './manage-users.ts';
-import { hashPassword } from './password-hash.ts';
 import { checkNewPassword } from './password-rules.ts';
 import { sendVerification, tellOwnerAddressIsTaken } from './sign-up.ts';
 import type { User } from './user.ts';
@@ -31,7 +30,7 @@ export async function changePassword(user: User, current: string, password: stri
   const clientAddress = acting.address ?? '';
   await confirmPassword(user, current, clientAddress, deps);
   await checkNewPassword(password, [user.username, user.email ?? '']);
-  await deps.store.setPasswordHash(user.id, await hashPassword(password), deps.now(), auditEntry(acting, 'user.password_changed', { subjectUser: user.username }));
+  await deps.store.setPasswordHash(user.id, await deps.passwords.hash(password), deps.now(), auditEntry(acting, 'user.password_changed', { subjectUser: user.username }));
   await deps.store.deleteUserSessions(user.id);
 }
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.ts';
 import type { RateLimiter, SignInRules } from '../rate-limit.ts';
-import { decoyHash, verifyPassword } from './password-hash.ts';
+import type { PasswordHasher } from './password-hash.ts';
 import type { SecretKeys } from './secret-key.ts';
 import { tokenLookupHash } from './token-codec.ts';
 import { toUser } from './user.ts';
@@ -12,6 +12,8 @@ export interface AuthDeps {
   readonly limiter: RateLimiter;
   readonly signIn: SignInRules;
   readonly now: () => Date;
+  /** Hashes and checks passwords, at the store's cost (APPSTORE_PASSWORD_COST). */
+  readonly passwords: PasswordHasher;
 }
 
 /** One message for an unknown user, a wrong password and a password-less account. */
@@ -48,8 +50,8 @@ export async function authenticateWithPassword(username: string, password: strin
   await refuseWhileGuessing(pair, userKey, clientAddress, deps);
   const record = await deps.store.findUserByUsername(username);
   // Always run one scrypt check, so timing does not tell whether the user exists.
-  const hash = record?.passwordHash ?? (await decoyHash());
-  const matches = await verifyPassword(password, hash);
+  const hash = record?.passwordHash ?? (await deps.passwords.decoyHash());
+  const matches = await deps.passwords.verify(password, hash);
   if (record === null || record.passwordHash === null || !matches) {
     await deps.limiter.hit(deps.signIn.perUserAndAddress, pair);
     await deps.limiter.hit(deps.signIn.perUser, userKey);

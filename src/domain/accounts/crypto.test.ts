@@ -4,20 +4,32 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { hashPassword, verifyPassword } from './password-hash.ts';
+import { PasswordHasher } from './password-hash.ts';
 import { deriveKeys, loadSecret } from './secret-key.ts';
 import { decryptToken, encryptToken, generateToken, tokenLookupHash } from './token-codec.ts';
 
 describe('password hashing', () => {
-  test('scrypt hashes verify the right password only; salts differ', async () => {
-    const a = await hashPassword('s3cret ü');
-    const b = await hashPassword('s3cret ü');
+  test('scrypt hashes verify the right password only; salts differ; the default cost is 2^15', async () => {
+    const hasher = new PasswordHasher();
+    const a = await hasher.hash('s3cret ü');
+    const b = await hasher.hash('s3cret ü');
     assert.match(a, /^scrypt\$32768\$8\$1\$/);
     assert.notEqual(a, b);
-    assert.ok(await verifyPassword('s3cret ü', a));
-    assert.ok(!(await verifyPassword('s3cret u', a)));
-    assert.ok(!(await verifyPassword('s3cret ü', 'garbage')));
-    assert.ok(!(await verifyPassword('x', 'scrypt$x$y$z$a$b')));
+    assert.ok(await hasher.verify('s3cret ü', a));
+    assert.ok(!(await hasher.verify('s3cret u', a)));
+    assert.ok(!(await hasher.verify('s3cret ü', 'garbage')));
+    assert.ok(!(await hasher.verify('x', 'scrypt$x$y$z$a$b')));
+  });
+
+  test('another cost: its hashes name it; a hash made at another cost still verifies', async () => {
+    const cheap = new PasswordHasher(10);
+    const hash = await cheap.hash('s3cret');
+    assert.match(hash, /^scrypt\$1024\$8\$1\$/);
+    assert.ok(await new PasswordHasher().verify('s3cret', hash));
+    assert.ok(await cheap.verify('s3cret', await new PasswordHasher(11).hash('s3cret')));
+    assert.match(await cheap.decoyHash(), /^scrypt\$1024\$/, 'the decoy is made at the same cost as new hashes');
+    assert.throws(() => new PasswordHasher(9), RangeError);
+    assert.throws(() => new PasswordHasher(18), RangeError);
   });
 });
 

@@ -2,7 +2,7 @@ import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
 import { requireAdmin } from './authorization.ts';
-import { hashPassword } from './password-hash.ts';
+import type { PasswordHasher } from './password-hash.ts';
 import { checkNewPassword } from './password-rules.ts';
 import { toUser } from './user.ts';
 import type { AccountStore, User } from './user.ts';
@@ -12,6 +12,7 @@ export const USERNAME_PATTERN = /^[A-Za-z0-9_.@+-]{1,150}$/;
 export interface UserDeps {
   readonly store: AccountStore;
   readonly now: () => Date;
+  readonly passwords: PasswordHasher;
 }
 
 export interface AddUserInput {
@@ -72,7 +73,7 @@ export async function createAccount(input: AddUserInput, acting: Acting, deps: U
       firstName: input.firstName?.trim() ?? '',
       lastName: input.lastName?.trim() ?? '',
       isAdmin: input.isAdmin ?? false,
-      passwordHash: input.password === null ? null : await hashPassword(input.password),
+      passwordHash: input.password === null ? null : await deps.passwords.hash(input.password),
       emailVerified: input.emailVerified ?? true,
     },
     deps.now(),
@@ -110,7 +111,7 @@ export async function setPassword(username: string, password: string, strength: 
   requireAdmin(acting, "set another user's password.");
   const user = await findUser(username, deps);
   await checkNewPassword(password, [user.username, user.email ?? ''], strength);
-  await deps.store.setPasswordHash(user.id, await hashPassword(password), deps.now(), auditEntry(acting, 'user.password_changed', { subjectUser: user.username }));
+  await deps.store.setPasswordHash(user.id, await deps.passwords.hash(password), deps.now(), auditEntry(acting, 'user.password_changed', { subjectUser: user.username }));
 }
 
 /** Disabling keeps the user's apps and token; a disabled user cannot authenticate at all. */

@@ -1,6 +1,5 @@
 import { auditEntry, userActing } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
-import { hashPassword } from './password-hash.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import { readLink, takeLink } from './account-links.ts';
 import type { SelfServiceDeps } from './account-links.ts';
@@ -46,7 +45,7 @@ export async function resetPassword(secret: string, password: string, origin: Pi
   const user = await resetLinkUser(secret, deps);
   await checkNewPassword(password, [user.username, user.email ?? '']);
   const link = await takeLink(secret, 'reset-password', deps);
-  const hash = await hashPassword(password);
+  const hash = await deps.passwords.hash(password);
   const now = deps.now();
   // The holder of the link acts as its user.
   const acting = userActing(user, origin.address, origin.requestId);
