@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from './build.mjs';
-import { allTestFiles, buildTests, compiledTestFile } from './build-tests.mjs';
+import { allTestFiles, buildTests, compiledTestFile, writeGroup } from './build-tests.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const given = process.argv.slice(2);
@@ -35,13 +35,17 @@ try {
   console.error(error);
   process.exit(1);
 }
+// The whole suite runs the unit tests (beside the sources and under test/unit/) in one process:
+// they share no state and each took longer to start than to run. Every other file has a process.
+const isUnit = (file) => file.startsWith(`src${path.sep}`) || file.startsWith(path.join('test', 'unit'));
+const processes = named.length > 0 || long ? files.map(compiledTestFile) : [writeGroup('unit', files.filter(isUnit)), ...files.filter((file) => !isUnit(file)).map(compiledTestFile)];
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
 console.log(`running ${files.length} test files on ${target}${long ? ', their long runs at full size' : ''}`);
 const result = spawnSync(
   process.execPath,
   // No test asserts a wall-clock deadline (the machine is shared): a wait that never ends is ended
   // by this timeout per test, generous enough for the slowest test on a loaded machine.
-  ['--enable-source-maps', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...flags, ...files.map(compiledTestFile)],
+  ['--enable-source-maps', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...flags, ...processes],
   {
     cwd: root,
     stdio: 'inherit',

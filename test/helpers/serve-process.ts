@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import type { ChildProcess } from 'node:child_process';
+import { placeFixtureAuthority } from './fixture-authority.ts';
 import { BIN, ROOT, childEnvironment } from './run-cli.ts';
 
 export interface ServeProcess {
@@ -13,9 +14,17 @@ export interface ServeProcess {
 
 /**
  * Starts `appstore serve` on a free port (unless APPSTORE_PORT is given) with only the given APPSTORE_ variables; `command` runs
- * it another way (a shell line, npm start) from the project's root.
+ * it another way (a shell line, npm start) from the project's root. Without APPSTORE_CA_CERT the
+ * store imports the fixture authority on first start, unless `authority: 'generate'` (the tests
+ * of that generation).
  */
-export async function startServeProcess(env: Record<string, string>, command: readonly string[] = [process.execPath, BIN, 'serve']): Promise<ServeProcess> {
+export async function startServeProcess(
+  env: Record<string, string>,
+  command: readonly string[] = [process.execPath, BIN, 'serve'],
+  options: { readonly authority?: 'fixture' | 'generate' } = {},
+): Promise<ServeProcess> {
+  const dataDir = env['APPSTORE_DATA_DIR'];
+  if (options.authority !== 'generate' && dataDir !== undefined && env['APPSTORE_CA_CERT'] === undefined) placeFixtureAuthority(dataDir);
   const [file = '', ...args] = command;
   const child = spawn(file, args, { cwd: ROOT, env: childEnvironment({ APPSTORE_PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

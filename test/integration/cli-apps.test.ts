@@ -5,12 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
-import { generateAuthority } from '../../src/domain/certificates/certificate-authority.ts';
 import { normaliseSerial } from '../../src/domain/certificates/x509.ts';
 import { revokeBySerial } from '../../src/domain/identity/revoke-by-serial.ts';
 import { toBool } from '../../src/storage/schema.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { certFile, readCert, weakKeyFile } from '../helpers/certificate-fixtures.ts';
+import { FIXTURE_AUTHORITY } from '../helpers/fixture-authority.ts';
 import { runCommand } from '../helpers/run-cli.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import { DIALECT } from '../helpers/test-database.ts';
@@ -29,7 +29,7 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
   after(() => server.close());
 
   test('serve creates the authority on first start when APPSTORE_CA_CERT is unset: in the database, its key sealed', async () => {
-    const serve = await startServeProcess(env);
+    const serve = await startServeProcess(env, undefined, { authority: 'generate' });
     const code = await serve.stop();
     assert.equal(code, 0, serve.output());
     assert.match(serve.output(), /created the store's certificate authority/);
@@ -126,7 +126,8 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
   test('an authority an earlier version kept in the data directory is imported on init', async () => {
     const other = await createTestServer();
     try {
-      const material = await generateAuthority(new Date());
+      // The files an earlier version kept (scripts/make-authority-fixture.sh made these).
+      const material = { keyPem: fs.readFileSync(FIXTURE_AUTHORITY.key, 'utf8'), certificatePem: fs.readFileSync(FIXTURE_AUTHORITY.certificate, 'utf8') };
       const files = other.container.legacyAuthority;
       fs.mkdirSync(path.dirname(files.key), { recursive: true });
       fs.writeFileSync(files.key, material.keyPem);

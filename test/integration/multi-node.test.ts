@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { issueCertificate } from '../../src/domain/certificates/certificate-authority.ts';
 import { revokeCertificate } from '../../src/domain/certificates/revoke-certificate.ts';
 import { ensureOwnAuthority, loadOwnAuthority } from '../../src/domain/identity/store-identity.ts';
+import { placeFixtureAuthority } from '../helpers/fixture-authority.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import { basic, createUser } from '../helpers/accounts.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
@@ -145,6 +146,7 @@ describe(`appstore secret-key rotate (${DIALECT})`, () => {
     const old = await createTestServer({ database });
     try {
       await old.container.checkSecretKey();
+      placeFixtureAuthority(database.dataDir);
       await ensureOwnAuthority(old.container.identity, old.container.accounts.keys, old.container.legacyAuthority, new Date(), TEST_ACTING);
       const before = await loadOwnAuthority(old.container.identity, old.container.accounts.keys);
       await createUser(old.container, 'dee', PASSWORD);

@@ -11,10 +11,12 @@ import { eventually } from '../helpers/eventually.ts';
 import { ROOT } from '../helpers/run-cli.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
+import { placeFixtureAuthority } from '../helpers/fixture-authority.ts';
 
 describe(`graceful shutdown (${DIALECT})`, () => {
   test('stop: refuses new connections, finishes the request in flight, closes the database', async () => {
     const database = await createTestDatabase();
+    placeFixtureAuthority(database.dataDir);
     const config = loadConfig({ ...database.env, APPSTORE_PORT: '0', APPSTORE_LOG_LEVEL: 'silent' });
     let release: () => void = () => undefined;
     const started = new Promise<void>((resolve) => {
