@@ -38,7 +38,22 @@ try {
 // The whole suite runs the unit tests (beside the sources and under test/unit/) in one process:
 // they share no state and each took longer to start than to run. Every other file has a process.
 const isUnit = (file) => file.startsWith(`src${path.sep}`) || file.startsWith(path.join('test', 'unit'));
-const processes = named.length > 0 || long ? files.map(compiledTestFile) : [writeGroup('unit', files.filter(isUnit)), ...files.filter((file) => !isUnit(file)).map(compiledTestFile)];
+// Integration test files that neither drive Chromium nor start processes share processes too, in
+// two groups: each group runs its files one after the other, beside the rest.
+const source = (file) => fs.readFileSync(path.join(root, file), 'utf8');
+const isLight = (file) => !isUnit(file) && !/helpers\/(browser|serve-process|nginx)\.ts|runAppstore\(|spawn\(/.test(source(file)) && source(file).length < 20000;
+const light = files.filter(isLight);
+const usesBrowser = (file) => source(file).includes('helpers/browser.ts');
+const processes =
+  named.length > 0 || long
+    ? files.map(compiledTestFile)
+    : [
+        // Those that drive Chromium first (the longest), so that none is left running alone at the end.
+        ...files.filter((file) => !isUnit(file) && !isLight(file)).sort((a, b) => Number(usesBrowser(b)) - Number(usesBrowser(a))).map(compiledTestFile),
+        writeGroup('integration-a', light.filter((_, i) => i % 2 === 0)),
+        writeGroup('integration-b', light.filter((_, i) => i % 2 === 1)),
+        writeGroup('unit', files.filter(isUnit)),
+      ];
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
 console.log(`running ${files.length} test files on ${target}${long ? ', their long runs at full size' : ''}`);
 const result = spawnSync(
