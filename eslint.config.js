@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint-layers.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/', '.test-build/'] },
@@ -16,6 +17,23 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       'no-console': 'error',
     },
+  },
+  // Promises nobody waits for, and promises where a function that returns nothing is expected
+  // (a listener, a callback): both lose errors. These rules need the types.
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // node:test's test() and describe() return promises the runner itself waits for.
+      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] }],
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  // docs/architecture.md's "may import" table (eslint-layers.js).
+  {
+    files: ['src/**/*.ts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/allowed-imports': 'error' },
   },
   {
     files: ['src/cli/**', 'scripts/**', 'bin/**', 'bench/**', '**/*.test.ts', 'test/**'],

@@ -548,6 +548,9 @@ const both = await Promise.all(
           let output = '';
           child.stdout.on('data', (d: Buffer) => (output += d.toString()));
           child.on('close', () => resolve(Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 'NaN')));
+        }, (error: unknown) => {
+          console.error(`the first request failed: ${String(error)}`);
+          resolve(Number.NaN);
         });
       }),
   ),

@@ -40,14 +40,16 @@ function testOnlyPackages() {
 const keepSourceLocation = {
   name: 'keep-source-location',
   setup(build) {
-    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+    build.onLoad({ filter: /\.(ts|m?js)$/ }, async (args) => {
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      const loader = args.path.endsWith('.ts') ? 'ts' : 'js';
       const source = await fs.promises.readFile(args.path, 'utf8');
-      if (!source.includes('import.meta')) return { contents: source, loader: 'ts' };
+      if (!source.includes('import.meta')) return { contents: source, loader };
       const contents = source
         .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(args.path)))
         .replaceAll('import.meta.filename', JSON.stringify(args.path))
         .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href));
-      return { contents, loader: 'ts' };
+      return { contents, loader };
     });
   },
 };

@@ -39,7 +39,8 @@ export function installJsonParser(app: FastifyInstance): void {
       done(null, null);
       return;
     }
-    json(request, text, (error, value) => {
+    // Called with a callback, Fastify's parser answers through it (its type also allows a promise).
+    void json(request, text, (error, value) => {
       if (error !== null) {
         done(new AppError('malformed_json', `The body is not valid JSON: ${syntaxProblem(text, error)}.`));
         return;
