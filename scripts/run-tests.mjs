@@ -48,10 +48,11 @@ const processes =
   named.length > 0 || long
     ? files.map(compiledTestFile)
     : [
-        // Those that drive Chromium first (the longest), so that none is left running alone at the end.
-        ...files.filter((file) => !isUnit(file) && !isLight(file)).sort((a, b) => Number(usesBrowser(b)) - Number(usesBrowser(a))).map(compiledTestFile),
+        // The shared groups first (each runs its files one after another), then the files that
+        // drive Chromium (the longest alone), so that none is left running alone at the end.
         writeGroup('integration-a', light.filter((_, i) => i % 2 === 0)),
         writeGroup('integration-b', light.filter((_, i) => i % 2 === 1)),
+        ...files.filter((file) => !isUnit(file) && !isLight(file)).sort((a, b) => Number(usesBrowser(b)) - Number(usesBrowser(a))).map(compiledTestFile),
         writeGroup('unit', files.filter(isUnit)),
       ];
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
@@ -60,7 +61,10 @@ const result = spawnSync(
   process.execPath,
   // No test asserts a wall-clock deadline (the machine is shared): a wait that never ends is ended
   // by this timeout per test, generous enough for the slowest test on a loaded machine.
-  ['--enable-source-maps', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...flags, ...processes],
+  // Source maps (failures named at the TypeScript line) only for files named on the command line:
+  // over the whole suite, reading them cost 10 s of CPU. A failure in the whole suite is named at
+  // the line of .test-build/…mjs, which esbuild keeps readable and marks with the source's path.
+  [...(named.length > 0 ? ['--enable-source-maps'] : []), '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...flags, ...processes],
   {
     cwd: root,
     stdio: 'inherit',

@@ -68,7 +68,9 @@ export async function startMailServer(): Promise<MailServer> {
     url: `smtp://127.0.0.1:${port}`,
     received,
     async nextMailTo(address) {
-      const deadline = Date.now() + 5000;
+      // No deadline of its own (scripts/run-tests.mjs's timeout ends a wait that never succeeds);
+      // every 10 s it says what it waits for.
+      let reported = Date.now();
       for (;;) {
         const from = seen.get(address) ?? 0;
         const index = received.findIndex((mail, i) => i >= from && mail.to.includes(address));
@@ -76,7 +78,10 @@ export async function startMailServer(): Promise<MailServer> {
           seen.set(address, index + 1);
           return received[index] as ReceivedMail;
         }
-        if (Date.now() > deadline) throw new Error(`no mail to ${address} within 5 s (received: ${received.map((m) => `${m.to.join(',')}: ${m.subject}`).join('; ')})`);
+        if (Date.now() - reported >= 10_000) {
+          reported = Date.now();
+          console.error(`still waiting for a mail to ${address} (received: ${received.map((m) => `${m.to.join(',')}: ${m.subject}`).join('; ')})`);
+        }
         await new Promise<void>((resolve) => {
           waiters.push(resolve);
           setTimeout(resolve, 200);
