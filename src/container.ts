@@ -13,7 +13,7 @@ import { deliverAccountMail } from './domain/accounts/account-mail-jobs.ts';
 import { MailQueue } from './domain/mail-queue.ts';
 import { mailQueueRepository } from './storage/repositories/mail-queue.repository.ts';
 import { readMirrorSnapshot } from './storage/repositories/mirror.repository.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 import type { SecretKeys } from './domain/accounts/secret-key.ts';
 import { deriveKeys, loadSecret } from './domain/accounts/secret-key.ts';
 import type { SessionDeps } from './domain/accounts/sessions.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { directoryArchiveStorage } from './archives/directory-archive-storage.ts';
 import { s3ArchiveStorage } from './archives/s3-archive-storage.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 import { loadTrust } from './domain/certificates/trust.ts';
 import type { Trust } from './domain/certificates/trust.ts';
 import type { DownloadCounts } from './domain/mirror/download-counts.ts';

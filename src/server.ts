@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app.ts';
-import type { Config } from './config.ts';
-import { unknownVariables } from './config.ts';
+import type { Config } from './config/config.ts';
+import { unknownVariables } from './config/config.ts';
 import { callbackUrl } from './domain/accounts/external-login.ts';
 import { createContainer, publicUrlOf } from './container.ts';
 import type { Container } from './container.ts';

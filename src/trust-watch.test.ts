@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from './config.ts';
+import { loadConfig } from './config/config.ts';
 import type { TrustSource } from './domain/certificates/trust-source.ts';
 import { watchTrustFiles } from './trust-watch.ts';
 

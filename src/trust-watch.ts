@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 import type { TrustSource } from './domain/certificates/trust-source.ts';
 
 /** How often the authority and CRL files are looked at (their modification time and size). */

@@ -1,5 +1,5 @@
 import type * as Sdk from '@aws-sdk/client-s3';
-import type { S3Settings } from '../config-archives.ts';
+import type { S3Settings } from '../config/archives.ts';
 import { archiveKey } from '../domain/mirror/mirror-ports.ts';
 import type { ArchiveStorage } from '../domain/mirror/mirror-ports.ts';
 import { AppError } from '../errors.ts';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import type { Acting } from '../domain/audit/audit.ts';
 import { processActing } from '../process-acting.ts';
-import { loadConfig } from '../config.ts';
-import type { Config } from '../config.ts';
+import { loadConfig } from '../config/config.ts';
+import type { Config } from '../config/config.ts';
 import { createContainer } from '../container.ts';
 import type { Container } from '../container.ts';
 import type { CliIo } from './io.ts';

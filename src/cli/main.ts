@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/config.ts';
 import { isAppError } from '../errors.ts';
 import { projectFile } from '../project-files.ts';
 import { parseCommandArguments } from './arguments.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { OidcProviderSettings } from '../config-external-login.ts';
+import type { OidcProviderSettings } from '../config/external-login.ts';
 import { AppError } from '../errors.ts';
 import { githubProfile } from './github-connector.ts';
 import { adminByClaim, oidcProfile } from './oidc-connector.ts';

@@ -1,6 +1,6 @@
 import tls from 'node:tls';
 import { Agent, fetch as undiciFetch } from 'undici';
-import type { ProviderSettings } from '../config-external-login.ts';
+import type { ProviderSettings } from '../config/external-login.ts';
 import type { ExternalProvider } from '../domain/accounts/external-login.ts';
 import { githubProvider } from './github-connector.ts';
 import { oidcProvider, PROVIDER_TIMEOUT_SECONDS } from './oidc-connector.ts';

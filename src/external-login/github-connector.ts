@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import type { GithubProviderSettings } from '../config-external-login.ts';
+import type { GithubProviderSettings } from '../config/external-login.ts';
 import type { ExternalProfile } from '../domain/accounts/external-identity.ts';
 import type { ExternalProvider } from '../domain/accounts/external-login.ts';
 import { codeFlowParameters, PROVIDER_TIMEOUT_SECONDS, providerRules } from './oidc-connector.ts';

@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
-import { oidcPrefix } from '../config-external-login.ts';
-import type { ExternalProviderSettings, OidcProviderSettings } from '../config-external-login.ts';
+import { oidcPrefix } from '../config/external-login.ts';
+import type { ExternalProviderSettings, OidcProviderSettings } from '../config/external-login.ts';
 import { AppError } from '../errors.ts';
 import type { ExternalProfile } from '../domain/accounts/external-identity.ts';
 import type { ExternalProvider, FlowChecks } from '../domain/accounts/external-login.ts';

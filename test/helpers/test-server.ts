@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppServer } from '../../src/http/types.ts';
 import { buildServer } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { createContainer } from '../../src/container.ts';
 import type { Container } from '../../src/container.ts';
 import { createTestDatabase } from './test-database.ts';

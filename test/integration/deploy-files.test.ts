@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { loadConfig, unknownVariables } from '../../src/config.ts';
+import { loadConfig, unknownVariables } from '../../src/config/config.ts';
 import { nginxMainConfig, renderNginxSite } from '../helpers/nginx.ts';
 import { ROOT } from '../helpers/run-cli.ts';
 

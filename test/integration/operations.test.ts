@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { runHousekeeping } from '../../src/domain/housekeeping.ts';
 import { formatTimestamp } from '../../src/domain/timestamps.ts';
 import { startServer } from '../../src/server.ts';

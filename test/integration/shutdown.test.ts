@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { Type } from 'typebox';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { startServer } from '../../src/server.ts';
 import { isDatabaseReachable } from '../../src/storage/database.ts';
 import { eventually } from '../helpers/eventually.ts';

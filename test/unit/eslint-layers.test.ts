@@ -28,8 +28,10 @@ describe('the layers of docs/architecture.md, kept by the linter (eslint-layers.
     assert.deepEqual(lint('src/storage/repositories/app.repository.ts', "import { sql } from 'kysely';\nimport type { App } from '../../domain/apps/app.ts';"), []);
   });
 
-  test('storage may not read the configuration; a page may not reach the database', () => {
-    assert.equal(lint('src/storage/database.ts', "import { loadConfig } from '../config.ts';").length, 1);
+  test('storage may not read the configuration; a page may not reach the database; an adapter reads only its own settings', () => {
+    assert.equal(lint('src/storage/database.ts', "import { loadConfig } from '../config/config.ts';").length, 1);
+    assert.deepEqual(lint('src/archives/s3-archive-storage.ts', "import type { ArchiveStorageSettings } from '../config/archives.ts';"), []);
+    assert.match(lint('src/archives/s3-archive-storage.ts', "import { loadConfig } from '../config/config.ts';")[0] ?? '', /^src\/archives may not import src\/config\/config\.ts /);
     assert.equal(lint('src/web/pages/app-page.ts', "import { sql } from 'kysely';").length, 1);
     assert.equal(lint('src/web/pages/app-page.ts', "import { db } from '../../storage/database.ts';").length, 1);
   });

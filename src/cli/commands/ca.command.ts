@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { ensureOwnAuthority, rotateOwnAuthority, trustedOwnCertificates } from '../../domain/identity/store-identity.ts';
 import { issueFromCommandLine } from '../../domain/identity/request-certificate.ts';
 import { revokeCertificate } from '../../domain/certificates/revoke-certificate.ts';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/config.ts';
 import { positional, readFileBytes } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError } from '../command.ts';

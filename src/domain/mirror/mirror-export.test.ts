@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isAppError } from '../../errors.ts';
-import { EXPORT_FORMAT, parseManifest } from './mirror-export.ts';
+import { EXPORT_FORMAT, parseExportManifest } from './mirror-export.ts';
 import { DOCUMENTS } from './mirror-ports.ts';
 
 const SHA = 'ab'.repeat(32);
@@ -17,11 +17,11 @@ const manifest = (extra: Record<string, unknown> = {}) =>
     ...extra,
   });
 const refused = (text: string, pattern: RegExp): void =>
-  assert.throws(() => parseManifest(text, 'x.tar'), (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && pattern.test(error.detail));
+  assert.throws(() => parseExportManifest(text, 'x.tar'), (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && pattern.test(error.detail));
 
 describe('export manifest', () => {
   test('a manifest as export writes it is read back', () => {
-    const read = parseManifest(manifest(), 'x.tar');
+    const read = parseExportManifest(manifest(), 'x.tar');
     assert.equal(read.documents.length, 5);
     assert.deepEqual(read.archives[0]?.downloads, ['https://example.org/a.tar.gz']);
   });

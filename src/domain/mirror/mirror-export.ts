@@ -69,7 +69,7 @@ const invalid = (description: string, problem: string): AppError =>
   new AppError('invalid_mirror_file', `${description} cannot be imported (${problem}): nothing was changed. Copy the file again, or export it again on the connected store.`);
 
 /** The manifest, checked field by field (a damaged or foreign file is refused, not half-read). */
-export function parseManifest(text: string, description: string): ExportManifest {
+export function parseExportManifest(text: string, description: string): ExportManifest {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -131,7 +131,7 @@ export async function readManifest(source: ExportSource): Promise<ExportManifest
   const manifest = await source.read(MANIFEST_ENTRY);
   const recorded = (await source.read(MANIFEST_CHECKSUM_ENTRY)).toString('utf8').trim();
   if (sha256Of(manifest) !== recorded) throw invalid(source.description, "its manifest does not match the manifest's recorded SHA-256");
-  return parseManifest(manifest.toString('utf8'), source.description);
+  return parseExportManifest(manifest.toString('utf8'), source.description);
 }
 
 /** What the sync needs of a verified export: the manifest and where each upstream download's bytes are. */

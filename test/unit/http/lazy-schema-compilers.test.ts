@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildServer } from '../../../src/app.ts';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config/config.ts';
 import { createContainer } from '../../../src/container.ts';
 import { createTestDatabase } from '../../helpers/test-database.ts';
 import { assertLowerCaseHeaderNames, compileWhenIdle, lazySchemaCompilers } from '../../../src/http/lazy-schema-compilers.ts';

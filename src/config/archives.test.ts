@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parseArchiveStorage } from './config-archives.ts';
+import { parseArchiveStorage } from './archives.ts';
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-config-archives-'));
 fs.writeFileSync(path.join(cwd, 'secret'), 'a-secret-key\n');

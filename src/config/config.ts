@@ -1,20 +1,20 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { PUBLISH_SLOT_LIMITS } from './domain/releases/publish-slots.ts';
-import { DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE } from './domain/accounts/password-hash.ts';
-import type { DatabaseTarget } from './storage/database.ts';
-import type { ConnectionSettings } from './http/node-server.ts';
-import { EXTERNAL_LOGIN_VARIABLES, listedOidcIds, OIDC_FIELDS, oidcPrefix, parseExternalLogin } from './config-external-login.ts';
-import type { ProviderSettings } from './config-external-login.ts';
-import { ARCHIVE_VARIABLES, parseArchiveStorage } from './config-archives.ts';
-import type { ArchiveStorageSettings } from './config-archives.ts';
-import { MIRROR_VARIABLES, parseMirror } from './config-mirror.ts';
-import { envReader, parseSwitch, readableFile } from './config-values.ts';
-import type { Env } from './config-values.ts';
-import type { MirrorSettings } from './config-mirror.ts';
-import { DEFAULT_SIGN_IN_LIMITS } from './domain/rate-limit.ts';
-import type { SignInLimits } from './domain/rate-limit.ts';
+import { PUBLISH_SLOT_LIMITS } from '../domain/releases/publish-slots.ts';
+import { DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE } from '../domain/accounts/password-hash.ts';
+import type { DatabaseTarget } from '../storage/database.ts';
+import type { ConnectionSettings } from '../http/node-server.ts';
+import { EXTERNAL_LOGIN_VARIABLES, listedOidcIds, OIDC_FIELDS, oidcPrefix, parseExternalLogin } from './external-login.ts';
+import type { ProviderSettings } from './external-login.ts';
+import { ARCHIVE_VARIABLES, parseArchiveStorage } from './archives.ts';
+import type { ArchiveStorageSettings } from './archives.ts';
+import { MIRROR_VARIABLES, parseMirror } from './mirror.ts';
+import { envReader, parseSwitch, readableFile } from './values.ts';
+import type { Env } from './values.ts';
+import type { MirrorSettings } from './mirror.ts';
+import { DEFAULT_SIGN_IN_LIMITS } from '../domain/rate-limit.ts';
+import type { SignInLimits } from '../domain/rate-limit.ts';
 
 /** Where the relational data lives: an embedded SQLite file, or a PostgreSQL server. */
 /** Where the database is: the storage layer's own type (storage/database.ts), named here too. */
@@ -81,11 +81,11 @@ export interface Config {
     /** The From header of the store's mails. */
     readonly from: string;
   };
-  /** The external logins offered on the sign-in page (config-external-login.ts). */
+  /** The external logins offered on the sign-in page (external-login.ts). */
   readonly externalLogin: readonly ProviderSettings[];
-  /** Mirror mode (config-mirror.ts, docs/mirror.md); null: this store follows no upstream. */
+  /** Mirror mode (mirror.ts, docs/mirror.md); null: this store follows no upstream. */
   readonly mirror: MirrorSettings | null;
-  /** Where hosted archives live (config-archives.ts): the data directory, or S3-compatible storage. */
+  /** Where hosted archives live (archives.ts): the data directory, or S3-compatible storage. */
   readonly archives: ArchiveStorageSettings;
 }
 
@@ -126,9 +126,9 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_DATABASE_POOL_SIZE',
   'APPSTORE_METRICS_PORT',
   'APPSTORE_METRICS_TOKEN',
-  // External login (config-external-login.ts); each listed OpenID Provider adds APPSTORE_OIDC_<ID>_* variables.
+  // External login (external-login.ts); each listed OpenID Provider adds APPSTORE_OIDC_<ID>_* variables.
   ...EXTERNAL_LOGIN_VARIABLES,
-  // Mirror mode (config-mirror.ts, docs/mirror.md).
+  // Mirror mode (mirror.ts, docs/mirror.md).
   ...MIRROR_VARIABLES,
   ...ARCHIVE_VARIABLES,
   // Read by bin/appstore.js before the service loads: run the bundle or fail (tests, CI), and why a bundle was not used.

@@ -1,5 +1,5 @@
-import { envReader, readSecret } from './config-values.ts';
-import type { Env } from './config-values.ts';
+import { envReader, readSecret } from './values.ts';
+import type { Env } from './values.ts';
 
 /**
  * External login's configuration (docs/external-login.md): OpenID Providers listed in

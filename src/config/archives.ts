@@ -1,5 +1,5 @@
-import { envReader, parseSwitch, readSecret } from './config-values.ts';
-import type { Env } from './config-values.ts';
+import { envReader, parseSwitch, readSecret } from './values.ts';
+import type { Env } from './values.ts';
 
 /**
  * Where the archives this store hosts live (mirror mode, docs/mirror.md): a directory under the

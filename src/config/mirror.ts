@@ -1,8 +1,8 @@
-import { APP_ID_PATTERN } from './domain/app-id.ts';
-import { DEFAULT_MIRROR_POLICY } from './domain/mirror/mirror-policy.ts';
-import type { MirrorPolicy } from './domain/mirror/mirror-policy.ts';
-import { envReader, parseSwitch, readableFile } from './config-values.ts';
-import type { Env } from './config-values.ts';
+import { APP_ID_PATTERN } from '../domain/app-id.ts';
+import { DEFAULT_MIRROR_POLICY } from '../domain/mirror/mirror-policy.ts';
+import type { MirrorPolicy } from '../domain/mirror/mirror-policy.ts';
+import { envReader, parseSwitch, readableFile } from './values.ts';
+import type { Env } from './values.ts';
 
 /**
  * Mirror mode's configuration (docs/mirror.md): the upstream store this one follows, the

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Value readers shared by the configuration's modules (config.ts, config-mirror.ts, config-archives.ts, config-external-login.ts): each reports its problem and goes on. */
+/** Value readers shared by the configuration's modules (config.ts, mirror.ts, archives.ts, external-login.ts): each reports its problem and goes on. */
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
