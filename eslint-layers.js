@@ -8,15 +8,54 @@ const ROOT = path.dirname(new URL(import.meta.url).pathname);
 
 /** Folder (or file) under src/ → what it may import from src/ besides itself, and why. */
 export const LAYERS = {
-  domain: { may: ['domain', 'errors.ts'], packages: ['fastify', 'kysely', 'better-sqlite3', 'pg', 'undici', 'nodemailer'], why: 'domain code is free of HTTP, SQL and adapters' },
-  storage: { may: ['domain', 'errors.ts', 'metrics.ts'], packages: ['fastify'], why: 'storage implements the domain’s stores and knows nothing of HTTP, the CLI or the configuration' },
+  domain: {
+    may: ['domain', 'errors.ts'],
+    packages: ['fastify', 'kysely', 'better-sqlite3', 'pg', 'undici', 'nodemailer'],
+    why: 'domain code is free of HTTP, SQL and adapters',
+  },
+  storage: {
+    may: ['domain', 'errors.ts', 'metrics.ts'],
+    packages: ['fastify'],
+    why: 'storage implements the domain’s stores and knows nothing of HTTP, the CLI or the configuration',
+  },
   web: { may: ['domain', 'errors.ts'], packages: ['fastify', 'kysely'], why: 'pages are rendered from domain values' },
-  http: { may: ['domain', 'errors.ts', 'container.ts', 'metrics.ts', 'project-files.ts', 'web'], packages: ['kysely', 'better-sqlite3', 'pg'], why: 'routes call use cases through the container, never the database' },
-  downloads: { may: ['domain', 'errors.ts'], packages: ['fastify', 'kysely'], why: 'an adapter implements a domain port' },
-  archives: { may: ['domain', 'errors.ts', 'config/archives.ts'], packages: ['fastify', 'kysely'], why: 'an adapter implements a domain port' },
+  http: {
+    may: ['domain', 'errors.ts', 'container.ts', 'metrics.ts', 'project-files.ts', 'web'],
+    packages: ['kysely', 'better-sqlite3', 'pg'],
+    why: 'routes call use cases through the container, never the database',
+  },
+  downloads: {
+    may: ['domain', 'errors.ts'],
+    packages: ['fastify', 'kysely'],
+    why: 'an adapter implements a domain port',
+  },
+  archives: {
+    may: ['domain', 'errors.ts', 'config/archives.ts'],
+    packages: ['fastify', 'kysely'],
+    why: 'an adapter implements a domain port',
+  },
   mail: { may: ['domain', 'errors.ts'], packages: ['fastify', 'kysely'], why: 'an adapter implements a domain port' },
-  'external-login': { may: ['domain', 'errors.ts', 'config/external-login.ts'], packages: ['fastify', 'kysely'], why: 'an adapter implements a domain port' },
-  cli: { may: ['domain', 'errors.ts', 'container.ts', 'config', 'archives', 'storage', 'mirror.ts', 'process-acting.ts', 'project-files.ts', 'server.ts'], packages: ['fastify'], why: 'commands are thin adapters over the container’s use cases' },
+  'external-login': {
+    may: ['domain', 'errors.ts', 'config/external-login.ts'],
+    packages: ['fastify', 'kysely'],
+    why: 'an adapter implements a domain port',
+  },
+  cli: {
+    may: [
+      'domain',
+      'errors.ts',
+      'container.ts',
+      'config',
+      'archives',
+      'storage',
+      'mirror.ts',
+      'process-acting.ts',
+      'project-files.ts',
+      'server.ts',
+    ],
+    packages: ['fastify'],
+    why: 'commands are thin adapters over the container’s use cases',
+  },
 };
 
 /** A path relative to src/ with forward slashes, or null outside src/. */
@@ -40,7 +79,8 @@ const allowedImports = {
     docs: { description: 'keeps the layers of docs/architecture.md: what each folder of src/ may import' },
     schema: [],
     messages: {
-      layer: "src/{{from}} may not import src/{{to}} ({{why}}; docs/architecture.md, 'may import'). It may import: {{may}}.",
+      layer:
+        "src/{{from}} may not import src/{{to}} ({{why}}; docs/architecture.md, 'may import'). It may import: {{may}}.",
       package: "src/{{from}} may not import the package '{{name}}' ({{why}}; docs/architecture.md).",
     },
   },
@@ -54,16 +94,26 @@ const allowedImports = {
       if (typeof specifier !== 'string') return;
       if (!specifier.startsWith('.')) {
         const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
-        if (rule.packages.includes(name)) context.report({ node: node.source, messageId: 'package', data: { from, name, why: rule.why } });
+        if (rule.packages.includes(name))
+          context.report({ node: node.source, messageId: 'package', data: { from, name, why: rule.why } });
         return;
       }
       const target = underSrc(path.resolve(path.dirname(file), specifier));
       const targetLayer = target?.split('/')[0];
       if (target === null || targetLayer === from || rule.may.some((entry) => covers(entry, target))) return;
       const to = rule.may.some((entry) => entry.startsWith(`${targetLayer}/`)) ? target : targetLayer;
-      context.report({ node: node.source, messageId: 'layer', data: { from, to, why: rule.why, may: rule.may.map((layer) => `src/${layer}`).join(', ') } });
+      context.report({
+        node: node.source,
+        messageId: 'layer',
+        data: { from, to, why: rule.why, may: rule.may.map((layer) => `src/${layer}`).join(', ') },
+      });
     };
-    return { ImportDeclaration: check, ImportExpression: check, ExportNamedDeclaration: check, ExportAllDeclaration: check };
+    return {
+      ImportDeclaration: check,
+      ImportExpression: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+    };
   },
 };
 

@@ -18,7 +18,12 @@ http
       response.end();
       return;
     }
-    response.writeHead(200, { ...notModified, 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip', 'content-length': gzip.length });
+    response.writeHead(200, {
+      ...notModified,
+      'content-type': 'application/json; charset=utf-8',
+      'content-encoding': 'gzip',
+      'content-length': gzip.length,
+    });
     response.end(gzip);
   })
   .listen(Number(port), '127.0.0.1');

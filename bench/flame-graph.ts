@@ -52,7 +52,8 @@ function callTree(profile: Profile): Frame {
   };
   const first = profile.nodes[0];
   if (first !== undefined) for (const child of first.children ?? []) walk(byId.get(child) as ProfileNode, root);
-  const sum = (frame: Frame): number => (frame.total = frame.self + [...frame.children.values()].reduce((a, c) => a + sum(c), 0));
+  const sum = (frame: Frame): number =>
+    (frame.total = frame.self + [...frame.children.values()].reduce((a, c) => a + sum(c), 0));
   sum(root);
   return root;
 }
@@ -68,9 +69,18 @@ function svg(root: Frame, title: string): string {
     if (w < 0.3) return;
     depth = Math.max(depth, level);
     const share = ((100 * frame.total) / root.total).toFixed(1);
-    const hue = frame.name.startsWith('(garbage') ? 200 : frame.name.startsWith('(idle') || frame.name.startsWith('(program') ? 0 : 20 + ((frame.name.length * 7) % 40);
-    const label = w > 40 ? `<text x="${(x + 3).toFixed(1)}" y="${-level * row - 4}">${escapeHtml(frame.name.slice(0, Math.floor(w / 6.5)))}</text>` : '';
-    boxes.push(`<g><title>${escapeHtml(frame.name)} (${share} %)</title><rect x="${x.toFixed(1)}" y="${-(level + 1) * row}" width="${Math.max(0.3, w - 0.3).toFixed(1)}" height="${row - 1}" fill="hsl(${hue},75%,${frame.name.startsWith('(idle') ? 85 : 65}%)"/>${label}</g>`);
+    const hue = frame.name.startsWith('(garbage')
+      ? 200
+      : frame.name.startsWith('(idle') || frame.name.startsWith('(program')
+        ? 0
+        : 20 + ((frame.name.length * 7) % 40);
+    const label =
+      w > 40
+        ? `<text x="${(x + 3).toFixed(1)}" y="${-level * row - 4}">${escapeHtml(frame.name.slice(0, Math.floor(w / 6.5)))}</text>`
+        : '';
+    boxes.push(
+      `<g><title>${escapeHtml(frame.name)} (${share} %)</title><rect x="${x.toFixed(1)}" y="${-(level + 1) * row}" width="${Math.max(0.3, w - 0.3).toFixed(1)}" height="${row - 1}" fill="hsl(${hue},75%,${frame.name.startsWith('(idle') ? 85 : 65}%)"/>${label}</g>`,
+    );
     let at = x;
     for (const child of [...frame.children.values()].sort((a, b) => a.name.localeCompare(b.name))) {
       place(child, at, level + 1);
@@ -115,5 +125,6 @@ if (process.argv[1] !== undefined && import.meta.url.endsWith(path.basename(proc
     process.exit(2);
   }
   const root = flameGraph(profileFile, svgFile, title ?? path.basename(profileFile));
-  for (const { name, share } of heaviest(root, 25)) process.stdout.write(`${(100 * share).toFixed(1).padStart(5)} %  ${name}\n`);
+  for (const { name, share } of heaviest(root, 25))
+    process.stdout.write(`${(100 * share).toFixed(1).padStart(5)} %  ${name}\n`);
 }

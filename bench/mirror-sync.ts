@@ -39,11 +39,28 @@ export interface MirrorSyncBench {
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 type RewrittenApp = Writable<Omit<ListedApp, 'releases'>> & { releases: Writable<ListedRelease>[] };
 
-
 /** `appstore mirror sync` under GNU time: its output, the wall time and the peak resident memory. */
-function timedSync(env: NodeJS.ProcessEnv, core: string): Promise<{ stdout: string; seconds: number; peakRssMiB: number }> {
+function timedSync(
+  env: NodeJS.ProcessEnv,
+  core: string,
+): Promise<{ stdout: string; seconds: number; peakRssMiB: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M', 'taskset', '-c', core, process.execPath, '--max-semi-space-size=2', path.join(ROOT, 'bin', 'appstore.js'), 'mirror', 'sync'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      '/usr/bin/time',
+      [
+        '-f',
+        'TIME %e %M',
+        'taskset',
+        '-c',
+        core,
+        process.execPath,
+        '--max-semi-space-size=2',
+        path.join(ROOT, 'bin', 'appstore.js'),
+        'mirror',
+        'sync',
+      ],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -61,7 +78,12 @@ function timedSync(env: NodeJS.ProcessEnv, core: string): Promise<{ stdout: stri
  * categories.json, platforms.json and apps.json), serves it with nginx on `port` and syncs a new
  * store from it twice. The store runs on `core`, as in the rest of the bench.
  */
-export async function benchMirrorSync(work: string, documents: { categories: string; platforms: string; apps: string }, port: number, core: string): Promise<MirrorSyncBench> {
+export async function benchMirrorSync(
+  work: string,
+  documents: { categories: string; platforms: string; apps: string },
+  port: number,
+  core: string,
+): Promise<MirrorSyncBench> {
   const dir = path.join(work, 'mirror');
   const www = path.join(dir, 'www');
   fs.mkdirSync(path.join(www, 'api', 'v1'), { recursive: true });
@@ -69,7 +91,25 @@ export async function benchMirrorSync(work: string, documents: { categories: str
   const ca = path.join(dir, 'root.crt');
   const caKey = path.join(dir, 'root.key');
   const appKey = path.join(dir, 'app.key');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:4096', '-nodes', '-days', '3650', '-subj', '/CN=Bench Code Signing Root', '-keyout', caKey, '-out', ca], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:4096',
+      '-nodes',
+      '-days',
+      '3650',
+      '-subj',
+      '/CN=Bench Code Signing Root',
+      '-keyout',
+      caKey,
+      '-out',
+      ca,
+    ],
+    { stdio: 'ignore' },
+  );
   execFileSync('openssl', ['genrsa', '-out', appKey, '4096'], { stdio: 'ignore' });
   const key = fs.readFileSync(appKey, 'utf8');
 
@@ -83,7 +123,27 @@ export async function benchMirrorSync(work: string, documents: { categories: str
     4,
     async ({ app, serial }) => {
       const out = path.join(dir, 'certs', `${app.id}.crt`);
-      await run('openssl', ['req', '-new', '-x509', '-key', appKey, '-subj', `/CN=${app.id}`, '-CA', ca, '-CAkey', caKey, '-days', '3650', '-set_serial', String(serial), '-addext', 'basicConstraints=critical,CA:FALSE', '-out', out]);
+      await run('openssl', [
+        'req',
+        '-new',
+        '-x509',
+        '-key',
+        appKey,
+        '-subj',
+        `/CN=${app.id}`,
+        '-CA',
+        ca,
+        '-CAkey',
+        caKey,
+        '-days',
+        '3650',
+        '-set_serial',
+        String(serial),
+        '-addext',
+        'basicConstraints=critical,CA:FALSE',
+        '-out',
+        out,
+      ]);
       app.certificate = fs.readFileSync(out, 'utf8');
     },
   );
@@ -94,7 +154,9 @@ export async function benchMirrorSync(work: string, documents: { categories: str
     const app = apps.find((a) => a.id === parsed.app.id);
     if (app === undefined) continue;
     for (const chosen of chooseReleases(parsed, platforms, DEFAULT_MIRROR_POLICY)) {
-      const release = app.releases.find((r) => r.version === chosen.release.version && r.isNightly === chosen.release.isNightly);
+      const release = app.releases.find(
+        (r) => r.version === chosen.release.version && r.isNightly === chosen.release.isNightly,
+      );
       if (release === undefined) continue;
       const file = path.join(www, 'archives', app.id, `${release.version}.tar.gz`);
       fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -106,7 +168,13 @@ export async function benchMirrorSync(work: string, documents: { categories: str
     }
   }
   const appsJson = JSON.stringify(apps);
-  for (const [name, body] of [['apps', appsJson], ['appapi_apps', '[]'], ['categories', documents.categories], ['platforms', documents.platforms], ['discover', '[]']] as const) {
+  for (const [name, body] of [
+    ['apps', appsJson],
+    ['appapi_apps', '[]'],
+    ['categories', documents.categories],
+    ['platforms', documents.platforms],
+    ['discover', '[]'],
+  ] as const) {
     fs.writeFileSync(path.join(www, 'api', 'v1', `${name}.json`), body);
   }
   // nginx's workers run as an unprivileged user: they must reach and read the files.
@@ -137,9 +205,11 @@ http { access_log off; sendfile on; etag on; default_type application/json;
     execFileSync(process.execPath, [path.join(ROOT, 'bin', 'appstore.js'), 'migrate'], { env, stdio: 'ignore' });
     const first = await timedSync(env, core);
     const taken = /(\d+) releases taken \(([\d.]+) MiB\)/.exec(first.stdout);
-    if (taken === null || Number(taken[1]) !== releases) throw new Error(`the first sync took ${taken?.[1]} of ${releases} releases:\n${first.stdout}`);
+    if (taken === null || Number(taken[1]) !== releases)
+      throw new Error(`the first sync took ${taken?.[1]} of ${releases} releases:\n${first.stdout}`);
     const again = await timedSync(env, core);
-    if (!/ 0 releases taken/.test(again.stdout)) throw new Error(`the second sync took releases again:\n${again.stdout}`);
+    if (!/ 0 releases taken/.test(again.stdout))
+      throw new Error(`the second sync took releases again:\n${again.stdout}`);
     return {
       apps: upstream.apps.length,
       releases,

@@ -43,21 +43,27 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A local HTTPS server sending `bytes` at about 100 MB/s (64 KiB every 0.6 ms, in turns with the others). */
 async function slowArchiveServer(bytes: Buffer): Promise<{ url: string; close(): Promise<void> }> {
-  const server = https.createServer({ key: fs.readFileSync(path.join(TLS, 'server.key')), cert: fs.readFileSync(path.join(TLS, 'server.crt')) }, (_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': bytes.length });
-    let at = 0;
-    const next = (): void => {
-      if (at >= bytes.length) return void response.end();
-      const end = Math.min(at + 65536, bytes.length);
-      const more = response.write(bytes.subarray(at, end));
-      at = end;
-      if (more) setTimeout(next, 0.6);
-      else response.once('drain', next);
-    };
-    next();
-  });
+  const server = https.createServer(
+    { key: fs.readFileSync(path.join(TLS, 'server.key')), cert: fs.readFileSync(path.join(TLS, 'server.crt')) },
+    (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': bytes.length });
+      let at = 0;
+      const next = (): void => {
+        if (at >= bytes.length) return void response.end();
+        const end = Math.min(at + 65536, bytes.length);
+        const more = response.write(bytes.subarray(at, end));
+        at = end;
+        if (more) setTimeout(next, 0.6);
+        else response.once('drain', next);
+      };
+      next();
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `https://localhost:${(server.address() as AddressInfo).port}/archive.tar.gz`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `https://localhost:${(server.address() as AddressInfo).port}/archive.tar.gz`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function flood(label: string, extraEnv: Record<string, string>, archiveUrl: string): Promise<PublishFloodRun> {
@@ -81,11 +87,10 @@ async function flood(label: string, extraEnv: Record<string, string>, archiveUrl
     tokens.push(cli('user', 'token', `dev${i}`));
   }
   // As `npm start` runs the store (package.json), with the log at warn to keep its output short.
-  const child = spawn(
-    process.execPath,
-    ['--max-semi-space-size=8', '--no-memory-reducer', BIN, 'serve'],
-    { env: { ...env, APPSTORE_LOG_LEVEL: 'info', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, ['--max-semi-space-size=8', '--no-memory-reducer', BIN, 'serve'], {
+    env: { ...env, APPSTORE_LOG_LEVEL: 'info', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const origin = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -99,8 +104,15 @@ async function flood(label: string, extraEnv: Record<string, string>, archiveUrl
   });
   try {
     const post = (token: string, url: string, body: unknown) =>
-      fetch(`${origin}${url}`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const registered = await post(tokens[0] ?? '', '/api/v1/apps', { certificate: fs.readFileSync(path.join(CERTS, 'news.crt'), 'utf8'), signature: fs.readFileSync(path.join(CERTS, 'news.sig'), 'utf8') });
+      fetch(`${origin}${url}`, {
+        method: 'POST',
+        headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const registered = await post(tokens[0] ?? '', '/api/v1/apps', {
+      certificate: fs.readFileSync(path.join(CERTS, 'news.crt'), 'utf8'),
+      signature: fs.readFileSync(path.join(CERTS, 'news.sig'), 'utf8'),
+    });
     if (registered.status !== 201) throw new Error(`registering news: ${registered.status} ${await registered.text()}`);
     for (let i = 1; i < ACCOUNTS; i++) cli('app', 'maintainer', 'add', 'news', `dev${i}`);
     const pid = child.pid ?? 0;
@@ -124,9 +136,19 @@ async function flood(label: string, extraEnv: Record<string, string>, archiveUrl
     await sleep(3000);
     clearInterval(sampler);
     const afterMiB = rssMiB(pid);
-    for (let i = 0; i < 200; i++) await (await fetch(`${origin}${i % 2 === 0 ? '/' : '/api/v1/apps.json'}`)).arrayBuffer();
+    for (let i = 0; i < 200; i++)
+      await (await fetch(`${origin}${i % 2 === 0 ? '/' : '/api/v1/apps.json'}`)).arrayBuffer();
     await sleep(1000);
-    return { label, publishes: ACCOUNTS * PER_ACCOUNT, idleMiB, peakMiB, afterMiB, servingMiB: rssMiB(pid), seconds, statuses };
+    return {
+      label,
+      publishes: ACCOUNTS * PER_ACCOUNT,
+      idleMiB,
+      peakMiB,
+      afterMiB,
+      servingMiB: rssMiB(pid),
+      seconds,
+      statuses,
+    };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -138,7 +160,10 @@ async function flood(label: string, extraEnv: Record<string, string>, archiveUrl
 export async function benchPublishFlood(): Promise<PublishFloodRun[]> {
   const archive = await slowArchiveServer(randomBytes(ARCHIVE_BYTES));
   try {
-    return [await flood('bounded (defaults: 3 at once, 3 per account)', {}, archive.url), await flood('unbounded (APPSTORE_PUBLISHES_AT_ONCE=1000)', { APPSTORE_PUBLISHES_AT_ONCE: '1000' }, archive.url)];
+    return [
+      await flood('bounded (defaults: 3 at once, 3 per account)', {}, archive.url),
+      await flood('unbounded (APPSTORE_PUBLISHES_AT_ONCE=1000)', { APPSTORE_PUBLISHES_AT_ONCE: '1000' }, archive.url),
+    ];
   } finally {
     await archive.close();
   }
@@ -149,7 +174,14 @@ export function publishFloodTable(runs: readonly PublishFloodRun[]): string {
   return [
     '| store | publishes | RSS idle | RSS peak | peak − idle | 3 s after | after 200 more requests | all answered in | answers |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...runs.map((run) => `| ${run.label} | ${run.publishes} | ${f(run.idleMiB)} MiB | ${f(run.peakMiB)} MiB | **${f(run.peakMiB - run.idleMiB)} MiB** | ${f(run.afterMiB)} MiB | ${f(run.servingMiB)} MiB | ${run.seconds.toFixed(1)} s | ${Object.entries(run.statuses).map(([status, count]) => `${count}× ${status}`).join(', ')} |`),
+    ...runs.map(
+      (run) =>
+        `| ${run.label} | ${run.publishes} | ${f(run.idleMiB)} MiB | ${f(run.peakMiB)} MiB | **${f(run.peakMiB - run.idleMiB)} MiB** | ${f(run.afterMiB)} MiB | ${f(run.servingMiB)} MiB | ${run.seconds.toFixed(1)} s | ${Object.entries(
+          run.statuses,
+        )
+          .map(([status, count]) => `${count}× ${status}`)
+          .join(', ')} |`,
+    ),
   ].join('\n');
 }
 

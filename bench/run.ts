@@ -29,7 +29,9 @@ const DURATION = process.env.BENCH_SECONDS ?? '10';
 const which = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 for (const tool of ['wrk', 'nginx', 'openssl', 'curl', 'taskset', '/usr/bin/time']) {
   if (!which(tool)) {
-    console.error(`bench: ${tool} is missing; install it with: apt-get install wrk nginx-light openssl curl util-linux time`);
+    console.error(
+      `bench: ${tool} is missing; install it with: apt-get install wrk nginx-light openssl curl util-linux time`,
+    );
     process.exit(1);
   }
 }
@@ -64,14 +66,45 @@ spawnSync('taskset', ['-a', '-p', '-c', CLIENT_CORE, String(process.pid)], { std
 
 /** How `npm start` and the README's production command run the server: its memory settings (docs/listing-engine.md). */
 const PRODUCTION_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
-const PRODUCTION_FLAGS = ['--max-semi-space-size=8', '--no-memory-reducer', '--max-inlined-bytecode-size-cumulative=4600', '--max-inlined-bytecode-size-absolute=9200'];
+const PRODUCTION_FLAGS = [
+  '--max-semi-space-size=8',
+  '--no-memory-reducer',
+  '--max-inlined-bytecode-size-cumulative=4600',
+  '--max-inlined-bytecode-size-absolute=9200',
+];
 
 /** The store on one core; `production` false runs it with Node's and glibc's defaults. */
-function startStore(port: number, dataDir: string, extraEnv: Record<string, string> = {}, production = true, nodeFlags: readonly string[] = []): ChildProcess {
-  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...(production ? PRODUCTION_FLAGS : []), ...nodeFlags, path.join(ROOT, 'bin', 'appstore.js'), 'serve'], {
-    env: { ...process.env, ...(production ? PRODUCTION_ENV : {}), APPSTORE_DATA_DIR: dataDir, APPSTORE_PORT: String(port), APPSTORE_LOG_LEVEL: 'warn', APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '0', ...extraEnv },
-    stdio: 'ignore',
-  });
+function startStore(
+  port: number,
+  dataDir: string,
+  extraEnv: Record<string, string> = {},
+  production = true,
+  nodeFlags: readonly string[] = [],
+): ChildProcess {
+  const child = spawn(
+    'taskset',
+    [
+      '-c',
+      SERVER_CORE,
+      process.execPath,
+      ...(production ? PRODUCTION_FLAGS : []),
+      ...nodeFlags,
+      path.join(ROOT, 'bin', 'appstore.js'),
+      'serve',
+    ],
+    {
+      env: {
+        ...process.env,
+        ...(production ? PRODUCTION_ENV : {}),
+        APPSTORE_DATA_DIR: dataDir,
+        APPSTORE_PORT: String(port),
+        APPSTORE_LOG_LEVEL: 'warn',
+        APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '0',
+        ...extraEnv,
+      },
+      stdio: 'ignore',
+    },
+  );
   children.push(child);
   return child;
 }
@@ -92,7 +125,20 @@ function parseMs(text: string): number {
 }
 
 function wrkArguments(url: string, headers: string[], connections: number, threads: number): string[] {
-  return ['-c', CLIENT_CORE, 'wrk', '-t', String(threads), '-c', String(connections), '-d', `${DURATION}s`, '--latency', ...headers.flatMap((h) => ['-H', h]), url];
+  return [
+    '-c',
+    CLIENT_CORE,
+    'wrk',
+    '-t',
+    String(threads),
+    '-c',
+    String(connections),
+    '-d',
+    `${DURATION}s`,
+    '--latency',
+    ...headers.flatMap((h) => ['-H', h]),
+    url,
+  ];
 }
 
 function wrk(url: string, headers: string[], connections = 16, threads = 2): WrkResult {
@@ -102,7 +148,9 @@ function wrk(url: string, headers: string[], connections = 16, threads = 2): Wrk
 /** wrk without waiting for it: two of them load two servers at once. */
 function wrkStarted(url: string, headers: string[], connections: number, threads: number): Promise<WrkResult> {
   return new Promise((resolve, reject) => {
-    execFile('taskset', wrkArguments(url, headers, connections, threads), { encoding: 'utf8' }, (error, output) => (error === null ? resolve(wrkResult(output)) : reject(error)));
+    execFile('taskset', wrkArguments(url, headers, connections, threads), { encoding: 'utf8' }, (error, output) =>
+      error === null ? resolve(wrkResult(output)) : reject(error),
+    );
   });
 }
 
@@ -111,21 +159,30 @@ function wrkResult(output: string): WrkResult {
   // The percentiles are the lines of the latency distribution: a thread-stats column such as
   // "93.50%" at a line's end must not be taken for the 50% line.
   const percentile = (p: number) => parseMs(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(output)?.[1] ?? '');
-  return { rps, p50ms: percentile(50), p99ms: percentile(99), requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? 'NaN') };
+  return {
+    rps,
+    p50ms: percentile(50),
+    p99ms: percentile(99),
+    requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? 'NaN'),
+  };
 }
-
 
 /**
  * The raw bytes as sent, on a fresh connection: undici's fetch would decompress them, and the
  * time a client takes to inflate 28 MB is not the store's.
  */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { headers, agent: false }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+        );
       })
       .on('error', reject);
   });
@@ -140,9 +197,27 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
  * and 81 to 128 ms with the store's database module imported (four runs each, alternated; curl
  * 15 to 23 ms). curl also runs when the port is not open yet: a failed connection rejects.
  */
-function timeGet(url: string, encoding = 'gzip', extra: Record<string, string> = {}): Promise<{ ms: number; bytes: number; etag: string; status: number }> {
-  const headers = Object.entries({ 'accept-encoding': encoding, ...extra }).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  const args = ['-c', CLIENT_CORE, 'curl', '-s', '-o', '/dev/null', ...headers, '-w', '%{http_code} %{time_total} %{size_download} %header{etag}', url];
+function timeGet(
+  url: string,
+  encoding = 'gzip',
+  extra: Record<string, string> = {},
+): Promise<{ ms: number; bytes: number; etag: string; status: number }> {
+  const headers = Object.entries({ 'accept-encoding': encoding, ...extra }).flatMap(([name, value]) => [
+    '-H',
+    `${name}: ${value}`,
+  ]);
+  const args = [
+    '-c',
+    CLIENT_CORE,
+    'curl',
+    '-s',
+    '-o',
+    '/dev/null',
+    ...headers,
+    '-w',
+    '%{http_code} %{time_total} %{size_download} %header{etag}',
+    url,
+  ];
   return new Promise((resolve, reject) => {
     execFile('taskset', args, { encoding: 'utf8' }, (error, output) => {
       if (error !== null) {
@@ -164,8 +239,14 @@ const rssOf = (pid: number): { rss: number; peak: number } => {
 /** The CLI in a process of its own, waited for without blocking this one (the /healthz probe runs meanwhile). */
 const cli = (dataDir: string, args: string[]): Promise<void> =>
   new Promise((resolve, reject) => {
-    const child = spawn('taskset', ['-c', CLIENT_CORE, process.execPath, path.join(ROOT, 'bin', 'appstore.js'), ...args], { env: { ...process.env, APPSTORE_DATA_DIR: dataDir }, stdio: 'ignore' });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`appstore ${args.join(' ')} exited ${code}`))));
+    const child = spawn(
+      'taskset',
+      ['-c', CLIENT_CORE, process.execPath, path.join(ROOT, 'bin', 'appstore.js'), ...args],
+      { env: { ...process.env, APPSTORE_DATA_DIR: dataDir }, stdio: 'ignore' },
+    );
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`appstore ${args.join(' ')} exited ${code}`)),
+    );
   });
 
 async function makeData(apps: number): Promise<{ dataDir: string; seconds: number }> {
@@ -197,7 +278,12 @@ function portOpen(port: number): Promise<boolean> {
  * home page: `/`): from spawning the process (`ms`), and from the moment its port opens (`afterOpenMs`):
  * what comes before the port opens is Node loading the bundle and the store's start.
  */
-async function startAndTimeFirst(port: number, dataDir: string, extraEnv: Record<string, string> = {}, path_ = '/api/v1/apps.json'): Promise<{ store: ChildProcess; ms: number; afterOpenMs: number }> {
+async function startAndTimeFirst(
+  port: number,
+  dataDir: string,
+  extraEnv: Record<string, string> = {},
+  path_ = '/api/v1/apps.json',
+): Promise<{ store: ChildProcess; ms: number; afterOpenMs: number }> {
   const start = performance.now();
   const store = startStore(port, dataDir, extraEnv);
   while (!(await portOpen(port))) await new Promise((r) => setTimeout(r, 5));
@@ -226,7 +312,9 @@ async function stopStore(store: ChildProcess): Promise<void> {
 
 /** The stall probe (bench/probe.mjs) in a process of its own on the client core; `stop` resolves to the worst /healthz latency. */
 async function startProbe(url: string): Promise<{ stop(): Promise<number> }> {
-  const child = spawn('taskset', ['-c', CLIENT_CORE, process.execPath, path.join(ROOT, 'bench', 'probe.mjs'), url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('taskset', ['-c', CLIENT_CORE, process.execPath, path.join(ROOT, 'bench', 'probe.mjs'), url], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   while (!output.includes('ready')) await new Promise((r) => setTimeout(r, 10));
@@ -245,7 +333,11 @@ async function startProbe(url: string): Promise<{ stop(): Promise<number> }> {
  * 200 after the write is the one that waited for the re-render, and its latency is the re-render.
  * Meanwhile /healthz is asked every 5 ms: its worst latency is how long the event loop stalled.
  */
-async function rerenderAfterWrite(port: number, dataDir: string, round: number): Promise<{ ms: number; worstHealthMs: number }> {
+async function rerenderAfterWrite(
+  port: number,
+  dataDir: string,
+  round: number,
+): Promise<{ ms: number; worstHealthMs: number }> {
   const base = `http://127.0.0.1:${port}`;
   const before = await timeGet(`${base}/api/v1/apps.json`);
   const probe = await startProbe(`${base}/healthz`);
@@ -264,14 +356,17 @@ async function rerenderAfterWrite(port: number, dataDir: string, round: number):
 
 /** CPU time the process has used, in clock ticks (its threads' included: the thread pool's compressions). */
 const cpuTicksOf = (pid: number): number => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = fs
+    .readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return Number(fields[11]) + Number(fields[12]); // utime and stime, fields 14 and 15 of stat
 };
 
 /** Until the process has used no CPU for 300 ms (a compression in the background is done). */
 async function untilIdle(pid: number): Promise<void> {
   let last = cpuTicksOf(pid);
-  for (let quiet = 0; quiet < 3; ) {
+  for (let quiet = 0; quiet < 3;) {
     await new Promise((r) => setTimeout(r, 100));
     const now = cpuTicksOf(pid);
     quiet = now - last <= 1 ? quiet + 1 : 0;
@@ -284,7 +379,11 @@ async function untilIdle(pid: number): Promise<void> {
  * background, and kept only when it saves enough: the store is waited for until idle, then asked
  * again). Returns in how many variants brotli was kept.
  */
-const VARIANT_PATHS = ['/api/v1/apps.json', '/api/v1/apps.json?include_enterprise=true', ...[28, 29, 30, 31, 32].map((v) => `/api/v1/platform/${v}.0.0/apps.json`)];
+const VARIANT_PATHS = [
+  '/api/v1/apps.json',
+  '/api/v1/apps.json?include_enterprise=true',
+  ...[28, 29, 30, 31, 32].map((v) => `/api/v1/platform/${v}.0.0/apps.json`),
+];
 async function serveEveryVariant(port: number, pid: number): Promise<number> {
   let brotliKept = 0;
   for (const variant of VARIANT_PATHS) {
@@ -301,7 +400,25 @@ async function serveEveryVariant(port: number, pid: number): Promise<number> {
 
 // 1. The bundle the store runs (made on first run otherwise, which the first start would count), and the data.
 execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { stdio: 'ignore' });
-execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:4096', '-nodes', '-days', '3650', '-subj', '/CN=app_0000', '-keyout', path.join(work, 'k.pem'), '-out', path.join(work, 'c.pem')], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:4096',
+    '-nodes',
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=app_0000',
+    '-keyout',
+    path.join(work, 'k.pem'),
+    '-out',
+    path.join(work, 'c.pem'),
+  ],
+  { stdio: 'ignore' },
+);
 const { dataDir, seconds: generateSeconds } = await makeData(600);
 
 // 2. The store's first apps.json after start: on a database whose parts are not saved yet (the
@@ -344,7 +461,10 @@ await new Promise((r) => setTimeout(r, 2000)); // the parts are saved in the bac
 await stopStore(warmUp.store);
 const restartRuns: Array<{ ms: number; afterOpenMs: number }> = [];
 const homeRuns: Array<{ ms: number; afterOpenMs: number }> = [];
-for (const [runs, firstPath] of [[restartRuns, '/api/v1/apps.json'], [homeRuns, '/']] as const) {
+for (const [runs, firstPath] of [
+  [restartRuns, '/api/v1/apps.json'],
+  [homeRuns, '/'],
+] as const) {
   for (let i = 0; i < 3; i++) {
     const run = await startAndTimeFirst(port, dataDir, {}, firstPath);
     runs.push(run);
@@ -370,7 +490,10 @@ const upstreamDocuments = {
 const www = path.join(work, 'www');
 fs.mkdirSync(path.join(www, 'platform'), { recursive: true });
 const storeGzip = await rawGet(`${base}/apps.json`, { 'accept-encoding': 'gzip' });
-for (const [url, file] of [[`${base}/apps.json`, 'apps.json'], [`${base}/platform/30.0.0/apps.json`, 'platform/30.json']] as const) {
+for (const [url, file] of [
+  [`${base}/apps.json`, 'apps.json'],
+  [`${base}/platform/30.0.0/apps.json`, 'platform/30.json'],
+] as const) {
   const gz = await rawGet(url, { 'accept-encoding': 'gzip' });
   fs.writeFileSync(path.join(www, `${file}.gz`), gz.body);
   fs.writeFileSync(path.join(www, file), zlib.gunzipSync(gz.body));
@@ -386,16 +509,35 @@ events { worker_connections 1024; }
 http { access_log off; sendfile on; etag on; gzip_static on; default_type application/json;
   server { listen 127.0.0.1:${nginxPort}; root ${www}; } }\n`,
 );
-children.push(spawn('taskset', ['-c', SERVER_CORE, 'nginx', '-c', path.join(work, 'nginx.conf'), '-p', work], { stdio: 'ignore' }));
+children.push(
+  spawn('taskset', ['-c', SERVER_CORE, 'nginx', '-c', path.join(work, 'nginx.conf'), '-p', work], { stdio: 'ignore' }),
+);
 const nginxBase = `http://127.0.0.1:${nginxPort}`;
 await waitFor(`${nginxBase}/apps.json`);
-const nginxEtag = (await fetch(`${nginxBase}/apps.json`, { headers: { 'accept-encoding': 'gzip' } })).headers.get('etag') ?? '';
+const nginxEtag =
+  (await fetch(`${nginxBase}/apps.json`, { headers: { 'accept-encoding': 'gzip' } })).headers.get('etag') ?? '';
 // The bare server answers with the store's own 304 headers (but those Node adds itself).
 const storeEtag = String(storeGzip.headers.etag);
 const storeNotModified = await rawGet(`${base}/apps.json`, { 'accept-encoding': 'gzip', 'if-none-match': storeEtag });
-const bareHeaders = Object.fromEntries(Object.entries(storeNotModified.headers).filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)));
+const bareHeaders = Object.fromEntries(
+  Object.entries(storeNotModified.headers).filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)),
+);
 const barePort = 18_800;
-children.push(spawn('taskset', ['-c', SERVER_CORE, process.execPath, path.join(ROOT, 'bench', 'bare-node.mjs'), String(barePort), path.join(www, 'apps.json.gz'), JSON.stringify(bareHeaders)], { stdio: 'ignore' }));
+children.push(
+  spawn(
+    'taskset',
+    [
+      '-c',
+      SERVER_CORE,
+      process.execPath,
+      path.join(ROOT, 'bench', 'bare-node.mjs'),
+      String(barePort),
+      path.join(www, 'apps.json.gz'),
+      JSON.stringify(bareHeaders),
+    ],
+    { stdio: 'ignore' },
+  ),
+);
 const bareBase = `http://127.0.0.1:${barePort}`;
 await waitFor(bareBase);
 const gzipSizes = { apps: storeGzip.body.length, platform: fs.statSync(path.join(www, 'platform/30.json.gz')).size };
@@ -404,8 +546,18 @@ const gzipSizes = { apps: storeGzip.body.length, platform: fs.statSync(path.join
 const gzip = 'Accept-Encoding: gzip';
 const rows: Array<[string, WrkResult, WrkResult, WrkResult | null]> = [
   ['apps.json, gzip', wrk(`${base}/apps.json`, [gzip]), wrk(`${nginxBase}/apps.json`, [gzip]), wrk(bareBase, [gzip])],
-  ['platform/30.0.0/apps.json, gzip', wrk(`${base}/platform/30.0.0/apps.json`, [gzip]), wrk(`${nginxBase}/platform/30.json`, [gzip]), null],
-  ['apps.json, 304 (If-None-Match)', wrk(`${base}/apps.json`, [gzip, `If-None-Match: ${storeEtag}`], 32), wrk(`${nginxBase}/apps.json`, [gzip, `If-None-Match: ${nginxEtag}`], 32), wrk(bareBase, [gzip, `If-None-Match: ${storeEtag}`], 32)],
+  [
+    'platform/30.0.0/apps.json, gzip',
+    wrk(`${base}/platform/30.0.0/apps.json`, [gzip]),
+    wrk(`${nginxBase}/platform/30.json`, [gzip]),
+    null,
+  ],
+  [
+    'apps.json, 304 (If-None-Match)',
+    wrk(`${base}/apps.json`, [gzip, `If-None-Match: ${storeEtag}`], 32),
+    wrk(`${nginxBase}/apps.json`, [gzip, `If-None-Match: ${nginxEtag}`], 32),
+    wrk(bareBase, [gzip, `If-None-Match: ${storeEtag}`], 32),
+  ],
 ];
 
 // 4a. The 304 beside bare Node once more, five rounds with the store settled, in two ways. Side by
@@ -426,13 +578,20 @@ const fiveRounds = async (round: () => Promise<Round>): Promise<NotModifiedPairs
 };
 const conditional = (etag: string): string[] => [gzip, `If-None-Match: ${etag}`];
 const notModifiedPairs = (storeUrl: string, etag: string): Promise<NotModifiedPairs> =>
-  fiveRounds(async () => ({ store: wrk(storeUrl, conditional(etag), 32).rps, bare: wrk(bareBase, conditional(storeEtag), 32).rps }));
+  fiveRounds(async () => ({
+    store: wrk(storeUrl, conditional(etag), 32).rps,
+    bare: wrk(bareBase, conditional(storeEtag), 32).rps,
+  }));
 const sideBySide = (storeUrl: string, etag: string): Promise<NotModifiedPairs> =>
   fiveRounds(async () => {
-    const [store, bare] = await Promise.all([wrkStarted(storeUrl, conditional(etag), 16, 1), wrkStarted(bareBase, conditional(storeEtag), 16, 1)]);
+    const [store, bare] = await Promise.all([
+      wrkStarted(storeUrl, conditional(etag), 16, 1),
+      wrkStarted(bareBase, conditional(storeEtag), 16, 1),
+    ]);
     return { store: store.rps, bare: bare.rps };
   });
-const pairsText = ({ rounds }: NotModifiedPairs): string => rounds.map((r) => `${f(r.store)} / ${f(r.bare)}`).join(', ');
+const pairsText = ({ rounds }: NotModifiedPairs): string =>
+  rounds.map((r) => `${f(r.store)} / ${f(r.bare)}`).join(', ');
 await new Promise((r) => setTimeout(r, 2000));
 const notModified = await notModifiedPairs(`${base}/apps.json`, storeEtag);
 const notModifiedTogether = await sideBySide(`${base}/apps.json`, storeEtag);
@@ -453,10 +612,21 @@ const profileDir = path.join(work, 'profile');
 const profiled = startStore(profilePort, dataDir, {}, true, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
 await waitFor(`http://127.0.0.1:${profilePort}/healthz`);
 const profiledEtag = (await timeGet(`http://127.0.0.1:${profilePort}/api/v1/apps.json`)).etag;
-const profiledRun = wrk(`http://127.0.0.1:${profilePort}/api/v1/apps.json`, [gzip, `If-None-Match: ${profiledEtag}`], 32);
+const profiledRun = wrk(
+  `http://127.0.0.1:${profilePort}/api/v1/apps.json`,
+  [gzip, `If-None-Match: ${profiledEtag}`],
+  32,
+);
 await stopStore(profiled);
-const profileFile = path.join(profileDir, fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile')) ?? '');
-const profileTree = flameGraph(profileFile, path.join(ROOT, 'docs', 'profiles', '304-now.svg'), `A 304 on apps.json under wrk -c32 (${f(profiledRun.rps)} req/s with the profiler on), ${new Date().toISOString().slice(0, 10)}`);
+const profileFile = path.join(
+  profileDir,
+  fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile')) ?? '',
+);
+const profileTree = flameGraph(
+  profileFile,
+  path.join(ROOT, 'docs', 'profiles', '304-now.svg'),
+  `A 304 on apps.json under wrk -c32 (${f(profiledRun.rps)} req/s with the profiler on), ${new Date().toISOString().slice(0, 10)}`,
+);
 const profileTop = heaviest(profileTree, 15);
 
 // 4b. What SQLite's commit probe costs a 304: the version is read on every 304, and on SQLite
@@ -479,7 +649,12 @@ const probeCost = await (async (): Promise<{ perCallUs: number; perRequest: numb
   const counted = startStore(probePort, dataDir, { APPSTORE_METRICS_PORT: String(metricsPort) });
   await waitFor(`http://127.0.0.1:${probePort}/healthz`);
   const { etag } = await timeGet(`http://127.0.0.1:${probePort}/api/v1/apps.json`);
-  const probes = async (): Promise<number> => Number(/^appstore_commit_probes_total (\d+)/m.exec(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())?.[1] ?? 'NaN');
+  const probes = async (): Promise<number> =>
+    Number(
+      /^appstore_commit_probes_total (\d+)/m.exec(
+        await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(),
+      )?.[1] ?? 'NaN',
+    );
   const before = await probes();
   const run = wrk(`http://127.0.0.1:${probePort}/api/v1/apps.json`, [gzip, `If-None-Match: ${etag}`], 32);
   const perRequest = ((await probes()) - before) / run.requests;
@@ -508,7 +683,8 @@ const pageUrls: Array<[string, string]> = [
 const origin = `http://127.0.0.1:${port}`;
 /** The body's size; once more on a fresh connection if the kept-alive one was closed by the idle timeout meanwhile. */
 async function bodyBytes(url: string): Promise<number> {
-  const once = async () => Buffer.from(await (await fetch(url, { headers: { accept: 'text/html' } })).arrayBuffer()).length;
+  const once = async () =>
+    Buffer.from(await (await fetch(url, { headers: { accept: 'text/html' } })).arrayBuffer()).length;
   return once().catch(once);
 }
 const css = await bodyBytes(`${origin}/static/site.css`);
@@ -543,15 +719,30 @@ const both = await Promise.all(
     (p) =>
       new Promise<number>((resolve) => {
         const etagPromise = timeGet(`http://127.0.0.1:${p}/api/v1/apps.json`);
-        etagPromise.then(({ etag }) => {
-          const child = spawn('wrk', ['-t', '1', '-c', '16', '-d', `${DURATION}s`, '-H', gzip, '-H', `If-None-Match: ${etag}`, `http://127.0.0.1:${p}/api/v1/apps.json`]);
-          let output = '';
-          child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-          child.on('close', () => resolve(Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 'NaN')));
-        }, (error: unknown) => {
-          console.error(`the first request failed: ${String(error)}`);
-          resolve(Number.NaN);
-        });
+        etagPromise.then(
+          ({ etag }) => {
+            const child = spawn('wrk', [
+              '-t',
+              '1',
+              '-c',
+              '16',
+              '-d',
+              `${DURATION}s`,
+              '-H',
+              gzip,
+              '-H',
+              `If-None-Match: ${etag}`,
+              `http://127.0.0.1:${p}/api/v1/apps.json`,
+            ]);
+            let output = '';
+            child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+            child.on('close', () => resolve(Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 'NaN')));
+          },
+          (error: unknown) => {
+            console.error(`the first request failed: ${String(error)}`);
+            resolve(Number.NaN);
+          },
+        );
       }),
   ),
 );
@@ -603,12 +794,19 @@ const table = rows
       `| ${name} | ${f(ours.rps)} | ${f(nginx.rps)} | ${bare === null ? '–' : f(bare.rps)} | ${f(ours.rps / nginx.rps, 2)} | ${bare === null ? '–' : f(ours.rps / bare.rps, 2)} | ${f(ours.p50ms, 2)} / ${f(ours.p99ms, 1)} | ${f(nginx.p50ms, 2)} / ${f(nginx.p99ms, 1)} |`,
   )
   .join('\n');
-const pageTable = pageRows.map(([name, result, bytes]) => `| ${name} | ${f(result.p50ms, 2)} / ${f(result.p99ms, 1)} | ${f(result.rps)} | ${f(bytes / 1024, 1)} KB + ${f(css / 1024, 1)} KB CSS |`).join('\n');
+const pageTable = pageRows
+  .map(
+    ([name, result, bytes]) =>
+      `| ${name} | ${f(result.p50ms, 2)} / ${f(result.p99ms, 1)} | ${f(result.rps)} | ${f(bytes / 1024, 1)} KB + ${f(css / 1024, 1)} KB CSS |`,
+  )
+  .join('\n');
 const ratio = (a: number, b: number): string => `${f(a / b, 1)}×`;
 const report = `# Benchmarks
 
 Measured by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, SQLite.
-The store runs as \`npm start\` runs it (\`${Object.entries(PRODUCTION_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} node ${PRODUCTION_FLAGS.join(' ')}\`).
+The store runs as \`npm start\` runs it (\`${Object.entries(PRODUCTION_ENV)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(' ')} node ${PRODUCTION_FLAGS.join(' ')}\`).
 The store, nginx and the bare Node server run pinned to core ${SERVER_CORE} (\`taskset\`), wrk and the
 probes on core ${CLIENT_CORE}; the machine is shared, so absolute numbers are noisy and the ratios
 within one run are what to compare. Each wrk run lasts ${DURATION} s on loopback.
@@ -732,6 +930,9 @@ ${publishFloodTable(flood)}
 |---|---|
 | 304s, two processes on the same database, loaded together (both pinned to the same core; wrk -t1 -c16 each, unpinned) | ${f(both.reduce((a, b) => a + b, 0))} req/s (${both.map((b) => f(b)).join(' + ')}) |
 `;
-fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), `${report}\n${fs.readFileSync(path.join(ROOT, 'bench', 'limits.md'), 'utf8')}`);
+fs.writeFileSync(
+  path.join(ROOT, 'docs', 'benchmarks.md'),
+  `${report}\n${fs.readFileSync(path.join(ROOT, 'bench', 'limits.md'), 'utf8')}`,
+);
 console.log(report);
 process.exit(0);

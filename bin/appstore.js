@@ -15,11 +15,15 @@ try {
   main = await import(pathToFileURL(fs.existsSync(entry) ? entry : await build()).href);
 } catch (error) {
   if (process.env.APPSTORE_BUNDLE === 'required') {
-    console.error('appstore: the bundle could not be built or loaded, and APPSTORE_BUNDLE=required forbids running the sources instead:');
+    console.error(
+      'appstore: the bundle could not be built or loaded, and APPSTORE_BUNDLE=required forbids running the sources instead:',
+    );
     console.error(error);
     process.exit(70);
   }
-  console.error(`appstore: running the TypeScript sources (a slower start): the bundle could not be built or loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)}). Run \`npm run build\` where the project can be written.`);
+  console.error(
+    `appstore: running the TypeScript sources (a slower start): the bundle could not be built or loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)}). Run \`npm run build\` where the project can be written.`,
+  );
   if (process.env.APPSTORE_DEBUG_BUILD !== undefined) console.error(error);
   const { register } = await import('tsx/esm/api');
   register();

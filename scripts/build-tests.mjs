@@ -68,7 +68,9 @@ export async function buildTests(files) {
     splitting: true,
     external: [...EXTERNAL, ...testOnlyPackages().flatMap((name) => [name, `${name}/*`])],
     // Packages written as CommonJS call require(): the bundle, ES modules, gives them one.
-    banner: { js: "import { createRequire as appstoreRequire } from 'node:module'; const require = appstoreRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as appstoreRequire } from 'node:module'; const require = appstoreRequire(import.meta.url);",
+    },
     platform: 'node',
     format: 'esm',
     target: 'node20',
@@ -84,7 +86,13 @@ export async function buildTests(files) {
  */
 export function writeGroup(name, files) {
   const group = path.join(TEST_BUILD, `${name}.test.mjs`);
-  const imports = files.map((file) => `import ${JSON.stringify(`./${path.relative(TEST_BUILD, compiledTestFile(file)).split(path.sep).join('/')}`)};`);
-  fs.writeFileSync(group, `// The ${name} test files, run in one process (scripts/build-tests.mjs).\n${imports.join('\n')}\n`);
+  const imports = files.map(
+    (file) =>
+      `import ${JSON.stringify(`./${path.relative(TEST_BUILD, compiledTestFile(file)).split(path.sep).join('/')}`)};`,
+  );
+  fs.writeFileSync(
+    group,
+    `// The ${name} test files, run in one process (scripts/build-tests.mjs).\n${imports.join('\n')}\n`,
+  );
   return group;
 }

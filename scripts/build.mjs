@@ -62,7 +62,9 @@ export async function build() {
     target: 'node20',
     external: EXTERNAL,
     // Packages written as CommonJS call require(): the bundle, ES modules, gives them one.
-    banner: { js: "import { createRequire as appstoreRequire } from 'node:module'; const require = appstoreRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as appstoreRequire } from 'node:module'; const require = appstoreRequire(import.meta.url);",
+    },
     sourcemap: 'linked',
     logLevel: 'warning',
   });
@@ -93,7 +95,13 @@ function pruneOldBuilds(current) {
  */
 export async function verify(entry) {
   const chunks = path.join(path.dirname(entry), 'chunks');
-  const files = [entry, ...fs.readdirSync(chunks).filter((name) => name.endsWith('.mjs')).map((name) => path.join(chunks, name))];
+  const files = [
+    entry,
+    ...fs
+      .readdirSync(chunks)
+      .filter((name) => name.endsWith('.mjs'))
+      .map((name) => path.join(chunks, name)),
+  ];
   for (const file of files) await import(pathToFileURL(file).href);
   return files.length;
 }

@@ -12,12 +12,22 @@ const dir = path.join(root, 'infoxml');
 const categories = new Set(DEFAULT_CATEGORY_IDS);
 console.log('| file | outcome | version | rawPlatformVersionSpec | licences | categories |');
 console.log('|---|---|---|---|---|---|');
-for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.xml')).sort()) {
+for (const file of fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.xml'))
+  .sort()) {
   try {
-    const { app, release } = parseManifest(parseXmlDocument(fs.readFileSync(path.join(dir, file)), 'info.xml'), categories);
-    console.log(`| ${file} | accepted | ${release.version} | \`${release.rawPlatformVersionSpec}\` | ${release.licenses.join(', ')} | ${app.categories.join(', ')} |`);
+    const { app, release } = parseManifest(
+      parseXmlDocument(fs.readFileSync(path.join(dir, file)), 'info.xml'),
+      categories,
+    );
+    console.log(
+      `| ${file} | accepted | ${release.version} | \`${release.rawPlatformVersionSpec}\` | ${release.licenses.join(', ')} | ${app.categories.join(', ')} |`,
+    );
   } catch (error) {
     const detail = (error as { detail?: string }).detail ?? String(error);
-    console.log(`| ${file} | **refused**: ${detail.replace(/\|/g, '\\|').replace(/; valid ones: [^(]*/, ' ')} | | | | |`);
+    console.log(
+      `| ${file} | **refused**: ${detail.replace(/\|/g, '\\|').replace(/; valid ones: [^(]*/, ' ')} | | | | |`,
+    );
   }
 }

@@ -14,14 +14,19 @@ const CASES: Record<string, () => Promise<unknown>> = {
   '1 GiB decompression bomb': () => readArchive('bomb-1gib.tar.gz'),
   '100 MB info.xml': () => readArchive('info-xml-100mb.tar.gz'),
   'billion laughs (in an archive)': () => readArchive('billion-laughs.tar.gz'),
-  'external entity': async () => parseXmlDocument(fs.readFileSync(path.join(fixtures, 'manifests', 'external-entity.xml')), 'info.xml'),
-  'invalid UTF-8': async () => parseXmlDocument(fs.readFileSync(path.join(fixtures, 'manifests', 'invalid-utf8.xml')), 'info.xml'),
+  'external entity': async () =>
+    parseXmlDocument(fs.readFileSync(path.join(fixtures, 'manifests', 'external-entity.xml')), 'info.xml'),
+  'invalid UTF-8': async () =>
+    parseXmlDocument(fs.readFileSync(path.join(fixtures, 'manifests', 'invalid-utf8.xml')), 'info.xml'),
   'symbolic link': () => readArchive('symlink-info-xml.tar.gz'),
   "'..' in a member name": () => readArchive('dot-dot.tar.gz'),
 };
 
 function readArchive(name: string): Promise<unknown> {
-  return readRelease(fs.readFileSync(path.join(fixtures, 'archives', name)), { nightly: false, validCategories: new Set(DEFAULT_CATEGORY_IDS) });
+  return readRelease(fs.readFileSync(path.join(fixtures, 'archives', name)), {
+    nightly: false,
+    validCategories: new Set(DEFAULT_CATEGORY_IDS),
+  });
 }
 
 const which = process.argv[2];
@@ -42,7 +47,13 @@ if (which !== undefined) {
   console.log('|---|---|---|---|');
   for (const name of Object.keys(CASES)) {
     const child = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, name], { encoding: 'utf8' });
-    const result = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') as { ms: number; maxRssMiB: number; outcome: string };
-    console.log(`| ${name} | ${result.ms.toFixed(0)} ms | ${result.maxRssMiB.toFixed(0)} MiB | ${result.outcome.slice(0, 90)} |`);
+    const result = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') as {
+      ms: number;
+      maxRssMiB: number;
+      outcome: string;
+    };
+    console.log(
+      `| ${name} | ${result.ms.toFixed(0)} ms | ${result.maxRssMiB.toFixed(0)} MiB | ${result.outcome.slice(0, 90)} |`,
+    );
   }
 }

@@ -19,12 +19,17 @@ const named = given.filter((arg) => !arg.startsWith('--'));
 const long = given.includes('--long');
 const flags = given.filter((arg) => arg.startsWith('--') && arg !== '--long');
 const longRuns = (file) => fs.readFileSync(path.join(root, file), 'utf8').includes('helpers/long-runs.ts');
-const files = named.length > 0 ? named.map((file) => path.relative(root, path.resolve(file))) : allTestFiles().filter((file) => !long || longRuns(file));
+const files =
+  named.length > 0
+    ? named.map((file) => path.relative(root, path.resolve(file)))
+    : allTestFiles().filter((file) => !long || longRuns(file));
 try {
   const entry = await build();
   console.log(`the tests run the bundle ${path.relative(root, entry)}`);
 } catch (error) {
-  console.error('the bundle could not be built: the tests that start bin/appstore.js would run something else than users get');
+  console.error(
+    'the bundle could not be built: the tests that start bin/appstore.js would run something else than users get',
+  );
   console.error(error);
   process.exit(1);
 }
@@ -41,7 +46,10 @@ const isUnit = (file) => file.startsWith(`src${path.sep}`) || file.startsWith(pa
 // Integration test files that neither drive Chromium nor start processes share processes too, in
 // two groups: each group runs its files one after the other, beside the rest.
 const source = (file) => fs.readFileSync(path.join(root, file), 'utf8');
-const isLight = (file) => !isUnit(file) && !/helpers\/(browser|serve-process|nginx)\.ts|runAppstore\(|spawn\(/.test(source(file)) && source(file).length < 20000;
+const isLight = (file) =>
+  !isUnit(file) &&
+  !/helpers\/(browser|serve-process|nginx)\.ts|runAppstore\(|spawn\(/.test(source(file)) &&
+  source(file).length < 20000;
 const light = files.filter(isLight);
 const usesBrowser = (file) => source(file).includes('helpers/browser.ts');
 const processes =
@@ -50,9 +58,18 @@ const processes =
     : [
         // The shared groups first (each runs its files one after another), then the files that
         // drive Chromium (the longest alone), so that none is left running alone at the end.
-        writeGroup('integration-a', light.filter((_, i) => i % 2 === 0)),
-        writeGroup('integration-b', light.filter((_, i) => i % 2 === 1)),
-        ...files.filter((file) => !isUnit(file) && !isLight(file)).sort((a, b) => Number(usesBrowser(b)) - Number(usesBrowser(a))).map(compiledTestFile),
+        writeGroup(
+          'integration-a',
+          light.filter((_, i) => i % 2 === 0),
+        ),
+        writeGroup(
+          'integration-b',
+          light.filter((_, i) => i % 2 === 1),
+        ),
+        ...files
+          .filter((file) => !isUnit(file) && !isLight(file))
+          .sort((a, b) => Number(usesBrowser(b)) - Number(usesBrowser(a)))
+          .map(compiledTestFile),
         writeGroup('unit', files.filter(isUnit)),
       ];
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
@@ -64,13 +81,27 @@ const result = spawnSync(
   // Source maps (failures named at the TypeScript line) only for files named on the command line:
   // over the whole suite, reading them cost 10 s of CPU. A failure in the whole suite is named at
   // the line of .test-build/…mjs, which esbuild keeps readable and marks with the source's path.
-  [...(named.length > 0 ? ['--enable-source-maps'] : []), '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...flags, ...processes],
+  [
+    ...(named.length > 0 ? ['--enable-source-maps'] : []),
+    '--test',
+    '--test-concurrency=3',
+    '--test-timeout=300000',
+    '--test-reporter=spec',
+    ...flags,
+    ...processes,
+  ],
   {
     cwd: root,
     stdio: 'inherit',
     // Passwords are hashed at scrypt's N = 2^10 instead of 2^15: a hash took 50 ms of CPU, and a
     // sixth of the suite's time went to them (src/domain/accounts/crypto.test.ts checks the default).
-    env: { APPSTORE_PASSWORD_COST: '10', ...process.env, NODE_ENV: 'test', APPSTORE_BUNDLE: 'required', ...(long ? { APPSTORE_TEST_LONG: '1' } : {}) },
+    env: {
+      APPSTORE_PASSWORD_COST: '10',
+      ...process.env,
+      NODE_ENV: 'test',
+      APPSTORE_BUNDLE: 'required',
+      ...(long ? { APPSTORE_TEST_LONG: '1' } : {}),
+    },
   },
 );
 process.exit(result.status ?? 1);

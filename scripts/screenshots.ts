@@ -30,7 +30,8 @@ const DESCRIPTION = `A fast feed reader for your Nextcloud.
 
 See the [documentation](https://example.org/docs) for more.`;
 
-const NEWS_ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="5" y="6" width="22" height="20" rx="2" fill="none" stroke="#fff" stroke-width="2"/><path d="M9 11h14M9 15h14M9 19h9" stroke="#fff" stroke-width="2"/></svg>';
+const NEWS_ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="5" y="6" width="22" height="20" rx="2" fill="none" stroke="#fff" stroke-width="2"/><path d="M9 11h14M9 15h14M9 19h9" stroke="#fff" stroke-width="2"/></svg>';
 
 const files = await startArchiveServer();
 // Two external logins, for their buttons (no sign-in goes to them: the addresses are examples).
@@ -45,45 +46,103 @@ const externalLogin = {
   APPSTORE_GITHUB_CLIENT_ID: 'Ov23-example',
   APPSTORE_GITHUB_CLIENT_SECRET_FILE: secretFile,
 };
-const server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', ...externalLogin }, downloadCa: [TEST_TLS_CA] });
+const server = await createTestServer({
+  env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', ...externalLogin },
+  downloadCa: [TEST_TLS_CA],
+});
 try {
-  const names: Record<string, [string, string]> = { multimedia: ['Multimedia', 'Multimedia'], tools: ['Tools', 'Werkzeuge'], office: ['Office & text', 'Büro & Text'] };
-  await importCategories(Object.entries(names).map(([id, [en, de]]) => ({ id, translations: { en: { name: en, description: '' }, de: { name: de, description: '' } } })), TEST_ACTING, server.container.catalog);
-  const token = await getOrCreateToken(await createUser(server.container, 'alice', PASSWORD), TEST_ACTING, server.container.accounts);
+  const names: Record<string, [string, string]> = {
+    multimedia: ['Multimedia', 'Multimedia'],
+    tools: ['Tools', 'Werkzeuge'],
+    office: ['Office & text', 'Büro & Text'],
+  };
+  await importCategories(
+    Object.entries(names).map(([id, [en, de]]) => ({
+      id,
+      translations: { en: { name: en, description: '' }, de: { name: de, description: '' } },
+    })),
+    TEST_ACTING,
+    server.container.catalog,
+  );
+  const token = await getOrCreateToken(
+    await createUser(server.container, 'alice', PASSWORD),
+    TEST_ACTING,
+    server.container.accounts,
+  );
   await createUser(server.container, 'ada', PASSWORD, { isAdmin: true });
   const auth = { authorization: `Token ${token}` };
-  for (const [id, name, category] of [['news', 'News', 'multimedia'], ['notes', 'Notes', 'office']] as const) {
-    await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: auth, payload: { certificate: readCert(`${id}.crt`), signature: readCert(`${id}.sig`) } });
+  for (const [id, name, category] of [
+    ['news', 'News', 'multimedia'],
+    ['notes', 'Notes', 'office'],
+  ] as const) {
+    await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps',
+      headers: auth,
+      payload: { certificate: readCert(`${id}.crt`), signature: readCert(`${id}.sig`) },
+    });
     for (const version of ['1.0.0', '1.1.0', '2.0.0-beta.1']) {
       const manifest = { id, name, category, version, description: DESCRIPTION, website: 'https://example.org' };
       // News ships an icon (drawn light, as Nextcloud's are); Notes has none: the placeholder shows.
-      const bytes = id === 'news' ? await buildArchive({ 'news/appinfo/info.xml': manifestXml(manifest), 'news/CHANGELOG.md': `## ${version}\n- this release\n`, 'news/img/app.svg': NEWS_ICON }) : await appArchive(manifest);
+      const bytes =
+        id === 'news'
+          ? await buildArchive({
+              'news/appinfo/info.xml': manifestXml(manifest),
+              'news/CHANGELOG.md': `## ${version}\n- this release\n`,
+              'news/img/app.svg': NEWS_ICON,
+            })
+          : await appArchive(manifest);
       files.serve(`/${id}-${version}.tar.gz`, bytes);
-      const response = await server.app.inject({ method: 'POST', url: '/api/v1/apps/releases', headers: auth, payload: { download: `${files.origin}/${id}-${version}.tar.gz`, signature: signWith(id, bytes) } });
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/api/v1/apps/releases',
+        headers: auth,
+        payload: { download: `${files.origin}/${id}-${version}.tar.gz`, signature: signWith(id, bytes) },
+      });
       if (response.statusCode >= 300) throw new Error(response.body);
     }
   }
-  await importPlatformReleases(['32.0.1', '31.0.4', '30.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true })), TEST_ACTING, server.container.catalog);
+  await importPlatformReleases(
+    ['32.0.1', '31.0.4', '30.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true })),
+    TEST_ACTING,
+    server.container.catalog,
+  );
   await createUser(server.container, 'rosa', PASSWORD);
   const rated = await server.app.inject({
     method: 'POST',
     url: '/api/v1/apps/news/ratings',
     headers: { authorization: basic('rosa', PASSWORD) },
-    payload: { rating: 0.75, comment: 'Reads **every** feed I have thrown at it. Syncs well with the phone app.', language: 'en' },
+    payload: {
+      rating: 0.75,
+      comment: 'Reads **every** feed I have thrown at it. Syncs well with the phone app.',
+      language: 'en',
+    },
   });
   if (rated.statusCode >= 300) throw new Error(rated.body);
   await server.app.listen({ host: '127.0.0.1', port: 0 });
   const origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
   fs.mkdirSync(OUT, { recursive: true });
   const browser = await launchBrowser();
-  for (const [kind, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+  for (const [kind, viewport] of [
+    ['desktop', { width: 1280, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ] as const) {
     // A fixed request id keeps the error page's screenshot the same from run to run.
     const tab = await browser.newPage({ viewport, extraHTTPHeaders: { 'x-request-id': 'screenshot' } });
     const shoot = async (name: string, url: string) => {
       await tab.goto(`${origin}${url}`, { waitUntil: 'networkidle' });
       await tab.screenshot({ path: path.join(OUT, `${name}-${kind}.png`), fullPage: true });
     };
-    for (const [name, url] of [['home', '/'], ['app', '/apps/news'], ['search', '/search?q=n'], ['not-found', '/apps/nope'], ['sign-in', '/account/login'], ['sign-up', '/account/signup'], ['api', '/api/'], ['external-refused', '/account/external/example/callback?state=forged']] as const) {
+    for (const [name, url] of [
+      ['home', '/'],
+      ['app', '/apps/news'],
+      ['search', '/search?q=n'],
+      ['not-found', '/apps/nope'],
+      ['sign-in', '/account/login'],
+      ['sign-up', '/account/signup'],
+      ['api', '/api/'],
+      ['external-refused', '/account/external/example/callback?state=forged'],
+    ] as const) {
       await shoot(name, url);
     }
     await tab.goto(`${origin}/account/login?next=%2Faccount`);
@@ -95,8 +154,25 @@ try {
     await tab.getByRole('button', { name: 'Sign out' }).click();
     // The developer pages, as the owner of news and notes; then the admin pages.
     for (const [user, pages] of [
-      ['alice', [['developer', '/developer'], ['developer-certificate', '/developer/certificates?app=news'], ['developer-register', '/developer/register?app=news'], ['developer-publish', '/developer/publish'], ['developer-manage', '/developer/apps/news']]],
-      ['ada', [['admin-users', '/admin/users'], ['admin-certificates', '/admin/certificates'], ['admin-categories', '/admin/categories'], ['admin-audit', '/admin/audit']]],
+      [
+        'alice',
+        [
+          ['developer', '/developer'],
+          ['developer-certificate', '/developer/certificates?app=news'],
+          ['developer-register', '/developer/register?app=news'],
+          ['developer-publish', '/developer/publish'],
+          ['developer-manage', '/developer/apps/news'],
+        ],
+      ],
+      [
+        'ada',
+        [
+          ['admin-users', '/admin/users'],
+          ['admin-certificates', '/admin/certificates'],
+          ['admin-categories', '/admin/categories'],
+          ['admin-audit', '/admin/audit'],
+        ],
+      ],
     ] as const) {
       await tab.goto(`${origin}/account/login?next=%2Fdeveloper`);
       await fillSignIn(tab, user, PASSWORD);
@@ -116,7 +192,11 @@ try {
 
 /** A store in mirror mode (a second store as its upstream): the app page and the manage page with download counts. */
 async function mirrorScreenshots(browser: Awaited<ReturnType<typeof launchBrowser>>): Promise<void> {
-  const upstream = await startUpstreamStore([['news', '1.0.0'], ['news', '1.1.0'], ['notes', '2.0.0']]);
+  const upstream = await startUpstreamStore([
+    ['news', '1.0.0'],
+    ['news', '1.1.0'],
+    ['notes', '2.0.0'],
+  ]);
   const mirror = await createTestServer({ env: { ...upstream.mirrorEnv }, downloadCa: [TEST_TLS_CA] });
   try {
     if (mirror.container.mirror.deps === null) throw new Error('mirror mode is off');
@@ -125,7 +205,10 @@ async function mirrorScreenshots(browser: Awaited<ReturnType<typeof launchBrowse
     for (let i = 0; i < 3; i += 1) await mirror.app.inject({ url: '/api/v1/archives/news/1.1.0.tar.gz' });
     await mirror.app.listen({ host: '127.0.0.1', port: 0 });
     const origin = `http://127.0.0.1:${(mirror.app.server.address() as AddressInfo).port}`;
-    for (const [kind, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+    for (const [kind, viewport] of [
+      ['desktop', { width: 1280, height: 900 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
       const tab = await browser.newPage({ viewport });
       await tab.goto(`${origin}/apps/news`, { waitUntil: 'networkidle' });
       await tab.screenshot({ path: path.join(OUT, `mirror-app-${kind}.png`), fullPage: true });

@@ -24,7 +24,14 @@ import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
 import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
-import { AppSchema, CategorySchema, DiscoverEntrySchema, PlatformReleaseSchema, RatingSchema, ReleaseSchema } from './domain/listings/listing-schemas.ts';
+import {
+  AppSchema,
+  CategorySchema,
+  DiscoverEntrySchema,
+  PlatformReleaseSchema,
+  RatingSchema,
+  ReleaseSchema,
+} from './domain/listings/listing-schemas.ts';
 import { listingRoutes } from './http/routes/listings/listings.routes.ts';
 import { archiveRoutes } from './http/routes/archives/archives.routes.ts';
 import { ratingRoutes } from './http/routes/ratings/ratings.routes.ts';
@@ -102,7 +109,8 @@ export async function buildServer(container: Container, options: ServerOptions =
       route = handler;
       return createNodeServer(
         (request, response) => {
-          if (readFirst && (request.method === 'GET' || request.method === 'HEAD')) afterCommittedVersion(request, response);
+          if (readFirst && (request.method === 'GET' || request.method === 'HEAD'))
+            afterCommittedVersion(request, response);
           else serve(request, response);
         },
         container.config,
@@ -125,13 +133,27 @@ export async function buildServer(container: Container, options: ServerOptions =
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
   logRefused = ({ requestId, code, status, detail }) => logRefusal(app.log, { reqId: requestId, code, status, detail });
-  logNotModified = ({ reqId, url, statusCode, sampled }) => app.log.info({ reqId, req: { method: 'GET', url }, res: { statusCode }, sampled }, 'listing not modified (sampled)');
+  logNotModified = ({ reqId, url, statusCode, sampled }) =>
+    app.log.info(
+      { reqId, req: { method: 'GET', url }, res: { statusCode }, sampled },
+      'listing not modified (sampled)',
+    );
 
   installJsonParser(app);
   trackRoutes(app);
   app.addHook('onRoute', (route) => declareSecurity(route as Parameters<typeof declareSecurity>[0]));
   app.addHook('onRoute', (route) => assertLowerCaseHeaderNames(route));
-  for (const schema of [ErrorBodySchema, CategorySchema, PlatformReleaseSchema, DiscoverEntrySchema, TokenResponse, ReleaseSchema, AppSchema, RatingSchema]) app.addSchema(schema);
+  for (const schema of [
+    ErrorBodySchema,
+    CategorySchema,
+    PlatformReleaseSchema,
+    DiscoverEntrySchema,
+    TokenResponse,
+    ReleaseSchema,
+    AppSchema,
+    RatingSchema,
+  ])
+    app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -150,7 +172,12 @@ export async function buildServer(container: Container, options: ServerOptions =
   // has to do first: after `appstore secret-key rotate`, this node refuses them until then.
   app.addHook('onRequest', async (request) => {
     const reads = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
-    if (reads && request.headers.authorization === undefined && !(request.headers.cookie ?? '').includes(`${SESSION_COOKIE}=`)) return;
+    if (
+      reads &&
+      request.headers.authorization === undefined &&
+      !(request.headers.cookie ?? '').includes(`${SESSION_COOKIE}=`)
+    )
+      return;
     await container.secretKeyWatch.check();
   });
   await installCors(app);
@@ -164,7 +191,12 @@ export async function buildServer(container: Container, options: ServerOptions =
   // Mails being sent finish before the database can close; none start after.
   app.addHook('onClose', async () => container.mailQueue.stop());
   app.addHook('onResponse', async (request, reply) => {
-    container.metrics.request(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    container.metrics.request(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -173,13 +205,30 @@ export async function buildServer(container: Container, options: ServerOptions =
   });
 
   // Each group of routes in a scope of its own: content-type parsers (forms) stay where they belong.
-  for (const routes of [systemRoutes, listingRoutes, archiveRoutes, tokenRoutes, appRoutes, releaseRoutes, ratingRoutes]) {
+  for (const routes of [
+    systemRoutes,
+    listingRoutes,
+    archiveRoutes,
+    tokenRoutes,
+    appRoutes,
+    releaseRoutes,
+    ratingRoutes,
+  ]) {
     await app.register(async (scope) => routes(scope, container));
   }
   // The website and the session routes: every POST there passes one guard (CSRF, docs/website.md).
   await app.register(async (site) => {
     guardPosts(site, container);
-    for (const routes of [sessionRoutes, pageRoutes, appPageRoutes, accountPageRoutes, externalLoginRoutes, apiPageRoutes, developerPageRoutes, adminPageRoutes]) {
+    for (const routes of [
+      sessionRoutes,
+      pageRoutes,
+      appPageRoutes,
+      accountPageRoutes,
+      externalLoginRoutes,
+      apiPageRoutes,
+      developerPageRoutes,
+      adminPageRoutes,
+    ]) {
       await site.register(async (scope) => routes(scope, container));
     }
   });

@@ -68,7 +68,13 @@ import { discoverRepository, loadDiscoverEntries } from './storage/repositories/
 import { identityRepository } from './storage/repositories/identity.repository.ts';
 import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
 import { ContentVersionFeed } from './storage/content-version-feed.ts';
-import { findIcon, loadAppDetails, loadCatalogSources, loadIconRefs, loadListedRatings } from './storage/repositories/listing.repository.ts';
+import {
+  findIcon,
+  loadAppDetails,
+  loadCatalogSources,
+  loadIconRefs,
+  loadListedRatings,
+} from './storage/repositories/listing.repository.ts';
 import { appListingSource } from './storage/app-listing-source.ts';
 import { partFormat } from './domain/listings/app-part.ts';
 import { AppSchema, ReleaseSchema } from './domain/listings/listing-schemas.ts';
@@ -207,7 +213,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const trustReports: TrustReports = { warn: () => undefined, refused: () => undefined, changed: () => undefined };
   const trustSource = new TrustSource(
     async () => ({
-      authorityPem: config.caCertFile === null ? await trustedOwnCertificates(identity) : await fs.promises.readFile(config.caCertFile, 'utf8'),
+      authorityPem:
+        config.caCertFile === null
+          ? await trustedOwnCertificates(identity)
+          : await fs.promises.readFile(config.caCertFile, 'utf8'),
       crlPem: config.crlFile === null ? null : await fs.promises.readFile(config.crlFile, 'utf8'),
     }),
     now,
@@ -224,7 +233,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
     now,
   };
-  const versions = new ContentVersionFeed(database, { pollMs: VERSION_POLL_MS, reconnectMs: LISTEN_RETRY_MS, report: (event, error) => listingReports.report(event, error), restored: (from, to) => listingReports.restored(from, to) });
+  const versions = new ContentVersionFeed(database, {
+    pollMs: VERSION_POLL_MS,
+    reconnectMs: LISTEN_RETRY_MS,
+    report: (event, error) => listingReports.report(event, error),
+    restored: (from, to) => listingReports.restored(from, to),
+  });
   const listingSources: ListingSources = {
     ratings: () => readSnapshot(database, loadListedRatings),
     categories: () => readSnapshot(database, listCategories),
@@ -251,28 +265,43 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
         ...(config.mirror === null ? {} : { mirror: () => readMirrorSnapshot(db) }),
       })
     : unscrapedMetrics();
-  const engine = new AppListingEngine(
-    appListingSource(database),
-    {
-      batchSize: LISTING_BATCH_APPS,
-      maxBytes: cacheBytes,
-      gzipLevel: 6,
-      partFormat: LISTING_PART_FORMAT,
-      brotliQuality: 5,
-      brotliMinSaving: config.listingBrotliMinSaving,
-      onPartsError: (error) => listingReports.partsUnavailable(error),
-      onRender: (what, ms) => metrics.listingRender(`apps-${what}`, ms / 1000),
-    },
-  );
+  const engine = new AppListingEngine(appListingSource(database), {
+    batchSize: LISTING_BATCH_APPS,
+    maxBytes: cacheBytes,
+    gzipLevel: 6,
+    partFormat: LISTING_PART_FORMAT,
+    brotliQuality: 5,
+    brotliMinSaving: config.listingBrotliMinSaving,
+    onPartsError: (error) => listingReports.partsUnavailable(error),
+    onRender: (what, ms) => metrics.listingRender(`apps-${what}`, ms / 1000),
+  });
   // The small listings (categories, platforms, ratings) are rendered whole, within the same bound.
-  const smallListings = new ListingCache({ maxBytes: Math.max(1024 * 1024, cacheBytes / 8), onRender: (variant, ms) => metrics.listingRender(variant, ms / 1000) });
-  const listings = new Listings(listingSources, versions, engine, smallListings, now, options.now === undefined ? Date.now : undefined);
+  const smallListings = new ListingCache({
+    maxBytes: Math.max(1024 * 1024, cacheBytes / 8),
+    onRender: (variant, ms) => metrics.listingRender(variant, ms / 1000),
+  });
+  const listings = new Listings(
+    listingSources,
+    versions,
+    engine,
+    smallListings,
+    now,
+    options.now === undefined ? Date.now : undefined,
+  );
   const uploadLimits = { limiter, uploadsPerDay: config.limits.uploadsPerDay };
   const smtp = config.mail.smtpUrl === null ? null : smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from });
   const mailDirectory = path.join(config.dataDir, 'mail');
-  const mailFiles = { directory: smtp === null ? mailDirectory : null, notify: (message: string): void => void process.stderr.write(`${message}\n`) };
-  const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
-  const listingReports: Container['listingReports'] = { report: () => undefined, partsUnavailable: () => undefined, restored: () => undefined };
+  const mailFiles = {
+    directory: smtp === null ? mailDirectory : null,
+    notify: (message: string): void => void process.stderr.write(`${message}\n`),
+  };
+  const mailer: Mailer =
+    smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
+  const listingReports: Container['listingReports'] = {
+    report: () => undefined,
+    partsUnavailable: () => undefined,
+    restored: () => undefined,
+  };
   const passwords = new PasswordHasher(config.passwordCost);
   const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now, passwords };
   const publicUrl = publicUrlOf(config);
@@ -280,7 +309,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     mailQueueRepository(db),
     (job) => deliverAccountMail(job, { store: accounts, keys, now, limiter, publicUrl, transport: mailer }),
     now,
-    { problem: (message, error) => void process.stderr.write(`${message}${error === undefined ? '' : `: ${String(error)}`}\n`) },
+    {
+      problem: (message, error) =>
+        void process.stderr.write(`${message}${error === undefined ? '' : `: ${String(error)}`}\n`),
+    },
     options.mailDelivery === 'own',
   );
   const publishing: PublishDeps & DeleteReleaseDeps = {
@@ -295,7 +327,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       metrics,
     ),
     catalog: catalog.store,
-    slots: new PublishSlots({ ...PUBLISH_SLOT_LIMITS, perUser: config.limits.publishesPerUser, perNode: config.limits.publishesAtOnce, bufferBytes: config.limits.maxArchiveBytes }),
+    slots: new PublishSlots({
+      ...PUBLISH_SLOT_LIMITS,
+      perUser: config.limits.publishesPerUser,
+      perNode: config.limits.publishesAtOnce,
+      bufferBytes: config.limits.maxArchiveBytes,
+    }),
     trust: loadTrust,
     revocations,
     registry,
@@ -303,7 +340,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     ...uploadLimits,
     now,
   };
-  const publishJobReports = { failed: (error: unknown, jobId: string): void => void process.stderr.write(`publish ${jobId} failed: ${String(error)}\n`) };
+  const publishJobReports = {
+    failed: (error: unknown, jobId: string): void =>
+      void process.stderr.write(`publish ${jobId} failed: ${String(error)}\n`),
+  };
   const publishJobs = new PublishJobs({
     publishing,
     jobs: publishJobRepository(db),
@@ -313,7 +353,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   });
   const certificateRequests = certificateRequestRepository(db);
   const unlockEnded: UnlockEnded = async (appId, since, owner, acting) => {
-    await revokeIssuedDuringUnlock(appId, since, owner, acting, { requests: certificateRequests, revocations, mail: mailQueue, now });
+    await revokeIssuedDuringUnlock(appId, since, owner, acting, {
+      requests: certificateRequests,
+      revocations,
+      mail: mailQueue,
+      now,
+    });
   };
   const audit = auditRepository(db);
   const selfService: SelfServiceDeps = { ...sessionDeps, mail: mailQueue, publicUrl, signUpOpen: config.signUpOpen };
@@ -327,7 +372,11 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     discover: { store: discoverRepository(db), now },
     accounts: sessionDeps,
     selfService,
-    externalLogin: { ...selfService, identities: externalIdentityRepository(db), providers: externalProviders(config.externalLogin, options.downloadCa, options.providerTimeoutSeconds) },
+    externalLogin: {
+      ...selfService,
+      identities: externalIdentityRepository(db),
+      providers: externalProviders(config.externalLogin, options.downloadCa, options.providerTimeoutSeconds),
+    },
     mailQueue,
     mailFiles,
     registration: { trust: loadTrust, revocations, registry, ...uploadLimits, now, unlockEnded },

@@ -9,7 +9,10 @@ const CHECK_MS = 5 * 60_000;
 const FIRST_CHECK_MAX_MS = 60_000;
 
 /** Starts the server's housekeeping timer; problems are reported and retried at the next look. */
-export function startHousekeeping(container: Container, report: (message: string, error: unknown) => void): { stop(): void } {
+export function startHousekeeping(
+  container: Container,
+  report: (message: string, error: unknown) => void,
+): { stop(): void } {
   let running = false;
   let syncing = false;
   const mirror = container.mirror.deps;
@@ -21,7 +24,10 @@ export function startHousekeeping(container: Container, report: (message: string
         .then((sync) => {
           if (sync === null) return;
           container.metrics.mirrorSync('ok', '');
-          report(`mirror sync: ${sync.taken} releases taken, ${sync.unchanged} unchanged, ${sync.refused.length} not listed, ${sync.removed} removed`, null);
+          report(
+            `mirror sync: ${sync.taken} releases taken, ${sync.unchanged} unchanged, ${sync.refused.length} not listed, ${sync.removed} removed`,
+            null,
+          );
         })
         .catch((error: unknown) => {
           container.metrics.mirrorSync('failed', isAppError(error) ? error.code : 'internal_error');
@@ -40,7 +46,9 @@ export function startHousekeeping(container: Container, report: (message: string
       });
   };
   // The listing part format this node uses is marked at once: its parts are kept from the start.
-  container.housekeeping.store.markPartFormatInUse(container.housekeeping.partFormat, container.housekeeping.now()).catch((error: unknown) => report('marking the listing part format failed: tried again at the next look', error));
+  container.housekeeping.store
+    .markPartFormatInUse(container.housekeeping.partFormat, container.housekeeping.now())
+    .catch((error: unknown) => report('marking the listing part format failed: tried again at the next look', error));
   const first = setTimeout(look, Math.random() * FIRST_CHECK_MAX_MS).unref();
   const every = setInterval(look, CHECK_MS).unref();
   return {

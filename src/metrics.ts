@@ -67,12 +67,46 @@ export function createMetrics(sources: MetricSources): StoreMetrics {
       notModifiedAddresses = 0;
     },
   });
-  const latency = new Histogram({ name: 'appstore_http_request_duration_seconds', help: 'Time to answer a request, by route pattern and method.', labelNames: ['route', 'method'], buckets: SECONDS, registers: [registry] });
-  const renders = new Histogram({ name: 'appstore_listing_render_duration_seconds', help: 'Listing renders: apps.json parts and assembled bodies, and the small listings by name.', labelNames: ['listing'], buckets: SECONDS, registers: [registry] });
-  const uploads = new Counter({ name: 'appstore_uploads_total', help: 'Release publishes and app registrations, by outcome and, for refusals, error code.', labelNames: ['kind', 'outcome', 'code'], registers: [registry] });
-  const downloadBytes = new Counter({ name: 'appstore_download_bytes_total', help: 'Bytes of release archives downloaded.', registers: [registry] });
-  const downloads = new Histogram({ name: 'appstore_download_duration_seconds', help: 'Release archive downloads, by outcome.', labelNames: ['outcome'], buckets: SECONDS, registers: [registry] });
-  new Gauge({ name: 'appstore_listing_cache_bytes', help: 'Bytes of listing bodies and parts held in memory.', registers: [registry], collect() { this.set(sources.cacheBytes()); } });
+  const latency = new Histogram({
+    name: 'appstore_http_request_duration_seconds',
+    help: 'Time to answer a request, by route pattern and method.',
+    labelNames: ['route', 'method'],
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  const renders = new Histogram({
+    name: 'appstore_listing_render_duration_seconds',
+    help: 'Listing renders: apps.json parts and assembled bodies, and the small listings by name.',
+    labelNames: ['listing'],
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  const uploads = new Counter({
+    name: 'appstore_uploads_total',
+    help: 'Release publishes and app registrations, by outcome and, for refusals, error code.',
+    labelNames: ['kind', 'outcome', 'code'],
+    registers: [registry],
+  });
+  const downloadBytes = new Counter({
+    name: 'appstore_download_bytes_total',
+    help: 'Bytes of release archives downloaded.',
+    registers: [registry],
+  });
+  const downloads = new Histogram({
+    name: 'appstore_download_duration_seconds',
+    help: 'Release archive downloads, by outcome.',
+    labelNames: ['outcome'],
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'appstore_listing_cache_bytes',
+    help: 'Bytes of listing bodies and parts held in memory.',
+    registers: [registry],
+    collect() {
+      this.set(sources.cacheBytes());
+    },
+  });
   new Counter({
     name: 'appstore_commit_probes_total',
     help: "SQLite: checks for other processes' commits (PRAGMA data_version), at most one per turn of the event loop.",
@@ -105,7 +139,12 @@ export function createMetrics(sources: MetricSources): StoreMetrics {
       this.set({ state: 'waiting' }, use.waiting);
     },
   });
-  const mirrorSyncs = new Counter({ name: 'appstore_mirror_syncs_total', help: "Scheduled mirror syncs run by this node, by outcome and, for failures, error code (the command line's are in the audit log).", labelNames: ['outcome', 'code'], registers: [registry] });
+  const mirrorSyncs = new Counter({
+    name: 'appstore_mirror_syncs_total',
+    help: "Scheduled mirror syncs run by this node, by outcome and, for failures, error code (the command line's are in the audit log).",
+    labelNames: ['outcome', 'code'],
+    registers: [registry],
+  });
   if (sources.mirror !== undefined) mirrorGauges(registry, sources.mirror);
   return {
     registry,
@@ -141,10 +180,12 @@ function mirrorGauges(registry: Registry, read: () => Promise<MirrorSnapshot>): 
     if (snapshot === null || Date.now() - snapshot.at > 1000) snapshot = { at: Date.now(), value: read() };
     return snapshot.value;
   };
-  const last = <T>(pick: (sync: NonNullable<MirrorSnapshot['lastSync']>) => T) => async (): Promise<T | null> => {
-    const { lastSync } = await current();
-    return lastSync === null ? null : pick(lastSync);
-  };
+  const last =
+    <T>(pick: (sync: NonNullable<MirrorSnapshot['lastSync']>) => T) =>
+    async (): Promise<T | null> => {
+      const { lastSync } = await current();
+      return lastSync === null ? null : pick(lastSync);
+    };
   const timestamp = last((sync) => sync);
   new Gauge({
     name: 'appstore_mirror_last_sync_timestamp_seconds',
@@ -157,7 +198,11 @@ function mirrorGauges(registry: Registry, read: () => Promise<MirrorSnapshot>): 
       if (sync !== null) this.set({ kind: sync.kind }, sync.at.getTime() / 1000);
     },
   });
-  const single = (name: string, help: string, value: (sync: NonNullable<MirrorSnapshot['lastSync']>) => number): void => {
+  const single = (
+    name: string,
+    help: string,
+    value: (sync: NonNullable<MirrorSnapshot['lastSync']>) => number,
+  ): void => {
     const pick = last(value);
     new Gauge({
       name,
@@ -169,8 +214,16 @@ function mirrorGauges(registry: Registry, read: () => Promise<MirrorSnapshot>): 
       },
     });
   };
-  single('appstore_mirror_last_sync_duration_seconds', 'How long the last mirror sync or import took.', (sync) => sync.durationMs / 1000);
-  single('appstore_mirror_last_sync_bytes', 'Archive bytes the last mirror sync downloaded (an import: read from its file).', (sync) => sync.bytes);
+  single(
+    'appstore_mirror_last_sync_duration_seconds',
+    'How long the last mirror sync or import took.',
+    (sync) => sync.durationMs / 1000,
+  );
+  single(
+    'appstore_mirror_last_sync_bytes',
+    'Archive bytes the last mirror sync downloaded (an import: read from its file).',
+    (sync) => sync.bytes,
+  );
   const releases = last((sync) => sync.releases);
   new Gauge({
     name: 'appstore_mirror_last_sync_releases',
@@ -200,11 +253,23 @@ function mirrorGauges(registry: Registry, read: () => Promise<MirrorSnapshot>): 
  */
 export function unscrapedMetrics(): StoreMetrics {
   const ignore = (): void => undefined;
-  return { registry: new Registry(), request: ignore, notModified: ignore, listingRender: ignore, upload: ignore, download: ignore, mirrorSync: ignore };
+  return {
+    registry: new Registry(),
+    request: ignore,
+    notModified: ignore,
+    listingRender: ignore,
+    upload: ignore,
+    download: ignore,
+    mirrorSync: ignore,
+  };
 }
 
 /** Runs a publish or a registration and counts its outcome (a refusal by its error code). */
-export async function countedUpload<T extends { created: boolean }>(metrics: StoreMetrics, kind: 'publish' | 'register', work: () => Promise<T>): Promise<T> {
+export async function countedUpload<T extends { created: boolean }>(
+  metrics: StoreMetrics,
+  kind: 'publish' | 'register',
+  work: () => Promise<T>,
+): Promise<T> {
   try {
     const result = await work();
     metrics.upload(kind, result.created ? 'created' : 'updated', '');

@@ -31,19 +31,36 @@ export function archivePath(appId: string, version: string, nightly: boolean): s
 }
 
 /** The upstream's code-signing root and CRL, read at each sync (a replaced file counts at the next one). */
-async function upstreamTrust(rootFile: string, crlFile: string | null, now: Date, warn: (message: string) => void): Promise<Trust> {
+async function upstreamTrust(
+  rootFile: string,
+  crlFile: string | null,
+  now: Date,
+  warn: (message: string) => void,
+): Promise<Trust> {
   try {
     const root = await fs.promises.readFile(rootFile, 'utf8');
     const crl = crlFile === null ? null : await fs.promises.readFile(crlFile, 'utf8');
     return await loadTrust(root, crl, now, warn);
   } catch (error) {
     const detail = isAppError(error) ? error.detail : String(error);
-    throw new AppError('configuration_error', `The upstream's code-signing root (APPSTORE_MIRROR_ROOT_CERT) or CRL (APPSTORE_MIRROR_CRL) cannot be used: ${detail}`);
+    throw new AppError(
+      'configuration_error',
+      `The upstream's code-signing root (APPSTORE_MIRROR_ROOT_CERT) or CRL (APPSTORE_MIRROR_CRL) cannot be used: ${detail}`,
+    );
   }
 }
 
-export function createMirrorService(config: Config, db: Kysely<Database>, publicUrl: string, now: () => Date, downloadCa: readonly string[] | undefined): MirrorService {
-  const storage = config.archives.kind === 's3' ? s3ArchiveStorage(config.archives) : directoryArchiveStorage(path.join(config.dataDir, 'archives'));
+export function createMirrorService(
+  config: Config,
+  db: Kysely<Database>,
+  publicUrl: string,
+  now: () => Date,
+  downloadCa: readonly string[] | undefined,
+): MirrorService {
+  const storage =
+    config.archives.kind === 's3'
+      ? s3ArchiveStorage(config.archives)
+      : directoryArchiveStorage(path.join(config.dataDir, 'archives'));
   const settings = config.mirror;
   const log = (message: string): void => void process.stderr.write(`${message}\n`);
   const deps: MirrorDeps | null =
@@ -67,8 +84,16 @@ export function createMirrorService(config: Config, db: Kysely<Database>, public
         };
   const archives = servedArchiveRepository(db);
   const none: DownloadCounts = new Map();
-  return { deps, storage, archives, downloads: (appIds) => (settings === null ? Promise.resolve(none) : archives.downloads(appIds)) };
+  return {
+    deps,
+    storage,
+    archives,
+    downloads: (appIds) => (settings === null ? Promise.resolve(none) : archives.downloads(appIds)),
+  };
 }
 
 export const mirrorNotConfigured = (): AppError =>
-  new AppError('mirror_not_configured', 'This store follows no upstream: set APPSTORE_MIRROR_ROOT_CERT (the upstream\'s root.crt) and, for another store than apps.nextcloud.com, APPSTORE_MIRROR_UPSTREAM (docs/mirror.md).');
+  new AppError(
+    'mirror_not_configured',
+    "This store follows no upstream: set APPSTORE_MIRROR_ROOT_CERT (the upstream's root.crt) and, for another store than apps.nextcloud.com, APPSTORE_MIRROR_UPSTREAM (docs/mirror.md).",
+  );

@@ -43,32 +43,65 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const migrated = await container.migrate();
     await container.checkSecretKey();
     // A newcomer gets a working authority; an operator may point APPSTORE_CA_CERT elsewhere.
-    const authority = config.caCertFile === null ? await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), processActing()) : 'external';
+    const authority =
+      config.caCertFile === null
+        ? await ensureOwnAuthority(
+            container.identity,
+            container.accounts.keys,
+            container.legacyAuthority,
+            container.now(),
+            processActing(),
+          )
+        : 'external';
     const schemaCompilers = lazySchemaCompilers();
     const app = await buildServer(container, { schemaCompilers });
-    if (authority === 'created') app.log.info("created the store's certificate authority (in the database; `appstore ca certificate` prints its certificate)");
-    if (authority === 'imported') app.log.info({ from: container.legacyAuthority.certificate }, "moved the store's certificate authority into the database (its key sealed under the secret key); the files may be removed once backed up");
+    if (authority === 'created')
+      app.log.info(
+        "created the store's certificate authority (in the database; `appstore ca certificate` prints its certificate)",
+      );
+    if (authority === 'imported')
+      app.log.info(
+        { from: container.legacyAuthority.certificate },
+        "moved the store's certificate authority into the database (its key sealed under the secret key); the files may be removed once backed up",
+      );
     for (const note of migrated.notes) app.log.warn(`migration ${note}`);
     const reports = container.trustSource.reports;
     reports.warn = (message) => app.log.warn(`trust: ${message}`);
-    reports.refused = (error) => app.log.error({ error: error instanceof Error ? error.message : String(error) }, 'trust: the changed authority or CRL could not be used; the previous one stays in force until it is fixed');
-    reports.changed = () => app.log.info('trust: the authorities or revocation lists changed; the new ones apply from now on');
+    reports.refused = (error) =>
+      app.log.error(
+        { error: error instanceof Error ? error.message : String(error) },
+        'trust: the changed authority or CRL could not be used; the previous one stays in force until it is fixed',
+      );
+    reports.changed = () =>
+      app.log.info('trust: the authorities or revocation lists changed; the new ones apply from now on');
     await container.trust();
     const unwatch = watchTrustFiles(config, container.trustSource, (message) => app.log.info(message));
     container.listingReports.partsUnavailable = (error) =>
-      app.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'saved listing parts could not be read or saved: those apps are rendered instead');
+      app.log.warn(
+        { error: error instanceof Error ? error.message : String(error) },
+        'saved listing parts could not be read or saved: those apps are rendered instead',
+      );
     container.listingReports.report = (event, error) =>
       event === 'lost'
-        ? app.log.warn({ error: error?.message }, 'content version: not listening for changes on PostgreSQL; polling every 500 ms until the connection is back')
+        ? app.log.warn(
+            { error: error?.message },
+            'content version: not listening for changes on PostgreSQL; polling every 500 ms until the connection is back',
+          )
         : app.log.info('content version: listening for changes on PostgreSQL');
     container.secretKeyWatch.reports.replaced = () =>
-      app.log.error('secret key: `appstore secret-key rotate` replaced the key this node runs with; requests that use it are refused (503) until this node is restarted with the new key file');
+      app.log.error(
+        'secret key: `appstore secret-key rotate` replaced the key this node runs with; requests that use it are refused (503) until this node is restarted with the new key file',
+      );
     container.listingReports.restored = (from, to) =>
       app.log.warn(
         { before: `${from.instanceId}-${from.version}`, now: `${to.instanceId}-${to.version}` },
         'content version: the database went back to an older version (restored without `appstore restore`?); this node gave it a new epoch, so no ETag given out before names other content',
       );
-    container.publishJobReports.failed = (error, jobId) => app.log.error({ job: jobId, error: error instanceof Error ? error.message : String(error) }, 'a publish started from the developer pages failed');
+    container.publishJobReports.failed = (error, jobId) =>
+      app.log.error(
+        { job: jobId, error: error instanceof Error ? error.message : String(error) },
+        'a publish started from the developer pages failed',
+      );
     const mailDirectory = container.mailFiles.directory;
     if (mailDirectory !== null) {
       container.mailFiles.notify = (message) => app.log.warn(message);
@@ -77,16 +110,32 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         'no SMTP server configured (APPSTORE_SMTP_URL): mails are written to files in this directory and their links to this log. Fine on one machine; set APPSTORE_SMTP_URL before real users sign up.',
       );
     }
-    if (config.publicUrl === null) app.log.info({ publicUrl: publicUrlOf(config) }, 'links in mails use this address; set APPSTORE_PUBLIC_URL to the address visitors use');
+    if (config.publicUrl === null)
+      app.log.info(
+        { publicUrl: publicUrlOf(config) },
+        'links in mails use this address; set APPSTORE_PUBLIC_URL to the address visitors use',
+      );
     for (const provider of container.externalLogin.providers.values()) {
       const redirectUri = callbackUrl(container.externalLogin, provider.id);
-      if (config.publicUrl === null) app.log.warn({ provider: provider.id, redirectUri }, 'external login without APPSTORE_PUBLIC_URL: the provider sends people back to this address, which must be the one registered there and reachable by browsers');
-      else app.log.info({ provider: provider.id, redirectUri }, `"Sign in with ${provider.name}": register this redirect URI at the provider`);
+      if (config.publicUrl === null)
+        app.log.warn(
+          { provider: provider.id, redirectUri },
+          'external login without APPSTORE_PUBLIC_URL: the provider sends people back to this address, which must be the one registered there and reachable by browsers',
+        );
+      else
+        app.log.info(
+          { provider: provider.id, redirectUri },
+          `"Sign in with ${provider.name}": register this redirect URI at the provider`,
+        );
     }
     options.beforeListen?.(app);
-    for (const name of unknownVariables(options.env)) app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
+    for (const name of unknownVariables(options.env))
+      app.log.warn({ variable: name }, 'unknown APPSTORE_ variable ignored (a typo?)');
     if (config.passwordCost < PASSWORD_COST_RANGE.advised) {
-      app.log.warn({ passwordCost: config.passwordCost }, `APPSTORE_PASSWORD_COST below ${PASSWORD_COST_RANGE.advised}: new password hashes are fast to guess (meant for test suites)`);
+      app.log.warn(
+        { passwordCost: config.passwordCost },
+        `APPSTORE_PASSWORD_COST below ${PASSWORD_COST_RANGE.advised}: new password hashes are fast to guess (meant for test suites)`,
+      );
     }
     await container.listings.warm();
     // The website's catalogue index is built before the port opens (about 80 ms at 600 apps), so
@@ -97,13 +146,28 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // made, a few milliseconds at a time, so a schema Fastify cannot compile shows in the log soon
     // after a start.
     const compiling = compileWhenIdle(schemaCompilers, container.listings.warmed(), (error) =>
-      app.log.error({ error: error instanceof Error ? error.message : String(error) }, 'a route schema could not be compiled: requests to that route fail until it is fixed'),
+      app.log.error(
+        { error: error instanceof Error ? error.message : String(error) },
+        'a route schema could not be compiled: requests to that route fail until it is fixed',
+      ),
     );
-    const metricsServer = config.metrics.port === null ? null : await startMetricsServer(container.metrics, config.host, config.metrics.port);
-    if (metricsServer !== null) app.log.info({ port: metricsServer.port }, `metrics at http://${config.host}:${metricsServer.port}/metrics`);
-    const housekeeping = startHousekeeping(container, (message, error) => (error === null ? app.log.info(message) : app.log.warn({ error: error instanceof Error ? error.message : String(error) }, message)));
+    const metricsServer =
+      config.metrics.port === null
+        ? null
+        : await startMetricsServer(container.metrics, config.host, config.metrics.port);
+    if (metricsServer !== null)
+      app.log.info({ port: metricsServer.port }, `metrics at http://${config.host}:${metricsServer.port}/metrics`);
+    const housekeeping = startHousekeeping(container, (message, error) =>
+      error === null
+        ? app.log.info(message)
+        : app.log.warn({ error: error instanceof Error ? error.message : String(error) }, message),
+    );
     // Mails queued by commands that could not send them, or by a node that stopped: every look.
-    container.mailQueue.reports.problem = (message, error) => app.log.warn(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }, message);
+    container.mailQueue.reports.problem = (message, error) =>
+      app.log.warn(
+        error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) },
+        message,
+      );
     container.mailQueue.kick();
     const mailLook = setInterval(() => container.mailQueue.kick(), MAIL_LOOK_MS).unref();
     let stopping: Promise<void> | undefined;
@@ -130,7 +194,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
  * (migrations, the first render) stops it as soon as it runs, instead of killing the process
  * halfway. A second signal, or a shutdown longer than the grace period, ends the process at once.
  */
-export function serveUntilSignalled(start: () => Promise<RunningServer>, signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): Promise<void> {
+export function serveUntilSignalled(
+  start: () => Promise<RunningServer>,
+  signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'],
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let server: RunningServer | undefined;
     let received: NodeJS.Signals | null = null;

@@ -47,7 +47,10 @@ export function s3ArchiveStorage(settings: S3Settings): ArchiveStorage {
   const unavailable = (action: string, error: unknown): AppError => {
     const { name, message } = error as { name?: string; message?: string };
     const detail = `${name ?? 'Error'}: ${String(message ?? error).slice(0, 200)}`;
-    return new AppError('archive_storage_unavailable', `The archive storage ${description} could not ${action} (${detail}); check APPSTORE_ARCHIVES_S3_* and that the service is up.`);
+    return new AppError(
+      'archive_storage_unavailable',
+      `The archive storage ${description} could not ${action} (${detail}); check APPSTORE_ARCHIVES_S3_* and that the service is up.`,
+    );
   };
   return {
     description,
@@ -82,7 +85,11 @@ export function s3ArchiveStorage(settings: S3Settings): ArchiveStorage {
       const { sdk, client } = await connect();
       try {
         const answer = await client.send(
-          new sdk.GetObjectCommand({ Bucket: settings.bucket, Key: key(sha256), ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }) }),
+          new sdk.GetObjectCommand({
+            Bucket: settings.bucket,
+            Key: key(sha256),
+            ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }),
+          }),
         );
         return (answer.Body as NodeJS.ReadableStream | undefined) ?? null;
       } catch (error) {

@@ -20,8 +20,10 @@ export function parseCommandArguments(command: Command, args: readonly string[])
   }
   const names = command.positionals ?? [];
   const { positionals } = parsed;
-  if (positionals.length < names.length) throw usageError(`missing ${names.slice(positionals.length).join(' and ')}`, command.usage);
-  if (positionals.length > names.length) throw usageError(`unexpected argument '${positionals[names.length] ?? ''}'`, command.usage);
+  if (positionals.length < names.length)
+    throw usageError(`missing ${names.slice(positionals.length).join(' and ')}`, command.usage);
+  if (positionals.length > names.length)
+    throw usageError(`unexpected argument '${positionals[names.length] ?? ''}'`, command.usage);
   const values: Record<string, string | boolean | undefined> = {};
   for (const [name, value] of Object.entries(parsed.values)) values[name] = Array.isArray(value) ? value.at(-1) : value;
   return { values, positionals };
@@ -50,7 +52,9 @@ export function readFileBytes(file: string, io: CliIo): Buffer {
     return fs.readFileSync(path.resolve(io.cwd, file));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError(`${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'cannot be read'}`);
+    throw new CliError(
+      `${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'cannot be read'}`,
+    );
   }
 }
 

@@ -16,7 +16,11 @@ export function configFor(io: CliIo): Config {
  * Runs a command against the configured database, migrated to the latest schema first (so every
  * command works on a fresh install), and closes it afterwards.
  */
-export async function withContainer<T>(io: CliIo, work: (container: Container) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+export async function withContainer<T>(
+  io: CliIo,
+  work: (container: Container) => Promise<T>,
+  options: { migrate?: boolean } = {},
+): Promise<T> {
   const config = configFor(io);
   fs.mkdirSync(config.dataDir, { recursive: true });
   // A command delivers the mails it queues before it exits (a server tries again if it cannot).

@@ -6,11 +6,28 @@ import { parseCommandArguments } from './arguments.ts';
 import { CliError } from './command.ts';
 import { closest, DEFAULT_COLUMNS, wrap } from './text.ts';
 import type { Command } from './command.ts';
-import { appMaintainerAddCommand, appMaintainerRemoveCommand, appSetCommand, appTransferCommand } from './commands/app.command.ts';
-import { caCertificateCommand, caInitCommand, caIssueCommand, caRevokeCommand, caRotateCommand } from './commands/ca.command.ts';
+import {
+  appMaintainerAddCommand,
+  appMaintainerRemoveCommand,
+  appSetCommand,
+  appTransferCommand,
+} from './commands/app.command.ts';
+import {
+  caCertificateCommand,
+  caInitCommand,
+  caIssueCommand,
+  caRevokeCommand,
+  caRotateCommand,
+} from './commands/ca.command.ts';
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
 import { discoverExportCommand, discoverImportCommand } from './commands/discover.command.ts';
-import { mirrorExportCommand, mirrorImportCommand, mirrorPlanCommand, mirrorStatusCommand, mirrorSyncCommand } from './commands/mirror.command.ts';
+import {
+  mirrorExportCommand,
+  mirrorImportCommand,
+  mirrorPlanCommand,
+  mirrorStatusCommand,
+  mirrorSyncCommand,
+} from './commands/mirror.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
 import { releaseInspectCommand } from './commands/release.command.ts';
 import { auditCommand } from './commands/audit.command.ts';
@@ -67,11 +84,16 @@ export const COMMANDS: readonly Command[] = [
 
 /** Each command: its usage (wrapped), then what it does, indented below it. */
 function table(commands: readonly Command[], width: number): string {
-  return commands.map((c) => `${wrap(c.usage, width, '  ').replace(/\n {2}/g, '\n      ')}\n${wrap(c.summary, width, '      ')}`).join('\n');
+  return commands
+    .map((c) => `${wrap(c.usage, width, '  ').replace(/\n {2}/g, '\n      ')}\n${wrap(c.summary, width, '      ')}`)
+    .join('\n');
 }
 
 function overview(width: number): string {
-  const closing = wrap("Run 'appstore COMMAND --help' for a command's details, 'appstore --version' for the version. Configuration comes from APPSTORE_* environment variables (see the README).", width);
+  const closing = wrap(
+    "Run 'appstore COMMAND --help' for a command's details, 'appstore --version' for the version. Configuration comes from APPSTORE_* environment variables (see the README).",
+    width,
+  );
   return `Usage: appstore COMMAND [ARGS]\n\nCommands:\n${table(COMMANDS, width)}\n\n${closing}`;
 }
 
@@ -98,7 +120,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   if (command === undefined) return unknownCommand(argv, io, width);
   const args = argv.slice(command.path.length);
   if (args.some(isHelp)) {
-    io.out(`${wrap(`Usage: ${command.usage}`, width - 4).replace(/\n/g, '\n    ')}\n\n${wrap(`${command.summary}.`, width)}\n\n${wrap(command.help, width)}`);
+    io.out(
+      `${wrap(`Usage: ${command.usage}`, width - 4).replace(/\n/g, '\n    ')}\n\n${wrap(`${command.summary}.`, width)}\n\n${wrap(command.help, width)}`,
+    );
     return 0;
   }
   try {
@@ -115,7 +139,13 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
  */
 function unknownCommand(argv: readonly string[], io: CliIo, width: number): number {
   let prefix: string[] = [];
-  while (prefix.length < argv.length && COMMANDS.some((c) => c.path.length > prefix.length + 1 && [...prefix, argv[prefix.length]].every((word, i) => c.path[i] === word))) {
+  while (
+    prefix.length < argv.length &&
+    COMMANDS.some(
+      (c) =>
+        c.path.length > prefix.length + 1 && [...prefix, argv[prefix.length]].every((word, i) => c.path[i] === word),
+    )
+  ) {
     prefix = [...prefix, argv[prefix.length] ?? ''];
   }
   const group = COMMANDS.filter((c) => prefix.every((word, i) => c.path[i] === word));
@@ -124,7 +154,9 @@ function unknownCommand(argv: readonly string[], io: CliIo, width: number): numb
   if (prefix.length > 0 && (rest.length === 0 || (rest.length === 1 && isHelp(rest[0] ?? '')))) {
     const asked = rest.length === 1;
     const say = asked ? io.out : io.err;
-    say(`Usage: appstore ${named} SUBCOMMAND [ARGS]\n\n${table(group, width)}\n\n${wrap(`Run 'appstore ${named} SUBCOMMAND --help' for a command's details.`, width)}`);
+    say(
+      `Usage: appstore ${named} SUBCOMMAND [ARGS]\n\n${table(group, width)}\n\n${wrap(`Run 'appstore ${named} SUBCOMMAND --help' for a command's details.`, width)}`,
+    );
     return asked ? 0 : 2;
   }
   const words = [...new Set(group.map((c) => c.path[prefix.length] ?? ''))];

@@ -3,7 +3,10 @@ import { test } from 'node:test';
 import { closest, counted, sizeText, wrap } from './text.ts';
 
 test('wrap keeps indented example lines as they are', () => {
-  assert.equal(wrap('FILE is an array like:\n  [{"id": "games"}]\nEach one is created.', 80), 'FILE is an array like:\n  [{"id": "games"}]\nEach one is created.');
+  assert.equal(
+    wrap('FILE is an array like:\n  [{"id": "games"}]\nEach one is created.', 80),
+    'FILE is an array like:\n  [{"id": "games"}]\nEach one is created.',
+  );
 });
 
 test('wrap fills paragraphs to the width, with an indent', () => {

@@ -41,9 +41,20 @@ describe('archive storage settings', () => {
   });
 
   test('AWS itself: host-style URLs and the SDK finds the credentials', () => {
-    const { settings, problems } = parse({ APPSTORE_ARCHIVES_S3_BUCKET: 'archives.example.org', APPSTORE_ARCHIVES_S3_REGION: 'eu-west-1' });
+    const { settings, problems } = parse({
+      APPSTORE_ARCHIVES_S3_BUCKET: 'archives.example.org',
+      APPSTORE_ARCHIVES_S3_REGION: 'eu-west-1',
+    });
     assert.deepEqual(problems, []);
-    assert.deepEqual(settings, { kind: 's3', bucket: 'archives.example.org', prefix: '', endpoint: null, region: 'eu-west-1', pathStyle: false, credentials: null });
+    assert.deepEqual(settings, {
+      kind: 's3',
+      bucket: 'archives.example.org',
+      prefix: '',
+      endpoint: null,
+      region: 'eu-west-1',
+      pathStyle: false,
+      credentials: null,
+    });
   });
 
   test('each wrong value is reported, naming its variable', () => {
@@ -58,13 +69,29 @@ describe('archive storage settings', () => {
     });
     assert.deepEqual(
       problems.map((p) => p.slice(0, p.indexOf(':'))),
-      ['APPSTORE_ARCHIVES_S3_BUCKET', 'APPSTORE_ARCHIVES_S3_PREFIX', 'APPSTORE_ARCHIVES_S3_ENDPOINT', 'APPSTORE_ARCHIVES_S3_REGION', 'APPSTORE_ARCHIVES_S3_PATH_STYLE', 'APPSTORE_ARCHIVES_S3_SECRET_ACCESS_KEY_FILE'],
+      [
+        'APPSTORE_ARCHIVES_S3_BUCKET',
+        'APPSTORE_ARCHIVES_S3_PREFIX',
+        'APPSTORE_ARCHIVES_S3_ENDPOINT',
+        'APPSTORE_ARCHIVES_S3_REGION',
+        'APPSTORE_ARCHIVES_S3_PATH_STYLE',
+        'APPSTORE_ARCHIVES_S3_SECRET_ACCESS_KEY_FILE',
+      ],
     );
-    assert.ok(problems.every((p) => !p.includes('pw@')), 'the endpoint\'s password is not repeated');
+    assert.ok(
+      problems.every((p) => !p.includes('pw@')),
+      "the endpoint's password is not repeated",
+    );
   });
 
   test('half a key pair, or S3 variables without a bucket, are reported', () => {
-    assert.match(parse({ APPSTORE_ARCHIVES_S3_BUCKET: 'abc', APPSTORE_ARCHIVES_S3_ACCESS_KEY_ID: 'key-id' }).problems.join(), /set both, or neither/);
-    assert.match(parse({ APPSTORE_ARCHIVES_S3_ENDPOINT: 'https://minio.internal' }).problems.join(), /APPSTORE_ARCHIVES_S3_ENDPOINT: object storage needs APPSTORE_ARCHIVES_S3_BUCKET/);
+    assert.match(
+      parse({ APPSTORE_ARCHIVES_S3_BUCKET: 'abc', APPSTORE_ARCHIVES_S3_ACCESS_KEY_ID: 'key-id' }).problems.join(),
+      /set both, or neither/,
+    );
+    assert.match(
+      parse({ APPSTORE_ARCHIVES_S3_ENDPOINT: 'https://minio.internal' }).problems.join(),
+      /APPSTORE_ARCHIVES_S3_ENDPOINT: object storage needs APPSTORE_ARCHIVES_S3_BUCKET/,
+    );
   });
 });

@@ -41,14 +41,23 @@ export function parseArchiveStorage(env: Env, cwd: string, problems: string[]): 
   const bucket = get('APPSTORE_ARCHIVES_S3_BUCKET');
   if (bucket === undefined) {
     const stray = ARCHIVE_VARIABLES.filter((name) => get(name) !== undefined);
-    if (stray.length > 0) problems.push(`${stray.join(', ')}: object storage needs APPSTORE_ARCHIVES_S3_BUCKET as well`);
+    if (stray.length > 0)
+      problems.push(`${stray.join(', ')}: object storage needs APPSTORE_ARCHIVES_S3_BUCKET as well`);
     return { kind: 'directory' };
   }
-  if (!BUCKET.test(bucket)) problems.push(`APPSTORE_ARCHIVES_S3_BUCKET: '${bucket.slice(0, 80)}' is not a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)`);
+  if (!BUCKET.test(bucket))
+    problems.push(
+      `APPSTORE_ARCHIVES_S3_BUCKET: '${bucket.slice(0, 80)}' is not a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)`,
+    );
 
   const prefixRaw = (get('APPSTORE_ARCHIVES_S3_PREFIX') ?? '').replace(/^\/+|\/+$/g, '');
-  if (!/^[A-Za-z0-9._/-]{0,200}$/.test(prefixRaw) || prefixRaw.split('/').some((part) => part === '..' || part === '.')) {
-    problems.push(`APPSTORE_ARCHIVES_S3_PREFIX: '${prefixRaw.slice(0, 80)}' is not a key prefix (letters, digits, '.', '_', '-' and '/', up to 200)`);
+  if (
+    !/^[A-Za-z0-9._/-]{0,200}$/.test(prefixRaw) ||
+    prefixRaw.split('/').some((part) => part === '..' || part === '.')
+  ) {
+    problems.push(
+      `APPSTORE_ARCHIVES_S3_PREFIX: '${prefixRaw.slice(0, 80)}' is not a key prefix (letters, digits, '.', '_', '-' and '/', up to 200)`,
+    );
   }
   const prefix = prefixRaw === '' ? '' : `${prefixRaw}/`;
 
@@ -57,23 +66,40 @@ export function parseArchiveStorage(env: Env, cwd: string, problems: string[]): 
   if (endpointRaw !== undefined) {
     try {
       const url = new URL(endpointRaw);
-      if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') throw new Error('shape');
+      if (
+        (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+        url.username !== '' ||
+        url.password !== '' ||
+        url.search !== '' ||
+        url.hash !== ''
+      )
+        throw new Error('shape');
       endpoint = url.href.replace(/\/+$/, '');
     } catch {
       // The value is not repeated: it may hold a password.
-      problems.push('APPSTORE_ARCHIVES_S3_ENDPOINT: expected an http(s) URL without credentials, query or fragment, such as https://minio.internal:9000');
+      problems.push(
+        'APPSTORE_ARCHIVES_S3_ENDPOINT: expected an http(s) URL without credentials, query or fragment, such as https://minio.internal:9000',
+      );
     }
   }
   const region = get('APPSTORE_ARCHIVES_S3_REGION') ?? 'us-east-1';
-  if (!/^[a-z0-9-]{1,40}$/.test(region)) problems.push(`APPSTORE_ARCHIVES_S3_REGION: '${region.slice(0, 40)}' is not a region name such as eu-west-1`);
+  if (!/^[a-z0-9-]{1,40}$/.test(region))
+    problems.push(`APPSTORE_ARCHIVES_S3_REGION: '${region.slice(0, 40)}' is not a region name such as eu-west-1`);
   // A self-hosted store is reached by path (endpoint/bucket/key); AWS by the bucket's host name.
-  const pathStyle = parseSwitch('APPSTORE_ARCHIVES_S3_PATH_STYLE', get('APPSTORE_ARCHIVES_S3_PATH_STYLE'), problems, endpoint !== null);
+  const pathStyle = parseSwitch(
+    'APPSTORE_ARCHIVES_S3_PATH_STYLE',
+    get('APPSTORE_ARCHIVES_S3_PATH_STYLE'),
+    problems,
+    endpoint !== null,
+  );
 
   const keyId = get('APPSTORE_ARCHIVES_S3_ACCESS_KEY_ID');
   const secretFile = get('APPSTORE_ARCHIVES_S3_SECRET_ACCESS_KEY_FILE');
   let credentials: S3Settings['credentials'] = null;
   if ((keyId === undefined) !== (secretFile === undefined)) {
-    problems.push('APPSTORE_ARCHIVES_S3_ACCESS_KEY_ID and APPSTORE_ARCHIVES_S3_SECRET_ACCESS_KEY_FILE: set both, or neither (the AWS SDK then finds credentials itself)');
+    problems.push(
+      'APPSTORE_ARCHIVES_S3_ACCESS_KEY_ID and APPSTORE_ARCHIVES_S3_SECRET_ACCESS_KEY_FILE: set both, or neither (the AWS SDK then finds credentials itself)',
+    );
   } else if (keyId !== undefined && secretFile !== undefined) {
     const secret = readSecret('APPSTORE_ARCHIVES_S3_SECRET_ACCESS_KEY_FILE', secretFile, cwd, problems);
     if (secret !== null) credentials = { accessKeyId: keyId, secretAccessKey: secret };

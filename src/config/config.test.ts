@@ -34,8 +34,20 @@ describe('loadConfig', () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.secretKeyFile, path.join(cwd, 'data', 'secret.key'));
     assert.equal(config.secretKeyFileConfigured, false);
-    assert.deepEqual(config.limits, { downloadTimeoutMs: 60_000, maxArchiveBytes: 20 * 1024 * 1024, maxRedirects: 10, uploadsPerDay: 100, publishesPerUser: 3, publishesAtOnce: 3 });
-    assert.deepEqual(config.connections, { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 30_000, maxPerAddress: 64 });
+    assert.deepEqual(config.limits, {
+      downloadTimeoutMs: 60_000,
+      maxArchiveBytes: 20 * 1024 * 1024,
+      maxRedirects: 10,
+      uploadsPerDay: 100,
+      publishesPerUser: 3,
+      publishesAtOnce: 3,
+    });
+    assert.deepEqual(config.connections, {
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 60_000,
+      idleTimeoutMs: 30_000,
+      maxPerAddress: 64,
+    });
     assert.equal(config.listingBrotliMinSaving, 0.2);
     assert.ok(Object.isFrozen(config));
   });
@@ -78,8 +90,20 @@ describe('loadConfig', () => {
     assert.deepEqual(config.trustProxy, ['10.0.0.0/8', '127.0.0.1']);
     assert.equal(config.secretKeyFile, path.join(cwd, 'afile'));
     assert.equal(config.secretKeyFileConfigured, true);
-    assert.deepEqual(config.limits, { downloadTimeoutMs: 500, maxArchiveBytes: 1024 * 1024, maxRedirects: 0, uploadsPerDay: 5, publishesPerUser: 2, publishesAtOnce: 8 });
-    assert.deepEqual(config.connections, { headersTimeoutMs: 2500, requestTimeoutMs: 30_000, idleTimeoutMs: 75_000, maxPerAddress: 0 });
+    assert.deepEqual(config.limits, {
+      downloadTimeoutMs: 500,
+      maxArchiveBytes: 1024 * 1024,
+      maxRedirects: 0,
+      uploadsPerDay: 5,
+      publishesPerUser: 2,
+      publishesAtOnce: 8,
+    });
+    assert.deepEqual(config.connections, {
+      headersTimeoutMs: 2500,
+      requestTimeoutMs: 30_000,
+      idleTimeoutMs: 75_000,
+      maxPerAddress: 0,
+    });
     assert.equal(config.listingBrotliMinSaving, 0.025);
   });
 
@@ -94,22 +118,66 @@ describe('loadConfig', () => {
     ['port too large', { APPSTORE_PORT: '65536' }, /^APPSTORE_PORT: '65536'/],
     ['port negative', { APPSTORE_PORT: '-1' }, /^APPSTORE_PORT/],
     ['database URL not a URL', { APPSTORE_DATABASE_URL: 'not a url' }, /^APPSTORE_DATABASE_URL: not a URL/],
-    ['database URL of another kind', { APPSTORE_DATABASE_URL: 'mysql://h/db' }, /^APPSTORE_DATABASE_URL: scheme 'mysql' is not supported/],
+    [
+      'database URL of another kind',
+      { APPSTORE_DATABASE_URL: 'mysql://h/db' },
+      /^APPSTORE_DATABASE_URL: scheme 'mysql' is not supported/,
+    ],
     ['database URL without a database', { APPSTORE_DATABASE_URL: 'postgres://h:5432/' }, /names no database/],
     ['CA file missing', { APPSTORE_CA_CERT: 'missing.pem' }, /^APPSTORE_CA_CERT: .*missing\.pem does not exist$/],
     ['CA path a directory', { APPSTORE_CA_CERT: 'adir' }, /^APPSTORE_CA_CERT: .*adir is not a regular file$/],
     ['CRL file missing', { APPSTORE_CRL: 'nope.crl' }, /^APPSTORE_CRL: .*nope\.crl does not exist$/],
-    ['switch not a switch', { APPSTORE_DOWNLOAD_ALLOW_PRIVATE: 'maybe' }, /^APPSTORE_DOWNLOAD_ALLOW_PRIVATE: 'maybe' is not a switch/],
+    [
+      'switch not a switch',
+      { APPSTORE_DOWNLOAD_ALLOW_PRIVATE: 'maybe' },
+      /^APPSTORE_DOWNLOAD_ALLOW_PRIVATE: 'maybe' is not a switch/,
+    ],
     ['unknown log level', { APPSTORE_LOG_LEVEL: 'loud' }, /^APPSTORE_LOG_LEVEL: 'loud' is not one of fatal, error/],
-    ['bad proxy address', { APPSTORE_TRUST_PROXY: '10.0.0.0/33,proxy' }, /^APPSTORE_TRUST_PROXY: '10\.0\.0\.0\/33', 'proxy' are not an IP address/],
-    ['secret key file missing', { APPSTORE_SECRET_KEY_FILE: 'keys/none.key' }, /^APPSTORE_SECRET_KEY_FILE: .*none\.key does not exist$/],
-    ['download timeout not a number', { APPSTORE_DOWNLOAD_TIMEOUT_SECONDS: 'soon' }, /^APPSTORE_DOWNLOAD_TIMEOUT_SECONDS: 'soon' is not a number/],
-    ['archive limit zero', { APPSTORE_MAX_ARCHIVE_MIB: '0' }, /^APPSTORE_MAX_ARCHIVE_MIB: '0' is not a number from above 0 to 1024$/],
-    ['uploads per day fractional', { APPSTORE_UPLOADS_PER_DAY: '1.5' }, /^APPSTORE_UPLOADS_PER_DAY: '1\.5' is not a whole number/],
-    ['headers timeout longer than the request timeout', { APPSTORE_HEADERS_TIMEOUT_SECONDS: '90' }, /^APPSTORE_HEADERS_TIMEOUT_SECONDS: must not be longer than APPSTORE_REQUEST_TIMEOUT_SECONDS/],
-    ['connection limit negative', { APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '-1' }, /^APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '-1' is not a whole number from 0/],
-    ['brotli saving over 100 %', { APPSTORE_LISTING_BROTLI_MIN_SAVING: '120' }, /^APPSTORE_LISTING_BROTLI_MIN_SAVING: '120' is not a number from 0 to 100$/],
-    ['data dir is a file', { APPSTORE_DATA_DIR: 'afile' }, /^APPSTORE_DATA_DIR: .*afile exists and is not a directory$/],
+    [
+      'bad proxy address',
+      { APPSTORE_TRUST_PROXY: '10.0.0.0/33,proxy' },
+      /^APPSTORE_TRUST_PROXY: '10\.0\.0\.0\/33', 'proxy' are not an IP address/,
+    ],
+    [
+      'secret key file missing',
+      { APPSTORE_SECRET_KEY_FILE: 'keys/none.key' },
+      /^APPSTORE_SECRET_KEY_FILE: .*none\.key does not exist$/,
+    ],
+    [
+      'download timeout not a number',
+      { APPSTORE_DOWNLOAD_TIMEOUT_SECONDS: 'soon' },
+      /^APPSTORE_DOWNLOAD_TIMEOUT_SECONDS: 'soon' is not a number/,
+    ],
+    [
+      'archive limit zero',
+      { APPSTORE_MAX_ARCHIVE_MIB: '0' },
+      /^APPSTORE_MAX_ARCHIVE_MIB: '0' is not a number from above 0 to 1024$/,
+    ],
+    [
+      'uploads per day fractional',
+      { APPSTORE_UPLOADS_PER_DAY: '1.5' },
+      /^APPSTORE_UPLOADS_PER_DAY: '1\.5' is not a whole number/,
+    ],
+    [
+      'headers timeout longer than the request timeout',
+      { APPSTORE_HEADERS_TIMEOUT_SECONDS: '90' },
+      /^APPSTORE_HEADERS_TIMEOUT_SECONDS: must not be longer than APPSTORE_REQUEST_TIMEOUT_SECONDS/,
+    ],
+    [
+      'connection limit negative',
+      { APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '-1' },
+      /^APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '-1' is not a whole number from 0/,
+    ],
+    [
+      'brotli saving over 100 %',
+      { APPSTORE_LISTING_BROTLI_MIN_SAVING: '120' },
+      /^APPSTORE_LISTING_BROTLI_MIN_SAVING: '120' is not a number from 0 to 100$/,
+    ],
+    [
+      'data dir is a file',
+      { APPSTORE_DATA_DIR: 'afile' },
+      /^APPSTORE_DATA_DIR: .*afile exists and is not a directory$/,
+    ],
   ];
   for (const [name, env, expected] of cases) {
     test(`refuses: ${name}`, () => {
@@ -120,13 +188,21 @@ describe('loadConfig', () => {
   }
 
   test('lists every problem at once', () => {
-    const problems = problemsOf({ APPSTORE_PORT: 'x', APPSTORE_LOG_LEVEL: 'y', APPSTORE_CA_CERT: 'none.pem', APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '2' });
+    const problems = problemsOf({
+      APPSTORE_PORT: 'x',
+      APPSTORE_LOG_LEVEL: 'y',
+      APPSTORE_CA_CERT: 'none.pem',
+      APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '2',
+    });
     assert.equal(problems.length, 4);
     const error = new ConfigError(problems);
     for (const problem of problems) assert.ok(error.message.includes(problem));
   });
 
   test('unknown APPSTORE_ variables are reported, test variables are not', () => {
-    assert.deepEqual(unknownVariables({ APPSTORE_PROT: '1', APPSTORE_PORT: '1', APPSTORE_TEST_DATABASE_URL: 'x', HOME: '/' }), ['APPSTORE_PROT']);
+    assert.deepEqual(
+      unknownVariables({ APPSTORE_PROT: '1', APPSTORE_PORT: '1', APPSTORE_TEST_DATABASE_URL: 'x', HOME: '/' }),
+      ['APPSTORE_PROT'],
+    );
   });
 });

@@ -5,7 +5,13 @@ import { PUBLISH_SLOT_LIMITS } from '../domain/releases/publish-slots.ts';
 import { DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE } from '../domain/accounts/password-hash.ts';
 import type { DatabaseTarget } from '../storage/database.ts';
 import type { ConnectionSettings } from '../http/node-server.ts';
-import { EXTERNAL_LOGIN_VARIABLES, listedOidcIds, OIDC_FIELDS, oidcPrefix, parseExternalLogin } from './external-login.ts';
+import {
+  EXTERNAL_LOGIN_VARIABLES,
+  listedOidcIds,
+  OIDC_FIELDS,
+  oidcPrefix,
+  parseExternalLogin,
+} from './external-login.ts';
 import type { ProviderSettings } from './external-login.ts';
 import { ARCHIVE_VARIABLES, parseArchiveStorage } from './archives.ts';
 import type { ArchiveStorageSettings } from './archives.ts';
@@ -148,7 +154,6 @@ export class ConfigError extends Error {
   }
 }
 
-
 /**
  * Reads the configuration from environment variables. Empty values count as unset. Every
  * problem is collected before failing, so an operator fixes them all in one go.
@@ -168,7 +173,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const port = parsePort(get('APPSTORE_PORT'), problems);
   const caCertFile = readableFile('APPSTORE_CA_CERT', get('APPSTORE_CA_CERT'), cwd, problems);
   const crlFile = readableFile('APPSTORE_CRL', get('APPSTORE_CRL'), cwd, problems);
-  const downloadAllowPrivate = parseSwitch('APPSTORE_DOWNLOAD_ALLOW_PRIVATE', get('APPSTORE_DOWNLOAD_ALLOW_PRIVATE'), problems);
+  const downloadAllowPrivate = parseSwitch(
+    'APPSTORE_DOWNLOAD_ALLOW_PRIVATE',
+    get('APPSTORE_DOWNLOAD_ALLOW_PRIVATE'),
+    problems,
+  );
 
   const logLevelRaw = (get('APPSTORE_LOG_LEVEL') ?? 'info').toLowerCase();
   const logLevel = LOG_LEVELS.find((level) => level === logLevelRaw);
@@ -183,29 +192,111 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       : (readableFile('APPSTORE_SECRET_KEY_FILE', secretKeyRaw, cwd, problems) ?? path.resolve(cwd, secretKeyRaw));
 
   const limits = {
-    downloadTimeoutMs: parsePositive('APPSTORE_DOWNLOAD_TIMEOUT_SECONDS', get('APPSTORE_DOWNLOAD_TIMEOUT_SECONDS'), 60, 3600, problems, true) * 1000,
-    maxArchiveBytes: Math.round(parsePositive('APPSTORE_MAX_ARCHIVE_MIB', get('APPSTORE_MAX_ARCHIVE_MIB'), 20, 1024, problems, true) * 1024 * 1024),
+    downloadTimeoutMs:
+      parsePositive(
+        'APPSTORE_DOWNLOAD_TIMEOUT_SECONDS',
+        get('APPSTORE_DOWNLOAD_TIMEOUT_SECONDS'),
+        60,
+        3600,
+        problems,
+        true,
+      ) * 1000,
+    maxArchiveBytes: Math.round(
+      parsePositive('APPSTORE_MAX_ARCHIVE_MIB', get('APPSTORE_MAX_ARCHIVE_MIB'), 20, 1024, problems, true) *
+        1024 *
+        1024,
+    ),
     maxRedirects: parsePositive('APPSTORE_MAX_REDIRECTS', get('APPSTORE_MAX_REDIRECTS'), 10, 50, problems, false, true),
     uploadsPerDay: parsePositive('APPSTORE_UPLOADS_PER_DAY', get('APPSTORE_UPLOADS_PER_DAY'), 100, 1_000_000, problems),
-    publishesPerUser: parsePositive('APPSTORE_PUBLISHES_PER_USER', get('APPSTORE_PUBLISHES_PER_USER'), PUBLISH_SLOT_LIMITS.perUser, 1000, problems),
-    publishesAtOnce: parsePositive('APPSTORE_PUBLISHES_AT_ONCE', get('APPSTORE_PUBLISHES_AT_ONCE'), PUBLISH_SLOT_LIMITS.perNode, 1000, problems),
+    publishesPerUser: parsePositive(
+      'APPSTORE_PUBLISHES_PER_USER',
+      get('APPSTORE_PUBLISHES_PER_USER'),
+      PUBLISH_SLOT_LIMITS.perUser,
+      1000,
+      problems,
+    ),
+    publishesAtOnce: parsePositive(
+      'APPSTORE_PUBLISHES_AT_ONCE',
+      get('APPSTORE_PUBLISHES_AT_ONCE'),
+      PUBLISH_SLOT_LIMITS.perNode,
+      1000,
+      problems,
+    ),
   };
 
   const d = DEFAULT_SIGN_IN_LIMITS;
   const signInLimits: SignInLimits = {
-    perUserAndAddress: parsePositive('APPSTORE_SIGNIN_FAILURES_PER_USER_AND_ADDRESS', get('APPSTORE_SIGNIN_FAILURES_PER_USER_AND_ADDRESS'), d.perUserAndAddress, 1_000_000, problems),
-    perUser: parsePositive('APPSTORE_SIGNIN_FAILURES_PER_USER', get('APPSTORE_SIGNIN_FAILURES_PER_USER'), d.perUser, 1_000_000, problems),
-    perAddress: parsePositive('APPSTORE_SIGNIN_FAILURES_PER_ADDRESS', get('APPSTORE_SIGNIN_FAILURES_PER_ADDRESS'), d.perAddress, 1_000_000, problems),
-    windowMs: Math.round(parsePositive('APPSTORE_SIGNIN_WINDOW_MINUTES', get('APPSTORE_SIGNIN_WINDOW_MINUTES'), d.windowMs / 60_000, 10_080, problems, true) * 60_000),
+    perUserAndAddress: parsePositive(
+      'APPSTORE_SIGNIN_FAILURES_PER_USER_AND_ADDRESS',
+      get('APPSTORE_SIGNIN_FAILURES_PER_USER_AND_ADDRESS'),
+      d.perUserAndAddress,
+      1_000_000,
+      problems,
+    ),
+    perUser: parsePositive(
+      'APPSTORE_SIGNIN_FAILURES_PER_USER',
+      get('APPSTORE_SIGNIN_FAILURES_PER_USER'),
+      d.perUser,
+      1_000_000,
+      problems,
+    ),
+    perAddress: parsePositive(
+      'APPSTORE_SIGNIN_FAILURES_PER_ADDRESS',
+      get('APPSTORE_SIGNIN_FAILURES_PER_ADDRESS'),
+      d.perAddress,
+      1_000_000,
+      problems,
+    ),
+    windowMs: Math.round(
+      parsePositive(
+        'APPSTORE_SIGNIN_WINDOW_MINUTES',
+        get('APPSTORE_SIGNIN_WINDOW_MINUTES'),
+        d.windowMs / 60_000,
+        10_080,
+        problems,
+        true,
+      ) * 60_000,
+    ),
   };
   const connections = {
-    headersTimeoutMs: Math.round(parsePositive('APPSTORE_HEADERS_TIMEOUT_SECONDS', get('APPSTORE_HEADERS_TIMEOUT_SECONDS'), 10, 600, problems, true) * 1000),
-    requestTimeoutMs: Math.round(parsePositive('APPSTORE_REQUEST_TIMEOUT_SECONDS', get('APPSTORE_REQUEST_TIMEOUT_SECONDS'), 60, 3600, problems, true) * 1000),
-    idleTimeoutMs: Math.round(parsePositive('APPSTORE_IDLE_TIMEOUT_SECONDS', get('APPSTORE_IDLE_TIMEOUT_SECONDS'), 30, 3600, problems, true) * 1000),
-    maxPerAddress: parsePositive('APPSTORE_MAX_CONNECTIONS_PER_ADDRESS', get('APPSTORE_MAX_CONNECTIONS_PER_ADDRESS'), 64, 100_000, problems, false, true),
+    headersTimeoutMs: Math.round(
+      parsePositive(
+        'APPSTORE_HEADERS_TIMEOUT_SECONDS',
+        get('APPSTORE_HEADERS_TIMEOUT_SECONDS'),
+        10,
+        600,
+        problems,
+        true,
+      ) * 1000,
+    ),
+    requestTimeoutMs: Math.round(
+      parsePositive(
+        'APPSTORE_REQUEST_TIMEOUT_SECONDS',
+        get('APPSTORE_REQUEST_TIMEOUT_SECONDS'),
+        60,
+        3600,
+        problems,
+        true,
+      ) * 1000,
+    ),
+    idleTimeoutMs: Math.round(
+      parsePositive('APPSTORE_IDLE_TIMEOUT_SECONDS', get('APPSTORE_IDLE_TIMEOUT_SECONDS'), 30, 3600, problems, true) *
+        1000,
+    ),
+    maxPerAddress: parsePositive(
+      'APPSTORE_MAX_CONNECTIONS_PER_ADDRESS',
+      get('APPSTORE_MAX_CONNECTIONS_PER_ADDRESS'),
+      64,
+      100_000,
+      problems,
+      false,
+      true,
+    ),
   };
   if (connections.headersTimeoutMs > connections.requestTimeoutMs) {
-    problems.push('APPSTORE_HEADERS_TIMEOUT_SECONDS: must not be longer than APPSTORE_REQUEST_TIMEOUT_SECONDS (the request timeout includes the headers)');
+    problems.push(
+      'APPSTORE_HEADERS_TIMEOUT_SECONDS: must not be longer than APPSTORE_REQUEST_TIMEOUT_SECONDS (the request timeout includes the headers)',
+    );
   }
 
   const publicUrl = parsePublicUrl(get('APPSTORE_PUBLIC_URL'), problems);
@@ -213,32 +304,75 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   let passwordCost = DEFAULT_PASSWORD_COST;
   if (passwordCostRaw !== undefined) {
     const { min, max } = PASSWORD_COST_RANGE;
-    if (/^\d+$/.test(passwordCostRaw) && Number(passwordCostRaw) >= min && Number(passwordCostRaw) <= max) passwordCost = Number(passwordCostRaw);
-    else problems.push(`APPSTORE_PASSWORD_COST: '${passwordCostRaw}' is not a whole number from ${min} to ${max} (the exponent of scrypt's N; default ${DEFAULT_PASSWORD_COST})`);
+    if (/^\d+$/.test(passwordCostRaw) && Number(passwordCostRaw) >= min && Number(passwordCostRaw) <= max)
+      passwordCost = Number(passwordCostRaw);
+    else
+      problems.push(
+        `APPSTORE_PASSWORD_COST: '${passwordCostRaw}' is not a whole number from ${min} to ${max} (the exponent of scrypt's N; default ${DEFAULT_PASSWORD_COST})`,
+      );
   }
   const signUp = (get('APPSTORE_SIGNUP') ?? 'open').toLowerCase();
   if (signUp !== 'open' && signUp !== 'closed') problems.push(`APPSTORE_SIGNUP: '${signUp}' is not open or closed`);
   const smtpUrl = get('APPSTORE_SMTP_URL') ?? null;
   if (smtpUrl !== null && !/^smtps?:\/\/[^/\s]+/i.test(smtpUrl)) {
-    problems.push('APPSTORE_SMTP_URL: expected smtp://[user:password@]host[:port] or smtps://… (the password is never logged)');
+    problems.push(
+      'APPSTORE_SMTP_URL: expected smtp://[user:password@]host[:port] or smtps://… (the password is never logged)',
+    );
   }
-  const from = get('APPSTORE_MAIL_FROM') ?? `App Store <appstore@${publicUrl === null ? 'localhost' : new URL(publicUrl).hostname}>`;
-  if (/[\r\n]/.test(from) || !/@/.test(from)) problems.push('APPSTORE_MAIL_FROM: expected an address such as "App Store <store@example.com>"');
+  const from =
+    get('APPSTORE_MAIL_FROM') ??
+    `App Store <appstore@${publicUrl === null ? 'localhost' : new URL(publicUrl).hostname}>`;
+  if (/[\r\n]/.test(from) || !/@/.test(from))
+    problems.push('APPSTORE_MAIL_FROM: expected an address such as "App Store <store@example.com>"');
 
-  const listingCacheMiB = parsePositive('APPSTORE_LISTING_CACHE_MIB', get('APPSTORE_LISTING_CACHE_MIB'), 128, 1_048_576, problems);
-  const listingBrotliMinSaving = parsePositive('APPSTORE_LISTING_BROTLI_MIN_SAVING', get('APPSTORE_LISTING_BROTLI_MIN_SAVING'), 20, 100, problems, true, true) / 100;
-  const notModifiedLogRate = parsePositive('APPSTORE_LOG_304_SAMPLE', get('APPSTORE_LOG_304_SAMPLE'), 0.01, 1, problems, true, true);
+  const listingCacheMiB = parsePositive(
+    'APPSTORE_LISTING_CACHE_MIB',
+    get('APPSTORE_LISTING_CACHE_MIB'),
+    128,
+    1_048_576,
+    problems,
+  );
+  const listingBrotliMinSaving =
+    parsePositive(
+      'APPSTORE_LISTING_BROTLI_MIN_SAVING',
+      get('APPSTORE_LISTING_BROTLI_MIN_SAVING'),
+      20,
+      100,
+      problems,
+      true,
+      true,
+    ) / 100;
+  const notModifiedLogRate = parsePositive(
+    'APPSTORE_LOG_304_SAMPLE',
+    get('APPSTORE_LOG_304_SAMPLE'),
+    0.01,
+    1,
+    problems,
+    true,
+    true,
+  );
 
-  const databasePoolSize = parsePositive('APPSTORE_DATABASE_POOL_SIZE', get('APPSTORE_DATABASE_POOL_SIZE'), 10, 1000, problems);
+  const databasePoolSize = parsePositive(
+    'APPSTORE_DATABASE_POOL_SIZE',
+    get('APPSTORE_DATABASE_POOL_SIZE'),
+    10,
+    1000,
+    problems,
+  );
   const metricsPortRaw = get('APPSTORE_METRICS_PORT');
   let metricsPort: number | null = null;
   if (metricsPortRaw !== undefined) {
-    if (!/^\d{1,5}$/.test(metricsPortRaw) || Number(metricsPortRaw) > 65535) problems.push(`APPSTORE_METRICS_PORT: '${metricsPortRaw}' is not a port number (0 to 65535)`);
-    else if (Number(metricsPortRaw) === port && port !== 0) problems.push('APPSTORE_METRICS_PORT: must differ from APPSTORE_PORT (to serve metrics on the main port, set APPSTORE_METRICS_TOKEN)');
+    if (!/^\d{1,5}$/.test(metricsPortRaw) || Number(metricsPortRaw) > 65535)
+      problems.push(`APPSTORE_METRICS_PORT: '${metricsPortRaw}' is not a port number (0 to 65535)`);
+    else if (Number(metricsPortRaw) === port && port !== 0)
+      problems.push(
+        'APPSTORE_METRICS_PORT: must differ from APPSTORE_PORT (to serve metrics on the main port, set APPSTORE_METRICS_TOKEN)',
+      );
     else metricsPort = Number(metricsPortRaw);
   }
   const metricsToken = get('APPSTORE_METRICS_TOKEN') ?? null;
-  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) problems.push('APPSTORE_METRICS_TOKEN: use at least 16 characters without spaces (openssl rand -hex 16)');
+  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken)))
+    problems.push('APPSTORE_METRICS_TOKEN: use at least 16 characters without spaces (openssl rand -hex 16)');
 
   const externalLogin = parseExternalLogin(env, cwd, signUp !== 'closed', problems);
   const mirror = parseMirror(env, cwd, problems);
@@ -281,10 +415,17 @@ function parsePublicUrl(raw: string | undefined, problems: string[]): string | n
   try {
     url = new URL(raw);
   } catch {
-    problems.push('APPSTORE_PUBLIC_URL: not a URL; expected the address visitors use, such as https://apps.example.com');
+    problems.push(
+      'APPSTORE_PUBLIC_URL: not a URL; expected the address visitors use, such as https://apps.example.com',
+    );
     return null;
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '') {
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== ''
+  ) {
     problems.push('APPSTORE_PUBLIC_URL: expected http(s)://host[:port][/path], without query, fragment or credentials');
     return null;
   }
@@ -311,7 +452,9 @@ function parseDatabaseUrl(raw: string | undefined, dataDir: string, problems: st
     return sqlite;
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    problems.push(`APPSTORE_DATABASE_URL: scheme '${url.protocol.replace(/:$/, '')}' is not supported; use postgres://… (or leave it unset for SQLite in APPSTORE_DATA_DIR)`);
+    problems.push(
+      `APPSTORE_DATABASE_URL: scheme '${url.protocol.replace(/:$/, '')}' is not supported; use postgres://… (or leave it unset for SQLite in APPSTORE_DATA_DIR)`,
+    );
     return sqlite;
   }
   if (url.pathname.replace(/^\//, '') === '') {
@@ -321,12 +464,22 @@ function parseDatabaseUrl(raw: string | undefined, dataDir: string, problems: st
 }
 
 /** A number in (0, max]: whole unless `fractional`; 0 allowed when `zeroAllowed`. */
-function parsePositive(name: string, raw: string | undefined, fallback: number, max: number, problems: string[], fractional = false, zeroAllowed = false): number {
+function parsePositive(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  max: number,
+  problems: string[],
+  fractional = false,
+  zeroAllowed = false,
+): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
   const shapeOk = fractional ? /^\d+(\.\d+)?$/.test(raw) : /^\d+$/.test(raw);
   if (!shapeOk || !Number.isFinite(value) || value > max || (value === 0 && !zeroAllowed)) {
-    problems.push(`${name}: '${raw}' is not ${fractional ? 'a number' : 'a whole number'} from ${zeroAllowed ? 0 : fractional ? 'above 0' : 1} to ${max}`);
+    problems.push(
+      `${name}: '${raw}' is not ${fractional ? 'a number' : 'a whole number'} from ${zeroAllowed ? 0 : fractional ? 'above 0' : 1} to ${max}`,
+    );
     return fallback;
   }
   return value;
@@ -346,10 +499,15 @@ function parseTrustProxy(raw: string | undefined, problems: string[]): boolean |
   const value = raw.toLowerCase();
   if (value === '0' || value === 'false' || value === 'no') return false;
   if (value === '1' || value === 'true' || value === 'yes') return true;
-  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   const bad = entries.filter((entry) => !isAddressOrRange(entry));
   if (bad.length > 0 || entries.length === 0) {
-    problems.push(`APPSTORE_TRUST_PROXY: ${bad.length > 0 ? `'${bad.join("', '")}' ${bad.length > 1 ? 'are' : 'is'} not an IP address or CIDR range` : 'empty list'}; use 1, 0, or a comma-separated list such as 127.0.0.1,10.0.0.0/8`);
+    problems.push(
+      `APPSTORE_TRUST_PROXY: ${bad.length > 0 ? `'${bad.join("', '")}' ${bad.length > 1 ? 'are' : 'is'} not an IP address or CIDR range` : 'empty list'}; use 1, 0, or a comma-separated list such as 127.0.0.1,10.0.0.0/8`,
+    );
     return false;
   }
   return entries;

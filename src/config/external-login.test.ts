@@ -54,18 +54,55 @@ test('OpenID Providers are read in their listed order, with defaults; GitHub com
   assert.equal(google?.name, 'Google');
   assert.equal(google?.clientSecret, null, 'a public client');
   assert.equal(google?.signUpOpen, false);
-  assert.deepEqual(github, { kind: 'github', id: 'github', name: 'GitHub', emailDomains: null, signUpOpen: true, clientId: 'Iv1.abc', clientSecret: 's3cret', webUrl: 'https://github.com', apiUrl: 'https://api.github.com' });
+  assert.deepEqual(github, {
+    kind: 'github',
+    id: 'github',
+    name: 'GitHub',
+    emailDomains: null,
+    signUpOpen: true,
+    clientId: 'Iv1.abc',
+    clientSecret: 's3cret',
+    webUrl: 'https://github.com',
+    apiUrl: 'https://api.github.com',
+  });
   // The listed providers' variables are not typos; others are.
-  assert.deepEqual(unknownVariables({ APPSTORE_OIDC_PROVIDERS: 'keycloak-eu', APPSTORE_OIDC_KEYCLOAK_EU_ISSUER: 'x', APPSTORE_OIDC_OTHER_ISSUER: 'x' }), ['APPSTORE_OIDC_OTHER_ISSUER']);
+  assert.deepEqual(
+    unknownVariables({
+      APPSTORE_OIDC_PROVIDERS: 'keycloak-eu',
+      APPSTORE_OIDC_KEYCLOAK_EU_ISSUER: 'x',
+      APPSTORE_OIDC_OTHER_ISSUER: 'x',
+    }),
+    ['APPSTORE_OIDC_OTHER_ISSUER'],
+  );
 });
 
 test('an id listed twice is one provider', () => {
-  const config = loadConfig({ ...base, APPSTORE_OIDC_PROVIDERS: 'corp,corp', APPSTORE_OIDC_CORP_ISSUER: 'https://id.example.com', APPSTORE_OIDC_CORP_CLIENT_ID: 'x' }, dir);
-  assert.deepEqual(config.externalLogin.map((provider) => provider.id), ['corp']);
+  const config = loadConfig(
+    {
+      ...base,
+      APPSTORE_OIDC_PROVIDERS: 'corp,corp',
+      APPSTORE_OIDC_CORP_ISSUER: 'https://id.example.com',
+      APPSTORE_OIDC_CORP_CLIENT_ID: 'x',
+    },
+    dir,
+  );
+  assert.deepEqual(
+    config.externalLogin.map((provider) => provider.id),
+    ['corp'],
+  );
 });
 
 test('GitHub Enterprise Server: the API under /api/v3 unless given; sign-up follows the store unless set', () => {
-  const config = loadConfig({ ...base, APPSTORE_SIGNUP: 'closed', APPSTORE_GITHUB_CLIENT_ID: 'x', APPSTORE_GITHUB_CLIENT_SECRET_FILE: 'secret', APPSTORE_GITHUB_URL: 'https://ghe.example.com/' }, dir);
+  const config = loadConfig(
+    {
+      ...base,
+      APPSTORE_SIGNUP: 'closed',
+      APPSTORE_GITHUB_CLIENT_ID: 'x',
+      APPSTORE_GITHUB_CLIENT_SECRET_FILE: 'secret',
+      APPSTORE_GITHUB_URL: 'https://ghe.example.com/',
+    },
+    dir,
+  );
   const [github] = config.externalLogin;
   assert.equal(github?.kind === 'github' ? github.apiUrl : null, 'https://ghe.example.com/api/v3');
   assert.equal(github?.signUpOpen, false);
@@ -97,8 +134,19 @@ test('every problem is named, with what to do', () => {
     /APPSTORE_OIDC_PLAIN_ISSUER: expected an address without query/,
     /APPSTORE_GITHUB_CLIENT_SECRET_FILE: missing/,
   ];
-  for (const pattern of expected) assert.ok(found.some((problem) => pattern.test(problem)), `${String(pattern)} in ${found.join('\n')}`);
+  for (const pattern of expected)
+    assert.ok(
+      found.some((problem) => pattern.test(problem)),
+      `${String(pattern)} in ${found.join('\n')}`,
+    );
   assert.equal(found.length, expected.length, found.join('\n'));
   // Plain http is for a provider on this machine only.
-  assert.deepEqual(problems({ APPSTORE_OIDC_PROVIDERS: 'dev', APPSTORE_OIDC_DEV_ISSUER: 'http://localhost:8080/realms/dev', APPSTORE_OIDC_DEV_CLIENT_ID: 'x' }), []);
+  assert.deepEqual(
+    problems({
+      APPSTORE_OIDC_PROVIDERS: 'dev',
+      APPSTORE_OIDC_DEV_ISSUER: 'http://localhost:8080/realms/dev',
+      APPSTORE_OIDC_DEV_CLIENT_ID: 'x',
+    }),
+    [],
+  );
 });

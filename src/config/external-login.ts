@@ -40,7 +40,16 @@ export interface GithubProviderSettings extends ExternalProviderSettings {
 export type ProviderSettings = OidcProviderSettings | GithubProviderSettings;
 
 /** The variables each listed OpenID Provider may have: APPSTORE_OIDC_<ID>_<FIELD>. */
-export const OIDC_FIELDS = ['ISSUER', 'CLIENT_ID', 'CLIENT_SECRET_FILE', 'NAME', 'SCOPES', 'ADMIN_CLAIM', 'EMAIL_DOMAINS', 'SIGNUP'] as const;
+export const OIDC_FIELDS = [
+  'ISSUER',
+  'CLIENT_ID',
+  'CLIENT_SECRET_FILE',
+  'NAME',
+  'SCOPES',
+  'ADMIN_CLAIM',
+  'EMAIL_DOMAINS',
+  'SIGNUP',
+] as const;
 export const EXTERNAL_LOGIN_VARIABLES = [
   'APPSTORE_OIDC_PROVIDERS',
   'APPSTORE_GITHUB_CLIENT_ID',
@@ -59,11 +68,19 @@ export const oidcPrefix = (id: string): string => `APPSTORE_OIDC_${id.toUpperCas
 
 /** The ids APPSTORE_OIDC_PROVIDERS lists (valid or not: their variables are not typos). */
 export function listedOidcIds(env: Env): string[] {
-  return (env.APPSTORE_OIDC_PROVIDERS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+  return (env.APPSTORE_OIDC_PROVIDERS ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
 }
 
 /** Every provider configured, OpenID Providers first in their listed order, then GitHub; problems are pushed. */
-export function parseExternalLogin(env: Env, cwd: string, storeSignUpOpen: boolean, problems: string[]): ProviderSettings[] {
+export function parseExternalLogin(
+  env: Env,
+  cwd: string,
+  storeSignUpOpen: boolean,
+  problems: string[],
+): ProviderSettings[] {
   const get = envReader(env);
   const common = (prefix: string, id: string, defaultName: string) => ({
     id,
@@ -74,39 +91,61 @@ export function parseExternalLogin(env: Env, cwd: string, storeSignUpOpen: boole
   const providers: ProviderSettings[] = [];
   for (const id of new Set(listedOidcIds(env))) {
     if (!ID_PATTERN.test(id) || id === 'github') {
-      problems.push(`APPSTORE_OIDC_PROVIDERS: '${id.slice(0, 40)}' is not a usable id (1 to 30 lowercase letters, digits and -, not "github": that is the GitHub preset)`);
+      problems.push(
+        `APPSTORE_OIDC_PROVIDERS: '${id.slice(0, 40)}' is not a usable id (1 to 30 lowercase letters, digits and -, not "github": that is the GitHub preset)`,
+      );
       continue;
     }
     const prefix = oidcPrefix(id);
     const issuer = parseServerUrl(`${prefix}ISSUER`, get(`${prefix}ISSUER`), problems, true);
     const clientId = get(`${prefix}CLIENT_ID`);
-    if (clientId === undefined) problems.push(`${prefix}CLIENT_ID: missing (the client id the provider gave this store)`);
+    if (clientId === undefined)
+      problems.push(`${prefix}CLIENT_ID: missing (the client id the provider gave this store)`);
     const secretFile = get(`${prefix}CLIENT_SECRET_FILE`);
-    const clientSecret = secretFile === undefined ? null : readSecret(`${prefix}CLIENT_SECRET_FILE`, secretFile, cwd, problems);
+    const clientSecret =
+      secretFile === undefined ? null : readSecret(`${prefix}CLIENT_SECRET_FILE`, secretFile, cwd, problems);
     const scopes = (get(`${prefix}SCOPES`) ?? 'openid email profile').split(/[\s,]+/).filter((scope) => scope !== '');
-    if (!scopes.includes('openid')) problems.push(`${prefix}SCOPES: must include openid (the scopes are asked for as given)`);
+    if (!scopes.includes('openid'))
+      problems.push(`${prefix}SCOPES: must include openid (the scopes are asked for as given)`);
     const adminRaw = get(`${prefix}ADMIN_CLAIM`);
     let adminClaim: OidcProviderSettings['adminClaim'] = null;
     if (adminRaw !== undefined) {
       const [name = '', ...rest] = adminRaw.split('=');
       const value = rest.length === 0 ? null : rest.join('=');
-      if (!/^[\w.:-]{1,100}$/.test(name) || value === '') problems.push(`${prefix}ADMIN_CLAIM: expected CLAIM or CLAIM=VALUE, such as groups=appstore-admins`);
+      if (!/^[\w.:-]{1,100}$/.test(name) || value === '')
+        problems.push(`${prefix}ADMIN_CLAIM: expected CLAIM or CLAIM=VALUE, such as groups=appstore-admins`);
       else adminClaim = { name, value };
     }
     const shared = common(prefix, id, id.charAt(0).toUpperCase() + id.slice(1));
-    if (issuer !== null && clientId !== undefined) providers.push({ kind: 'oidc', ...shared, issuer, clientId, clientSecret, scopes, adminClaim });
+    if (issuer !== null && clientId !== undefined)
+      providers.push({ kind: 'oidc', ...shared, issuer, clientId, clientSecret, scopes, adminClaim });
   }
   const githubId = get('APPSTORE_GITHUB_CLIENT_ID');
   const githubSecretFile = get('APPSTORE_GITHUB_CLIENT_SECRET_FILE');
   if (githubId !== undefined || githubSecretFile !== undefined) {
-    if (githubId === undefined) problems.push('APPSTORE_GITHUB_CLIENT_ID: missing (set it with APPSTORE_GITHUB_CLIENT_SECRET_FILE to sign in with GitHub)');
-    if (githubSecretFile === undefined) problems.push('APPSTORE_GITHUB_CLIENT_SECRET_FILE: missing (the file holding the OAuth app\'s client secret)');
-    const secret = githubSecretFile === undefined ? null : readSecret('APPSTORE_GITHUB_CLIENT_SECRET_FILE', githubSecretFile, cwd, problems);
-    const webUrl = parseServerUrl('APPSTORE_GITHUB_URL', get('APPSTORE_GITHUB_URL') ?? 'https://github.com', problems, false);
-    const apiRaw = get('APPSTORE_GITHUB_API_URL') ?? (webUrl === 'https://github.com' ? 'https://api.github.com' : `${webUrl ?? ''}/api/v3`);
+    if (githubId === undefined)
+      problems.push(
+        'APPSTORE_GITHUB_CLIENT_ID: missing (set it with APPSTORE_GITHUB_CLIENT_SECRET_FILE to sign in with GitHub)',
+      );
+    if (githubSecretFile === undefined)
+      problems.push("APPSTORE_GITHUB_CLIENT_SECRET_FILE: missing (the file holding the OAuth app's client secret)");
+    const secret =
+      githubSecretFile === undefined
+        ? null
+        : readSecret('APPSTORE_GITHUB_CLIENT_SECRET_FILE', githubSecretFile, cwd, problems);
+    const webUrl = parseServerUrl(
+      'APPSTORE_GITHUB_URL',
+      get('APPSTORE_GITHUB_URL') ?? 'https://github.com',
+      problems,
+      false,
+    );
+    const apiRaw =
+      get('APPSTORE_GITHUB_API_URL') ??
+      (webUrl === 'https://github.com' ? 'https://api.github.com' : `${webUrl ?? ''}/api/v3`);
     const apiUrl = parseServerUrl('APPSTORE_GITHUB_API_URL', apiRaw, problems, false);
     const shared = common('APPSTORE_GITHUB_', 'github', 'GitHub');
-    if (githubId !== undefined && secret !== null && webUrl !== null && apiUrl !== null) providers.push({ kind: 'github', ...shared, clientId: githubId, clientSecret: secret, webUrl, apiUrl });
+    if (githubId !== undefined && secret !== null && webUrl !== null && apiUrl !== null)
+      providers.push({ kind: 'github', ...shared, clientId: githubId, clientSecret: secret, webUrl, apiUrl });
   }
   return providers;
 }
@@ -114,7 +153,8 @@ export function parseExternalLogin(env: Env, cwd: string, storeSignUpOpen: boole
 /** An https address (http only on this machine: a provider under test or in development), without query or fragment. */
 function parseServerUrl(name: string, raw: string | undefined, problems: string[], required: boolean): string | null {
   if (raw === undefined) {
-    if (required) problems.push(`${name}: missing (the provider's issuer URL, such as https://id.example.com/realms/main)`);
+    if (required)
+      problems.push(`${name}: missing (the provider's issuer URL, such as https://id.example.com/realms/main)`);
     return null;
   }
   let url: URL;
@@ -138,7 +178,10 @@ function parseServerUrl(name: string, raw: string | undefined, problems: string[
 
 function parseDomains(name: string, raw: string | undefined, problems: string[]): string[] | null {
   if (raw === undefined) return null;
-  const domains = raw.split(',').map((domain) => domain.trim().toLowerCase().replace(/^@/, '')).filter((domain) => domain !== '');
+  const domains = raw
+    .split(',')
+    .map((domain) => domain.trim().toLowerCase().replace(/^@/, ''))
+    .filter((domain) => domain !== '');
   const bad = domains.filter((domain) => !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain));
   if (bad.length > 0 || domains.length === 0) {
     problems.push(`${name}: expected domains separated by commas, such as example.com,example.org`);

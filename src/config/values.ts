@@ -48,7 +48,9 @@ export function readSecret(name: string, raw: string, cwd: string, problems: str
   try {
     secret = fs.readFileSync(file, 'utf8').trim();
   } catch (error) {
-    problems.push(`${name}: ${file} ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read'}`);
+    problems.push(
+      `${name}: ${file} ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read'}`,
+    );
     return null;
   }
   if (secret === '' || /[\r\n]/.test(secret)) {

@@ -8,7 +8,9 @@ export const APP_ID_MAX_LENGTH = 32;
 
 /** Null when valid, else why not. */
 export function appIdProblem(id: string): string | null {
-  if (id.length > APP_ID_MAX_LENGTH) return `it is ${id.length} characters long; at most ${APP_ID_MAX_LENGTH} are allowed`;
-  if (!APP_ID_PATTERN.test(id)) return 'an app id has lower-case letters a-z, digits and underscores, starts with a letter and ends with a letter or digit';
+  if (id.length > APP_ID_MAX_LENGTH)
+    return `it is ${id.length} characters long; at most ${APP_ID_MAX_LENGTH} are allowed`;
+  if (!APP_ID_PATTERN.test(id))
+    return 'an app id has lower-case letters a-z, digits and underscores, starts with a letter and ends with a letter or digit';
   return null;
 }

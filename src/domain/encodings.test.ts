@@ -6,7 +6,10 @@ test('one rule for web addresses: absolute, https (or http where allowed), a hos
   assert.equal(webAddressProblem('https://example.org/app.tar.gz'), null);
   assert.equal(webAddressProblem('http://example.org/'), 'must be an https:// address, not http');
   assert.equal(webAddressProblem('http://example.org/', 'http or https'), null);
-  assert.equal(webAddressProblem('javascript:alert(1)', 'http or https'), 'must be an http:// or https:// address, not javascript');
+  assert.equal(
+    webAddressProblem('javascript:alert(1)', 'http or https'),
+    'must be an http:// or https:// address, not javascript',
+  );
   assert.match(webAddressProblem('example.org/x') ?? '', /^is not an absolute URL/);
   assert.equal(webAddressProblem('https://user:secret@example.org/'), 'must not hold a user name or password');
   assert.match(webAddressProblem('https://\texample.org/') ?? '', /spaces or control characters/);

@@ -23,14 +23,16 @@ export type WebSchemes = 'https' | 'http or https';
  */
 export function webAddressProblem(text: string, schemes: WebSchemes = 'https'): string | null {
   const wanted = schemes === 'https' ? 'an https:// address' : 'an http:// or https:// address';
-  if ([...text].some((c) => c <= ' ' || c === '\u007f' || /\s/.test(c))) return `is not ${wanted}: it has spaces or control characters`;
+  if ([...text].some((c) => c <= ' ' || c === '\u007f' || /\s/.test(c)))
+    return `is not ${wanted}: it has spaces or control characters`;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return `is not an absolute URL: use ${schemes === 'https' ? 'https://…' : 'http(s)://…'}`;
   }
-  if (url.protocol !== 'https:' && (schemes === 'https' || url.protocol !== 'http:')) return `must be ${wanted}, not ${url.protocol.replace(/:$/, '')}`;
+  if (url.protocol !== 'https:' && (schemes === 'https' || url.protocol !== 'http:'))
+    return `must be ${wanted}, not ${url.protocol.replace(/:$/, '')}`;
   if (url.hostname === '') return 'has no host';
   if (url.username !== '' || url.password !== '') return 'must not hold a user name or password';
   return null;

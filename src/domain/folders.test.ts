@@ -18,7 +18,9 @@ test('no two folders of the domain import each other (rules several use are top-
       if (to !== from) edges.set(from, (edges.get(from) ?? new Set()).add(to));
     }
   }
-  const cycles = [...edges].flatMap(([from, targets]) => [...targets].filter((to) => from < to && edges.get(to)?.has(from)).map((to) => `${from} <-> ${to}`));
+  const cycles = [...edges].flatMap(([from, targets]) =>
+    [...targets].filter((to) => from < to && edges.get(to)?.has(from)).map((to) => `${from} <-> ${to}`),
+  );
   assert.ok(edges.size > 5, 'the folders were read');
   assert.deepEqual(cycles, []);
 });

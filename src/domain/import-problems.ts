@@ -25,7 +25,12 @@ export function refuse(kind: string, problems: Problems): never {
   throw new AppError('invalid_import', `the ${kind} file was not imported${summary}${more}`, problems);
 }
 
-export function checkUnknownKeys(entry: Record<string, unknown>, allowed: readonly string[], where: string, problems: Problems): void {
+export function checkUnknownKeys(
+  entry: Record<string, unknown>,
+  allowed: readonly string[],
+  where: string,
+  problems: Problems,
+): void {
   for (const key of Object.keys(entry)) {
     if (!allowed.includes(key)) add(problems, `${where}.${key}`, `unknown field; expected only ${allowed.join(', ')}`);
   }

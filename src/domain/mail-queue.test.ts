@@ -6,7 +6,10 @@ import type { MailQueueStore, QueuedMail } from './mail-queue.ts';
 
 /** The queue's rows in memory, with the claims and times the repository keeps. */
 class MemoryStore implements MailQueueStore {
-  readonly rows = new Map<number, { job: AccountMailJob; attempts: number; next: number; claimedUntil: number | null }>();
+  readonly rows = new Map<
+    number,
+    { job: AccountMailJob; attempts: number; next: number; claimedUntil: number | null }
+  >();
   private nextId = 1;
   async add(job: AccountMailJob, now: Date) {
     this.rows.set(this.nextId, { job, attempts: 0, next: now.getTime(), claimedUntil: null });
@@ -14,7 +17,12 @@ class MemoryStore implements MailQueueStore {
   }
   async due(now: Date, limit: number, ids?: readonly number[]): Promise<QueuedMail[]> {
     return [...this.rows]
-      .filter(([id, row]) => row.next <= now.getTime() && (row.claimedUntil === null || row.claimedUntil <= now.getTime()) && (ids === undefined || ids.includes(id)))
+      .filter(
+        ([id, row]) =>
+          row.next <= now.getTime() &&
+          (row.claimedUntil === null || row.claimedUntil <= now.getTime()) &&
+          (ids === undefined || ids.includes(id)),
+      )
       .slice(0, limit)
       .map(([id, row]) => ({ id, job: row.job, attempts: row.attempts }));
   }
@@ -41,10 +49,16 @@ test('a failed send is tried again after a growing pause, and given up (reported
   let now = Date.parse('2026-11-24T00:00:00Z');
   const problems: string[] = [];
   let tries = 0;
-  const queue = new MailQueue(store, async () => {
-    tries += 1;
-    throw new Error('SMTP down');
-  }, () => new Date(now), { problem: (message) => void problems.push(message) }, false);
+  const queue = new MailQueue(
+    store,
+    async () => {
+      tries += 1;
+      throw new Error('SMTP down');
+    },
+    () => new Date(now),
+    { problem: (message) => void problems.push(message) },
+    false,
+  );
   await queue.enqueue(JOB);
   await queue.settled();
   assert.equal(tries, 1);

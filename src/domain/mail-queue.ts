@@ -132,7 +132,10 @@ export class MailQueue implements MailJobQueue {
     try {
       const { heldBack } = await this.deliver(queued.job);
       await this.store.remove(queued.id);
-      if (heldBack > 0) this.reports.problem(`${heldBack} ${queued.job.kind} mail(s) not sent: their recipient was sent the most mails allowed this hour`);
+      if (heldBack > 0)
+        this.reports.problem(
+          `${heldBack} ${queued.job.kind} mail(s) not sent: their recipient was sent the most mails allowed this hour`,
+        );
     } catch (error) {
       const attempts = queued.attempts + 1;
       if (attempts >= MAX_ATTEMPTS) {
@@ -140,7 +143,10 @@ export class MailQueue implements MailJobQueue {
         this.reports.problem(`a ${queued.job.kind} mail was given up after ${attempts} attempts`, error);
       } else {
         await this.store.later(queued.id, new Date(this.now().getTime() + backoffMs(attempts)));
-        this.reports.problem(`a ${queued.job.kind} mail could not be sent: tried again in ${Math.round(backoffMs(attempts) / 60_000)} min`, error);
+        this.reports.problem(
+          `a ${queued.job.kind} mail could not be sent: tried again in ${Math.round(backoffMs(attempts) / 60_000)} min`,
+          error,
+        );
       }
     }
   }

@@ -12,18 +12,58 @@ export interface RateLimitRule {
 /** The limits of contract §8; every node shares the counters. Sign-in limits are settings (`signInRules`). */
 export const RATE_LIMITS = {
   newToken: { bucket: 'token-new', limit: 30, windowMs: 60_000, what: 'Too many new tokens for this user' },
-  register: { bucket: 'app-register', limit: 100, windowMs: 86_400_000, what: 'Too many app registrations for this user' },
-  certificate: { bucket: 'certificate-request', limit: 100, windowMs: 86_400_000, what: 'Too many certificate requests for this user' },
-  publish: { bucket: 'release-publish', limit: 100, windowMs: 86_400_000, what: 'Too many release uploads for this user' },
+  register: {
+    bucket: 'app-register',
+    limit: 100,
+    windowMs: 86_400_000,
+    what: 'Too many app registrations for this user',
+  },
+  certificate: {
+    bucket: 'certificate-request',
+    limit: 100,
+    windowMs: 86_400_000,
+    what: 'Too many certificate requests for this user',
+  },
+  publish: {
+    bucket: 'release-publish',
+    limit: 100,
+    windowMs: 86_400_000,
+    what: 'Too many release uploads for this user',
+  },
   // The website's self-service accounts (docs/security.md): each of these sends a mail.
   signUp: { bucket: 'signup-address', limit: 10, windowMs: 3_600_000, what: 'Too many sign-ups from your address' },
-  resetPerAddress: { bucket: 'reset-address', limit: 10, windowMs: 3_600_000, what: 'Too many password resets asked from your address' },
-  resetPerEmail: { bucket: 'reset-email', limit: 3, windowMs: 3_600_000, what: 'Too many password resets asked for this address' },
-  verificationMails: { bucket: 'verify-mail-user', limit: 5, windowMs: 3_600_000, what: 'Too many confirmation mails for this account' },
+  resetPerAddress: {
+    bucket: 'reset-address',
+    limit: 10,
+    windowMs: 3_600_000,
+    what: 'Too many password resets asked from your address',
+  },
+  resetPerEmail: {
+    bucket: 'reset-email',
+    limit: 3,
+    windowMs: 3_600_000,
+    what: 'Too many password resets asked for this address',
+  },
+  verificationMails: {
+    bucket: 'verify-mail-user',
+    limit: 5,
+    windowMs: 3_600_000,
+    what: 'Too many confirmation mails for this account',
+  },
   // External login (docs/external-login.md): each start keeps a flow for ten minutes.
-  externalLogin: { bucket: 'external-login-address', limit: 60, windowMs: 3_600_000, what: 'Too many external sign-ins begun from your address' },
+  externalLogin: {
+    bucket: 'external-login-address',
+    limit: 60,
+    windowMs: 3_600_000,
+    what: 'Too many external sign-ins begun from your address',
+  },
   // Whoever asks, from wherever: mails beyond this to one address in an hour are held back (not sent).
-  mailsPerRecipient: { bucket: 'mail-recipient', limit: 5, windowMs: 3_600_000, what: 'Too many mails to this address' },
+  mailsPerRecipient: {
+    bucket: 'mail-recipient',
+    limit: 5,
+    windowMs: 3_600_000,
+    what: 'Too many mails to this address',
+  },
 } as const satisfies Record<string, RateLimitRule>;
 
 /** How many failed sign-ins are tolerated, within one window (settings; docs/security.md). */
@@ -51,16 +91,46 @@ export interface SignInRules {
   readonly knownAddress: RateLimitRule;
 }
 
-export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = { perUserAndAddress: 10, perUser: 50, perAddress: 50, windowMs: 15 * 60_000 };
+export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = {
+  perUserAndAddress: 10,
+  perUser: 50,
+  perAddress: 50,
+  windowMs: 15 * 60_000,
+};
 
 export function signInRules(limits: SignInLimits): SignInRules {
   const { windowMs } = limits;
   return {
-    perUserAndAddress: { bucket: 'auth-failed-user-address', limit: limits.perUserAndAddress, windowMs, what: 'Too many failed sign-ins for this user from your address' },
-    perUser: { bucket: 'auth-failed-user', limit: limits.perUser, windowMs, what: 'Too many failed sign-ins for this user' },
-    perAddress: { bucket: 'auth-failed-address', limit: limits.perAddress, windowMs, what: 'Too many failed sign-ins from your address' },
-    invalidTokensPerAddress: { bucket: 'auth-failed-token-address', limit: limits.perAddress, windowMs, what: 'Too many invalid tokens from your address' },
-    knownAddress: { bucket: 'auth-known-address', limit: Number.MAX_SAFE_INTEGER, windowMs: KNOWN_ADDRESS_MS, what: 'Sign-ins' },
+    perUserAndAddress: {
+      bucket: 'auth-failed-user-address',
+      limit: limits.perUserAndAddress,
+      windowMs,
+      what: 'Too many failed sign-ins for this user from your address',
+    },
+    perUser: {
+      bucket: 'auth-failed-user',
+      limit: limits.perUser,
+      windowMs,
+      what: 'Too many failed sign-ins for this user',
+    },
+    perAddress: {
+      bucket: 'auth-failed-address',
+      limit: limits.perAddress,
+      windowMs,
+      what: 'Too many failed sign-ins from your address',
+    },
+    invalidTokensPerAddress: {
+      bucket: 'auth-failed-token-address',
+      limit: limits.perAddress,
+      windowMs,
+      what: 'Too many invalid tokens from your address',
+    },
+    knownAddress: {
+      bucket: 'auth-known-address',
+      limit: Number.MAX_SAFE_INTEGER,
+      windowMs: KNOWN_ADDRESS_MS,
+      what: 'Sign-ins',
+    },
   };
 }
 
@@ -90,7 +160,12 @@ export class RateLimiter {
     if (count < rule.limit) return null;
     const freeAt = (oldest ?? now).getTime() + rule.windowMs;
     const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
-    return new AppError('rate_limited', `${rule.what}: at most ${rule.limit} in ${describeWindow(rule.windowMs)}. Try again in ${retryAfter} s.`, undefined, retryAfter);
+    return new AppError(
+      'rate_limited',
+      `${rule.what}: at most ${rule.limit} in ${describeWindow(rule.windowMs)}. Try again in ${retryAfter} s.`,
+      undefined,
+      retryAfter,
+    );
   }
 
   /** Throws rate_limited when the subject has used up the rule. */

@@ -18,7 +18,6 @@ export interface DownloadOptions {
   readonly extraCa?: readonly string[];
 }
 
-
 // Messages name the host and what went wrong, never addresses, paths or library internals:
 // the store must not become an oracle for what lies behind it.
 export const refuse = (message: string): AppError => new AppError('invalid_download', message);
@@ -31,7 +30,11 @@ class ForbiddenAddress extends Error {
 }
 
 function guardedLookup(allowPrivate: boolean) {
-  return (hostname: string, options: LookupOptions, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
+  return (
+    hostname: string,
+    options: LookupOptions,
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error !== null) return callback(error, []);
       const usable = allowPrivate ? addresses : addresses.filter((a) => !isForbiddenAddress(a.address));
@@ -45,8 +48,15 @@ function guardedLookup(allowPrivate: boolean) {
 
 /** An undici agent whose connections can only reach allowed addresses, checked on the socket too. */
 export function guardedAgent(options: DownloadOptions): Agent {
-  const ca = options.extraCa === undefined || options.extraCa.length === 0 ? undefined : [...tls.rootCertificates, ...options.extraCa];
-  const connect = buildConnector({ lookup: guardedLookup(options.allowPrivate), ...(ca === undefined ? {} : { ca }), timeout: options.timeoutMs });
+  const ca =
+    options.extraCa === undefined || options.extraCa.length === 0
+      ? undefined
+      : [...tls.rootCertificates, ...options.extraCa];
+  const connect = buildConnector({
+    lookup: guardedLookup(options.allowPrivate),
+    ...(ca === undefined ? {} : { ca }),
+    timeout: options.timeoutMs,
+  });
   return new Agent({
     connect: (connectOptions, callback) => {
       const host = connectOptions.hostname;
@@ -73,7 +83,12 @@ export function guardedAgent(options: DownloadOptions): Agent {
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let current = error; current !== undefined && current !== null && chain.length < 10; current = (current as { cause?: unknown }).cause) chain.push(current);
+  for (
+    let current = error;
+    current !== undefined && current !== null && chain.length < 10;
+    current = (current as { cause?: unknown }).cause
+  )
+    chain.push(current);
   return chain;
 }
 
@@ -81,13 +96,27 @@ function explain(error: unknown, host: string, timedOut: boolean, timeoutMs: num
   if (error instanceof AppError) return error;
   if (timedOut) return refuse(`download timed out after ${Math.round(timeoutMs / 100) / 10} s`);
   const chain = causes(error);
-  if (chain.some((e) => e instanceof ForbiddenAddress)) return refuse(`download refused: ${host} resolves to a private, loopback or reserved address`);
+  if (chain.some((e) => e instanceof ForbiddenAddress))
+    return refuse(`download refused: ${host} resolves to a private, loopback or reserved address`);
   const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
-  if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN')) return refuse(`download failed: the host ${host} was not found`);
-  if (codes.some((c) => c.startsWith('ERR_TLS') || c.includes('CERT') || c === 'DEPTH_ZERO_SELF_SIGNED_CERT' || c === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE')) {
+  if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN'))
+    return refuse(`download failed: the host ${host} was not found`);
+  if (
+    codes.some(
+      (c) =>
+        c.startsWith('ERR_TLS') ||
+        c.includes('CERT') ||
+        c === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
+        c === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    )
+  ) {
     return refuse(`download failed: the TLS certificate of ${host} is not trusted`);
   }
-  if (codes.includes('UND_ERR_HEADERS_TIMEOUT') || codes.includes('UND_ERR_BODY_TIMEOUT') || codes.includes('UND_ERR_CONNECT_TIMEOUT')) {
+  if (
+    codes.includes('UND_ERR_HEADERS_TIMEOUT') ||
+    codes.includes('UND_ERR_BODY_TIMEOUT') ||
+    codes.includes('UND_ERR_CONNECT_TIMEOUT')
+  ) {
     return refuse(`download timed out after ${Math.round(timeoutMs / 100) / 10} s`);
   }
   return refuse(`download failed: could not fetch the archive from ${host}`);
@@ -112,12 +141,19 @@ export async function guardedRequest(
   for (let hop = 0; ; hop++) {
     const host = url.hostname;
     try {
-      const response = await request(url, { dispatcher: agent, method: init.method, signal: init.signal, headers: init.headers });
+      const response = await request(url, {
+        dispatcher: agent,
+        method: init.method,
+        signal: init.signal,
+        headers: init.headers,
+      });
       const status = response.statusCode;
       if (status >= 300 && status < 400 && status !== 304 && response.headers.location !== undefined) {
         await response.body.dump();
         if (hop >= options.maxRedirects) throw refuse(`download failed: more than ${options.maxRedirects} redirects`);
-        const location = Array.isArray(response.headers.location) ? response.headers.location[0] : response.headers.location;
+        const location = Array.isArray(response.headers.location)
+          ? response.headers.location[0]
+          : response.headers.location;
         const next = new URL(location ?? '', url);
         if (next.protocol !== 'https:') throw refuse(`redirect to a non-HTTPS URL refused (from ${host})`);
         url = next;
@@ -131,7 +167,15 @@ export async function guardedRequest(
 }
 
 /** The body, counted while streaming against `maxBytes` (a missing or lying Content-Length changes nothing). */
-export async function readLimited(response: Answer, host: string, maxBytes: number, what: string, options: DownloadOptions, signal: AbortSignal, into?: Buffer): Promise<Buffer> {
+export async function readLimited(
+  response: Answer,
+  host: string,
+  maxBytes: number,
+  what: string,
+  options: DownloadOptions,
+  signal: AbortSignal,
+  into?: Buffer,
+): Promise<Buffer> {
   const declared = Number(response.headers['content-length'] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body.dump({ limit: 0 }).catch(() => undefined);
@@ -142,7 +186,10 @@ export async function readLimited(response: Answer, host: string, maxBytes: numb
   // above), else grown by doubling up to the limit.
   // `into`: a buffer of the caller's, reused from download to download (a publish slot's); large
   // enough for the limit, it never grows.
-  let body = into !== undefined && into.length >= maxBytes ? into : Buffer.allocUnsafe(Number.isFinite(declared) && declared > 0 ? declared : Math.min(maxBytes, 1024 * 1024));
+  let body =
+    into !== undefined && into.length >= maxBytes
+      ? into
+      : Buffer.allocUnsafe(Number.isFinite(declared) && declared > 0 ? declared : Math.min(maxBytes, 1024 * 1024));
   let size = 0;
   try {
     for await (const chunk of response.body) {
@@ -174,7 +221,11 @@ export async function readLimited(response: Answer, host: string, maxBytes: numb
 export function createDownloader(options: DownloadOptions, agent: Agent = guardedAgent(options)): Downloader {
   return async (address: string, into?: Buffer) => {
     const signal = AbortSignal.timeout(options.timeoutMs);
-    const { response, host } = await guardedRequest(agent, options, address, { method: 'GET', signal, headers: { 'user-agent': 'appstore-release-fetcher', accept: '*/*' } });
+    const { response, host } = await guardedRequest(agent, options, address, {
+      method: 'GET',
+      signal,
+      headers: { 'user-agent': 'appstore-release-fetcher', accept: '*/*' },
+    });
     if (response.statusCode !== 200) {
       await response.body.dump().catch(() => undefined);
       throw refuse(`download failed: HTTP ${response.statusCode} from ${host}`);

@@ -17,7 +17,11 @@ export function createUpstreamClient(url: string, options: DownloadOptions): Ups
       const signal = AbortSignal.timeout(Math.max(options.timeoutMs, 120_000));
       const headers: Record<string, string> = { 'user-agent': 'appstore-mirror', accept: 'application/json' };
       if (etag !== null) headers['if-none-match'] = etag;
-      const { response, host } = await guardedRequest(agent, options, `${url}/${name}.json`, { method: 'GET', headers, signal });
+      const { response, host } = await guardedRequest(agent, options, `${url}/${name}.json`, {
+        method: 'GET',
+        headers,
+        signal,
+      });
       if (response.statusCode === 304) {
         await response.body.dump().catch(() => undefined);
         return { kind: 'unchanged' };
@@ -26,7 +30,9 @@ export function createUpstreamClient(url: string, options: DownloadOptions): Ups
         await response.body.dump().catch(() => undefined);
         throw refuse(`HTTP ${response.statusCode} from ${host}`);
       }
-      const body = (await readLimited(response, host, MAX_DOCUMENT_BYTES, `${name}.json`, options, signal)).toString('utf8');
+      const body = (await readLimited(response, host, MAX_DOCUMENT_BYTES, `${name}.json`, options, signal)).toString(
+        'utf8',
+      );
       const tag = response.headers.etag;
       return { kind: 'fetched', body, etag: typeof tag === 'string' && tag.length <= 512 ? tag : null };
     },
@@ -35,7 +41,11 @@ export function createUpstreamClient(url: string, options: DownloadOptions): Ups
     },
     async archiveSize(address) {
       const signal = AbortSignal.timeout(options.timeoutMs);
-      const { response } = await guardedRequest(agent, options, address, { method: 'HEAD', headers: { 'user-agent': 'appstore-mirror' }, signal });
+      const { response } = await guardedRequest(agent, options, address, {
+        method: 'HEAD',
+        headers: { 'user-agent': 'appstore-mirror' },
+        signal,
+      });
       await response.body.dump().catch(() => undefined);
       const length = Number(response.headers['content-length'] ?? Number.NaN);
       return response.statusCode === 200 && Number.isFinite(length) ? length : null;

@@ -30,11 +30,31 @@ test('the admin claim: a list holding the value, the value itself, or true when 
 });
 
 test('an OpenID profile: the address only when verified; names from given/family, else split from name', () => {
-  const verified = oidcProfile(SETTINGS, { sub: 'u-1', email: 'ann@example.com', email_verified: true, preferred_username: 'ann', given_name: 'Ann', family_name: 'Lee', groups: ['admins'] });
-  assert.deepEqual(verified, { provider: 'corp', subject: 'u-1', username: 'ann', email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee', admin: true, label: 'ann' });
+  const verified = oidcProfile(SETTINGS, {
+    sub: 'u-1',
+    email: 'ann@example.com',
+    email_verified: true,
+    preferred_username: 'ann',
+    given_name: 'Ann',
+    family_name: 'Lee',
+    groups: ['admins'],
+  });
+  assert.deepEqual(verified, {
+    provider: 'corp',
+    subject: 'u-1',
+    username: 'ann',
+    email: 'ann@example.com',
+    firstName: 'Ann',
+    lastName: 'Lee',
+    admin: true,
+    label: 'ann',
+  });
   const unverified = oidcProfile(SETTINGS, { sub: 'u-2', email: 'bo@example.com', name: 'Bo Van Dam' });
   assert.equal(unverified.email, null);
-  assert.deepEqual([unverified.firstName, unverified.lastName, unverified.username, unverified.label, unverified.admin], ['Bo Van', 'Dam', null, 'bo@example.com', false]);
+  assert.deepEqual(
+    [unverified.firstName, unverified.lastName, unverified.username, unverified.label, unverified.admin],
+    ['Bo Van', 'Dam', null, 'bo@example.com', false],
+  );
 });
 
 test('a GitHub profile: the numeric id as subject, the verified primary address only', () => {
@@ -42,16 +62,41 @@ test('a GitHub profile: the numeric id as subject, the verified primary address 
     { email: 'old@example.com', primary: false, verified: true },
     { email: 'octo@example.com', primary: true, verified: true },
   ]);
-  assert.deepEqual(profile, { provider: 'github', subject: '42', username: 'octo', email: 'octo@example.com', firstName: 'Octo', lastName: 'Cat', admin: null, label: 'octo' });
-  assert.equal(githubProfile({ id: 1, login: 'x', name: null }, [{ email: 'x@example.com', primary: true, verified: false }]).email, null);
+  assert.deepEqual(profile, {
+    provider: 'github',
+    subject: '42',
+    username: 'octo',
+    email: 'octo@example.com',
+    firstName: 'Octo',
+    lastName: 'Cat',
+    admin: null,
+    label: 'octo',
+  });
+  assert.equal(
+    githubProfile({ id: 1, login: 'x', name: null }, [{ email: 'x@example.com', primary: true, verified: false }])
+      .email,
+    null,
+  );
 });
 
 test('provider failures: OAuth errors, unverifiable tokens and an unreachable provider each say what happened', () => {
-  const oauth = Object.assign(new Error('server responded with an error'), { error: 'invalid_grant', error_description: 'grant request is invalid' });
-  assert.match(providerFailure('Corp ID', oauth).detail, /Corp ID refused the sign-in \(it answered "invalid_grant: grant request is invalid"\)/);
-  const nonce = Object.assign(new Error('unexpected JWT claim value encountered'), { code: 'OAUTH_JWT_CLAIM_COMPARISON_FAILED', cause: Object.assign(new Error('unexpected ID Token "nonce" claim value'), { cause: { claim: 'nonce' } }) });
+  const oauth = Object.assign(new Error('server responded with an error'), {
+    error: 'invalid_grant',
+    error_description: 'grant request is invalid',
+  });
+  assert.match(
+    providerFailure('Corp ID', oauth).detail,
+    /Corp ID refused the sign-in \(it answered "invalid_grant: grant request is invalid"\)/,
+  );
+  const nonce = Object.assign(new Error('unexpected JWT claim value encountered'), {
+    code: 'OAUTH_JWT_CLAIM_COMPARISON_FAILED',
+    cause: Object.assign(new Error('unexpected ID Token "nonce" claim value'), { cause: { claim: 'nonce' } }),
+  });
   assert.match(providerFailure('Corp ID', nonce).detail, /its nonce is not the one this sign-in sent/);
-  const unreachable = providerFailure('Corp ID', new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 10.1.2.3:443') }));
+  const unreachable = providerFailure(
+    'Corp ID',
+    new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 10.1.2.3:443') }),
+  );
   assert.equal(unreachable.code, 'identity_provider_unavailable');
   assert.doesNotMatch(unreachable.detail, /10\.1\.2\.3/);
   const kept = new AppError('forbidden', 'as it was');

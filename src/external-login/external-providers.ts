@@ -9,11 +9,23 @@ import type { ProviderFetch } from './oidc-connector.ts';
 /** A fetch that also trusts `extraCa` (PEM): the tests' local authority. Without it, Node's own (with NODE_EXTRA_CA_CERTS). */
 function trustingFetch(extraCa: readonly string[]): ProviderFetch {
   const dispatcher = new Agent({ connect: { ca: [...tls.rootCertificates, ...extraCa] } });
-  return (url, options) => undiciFetch(url, { ...(options as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+  return (url, options) =>
+    undiciFetch(url, { ...(options as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
 }
 
 /** The configured providers, by id, in the order of the sign-in page's buttons. */
-export function externalProviders(settings: readonly ProviderSettings[], extraCa: readonly string[] | undefined, timeoutSeconds = PROVIDER_TIMEOUT_SECONDS): ReadonlyMap<string, ExternalProvider> {
+export function externalProviders(
+  settings: readonly ProviderSettings[],
+  extraCa: readonly string[] | undefined,
+  timeoutSeconds = PROVIDER_TIMEOUT_SECONDS,
+): ReadonlyMap<string, ExternalProvider> {
   const fetch = extraCa === undefined || extraCa.length === 0 ? undefined : trustingFetch(extraCa);
-  return new Map(settings.map((entry) => [entry.id, entry.kind === 'github' ? githubProvider(entry, fetch, timeoutSeconds) : oidcProvider(entry, fetch, timeoutSeconds)]));
+  return new Map(
+    settings.map((entry) => [
+      entry.id,
+      entry.kind === 'github'
+        ? githubProvider(entry, fetch, timeoutSeconds)
+        : oidcProvider(entry, fetch, timeoutSeconds),
+    ]),
+  );
 }

@@ -61,19 +61,36 @@ export function githubProfile(user: GithubUser, emails: readonly GithubEmail[]):
  * GitHub (or GitHub Enterprise Server), which is not an OpenID Provider: OAuth 2.0's code flow
  * (state, and PKCE, which GitHub accepts), then its REST API for the user and their addresses.
  */
-export function githubProvider(settings: GithubProviderSettings, fetch: ProviderFetch | undefined, timeoutSeconds = PROVIDER_TIMEOUT_SECONDS): ExternalProvider {
+export function githubProvider(
+  settings: GithubProviderSettings,
+  fetch: ProviderFetch | undefined,
+  timeoutSeconds = PROVIDER_TIMEOUT_SECONDS,
+): ExternalProvider {
   const config = new client.Configuration(
-    { issuer: settings.webUrl, authorization_endpoint: `${settings.webUrl}/login/oauth/authorize`, token_endpoint: `${settings.webUrl}/login/oauth/access_token` },
+    {
+      issuer: settings.webUrl,
+      authorization_endpoint: `${settings.webUrl}/login/oauth/authorize`,
+      token_endpoint: `${settings.webUrl}/login/oauth/access_token`,
+    },
     settings.clientId,
     undefined,
     client.ClientSecretPost(settings.clientSecret),
   );
   if (settings.webUrl.startsWith('http:') || settings.apiUrl.startsWith('http:')) client.allowInsecureRequests(config);
-  config[client.customFetch] = githubTokenErrors(fetch ?? ((url, options) => globalThis.fetch(url, options as RequestInit)));
+  config[client.customFetch] = githubTokenErrors(
+    fetch ?? ((url, options) => globalThis.fetch(url, options as RequestInit)),
+  );
   config.timeout = timeoutSeconds;
 
   async function api<T>(accessToken: string, path: string): Promise<T> {
-    const response = await client.fetchProtectedResource(config, accessToken, new URL(`${settings.apiUrl}${path}`), 'GET', null, new Headers(API_HEADERS));
+    const response = await client.fetchProtectedResource(
+      config,
+      accessToken,
+      new URL(`${settings.apiUrl}${path}`),
+      'GET',
+      null,
+      new Headers(API_HEADERS),
+    );
     if (!response.ok) throw providerFailure(settings.name, new TypeError(`GET ${path} answered ${response.status}`));
     return (await response.json()) as T;
   }
@@ -85,9 +102,14 @@ export function githubProvider(settings: GithubProviderSettings, fetch: Provider
     },
     async complete(callbackUrl, checks) {
       try {
-        const tokens = await client.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, idTokenExpected: false });
+        const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+          pkceCodeVerifier: checks.codeVerifier,
+          expectedState: checks.state,
+          idTokenExpected: false,
+        });
         const user = await api<GithubUser>(tokens.access_token, '/user');
-        if (typeof user.id !== 'number' || typeof user.login !== 'string') throw providerFailure(settings.name, new TypeError('GET /user did not describe a user'));
+        if (typeof user.id !== 'number' || typeof user.login !== 'string')
+          throw providerFailure(settings.name, new TypeError('GET /user did not describe a user'));
         const emails = await api<GithubEmail[]>(tokens.access_token, '/user/emails');
         return githubProfile(user, Array.isArray(emails) ? emails : []);
       } catch (error) {

@@ -14,7 +14,8 @@ export const PROVIDER_TIMEOUT_SECONDS = 15;
 
 type Claims = Readonly<Record<string, unknown>>;
 
-const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
+const text = (value: unknown): string | null =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 
 /** What the admin claim says: absent or not granting is false; null when the provider has none configured. */
 export function adminByClaim(claims: Claims, rule: OidcProviderSettings['adminClaim']): boolean | null {
@@ -33,16 +34,32 @@ export function oidcProfile(settings: OidcProviderSettings, claims: Claims): Ext
   const firstName = text(claims.given_name) ?? name.split(/\s+/).slice(0, -1).join(' ');
   const lastName = text(claims.family_name) ?? (name.includes(' ') ? (name.split(/\s+/).at(-1) ?? '') : name);
   const username = text(claims.preferred_username) ?? text(claims.nickname);
-  return { provider: settings.id, subject, username, email, firstName, lastName, admin: adminByClaim(claims, settings.adminClaim), label: username ?? text(claims.email) ?? subject };
+  return {
+    provider: settings.id,
+    subject,
+    username,
+    email,
+    firstName,
+    lastName,
+    admin: adminByClaim(claims, settings.adminClaim),
+    label: username ?? text(claims.email) ?? subject,
+  };
 }
 
 /** What every connector says of itself: the settings the store's rules read. */
-export function providerRules(settings: ExternalProviderSettings): Pick<ExternalProvider, 'id' | 'name' | 'signUpOpen' | 'emailDomains'> {
+export function providerRules(
+  settings: ExternalProviderSettings,
+): Pick<ExternalProvider, 'id' | 'name' | 'signUpOpen' | 'emailDomains'> {
   return { id: settings.id, name: settings.name, signUpOpen: settings.signUpOpen, emailDomains: settings.emailDomains };
 }
 
 /** The authorization request of the code flow: PKCE always (S256), the nonce when an ID token is expected. */
-export async function codeFlowParameters(checks: FlowChecks, redirectUri: string, scope: string, withNonce: boolean): Promise<Record<string, string>> {
+export async function codeFlowParameters(
+  checks: FlowChecks,
+  redirectUri: string,
+  scope: string,
+  withNonce: boolean,
+): Promise<Record<string, string>> {
   return {
     redirect_uri: redirectUri,
     scope,
@@ -58,7 +75,11 @@ export async function codeFlowParameters(checks: FlowChecks, redirectUri: string
  * the authorization code flow with PKCE, state and nonce, and the ID token checked against the
  * provider's JWKS (signature), issuer, audience, expiry and nonce.
  */
-export function oidcProvider(settings: OidcProviderSettings, fetch: ProviderFetch | undefined, timeoutSeconds = PROVIDER_TIMEOUT_SECONDS): ExternalProvider {
+export function oidcProvider(
+  settings: OidcProviderSettings,
+  fetch: ProviderFetch | undefined,
+  timeoutSeconds = PROVIDER_TIMEOUT_SECONDS,
+): ExternalProvider {
   let discovered: Promise<client.Configuration> | null = null;
   const configuration = (): Promise<client.Configuration> => {
     discovered ??= discover(settings, fetch, timeoutSeconds).catch((error: unknown) => {
@@ -70,16 +91,27 @@ export function oidcProvider(settings: OidcProviderSettings, fetch: ProviderFetc
   return {
     ...providerRules(settings),
     async authorizationUrl(checks, redirectUri) {
-      return client.buildAuthorizationUrl(await configuration(), await codeFlowParameters(checks, redirectUri, settings.scopes.join(' '), true));
+      return client.buildAuthorizationUrl(
+        await configuration(),
+        await codeFlowParameters(checks, redirectUri, settings.scopes.join(' '), true),
+      );
     },
     async complete(callbackUrl: URL, checks: FlowChecks) {
       const config = await configuration();
       try {
-        const tokens = await client.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: true });
+        const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+          pkceCodeVerifier: checks.codeVerifier,
+          expectedState: checks.state,
+          expectedNonce: checks.nonce,
+          idTokenExpected: true,
+        });
         const idClaims: Claims = tokens.claims() ?? {};
         const subject = text(idClaims.sub);
         if (subject === null) throw providerFailure(settings.name, new Error('the ID token names no subject'));
-        const userInfo = config.serverMetadata().userinfo_endpoint === undefined ? {} : await client.fetchUserInfo(config, tokens.access_token, subject);
+        const userInfo =
+          config.serverMetadata().userinfo_endpoint === undefined
+            ? {}
+            : await client.fetchUserInfo(config, tokens.access_token, subject);
         return oidcProfile(settings, { ...userInfo, ...idClaims });
       } catch (error) {
         throw providerFailure(settings.name, error);
@@ -91,8 +123,15 @@ export function oidcProvider(settings: OidcProviderSettings, fetch: ProviderFetc
 /** The issuer a provider's discovery document announced, when it is not the configured one (openid-client's refusal). */
 function announcedIssuer(error: unknown): string | null {
   for (let at: unknown = error; at instanceof Error; at = at.cause) {
-    const details = (at as { cause?: unknown }).cause as { attribute?: unknown; body?: { issuer?: unknown } } | undefined;
-    if (details !== undefined && details !== null && details.attribute === 'issuer' && typeof details.body?.issuer === 'string') return details.body.issuer;
+    const details = (at as { cause?: unknown }).cause as
+      { attribute?: unknown; body?: { issuer?: unknown } } | undefined;
+    if (
+      details !== undefined &&
+      details !== null &&
+      details.attribute === 'issuer' &&
+      typeof details.body?.issuer === 'string'
+    )
+      return details.body.issuer;
   }
   return null;
 }
@@ -104,15 +143,25 @@ function announcedIssuer(error: unknown): string | null {
  * log line (the cause, logged with the refusal) naming both values and the variable to change.
  */
 function misconfiguredIssuer(settings: OidcProviderSettings, announced: string): AppError {
-  const refusal = new AppError('identity_provider_unavailable', `${settings.name} is not set up correctly on this store, so nobody can sign in with it now. Try again later; if it lasts, tell the store's operators.`);
+  const refusal = new AppError(
+    'identity_provider_unavailable',
+    `${settings.name} is not set up correctly on this store, so nobody can sign in with it now. Try again later; if it lasts, tell the store's operators.`,
+  );
   refusal.cause = new Error(
     `configuration error: ${oidcPrefix(settings.id)}ISSUER is "${settings.issuer}" but the provider at that address announces the issuer "${announced}"; they must be the same (OpenID Connect Discovery): set ${oidcPrefix(settings.id)}ISSUER to "${announced}"`,
   );
   return refusal;
 }
 
-async function discover(settings: OidcProviderSettings, fetch: ProviderFetch | undefined, timeoutSeconds: number): Promise<client.Configuration> {
-  const execute = [client.enableNonRepudiationChecks, ...(settings.issuer.startsWith('http:') ? [client.allowInsecureRequests] : [])];
+async function discover(
+  settings: OidcProviderSettings,
+  fetch: ProviderFetch | undefined,
+  timeoutSeconds: number,
+): Promise<client.Configuration> {
+  const execute = [
+    client.enableNonRepudiationChecks,
+    ...(settings.issuer.startsWith('http:') ? [client.allowInsecureRequests] : []),
+  ];
   const options = { execute, timeout: timeoutSeconds, ...(fetch === undefined ? {} : { [client.customFetch]: fetch }) };
   // Discovery first without client authentication, to choose the method the provider supports.
   let probe: client.Configuration;
@@ -124,7 +173,11 @@ async function discover(settings: OidcProviderSettings, fetch: ProviderFetch | u
   }
   const methods = probe.serverMetadata().token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
   const authentication =
-    settings.clientSecret === null ? client.None() : methods.includes('client_secret_basic') ? client.ClientSecretBasic(settings.clientSecret) : client.ClientSecretPost(settings.clientSecret);
+    settings.clientSecret === null
+      ? client.None()
+      : methods.includes('client_secret_basic')
+        ? client.ClientSecretBasic(settings.clientSecret)
+        : client.ClientSecretPost(settings.clientSecret);
   const config = new client.Configuration(probe.serverMetadata(), settings.clientId, undefined, authentication);
   for (const step of execute) step(config);
   if (fetch !== undefined) config[client.customFetch] = fetch;

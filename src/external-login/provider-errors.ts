@@ -22,14 +22,17 @@ function explain(name: string, error: CodedError): string {
     case 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED':
       return `The ID token from ${name} has expired or is not valid yet (${cause.message}).`;
     case 'OAUTH_JWT_CLAIM_COMPARISON_FAILED':
-      if (claim === 'nonce') return `The ID token from ${name} was made for another sign-in: its nonce is not the one this sign-in sent.`;
-      if (claim === 'aud' || claim === 'azp') return `The ID token from ${name} was issued for another client than this store (its audience).`;
+      if (claim === 'nonce')
+        return `The ID token from ${name} was made for another sign-in: its nonce is not the one this sign-in sent.`;
+      if (claim === 'aud' || claim === 'azp')
+        return `The ID token from ${name} was issued for another client than this store (its audience).`;
       if (claim === 'iss') return `The ID token was issued by another issuer than ${name}'s.`;
       return `The ID token from ${name} has an unexpected ${typeof claim === 'string' ? `"${claim}"` : ''} claim (${cause.message}).`;
     case 'OAUTH_KEY_SELECTION_FAILED':
       return `The ID token is signed with a key ${name} does not publish.`;
     default:
-      if (/signature verification failed/i.test(cause.message)) return `The ID token's signature does not verify with ${name}'s published keys.`;
+      if (/signature verification failed/i.test(cause.message))
+        return `The ID token's signature does not verify with ${name}'s published keys.`;
       return `${name}'s answer could not be verified (${cause.message}).`;
   }
 }
@@ -39,7 +42,15 @@ function explain(name: string, error: CodedError): string {
  * time (OAUTH_TIMEOUT: it accepted the connection and said nothing), or something else answers in
  * its place.
  */
-const UNAVAILABLE = new Set(['OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_PARSE_ERROR', 'OAUTH_MISSING_SERVER_METADATA', 'OAUTH_INVALID_SERVER_METADATA', 'OAUTH_TIMEOUT', 'OAUTH_ABORT']);
+const UNAVAILABLE = new Set([
+  'OAUTH_RESPONSE_IS_NOT_CONFORM',
+  'OAUTH_RESPONSE_IS_NOT_JSON',
+  'OAUTH_PARSE_ERROR',
+  'OAUTH_MISSING_SERVER_METADATA',
+  'OAUTH_INVALID_SERVER_METADATA',
+  'OAUTH_TIMEOUT',
+  'OAUTH_ABORT',
+]);
 
 /** A network failure anywhere in the chain of causes (fetch's TypeError, a refused or reset connection, a timeout). */
 function unreachable(error: CodedError): boolean {
@@ -48,7 +59,11 @@ function unreachable(error: CodedError): boolean {
     // fetch's "fetch failed" (no code; a library's argument errors carry ERR_ codes and are not this).
     if (at instanceof TypeError && !(typeof failure.code === 'string' && failure.code.startsWith('ERR_'))) return true;
     if (failure.name === 'AbortError' || failure.name === 'TimeoutError') return true;
-    if (typeof failure.code === 'string' && (UNAVAILABLE.has(failure.code) || /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(failure.code))) return true;
+    if (
+      typeof failure.code === 'string' &&
+      (UNAVAILABLE.has(failure.code) || /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(failure.code))
+    )
+      return true;
   }
   return false;
 }
@@ -63,12 +78,20 @@ export function providerFailure(name: string, error: unknown): AppError {
   const failure = coded(error);
   if (failure === null) return externalLoginFailed(`${name}'s answer could not be used.`);
   if (typeof failure.error === 'string') {
-    const description = typeof failure.error_description === 'string' && failure.error_description !== '' ? `: ${failure.error_description.slice(0, 300)}` : '';
-    return externalLoginFailed(`${name} refused the sign-in (it answered "${failure.error.slice(0, 100)}${description}").`);
+    const description =
+      typeof failure.error_description === 'string' && failure.error_description !== ''
+        ? `: ${failure.error_description.slice(0, 300)}`
+        : '';
+    return externalLoginFailed(
+      `${name} refused the sign-in (it answered "${failure.error.slice(0, 100)}${description}").`,
+    );
   }
   if (unreachable(failure)) {
     // The cause (addresses, ports) stays in the log, where the error handler writes it.
-    const unavailable = new AppError('identity_provider_unavailable', `${name} cannot be reached, or does not answer as an identity provider should. Try again later; if it lasts, tell the store's operators.`);
+    const unavailable = new AppError(
+      'identity_provider_unavailable',
+      `${name} cannot be reached, or does not answer as an identity provider should. Try again later; if it lasts, tell the store's operators.`,
+    );
     unavailable.cause = failure;
     return unavailable;
   }

@@ -4,7 +4,10 @@ import { AppError } from '../errors.ts';
 import { parseAuthorization } from './auth.ts';
 
 const refused = (header: string, message: RegExp) =>
-  assert.throws(() => parseAuthorization(header), (e: unknown) => e instanceof AppError && e.code === 'not_authenticated' && message.test(e.detail));
+  assert.throws(
+    () => parseAuthorization(header),
+    (e: unknown) => e instanceof AppError && e.code === 'not_authenticated' && message.test(e.detail),
+  );
 
 describe('parseAuthorization', () => {
   test('Basic, with a colon in the password and UTF-8', () => {

@@ -31,20 +31,27 @@ function accepted(schemes: readonly AuthScheme[]): string {
 export function parseAuthorization(header: string): Credentials {
   const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
   if (match === null) {
-    throw new AppError('not_authenticated', 'Malformed Authorization header: expected "Basic <base64 of user:password>" or "Token <token>".');
+    throw new AppError(
+      'not_authenticated',
+      'Malformed Authorization header: expected "Basic <base64 of user:password>" or "Token <token>".',
+    );
   }
   const [, rawScheme = '', value = ''] = match;
   const scheme = rawScheme.toLowerCase();
   if (scheme === 'token' || scheme === 'bearer') return { scheme: 'token', token: value };
   if (scheme !== 'basic') {
-    throw new AppError('not_authenticated', `Unsupported authorization scheme '${rawScheme.slice(0, 20)}': use Basic or Token.`);
+    throw new AppError(
+      'not_authenticated',
+      `Unsupported authorization scheme '${rawScheme.slice(0, 20)}': use Basic or Token.`,
+    );
   }
   if (!isBase64(value, true)) {
     throw new AppError('not_authenticated', 'Malformed Basic credentials: the value after "Basic" is not base64.');
   }
   const decoded = Buffer.from(value, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new AppError('not_authenticated', 'Malformed Basic credentials: expected base64 of "username:password".');
+  if (colon < 0)
+    throw new AppError('not_authenticated', 'Malformed Basic credentials: expected base64 of "username:password".');
   return { scheme: 'basic', username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
@@ -54,13 +61,20 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * Identifies the caller by one of the schemes the route accepts, or refuses with 401
  * (429 when failed attempts are rate-limited). A session may change state only with its CSRF token.
  */
-export async function identify(request: FastifyRequest, container: Container, schemes: readonly AuthScheme[]): Promise<User> {
+export async function identify(
+  request: FastifyRequest,
+  container: Container,
+  schemes: readonly AuthScheme[],
+): Promise<User> {
   const deps = container.accounts;
   const header = request.headers.authorization;
   if (header !== undefined) {
     const credentials = parseAuthorization(header);
     if (!schemes.includes(credentials.scheme)) {
-      throw new AppError('not_authenticated', `This route accepts ${accepted(schemes)} authentication, not ${SCHEME_NAMES[credentials.scheme]}.`);
+      throw new AppError(
+        'not_authenticated',
+        `This route accepts ${accepted(schemes)} authentication, not ${SCHEME_NAMES[credentials.scheme]}.`,
+      );
     }
     return credentials.scheme === 'basic'
       ? authenticateWithPassword(credentials.username, credentials.password, request.ip, deps)
@@ -69,11 +83,15 @@ export async function identify(request: FastifyRequest, container: Container, sc
   const sessionId = schemes.includes('session') ? readSessionCookie(request) : undefined;
   if (sessionId !== undefined) {
     const session = await resolveSession(sessionId, deps);
-    if (session === null) throw new AppError('not_authenticated', 'Your session has expired or ended: sign in again with POST /login.');
+    if (session === null)
+      throw new AppError('not_authenticated', 'Your session has expired or ended: sign in again with POST /login.');
     if (!SAFE_METHODS.has(request.method)) checkCsrf(session, csrfHeader(request), deps);
     return session.user;
   }
-  throw new AppError('not_authenticated', `Authentication credentials were not provided: this route needs ${accepted(schemes)} authentication.`);
+  throw new AppError(
+    'not_authenticated',
+    `Authentication credentials were not provided: this route needs ${accepted(schemes)} authentication.`,
+  );
 }
 
 /** The OpenAPI security of a route that `requireUser(container, schemes)` guards (the website's session is not an API scheme). */
@@ -83,12 +101,17 @@ export function apiSecurity(schemes: readonly AuthScheme[]): Array<Record<string
 
 /** The schemes the API's security declarations name (components.securitySchemes of the OpenAPI document). */
 export const SECURITY_SCHEMES = {
-  basic: { type: 'http', scheme: 'basic', description: 'Username and password (accounts made through an external login have no password: they use a token).' },
+  basic: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'Username and password (accounts made through an external login have no password: they use a token).',
+  },
   token: {
     type: 'apiKey',
     in: 'header',
     name: 'Authorization',
-    description: 'The header `Authorization: Token TOKEN`, with the token from `POST /api/v1/token` (or the account page). Send it instead of a password.',
+    description:
+      'The header `Authorization: Token TOKEN`, with the token from `POST /api/v1/token` (or the account page). Send it instead of a password.',
   },
 } as const;
 
@@ -96,7 +119,10 @@ export const SECURITY_SCHEMES = {
  * Route hook (`onRequest`, before the body is read or validated, so that a request without valid
  * credentials gets 401 whatever its body): puts the authenticated user on `request.user`.
  */
-export function requireUser(container: Container, schemes: readonly AuthScheme[]): onRequestAsyncHookHandler & { readonly authSchemes: readonly AuthScheme[] } {
+export function requireUser(
+  container: Container,
+  schemes: readonly AuthScheme[],
+): onRequestAsyncHookHandler & { readonly authSchemes: readonly AuthScheme[] } {
   const guard = async (request: FastifyRequest, _reply: FastifyReply) => {
     request.user = await identify(request, container, schemes);
   };
@@ -107,7 +133,9 @@ export function requireUser(container: Container, schemes: readonly AuthScheme[]
 /** Gives every route guarded by `requireUser` its OpenAPI `security`, from the guard itself: the document cannot drift from the code. */
 export function declareSecurity(route: { onRequest?: unknown; schema?: Record<string, unknown> }): void {
   const hooks = Array.isArray(route.onRequest) ? (route.onRequest as unknown[]) : [route.onRequest];
-  const guard = hooks.find((hook): hook is { authSchemes: readonly AuthScheme[] } => typeof hook === 'function' && 'authSchemes' in hook);
+  const guard = hooks.find(
+    (hook): hook is { authSchemes: readonly AuthScheme[] } => typeof hook === 'function' && 'authSchemes' in hook,
+  );
   if (guard !== undefined && route.schema !== undefined) route.schema['security'] = apiSecurity(guard.authSchemes);
 }
 

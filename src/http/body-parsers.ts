@@ -62,7 +62,9 @@ function syntaxProblem(text: string, fallback: Error): string {
     if (error instanceof SyntaxError) return error.message.replace(/\.$/, '');
   }
   // Valid JSON that the secure parser refused: a __proto__ or constructor.prototype key.
-  return fallback.message.includes('prototype') ? 'it sets __proto__ or constructor.prototype' : 'it could not be parsed';
+  return fallback.message.includes('prototype')
+    ? 'it sets __proto__ or constructor.prototype'
+    : 'it could not be parsed';
 }
 
 /**

@@ -11,7 +11,8 @@ describe('chooseEncoding', () => {
   test('q values decide', () => assert.equal(chooseEncoding('br;q=0.5, gzip;q=0.9', both), 'gzip'));
   test('q=0 refuses', () => assert.equal(chooseEncoding('br;q=0, gzip', both), 'gzip'));
   test('wildcard', () => assert.equal(chooseEncoding('*', both), 'br'));
-  test('unavailable encodings are skipped', () => assert.equal(chooseEncoding('br', { br: false, gzip: true }), 'identity'));
+  test('unavailable encodings are skipped', () =>
+    assert.equal(chooseEncoding('br', { br: false, gzip: true }), 'identity'));
   test('unknown encodings only: identity', () => assert.equal(chooseEncoding('deflate, zstd', both), 'identity'));
   test('case-insensitive', () => assert.equal(chooseEncoding('GZIP', both), 'gzip'));
 });

@@ -13,7 +13,11 @@ import { ChunkStream } from './chunk-stream.ts';
 /** Every listing response's caching headers, the 304s answered before routing included. */
 export const LISTING_CACHING = { vary: 'Accept-Encoding', 'cache-control': 'public, no-cache' } as const;
 
-export async function sendListing(request: FastifyRequest, reply: FastifyReply, listing: Listing): Promise<FastifyReply> {
+export async function sendListing(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  listing: Listing,
+): Promise<FastifyReply> {
   reply.headers(LISTING_CACHING);
   if (isNotModified(request.headers, listing.etag, listing.changedAt)) {
     reply.header('etag', listing.etag).header('last-modified', listing.changedAt.toUTCString());

@@ -21,7 +21,11 @@ export function csrfHeader(request: FastifyRequest): string | undefined {
  * Sets the session cookies, or clears them (`null`). SameSite=Lax always; Secure when the
  * request came over HTTPS (directly or through a trusted proxy).
  */
-export function setSessionCookies(request: FastifyRequest, reply: FastifyReply, session: { sessionId: string; csrfToken: string } | null): void {
+export function setSessionCookies(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: { sessionId: string; csrfToken: string } | null,
+): void {
   const maxAge = session === null ? 0 : Math.floor(SESSION_LIFETIME_MS / 1000);
   const options = { path: '/', maxAge, sameSite: 'lax', secure: request.protocol === 'https' } as const;
   reply.setCookie(SESSION_COOKIE, session?.sessionId ?? '', { ...options, httpOnly: true });
@@ -42,6 +46,12 @@ export function loginFlowSecret(request: FastifyRequest, reply: FastifyReply): s
   const existing = readLoginFlowCookie(request);
   if (existing !== undefined && /^[\w-]{32,64}$/.test(existing)) return existing;
   const secret = randomBytes(32).toString('base64url');
-  reply.setCookie(LOGIN_FLOW_COOKIE, secret, { path: LOGIN_FLOW_PATH, httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', maxAge: 3600 });
+  reply.setCookie(LOGIN_FLOW_COOKIE, secret, {
+    path: LOGIN_FLOW_PATH,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: request.protocol === 'https',
+    maxAge: 3600,
+  });
   return secret;
 }

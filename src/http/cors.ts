@@ -5,7 +5,15 @@ import { allowedMethods } from './route-registry.ts';
 
 const API = {
   origin: '*',
-  allowedHeaders: ['Accept', 'Authorization', 'Content-Type', 'If-None-Match', 'If-Modified-Since', 'Origin', 'X-Requested-With'],
+  allowedHeaders: [
+    'Accept',
+    'Authorization',
+    'Content-Type',
+    'If-None-Match',
+    'If-Modified-Since',
+    'Origin',
+    'X-Requested-With',
+  ],
   exposedHeaders: ['ETag', 'Last-Modified', 'Content-Type', 'X-Content-Type-Options', 'X-Request-Id', 'Retry-After'],
   maxAge: 86400,
   strictPreflight: false,

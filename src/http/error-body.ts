@@ -20,7 +20,8 @@ export interface ErrorResponse {
 
 /** Details that stay in the log: a configuration problem names files and settings of the server. */
 const PUBLIC_DETAIL: Partial<Record<ErrorCode, string>> = {
-  configuration_error: 'The store is not configured correctly, so it cannot do this now; its operator finds the details in the log.',
+  configuration_error:
+    'The store is not configured correctly, so it cannot do this now; its operator finds the details in the log.',
 };
 
 /**
@@ -32,7 +33,10 @@ export function toErrorResponse(error: unknown, contentType?: string): ErrorResp
   if (appError === null) {
     return {
       status: 500,
-      body: { detail: 'The server failed to handle this request; the failure was logged. Please try again later.', code: 'internal_error' },
+      body: {
+        detail: 'The server failed to handle this request; the failure was logged. Please try again later.',
+        code: 'internal_error',
+      },
       isServerFault: true,
     };
   }
@@ -55,7 +59,8 @@ interface ValidationIssue {
 function fromFastifyError(error: unknown, contentType: string | undefined): AppError | null {
   if (typeof error !== 'object' || error === null) return null;
   const fastifyError = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
-  if (Array.isArray(fastifyError.validation)) return validationError(fastifyError.validation, fastifyError.validationContext ?? 'body');
+  if (Array.isArray(fastifyError.validation))
+    return validationError(fastifyError.validation, fastifyError.validationContext ?? 'body');
   const status = fastifyError.statusCode;
   if (status === undefined || status < 400 || status >= 500) return null;
   switch (fastifyError.code) {
@@ -64,9 +69,13 @@ function fromFastifyError(error: unknown, contentType: string | undefined): AppE
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', unsupportedMediaType(contentType));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('malformed_json', 'The body is empty but Content-Type says application/json: send a JSON object.');
+      return new AppError(
+        'malformed_json',
+        'The body is empty but Content-Type says application/json: send a JSON object.',
+      );
     default:
-      if (fastifyError.code?.startsWith('FST_ERR_CTP') === true) return new AppError('malformed_json', 'The body could not be read as JSON.');
+      if (fastifyError.code?.startsWith('FST_ERR_CTP') === true)
+        return new AppError('malformed_json', 'The body could not be read as JSON.');
       return new AppError('invalid_request', fastifyError.message);
   }
 }
@@ -78,11 +87,19 @@ function validationError(issues: ValidationIssue[], context: string): AppError {
     const missing = issue.keyword === 'required' ? String(issue.params?.['missingProperty'] ?? '') : '';
     const extra = issue.keyword === 'additionalProperties' ? String(issue.params?.['additionalProperty'] ?? '') : '';
     const field = [base, missing || extra].filter((part) => part !== '').join('.') || `(${context})`;
-    const message = missing !== '' ? 'This field is required.' : extra !== '' ? 'This field is not allowed.' : describeIssue(issue);
+    const message =
+      missing !== '' ? 'This field is required.' : extra !== '' ? 'This field is not allowed.' : describeIssue(issue);
     (errors[field] ??= []).push(message);
   }
   const [firstField, firstMessages] = Object.entries(errors)[0] ?? ['(request)', ['is invalid']];
-  const where = context === 'body' ? 'request body' : context === 'querystring' ? 'query string' : context === 'params' ? 'path' : context;
+  const where =
+    context === 'body'
+      ? 'request body'
+      : context === 'querystring'
+        ? 'query string'
+        : context === 'params'
+          ? 'path'
+          : context;
   return new AppError('invalid_request', `Invalid ${where}: ${firstField}: ${firstMessages[0]}`, errors);
 }
 
@@ -95,7 +112,8 @@ function describeIssue(issue: ValidationIssue): string {
 
 function unsupportedMediaType(contentType: string | undefined): string {
   const sent = (contentType ?? '').split(';')[0]?.trim().toLowerCase().slice(0, 80) ?? '';
-  if (sent === '') return 'The request has a body but no Content-Type: send JSON with the header Content-Type: application/json.';
+  if (sent === '')
+    return 'The request has a body but no Content-Type: send JSON with the header Content-Type: application/json.';
   if (sent === 'application/x-www-form-urlencoded') {
     return "The body was sent as a form (application/x-www-form-urlencoded, what curl -d sends by default): send JSON with the header Content-Type: application/json (curl -H 'Content-Type: application/json' -d …).";
   }

@@ -22,7 +22,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (response.status === 401 && !page) reply.header('www-authenticate', WWW_AUTHENTICATE);
     if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
     if (page) {
-      return sendPage(request, reply.code(response.status), errorPage(response.status, response.body.detail, request.id));
+      return sendPage(
+        request,
+        reply.code(response.status),
+        errorPage(response.status, response.body.detail, request.id),
+      );
     }
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
   });
@@ -30,7 +34,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request) => {
     const allowed = allowedMethods(app, request.url);
     if (allowed.length > 0) {
-      throw new AppError('method_not_allowed', `Method ${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`);
+      throw new AppError(
+        'method_not_allowed',
+        `Method ${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`,
+      );
     }
     const path = (request.url.split('?')[0] ?? '').slice(0, 200);
     throw new AppError('not_found', `No such path: ${request.method} ${path}. The API lives under /api/v1/.`);

@@ -12,7 +12,8 @@ const SECRET_FIELDS = new Set(['password', 'current_password', 'csrf_token']);
 export function formValues(body: unknown): Record<string, string> {
   const values: Record<string, string> = {};
   if (typeof body !== 'object' || body === null) return values;
-  for (const [name, value] of Object.entries(body)) if (typeof value === 'string' && !SECRET_FIELDS.has(name)) values[name] = value;
+  for (const [name, value] of Object.entries(body))
+    if (typeof value === 'string' && !SECRET_FIELDS.has(name)) values[name] = value;
   return values;
 }
 
@@ -29,5 +30,12 @@ export function formRefusal(error: unknown, request: FastifyRequest, reply: Fast
   logRefusal(request.log, { code: response.body.code, status: response.status, detail: response.body.detail });
   reply.code(response.status);
   if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
-  return { values: formValues(request.body), problem: { code: error.code, detail: response.body.detail, ...(response.body.errors === undefined ? {} : { fields: response.body.errors }) } };
+  return {
+    values: formValues(request.body),
+    problem: {
+      code: error.code,
+      detail: response.body.detail,
+      ...(response.body.errors === undefined ? {} : { fields: response.body.errors }),
+    },
+  };
 }

@@ -8,8 +8,13 @@ import { isApiPath } from './cors.ts';
 /** Sends a page with the pages' security headers. */
 export function sendPage(request: FastifyRequest, reply: FastifyReply, page: Html): FastifyReply {
   // A page for a signed-in browser names its user: kept by no cache, shared or not.
-  const cacheControl = reply.getHeader('cache-control') ?? (readSessionCookie(request) === undefined ? 'no-cache' : 'private, no-store');
-  return reply.headers(pageSecurityHeaders(request.protocol === 'https')).type('text/html; charset=utf-8').header('cache-control', cacheControl).send(page.text);
+  const cacheControl =
+    reply.getHeader('cache-control') ?? (readSessionCookie(request) === undefined ? 'no-cache' : 'private, no-store');
+  return reply
+    .headers(pageSecurityHeaders(request.protocol === 'https'))
+    .type('text/html; charset=utf-8')
+    .header('cache-control', cacheControl)
+    .send(page.text);
 }
 
 /** The response schema of a page route. */

@@ -119,7 +119,12 @@ const START_AFTER_MS = 1000;
  * Compiles what `compilers` still hold a second after `after` has settled (the first render: it
  * comes first), a slice per turn of the event loop, until none are left or `stop` is called.
  */
-export function compileWhenIdle(compilers: LazySchemaCompilers, after: Promise<unknown>, failed: (error: unknown) => void, startAfterMs = START_AFTER_MS): { stop(): void } {
+export function compileWhenIdle(
+  compilers: LazySchemaCompilers,
+  after: Promise<unknown>,
+  failed: (error: unknown) => void,
+  startAfterMs = START_AFTER_MS,
+): { stop(): void } {
   let stopped = false;
   let pending: NodeJS.Immediate | undefined;
   let waiting: NodeJS.Timeout | undefined;
@@ -146,8 +151,15 @@ export function compileWhenIdle(compilers: LazySchemaCompilers, after: Promise<u
  * these, a name written `If-None-Match` would never match (Node gives header names in lower
  * case). Called for each route as it is added: such a schema stops the start, naming the route.
  */
-export function assertLowerCaseHeaderNames(route: { readonly method: string | readonly string[]; readonly url: string; readonly schema?: { readonly headers?: unknown } }): void {
+export function assertLowerCaseHeaderNames(route: {
+  readonly method: string | readonly string[];
+  readonly url: string;
+  readonly schema?: { readonly headers?: unknown };
+}): void {
   const properties = (route.schema?.headers as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
   const named = Object.keys(properties).filter((name) => name !== name.toLowerCase());
-  if (named.length > 0) throw new Error(`${String(route.method)} ${route.url}: header schema names must be in lower case (${named.join(', ')})`);
+  if (named.length > 0)
+    throw new Error(
+      `${String(route.method)} ${route.url}: header schema names must be in lower case (${named.join(', ')})`,
+    );
 }

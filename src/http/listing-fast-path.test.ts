@@ -9,23 +9,44 @@ import { listingOf, notModifiedFastPath } from './listing-fast-path.ts';
 test('listingOf: the listing each polled address names, as the routes read it', () => {
   assert.deepEqual(listingOf('/api/v1/apps.json'), { kind: 'apps', includeEnterprise: false });
   assert.deepEqual(listingOf('/api/v1/apps.json?include_enterprise=TRUE'), { kind: 'apps', includeEnterprise: true });
-  assert.deepEqual(listingOf('/api/v1/platform/31.0.0/apps.json'), { kind: 'apps', includeEnterprise: false, platform: '31.0.0' });
+  assert.deepEqual(listingOf('/api/v1/platform/31.0.0/apps.json'), {
+    kind: 'apps',
+    includeEnterprise: false,
+    platform: '31.0.0',
+  });
   assert.deepEqual(listingOf('/api/v1/appapi_apps.json'), { kind: 'apps', includeEnterprise: false, exApps: true });
-  assert.deepEqual(listingOf('/api/v1//appapi_apps.json/?include_enterprise=1'), { kind: 'apps', includeEnterprise: true, exApps: true });
+  assert.deepEqual(listingOf('/api/v1//appapi_apps.json/?include_enterprise=1'), {
+    kind: 'apps',
+    includeEnterprise: true,
+    exApps: true,
+  });
   assert.deepEqual(listingOf('/api/v1/discover.json'), { kind: 'discover' });
   assert.deepEqual(listingOf('/api/v1/categories.json'), { kind: 'categories' });
   assert.equal(listingOf('/api/v1/platform/31/apps.json'), null, 'not a platform version the route takes');
-  assert.equal(listingOf('/api/v1/apps.json?include_enterprise=1&include_enterprise=0'), null, 'repeated: the route refuses it');
+  assert.equal(
+    listingOf('/api/v1/apps.json?include_enterprise=1&include_enterprise=0'),
+    null,
+    'repeated: the route refuses it',
+  );
   assert.equal(listingOf('/api/v1/discover'), null);
 });
 
 test("a 304 before routing carries the caller's request id, or the logged one's, and no made-up id otherwise", async () => {
-  const validators: Validators = { etag: '"i-7-apps"', changedAt: new Date('2026-11-01T10:00:00Z'), stamp: { instanceId: 'i', version: 7, changedAt: new Date('2026-11-01T10:00:00Z') }, day: '2026-11-26' };
+  const validators: Validators = {
+    etag: '"i-7-apps"',
+    changedAt: new Date('2026-11-01T10:00:00Z'),
+    stamp: { instanceId: 'i', version: 7, changedAt: new Date('2026-11-01T10:00:00Z') },
+    day: '2026-11-26',
+  };
   const listings = { validatorsOf: () => validators, stillValid: (held: Validators) => held === validators };
   const logged: { reqId: string; url: string }[] = [];
   let logRate = 0;
   const server = http.createServer((request, response) => {
-    const fastPath = notModifiedFastPath(listings, { logRate, log: (entry) => logged.push(entry), keepAliveTimeoutMs: server.keepAliveTimeout });
+    const fastPath = notModifiedFastPath(listings, {
+      logRate,
+      log: (entry) => logged.push(entry),
+      keepAliveTimeoutMs: server.keepAliveTimeout,
+    });
     if (!fastPath.answer(request, response)) response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -43,7 +64,10 @@ test("a 304 before routing carries the caller's request id, or the logged one's,
     logRate = 1;
     const sampled = await fetch(url, { headers: { 'if-none-match': validators.etag } });
     assert.match(String(sampled.headers.get('x-request-id')), /^[0-9a-f-]{36}$/);
-    assert.deepEqual(logged.map(({ reqId, url: path }) => [reqId, path]), [[sampled.headers.get('x-request-id'), '/api/v1/apps.json']]);
+    assert.deepEqual(
+      logged.map(({ reqId, url: path }) => [reqId, path]),
+      [[sampled.headers.get('x-request-id'), '/api/v1/apps.json']],
+    );
     const stale = await fetch(url, { headers: { 'if-none-match': '"i-6-apps"' } });
     assert.equal(stale.status, 404, 'another ETag goes to the routes');
   } finally {
@@ -68,21 +92,35 @@ function rawExchange(port: number, requests: string, count: number): Promise<str
 }
 
 test('the 304 made whole is byte for byte what writeHead sends, and the connection stays open for the next poll', async () => {
-  const validators: Validators = { etag: '"i-8-apps"', changedAt: new Date('2026-11-01T10:00:00Z'), stamp: { instanceId: 'i', version: 8, changedAt: new Date('2026-11-01T10:00:00Z') }, day: '2026-11-26' };
+  const validators: Validators = {
+    etag: '"i-8-apps"',
+    changedAt: new Date('2026-11-01T10:00:00Z'),
+    stamp: { instanceId: 'i', version: 8, changedAt: new Date('2026-11-01T10:00:00Z') },
+    day: '2026-11-26',
+  };
   const listings = { validatorsOf: () => validators, stillValid: (held: Validators) => held === validators };
   const server = http.createServer();
   server.keepAliveTimeout = 75_000;
-  const fastPath = notModifiedFastPath(listings, { logRate: 0, log: () => undefined, keepAliveTimeoutMs: server.keepAliveTimeout });
+  const fastPath = notModifiedFastPath(listings, {
+    logRate: 0,
+    log: () => undefined,
+    keepAliveTimeoutMs: server.keepAliveTimeout,
+  });
   server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (!fastPath.answer(request, response)) response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const poll = (extra = '', version = '1.1'): string => `GET /api/v1/apps.json HTTP/${version}\r\nHost: store\r\nIf-None-Match: ${validators.etag}\r\n${extra}\r\n`;
+  const poll = (extra = '', version = '1.1'): string =>
+    `GET /api/v1/apps.json HTTP/${version}\r\nHost: store\r\nIf-None-Match: ${validators.etag}\r\n${extra}\r\n`;
   const withoutDate = (answer: string): string => answer.replace(/\r\nDate: [^\r]+/g, '');
   try {
     // Two polls and a third request on one connection: both 304s whole, the connection kept.
-    const kept = await rawExchange(port, poll() + poll() + 'GET /elsewhere HTTP/1.1\r\nHost: store\r\nConnection: close\r\n\r\n', 3);
+    const kept = await rawExchange(
+      port,
+      poll() + poll() + 'GET /elsewhere HTTP/1.1\r\nHost: store\r\nConnection: close\r\n\r\n',
+      3,
+    );
     const answers = kept.split(/(?=HTTP\/1\.1 )/);
     assert.equal(answers.length, 3, kept);
     assert.match(answers[0] ?? '', /\r\nDate: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n/);
@@ -90,7 +128,10 @@ test('the 304 made whole is byte for byte what writeHead sends, and the connecti
     const viaWriteHead = await rawExchange(port, poll('X-Request-Id: compare-1\r\nConnection: keep-alive\r\n'), 1);
     assert.equal(withoutDate(answers[0] ?? ''), withoutDate(viaWriteHead).replace('x-request-id: compare-1\r\n', ''));
     assert.equal(withoutDate(answers[1] ?? ''), withoutDate(answers[0] ?? ''));
-    assert.match(answers[0] ?? '', /^HTTP\/1\.1 304 Not Modified\r\netag: "i-8-apps"\r\n[^]*Connection: keep-alive\r\nKeep-Alive: timeout=75\r\n\r\n$/);
+    assert.match(
+      answers[0] ?? '',
+      /^HTTP\/1\.1 304 Not Modified\r\netag: "i-8-apps"\r\n[^]*Connection: keep-alive\r\nKeep-Alive: timeout=75\r\n\r\n$/,
+    );
     assert.match(answers[2] ?? '', /^HTTP\/1\.1 404 /, 'the connection served the next request');
     // A poll that asks to close, or HTTP/1.0, gets writeHead's answer, which closes.
     const closing = await rawExchange(port, poll('Connection: close\r\n'), 1);
@@ -103,11 +144,29 @@ test('the 304 made whole is byte for byte what writeHead sends, and the connecti
 });
 
 test('a header Node would refuse is never written whole: the fast path leaves that request to the routes', () => {
-  const validators: Validators = { etag: '"i-9-apps"\r\nSet-Cookie: x=1', changedAt: new Date('2026-11-01T10:00:00Z'), stamp: { instanceId: 'i', version: 9, changedAt: new Date('2026-11-01T10:00:00Z') }, day: '2026-11-26' };
-  const fastPath = notModifiedFastPath({ validatorsOf: () => validators, stillValid: (held: Validators) => held === validators }, { logRate: 0, log: () => undefined, keepAliveTimeoutMs: 5000 });
-  const request = { method: 'GET', url: '/api/v1/apps.json', headers: { 'if-none-match': validators.etag }, httpVersionMajor: 1, httpVersionMinor: 1 } as unknown as http.IncomingMessage;
+  const validators: Validators = {
+    etag: '"i-9-apps"\r\nSet-Cookie: x=1',
+    changedAt: new Date('2026-11-01T10:00:00Z'),
+    stamp: { instanceId: 'i', version: 9, changedAt: new Date('2026-11-01T10:00:00Z') },
+    day: '2026-11-26',
+  };
+  const fastPath = notModifiedFastPath(
+    { validatorsOf: () => validators, stillValid: (held: Validators) => held === validators },
+    { logRate: 0, log: () => undefined, keepAliveTimeoutMs: 5000 },
+  );
+  const request = {
+    method: 'GET',
+    url: '/api/v1/apps.json',
+    headers: { 'if-none-match': validators.etag },
+    httpVersionMajor: 1,
+    httpVersionMinor: 1,
+  } as unknown as http.IncomingMessage;
   let written = false;
-  const response = { shouldKeepAlive: true, writeHead: () => (written = true), end: () => (written = true) } as unknown as http.ServerResponse;
+  const response = {
+    shouldKeepAlive: true,
+    writeHead: () => (written = true),
+    end: () => (written = true),
+  } as unknown as http.ServerResponse;
   assert.equal(fastPath.answer(request, response), false);
   assert.equal(written, false);
 });

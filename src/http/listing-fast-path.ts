@@ -110,7 +110,10 @@ const headOf = (headers: readonly string[]): string => {
  * nothing (and making one cost a 304 about 5 % of its rate, docs/decisions.md). Anything else (a
  * changed listing, no validator, an odd path) goes to the routes.
  */
-export function notModifiedFastPath(listings: Pick<Listings, 'validatorsOf' | 'stillValid'>, options: FastPathOptions): { answer: (request: IncomingMessage, response: ServerResponse) => boolean; stop: () => void } {
+export function notModifiedFastPath(
+  listings: Pick<Listings, 'validatorsOf' | 'stillValid'>,
+  options: FastPathOptions,
+): { answer: (request: IncomingMessage, response: ServerResponse) => boolean; stop: () => void } {
   let enabled = true;
   // Per address asked (servers poll a handful): its validators and the 304 made from them (Known),
   // once per content version and day. Bounded: cleared when full. A 304 allocates no headers of
@@ -125,14 +128,25 @@ export function notModifiedFastPath(listings: Pick<Listings, 'validatorsOf' | 's
     const name = listingOf(url);
     const validators = name === null ? undefined : listings.validatorsOf(name);
     if (validators === undefined) return null;
-    const headers = Object.entries({ etag: validators.etag, 'last-modified': validators.changedAt.toUTCString(), ...LISTING_CACHING, ...corsHeadersFor(url), 'x-content-type-options': 'nosniff' }).flat();
+    const headers = Object.entries({
+      etag: validators.etag,
+      'last-modified': validators.changedAt.toUTCString(),
+      ...LISTING_CACHING,
+      ...corsHeadersFor(url),
+      'x-content-type-options': 'nosniff',
+    }).flat();
     let head: string;
     try {
       head = headOf(headers);
     } catch {
       return null; // a header Node would refuse: the routes answer (and say so), not this path
     }
-    return remember(known, url, { validators, headers, withId: [...headers, 'x-request-id', ''], head, second: -1, whole: '' }, KNOWN_ADDRESSES);
+    return remember(
+      known,
+      url,
+      { validators, headers, withId: [...headers, 'x-request-id', ''], head, second: -1, whole: '' },
+      KNOWN_ADDRESSES,
+    );
   };
   const answer = (request: IncomingMessage, response: ServerResponse): boolean => {
     if (!enabled || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
@@ -149,7 +163,13 @@ export function notModifiedFastPath(listings: Pick<Listings, 'validatorsOf' | 's
     const reqId = callerRequestId(headers) ?? (logged ? newRequestId() : undefined);
     // The usual poll (HTTP/1.1, kept alive, no id to echo): the 304 made whole. Anything else
     // (a connection to close, HTTP/1.0, an id) through writeHead, which decides those headers.
-    if (reqId === undefined && response.shouldKeepAlive && request.httpVersionMinor === 1 && request.httpVersionMajor === 1 && wholeAllowed) {
+    if (
+      reqId === undefined &&
+      response.shouldKeepAlive &&
+      request.httpVersionMinor === 1 &&
+      request.httpVersionMajor === 1 &&
+      wholeAllowed
+    ) {
       const second = Math.floor(Date.now() / 1000);
       if (found.second !== second) {
         found.whole = wholeResponse(found.head, second, keepAliveSeconds);

@@ -26,5 +26,11 @@ export function redactUrl(url: string): string {
 
 /** Fastify's request serializer for the log, with the URL redacted. */
 export function serializeRequest(request: FastifyRequest): Record<string, unknown> {
-  return { method: request.method, url: redactUrl(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort };
+  return {
+    method: request.method,
+    url: redactUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
 }

@@ -6,7 +6,11 @@ import type { StoreMetrics } from '../metrics.ts';
  * `GET /metrics` on a port of its own (APPSTORE_METRICS_PORT), for a scraper on a private
  * network: nothing else is served there. Resolves once listening.
  */
-export async function startMetricsServer(metrics: StoreMetrics, host: string, port: number): Promise<{ port: number; close(): Promise<void> }> {
+export async function startMetricsServer(
+  metrics: StoreMetrics,
+  host: string,
+  port: number,
+): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {

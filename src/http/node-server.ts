@@ -58,7 +58,12 @@ export function trustedProxyMatcher(trustProxy: TrustProxy): (address: string) =
  * Refuses connections over the per-address limit with a 429 and closes them. Connections from
  * trusted proxies are not counted: behind a proxy, that is where per-client limits belong.
  */
-function limitConnectionsPerAddress(server: http.Server, maxPerAddress: number, isTrustedProxy: (address: string) => boolean, log: RefusalLog): void {
+function limitConnectionsPerAddress(
+  server: http.Server,
+  maxPerAddress: number,
+  isTrustedProxy: (address: string) => boolean,
+  log: RefusalLog,
+): void {
   const open = new Map<string, number>();
   server.on('connection', (socket: net.Socket) => {
     const address = plainAddress(socket.remoteAddress ?? '');
@@ -107,12 +112,28 @@ export function createNodeServer(handler: Handler, settings: NodeServerSettings,
   // CONNECT (a proxy's method) bypasses the request handler: Node would close the connection
   // without a word.
   server.on('connect', (request: http.IncomingMessage, socket: Duplex) => {
-    writeRawRefusal(socket, { code: 'invalid_request', detail: `This server is not a proxy: CONNECT ${String(request.url).slice(0, 100)} is not supported. Send GET, HEAD, POST or DELETE for a path of the store.` }, log);
+    writeRawRefusal(
+      socket,
+      {
+        code: 'invalid_request',
+        detail: `This server is not a proxy: CONNECT ${String(request.url).slice(0, 100)} is not supported. Send GET, HEAD, POST or DELETE for a path of the store.`,
+      },
+      log,
+    );
   });
   // Any Expect but 100-continue: Node would answer an empty 417.
   server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) => {
-    answerBeforeRouting(request, response, checkBeforeRouting(request) ?? { code: 'expectation_failed', detail: 'This server supports only Expect: 100-continue.' }, log);
+    answerBeforeRouting(
+      request,
+      response,
+      checkBeforeRouting(request) ?? {
+        code: 'expectation_failed',
+        detail: 'This server supports only Expect: 100-continue.',
+      },
+      log,
+    );
   });
-  if (maxPerAddress > 0) limitConnectionsPerAddress(server, maxPerAddress, trustedProxyMatcher(settings.trustProxy), log);
+  if (maxPerAddress > 0)
+    limitConnectionsPerAddress(server, maxPerAddress, trustedProxyMatcher(settings.trustProxy), log);
   return server;
 }

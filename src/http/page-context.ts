@@ -24,8 +24,16 @@ export interface PageSetting {
 }
 
 /** The context of a page for `visitor` (after a sign-in or sign-out, the new one). */
-function contextFor(request: FastifyRequest, catalog: PageCatalog, visitor: Visitor, container: Container): PageContext {
-  const account = visitor.user === null || visitor.browserSecret === undefined ? null : { username: visitor.user.username, formToken: formToken(container.accounts.keys, visitor.browserSecret) };
+function contextFor(
+  request: FastifyRequest,
+  catalog: PageCatalog,
+  visitor: Visitor,
+  container: Container,
+): PageContext {
+  const account =
+    visitor.user === null || visitor.browserSecret === undefined
+      ? null
+      : { username: visitor.user.username, formToken: formToken(container.accounts.keys, visitor.browserSecret) };
   return {
     languages: visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language']),
     availableLanguages: catalog.languages,
@@ -34,7 +42,12 @@ function contextFor(request: FastifyRequest, catalog: PageCatalog, visitor: Visi
   };
 }
 
-export async function pageSetting(request: FastifyRequest, reply: FastifyReply, container: Container, visitor?: Visitor): Promise<PageSetting> {
+export async function pageSetting(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  container: Container,
+  visitor?: Visitor,
+): Promise<PageSetting> {
   const [catalog, who] = await Promise.all([container.browse.catalog(), visitor ?? visitorOf(request, container)]);
   let token: string | undefined;
   const context = contextFor(request, catalog, who, container);
@@ -48,7 +61,13 @@ export async function pageSetting(request: FastifyRequest, reply: FastifyReply, 
 }
 
 /** Sends the page `build` makes for the visitor (after a sign-in or sign-out, the new one). */
-export async function showPage(request: FastifyRequest, reply: FastifyReply, container: Container, build: (setting: PageSetting) => Html | Promise<Html>, visitor?: Visitor): Promise<FastifyReply> {
+export async function showPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  container: Container,
+  build: (setting: PageSetting) => Html | Promise<Html>,
+  visitor?: Visitor,
+): Promise<FastifyReply> {
   const setting = await pageSetting(request, reply, container, visitor);
   return sendPage(request, reply, await build(setting));
 }

@@ -30,20 +30,39 @@ function bodyOf(refusal: ProtocolRefusal): string {
 function refusalForClientError(error: Error & { code?: string }): ProtocolRefusal {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { code: 'headers_too_large', detail: 'The request line and headers are larger than this server accepts (16 KiB): send fewer or shorter headers, or a shorter URL.' };
+      return {
+        code: 'headers_too_large',
+        detail:
+          'The request line and headers are larger than this server accepts (16 KiB): send fewer or shorter headers, or a shorter URL.',
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { code: 'request_timeout', detail: 'The request was not received in time: the headers, or the whole body, took longer than this server waits. Send the request again.' };
+      return {
+        code: 'request_timeout',
+        detail:
+          'The request was not received in time: the headers, or the whole body, took longer than this server waits. Send the request again.',
+      };
     case 'HPE_INVALID_METHOD':
       return { code: 'invalid_request', detail: 'The request is not HTTP: its method is not one HTTP knows.' };
     case 'HPE_INVALID_URL':
-      return { code: 'invalid_request', detail: 'The request target is not a valid URL path: percent-encode spaces and other special characters.' };
+      return {
+        code: 'invalid_request',
+        detail: 'The request target is not a valid URL path: percent-encode spaces and other special characters.',
+      };
     case 'HPE_INVALID_HEADER_TOKEN':
-      return { code: 'invalid_request', detail: 'A header has a name or value with characters HTTP does not allow (control characters, or spaces in a name).' };
+      return {
+        code: 'invalid_request',
+        detail:
+          'A header has a name or value with characters HTTP does not allow (control characters, or spaces in a name).',
+      };
     case 'HPE_INVALID_TRANSFER_ENCODING':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_INVALID_CHUNK_SIZE':
-      return { code: 'invalid_request', detail: 'The body framing is invalid: send either a valid Content-Length or Transfer-Encoding: chunked with valid chunks, not both.' };
+      return {
+        code: 'invalid_request',
+        detail:
+          'The body framing is invalid: send either a valid Content-Length or Transfer-Encoding: chunked with valid chunks, not both.',
+      };
     case 'HPE_INVALID_VERSION':
       return { code: 'invalid_request', detail: 'The request line does not end with a valid HTTP version (HTTP/1.1).' };
     default:
@@ -55,7 +74,12 @@ function refusalForClientError(error: Error & { code?: string }): ProtocolRefusa
  * Answers on a raw socket, where there is no request object (Node could not parse one, or the
  * connection is refused before any), and closes the connection once the answer is out.
  */
-export function writeRawRefusal(socket: Duplex, refusal: ProtocolRefusal, log: RefusalLog, extraHeaders: Readonly<Record<string, string>> = {}): void {
+export function writeRawRefusal(
+  socket: Duplex,
+  refusal: ProtocolRefusal,
+  log: RefusalLog,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): void {
   const status = ERROR_STATUS[refusal.code];
   const requestId = newRequestId();
   log({ ...refusal, status, requestId });
@@ -68,7 +92,9 @@ export function writeRawRefusal(socket: Duplex, refusal: ProtocolRefusal, log: R
     'X-Content-Type-Options': 'nosniff',
     Connection: 'close',
   };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.once('finish', () => socket.destroy());
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n${body}`);
 }
@@ -86,7 +112,12 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
 }
 
 /** Answers a request refused before routing, with the usual headers (CORS on /api/ paths), and closes the connection. */
-export function answerBeforeRouting(request: IncomingMessage, response: ServerResponse, refusal: ProtocolRefusal, log: RefusalLog): void {
+export function answerBeforeRouting(
+  request: IncomingMessage,
+  response: ServerResponse,
+  refusal: ProtocolRefusal,
+  log: RefusalLog,
+): void {
   const status = ERROR_STATUS[refusal.code];
   const requestId = requestIdFor(request.headers);
   log({ ...refusal, status, requestId });
@@ -108,7 +139,10 @@ export function answerBeforeRouting(request: IncomingMessage, response: ServerRe
  */
 export function checkBeforeRouting(request: IncomingMessage): ProtocolRefusal | null {
   if (request.httpVersionMajor === 1 && request.httpVersionMinor >= 1 && (request.headers.host ?? '') === '') {
-    return { code: 'invalid_request', detail: 'The request has no Host header: HTTP/1.1 requires one (Host: the store\'s name).' };
+    return {
+      code: 'invalid_request',
+      detail: "The request has no Host header: HTTP/1.1 requires one (Host: the store's name).",
+    };
   }
   // Node keeps the first of several: which host the request is for is then ambiguous (RFC 9112 §3.2 requires a 400).
   let hosts = 0;
@@ -120,7 +154,10 @@ export function checkBeforeRouting(request: IncomingMessage): ProtocolRefusal | 
   if (hosts > 1) return { code: 'invalid_request', detail: `The request has ${hosts} Host headers: send exactly one.` };
   const expect = request.headers.expect;
   if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') {
-    return { code: 'expectation_failed', detail: `This server cannot meet the expectation '${expect.slice(0, 40)}': the only one it supports is Expect: 100-continue.` };
+    return {
+      code: 'expectation_failed',
+      detail: `This server cannot meet the expectation '${expect.slice(0, 40)}': the only one it supports is Expect: 100-continue.`,
+    };
   }
   return null;
 }
@@ -135,8 +172,14 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
   const path = url.split('?')[0]?.slice(0, 200) ?? '';
   const refusal: ProtocolRefusal =
     error.code === 'FST_ERR_BAD_URL'
-      ? { code: 'invalid_request', detail: `The path ${path} is not valid percent-encoding: encode each byte as % and two hex digits, and UTF-8 text as its bytes.` }
-      : { code: 'invalid_request', detail: `The path ${path} could not be routed: a path parameter is too long or malformed.` };
+      ? {
+          code: 'invalid_request',
+          detail: `The path ${path} is not valid percent-encoding: encode each byte as % and two hex digits, and UTF-8 text as its bytes.`,
+        }
+      : {
+          code: 'invalid_request',
+          detail: `The path ${path} could not be routed: a path parameter is too long or malformed.`,
+        };
   const status = ERROR_STATUS[refusal.code];
   logRefusal(request.log, { code: refusal.code, status, detail: refusal.detail });
   void reply

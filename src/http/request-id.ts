@@ -19,7 +19,11 @@ export function requestIdMaker(processPart: string, start = 0): () => string {
   let counter = start;
   let head = '';
   const remakeHead = (): void => {
-    head = processPart + Math.floor(counter / LOW_SPAN).toString(16).padStart(12 - LOW_DIGITS, '0');
+    head =
+      processPart +
+      Math.floor(counter / LOW_SPAN)
+        .toString(16)
+        .padStart(12 - LOW_DIGITS, '0');
   };
   remakeHead();
   return () => {
@@ -33,7 +37,9 @@ export function requestIdMaker(processPart: string, start = 0): () => string {
 
 const random = randomBytes(10).toString('hex');
 /** A new request id: this process's part and the next count. */
-export const newRequestId = requestIdMaker(`${random.slice(0, 8)}-${random.slice(8, 12)}-${random.slice(12, 16)}-${random.slice(16, 20)}-`);
+export const newRequestId = requestIdMaker(
+  `${random.slice(0, 8)}-${random.slice(8, 12)}-${random.slice(12, 16)}-${random.slice(16, 20)}-`,
+);
 
 /** The caller's X-Request-Id when it is sane (1–64 of `[A-Za-z0-9._:-]`); undefined otherwise. */
 export function callerRequestId(headers: IncomingHttpHeaders): string | undefined {

@@ -16,7 +16,12 @@ export const ErrorBodySchema = Type.Object(
 );
 
 /** What any route with a body may be refused for before its handler runs. */
-export const BODY_ERRORS = ['invalid_request', 'malformed_json', 'unsupported_media_type', 'payload_too_large'] as const satisfies readonly ErrorCode[];
+export const BODY_ERRORS = [
+  'invalid_request',
+  'malformed_json',
+  'unsupported_media_type',
+  'payload_too_large',
+] as const satisfies readonly ErrorCode[];
 /** What an authenticated route may be refused for before its handler runs. */
 export const AUTH_ERRORS = ['not_authenticated', 'rate_limited'] as const satisfies readonly ErrorCode[];
 
@@ -32,7 +37,12 @@ export function errorResponses(...codes: ReadonlyArray<ErrorCode | readonly Erro
     if (!list.includes(code)) list.push(code);
     byStatus.set(status, list);
   }
-  return Object.fromEntries([...byStatus].map(([status, list]) => [status, { ...Type.Ref('ErrorBody'), description: `code: ${list.join(', ')}` }]));
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      { ...Type.Ref('ErrorBody'), description: `code: ${list.join(', ')}` },
+    ]),
+  );
 }
 
 /** An app id in a path: malformed ones are 400s that say what an app id looks like. */

@@ -31,11 +31,22 @@ export async function visitorOf(request: FastifyRequest, container: Container): 
  * The CSRF token for the forms of this page. An anonymous browser without a form cookie gets one
  * now (pages without forms set no cookie).
  */
-export function formTokenFor(visitor: Visitor, request: FastifyRequest, reply: FastifyReply, container: Container): string {
+export function formTokenFor(
+  visitor: Visitor,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  container: Container,
+): string {
   let secret = visitor.browserSecret;
   if (secret === undefined) {
     secret = randomBytes(24).toString('base64url');
-    reply.setCookie(FORM_COOKIE, secret, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', maxAge: 86_400 });
+    reply.setCookie(FORM_COOKIE, secret, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: request.protocol === 'https',
+      maxAge: 86_400,
+    });
   }
   return formToken(container.accounts.keys, secret);
 }
@@ -64,7 +75,10 @@ declare module 'fastify' {
  */
 function refuseForeignOrigin(request: FastifyRequest): void {
   const refuse = (what: string): never => {
-    throw new AppError('csrf_failed', `Cross-site request refused: ${what} is not this site. Send the form from the store's own page.`);
+    throw new AppError(
+      'csrf_failed',
+      `Cross-site request refused: ${what} is not this site. Send the form from the store's own page.`,
+    );
   };
   if (request.headers['sec-fetch-site'] === 'cross-site') refuse('the page that sent it');
   const origin = request.headers.origin;
@@ -113,6 +127,9 @@ export function guardPosts(scope: FastifyInstance, container: Container): void {
 
 /** The sender of a posted form, as the website's guard checked them. */
 export function postedBy(request: FastifyRequest): Visitor {
-  if (request.poster === null) throw new Error(`${request.method} ${request.routeOptions.url ?? ''} is not behind the website's form guard (guardPosts)`);
+  if (request.poster === null)
+    throw new Error(
+      `${request.method} ${request.routeOptions.url ?? ''} is not behind the website's form guard (guardPosts)`,
+    );
   return request.poster;
 }

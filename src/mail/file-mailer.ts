@@ -28,7 +28,12 @@ function asEml(mail: OutgoingMail, from: string, at: Date): string {
  * directory readable only by the service's user, and each mail's links are logged, so that
  * sign-up and password reset can be completed from the log. The service warns about this at start.
  */
-export function fileMailer(directory: string, from: string, log: (message: string) => void, now: () => Date = () => new Date()): Mailer {
+export function fileMailer(
+  directory: string,
+  from: string,
+  log: (message: string) => void,
+  now: () => Date = () => new Date(),
+): Mailer {
   return {
     async send(mail) {
       await fs.promises.mkdir(directory, { recursive: true, mode: 0o700 });
@@ -37,7 +42,9 @@ export function fileMailer(directory: string, from: string, log: (message: strin
       const file = path.join(directory, name);
       await fs.promises.writeFile(file, asEml(mail, from, at), { mode: 0o600 });
       const links = mail.text.match(/https?:\/\/\S+/g) ?? [];
-      log(`mail to ${mail.to} ("${mail.subject}") written to ${file}${links.length === 0 ? '' : `; its link:\n${links.join('\n')}`}`);
+      log(
+        `mail to ${mail.to} ("${mail.subject}") written to ${file}${links.length === 0 ? '' : `; its link:\n${links.join('\n')}`}`,
+      );
     },
   };
 }

@@ -25,7 +25,8 @@ function readsThrough(db: Kysely<Database>): AppListingReads {
  */
 export function appListingSource(database: DatabaseHandle): AppListingSource {
   const db = database.db;
-  const inSnapshot = <T>(read: (reads: AppListingReads) => Promise<T>): Promise<T> => inReadSnapshot(database, (trx) => read(readsThrough(trx)));
+  const inSnapshot = <T>(read: (reads: AppListingReads) => Promise<T>): Promise<T> =>
+    inReadSnapshot(database, (trx) => read(readsThrough(trx)));
   return {
     // The counts and the saved parts need no snapshot: each is checked against the index.
     ...readsThrough(db),

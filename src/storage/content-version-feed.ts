@@ -1,6 +1,11 @@
 import type { VersionStamp } from '../domain/listings/version-stamp.ts';
 import type { CommitProbe, DatabaseHandle } from './database.ts';
-import { CONTENT_VERSION_QUERY, contentVersionOfRow, readContentVersion, renewEpoch } from './repositories/content-version.repository.ts';
+import {
+  CONTENT_VERSION_QUERY,
+  contentVersionOfRow,
+  readContentVersion,
+  renewEpoch,
+} from './repositories/content-version.repository.ts';
 import { onCommittedWrite } from './write-transaction.ts';
 
 /** The PostgreSQL channel the content version's trigger notifies (migration 0003). */
@@ -106,10 +111,12 @@ export class ContentVersionFeed {
     if (this.nextReading !== null) return this.nextReading;
     if (this.reading !== null) {
       // The read under way may have started before the caller's request: the next one serves it.
-      const next = this.reading.catch(() => undefined).then(() => {
-        this.nextReading = null;
-        return this.startReading();
-      });
+      const next = this.reading
+        .catch(() => undefined)
+        .then(() => {
+          this.nextReading = null;
+          return this.startReading();
+        });
       this.nextReading = next;
       return next;
     }
@@ -235,7 +242,14 @@ export class ContentVersionFeed {
     const [instanceId = '', version = '', changedAt = ''] = payload.split(' ');
     const known = this.stamp;
     const stamp = contentVersionOfRow({ version, changed_at: changedAt, instance_id: instanceId });
-    if (known !== undefined && instanceId === known.instanceId && /^\d+$/.test(version) && stamp.version > known.version && !Number.isNaN(stamp.changedAt.getTime())) this.observe(stamp, this.knownAt);
+    if (
+      known !== undefined &&
+      instanceId === known.instanceId &&
+      /^\d+$/.test(version) &&
+      stamp.version > known.version &&
+      !Number.isNaN(stamp.changedAt.getTime())
+    )
+      this.observe(stamp, this.knownAt);
     else void this.refresh().catch(() => undefined);
   }
 
@@ -253,7 +267,10 @@ export class ContentVersionFeed {
     if (this.closed) return;
     setTimeout(() => {
       // Listening again, the version is read again: a write may have landed in the gap.
-      if (this.listener === undefined) void this.listenOrPoll().then(() => this.refresh()).catch(() => undefined);
+      if (this.listener === undefined)
+        void this.listenOrPoll()
+          .then(() => this.refresh())
+          .catch(() => undefined);
     }, this.options.reconnectMs).unref();
   }
 }

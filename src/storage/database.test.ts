@@ -4,7 +4,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { kyselySqlite } from './database.ts';
 
 /** A query through the adapter, as Kysely runs one: prepare, then `all` with its parameters. */
-const rowsOf = (native: BetterSqlite3.Database, query: string, parameters: unknown[] = []): unknown[] => kyselySqlite(native).prepare(query).all(parameters) as unknown[];
+const rowsOf = (native: BetterSqlite3.Database, query: string, parameters: unknown[] = []): unknown[] =>
+  kyselySqlite(native).prepare(query).all(parameters) as unknown[];
 
 /** `check` on a new in-memory database, closed after. */
 function inMemory(check: (native: BetterSqlite3.Database) => void): void {
@@ -32,7 +33,11 @@ describe('the SQLite connection as Kysely drives it', () => {
         const adapted = rowsOf(native, query);
         assert.deepEqual(adapted, native_, query);
         for (const [row, expected] of adapted.map((row, i) => [row, native_[i]] as const)) {
-          assert.deepEqual(Object.keys(row as object), Object.keys(expected as object), `${query}: the same keys in the same order`);
+          assert.deepEqual(
+            Object.keys(row as object),
+            Object.keys(expected as object),
+            `${query}: the same keys in the same order`,
+          );
           assert.equal(Object.getPrototypeOf(row), Object.getPrototypeOf(expected), `${query}: the same prototype`);
         }
       }

@@ -11,9 +11,7 @@ import type { HeldLock } from './serving-lock.ts';
 import { withUnavailableErrors } from './unavailable.ts';
 
 /** Where the database is: a SQLite file, or a PostgreSQL URL (config.ts reads it from the environment). */
-export type DatabaseTarget =
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string };
+export type DatabaseTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -24,7 +22,13 @@ export interface DatabaseHandle {
    * PostgreSQL only (null on SQLite): a connection of its own that LISTENs on a channel. `onNotify`
    * hears each notification; `onLost` once, when the connection fails or ends. Closed with the handle.
    */
-  readonly listen: ((channel: string, onNotify: (payload: string) => void, onLost: (error: Error) => void) => Promise<{ stop(): Promise<void> }>) | null;
+  readonly listen:
+    | ((
+        channel: string,
+        onNotify: (payload: string) => void,
+        onLost: (error: Error) => void,
+      ) => Promise<{ stop(): Promise<void> }>)
+    | null;
   /** PostgreSQL's connection pool now (null on SQLite, which has one connection). */
   readonly poolUse: () => { size: number; total: number; idle: number; waiting: number } | null;
   /**
@@ -61,7 +65,8 @@ export interface OpenOptions {
 }
 
 export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): DatabaseHandle {
-  const handle = target.kind === 'sqlite' ? openSqlite(target.file, options.holdUseLock ?? true) : openPostgres(target.url, options);
+  const handle =
+    target.kind === 'sqlite' ? openSqlite(target.file, options.holdUseLock ?? true) : openPostgres(target.url, options);
   let closing: Promise<void> | undefined;
   const listeners = new Set<pg.Client>();
   const listen: DatabaseHandle['listen'] =
@@ -103,7 +108,15 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
     db: handle.db,
     dialect: handle.dialect,
     backup: handle.native === null ? null : (file) => backupSqlite(handle.native as BetterSqlite3.Database, file),
-    poolUse: () => (handle.pool === null ? null : { size: handle.pool.options.max ?? 10, total: handle.pool.totalCount, idle: handle.pool.idleCount, waiting: handle.pool.waitingCount }),
+    poolUse: () =>
+      handle.pool === null
+        ? null
+        : {
+            size: handle.pool.options.max ?? 10,
+            total: handle.pool.totalCount,
+            idle: handle.pool.idleCount,
+            waiting: handle.pool.waitingCount,
+          },
     listen,
     commitProbe: handle.probe?.commitProbe ?? null,
     close: () =>
@@ -143,7 +156,14 @@ function openSqlite(file: string, holdUseLock: boolean): SqliteHandle {
   // Another process (the CLI, a second server) may hold the write lock for a moment.
   native.pragma('busy_timeout = 5000');
   const probe = file === ':memory:' ? null : openCommitProbe(file);
-  return { db: new Kysely<Database>({ dialect: withUnavailableErrors(new SqliteDialect({ database: kyselySqlite(native) })) }), dialect: 'sqlite', pool: null, native, probe, useLock };
+  return {
+    db: new Kysely<Database>({ dialect: withUnavailableErrors(new SqliteDialect({ database: kyselySqlite(native) })) }),
+    dialect: 'sqlite',
+    pool: null,
+    native,
+    probe,
+    useLock,
+  };
 }
 
 /**
@@ -185,14 +205,18 @@ export function kyselySqlite(native: BetterSqlite3.Database): SqliteDatabase {
   const convert = (parameters: ReadonlyArray<unknown>): unknown[] =>
     parameters.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value));
   const kept = new Map<string, KeptStatement>();
-  const statementFor = (query: string): KeptStatement => kept.get(query) ?? remember(kept, query, keptStatement(native.prepare(query)), STATEMENTS_KEPT);
+  const statementFor = (query: string): KeptStatement =>
+    kept.get(query) ?? remember(kept, query, keptStatement(native.prepare(query)), STATEMENTS_KEPT);
   return {
     close: () => native.close(),
     prepare(query: string): SqliteStatement {
       const { statement, toRow } = statementFor(query);
       return {
         reader: statement.reader,
-        all: toRow === null ? (parameters) => statement.all(convert(parameters)) : (parameters) => (statement.all(convert(parameters)) as unknown[][]).map(toRow),
+        all:
+          toRow === null
+            ? (parameters) => statement.all(convert(parameters))
+            : (parameters) => (statement.all(convert(parameters)) as unknown[][]).map(toRow),
         run: (parameters) => statement.run(convert(parameters)),
         iterate: (parameters) => native.prepare(query).iterate(convert(parameters)),
       };
@@ -243,7 +267,10 @@ export function rowMaker(names: readonly string[]): RowMaker {
   return new Function('values', `'use strict'; return { ${properties.join(', ')} };`) as RowMaker;
 }
 
-function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; dialect: Dialect; pool: pg.Pool; native: null; probe: null; useLock: null } {
+function openPostgres(
+  url: string,
+  options: OpenOptions,
+): { db: Kysely<Database>; dialect: Dialect; pool: pg.Pool; native: null; probe: null; useLock: null } {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -253,7 +280,14 @@ function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>
   // one is reported on the pool, one in use on itself (its query fails: 503, and the pool drops it).
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return { db: new Kysely<Database>({ dialect: withUnavailableErrors(new PostgresDialect({ pool })) }), dialect: 'postgres', pool, native: null, probe: null, useLock: null };
+  return {
+    db: new Kysely<Database>({ dialect: withUnavailableErrors(new PostgresDialect({ pool })) }),
+    dialect: 'postgres',
+    pool,
+    native: null,
+    probe: null,
+    useLock: null,
+  };
 }
 
 /** A SQLite database's files: the file itself, then those SQLite keeps beside it (-wal, -shm, -journal). */

@@ -77,7 +77,11 @@ export interface MigrationReport {
  * SQLite. Only the current schema is ever looked at. `until` stops after the step of that name (a
  * test's database as an earlier version left it).
  */
-export async function migrateToLatest(handle: DatabaseHandle, now: Date, options: { readonly until?: string } = {}): Promise<MigrationReport> {
+export async function migrateToLatest(
+  handle: DatabaseHandle,
+  now: Date,
+  options: { readonly until?: string } = {},
+): Promise<MigrationReport> {
   const db = handle.db as unknown as Kysely<MigrationsTable>;
   // Under the lock too: two `create table if not exists` at once on PostgreSQL can both try to
   // create the table's type, and the second fails on pg_type's unique index.
@@ -96,7 +100,11 @@ export async function migrateToLatest(handle: DatabaseHandle, now: Date, options
     const ran = await db.transaction().execute(async (trx) => {
       if (handle.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POSTGRES_LOCK_ID})`.execute(trx);
       else await sql`update appstore_migrations set name = name where 0`.execute(trx); // takes the write lock
-      const done = await trx.selectFrom('appstore_migrations').select('name').where('name', '=', name).executeTakeFirst();
+      const done = await trx
+        .selectFrom('appstore_migrations')
+        .select('name')
+        .where('name', '=', name)
+        .executeTakeFirst();
       if (done !== undefined) return false;
       try {
         const found = await step.up(trx as unknown as Kysely<unknown>, handle.dialect);
@@ -104,7 +112,10 @@ export async function migrateToLatest(handle: DatabaseHandle, now: Date, options
       } catch (error) {
         throw new Error(`migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
       }
-      await trx.insertInto('appstore_migrations').values({ name, applied_at: formatTimestamp(now) }).execute();
+      await trx
+        .insertInto('appstore_migrations')
+        .values({ name, applied_at: formatTimestamp(now) })
+        .execute();
       return true;
     });
     if (ran) applied.push(name);

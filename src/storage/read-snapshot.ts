@@ -17,7 +17,10 @@ export function inReadSnapshot<T>(handle: DatabaseHandle, read: (db: Kysely<Data
  * Reads data together with the content version it belongs to, in one snapshot, so a rendered
  * listing is never labelled with a version it does not show.
  */
-export function readSnapshot<T>(handle: DatabaseHandle, read: (db: Kysely<Database>) => Promise<T>): Promise<{ stamp: VersionStamp; body: T }> {
+export function readSnapshot<T>(
+  handle: DatabaseHandle,
+  read: (db: Kysely<Database>) => Promise<T>,
+): Promise<{ stamp: VersionStamp; body: T }> {
   return inReadSnapshot(handle, async (trx) => {
     const stamp = await readContentVersion(trx);
     return { stamp, body: await read(trx) };

@@ -27,7 +27,12 @@ const refuse = (detail: string): AppError => new AppError('invalid_request', det
  * PostgreSQL: pg_restore --clean in one transaction, while nodes may run: they see the new epoch
  * at once and drop what they hold.
  */
-export async function restoreDatabase(target: DatabaseTarget, backupFile: string, now: Date, audit: AuditEntry): Promise<RestoreReport> {
+export async function restoreDatabase(
+  target: DatabaseTarget,
+  backupFile: string,
+  now: Date,
+  audit: AuditEntry,
+): Promise<RestoreReport> {
   if (!fs.existsSync(backupFile)) throw refuse(`${backupFile}: no such file`);
   if (target.kind === 'sqlite') {
     if (target.file === ':memory:') throw refuse('the database is in memory: there is nothing to restore into');
@@ -37,7 +42,12 @@ export async function restoreDatabase(target: DatabaseTarget, backupFile: string
   return { keptAs: null, epoch: await markRestored(target, backupFile, now, audit) };
 }
 
-async function restoreSqlite(databaseFile: string, backupFile: string, now: Date, audit: AuditEntry): Promise<RestoreReport> {
+async function restoreSqlite(
+  databaseFile: string,
+  backupFile: string,
+  now: Date,
+  audit: AuditEntry,
+): Promise<RestoreReport> {
   checkSqliteBackup(backupFile);
   const lock = holdExclusively(databaseFile);
   const incoming = `${databaseFile}.restoring-${process.pid}`;
@@ -56,7 +66,8 @@ async function restoreSqlite(databaseFile: string, backupFile: string, now: Date
       keptAs = `${databaseFile}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
       // The -wal beside the old file holds its last commits: kept with it, never replayed over the backup.
       const kept = sqliteFiles(keptAs);
-      for (const [index, name] of sqliteFiles(databaseFile).entries()) if (fs.existsSync(name)) fs.renameSync(name, kept[index] ?? '');
+      for (const [index, name] of sqliteFiles(databaseFile).entries())
+        if (fs.existsSync(name)) fs.renameSync(name, kept[index] ?? '');
     }
     fs.renameSync(incoming, databaseFile);
     syncFile(path.dirname(databaseFile));
@@ -73,18 +84,28 @@ function checkSqliteBackup(file: string): void {
   try {
     copy = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   } catch (error) {
-    throw refuse(`${file} cannot be opened as a SQLite database (${(error as Error).message}); give a file written by \`appstore backup\``);
+    throw refuse(
+      `${file} cannot be opened as a SQLite database (${(error as Error).message}); give a file written by \`appstore backup\``,
+    );
   }
   try {
     let check: unknown;
     try {
       check = copy.pragma('integrity_check', { simple: true });
     } catch (error) {
-      throw refuse(`${file} is not a SQLite database (${(error as Error).message}); give a file written by \`appstore backup\``);
+      throw refuse(
+        `${file} is not a SQLite database (${(error as Error).message}); give a file written by \`appstore backup\``,
+      );
     }
-    if (check !== 'ok') throw refuse(`${file} fails SQLite's integrity check (${String(check)}): it is damaged; take another backup`);
-    const tables = new Set(copy.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[]);
-    if (!tables.has('appstore_migrations') || !tables.has('content_version')) throw refuse(`${file} is a SQLite database, but not one of this store (no appstore_migrations or content_version table)`);
+    if (check !== 'ok')
+      throw refuse(`${file} fails SQLite's integrity check (${String(check)}): it is damaged; take another backup`);
+    const tables = new Set(
+      copy.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[],
+    );
+    if (!tables.has('appstore_migrations') || !tables.has('content_version'))
+      throw refuse(
+        `${file} is a SQLite database, but not one of this store (no appstore_migrations or content_version table)`,
+      );
   } finally {
     copy.close();
   }
@@ -122,17 +143,42 @@ function runPgRestore(url: string, backupFile: string): Promise<void> {
   const address = new URL(url);
   const password = decodeURIComponent(address.password);
   address.password = '';
-  const args = ['--clean', '--if-exists', '--single-transaction', '--exit-on-error', '--no-owner', '--no-privileges', '--dbname', address.toString(), backupFile];
+  const args = [
+    '--clean',
+    '--if-exists',
+    '--single-transaction',
+    '--exit-on-error',
+    '--no-owner',
+    '--no-privileges',
+    '--dbname',
+    address.toString(),
+    backupFile,
+  ];
   return new Promise((resolve, reject) => {
-    const child = spawn('pg_restore', args, { env: { ...process.env, ...(password === '' ? {} : { PGPASSWORD: password }) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('pg_restore', args, {
+      env: { ...process.env, ...(password === '' ? {} : { PGPASSWORD: password }) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let errors = '';
     child.stderr.setEncoding('utf8').on('data', (text: string) => (errors = `${errors}${text}`.slice(-4000)));
     child.on('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'ENOENT' ? new AppError('configuration_error', 'pg_restore is not installed here: install PostgreSQL\'s client tools (apt-get install postgresql-client) and run the restore again.') : error),
+      reject(
+        error.code === 'ENOENT'
+          ? new AppError(
+              'configuration_error',
+              "pg_restore is not installed here: install PostgreSQL's client tools (apt-get install postgresql-client) and run the restore again.",
+            )
+          : error,
+      ),
     );
     child.on('close', (code) => {
       if (code === 0) resolve();
-      else reject(refuse(`pg_restore failed (exit ${code}); nothing was changed (it runs in one transaction): ${errors.trim().split('\n').slice(-3).join(' ')}`));
+      else
+        reject(
+          refuse(
+            `pg_restore failed (exit ${code}); nothing was changed (it runs in one transaction): ${errors.trim().split('\n').slice(-3).join(' ')}`,
+          ),
+        );
     });
   });
 }

@@ -32,7 +32,11 @@ export function holdWhileUsing(databaseFile: string): HeldLock {
     lock.prepare('select count(*) from serving').get();
   } catch (error) {
     lock.close();
-    if (busy(error)) throw new AppError('conflict', `A restore of ${databaseFile} is under way (appstore restore): try again when it has finished.`);
+    if (busy(error))
+      throw new AppError(
+        'conflict',
+        `A restore of ${databaseFile} is under way (appstore restore): try again when it has finished.`,
+      );
     throw error;
   }
   return { release: () => lock.close() };
@@ -46,7 +50,11 @@ export function holdExclusively(databaseFile: string): HeldLock {
     lock.exec('begin exclusive');
   } catch (error) {
     lock.close();
-    if (busy(error)) throw new AppError('conflict', `A server is running on ${databaseFile}: stop it first (systemctl stop appstore, and let any appstore command finish), then run the restore again. Nothing was changed.`);
+    if (busy(error))
+      throw new AppError(
+        'conflict',
+        `A server is running on ${databaseFile}: stop it first (systemctl stop appstore, and let any appstore command finish), then run the restore again. Nothing was changed.`,
+      );
     throw error;
   }
   return { release: () => lock.close() };

@@ -23,7 +23,15 @@ describe('isUnavailable: "not now" from the database, not a mistake in a query',
   });
 
   test('a broken constraint, a syntax error, a bug are not', () => {
-    for (const error of [withCode('23505', 'duplicate key'), withCode('42601', 'syntax error'), withCode('SQLITE_CONSTRAINT_UNIQUE'), new TypeError('x is undefined'), new AggregateError([withCode('ECONNREFUSED'), withCode('23505')]), 'text', null]) {
+    for (const error of [
+      withCode('23505', 'duplicate key'),
+      withCode('42601', 'syntax error'),
+      withCode('SQLITE_CONSTRAINT_UNIQUE'),
+      new TypeError('x is undefined'),
+      new AggregateError([withCode('ECONNREFUSED'), withCode('23505')]),
+      'text',
+      null,
+    ]) {
       assert.equal(isUnavailable(error), false, String(error));
     }
   });

@@ -5,11 +5,21 @@ import { databaseUnavailable } from '../errors.ts';
 
 /** SQLSTATE classes and codes of PostgreSQL that mean "not now", not "wrong": connection exceptions, shutdown, too many connections. */
 const POSTGRES_UNAVAILABLE = /^(08...|57P01|57P02|57P03|53300|53100|58030)$/;
-const NETWORK_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const NETWORK_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 /** better-sqlite3's codes for a database that is locked too long, or whose disk fails or is full. */
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)/;
 /** node-postgres says these in words only. */
-const CONNECTION_LOST = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout|terminating connection/i;
+const CONNECTION_LOST =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout|terminating connection/i;
 
 /** True when an error says the database cannot answer now (down, unreachable, locked, full), as opposed to a mistake in a query. */
 export function isUnavailable(error: unknown): boolean {
@@ -24,7 +34,9 @@ export function isUnavailable(error: unknown): boolean {
 /** The catalogue's error for it: 503 with Retry-After over HTTP, a sentence on the command line. */
 function unavailableError(error: unknown): AppError {
   const reason = error instanceof Error ? error.message : String(error);
-  return databaseUnavailable(`The database cannot answer now (${reason.slice(0, 200)}); nothing was changed. Try again in a few seconds.`);
+  return databaseUnavailable(
+    `The database cannot answer now (${reason.slice(0, 200)}); nothing was changed. Try again in a few seconds.`,
+  );
 }
 
 const translated = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -58,15 +70,20 @@ function translatingDriver(driver: Driver): Driver {
       translated(async () => {
         const connection = await driver.acquireConnection();
         const wrapped: DatabaseConnection = {
-          executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => translated(() => connection.executeQuery<R>(query)),
-          streamQuery: <R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> => connection.streamQuery<R>(query, chunkSize),
+          executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> =>
+            translated(() => connection.executeQuery<R>(query)),
+          streamQuery: <R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> =>
+            connection.streamQuery<R>(query, chunkSize),
         };
         connections.set(wrapped, connection);
         return wrapped;
       }),
-    beginTransaction: (connection: DatabaseConnection, settings: TransactionSettings) => translated(() => driver.beginTransaction(innerOf(connection), settings)),
-    commitTransaction: (connection: DatabaseConnection) => translated(() => driver.commitTransaction(innerOf(connection))),
-    rollbackTransaction: (connection: DatabaseConnection) => translated(() => driver.rollbackTransaction(innerOf(connection))),
+    beginTransaction: (connection: DatabaseConnection, settings: TransactionSettings) =>
+      translated(() => driver.beginTransaction(innerOf(connection), settings)),
+    commitTransaction: (connection: DatabaseConnection) =>
+      translated(() => driver.commitTransaction(innerOf(connection))),
+    rollbackTransaction: (connection: DatabaseConnection) =>
+      translated(() => driver.rollbackTransaction(innerOf(connection))),
     releaseConnection: (connection: DatabaseConnection) => driver.releaseConnection(innerOf(connection)),
     destroy: () => driver.destroy(),
   };

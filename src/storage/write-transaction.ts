@@ -64,7 +64,12 @@ export async function writeTransaction<T>(
  * A delete in a write transaction: true when it removed a row (and moved the content version),
  * false when there was nothing to delete, as when a concurrent delete won.
  */
-export async function deleteInWriteTransaction(db: Kysely<Database>, now: Date, remove: (trx: Transaction<Database>) => Promise<DeleteResult>, audit: AuditEntry | null = null): Promise<boolean> {
+export async function deleteInWriteTransaction(
+  db: Kysely<Database>,
+  now: Date,
+  remove: (trx: Transaction<Database>) => Promise<DeleteResult>,
+  audit: AuditEntry | null = null,
+): Promise<boolean> {
   const { result } = await writeTransaction(
     db,
     now,

@@ -60,7 +60,12 @@ export function timeAgo(iso: string, now: Date, language: string): string {
   let text = agoTexts.get(key);
   if (text === undefined) {
     const format = relativeTime(bcp47(language) ?? 'en');
-    text = days < 45 ? format.format(-days, 'day') : days < 365 ? format.format(-Math.round(days / 30.44), 'month') : format.format(-Math.round(days / 365.25), 'year');
+    text =
+      days < 45
+        ? format.format(-days, 'day')
+        : days < 365
+          ? format.format(-Math.round(days / 30.44), 'month')
+          : format.format(-Math.round(days / 365.25), 'year');
     remember(agoTexts, key, text, 4096);
   }
   return text;
@@ -86,7 +91,8 @@ export function shortDate(iso: string, language: string): string {
  * with its text alternative and the count beside it. `stars` from 1 to 5.
  */
 export function starRating(stars: number, count: number): Html {
-  if (count === 0) return html`<span class="rating"><span class="stars s0" aria-hidden="true"></span> ${STRINGS.notRated}</span>`;
+  if (count === 0)
+    return html`<span class="rating"><span class="stars s0" aria-hidden="true"></span> ${STRINGS.notRated}</span>`;
   const halves = Math.min(10, Math.max(0, Math.round(stars * 2)));
   return html`<span class="rating"><span class="stars s${halves * 5}" role="img" aria-label="${STRINGS.starsAlt(stars)}"></span> <span class="count">(${count})</span></span>`;
 }

@@ -4,9 +4,13 @@ export const DEV = {
   navAdmin: 'Administration',
   sections: 'Developer pages',
   myAppsTitle: 'My apps',
-  myAppsLead: 'The apps you own or co-maintain. Publishing starts with a certificate for the app id, then registering the app, then a release.',
+  myAppsLead:
+    'The apps you own or co-maintain. Publishing starts with a certificate for the app id, then registering the app, then a release.',
   noAppsYet: 'You do not own or co-maintain any app yet. Start by getting a certificate for your app id.',
-  role: { owner: 'owner', 'co-maintainer': 'co-maintainer', admin: 'administrator', none: '' } as Record<string, string>,
+  role: { owner: 'owner', 'co-maintainer': 'co-maintainer', admin: 'administrator', none: '' } as Record<
+    string,
+    string
+  >,
   latest: 'Latest release',
   noRelease: 'no release yet',
   rating: 'Rating',
@@ -17,15 +21,19 @@ export const DEV = {
   stepPublish: 'Publish a release',
   // certificate
   certificateTitle: 'Get a certificate',
-  certificateLead: 'Every app is signed with a key only you hold. The store certifies that key for your app id: you send a certificate request (CSR), never the key.',
-  certificateExternal: "This store trusts an external certificate authority whose key it does not hold, so it cannot issue certificates here: ask the store's administrators how to get one.",
-  certificateApproval: 'An administrator approves each certificate on this store: after you send the request, you get a mail with the decision, and the certificate appears below.',
+  certificateLead:
+    'Every app is signed with a key only you hold. The store certifies that key for your app id: you send a certificate request (CSR), never the key.',
+  certificateExternal:
+    "This store trusts an external certificate authority whose key it does not hold, so it cannot issue certificates here: ask the store's administrators how to get one.",
+  certificateApproval:
+    'An administrator approves each certificate on this store: after you send the request, you get a mail with the decision, and the certificate appears below.',
   certificateAutomatic: 'This store issues the certificate at once if the app id is free (or yours).',
   appIdLabel: 'Your app id',
   appIdHint: 'Lower-case letters and underscores, as in the id element of appinfo/info.xml.',
   showCommands: 'Fill in the commands',
   makeCsr: '1. On your machine, make the key and the request',
-  makeCsrHint: 'The key (APP.key) stays on your machine: keep it safe, it signs every release. The request (APP.csr) holds only the public key and the app id.',
+  makeCsrHint:
+    'The key (APP.key) stays on your machine: keep it safe, it signs every release. The request (APP.csr) holds only the public key and the app id.',
   pasteCsr: '2. Paste the request',
   csrLabel: 'Certificate request (the whole .csr file)',
   csrHint: 'Begins with -----BEGIN CERTIFICATE REQUEST-----. Its CN must be the app id.',
@@ -33,7 +41,8 @@ export const DEV = {
   issuedTitle: (appId: string) => `Your certificate for ${appId}`,
   issuedText: 'Save it as APP.crt beside your key. Then register the app with it.',
   downloadCertificate: 'Download the certificate',
-  pendingText: (appId: string) => `Your request for ${appId} waits for an administrator. You get a mail when it is decided.`,
+  pendingText: (appId: string) =>
+    `Your request for ${appId} waits for an administrator. You get a mail when it is decided.`,
   yourRequests: 'Your certificate requests',
   requestStatus: { pending: 'waiting for approval', issued: 'issued', rejected: 'declined' } as Record<string, string>,
   requested: 'Requested',
@@ -41,7 +50,8 @@ export const DEV = {
   registerWithIt: 'Register the app with it',
   // register
   registerTitle: 'Register an app',
-  registerLead: 'Registering makes you the owner of the app id. Paste the certificate and a signature of the app id made with your key.',
+  registerLead:
+    'Registering makes you the owner of the app id. Paste the certificate and a signature of the app id made with your key.',
   signId: '1. Sign the app id with your key',
   certificateLabel: 'Certificate (PEM)',
   certificateHint: 'The whole APP.crt, -----BEGIN CERTIFICATE----- included.',
@@ -50,21 +60,26 @@ export const DEV = {
   registerButton: 'Register',
   registered: (appId: string) => `${appId} is registered to you. Publish its first release next.`,
   updated: (appId: string) => `The certificate of ${appId} is updated.`,
-  releasesDeleted: 'Its releases were deleted: they were signed with the old key. Publish them again, signed with the new one.',
+  releasesDeleted:
+    'Its releases were deleted: they were signed with the old key. Publish them again, signed with the new one.',
   // publish
   publishTitle: 'Publish a release',
-  publishLead: 'Upload the archive (APP.tar.gz) anywhere that serves it over HTTPS, for example a release of your repository, then give its address and its signature here. The store downloads and checks it.',
+  publishLead:
+    'Upload the archive (APP.tar.gz) anywhere that serves it over HTTPS, for example a release of your repository, then give its address and its signature here. The store downloads and checks it.',
   signArchive: '1. Sign the archive with your key',
   downloadLabel: 'Download address (HTTPS)',
-  downloadHint: 'Where the store downloads the .tar.gz from. It must stay there: Nextcloud servers download it from there too.',
+  downloadHint:
+    'Where the store downloads the .tar.gz from. It must stay there: Nextcloud servers download it from there too.',
   archiveSignatureLabel: 'Signature of the archive (base64)',
   nightlyLabel: 'Nightly release',
   nightlyHint: 'A nightly replaces the earlier nightly of the app; servers install it only when asked for nightlies.',
   publishButton: 'Publish',
   jobTitle: 'Publishing',
-  jobRunning: 'The store is downloading and checking the archive. This page refreshes by itself; a large archive from a slow host can take a minute.',
+  jobRunning:
+    'The store is downloading and checking the archive. This page refreshes by itself; a large archive from a slow host can take a minute.',
   jobRefresh: 'Refresh now',
-  jobDone: (appId: string, version: string, created: boolean) => `${created ? 'Published' : 'Updated'}: ${appId} ${version}.`,
+  jobDone: (appId: string, version: string, created: boolean) =>
+    `${created ? 'Published' : 'Updated'}: ${appId} ${version}.`,
   jobRefused: 'The release was refused; nothing was saved.',
   jobFailed: 'The publish did not finish.',
   jobAgain: 'Publish again',
@@ -83,10 +98,12 @@ export const DEV = {
   nextcloud: 'Nextcloud',
   published: 'Published',
   /** The release was published; its icon was not (the reason starts with "the icon was left out: …"). */
-  iconLeftOut: (problem: string) => `Note: ${problem}. The app is shown with a placeholder until a release brings an icon that can be used.`,
+  iconLeftOut: (problem: string) =>
+    `Note: ${problem}. The app is shown with a placeholder until a release brings an icon that can be used.`,
   deleteRelease: (version: string) => `Delete ${version}`,
   releaseDeleted: (version: string) => `Release ${version} was deleted.`,
-  maintainersLead: 'Co-maintainers publish and delete releases. Only the owner (and administrators) change the certificate, the co-maintainers, or delete the app.',
+  maintainersLead:
+    'Co-maintainers publish and delete releases. Only the owner (and administrators) change the certificate, the co-maintainers, or delete the app.',
   addMaintainer: 'Add a co-maintainer',
   usernameLabel: 'Username',
   add: 'Add',
@@ -96,8 +113,10 @@ export const DEV = {
   maintainerAlready: (username: string) => `${username} co-maintained the app already.`,
   maintainerRemoved: (username: string) => `${username} no longer co-maintains the app.`,
   transferTitle: 'Transfer ownership',
-  transferLocked: 'To hand the app to another developer, unlock it: the next valid registration of the app id by anyone makes them the owner, and locks it again.',
-  transferUnlocked: 'The app is unlocked for transfer. The new owner registers it (Register an app) with a certificate for the app id: the one you give them with its key (the releases stay), or a new one they get here (the releases are deleted, being signed with the old key). Until then you stay the owner.',
+  transferLocked:
+    'To hand the app to another developer, unlock it: the next valid registration of the app id by anyone makes them the owner, and locks it again.',
+  transferUnlocked:
+    'The app is unlocked for transfer. The new owner registers it (Register an app) with a certificate for the app id: the one you give them with its key (the releases stay), or a new one they get here (the releases are deleted, being signed with the old key). Until then you stay the owner.',
   unlock: 'Unlock for transfer',
   lock: 'Lock again',
   flagsTitle: 'Store settings (administrators)',
@@ -107,7 +126,8 @@ export const DEV = {
   enterpriseHint: 'Listed only for servers that ask for enterprise apps.',
   flagsSaved: 'The settings were saved.',
   deleteTitle: 'Delete the app',
-  deleteLead: 'Deletes the app with all its releases and ratings, from the store and its listings. This cannot be undone.',
+  deleteLead:
+    'Deletes the app with all its releases and ratings, from the store and its listings. This cannot be undone.',
   confirmLabel: (appId: string) => `Type ${appId} to confirm`,
   confirmMismatch: (appId: string) => `Type the app id, ${appId}, exactly.`,
   deleteApp: 'Delete the app',
@@ -156,7 +176,8 @@ export const ADMIN = {
   invited: (u: string, email: string) => `${u} was created; an invitation was mailed to ${email}.`,
   disabledDone: (u: string) => `${u} is disabled: they cannot sign in or use their token.`,
   enabledDone: (u: string) => `${u} is enabled again.`,
-  adminDone: (u: string, admin: boolean) => (admin ? `${u} is an administrator now.` : `${u} is no longer an administrator.`),
+  adminDone: (u: string, admin: boolean) =>
+    admin ? `${u} is an administrator now.` : `${u} is no longer an administrator.`,
   // apps
   appsLead: 'Every registered app. Flags, co-maintainers, transfer and deletion are on each app’s page.',
   owner: 'Owner',
@@ -174,14 +195,16 @@ export const ADMIN = {
   saveCategory: 'Save the category',
   categorySaved: (id: string) => `Category ${id} saved.`,
   // platforms
-  platformsLead: 'Nextcloud releases: hasRelease and isSupported as platforms.json shows them (only supported ones are listed there).',
+  platformsLead:
+    'Nextcloud releases: hasRelease and isSupported as platforms.json shows them (only supported ones are listed there).',
   version: 'Version',
   hasRelease: 'Has a release',
   isSupported: 'Supported',
   savePlatform: 'Save the release',
   platformSaved: (v: string) => `Nextcloud ${v} saved.`,
   // discover
-  discoverLead: 'The entries of discover.json, as JSON (the format of `appstore discover export`). The whole list is checked and replaces the current one, or is refused whole.',
+  discoverLead:
+    'The entries of discover.json, as JSON (the format of `appstore discover export`). The whole list is checked and replaces the current one, or is refused whole.',
   entries: 'Entries (JSON)',
   saveDiscover: 'Replace the entries',
   discoverSaved: (n: number, changed: boolean) => (changed ? `${n} entries saved.` : 'Nothing changed.'),
@@ -199,13 +222,15 @@ export const ADMIN = {
   approved: (id: string) => `The certificate for ${id} was issued; the developer was mailed.`,
   rejected: (id: string) => `The request for ${id} was declined; the developer was mailed.`,
   revokeTitle: 'Revoke a certificate',
-  revokeLead: 'Registration with a revoked certificate, and publishing for an app registered with it, are refused from now on, on every node.',
+  revokeLead:
+    'Registration with a revoked certificate, and publishing for an app registered with it, are refused from now on, on every node.',
   serial: 'Serial number (hexadecimal)',
   serialHint: 'As `openssl x509 -noout -serial` prints it. For certificates issued here or registered for an app.',
   orCertificate: 'Or the certificate itself (PEM)',
   revokeReason: 'Reason (kept in the record)',
   revoke: 'Revoke',
-  revokedDone: (serial: string, app: string | null, already: boolean) => `${already ? 'Already revoked' : 'Revoked'}: certificate ${serial}${app === null ? '' : ` (${app})`}.`,
+  revokedDone: (serial: string, app: string | null, already: boolean) =>
+    `${already ? 'Already revoked' : 'Revoked'}: certificate ${serial}${app === null ? '' : ` (${app})`}.`,
   revokedList: 'Revoked certificates',
   issuer: 'Issuer',
   revokedAt: 'Revoked',

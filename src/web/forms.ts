@@ -34,10 +34,15 @@ ${after}
 }
 
 /** The id, hint and error of a field, tied together for screen readers. */
-function described(options: Pick<FieldOptions, 'name' | 'hint' | 'form'>, state: FormState): { id: string; attributes: Html; after: Html } {
+function described(
+  options: Pick<FieldOptions, 'name' | 'hint' | 'form'>,
+  state: FormState,
+): { id: string; attributes: Html; after: Html } {
   const id = `${options.form ?? 'field'}-${options.name}`;
   const errors = state.problem?.fields?.[options.name] ?? [];
-  const ids = [options.hint === undefined ? '' : `${id}-hint`, errors.length === 0 ? '' : `${id}-error`].filter((d) => d !== '').join(' ');
+  const ids = [options.hint === undefined ? '' : `${id}-hint`, errors.length === 0 ? '' : `${id}-error`]
+    .filter((d) => d !== '')
+    .join(' ');
   return {
     id,
     attributes: html`${ids === '' ? '' : html` aria-describedby="${ids}"`}${errors.length === 0 ? '' : html` aria-invalid="true"`}`,
@@ -47,7 +52,10 @@ ${errors.length === 0 ? '' : html`<span class="field-error" id="${id}-error">${e
 }
 
 /** A labelled text area (certificates, signatures, JSON), with its hint and error. */
-export function textArea(options: Omit<FieldOptions, 'type' | 'autocomplete'> & { readonly rows?: number }, state: FormState = {}): Html {
+export function textArea(
+  options: Omit<FieldOptions, 'type' | 'autocomplete'> & { readonly rows?: number },
+  state: FormState = {},
+): Html {
   const { id, attributes, after } = described(options, state);
   return html`<p class="field">
 <label for="${id}">${options.label}</label>
@@ -57,7 +65,10 @@ ${after}
 }
 
 /** A labelled checkbox; checked when the state's value says so (or `checked` when there is no state). */
-export function checkbox(options: Pick<FieldOptions, 'name' | 'label' | 'hint' | 'form'> & { readonly checked?: boolean }, state: FormState = {}): Html {
+export function checkbox(
+  options: Pick<FieldOptions, 'name' | 'label' | 'hint' | 'form'> & { readonly checked?: boolean },
+  state: FormState = {},
+): Html {
   const { id, attributes, after } = described(options, state);
   const sent = state.values?.[options.name];
   const checked = state.values === undefined ? options.checked === true : sent !== undefined && sent !== '';
@@ -85,4 +96,3 @@ export function problemBox(state: FormState): Html | '' {
 export function notice(text: HtmlValue): Html {
   return html`<div class="notice" role="status"><p>${text}</p></div>`;
 }
-

@@ -14,13 +14,15 @@ const SAFE_IMAGE = /^https:/i;
 const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
 markdown.validateLink = (url: string): boolean => SAFE_LINK.test(url.trim());
 
-const defaultLinkOpen = markdown.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+const defaultLinkOpen =
+  markdown.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 markdown.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   const token = tokens[idx];
   if (token !== undefined) token.attrSet('rel', 'nofollow ugc noopener');
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
-const defaultImage = markdown.renderer.rules.image ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+const defaultImage =
+  markdown.renderer.rules.image ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 markdown.renderer.rules.image = (tokens, idx, options, env, self) => {
   const token = tokens[idx];
   const src = token?.attrGet('src') ?? '';
@@ -34,7 +36,8 @@ markdown.renderer.rules.image = (tokens, idx, options, env, self) => {
 // Headings start at h3: the page has its h1 (the app) and h2 (the section) already.
 markdown.core.ruler.push('shift_headings', (state) => {
   for (const token of state.tokens) {
-    if (token.type === 'heading_open' || token.type === 'heading_close') token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + 2)}`;
+    if (token.type === 'heading_open' || token.type === 'heading_close')
+      token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + 2)}`;
   }
   return true;
 });
@@ -43,4 +46,3 @@ markdown.core.ruler.push('shift_headings', (state) => {
 export function renderMarkdown(source: string): Html {
   return trusted(markdown.render(source));
 }
-

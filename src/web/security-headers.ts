@@ -15,5 +15,7 @@ export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 /** Over HTTPS, browsers are told to keep using it (180 days). */
 export function pageSecurityHeaders(overHttps: boolean): Record<string, string> {
-  return overHttps ? { ...PAGE_SECURITY_HEADERS, 'strict-transport-security': 'max-age=15552000' } : { ...PAGE_SECURITY_HEADERS };
+  return overHttps
+    ? { ...PAGE_SECURITY_HEADERS, 'strict-transport-security': 'max-age=15552000' }
+    : { ...PAGE_SECURITY_HEADERS };
 }

@@ -22,7 +22,8 @@ export const STRINGS = {
   installLead: "On your Nextcloud server, install it from the Apps page, or with occ (run as the web server's user):",
   appIdLabel: 'App id',
   supportedNextcloud: 'Nextcloud versions',
-  versionRange: (min: string, max: string) => (max === '' ? `${min} and later` : min === max ? min : `${min} to ${max}`),
+  versionRange: (min: string, max: string) =>
+    max === '' ? `${min} and later` : min === max ? min : `${min} to ${max}`,
   downloads: 'Direct download of the latest release for each Nextcloud version',
   downloadFor: (platform: string, version: string) => `Nextcloud ${platform}: ${version}`,
   categoryLinks: 'Categories',
@@ -105,7 +106,8 @@ export const STRINGS = {
   signUpClosed: 'Sign-up is by invitation only on this store: ask one of its administrators for an account.',
   haveAccount: 'Already have an account?',
   checkInboxTitle: 'Check your inbox',
-  checkInboxSignUp: (email: string) => `We have sent a link to ${email}. Open it within three days to confirm your address; then you can sign in.`,
+  checkInboxSignUp: (email: string) =>
+    `We have sent a link to ${email}. Open it within three days to confirm your address; then you can sign in.`,
   verifyTitle: 'Confirm your e-mail address',
   verifyLead: 'Press the button to confirm this address for your account.',
   verifyButton: 'Confirm my address',
@@ -115,18 +117,22 @@ export const STRINGS = {
   resetTitle: 'Reset your password',
   resetLead: 'Give the address of your account: we send you a link to choose a new password.',
   resetButton: 'Send me a link',
-  resetSentText: 'If an account has this address, we have sent a link to it. It works once, within an hour. Nothing arrived? Check the spam folder, or the address.',
+  resetSentText:
+    'If an account has this address, we have sent a link to it. It works once, within an hour. Nothing arrived? Check the spam folder, or the address.',
   newPasswordTitle: 'Choose a new password',
-  newPasswordLead: (username: string) => `For the account ${username}. Every device signed in to it will be signed out.`,
+  newPasswordLead: (username: string) =>
+    `For the account ${username}. Every device signed in to it will be signed out.`,
   setPassword: 'Set the password',
   passwordSetTitle: 'Password changed',
-  passwordSetText: 'Your new password is set, and every session of the account has ended. Sign in with the new password.',
+  passwordSetText:
+    'Your new password is set, and every session of the account has ended. Sign in with the new password.',
   accountTitle: 'Your account',
   signedInAs: (username: string) => `Signed in as ${username}`,
   unconfirmed: 'not confirmed yet',
   noEmail: 'no address',
   apiToken: 'API token',
-  apiTokenLead: 'Publishing tools and scripts authenticate with this token (Authorization: Token …). It is shown only when you ask for it.',
+  apiTokenLead:
+    'Publishing tools and scripts authenticate with this token (Authorization: Token …). It is shown only when you ask for it.',
   showToken: 'Show my token',
   replaceToken: 'Replace my token',
   replaceTokenHint: 'The current token stops working at once.',
@@ -140,7 +146,8 @@ export const STRINGS = {
   changeEmailHint: 'We send a link to the new address; your account keeps the current one until you open it.',
   emailChangeSent: (email: string) => `We have sent a link to ${email}. Your address changes when you open it.`,
   deleteAccountTitle: 'Delete account',
-  deleteAccountHint: 'Deletes your account, its token and your ratings. Apps you own must be transferred or deleted first.',
+  deleteAccountHint:
+    'Deletes your account, its token and your ratings. Apps you own must be transferred or deleted first.',
   deleteAccount: 'Delete my account',
   accountDeletedTitle: 'Account deleted',
   accountDeletedText: 'Your account, its token and your ratings are gone.',
@@ -159,7 +166,8 @@ export const STRINGS = {
       : `You are signed in with ${provider}, but the name ${suggestion} is taken here (or cannot be used). Choose another: it is shown on your apps and comments.`,
   createAccount: 'Create my account',
   signInMethods: 'Ways to sign in',
-  signInMethodsLead: 'Connect an account you have elsewhere to sign in with it. Connecting happens only from here, while you are signed in.',
+  signInMethodsLead:
+    'Connect an account you have elsewhere to sign in with it. Connecting happens only from here, while you are signed in.',
   passwordMethod: 'Password',
   passwordSet: 'set',
   passwordNone: 'none: you sign in through a connected account (set one below to use Basic authentication too)',
@@ -170,10 +178,13 @@ export const STRINGS = {
   connected: (provider: string) => `${provider} is now connected to your account.`,
   alreadyConnected: (provider: string) => `This ${provider} identity was connected to your account already.`,
   disconnected: (provider: string) => `${provider} is disconnected from your account.`,
-  welcome: (provider: string) => `Welcome! Your account was created with ${provider}. It has no password: you sign in with ${provider}, and publishing tools use your API token below.`,
-  welcomeAddressInUse: 'The address your provider gave is already another account\'s on this store, so this account has none yet. If that account is yours, sign in to it with its password and connect this provider there instead.',
+  welcome: (provider: string) =>
+    `Welcome! Your account was created with ${provider}. It has no password: you sign in with ${provider}, and publishing tools use your API token below.`,
+  welcomeAddressInUse:
+    "The address your provider gave is already another account's on this store, so this account has none yet. If that account is yours, sign in to it with its password and connect this provider there instead.",
   setPasswordTitle: 'Set a password',
-  setPasswordHint: 'Your account has no password yet. With one, you can also sign in with your username, and use Basic authentication.',
+  setPasswordHint:
+    'Your account has no password yet. With one, you can also sign in with your username, and use Basic authentication.',
   confirmUsername: 'Type your username to confirm',
   // ratings on the app page
   yourRating: 'Your rating',
@@ -203,6 +214,7 @@ export const STRINGS = {
   example: 'Example',
   or: 'or',
   authentication: 'Authentication',
-  authenticationLead: 'Reading the listings needs no account. Registering apps, publishing, deleting and rating need one of these; an operation says which it takes.',
+  authenticationLead:
+    'Reading the listings needs no account. Registering apps, publishing, deleting and rating need one of these; an operation says which it takes.',
   authenticateWith: 'Authenticate with',
 } as const;

@@ -6,7 +6,8 @@ import { readCert } from './certificate-fixtures.ts';
 /** A .tar.gz in memory with the given files (paths inside the archive → contents). */
 export async function buildArchive(files: Record<string, string | Buffer>): Promise<Buffer> {
   const pack = tar.pack();
-  for (const [name, content] of Object.entries(files)) pack.entry({ name, mtime: new Date('2024-01-01T00:00:00Z') }, content);
+  for (const [name, content] of Object.entries(files))
+    pack.entry({ name, mtime: new Date('2024-01-01T00:00:00Z') }, content);
   pack.finalize();
   const chunks: Buffer[] = [];
   for await (const chunk of pack) chunks.push(chunk as Buffer);
@@ -57,5 +58,7 @@ export function appArchive(options: ManifestOptions & { folder?: string; icon?: 
 
 /** base64 RSA SHA-512 signature with a fixture key (`news`, `notes`, `mail-revoked`, …). */
 export function signWith(keyName: string, data: Buffer | string): string {
-  return sign('sha512', typeof data === 'string' ? Buffer.from(data) : data, readCert(`${keyName}.key`)).toString('base64');
+  return sign('sha512', typeof data === 'string' ? Buffer.from(data) : data, readCert(`${keyName}.key`)).toString(
+    'base64',
+  );
 }

@@ -7,10 +7,16 @@ import { chromium } from 'playwright-core';
 export const CHROMIUM = process.env['APPSTORE_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
 
 /** Why browser tests skip, or false when the browser is there. */
-export const BROWSER_SKIP: string | false = fs.existsSync(CHROMIUM) ? false : `skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set APPSTORE_TEST_CHROMIUM)`;
+export const BROWSER_SKIP: string | false = fs.existsSync(CHROMIUM)
+  ? false
+  : `skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set APPSTORE_TEST_CHROMIUM)`;
 
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
 }
 
 /** Fills and sends the sign-in form on the page the tab is on (`/account/login`). */
@@ -30,8 +36,15 @@ const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 export async function seriousViolations(tab: Page): Promise<{ serious: unknown[]; all: string }> {
   await tab.addScriptTag({ path: AXE_SCRIPT });
   const violations = await tab.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> };
+      }
+    ).axe;
     return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
   });
-  return { serious: violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'), all: JSON.stringify(violations) };
+  return {
+    serious: violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
+    all: JSON.stringify(violations),
+  };
 }

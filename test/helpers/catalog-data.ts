@@ -1,7 +1,10 @@
 /** Two categories in two languages each, and three platform releases (one unsupported). */
 export const CATEGORIES = [
   { id: 'tools', translations: { en: { name: 'Tools', description: '' }, fr: { name: 'Outils', description: '' } } },
-  { id: 'games', translations: { en: { name: 'Games', description: 'Fun and games' }, de: { name: 'Spiele', description: 'Spaß' } } },
+  {
+    id: 'games',
+    translations: { en: { name: 'Games', description: 'Fun and games' }, de: { name: 'Spiele', description: 'Spaß' } },
+  },
 ];
 
 export const PLATFORMS = [

@@ -19,4 +19,5 @@ export const REALDATA = ((): string | null => {
  * The skip option of each real-data test: tests (not their suites) are skipped, so that the
  * runner's closing summary counts them as skipped.
  */
-export const REALDATA_SKIP: string | false = REALDATA === null ? 'skipped: ../shared/realdata is absent (set APPSTORE_REALDATA_DIR)' : false;
+export const REALDATA_SKIP: string | false =
+  REALDATA === null ? 'skipped: ../shared/realdata is absent (set APPSTORE_REALDATA_DIR)' : false;

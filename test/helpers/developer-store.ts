@@ -43,7 +43,11 @@ export interface DeveloperStore {
   /** A folder for keys, requests and archives, removed at the end. */
   readonly keys: string;
   /** A new browser context signed in as `username`, on /developer. */
-  signedIn(username: string, password: string, viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; tab: Page }>;
+  signedIn(
+    username: string,
+    password: string,
+    viewport?: { width: number; height: number },
+  ): Promise<{ context: BrowserContext; tab: Page }>;
   /** Serves an archive of `version`, signs it with the command the publish page shows, and publishes it there. */
   publishThroughPage(tab: Page, appId: string, version: string): Promise<void>;
   /** The versions apps.json lists for the app. */
@@ -57,11 +61,24 @@ export async function startDeveloperStore(): Promise<DeveloperStore> {
   const mail = await startMailServer();
   // The store's own authority (no APPSTORE_CA_CERT): it issues certificates from the page.
   const server = await createTestServer();
-  await importPlatformReleases(['32.0.1', '31.0.4'].map((version) => ({ version, hasRelease: true, isSupported: true })), TEST_ACTING, server.container.catalog);
-  await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+  await importPlatformReleases(
+    ['32.0.1', '31.0.4'].map((version) => ({ version, hasRelease: true, isSupported: true })),
+    TEST_ACTING,
+    server.container.catalog,
+  );
+  await importCategories(
+    ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+    TEST_ACTING,
+    server.container.catalog,
+  );
   await createUser(server.container, 'carl', 'copper kettle autumn ridge');
   await createUser(server.container, 'tess', 'silver canyon orchard mist');
-  const serve = await startServeProcess({ ...server.database.env, APPSTORE_SMTP_URL: mail.url, APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', NODE_EXTRA_CA_CERTS: TEST_TLS_CA_FILE });
+  const serve = await startServeProcess({
+    ...server.database.env,
+    APPSTORE_SMTP_URL: mail.url,
+    APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
+    NODE_EXTRA_CA_CERTS: TEST_TLS_CA_FILE,
+  });
   const origin = serve.url;
   const browser = await launchBrowser();
 
@@ -95,8 +112,16 @@ export async function startDeveloperStore(): Promise<DeveloperStore> {
       await tab.getByText(`: ${appId} ${version}.`).waitFor({ timeout: 30_000 });
     },
     async listed(appId) {
-      const apps = (await (await fetch(`${origin}/api/v1/apps.json`)).json()) as Array<{ id: string; releases: Array<{ version: string }> }>;
-      return apps.find((a) => a.id === appId)?.releases.map((r) => r.version).sort() ?? [];
+      const apps = (await (await fetch(`${origin}/api/v1/apps.json`)).json()) as Array<{
+        id: string;
+        releases: Array<{ version: string }>;
+      }>;
+      return (
+        apps
+          .find((a) => a.id === appId)
+          ?.releases.map((r) => r.version)
+          .sort() ?? []
+      );
     },
     async close() {
       await browser.close();

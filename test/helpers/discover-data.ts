@@ -9,7 +9,10 @@ export const FULL_DOCUMENT: unknown[] = [
     link: 'https://example.org/news',
     date: '2026-11-01T00:00:00Z',
     expiryDate: '2026-12-31T23:59:59+01:00',
-    media: { content: { src: 'https://example.org/welcome.png', alt: 'A welcome banner', link: 'https://example.org/' }, alignment: 'start' },
+    media: {
+      content: { src: 'https://example.org/welcome.png', alt: 'A welcome banner', link: 'https://example.org/' },
+      alignment: 'start',
+    },
   },
   {
     type: 'post',
@@ -24,7 +27,11 @@ export const FULL_DOCUMENT: unknown[] = [
     id: 'mail-apps',
     headline: { en: 'Mail and news' },
     link: 'app://mail',
-    content: [{ type: 'app', appId: 'mail' }, { type: 'app', appId: 'news' }, { type: 'post', headline: { en: 'And more' } }],
+    content: [
+      { type: 'app', appId: 'mail' },
+      { type: 'app', appId: 'news' },
+      { type: 'post', headline: { en: 'And more' } },
+    ],
   },
   {
     type: 'carousel',
@@ -35,4 +42,3 @@ export const FULL_DOCUMENT: unknown[] = [
     ],
   },
 ];
-

@@ -11,9 +11,12 @@ import { REALDATA } from './certificate-fixtures.ts';
  */
 export function discoverSchemaValidator(): ((document: unknown) => string[]) | null {
   if (REALDATA === null) return null;
-  const schema = JSON.parse(fs.readFileSync(path.join(REALDATA, 'discover', 'app-discover.schema.json'), 'utf8')) as object;
+  const schema = JSON.parse(
+    fs.readFileSync(path.join(REALDATA, 'discover', 'app-discover.schema.json'), 'utf8'),
+  ) as object;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
   const validate = ajv.compile(schema);
-  return (document) => (validate(document) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message ?? ''}`));
+  return (document) =>
+    validate(document) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message ?? ''}`);
 }

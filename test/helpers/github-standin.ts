@@ -52,7 +52,8 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
     const query = new URL(request.url ?? '', server.origin).searchParams;
     const redirectUri = query.get('redirect_uri') ?? '';
     if (query.get('client_id') !== clientId) return json(response, 404, { message: 'Not Found' });
-    if (standIn.signedIn === null) return void response.writeHead(200, { 'content-type': 'text/html' }).end('<p>Sign in to GitHub</p>');
+    if (standIn.signedIn === null)
+      return void response.writeHead(200, { 'content-type': 'text/html' }).end('<p>Sign in to GitHub</p>');
     const code = randomBytes(10).toString('hex');
     codes.set(code, { person: standIn.signedIn, redirectUri, challenge: query.get('code_challenge') });
     const back = new URL(redirectUri);
@@ -66,13 +67,26 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
       const form = new URLSearchParams(body);
       standIn.lastTokenRequest = form;
       const code = codes.get(form.get('code') ?? '');
-      const refuse = (error: string, description: string) => json(response, 200, { error, error_description: description, error_uri: 'https://docs.github.com/apps/troubleshooting' });
-      if (form.get('client_id') !== clientId || form.get('client_secret') !== clientSecret) return refuse('incorrect_client_credentials', 'The client_id and/or client_secret passed are incorrect.');
+      const refuse = (error: string, description: string) =>
+        json(response, 200, {
+          error,
+          error_description: description,
+          error_uri: 'https://docs.github.com/apps/troubleshooting',
+        });
+      if (form.get('client_id') !== clientId || form.get('client_secret') !== clientSecret)
+        return refuse('incorrect_client_credentials', 'The client_id and/or client_secret passed are incorrect.');
       if (code === undefined) return refuse('bad_verification_code', 'The code passed is incorrect or expired.');
       codes.delete(form.get('code') ?? '');
-      if (form.get('redirect_uri') !== code.redirectUri) return refuse('redirect_uri_mismatch', 'The redirect_uri MUST match the registered callback URL for this application.');
+      if (form.get('redirect_uri') !== code.redirectUri)
+        return refuse(
+          'redirect_uri_mismatch',
+          'The redirect_uri MUST match the registered callback URL for this application.',
+        );
       const verifier = form.get('code_verifier');
-      if (code.challenge !== null && (verifier === null || createHash('sha256').update(verifier).digest('base64url') !== code.challenge)) {
+      if (
+        code.challenge !== null &&
+        (verifier === null || createHash('sha256').update(verifier).digest('base64url') !== code.challenge)
+      ) {
         return refuse('bad_verification_code', 'The code_verifier does not match the code_challenge.');
       }
       const token = `gho_${randomBytes(18).toString('hex')}`;
@@ -84,10 +98,17 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
   const api = (path: string, answer: (person: GithubPerson) => unknown) =>
     server.handle(path, (request, response) => {
       const person = tokens.get((request.headers.authorization ?? '').replace(/^(Bearer|token) /i, ''));
-      if (person === undefined) return json(response, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+      if (person === undefined)
+        return json(response, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
       json(response, 200, answer(person));
     });
-  api('/api/v3/user', (person) => ({ id: person.id, login: person.login, name: person.name, email: person.emails.find((e) => e.visibility === 'public')?.email ?? null, type: 'User' }));
+  api('/api/v3/user', (person) => ({
+    id: person.id,
+    login: person.login,
+    name: person.name,
+    email: person.emails.find((e) => e.visibility === 'public')?.email ?? null,
+    type: 'User',
+  }));
   api('/api/v3/user/emails', (person) => person.emails);
 
   const standIn: GithubStandIn = {
@@ -101,7 +122,8 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
       try {
         const response = await fetch(authorizationUrl, { redirect: 'manual', dispatcher });
         const location = response.headers.get('location');
-        if (response.status !== 302 || location === null) throw new Error(`the GitHub stand-in answered ${response.status}`);
+        if (response.status !== 302 || location === null)
+          throw new Error(`the GitHub stand-in answered ${response.status}`);
         return new URL(location);
       } finally {
         void dispatcher.close();

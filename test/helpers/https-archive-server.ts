@@ -31,21 +31,26 @@ export interface ArchiveServer {
 export async function startArchiveServer(options: { untrusted?: boolean } = {}): Promise<ArchiveServer> {
   const name = options.untrusted === true ? 'untrusted' : 'server';
   const routes = new Map<string, Handler>();
-  const server = https.createServer({ key: fs.readFileSync(path.join(TLS, `${name}.key`)), cert: fs.readFileSync(path.join(TLS, `${name}.crt`)) }, (request, response) => {
-    const handler = routes.get((request.url ?? '').split('?')[0] ?? '');
-    if (handler === undefined) {
-      response.writeHead(404).end('not found');
-      return;
-    }
-    handler(request, response);
-  });
+  const server = https.createServer(
+    { key: fs.readFileSync(path.join(TLS, `${name}.key`)), cert: fs.readFileSync(path.join(TLS, `${name}.crt`)) },
+    (request, response) => {
+      const handler = routes.get((request.url ?? '').split('?')[0] ?? '');
+      if (handler === undefined) {
+        response.writeHead(404).end('not found');
+        return;
+      }
+      handler(request, response);
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     origin: `https://localhost:${port}`,
     port,
     serve(at, body) {
-      routes.set(at, (_request, response) => response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': body.length }).end(body));
+      routes.set(at, (_request, response) =>
+        response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': body.length }).end(body),
+      );
     },
     handle(at, handler) {
       routes.set(at, handler);

@@ -22,21 +22,28 @@ export interface HttpsFront {
 export async function startHttpsFront(app: FastifyInstance): Promise<HttpsFront> {
   const tls = path.join(ROOT, 'test', 'fixtures', 'tls');
   const front: { up: boolean; seen: string[] } = { up: true, seen: [] };
-  const server = https.createServer({ key: fs.readFileSync(path.join(tls, 'server.key')), cert: fs.readFileSync(path.join(tls, 'server.crt')) }, (request, response) => {
-    front.seen.push(request.url ?? '');
-    if (!front.up) {
-      request.socket.destroy();
-      return;
-    }
-    const headers = Object.fromEntries(Object.entries(request.headers).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
-    app
-      .inject({ method: (request.method ?? 'GET') as 'GET', url: request.url ?? '/', headers })
-      .then((answer) => {
-        const out = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name !== 'transfer-encoding' && name !== 'connection'));
-        response.writeHead(answer.statusCode, out as Record<string, string>).end(answer.rawPayload);
-      })
-      .catch(() => response.writeHead(500).end());
-  });
+  const server = https.createServer(
+    { key: fs.readFileSync(path.join(tls, 'server.key')), cert: fs.readFileSync(path.join(tls, 'server.crt')) },
+    (request, response) => {
+      front.seen.push(request.url ?? '');
+      if (!front.up) {
+        request.socket.destroy();
+        return;
+      }
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([, v]) => typeof v === 'string'),
+      ) as Record<string, string>;
+      app
+        .inject({ method: (request.method ?? 'GET') as 'GET', url: request.url ?? '/', headers })
+        .then((answer) => {
+          const out = Object.fromEntries(
+            Object.entries(answer.headers).filter(([name]) => name !== 'transfer-encoding' && name !== 'connection'),
+          );
+          response.writeHead(answer.statusCode, out as Record<string, string>).end(answer.rawPayload);
+        })
+        .catch(() => response.writeHead(500).end());
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(front, {

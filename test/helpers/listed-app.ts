@@ -59,7 +59,8 @@ export function renderFromScratch(apps: readonly ListedApp[], variant: ListingVa
     if (app.isEnterpriseOnly && !variant.includeEnterprise) continue;
     const fragment = toFragment(app);
     const platform = variant.platform;
-    const releases = platform === undefined ? fragment.releases : fragment.releases.filter((r) => satisfies(platform, r.bounds));
+    const releases =
+      platform === undefined ? fragment.releases : fragment.releases.filter((r) => satisfies(platform, r.bounds));
     if (releases.length === 0) continue;
     listed.push(`${fragment.head}${releases.map((r) => r.json).join(',')}]}`);
   }

@@ -16,7 +16,12 @@ export async function contentVersion(server: TestServer): Promise<number> {
  * GETs a listing in brotli, asking again while the store still answers in another encoding:
  * brotli is made in the background after the first request for it (gzip is served meanwhile).
  */
-export async function brotliListing(server: TestServer, url: string, headers: Record<string, string> = {}, withinMs = 5000): Promise<Buffer> {
+export async function brotliListing(
+  server: TestServer,
+  url: string,
+  headers: Record<string, string> = {},
+  withinMs = 5000,
+): Promise<Buffer> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     const response = await server.app.inject({ method: 'GET', url, headers: { ...headers, 'accept-encoding': 'br' } });

@@ -40,14 +40,27 @@ export function candidate(appId: string, version: string, spec: string, words: s
   };
 }
 
-
 /** Registers the app, or changes its certificate (its releases go, as with a real new certificate). */
-export async function registerDirectly(container: Container, appId: string, certificate: string, ownerId: number, now: Date): Promise<void> {
+export async function registerDirectly(
+  container: Container,
+  appId: string,
+  certificate: string,
+  ownerId: number,
+  now: Date,
+): Promise<void> {
   await container.registration.registry.register(
     appId,
     certificate,
     ownerId,
-    (existing) => (existing === null ? { kind: 'create' } : { kind: 'update', ownerId, certificateChanged: existing.certificate !== certificate, changed: existing.certificate !== certificate }),
+    (existing) =>
+      existing === null
+        ? { kind: 'create' }
+        : {
+            kind: 'update',
+            ownerId,
+            certificateChanged: existing.certificate !== certificate,
+            changed: existing.certificate !== certificate,
+          },
     now,
     testAudit,
   );
@@ -60,10 +73,16 @@ export async function publishDirectly(
   now: Date,
 ): Promise<void> {
   const { appId, version, spec, words } = release;
-  if ((await container.registration.registry.findApp(appId)) === null) await registerDirectly(container, appId, release.certificate, release.ownerId, now);
+  if ((await container.registration.registry.findApp(appId)) === null)
+    await registerDirectly(container, appId, release.certificate, release.ownerId, now);
   await container.publishing.releases.saveRelease(
     candidate(appId, version, spec, words),
-    { download: `https://example.org/${appId}-${version}.tar.gz`, signature: Buffer.from(`${appId}${version}`).toString('base64'), sha256: 'ab'.repeat(32), size: 10 },
+    {
+      download: `https://example.org/${appId}-${version}.tar.gz`,
+      signature: Buffer.from(`${appId}${version}`).toString('base64'),
+      sha256: 'ab'.repeat(32),
+      size: 10,
+    },
     { confirm: () => undefined, isLatest: (others) => others.every((o) => o < version) },
     now,
     testAudit,

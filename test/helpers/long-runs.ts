@@ -6,4 +6,6 @@
 export const LONG_RUNS = process.env.APPSTORE_TEST_LONG === '1';
 
 /** Options for a test that runs only in `npm run test:long`: `npm test` lists it as skipped, saying where it runs. */
-export const longRunOnly: { skip?: string } = LONG_RUNS ? {} : { skip: 'a long statistical run: npm run test:long runs it' };
+export const longRunOnly: { skip?: string } = LONG_RUNS
+  ? {}
+  : { skip: 'a long statistical run: npm run test:long runs it' };

@@ -20,13 +20,17 @@ export interface MailServer {
 }
 
 function decodeQuotedPrintable(text: string): string {
-  const bytes = text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const bytes = text
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
 function decodeHeader(value: string): string {
   return value.replace(/=\?utf-8\?([BQ])\?([^?]*)\?=/gi, (_, kind: string, data: string) =>
-    kind.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : decodeQuotedPrintable(data.replace(/_/g, ' ')),
+    kind.toUpperCase() === 'B'
+      ? Buffer.from(data, 'base64').toString('utf8')
+      : decodeQuotedPrintable(data.replace(/_/g, ' ')),
   );
 }
 
@@ -37,7 +41,12 @@ function parseMessage(raw: string): { subject: string; text: string } {
   const body = raw.slice(split + 4);
   const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(head)?.[1] ?? '';
   const encoding = header('Content-Transfer-Encoding').toLowerCase();
-  const text = encoding === 'quoted-printable' ? decodeQuotedPrintable(body) : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
+  const text =
+    encoding === 'quoted-printable'
+      ? decodeQuotedPrintable(body)
+      : encoding === 'base64'
+        ? Buffer.from(body, 'base64').toString('utf8')
+        : body;
   return { subject: decodeHeader(header('Subject')), text: text.replace(/\r\n/g, '\n') };
 }
 
@@ -80,7 +89,9 @@ export async function startMailServer(): Promise<MailServer> {
         }
         if (Date.now() - reported >= 10_000) {
           reported = Date.now();
-          console.error(`still waiting for a mail to ${address} (received: ${received.map((m) => `${m.to.join(',')}: ${m.subject}`).join('; ')})`);
+          console.error(
+            `still waiting for a mail to ${address} (received: ${received.map((m) => `${m.to.join(',')}: ${m.subject}`).join('; ')})`,
+          );
         }
         await new Promise<void>((resolve) => {
           waiters.push(resolve);

@@ -29,15 +29,29 @@ export interface UpstreamStore {
  * A second instance of this store standing in for the original: news and notes registered by a
  * developer, signed by the test authority, with the given releases published.
  */
-export async function startUpstreamStore(releases: readonly (readonly ['news' | 'notes', string])[]): Promise<UpstreamStore> {
+export async function startUpstreamStore(
+  releases: readonly (readonly ['news' | 'notes', string])[],
+): Promise<UpstreamStore> {
   const files = await startArchiveServer();
-  const server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
-  await importCategories(['multimedia', 'tools', 'office'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+  const server = await createTestServer({
+    env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' },
+    downloadCa: [TEST_TLS_CA],
+  });
+  await importCategories(
+    ['multimedia', 'tools', 'office'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+    TEST_ACTING,
+    server.container.catalog,
+  );
   const token = await userWithToken(server.container, 'developer');
   await registerFixtureApp(injectSend(server.app), token, 'news');
   await registerFixtureApp(injectSend(server.app), token, 'notes');
   const publish = async (id: 'news' | 'notes', version: string, icon?: string, nightly = false): Promise<void> => {
-    const answer = await publishFixtureRelease(injectSend(server.app), token, files, { id, version, nightly, ...(icon === undefined ? {} : { icon }) });
+    const answer = await publishFixtureRelease(injectSend(server.app), token, files, {
+      id,
+      version,
+      nightly,
+      ...(icon === undefined ? {} : { icon }),
+    });
     assert.ok(answer.status === 201 || answer.status === 200, answer.text); // created, or published again
   };
   for (const [id, version] of releases) await publish(id, version);

@@ -14,7 +14,12 @@ export const hasNginx = (): boolean => spawnSync('sh', ['-c', 'command -v nginx'
  * (loopback, free ports), the node it proxies to, the certificate (the tests' own) and the log
  * paths (a directory of the test's).
  */
-export function renderNginxSite(options: { httpsPort: number; httpPort: number; upstreamPort: number; dir: string }): string {
+export function renderNginxSite(options: {
+  httpsPort: number;
+  httpPort: number;
+  upstreamPort: number;
+  dir: string;
+}): string {
   const site = fs
     .readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8')
     .replaceAll('/etc/letsencrypt/live/apps.example.com/fullchain.pem', path.join(TLS, 'server.crt'))
@@ -72,7 +77,10 @@ export async function startNginx(upstreamPort: number): Promise<RunningNginx> {
       socket.on('error', () => resolve(false));
     });
     if (open) break;
-    if (attempt > 100 || child.exitCode !== null) throw new Error(`nginx did not start: ${errors}${fs.existsSync(path.join(dir, 'error.log')) ? fs.readFileSync(path.join(dir, 'error.log'), 'utf8') : ''}`);
+    if (attempt > 100 || child.exitCode !== null)
+      throw new Error(
+        `nginx did not start: ${errors}${fs.existsSync(path.join(dir, 'error.log')) ? fs.readFileSync(path.join(dir, 'error.log'), 'utf8') : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
@@ -82,7 +90,8 @@ export async function startNginx(upstreamPort: number): Promise<RunningNginx> {
       const file = path.join(dir, 'appstore.access.log');
       return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
     },
-    errorLog: () => (fs.existsSync(path.join(dir, 'error.log')) ? fs.readFileSync(path.join(dir, 'error.log'), 'utf8') : ''),
+    errorLog: () =>
+      fs.existsSync(path.join(dir, 'error.log')) ? fs.readFileSync(path.join(dir, 'error.log'), 'utf8') : '',
     stop: async () => {
       child.kill('SIGQUIT');
       await exited;

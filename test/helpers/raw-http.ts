@@ -23,7 +23,15 @@ function parse(text: string, closed: boolean, elapsedMs: number, sent: number): 
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
-  return { text, status: status === undefined ? null : Number(status), headers, body: rest.join('\r\n\r\n'), closed, elapsedMs, sent };
+  return {
+    text,
+    status: status === undefined ? null : Number(status),
+    headers,
+    body: rest.join('\r\n\r\n'),
+    closed,
+    elapsedMs,
+    sent,
+  };
 }
 
 /**
@@ -31,7 +39,11 @@ function parse(text: string, closed: boolean, elapsedMs: number, sent: number): 
  * then ends its side), and collects what the server answers until it closes the connection or
  * `waitMs` pass.
  */
-export function rawExchange(port: number, parts: readonly (string | Buffer)[], options: { waitMs?: number; pauseMs?: number; halfClose?: boolean } = {}): Promise<RawExchange> {
+export function rawExchange(
+  port: number,
+  parts: readonly (string | Buffer)[],
+  options: { waitMs?: number; pauseMs?: number; halfClose?: boolean } = {},
+): Promise<RawExchange> {
   const waitMs = options.waitMs ?? 3000;
   return new Promise((resolve) => {
     const started = Date.now();

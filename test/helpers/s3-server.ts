@@ -27,13 +27,23 @@ export async function startS3Server(prefix = 'appstore'): Promise<S3Server> {
   const bucket = 'archives';
   const secretFile = path.join(directory, 'secret-key');
   fs.writeFileSync(secretFile, 'S3RVER\n', { mode: 0o600 });
-  let server: S3rver | null = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: path.join(directory, 'data'), configureBuckets: [{ name: bucket }] });
+  let server: S3rver | null = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: path.join(directory, 'data'),
+    configureBuckets: [{ name: bucket }],
+  });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const root = path.join(directory, 'data', bucket);
   const walk = (dir: string): string[] =>
     fs.existsSync(dir)
-      ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.relative(root, path.join(dir, entry.name))]))
+      ? fs
+          .readdirSync(dir, { withFileTypes: true })
+          .flatMap((entry) =>
+            entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.relative(root, path.join(dir, entry.name))],
+          )
       : [];
   const stop = async (): Promise<void> => {
     await server?.close();
@@ -50,7 +60,10 @@ export async function startS3Server(prefix = 'appstore'): Promise<S3Server> {
       APPSTORE_ARCHIVES_S3_SECRET_ACCESS_KEY_FILE: secretFile,
     },
     // s3rver stores an object's bytes as KEY._S3rver_object beside its metadata.
-    keys: () => walk(root).filter((file) => file.endsWith('._S3rver_object')).map((file) => file.slice(0, -'._S3rver_object'.length)),
+    keys: () =>
+      walk(root)
+        .filter((file) => file.endsWith('._S3rver_object'))
+        .map((file) => file.slice(0, -'._S3rver_object'.length)),
     object: (key) => fs.readFileSync(path.join(root, `${key}._S3rver_object`)),
     stop,
     async close() {

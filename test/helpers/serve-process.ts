@@ -24,9 +24,14 @@ export async function startServeProcess(
   options: { readonly authority?: 'fixture' | 'generate' } = {},
 ): Promise<ServeProcess> {
   const dataDir = env['APPSTORE_DATA_DIR'];
-  if (options.authority !== 'generate' && dataDir !== undefined && env['APPSTORE_CA_CERT'] === undefined) placeFixtureAuthority(dataDir);
+  if (options.authority !== 'generate' && dataDir !== undefined && env['APPSTORE_CA_CERT'] === undefined)
+    placeFixtureAuthority(dataDir);
   const [file = '', ...args] = command;
-  const child = spawn(file, args, { cwd: ROOT, env: childEnvironment({ APPSTORE_PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, args, {
+    cwd: ROOT,
+    env: childEnvironment({ APPSTORE_PORT: '0', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {

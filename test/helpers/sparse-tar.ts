@@ -3,7 +3,8 @@ import fs from 'node:fs';
 /** A ustar header for a file entry of `size` bytes, its checksum computed: for tar files whose bytes a test leaves sparse. */
 export function tarHeader(name: string, size: number): Buffer {
   const header = Buffer.alloc(512);
-  const field = (offset: number, length: number, text: string) => header.write(text.padEnd(length, '\0').slice(0, length), offset, 'latin1');
+  const field = (offset: number, length: number, text: string) =>
+    header.write(text.padEnd(length, '\0').slice(0, length), offset, 'latin1');
   field(0, 100, name);
   field(100, 8, '0000644');
   field(108, 8, '0000000');

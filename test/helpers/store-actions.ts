@@ -18,12 +18,23 @@ export interface Answer {
 }
 
 /** Sends one request to a store: in process (`inject`) or to a running one (`fetch`). */
-export type Send = (method: string, url: string, options?: { headers?: Record<string, string>; payload?: unknown }) => Promise<Answer>;
+export type Send = (
+  method: string,
+  url: string,
+  options?: { headers?: Record<string, string>; payload?: unknown },
+) => Promise<Answer>;
 
 export function injectSend(app: FastifyInstance): Send {
   return async (method, url, options = {}) => {
-    const response = await app.inject({ method: method as 'GET', url, headers: options.headers ?? {}, ...(options.payload === undefined ? {} : { payload: options.payload as object }) });
-    const headers = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, value === undefined ? undefined : String(value)]));
+    const response = await app.inject({
+      method: method as 'GET',
+      url,
+      headers: options.headers ?? {},
+      ...(options.payload === undefined ? {} : { payload: options.payload as object }),
+    });
+    const headers = Object.fromEntries(
+      Object.entries(response.headers).map(([name, value]) => [name, value === undefined ? undefined : String(value)]),
+    );
     return { status: response.statusCode, headers, text: response.body, json: <T>() => JSON.parse(response.body) as T };
   };
 }
@@ -34,25 +45,39 @@ export function fetchSend(origin: string): Send {
     const headers = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
     const response = await fetch(`${origin}${url}`, { method, headers, ...(body === undefined ? {} : { body }) });
     const text = await response.text();
-    return { status: response.status, headers: Object.fromEntries(response.headers), text, json: <T>() => JSON.parse(text) as T };
+    return {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      text,
+      json: <T>() => JSON.parse(text) as T,
+    };
   };
 }
 
 /** A new user (no password) and their API token, straight from the domain: the usual start of a test that publishes. */
-export async function userWithToken(container: Container, username: string, password: string | null = null): Promise<string> {
+export async function userWithToken(
+  container: Container,
+  username: string,
+  password: string | null = null,
+): Promise<string> {
   return getOrCreateToken(await createUser(container, username, password), TEST_ACTING, container.accounts);
 }
 
 /** The API token of a user, obtained as a client does (Basic, POST /api/v1/token). */
 export async function tokenOf(send: Send, username: string, password: string): Promise<string> {
-  const answer = await send('POST', '/api/v1/token', { headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` } });
+  const answer = await send('POST', '/api/v1/token', {
+    headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` },
+  });
   assert.equal(answer.status, 200, answer.text);
   return answer.json<{ token: string }>().token;
 }
 
 /** Registers one of the fixture apps (news, notes: their certificate and signature over the id); the status. */
 export async function registerFixtureApp(send: Send, token: string, id: 'news' | 'notes'): Promise<number> {
-  const answer = await send('POST', '/api/v1/apps', { headers: { authorization: `Token ${token}` }, payload: { certificate: readCert(`${id}.crt`), signature: readCert(`${id}.sig`) } });
+  const answer = await send('POST', '/api/v1/apps', {
+    headers: { authorization: `Token ${token}` },
+    payload: { certificate: readCert(`${id}.crt`), signature: readCert(`${id}.sig`) },
+  });
   assert.ok(answer.status === 201 || answer.status === 204, answer.text);
   return answer.status;
 }
@@ -63,14 +88,23 @@ let served = 0;
  * Builds an archive of a fixture app, serves it from the local HTTPS server, signs it with the
  * app's key and publishes it: the answer (201 created, 200 updated, or a refusal).
  */
-export async function publishFixtureRelease(send: Send, token: string, files: ArchiveServer, options: ManifestOptions & { id: 'news' | 'notes'; nightly?: boolean; icon?: string }): Promise<Answer> {
+export async function publishFixtureRelease(
+  send: Send,
+  token: string,
+  files: ArchiveServer,
+  options: ManifestOptions & { id: 'news' | 'notes'; nightly?: boolean; icon?: string },
+): Promise<Answer> {
   const bytes = await appArchive(options);
   served += 1;
   const path = `/release-${served}.tar.gz`;
   files.serve(path, bytes);
   return send('POST', '/api/v1/apps/releases', {
     headers: { authorization: `Token ${token}` },
-    payload: { download: `${files.origin}${path}`, signature: signWith(options.id, bytes), nightly: options.nightly ?? false },
+    payload: {
+      download: `${files.origin}${path}`,
+      signature: signWith(options.id, bytes),
+      nightly: options.nightly ?? false,
+    },
   });
 }
 

@@ -41,7 +41,9 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     ...(options.downloadCa === undefined ? {} : { downloadCa: options.downloadCa }),
     ...(options.providerTimeoutSeconds === undefined ? {} : { providerTimeoutSeconds: options.providerTimeoutSeconds }),
   });
-  const app = await buildServer(container, { logger: options.logStream === undefined ? false : { level: 'info', stream: options.logStream } });
+  const app = await buildServer(container, {
+    logger: options.logStream === undefined ? false : { level: 'info', stream: options.logStream },
+  });
   // The tests look at what the mail queue did, not at its log lines (mails held back by the limit).
   container.mailQueue.reports.problem = () => undefined;
   refuseUndeclaredStatuses(app);
@@ -69,6 +71,9 @@ function refuseUndeclaredStatuses(app: AppServer): void {
     const status = reply.statusCode;
     if (declared === undefined || status < 400 || status >= 500 || String(status) in declared) return payload;
     reply.code(500);
-    return JSON.stringify({ detail: `${request.method} ${request.routeOptions.url ?? ''} answered ${status} (${String(payload)}) but declares only ${Object.keys(declared).join(', ')}`, code: 'undeclared_status' });
+    return JSON.stringify({
+      detail: `${request.method} ${request.routeOptions.url ?? ''} answered ${status} (${String(payload)}) but declares only ${Object.keys(declared).join(', ')}`,
+      code: 'undeclared_status',
+    });
   });
 }

@@ -27,11 +27,23 @@ export class WebClient {
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.address, headers: { accept: 'text/html', cookie: this.cookieHeader() } }));
+    return this.keep(
+      await this.app.inject({
+        method: 'GET',
+        url,
+        remoteAddress: this.address,
+        headers: { accept: 'text/html', cookie: this.cookieHeader() },
+      }),
+    );
   }
 
   /** Posts a form; the CSRF token of the last page is added unless the fields give one (or `null` to leave it out). */
-  async post(url: string, fields: Record<string, string>, csrf: string | null | undefined = undefined, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  async post(
+    url: string,
+    fields: Record<string, string>,
+    csrf: string | null | undefined = undefined,
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
     const token = csrf === undefined ? this.csrfToken() : csrf;
     const body = new URLSearchParams({ ...fields, ...(token === null ? {} : { csrf_token: token }) }).toString();
     return this.keep(
@@ -39,7 +51,12 @@ export class WebClient {
         method: 'POST',
         url,
         remoteAddress: this.address,
-        headers: { accept: 'text/html', cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        headers: {
+          accept: 'text/html',
+          cookie: this.cookieHeader(),
+          'content-type': 'application/x-www-form-urlencoded',
+          ...headers,
+        },
         payload: body,
       }),
     );
@@ -48,7 +65,10 @@ export class WebClient {
   /** The CSRF token in the last page's forms. */
   csrfToken(): string {
     const match = /name="csrf_token" value="([^"]+)"/.exec(this.last?.body ?? '');
-    if (match?.[1] === undefined) throw new Error(`the last page has no form with a CSRF token: ${this.last?.body.slice(0, 300) ?? '(no page yet)'}`);
+    if (match?.[1] === undefined)
+      throw new Error(
+        `the last page has no form with a CSRF token: ${this.last?.body.slice(0, 300) ?? '(no page yet)'}`,
+      );
     return match[1];
   }
 }

@@ -46,7 +46,12 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
 
   /** Accounts `name0@example.org` … whose addresses the tests ask about. */
   async function accounts(name: string, count: number): Promise<void> {
-    for (let i = 0; i < count; i++) await addUser({ username: `${name}${i}`, email: `${name}${i}@example.org`, password: null }, TEST_ACTING, server.container.accounts);
+    for (let i = 0; i < count; i++)
+      await addUser(
+        { username: `${name}${i}`, email: `${name}${i}@example.org`, password: null },
+        TEST_ACTING,
+        server.container.accounts,
+      );
   }
 
   /**
@@ -54,7 +59,11 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
    * the post after one that sends a mail meets what is left of that mail (the SMTP server in this
    * process, the pool's connection), and each kind must meet it as often. [times of the first kind, of the second]
    */
-  async function interleaved(rounds: number, first: (i: number) => number | Promise<number>, second: (i: number) => number | Promise<number>): Promise<[number[], number[]]> {
+  async function interleaved(
+    rounds: number,
+    first: (i: number) => number | Promise<number>,
+    second: (i: number) => number | Promise<number>,
+  ): Promise<[number[], number[]]> {
     const [a, b]: [number[], number[]] = [[], []];
     for (let i = 0; i < rounds; i++) {
       if (i % 2 === 0) {
@@ -83,24 +92,36 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
     const differences = first.slice(1).map((t, i) => t - (second[i + 1] ?? 0));
     const typical = median([...first.slice(1), ...second.slice(1)]);
     const shift = median(differences);
-    return { shift, typical, shown: `median difference ${shift.toFixed(2)} ms over ${differences.length} pairs; median request ${typical.toFixed(2)} ms` };
+    return {
+      shift,
+      typical,
+      shown: `median difference ${shift.toFixed(2)} ms over ${differences.length} pairs; median request ${typical.toFixed(2)} ms`,
+    };
   }
 
-  test('password reset: a known and an unknown address take the same time; only the known one gets a mail', longRunOnly, async (t) => {
-    const rounds = 24;
-    await accounts('known', rounds);
-    const [known, unknown] = await interleaved(
-      rounds,
-      (i) => timed(2 * i, '/account/reset', { email: `known${i}@example.org` }),
-      (i) => timed(2 * i + 1, '/account/reset', { email: `unknown${i}@example.org` }),
-    );
-    // Before the mail queue, a known address took 155 ms (the mail sent in the request), an unknown one 3.5 ms.
-    const { shift, typical, shown } = pairedShift(known, unknown);
-    t.diagnostic(`known − unknown: ${shown}`);
-    assert.ok(Math.abs(shift) < Math.max(5, 0.5 * typical), shown);
-    assert.equal(mail.received.filter((m) => m.to.some((to) => to.startsWith('known'))).length, rounds, 'a reset mail to each known address');
-    assert.equal(mail.received.filter((m) => m.to.some((to) => to.startsWith('unknown'))).length, 0);
-  });
+  test(
+    'password reset: a known and an unknown address take the same time; only the known one gets a mail',
+    longRunOnly,
+    async (t) => {
+      const rounds = 24;
+      await accounts('known', rounds);
+      const [known, unknown] = await interleaved(
+        rounds,
+        (i) => timed(2 * i, '/account/reset', { email: `known${i}@example.org` }),
+        (i) => timed(2 * i + 1, '/account/reset', { email: `unknown${i}@example.org` }),
+      );
+      // Before the mail queue, a known address took 155 ms (the mail sent in the request), an unknown one 3.5 ms.
+      const { shift, typical, shown } = pairedShift(known, unknown);
+      t.diagnostic(`known − unknown: ${shown}`);
+      assert.ok(Math.abs(shift) < Math.max(5, 0.5 * typical), shown);
+      assert.equal(
+        mail.received.filter((m) => m.to.some((to) => to.startsWith('known'))).length,
+        rounds,
+        'a reset mail to each known address',
+      );
+      assert.equal(mail.received.filter((m) => m.to.some((to) => to.startsWith('unknown'))).length, 0);
+    },
+  );
 
   test('sign-up: an address that has an account and a free one take the same time', longRunOnly, async (t) => {
     // The request never looks the address up (the mail's delivery does), so any difference is
@@ -110,19 +131,36 @@ describe(`the answers' timing tells nothing about which addresses have accounts 
     const password = 'quartz lantern meadow violin';
     const [taken, free] = await interleaved(
       rounds,
-      (i) => timed(1000 + 2 * i, '/account/signup', { username: `taker${i}`, email: `holder${i}@example.org`, password }),
-      (i) => timed(1001 + 2 * i, '/account/signup', { username: `fresh${i}`, email: `newbie${i}@example.org`, password }),
+      (i) =>
+        timed(1000 + 2 * i, '/account/signup', { username: `taker${i}`, email: `holder${i}@example.org`, password }),
+      (i) =>
+        timed(1001 + 2 * i, '/account/signup', { username: `fresh${i}`, email: `newbie${i}@example.org`, password }),
     );
     const { shift, typical, shown } = pairedShift(taken, free);
     t.diagnostic(`taken − free: ${shown}`);
     assert.ok(Math.abs(shift) < Math.max(10, 0.25 * typical), shown);
     // The mails went to the right places: a note to each holder, a link to each newcomer.
-    assert.equal(mail.received.filter((m) => m.to.some((to) => /^holder\d+@/.test(to)) && /already has an account|address/i.test(m.subject + m.text)).length, rounds);
-    assert.equal(mail.received.filter((m) => m.to.some((to) => /^newbie\d+@/.test(to)) && m.links.some((link) => link.includes('/account/verify/'))).length, rounds);
+    assert.equal(
+      mail.received.filter(
+        (m) => m.to.some((to) => /^holder\d+@/.test(to)) && /already has an account|address/i.test(m.subject + m.text),
+      ).length,
+      rounds,
+    );
+    assert.equal(
+      mail.received.filter(
+        (m) => m.to.some((to) => /^newbie\d+@/.test(to)) && m.links.some((link) => link.includes('/account/verify/')),
+      ).length,
+      rounds,
+    );
   });
 
-  test("mail flooding: 12 sign-ups for one address from 12 client addresses send it at most 5 mails", async () => {
-    for (let i = 0; i < 12; i++) await timed(2000 + i, '/account/signup', { username: `flood${i}`, email: 'victim@example.org', password: 'quartz lantern meadow violin' });
+  test('mail flooding: 12 sign-ups for one address from 12 client addresses send it at most 5 mails', async () => {
+    for (let i = 0; i < 12; i++)
+      await timed(2000 + i, '/account/signup', {
+        username: `flood${i}`,
+        email: 'victim@example.org',
+        password: 'quartz lantern meadow violin',
+      });
     assert.equal(mail.received.filter((m) => m.to.includes('victim@example.org')).length, 5);
   });
 });

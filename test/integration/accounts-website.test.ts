@@ -41,7 +41,10 @@ describe(`accounts on the website (${DIALECT})`, () => {
   beforeEach(async () => {
     await server?.close();
     clock = new TestClock();
-    server = await createTestServer({ env: { APPSTORE_SMTP_URL: mail.url, APPSTORE_PUBLIC_URL: 'https://apps.example.test' }, now: clock.now });
+    server = await createTestServer({
+      env: { APPSTORE_SMTP_URL: mail.url, APPSTORE_PUBLIC_URL: 'https://apps.example.test' },
+      now: clock.now,
+    });
     web = new WebClient(server.app);
   });
   after(async () => {
@@ -114,7 +117,7 @@ describe(`accounts on the website (${DIALECT})`, () => {
     assert.ok(audit.every((entry) => entry.address !== null && entry.requestId !== null));
   });
 
-  test('a sign-in\'s next outside Latin-1 is percent-encoded in the redirect, never a 500', async () => {
+  test("a sign-in's next outside Latin-1 is percent-encoded in the redirect, never a 500", async () => {
     await createUser(server.container, 'nina', STRONG);
     await web.get('/account/login?next=%2Fsearch%3Fq%3D%C4%80');
     const signedIn = await web.post('/account/login', { username: 'nina', password: STRONG, next: '/search?q=\u0100' });
@@ -175,7 +178,11 @@ describe(`accounts on the website (${DIALECT})`, () => {
     const signIn = await other.post('/account/login', { username: 'gina2', password: STRONG, next: '/' });
     assert.equal(signIn.statusCode, 403);
     await server.container.mailQueue.settled();
-    assert.equal(mail.received.slice(before).filter((m) => m.to.some((to) => to.toLowerCase() === 'gina@example.org')).length, 0, 'gina is never sent a link for gina2');
+    assert.equal(
+      mail.received.slice(before).filter((m) => m.to.some((to) => to.toLowerCase() === 'gina@example.org')).length,
+      0,
+      'gina is never sent a link for gina2',
+    );
   });
 
   test('a name signed up with an address whose account is not confirmed yet is never sent a link: the first account confirms', async () => {
@@ -188,7 +195,10 @@ describe(`accounts on the website (${DIALECT})`, () => {
     // The second name signs in: the same answer as for any unconfirmed account, and no link goes out.
     const before = mail.received.length;
     await squatter.get('/account/login');
-    assert.match((await squatter.post('/account/login', { username: 'dupb', password: STRONG, next: '/' })).body, /a new link is on its way to d…p@example\.org/);
+    assert.match(
+      (await squatter.post('/account/login', { username: 'dupb', password: STRONG, next: '/' })).body,
+      /a new link is on its way to d…p@example\.org/,
+    );
     await server.container.mailQueue.settled();
     assert.equal(mail.received.length, before, 'no link for dupb');
     await first.get(firstLink);
@@ -196,10 +206,13 @@ describe(`accounts on the website (${DIALECT})`, () => {
     assert.equal((await server.container.accounts.store.findUserByUsername('dupb'))?.emailVerified, false);
   });
 
-  test('a second sign-up with the same name answers alike whether the first one\'s address had an account (no enumeration)', async () => {
+  test("a second sign-up with the same name answers alike whether the first one's address had an account (no enumeration)", async () => {
     await confirmedAccount(web, 'owner', 'target@example.org');
     const answers: number[] = [];
-    for (const [name, address] of [['probe1', 'target@example.org'], ['probe2', 'free-address@example.org']] as const) {
+    for (const [name, address] of [
+      ['probe1', 'target@example.org'],
+      ['probe2', 'free-address@example.org'],
+    ] as const) {
       const prober = new WebClient(server.app, `10.0.1.${answers.length + 1}`);
       assert.equal((await signUp(prober, name, address)).statusCode, 200);
       answers.push((await signUp(prober, name, `fresh-${name}@example.org`)).statusCode);
@@ -207,22 +220,37 @@ describe(`accounts on the website (${DIALECT})`, () => {
     assert.deepEqual(answers, [409, 409]);
   });
 
-  test('forms without the CSRF token, or with another browser\'s, are refused and change nothing', async () => {
+  test("forms without the CSRF token, or with another browser's, are refused and change nothing", async () => {
     await web.get('/account/signup');
-    const missing = await web.post('/account/signup', { username: 'hal', email: 'hal@example.org', password: STRONG }, null);
+    const missing = await web.post(
+      '/account/signup',
+      { username: 'hal', email: 'hal@example.org', password: STRONG },
+      null,
+    );
     assert.equal(missing.statusCode, 403);
     assert.match(missing.body, /security token is missing or wrong/);
     const other = new WebClient(server.app);
     await other.get('/account/signup');
-    const foreign = await web.post('/account/signup', { username: 'hal', email: 'hal@example.org', password: STRONG }, other.csrfToken());
+    const foreign = await web.post(
+      '/account/signup',
+      { username: 'hal', email: 'hal@example.org', password: STRONG },
+      other.csrfToken(),
+    );
     assert.equal(foreign.statusCode, 403);
-    const noCookie = await new WebClient(server.app).post('/account/signup', { username: 'hal', email: 'hal@example.org', password: STRONG }, other.csrfToken());
+    const noCookie = await new WebClient(server.app).post(
+      '/account/signup',
+      { username: 'hal', email: 'hal@example.org', password: STRONG },
+      other.csrfToken(),
+    );
     assert.equal(noCookie.statusCode, 403);
     assert.equal(await userCount(), 0);
 
     await createUser(server.container, 'ivan', STRONG);
     await web.get('/account/login');
-    assert.equal((await web.post('/account/login', { username: 'ivan', password: STRONG, next: '/' }, 'wrong')).statusCode, 403);
+    assert.equal(
+      (await web.post('/account/login', { username: 'ivan', password: STRONG, next: '/' }, 'wrong')).statusCode,
+      403,
+    );
     assert.ok(!web.cookies.has('appstore_session'), 'no login CSRF');
   });
 
@@ -262,13 +290,24 @@ describe(`accounts on the website (${DIALECT})`, () => {
     assert.equal(await userCount(), 10);
 
     await server.close();
-    server = await createTestServer({ env: { APPSTORE_SMTP_URL: mail.url, APPSTORE_SIGNUP: 'closed' }, now: clock.now });
+    server = await createTestServer({
+      env: { APPSTORE_SMTP_URL: mail.url, APPSTORE_SIGNUP: 'closed' },
+      now: clock.now,
+    });
     const closedClient = new WebClient(server.app);
     assert.match((await closedClient.get('/account/signup')).body, /by invitation only/);
-    const closed = await closedClient.post('/account/signup', { username: 'x', email: 'x@example.org', password: STRONG }, null);
+    const closed = await closedClient.post(
+      '/account/signup',
+      { username: 'x', email: 'x@example.org', password: STRONG },
+      null,
+    );
     assert.equal(closed.statusCode, 403);
     await closedClient.get('/account/login');
-    const refused = await closedClient.post('/account/signup', { username: 'xavier', email: 'x@example.org', password: STRONG });
+    const refused = await closedClient.post('/account/signup', {
+      username: 'xavier',
+      email: 'x@example.org',
+      password: STRONG,
+    });
     assert.equal(refused.statusCode, 403);
     assert.match(refused.body, /invitation only/);
     assert.equal(await userCount(), 0);
@@ -337,14 +376,22 @@ describe(`accounts on the website (${DIALECT})`, () => {
     const shown = await web.post('/account/token', {});
     const token = /id="token-value"[^>]*value="([0-9a-f]{64})"/.exec(shown.body)?.[1];
     assert.ok(token !== undefined);
-    const api = await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('mia', STRONG) } });
+    const api = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/token',
+      headers: { authorization: basic('mia', STRONG) },
+    });
     assert.equal(api.json().token, token, 'the same token as POST /api/v1/token');
 
     const replaced = await web.post('/account/token/new', {});
     const fresh = /id="token-value"[^>]*value="([0-9a-f]{64})"/.exec(replaced.body)?.[1];
     assert.ok(fresh !== undefined && fresh !== token);
     assert.match(replaced.body, /the old one no longer works/);
-    const old = await server.app.inject({ method: 'POST', url: '/api/v1/token/new', headers: { authorization: `Token ${token}` } });
+    const old = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/token/new',
+      headers: { authorization: `Token ${token}` },
+    });
     assert.equal(old.statusCode, 401);
     assert.equal((await web.post('/account/token', {}, 'forged')).statusCode, 403);
   });
@@ -407,7 +454,11 @@ describe(`accounts on the website (${DIALECT})`, () => {
     const out = await web.post('/account/logout', {});
     assert.equal(out.statusCode, 303);
     assert.ok(!web.cookies.has('appstore_session'));
-    const replay = await server.app.inject({ method: 'GET', url: '/account', headers: { accept: 'text/html', cookie: `appstore_session=${session}` } });
+    const replay = await server.app.inject({
+      method: 'GET',
+      url: '/account',
+      headers: { accept: 'text/html', cookie: `appstore_session=${session}` },
+    });
     assert.equal(replay.statusCode, 303, 'the old cookie no longer signs in');
   });
 });
@@ -419,8 +470,15 @@ describe(`rating from the app page, the API page (${DIALECT})`, () => {
 
   before(async () => {
     files = await startArchiveServer();
-    server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
-    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+    server = await createTestServer({
+      env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' },
+      downloadCa: [TEST_TLS_CA],
+    });
+    await importCategories(
+      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+      TEST_ACTING,
+      server.container.catalog,
+    );
     const token = await userWithToken(server.container, 'owner', STRONG);
     const send = injectSend(server.app);
     assert.equal(await registerFixtureApp(send, token, 'news'), 201);
@@ -436,7 +494,10 @@ describe(`rating from the app page, the API page (${DIALECT})`, () => {
 
   async function signIn(client: WebClient, username: string) {
     await client.get('/account/login');
-    assert.equal((await client.post('/account/login', { username, password: STRONG, next: '/apps/news' })).statusCode, 303);
+    assert.equal(
+      (await client.post('/account/login', { username, password: STRONG, next: '/apps/news' })).statusCode,
+      303,
+    );
   }
 
   test('anonymous visitors are asked to sign in; a rating and comment show on the page and in ratings.json', async () => {
@@ -446,27 +507,44 @@ describe(`rating from the app page, the API page (${DIALECT})`, () => {
 
     await signIn(web, 'rita');
     await web.get('/apps/news');
-    const rated = await web.post('/apps/news/rating', { stars: '5', comment: 'Great **reader** <script>alert(1)</script>', language: 'en' });
+    const rated = await web.post('/apps/news/rating', {
+      stars: '5',
+      comment: 'Great **reader** <script>alert(1)</script>',
+      language: 'en',
+    });
     assert.equal(rated.statusCode, 303);
     assert.equal(rated.headers.location, '/apps/news?rated=saved#your-rating');
     const page = await web.get('/apps/news?rated=saved');
     assert.match(page.body, /Your rating was saved/);
-    assert.match(page.body, /Great <strong>reader<\/strong> &lt;script&gt;/, page.body.slice(page.body.indexOf('id="ratings"'), page.body.indexOf('id="ratings"') + 3000));
+    assert.match(
+      page.body,
+      /Great <strong>reader<\/strong> &lt;script&gt;/,
+      page.body.slice(page.body.indexOf('id="ratings"'), page.body.indexOf('id="ratings"') + 3000),
+    );
     assert.match(page.body, /aria-label="5 out of 5 stars"><\/span> <span class="count">\(1\)/);
-    const ratings = (await server.app.inject({ method: 'GET', url: '/api/v1/ratings.json' })).json() as Array<{ app: string; rating: number; translations: Record<string, { comment: string }> }>;
+    const ratings = (await server.app.inject({ method: 'GET', url: '/api/v1/ratings.json' })).json() as Array<{
+      app: string;
+      rating: number;
+      translations: Record<string, { comment: string }>;
+    }>;
     assert.equal(ratings.length, 1);
     assert.equal(ratings[0]?.rating, 1);
     assert.match(ratings[0]?.translations.en?.comment ?? '', /Great \*\*reader\*\*/);
 
     await web.post('/apps/news/rating', { stars: '3', comment: '', language: 'en' });
-    const again = (await server.app.inject({ method: 'GET', url: '/api/v1/ratings.json' })).json() as Array<{ rating: number }>;
+    const again = (await server.app.inject({ method: 'GET', url: '/api/v1/ratings.json' })).json() as Array<{
+      rating: number;
+    }>;
     assert.equal(again[0]?.rating, 0.5, 'edited, through the same use case as the API');
 
     await web.get('/apps/news');
     const bad = await web.post('/apps/news/rating', { stars: '9' });
     assert.equal(bad.statusCode, 400);
     await web.get('/apps/news');
-    assert.equal((await web.post('/apps/news/rating/delete', {})).headers.location, '/apps/news?rated=removed#your-rating');
+    assert.equal(
+      (await web.post('/apps/news/rating/delete', {})).headers.location,
+      '/apps/news?rated=removed#your-rating',
+    );
     assert.deepEqual((await server.app.inject({ method: 'GET', url: '/api/v1/ratings.json' })).json(), []);
   });
 

@@ -31,18 +31,44 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
   const get = (url: string, headers: Record<string, string> = {}) => server.app.inject({ method: 'GET', url, headers });
   const apps = async (url = '/api/v1/apps.json'): Promise<Json[]> => (await get(url)).json();
   async function publish(key: 'news' | 'notes', options: ManifestOptions, nightly = false): Promise<void> {
-    const response = await publishFixtureRelease(injectSend(server.app), tokens.alice ?? '', files, { ...options, id: key, nightly });
+    const response = await publishFixtureRelease(injectSend(server.app), tokens.alice ?? '', files, {
+      ...options,
+      id: key,
+      nightly,
+    });
     assert.ok([200, 201].includes(response.status), response.text);
   }
   const rate = (who: string, app: string, body: Record<string, unknown>) =>
-    server.app.inject({ method: 'POST', url: `/api/v1/apps/${app}/ratings`, headers: { authorization: `Token ${tokens[who]}` }, payload: body });
+    server.app.inject({
+      method: 'POST',
+      url: `/api/v1/apps/${app}/ratings`,
+      headers: { authorization: `Token ${tokens[who]}` },
+      payload: body,
+    });
 
   before(async () => {
     files = await startArchiveServer();
     // Brotli kept at any saving: these apps are mostly signatures, which brotli barely shrinks (the default keeps it only at a fifth).
-    server = await createTestServer({ now: clock.now, env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', APPSTORE_LISTING_BROTLI_MIN_SAVING: '0' }, downloadCa: [TEST_TLS_CA] });
-    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
-    for (const name of ['alice', 'bob', 'carol', 'dave']) tokens[name] = await getOrCreateToken(await createUser(server.container, name, null), TEST_ACTING, server.container.accounts);
+    server = await createTestServer({
+      now: clock.now,
+      env: {
+        APPSTORE_CA_CERT: certFile('chain.pem'),
+        APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
+        APPSTORE_LISTING_BROTLI_MIN_SAVING: '0',
+      },
+      downloadCa: [TEST_TLS_CA],
+    });
+    await importCategories(
+      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+      TEST_ACTING,
+      server.container.catalog,
+    );
+    for (const name of ['alice', 'bob', 'carol', 'dave'])
+      tokens[name] = await getOrCreateToken(
+        await createUser(server.container, name, null),
+        TEST_ACTING,
+        server.container.accounts,
+      );
     for (const cert of ['news', 'notes']) {
       const response = await server.app.inject({
         method: 'POST',
@@ -63,9 +89,21 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
       ['6.0.0-alpha', ['12', '99']],
       ['6.0.0', ['12', '99'], true],
     ];
-    for (const [version, nextcloud, nightly] of news) await publish('news', { version, nextcloud, name: `News ${version}` }, nightly ?? false);
-    for (const [version, nextcloud] of [['1.0.0', ['9', '9']], ['2.0.0', ['10', '10']], ['3.0.0', ['11', '11']], ['4.0.0', ['11', '11']]] as const) {
-      await publish('notes', { id: 'notes', version, nextcloud, name: 'Notes', extra: '<description lang="de">Notizen</description>' });
+    for (const [version, nextcloud, nightly] of news)
+      await publish('news', { version, nextcloud, name: `News ${version}` }, nightly ?? false);
+    for (const [version, nextcloud] of [
+      ['1.0.0', ['9', '9']],
+      ['2.0.0', ['10', '10']],
+      ['3.0.0', ['11', '11']],
+      ['4.0.0', ['11', '11']],
+    ] as const) {
+      await publish('notes', {
+        id: 'notes',
+        version,
+        nextcloud,
+        name: 'Notes',
+        extra: '<description lang="de">Notizen</description>',
+      });
     }
   });
   after(async () => {
@@ -75,11 +113,19 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
 
   test('every field of every app and release, with its exact type', async () => {
     const listed = await apps();
-    assert.deepEqual(listed.map((a) => a.id), ['news', 'notes']);
+    assert.deepEqual(
+      listed.map((a) => a.id),
+      ['news', 'notes'],
+    );
     const appKeys = Object.keys(AppSchema.properties).sort();
     // apps.json's releases: every field but the AppAPI ones (appapi_apps.json only, tested in exapps.test.ts).
     const releaseKeys: string[] = [...(ReleaseSchema.required ?? [])].sort();
-    assert.deepEqual(Object.keys(ReleaseSchema.properties).filter((key) => !releaseKeys.includes(key)).sort(), ['aaIsSystem', 'apiScopes', 'deployMethods', 'environmentVariables']);
+    assert.deepEqual(
+      Object.keys(ReleaseSchema.properties)
+        .filter((key) => !releaseKeys.includes(key))
+        .sort(),
+      ['aaIsSystem', 'apiScopes', 'deployMethods', 'environmentVariables'],
+    );
     for (const app of listed) {
       assert.deepEqual(Object.keys(app).sort(), appKeys, `${app.id}: fields`);
       assert.ok(Value.Check(AppSchema, { ...app, releases: [] }), `${app.id}: types`);
@@ -90,7 +136,10 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
     }
     const news = listed[0] as Json;
     assert.equal(news.releases.length, 7);
-    assert.deepEqual(news.releases.map((r) => `${r.version}${r.isNightly === true ? ' nightly' : ''}`), ['6.0.0 nightly', '6.0.0-alpha', '5.0.0', '4.0.0', '3.0.0', '2.0.0', '1.0.0']);
+    assert.deepEqual(
+      news.releases.map((r) => `${r.version}${r.isNightly === true ? ' nightly' : ''}`),
+      ['6.0.0 nightly', '6.0.0-alpha', '5.0.0', '4.0.0', '3.0.0', '2.0.0', '1.0.0'],
+    );
     const five = news.releases.find((r) => r.version === '5.0.0') as Record<string, unknown>;
     assert.equal(five.isNightly, false);
     assert.equal(five.minIntSize, 32);
@@ -100,11 +149,18 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
     assert.match(String(five.created), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.deepEqual(five.translations, { en: { changelog: '- this release' } });
     assert.deepEqual(five.licenses, ['AGPL-3.0-or-later']);
-    assert.equal((news.translations as Record<string, { name: string }>).en?.name, 'News 5.0.0', 'app data from the latest stable release');
+    assert.equal(
+      (news.translations as Record<string, { name: string }>).en?.name,
+      'News 5.0.0',
+      'app data from the latest stable release',
+    );
     assert.equal(news.isFeatured, false);
     assert.match(String(news.certificate), /^-----BEGIN CERTIFICATE-----\r\n/);
     assert.doesNotMatch(String(news.certificate).replace(/\r\n/g, ''), /\n/, 'CR LF line separators');
-    assert.deepEqual([news.ratingOverall, news.ratingNumOverall, news.ratingRecent, news.ratingNumRecent], [0.5, 0, 0.5, 0]);
+    assert.deepEqual(
+      [news.ratingOverall, news.ratingNumOverall, news.ratingRecent, news.ratingNumRecent],
+      [0.5, 0, 0.5, 0],
+    );
     assert.equal(news.website, '');
   });
 
@@ -117,7 +173,10 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
   });
 
   test("platform listings: the original's compatibility table", async () => {
-    const count = async (v: string) => (await apps(`/api/v1/platform/${v}/apps.json`)).map((a) => `${a.id}:${a.releases.map((r) => r.version).join(',')}`);
+    const count = async (v: string) =>
+      (await apps(`/api/v1/platform/${v}/apps.json`)).map(
+        (a) => `${a.id}:${a.releases.map((r) => r.version).join(',')}`,
+      );
     assert.deepEqual(await count('12.0.0'), ['news:6.0.0,6.0.0-alpha,5.0.0,4.0.0']);
     assert.deepEqual(await count('11.0.0'), ['news:4.0.0,3.0.0', 'notes:4.0.0,3.0.0']);
     assert.deepEqual(await count('10.0.0'), ['news:3.0.0,2.0.0', 'notes:2.0.0']);
@@ -139,9 +198,16 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
     const ids = async (query: string) => (await apps(`/api/v1/apps.json${query}`)).map((a) => a.id);
     assert.deepEqual(await ids(''), ['news']);
     assert.deepEqual(await ids('?include_enterprise=yes'), ['news']);
-    for (const query of ['?include_enterprise=true', '?include_enterprise=1', '?include_enterprise=TRUE']) assert.deepEqual(await ids(query), ['news', 'notes'], query);
-    assert.deepEqual((await apps('/api/v1/platform/11.0.0/apps.json?include_enterprise=1')).map((a) => a.id), ['news', 'notes']);
-    assert.deepEqual((await apps('/api/v1/platform/11.0.0/apps.json')).map((a) => a.id), ['news']);
+    for (const query of ['?include_enterprise=true', '?include_enterprise=1', '?include_enterprise=TRUE'])
+      assert.deepEqual(await ids(query), ['news', 'notes'], query);
+    assert.deepEqual(
+      (await apps('/api/v1/platform/11.0.0/apps.json?include_enterprise=1')).map((a) => a.id),
+      ['news', 'notes'],
+    );
+    assert.deepEqual(
+      (await apps('/api/v1/platform/11.0.0/apps.json')).map((a) => a.id),
+      ['news'],
+    );
     await setAppFlags('notes', { enterpriseOnly: false }, TEST_ACTING, server.container.appManagement);
   });
 
@@ -150,22 +216,44 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
     assert.equal((await rate('carol', 'news', { rating: 1 })).statusCode, 403, 'a co-maintainer');
     assert.equal((await rate('bob', 'nope', { rating: 1 })).statusCode, 404);
     assert.equal((await rate('bob', 'news', { rating: 1.5 })).statusCode, 400);
-    assert.equal((await server.app.inject({ method: 'POST', url: '/api/v1/apps/news/ratings', payload: { rating: 1 } })).statusCode, 401);
+    assert.equal(
+      (await server.app.inject({ method: 'POST', url: '/api/v1/apps/news/ratings', payload: { rating: 1 } }))
+        .statusCode,
+      401,
+    );
     clock.advance(-100 * 86_400_000); // 100 days ago
     assert.equal((await rate('bob', 'news', { rating: 0 })).statusCode, 201);
     clock.advance(100 * 86_400_000);
     assert.equal((await rate('dave', 'news', { rating: 1, comment: 'Sehr gut', language: 'de' })).statusCode, 201);
     let news = (await apps())[0] as Json;
-    assert.deepEqual([news.ratingOverall, news.ratingNumOverall, news.ratingRecent, news.ratingNumRecent], [0.5, 2, 1, 1]);
+    assert.deepEqual(
+      [news.ratingOverall, news.ratingNumOverall, news.ratingRecent, news.ratingNumRecent],
+      [0.5, 2, 1, 1],
+    );
     clock.advance(60_000);
-    assert.equal((await rate('bob', 'news', { rating: 0.5, comment: 'Better now' })).statusCode, 200, 'replaces bob’s rating');
+    assert.equal(
+      (await rate('bob', 'news', { rating: 0.5, comment: 'Better now' })).statusCode,
+      200,
+      'replaces bob’s rating',
+    );
     news = (await apps())[0] as Json;
-    assert.deepEqual([news.ratingOverall, news.ratingNumOverall, news.ratingRecent, news.ratingNumRecent], [0.75, 2, 0.75, 2]);
+    assert.deepEqual(
+      [news.ratingOverall, news.ratingNumOverall, news.ratingRecent, news.ratingNumRecent],
+      [0.75, 2, 0.75, 2],
+    );
     const ratings = (await get('/api/v1/ratings.json')).json() as Array<Record<string, unknown>>;
     assert.equal(ratings.length, 2);
     for (const rating of ratings) assert.ok(Value.Check(RatingSchema, rating), JSON.stringify(rating));
-    assert.deepEqual(ratings.map((r) => (r.translations as Record<string, { comment: string }>)), [{ en: { comment: 'Better now' } }, { de: { comment: 'Sehr gut' } }], 'newest first');
-    assert.deepEqual(ratings[1]?.user, { id: (await server.container.accounts.store.findUserByUsername('dave'))?.id, firstName: 'dave', lastName: 'Tester' });
+    assert.deepEqual(
+      ratings.map((r) => r.translations as Record<string, { comment: string }>),
+      [{ en: { comment: 'Better now' } }, { de: { comment: 'Sehr gut' } }],
+      'newest first',
+    );
+    assert.deepEqual(ratings[1]?.user, {
+      id: (await server.container.accounts.store.findUserByUsername('dave'))?.id,
+      firstName: 'dave',
+      lastName: 'Tester',
+    });
     assert.equal(ratings[0]?.app, 'news');
   });
 
@@ -189,7 +277,9 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
       payload: '{"rating": 0.5, "comment": "Better now \\ud83d\\ude00"}',
     });
     assert.equal(paired.statusCode, 200, 'a surrogate pair is a valid character');
-    const stored = ((await get('/api/v1/ratings.json')).json() as Array<{ translations: Record<string, { comment: string }> }>).map((r) => r.translations['en']?.comment);
+    const stored = (
+      (await get('/api/v1/ratings.json')).json() as Array<{ translations: Record<string, { comment: string }> }>
+    ).map((r) => r.translations['en']?.comment);
     assert.ok(stored.includes('Better now \u{1F600}'), JSON.stringify(stored));
   });
 
@@ -204,7 +294,12 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
   });
 
   test('deleting a rating', async () => {
-    const del = () => server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news/ratings', headers: { authorization: `Token ${tokens.dave}` } });
+    const del = () =>
+      server.app.inject({
+        method: 'DELETE',
+        url: '/api/v1/apps/news/ratings',
+        headers: { authorization: `Token ${tokens.dave}` },
+      });
     assert.equal((await del()).statusCode, 204);
     assert.equal((await del()).statusCode, 404);
     assert.equal(((await apps())[0] as Json).ratingNumOverall, 1);
@@ -220,7 +315,15 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
       ['a release', () => publish('news', { version: '7.0.0', nextcloud: ['12', '99'] })],
       ['a rating', () => rate('bob', 'news', { rating: 0.25 })],
       ['a featured flag', () => setAppFlags('news', { featured: true }, TEST_ACTING, server.container.appManagement)],
-      ['a deleted release', () => server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news/releases/7.0.0', headers: { authorization: `Token ${tokens.alice}` } })],
+      [
+        'a deleted release',
+        () =>
+          server.app.inject({
+            method: 'DELETE',
+            url: '/api/v1/apps/news/releases/7.0.0',
+            headers: { authorization: `Token ${tokens.alice}` },
+          }),
+      ],
     ];
     for (const [what, change] of changes) {
       await change();
@@ -246,18 +349,30 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
   });
 
   test('another server on the same database serves a write, without a database read per request', async () => {
-    const other = await createTestServer({ now: clock.now, env: { APPSTORE_CA_CERT: certFile('chain.pem') }, database: server.database });
+    const other = await createTestServer({
+      now: clock.now,
+      env: { APPSTORE_CA_CERT: certFile('chain.pem') },
+      database: server.database,
+    });
     const before = await other.app.inject({ method: 'GET', url: '/api/v1/apps.json' });
     await setAppFlags('news', { featured: false }, TEST_ACTING, server.container.appManagement);
     // The other server hears of the write by LISTEN/NOTIFY (PostgreSQL) or its poll (SQLite, every
     // 500 ms): waited for, however long a loaded machine takes (the runner's timeout is the limit).
     const after = await eventually(async () => {
-      const answer = await other.app.inject({ method: 'GET', url: '/api/v1/apps.json', headers: { 'if-none-match': String(before.headers.etag) } });
+      const answer = await other.app.inject({
+        method: 'GET',
+        url: '/api/v1/apps.json',
+        headers: { 'if-none-match': String(before.headers.etag) },
+      });
       assert.equal(answer.statusCode, 200, 'the other server still answers 304: it has not heard of the write');
       return answer;
     });
     assert.equal((after.json()[0] as Json).isFeatured, false);
-    assert.equal(after.headers.etag, (await get('/api/v1/apps.json')).headers.etag, 'both nodes give the same ETag for the same state');
+    assert.equal(
+      after.headers.etag,
+      (await get('/api/v1/apps.json')).headers.etag,
+      'both nodes give the same ETag for the same state',
+    );
     await other.app.close();
   });
 });

@@ -40,7 +40,12 @@ describe(`the audit log (${DIALECT})`, () => {
     return result.stdout;
   };
   const api = async (method: 'POST' | 'DELETE', url: string, payload?: object, authorization = `Token ${token}`) => {
-    const response = await server.app.inject({ method, url, headers: { authorization, 'x-request-id': 'audit-test' }, ...(payload === undefined ? {} : { payload }) });
+    const response = await server.app.inject({
+      method,
+      url,
+      headers: { authorization, 'x-request-id': 'audit-test' },
+      ...(payload === undefined ? {} : { payload }),
+    });
     assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
     return response;
   };
@@ -48,42 +53,77 @@ describe(`the audit log (${DIALECT})`, () => {
 
   test('every kind of write leaves exactly one entry, with who, what and from where; no secret', async () => {
     const writes: Array<[string, () => Promise<unknown>]> = [
-      ['categories.imported', async () => {
-        const file = path.join(server.database.dataDir, 'categories.json');
-        fs.writeFileSync(file, JSON.stringify(['tools', 'multimedia'].map((id) => ({ id, translations: { en: { name: id, description: '' } } }))));
-        await cli('category', 'import', file);
-      }],
-      ['platforms.imported', async () => {
-        const file = path.join(server.database.dataDir, 'platforms.json');
-        fs.writeFileSync(file, JSON.stringify([{ version: '31.0.0', hasRelease: true, isSupported: true }]));
-        await cli('platform', 'import', file);
-      }],
+      [
+        'categories.imported',
+        async () => {
+          const file = path.join(server.database.dataDir, 'categories.json');
+          fs.writeFileSync(
+            file,
+            JSON.stringify(
+              ['tools', 'multimedia'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+            ),
+          );
+          await cli('category', 'import', file);
+        },
+      ],
+      [
+        'platforms.imported',
+        async () => {
+          const file = path.join(server.database.dataDir, 'platforms.json');
+          fs.writeFileSync(file, JSON.stringify([{ version: '31.0.0', hasRelease: true, isSupported: true }]));
+          await cli('platform', 'import', file);
+        },
+      ],
       ['user.created', () => cli('user', 'add', 'olga', '--password-stdin')],
-      ['token.issued', async () => (token = (await api('POST', '/api/v1/token', undefined, basic('olga', PASSWORD))).json().token)],
+      [
+        'token.issued',
+        async () => (token = (await api('POST', '/api/v1/token', undefined, basic('olga', PASSWORD))).json().token),
+      ],
       ['token.replaced', async () => (token = (await api('POST', '/api/v1/token/new')).json().token)],
       ['user.created', () => cli('user', 'add', 'piet', '--no-password')],
-      ['app.registered', () => api('POST', '/api/v1/apps', { certificate: readCert('news.crt'), signature: readCert('news.sig') })],
+      [
+        'app.registered',
+        () => api('POST', '/api/v1/apps', { certificate: readCert('news.crt'), signature: readCert('news.sig') }),
+      ],
       ['app.co_maintainer_added', () => cli('app', 'maintainer', 'add', 'news', 'piet')],
       ['app.co_maintainer_removed', () => cli('app', 'maintainer', 'remove', 'news', 'piet')],
       ['app.flags_changed', () => cli('app', 'set', 'news', '--featured')],
-      ['release.published', async () => {
-        const bytes = await appArchive({ version: '1.0.0' });
-        files.serve('/news-1.tar.gz', bytes);
-        await api('POST', '/api/v1/apps/releases', { download: `${files.origin}/news-1.tar.gz`, signature: signWith('news', bytes) });
-      }],
-      ['release.updated', async () => {
-        const bytes = await appArchive({ version: '1.0.0' });
-        files.serve('/news-1b.tar.gz', bytes);
-        await api('POST', '/api/v1/apps/releases', { download: `${files.origin}/news-1b.tar.gz`, signature: signWith('news', bytes) });
-      }],
+      [
+        'release.published',
+        async () => {
+          const bytes = await appArchive({ version: '1.0.0' });
+          files.serve('/news-1.tar.gz', bytes);
+          await api('POST', '/api/v1/apps/releases', {
+            download: `${files.origin}/news-1.tar.gz`,
+            signature: signWith('news', bytes),
+          });
+        },
+      ],
+      [
+        'release.updated',
+        async () => {
+          const bytes = await appArchive({ version: '1.0.0' });
+          files.serve('/news-1b.tar.gz', bytes);
+          await api('POST', '/api/v1/apps/releases', {
+            download: `${files.origin}/news-1b.tar.gz`,
+            signature: signWith('news', bytes),
+          });
+        },
+      ],
       ['release.deleted', () => api('DELETE', '/api/v1/apps/news/releases/1.0.0')],
       ['app.transfer_unlocked', () => cli('app', 'transfer', 'news')],
-      ['app.transfer_locked', () => api('POST', '/api/v1/apps', { certificate: readCert('news.crt'), signature: readCert('news.sig') })],
-      ['rating.saved', async () => {
-        const pietToken = (await cli('user', 'token', 'piet')).trim();
-        await api('POST', '/api/v1/apps/news/ratings', { rating: 0.5, comment: 'fine' }, `Token ${pietToken}`);
-        await api('DELETE', '/api/v1/apps/news/ratings', undefined, `Token ${pietToken}`);
-      }],
+      [
+        'app.transfer_locked',
+        () => api('POST', '/api/v1/apps', { certificate: readCert('news.crt'), signature: readCert('news.sig') }),
+      ],
+      [
+        'rating.saved',
+        async () => {
+          const pietToken = (await cli('user', 'token', 'piet')).trim();
+          await api('POST', '/api/v1/apps/news/ratings', { rating: 0.5, comment: 'fine' }, `Token ${pietToken}`);
+          await api('DELETE', '/api/v1/apps/news/ratings', undefined, `Token ${pietToken}`);
+        },
+      ],
       ['user.password_changed', () => cli('user', 'passwd', 'piet', '--password-stdin')],
       ['user.disabled', () => cli('user', 'disable', 'piet')],
       ['user.enabled', () => cli('user', 'enable', 'piet')],
@@ -123,10 +163,17 @@ describe(`the audit log (${DIALECT})`, () => {
 
   test('appstore audit shows the entries, filtered by app, user and date, as lines or JSON', async () => {
     const lines = (await cli('audit', '--app', 'news')).trim().split('\n');
-    assert.match(lines[0] ?? '', /^\d{4}-\d\d-\d\dT\S+Z {2}app\.registered {2}olga {2}from 127\.0\.0\.1 {2}request audit-test {2}app=news {2}serial=/);
+    assert.match(
+      lines[0] ?? '',
+      /^\d{4}-\d\d-\d\dT\S+Z {2}app\.registered {2}olga {2}from 127\.0\.0\.1 {2}request audit-test {2}app=news {2}serial=/,
+    );
     assert.ok(lines.every((line) => line.includes('app=news')));
     assert.ok(lines.some((line) => /app\.co_maintainer_added {2}cli:\S+ {2}app=news {2}user=piet/.test(line)));
-    const aboutPiet = JSON.parse(await cli('audit', '--user', 'piet', '--json')) as Array<{ event: string; subjectUser: string | null; actor: { name: string } }>;
+    const aboutPiet = JSON.parse(await cli('audit', '--user', 'piet', '--json')) as Array<{
+      event: string;
+      subjectUser: string | null;
+      actor: { name: string };
+    }>;
     assert.ok(aboutPiet.length >= 6);
     assert.ok(aboutPiet.every((entry) => entry.subjectUser === 'piet' || entry.actor.name === 'piet'));
     assert.equal((await cli('audit', '--since', '2999-01-01')).trim(), 'no entries');
@@ -143,15 +190,39 @@ describe(`the audit log (${DIALECT})`, () => {
     const user = await findUser('quinn', server.container.accounts);
     const accounts = server.container.accounts.store;
 
-    await assert.rejects(accounts.setActive(user.id, false, new Date(), failing(auditEntry(TEST_ACTING, 'user.disabled', { subjectUser: 'quinn' }))));
+    await assert.rejects(
+      accounts.setActive(
+        user.id,
+        false,
+        new Date(),
+        failing(auditEntry(TEST_ACTING, 'user.disabled', { subjectUser: 'quinn' })),
+      ),
+    );
     assert.equal((await findUser('quinn', server.container.accounts)).isActive, true, 'the user is still active');
     await assert.rejects(
-      server.container.catalog.store.upsertCategories([{ id: 'games', translations: { en: { name: 'Games', description: '' } } }], new Date(), () => failing(auditEntry(TEST_ACTING, 'categories.imported'))),
+      server.container.catalog.store.upsertCategories(
+        [{ id: 'games', translations: { en: { name: 'Games', description: '' } } }],
+        new Date(),
+        () => failing(auditEntry(TEST_ACTING, 'categories.imported')),
+      ),
     );
-    assert.equal((await server.container.catalog.store.categoryIds()).has('games'), false, 'the category was not created');
+    assert.equal(
+      (await server.container.catalog.store.categoryIds()).has('games'),
+      false,
+      'the category was not created',
+    );
     // A write that changes nothing (no such app) writes no entry: the poisoned one is never written.
-    await registry.setTransferUnlocked('nosuch', true, new Date(), failing(auditEntry(TEST_ACTING, 'app.transfer_unlocked')));
+    await registry.setTransferUnlocked(
+      'nosuch',
+      true,
+      new Date(),
+      failing(auditEntry(TEST_ACTING, 'app.transfer_unlocked')),
+    );
     const after = await rows();
-    assert.deepEqual(after.slice(before).map((row) => row.event), ['user.created'], 'only the successful write left an entry');
+    assert.deepEqual(
+      after.slice(before).map((row) => row.event),
+      ['user.created'],
+      'only the successful write left an entry',
+    );
   });
 });

@@ -19,7 +19,12 @@ describe(`authentication (${DIALECT})`, () => {
   /** Each test gets its own client address, so failure counters of one test do not spill over. */
   const newAddress = (): string => `192.0.2.${++address}`;
   const whoami = (authorization: string | undefined, remoteAddress = newAddress()) =>
-    server.app.inject({ method: 'GET', url: '/test/whoami', headers: authorization === undefined ? {} : { authorization }, remoteAddress });
+    server.app.inject({
+      method: 'GET',
+      url: '/test/whoami',
+      headers: authorization === undefined ? {} : { authorization },
+      remoteAddress,
+    });
 
   before(async () => {
     server = await createTestServer({ now: clock.now, configure: addWhoamiRoute });
@@ -28,7 +33,11 @@ describe(`authentication (${DIALECT})`, () => {
     await createUser(container, 'bob', null);
     await createUser(container, 'carol', PASSWORD);
     await createUser(container, 'dave', PASSWORD);
-    const token = await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('alice', PASSWORD) } });
+    const token = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/token',
+      headers: { authorization: basic('alice', PASSWORD) },
+    });
     aliceToken = token.json().token;
   });
   after(() => server.close());
@@ -44,14 +53,20 @@ describe(`authentication (${DIALECT})`, () => {
 
   test('Basic, Token and Bearer are accepted', async () => {
     assert.match(aliceToken, /^[0-9a-f]{64}$/);
-    for (const authorization of [basic('alice', PASSWORD), `Token ${aliceToken}`, `Bearer ${aliceToken}`, `token ${aliceToken}`]) {
+    for (const authorization of [
+      basic('alice', PASSWORD),
+      `Token ${aliceToken}`,
+      `Bearer ${aliceToken}`,
+      `token ${aliceToken}`,
+    ]) {
       const response = await whoami(authorization);
       assert.equal(response.statusCode, 200, authorization);
       assert.deepEqual(response.json(), { username: 'alice' });
     }
   });
 
-  test('no header', async () => assert401(await whoami(undefined), /credentials were not provided: this route needs Basic or Token/));
+  test('no header', async () =>
+    assert401(await whoami(undefined), /credentials were not provided: this route needs Basic or Token/));
 
   test('malformed headers', async () => {
     assert401(await whoami('Basic'), /^Malformed Authorization header/);
@@ -74,14 +89,25 @@ describe(`authentication (${DIALECT})`, () => {
   test('a password-less account cannot use a password; the message says to use a token', async () => {
     for (const password of ['', 'anything']) assert401(await whoami(basic('bob', password)), INVALID_CREDENTIALS);
     assert.match(INVALID_CREDENTIALS, /use an API token/);
-    const login = await server.app.inject({ method: 'POST', url: '/login', payload: { username: 'bob', password: 'x' }, remoteAddress: newAddress() });
+    const login = await server.app.inject({
+      method: 'POST',
+      url: '/login',
+      payload: { username: 'bob', password: 'x' },
+      remoteAddress: newAddress(),
+    });
     assert401(login, INVALID_CREDENTIALS);
   });
 
   test('unknown token', async () => assert401(await whoami(`Token ${'0'.repeat(64)}`), INVALID_TOKEN));
 
   test('a disabled user: refused by password and by token', async () => {
-    const token = (await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('carol', PASSWORD) } })).json().token;
+    const token = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v1/token',
+        headers: { authorization: basic('carol', PASSWORD) },
+      })
+    ).json().token;
     await setActive('carol', false, TEST_ACTING, server.container.accounts);
     assert401(await whoami(basic('carol', PASSWORD)), /account is disabled/);
     assert401(await whoami(`Token ${token}`), /account is disabled/);
@@ -90,19 +116,33 @@ describe(`authentication (${DIALECT})`, () => {
   });
 
   test('the token of a deleted user', async () => {
-    const token = (await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('dave', PASSWORD) } })).json().token;
+    const token = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v1/token',
+        headers: { authorization: basic('dave', PASSWORD) },
+      })
+    ).json().token;
     assert.equal((await whoami(`Token ${token}`)).statusCode, 200);
     await server.container.database.db.deleteFrom('users').where('username', '=', 'dave').execute();
     assert401(await whoami(`Token ${token}`), INVALID_TOKEN);
   });
 
   test('a route names the schemes it accepts', async () => {
-    const response = await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: `Token ${aliceToken}` } });
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/token',
+      headers: { authorization: `Token ${aliceToken}` },
+    });
     assert401(response, /^This route accepts Basic or a session \(POST \/login\) authentication, not Token\.$/);
   });
 
   test('listings ignore credentials entirely', async () => {
-    const response = await server.app.inject({ method: 'GET', url: '/api/v1/categories.json', headers: { authorization: 'Basic !!!' } });
+    const response = await server.app.inject({
+      method: 'GET',
+      url: '/api/v1/categories.json',
+      headers: { authorization: 'Basic !!!' },
+    });
     assert.equal(response.statusCode, 200);
   });
 });

@@ -31,8 +31,17 @@ describe(`categories.json and platforms.json (${DIALECT})`, () => {
     await importPlatformReleases(PLATFORMS, TEST_ACTING, server.container.catalog);
     const categories = await get('/api/v1/categories.json');
     assert.deepEqual(categories.json(), [
-      { id: 'games', translations: { de: { name: 'Spiele', description: 'Spaß' }, en: { name: 'Games', description: 'Fun and games' } } },
-      { id: 'tools', translations: { en: { name: 'Tools', description: '' }, fr: { name: 'Outils', description: '' } } },
+      {
+        id: 'games',
+        translations: {
+          de: { name: 'Spiele', description: 'Spaß' },
+          en: { name: 'Games', description: 'Fun and games' },
+        },
+      },
+      {
+        id: 'tools',
+        translations: { en: { name: 'Tools', description: '' }, fr: { name: 'Outils', description: '' } },
+      },
     ]);
     const platforms = await get('/api/v1/platforms.json');
     assert.deepEqual(platforms.json(), [
@@ -84,7 +93,11 @@ describe(`categories.json and platforms.json (${DIALECT})`, () => {
     assert.equal(head.headers.etag, full.headers.etag);
     assert.equal(head.headers['content-type'], full.headers['content-type']);
     assert.equal(head.headers['content-length'], full.headers['content-length']);
-    const conditional = await server.app.inject({ method: 'HEAD', url: '/api/v1/categories.json', headers: { 'if-none-match': String(full.headers.etag) } });
+    const conditional = await server.app.inject({
+      method: 'HEAD',
+      url: '/api/v1/categories.json',
+      headers: { 'if-none-match': String(full.headers.etag) },
+    });
     assert.equal(conditional.statusCode, 304);
   });
 
@@ -106,7 +119,8 @@ describe(`categories.json and platforms.json (${DIALECT})`, () => {
     const cache = server.container.listings.cache;
     const rendered = await get('/api/v1/categories.json');
     const sizeBefore = cache.size;
-    for (let i = 0; i < 5; i++) await get('/api/v1/categories.json', { 'accept-encoding': i % 2 === 0 ? 'br' : 'gzip' });
+    for (let i = 0; i < 5; i++)
+      await get('/api/v1/categories.json', { 'accept-encoding': i % 2 === 0 ? 'br' : 'gzip' });
     assert.equal(cache.size, sizeBefore);
     const again = await get('/api/v1/categories.json');
     assert.equal(again.headers.etag, rendered.headers.etag);
@@ -130,11 +144,22 @@ describe(`categories.json and platforms.json (${DIALECT})`, () => {
   });
 
   test('a platform flag change shows at once', async () => {
-    await importPlatformReleases([{ version: '31.0.0', hasRelease: true, isSupported: true }], TEST_ACTING, server.container.catalog);
+    await importPlatformReleases(
+      [{ version: '31.0.0', hasRelease: true, isSupported: true }],
+      TEST_ACTING,
+      server.container.catalog,
+    );
     const platforms = await get('/api/v1/platforms.json');
     assert.deepEqual(platforms.json()[0], { version: '31.0.0', hasRelease: true, isSupported: true });
-    await importPlatformReleases([{ version: '30.0.1', hasRelease: true, isSupported: false }], TEST_ACTING, server.container.catalog);
-    assert.deepEqual((await get('/api/v1/platforms.json')).json().map((p: { version: string }) => p.version), ['31.0.0']);
+    await importPlatformReleases(
+      [{ version: '30.0.1', hasRelease: true, isSupported: false }],
+      TEST_ACTING,
+      server.container.catalog,
+    );
+    assert.deepEqual(
+      (await get('/api/v1/platforms.json')).json().map((p: { version: string }) => p.version),
+      ['31.0.0'],
+    );
   });
 
   test('doubled and trailing slashes are tolerated', async () => {
@@ -153,14 +178,22 @@ describe(`categories.json and platforms.json (${DIALECT})`, () => {
     const preflight = await server.app.inject({
       method: 'OPTIONS',
       url: '/api/v1/categories.json',
-      headers: { origin: 'https://example.org', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' },
+      headers: {
+        origin: 'https://example.org',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'if-none-match',
+      },
     });
     assert.equal(preflight.statusCode, 204);
     assert.equal(preflight.headers['access-control-allow-origin'], '*');
     assert.match(String(preflight.headers['access-control-allow-methods']), /GET/);
     assert.match(String(preflight.headers['access-control-allow-headers']), /If-None-Match/);
     assert.match(String(preflight.headers['access-control-allow-headers']), /Authorization/);
-    const unknown = await server.app.inject({ method: 'OPTIONS', url: '/api/v1/nothing.json', headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' } });
+    const unknown = await server.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/nothing.json',
+      headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' },
+    });
     assert.equal(unknown.statusCode, 404);
   });
 });

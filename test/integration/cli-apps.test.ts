@@ -48,7 +48,11 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     assert.equal(printed.stdout, row.authority_certificate);
     fs.writeFileSync(path.join(server.database.dataDir, 'authority.crt'), printed.stdout);
     // The whole name, commas included, as openssl reads it.
-    const subject = execFileSync('openssl', ['x509', '-noout', '-subject', '-nameopt', 'RFC2253', '-in', path.join(server.database.dataDir, 'authority.crt')], { encoding: 'utf8' });
+    const subject = execFileSync(
+      'openssl',
+      ['x509', '-noout', '-subject', '-nameopt', 'RFC2253', '-in', path.join(server.database.dataDir, 'authority.crt')],
+      { encoding: 'utf8' },
+    );
     assert.match(subject, /^subject=CN=Appstore Code Signing Authority \(.+\\, \d{4}-\d{2}-\d{2}\\, [0-9a-f]{8}\)$/m);
   });
 
@@ -57,13 +61,27 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     assert.equal(issued.code, 0, issued.stderr);
     assert.match(issued.stdout, /^-----BEGIN CERTIFICATE-----/);
     fs.writeFileSync(path.join(server.database.dataDir, 'notes.crt'), issued.stdout);
-    const verified = execFileSync('openssl', ['verify', '-CAfile', path.join(server.database.dataDir, 'authority.crt'), path.join(server.database.dataDir, 'notes.crt')], { encoding: 'utf8' });
+    const verified = execFileSync(
+      'openssl',
+      [
+        'verify',
+        '-CAfile',
+        path.join(server.database.dataDir, 'authority.crt'),
+        path.join(server.database.dataDir, 'notes.crt'),
+      ],
+      { encoding: 'utf8' },
+    );
     assert.match(verified, /OK/);
     const bad = await runCommand(['ca', 'issue', certFile('bad-cn.csr')], env);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /CN 'Bad App' is not a valid app id/);
     // Weak keys (issue 49): refused with the reason and the command that makes a good one.
-    for (const [name, reason] of [['rsa-768', /RSA key has 768 bits; at least 2048/], ['rsa-1024', /RSA key has 1024 bits; at least 2048/], ['rsa-e3', /public exponent 3; only 65537/], ['rsa-pss', /an RSA-PSS key; app signatures are RSA PKCS #1 v1\.5/]] as const) {
+    for (const [name, reason] of [
+      ['rsa-768', /RSA key has 768 bits; at least 2048/],
+      ['rsa-1024', /RSA key has 1024 bits; at least 2048/],
+      ['rsa-e3', /public exponent 3; only 65537/],
+      ['rsa-pss', /an RSA-PSS key; app signatures are RSA PKCS #1 v1\.5/],
+    ] as const) {
       const weak = await runCommand(['ca', 'issue', weakKeyFile(`${name}.csr`)], env);
       assert.equal(weak.code, 1, name);
       assert.match(weak.stderr, reason);
@@ -78,7 +96,12 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     const token = await getOrCreateToken(user, TEST_ACTING, server.container.accounts);
     const certificate = fs.readFileSync(path.join(server.database.dataDir, 'notes.crt'), 'utf8');
     const register = () =>
-      server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate, signature: readCert('notes.sig') } });
+      server.app.inject({
+        method: 'POST',
+        url: '/api/v1/apps',
+        headers: { authorization: `Token ${token}` },
+        payload: { certificate, signature: readCert('notes.sig') },
+      });
     assert.equal((await register()).statusCode, 201);
     const revoked = await runCommand(['ca', 'revoke', path.join(server.database.dataDir, 'notes.crt')], env);
     assert.equal(revoked.code, 0, revoked.stderr);
@@ -97,14 +120,29 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     const rotated = await runCommand(['ca', 'rotate'], env);
     assert.equal(rotated.code, 0, rotated.stderr);
     assert.match(rotated.stdout, /^retired: CN=.*\nissuing: CN=/);
-    const [retired, issuing] = rotated.stdout.trim().split('\n').map((line) => line.replace(/^\w+: /, ''));
+    const [retired, issuing] = rotated.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.replace(/^\w+: /, ''));
     assert.notEqual(retired, issuing, 'the two authorities have different names');
     const printed = await runCommand(['ca', 'certificate'], env);
     assert.equal(printed.stdout.match(/BEGIN CERTIFICATE/g)?.length, 2, 'the new authority and the retired one');
     const issued = await runCommand(['ca', 'issue', certFile('notes.csr')], env);
-    fs.writeFileSync(path.join(server.database.dataDir, 'authorities.pem'), printed.stdout.split(/(?<=-----END CERTIFICATE-----\n)/)[0] ?? '');
+    fs.writeFileSync(
+      path.join(server.database.dataDir, 'authorities.pem'),
+      printed.stdout.split(/(?<=-----END CERTIFICATE-----\n)/)[0] ?? '',
+    );
     fs.writeFileSync(path.join(server.database.dataDir, 'notes-2.crt'), issued.stdout);
-    const verified = execFileSync('openssl', ['verify', '-CAfile', path.join(server.database.dataDir, 'authorities.pem'), path.join(server.database.dataDir, 'notes-2.crt')], { encoding: 'utf8' });
+    const verified = execFileSync(
+      'openssl',
+      [
+        'verify',
+        '-CAfile',
+        path.join(server.database.dataDir, 'authorities.pem'),
+        path.join(server.database.dataDir, 'notes-2.crt'),
+      ],
+      { encoding: 'utf8' },
+    );
     assert.match(verified, /OK/, 'issued by the new authority');
     const trust = await server.container.trust();
     assert.equal(trust.authorities.length, 2);
@@ -112,13 +150,27 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
 
   test('what ca issue signs is recorded and audited: an administrator revokes it by serial before any app registers it', async () => {
     const pem = fs.readFileSync(path.join(server.database.dataDir, 'notes-2.crt'), 'utf8');
-    const serial = execFileSync('openssl', ['x509', '-noout', '-serial', '-in', path.join(server.database.dataDir, 'notes-2.crt')], { encoding: 'utf8' }).trim().replace(/^serial=/, '');
-    const recorded = await server.container.certificateRequests.requests.findIssuedBySerial(normaliseSerial(serial.toLowerCase()));
+    const serial = execFileSync(
+      'openssl',
+      ['x509', '-noout', '-serial', '-in', path.join(server.database.dataDir, 'notes-2.crt')],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .replace(/^serial=/, '');
+    const recorded = await server.container.certificateRequests.requests.findIssuedBySerial(
+      normaliseSerial(serial.toLowerCase()),
+    );
     assert.equal(recorded?.certificate, pem);
     assert.equal(recorded?.userId, null, 'nobody asked for it on a page');
     assert.equal(recorded?.appId, 'notes');
     const audited = await server.container.audit.find({ event: 'certificate.issued', limit: 10 });
-    assert.ok(audited.some((entry) => entry.actor.kind === 'cli' && entry.appId === 'notes' && entry.details['serial'] === recorded?.serial), 'certificate.issued by the command line');
+    assert.ok(
+      audited.some(
+        (entry) =>
+          entry.actor.kind === 'cli' && entry.appId === 'notes' && entry.details['serial'] === recorded?.serial,
+      ),
+      'certificate.issued by the command line',
+    );
     const revoked = await revokeBySerial(serial, 'issued by mistake', TEST_ACTING, server.container.serialRevocation);
     assert.equal(revoked.serial, recorded?.serial);
   });
@@ -127,7 +179,10 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
     const other = await createTestServer();
     try {
       // The files an earlier version kept (scripts/make-authority-fixture.sh made these).
-      const material = { keyPem: fs.readFileSync(FIXTURE_AUTHORITY.key, 'utf8'), certificatePem: fs.readFileSync(FIXTURE_AUTHORITY.certificate, 'utf8') };
+      const material = {
+        keyPem: fs.readFileSync(FIXTURE_AUTHORITY.key, 'utf8'),
+        certificatePem: fs.readFileSync(FIXTURE_AUTHORITY.certificate, 'utf8'),
+      };
       const files = other.container.legacyAuthority;
       fs.mkdirSync(path.dirname(files.key), { recursive: true });
       fs.writeFileSync(files.key, material.keyPem);
@@ -142,14 +197,23 @@ describe(`the store's own authority: ca init, issue, revoke, and registering wit
   });
 
   test('with APPSTORE_CA_CERT set, the store holds no key to issue with', async () => {
-    const result = await runCommand(['ca', 'issue', certFile('notes.csr')], { ...env, APPSTORE_CA_CERT: certFile('chain.pem') });
+    const result = await runCommand(['ca', 'issue', certFile('notes.csr')], {
+      ...env,
+      APPSTORE_CA_CERT: certFile('chain.pem'),
+    });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /APPSTORE_CA_CERT is set/);
     // Refused before anything is touched: in an empty data directory nothing is created.
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-ca-'));
     try {
-      for (const command of [['ca', 'init'], ['ca', 'issue', certFile('notes.csr')]]) {
-        const refused = await runCommand(command, { APPSTORE_DATA_DIR: empty, APPSTORE_CA_CERT: certFile('chain.pem') });
+      for (const command of [
+        ['ca', 'init'],
+        ['ca', 'issue', certFile('notes.csr')],
+      ]) {
+        const refused = await runCommand(command, {
+          APPSTORE_DATA_DIR: empty,
+          APPSTORE_CA_CERT: certFile('chain.pem'),
+        });
         assert.equal(refused.code, 1, command.join(' '));
         assert.deepEqual(fs.readdirSync(empty), [], `${command.join(' ')} created files`);
       }
@@ -168,20 +232,35 @@ describe(`appstore app … (${DIALECT})`, () => {
     const alice = await createUser(server.container, 'alice', null);
     await createUser(server.container, 'bob', null);
     const token = await getOrCreateToken(alice, TEST_ACTING, server.container.accounts);
-    const response = await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } });
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps',
+      headers: { authorization: `Token ${token}` },
+      payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') },
+    });
     assert.equal(response.statusCode, 201);
   });
   after(() => server.close());
-  const row = () => server.container.database.db.selectFrom('apps').selectAll().where('id', '=', 'news').executeTakeFirstOrThrow();
+  const row = () =>
+    server.container.database.db.selectFrom('apps').selectAll().where('id', '=', 'news').executeTakeFirstOrThrow();
 
   test('maintainer add and remove', async () => {
-    assert.equal((await runCommand(['app', 'maintainer', 'add', 'news', 'bob'], env)).stdout.trim(), 'bob now co-maintains news');
-    assert.equal((await runCommand(['app', 'maintainer', 'add', 'news', 'bob'], env)).stdout.trim(), 'bob already co-maintains news');
+    assert.equal(
+      (await runCommand(['app', 'maintainer', 'add', 'news', 'bob'], env)).stdout.trim(),
+      'bob now co-maintains news',
+    );
+    assert.equal(
+      (await runCommand(['app', 'maintainer', 'add', 'news', 'bob'], env)).stdout.trim(),
+      'bob already co-maintains news',
+    );
     assert.deepEqual((await server.container.appManagement.registry.findApp('news'))?.coMaintainerIds.length, 1);
     const owner = await runCommand(['app', 'maintainer', 'add', 'news', 'alice'], env);
     assert.equal(owner.code, 1);
     assert.match(owner.stderr, /alice owns news already/);
-    assert.equal((await runCommand(['app', 'maintainer', 'remove', 'news', 'bob'], env)).stdout.trim(), 'bob no longer co-maintains news');
+    assert.equal(
+      (await runCommand(['app', 'maintainer', 'remove', 'news', 'bob'], env)).stdout.trim(),
+      'bob no longer co-maintains news',
+    );
     const unknownApp = await runCommand(['app', 'maintainer', 'add', 'nope', 'bob'], env);
     assert.equal(unknownApp.code, 1);
     assert.match(unknownApp.stderr, /There is no app 'nope'/);
@@ -190,18 +269,28 @@ describe(`appstore app … (${DIALECT})`, () => {
   });
 
   test('set flags', async () => {
-    const version = (await contentVersion(server));
-    assert.equal((await runCommand(['app', 'set', 'news', '--featured', '--enterprise'], env)).stdout.trim(), 'news updated');
+    const version = await contentVersion(server);
+    assert.equal(
+      (await runCommand(['app', 'set', 'news', '--featured', '--enterprise'], env)).stdout.trim(),
+      'news updated',
+    );
     let stored = await row();
     assert.equal(toBool(stored.is_featured), true);
     assert.equal(toBool(stored.is_enterprise_only), true);
     assert.ok((await contentVersion(server)) > version, 'a flag change moves the listings version');
-    assert.equal((await runCommand(['app', 'set', 'news', '--featured'], env)).stdout.trim(), 'news already had these settings');
+    assert.equal(
+      (await runCommand(['app', 'set', 'news', '--featured'], env)).stdout.trim(),
+      'news already had these settings',
+    );
     await runCommand(['app', 'set', 'news', '--no-featured'], env);
     stored = await row();
     assert.equal(toBool(stored.is_featured), false);
     assert.equal(toBool(stored.is_enterprise_only), true);
-    for (const bad of [['app', 'set', 'news'], ['app', 'set', 'news', '--shiny'], ['app', 'set', 'news', '--featured', '--no-featured']]) {
+    for (const bad of [
+      ['app', 'set', 'news'],
+      ['app', 'set', 'news', '--shiny'],
+      ['app', 'set', 'news', '--featured', '--no-featured'],
+    ]) {
       assert.equal((await runCommand(bad, env)).code, 2, bad.join(' '));
     }
   });

@@ -26,18 +26,27 @@ describe(`appstore release inspect (${DIALECT})`, () => {
     assert.equal(release.isNightly, false);
     assert.equal(release.rawPlatformVersionSpec, '>=9 <=10');
     assert.equal(release.translations.en.changelog, '### Fixed\n- the feed parser');
-    const nightly = JSON.parse((await runCommand(['release', 'inspect', '--nightly', archivePath('valid.tar.gz')], database.env)).stdout);
+    const nightly = JSON.parse(
+      (await runCommand(['release', 'inspect', '--nightly', archivePath('valid.tar.gz')], database.env)).stdout,
+    );
     assert.equal(nightly.release.isNightly, true);
     assert.equal(nightly.release.translations.en.changelog, '- next things');
   });
 
   test("the store's own categories are used once it has some", async () => {
     const server = await createTestServer({ database });
-    await importCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], TEST_ACTING, server.container.catalog);
+    await importCategories(
+      [{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }],
+      TEST_ACTING,
+      server.container.catalog,
+    );
     await server.app.close();
     const result = await runCommand(['release', 'inspect', archivePath('valid.tar.gz')], database.env);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /^appstore: info\.xml: <category> line \d+: category 'multimedia' does not exist; valid ones: tools$/m);
+    assert.match(
+      result.stderr,
+      /^appstore: info\.xml: <category> line \d+: category 'multimedia' does not exist; valid ones: tools$/m,
+    );
   });
 
   test('a refusal: exit 1 with the reason', async () => {

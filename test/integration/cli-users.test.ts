@@ -9,16 +9,29 @@ import type { TestServer } from '../helpers/test-server.ts';
 describe(`appstore user … (${DIALECT})`, () => {
   let server: TestServer;
   let env: Record<string, string>;
-  const whoami = (authorization: string) => server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization } });
+  const whoami = (authorization: string) =>
+    server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization } });
   before(async () => {
     server = await createTestServer();
     env = server.database.env;
   });
   after(() => server.close());
 
-  test('add with a password from stdin (the website\'s rule, unless waived), and without a password', async () => {
+  test("add with a password from stdin (the website's rule, unless waived), and without a password", async () => {
     // A child process, as an operator runs it (the bundle): the password arrives on the real standard input.
-    const args = ['user', 'add', 'alice', '--email', 'alice@example.org', '--first-name', 'Alice', '--last-name', 'Liddell', '--admin', '--password-stdin'];
+    const args = [
+      'user',
+      'add',
+      'alice',
+      '--email',
+      'alice@example.org',
+      '--first-name',
+      'Alice',
+      '--last-name',
+      'Liddell',
+      '--admin',
+      '--password-stdin',
+    ];
     const short = await runAppstore(args, env, 'abc\n');
     assert.equal(short.code, 1);
     assert.match(short.stderr, /Invalid password: it has 3 characters; use at least 10/);
@@ -51,22 +64,36 @@ describe(`appstore user … (${DIALECT})`, () => {
     const set = await server.app.inject({
       method: 'POST',
       url: path,
-      headers: { accept: 'text/html', cookie: `appstore_form=${formCookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        accept: 'text/html',
+        cookie: `appstore_form=${formCookie}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       payload: new URLSearchParams({ csrf_token: csrf, password: 'violet tractor nebula quilt' }).toString(),
     });
     assert.equal(set.statusCode, 200, set.body);
-    assert.equal((await whoami(basic('vera', 'violet tractor nebula quilt'))).statusCode, 200, 'the address is confirmed by the link');
+    assert.equal(
+      (await whoami(basic('vera', 'violet tractor nebula quilt'))).statusCode,
+      200,
+      'the address is confirmed by the link',
+    );
     assert.equal((await runCommand(['user', 'invite', 'nomail'], env)).code, 2);
   });
 
   test('clear refusals: duplicate name, empty password, bad name, both or neither password flag', async () => {
     const duplicate = await runCommand(['user', 'add', 'alice', '--no-password'], env);
     assert.equal(duplicate.code, 1);
-    assert.equal(duplicate.stderr.trim(), "appstore: A user named 'alice' already exists.\n  username: is taken: choose another name");
+    assert.equal(
+      duplicate.stderr.trim(),
+      "appstore: A user named 'alice' already exists.\n  username: is taken: choose another name",
+    );
     // Another case is the same name (issue 49).
     const lookalike = await runCommand(['user', 'add', 'ALICE', '--no-password'], env);
     assert.equal(lookalike.code, 1);
-    assert.match(lookalike.stderr, /A user named 'alice' \(the same name as 'ALICE': names are the same in any case\) already exists/);
+    assert.match(
+      lookalike.stderr,
+      /A user named 'alice' \(the same name as 'ALICE': names are the same in any case\) already exists/,
+    );
     const empty = await runCommand(['user', 'add', 'carol', '--password-stdin'], env, '\n');
     assert.equal(empty.code, 1);
     assert.match(empty.stderr, /password: it is empty/);
@@ -88,7 +115,11 @@ describe(`appstore user … (${DIALECT})`, () => {
     const token = first.stdout.trim();
     assert.match(token, /^[0-9a-f]{64}$/);
     assert.equal((await runCommand(['user', 'token', 'bob'], env)).stdout.trim(), token);
-    const response = await server.app.inject({ method: 'POST', url: '/api/v1/token/new', headers: { authorization: `Token ${token}` } });
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/token/new',
+      headers: { authorization: `Token ${token}` },
+    });
     assert.equal(response.statusCode, 200, 'the printed token authenticates');
   });
 
@@ -96,7 +127,11 @@ describe(`appstore user … (${DIALECT})`, () => {
     const weak = await runCommand(['user', 'passwd', 'bob', '--password-stdin'], env, 'bobbob12345\n');
     assert.equal(weak.code, 1);
     assert.match(weak.stderr, /too easy to guess/);
-    const changed = await runCommand(['user', 'passwd', 'bob', '--password-stdin', '--allow-weak-password'], env, 'bobs new password\n');
+    const changed = await runCommand(
+      ['user', 'passwd', 'bob', '--password-stdin', '--allow-weak-password'],
+      env,
+      'bobs new password\n',
+    );
     assert.equal(changed.code, 0, changed.stderr);
     assert.equal((await whoami(basic('bob', 'bobs new password'))).statusCode, 200);
     const missingFlag = await runCommand(['user', 'passwd', 'bob'], env);
@@ -112,7 +147,11 @@ describe(`appstore user … (${DIALECT})`, () => {
   });
 
   test('unknown user', async () => {
-    for (const args of [['user', 'token', 'nobody'], ['user', 'disable', 'nobody'], ['user', 'enable', 'nobody']]) {
+    for (const args of [
+      ['user', 'token', 'nobody'],
+      ['user', 'disable', 'nobody'],
+      ['user', 'enable', 'nobody'],
+    ]) {
       const result = await runCommand(args, env);
       assert.equal(result.code, 1);
       assert.equal(result.stderr.trim(), "appstore: There is no user named 'nobody'.");

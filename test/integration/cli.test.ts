@@ -43,7 +43,10 @@ describe('appstore: help and usage', () => {
     const typo = await runCommand(['user', 'lst'], {});
     assert.equal(typo.code, 2);
     assert.equal(typo.stderr.trim(), "appstore: unknown command 'user lst'; did you mean 'appstore user list'?");
-    assert.match((await runCommand(['user', 'frob'], {})).stderr, /the user commands are: add, invite, token, passwd, disable, enable, list/);
+    assert.match(
+      (await runCommand(['user', 'frob'], {})).stderr,
+      /the user commands are: add, invite, token, passwd, disable, enable, list/,
+    );
     const missing = await runCommand(['category', 'import'], {});
     assert.equal(missing.code, 2);
     assert.equal(missing.stderr.trim(), 'appstore: missing FILE; usage: appstore category import FILE');
@@ -61,12 +64,16 @@ describe('appstore: help and usage', () => {
       const help = await runCommand([group, '--help'], {});
       assert.equal(help.code, 0, group);
       assert.match(help.stdout, new RegExp(`^Usage: appstore ${group} SUBCOMMAND`));
-      for (const command of COMMANDS.filter((c) => c.path[0] === group)) assert.ok(help.stdout.replace(/\s+/g, " ").includes(command.usage), command.usage);
+      for (const command of COMMANDS.filter((c) => c.path[0] === group))
+        assert.ok(help.stdout.replace(/\s+/g, ' ').includes(command.usage), command.usage);
     }
     // A group within a group.
     const maintainer = await runCommand(['app', 'maintainer', '--help'], {});
     assert.equal(maintainer.code, 0, maintainer.stderr);
-    assert.match(maintainer.stdout, /appstore app maintainer add APP USER[\s\S]*appstore app maintainer remove APP USER/);
+    assert.match(
+      maintainer.stdout,
+      /appstore app maintainer add APP USER[\s\S]*appstore app maintainer remove APP USER/,
+    );
     const bare = await runCommand(['ca'], {});
     assert.equal(bare.code, 2);
     assert.match(bare.stderr, /appstore ca init/);
@@ -75,8 +82,17 @@ describe('appstore: help and usage', () => {
   test('every command parses its flags strictly: a misspelt option is refused as such', async () => {
     const misspelt = await runCommand(['release', 'inspect', 'x.tar.gz', '--nighly'], {});
     assert.equal(misspelt.code, 2);
-    assert.equal(misspelt.stderr.trim(), "appstore: unknown option '--nighly'; usage: appstore release inspect ARCHIVE.tar.gz [--nightly]");
-    for (const args of [['migrate', '--force'], ['user', 'list', '--all'], ['ca', 'init', '-x'], ['app', 'set', 'news', '--shiny'], ['category', 'import', 'f.json', '--dry-run']]) {
+    assert.equal(
+      misspelt.stderr.trim(),
+      "appstore: unknown option '--nighly'; usage: appstore release inspect ARCHIVE.tar.gz [--nightly]",
+    );
+    for (const args of [
+      ['migrate', '--force'],
+      ['user', 'list', '--all'],
+      ['ca', 'init', '-x'],
+      ['app', 'set', 'news', '--shiny'],
+      ['category', 'import', 'f.json', '--dry-run'],
+    ]) {
       const result = await runCommand(args, {});
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr, /^appstore: unknown option '-/, args.join(' '));
@@ -125,9 +141,17 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
       const results = await Promise.all([runAppstore(['migrate'], fresh.env), runAppstore(['migrate'], fresh.env)]);
       for (const result of results) assert.equal(result.code, 0, result.stderr);
       // Each step takes the lock on its own: the two may share the steps, but each runs exactly once, in order.
-      const applied = results.flatMap((r) => (r.stdout.trim() === 'database is up to date' ? [] : r.stdout.trim().replace(/^applied: /, '').split(', ')));
+      const applied = results.flatMap((r) =>
+        r.stdout.trim() === 'database is up to date'
+          ? []
+          : r.stdout
+              .trim()
+              .replace(/^applied: /, '')
+              .split(', '),
+      );
       assert.deepEqual(applied.sort(), [...MIGRATION_NAMES]);
-      for (const result of results) assert.match(result.stdout.trim(), /^(database is up to date|applied: [\w-]+(, [\w-]+)*)$/);
+      for (const result of results)
+        assert.match(result.stdout.trim(), /^(database is up to date|applied: [\w-]+(, [\w-]+)*)$/);
     } finally {
       await fresh.dispose();
     }
@@ -148,13 +172,22 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
     // Another process wrote: the server sees it within a second.
     const categories = await eventually(async () => {
       const response = await fetch(`${serve.url}/api/v1/categories.json`);
-      assert.deepEqual((await response.clone().json()).map((c: { id: string }) => c.id), ['games', 'tools']);
+      assert.deepEqual(
+        (await response.clone().json()).map((c: { id: string }) => c.id),
+        ['games', 'tools'],
+      );
       return response;
     });
     const etag = String(categories.headers.get('etag'));
     const listed = await (await fetch(`${serve.url}/api/v1/platforms.json`)).json();
-    assert.deepEqual(listed.map((p: { version: string }) => p.version), ['31.0.0', '30.0.1']);
-    assert.equal((await fetch(`${serve.url}/api/v1/categories.json`, { headers: { 'if-none-match': etag } })).status, 304);
+    assert.deepEqual(
+      listed.map((p: { version: string }) => p.version),
+      ['31.0.0', '30.0.1'],
+    );
+    assert.equal(
+      (await fetch(`${serve.url}/api/v1/categories.json`, { headers: { 'if-none-match': etag } })).status,
+      304,
+    );
 
     const renamed = structuredClone(CATEGORIES);
     const english = renamed[0]?.translations.en;
@@ -181,7 +214,17 @@ describe(`appstore: migrate and imports (${DIALECT})`, () => {
     const refused = await runCommand(['category', 'import', file('bad.json', bad)], database.env);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /^appstore: the category file was not imported: \[2\]\.id: must be a category id/);
-    const platforms = await runCommand(['platform', 'import', file('bad-platforms.json', [{ version: '32.0.0', hasRelease: true, isSupported: true }, { version: '32', hasRelease: true, isSupported: true }])], database.env);
+    const platforms = await runCommand(
+      [
+        'platform',
+        'import',
+        file('bad-platforms.json', [
+          { version: '32.0.0', hasRelease: true, isSupported: true },
+          { version: '32', hasRelease: true, isSupported: true },
+        ]),
+      ],
+      database.env,
+    );
     assert.equal(platforms.code, 1);
     assert.match(platforms.stderr, /\[1\]\.version: must be a version of three numbers/);
 

@@ -23,19 +23,38 @@ interface Answer {
 }
 
 /** One request through nginx, over TLS with the tests' authority. */
-function request(origin: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+function request(
+  origin: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const sent = https.request(`${origin}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ca: TEST_TLS_CA }, (response) => {
-      let text = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
-    });
+    const sent = https.request(
+      `${origin}${path}`,
+      {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ca: TEST_TLS_CA,
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+      },
+    );
     sent.on('error', reject);
     sent.end(body);
   });
 }
 
-const skip = DIALECT !== 'postgres' ? 'PostgreSQL only: an outage of the database server (SQLite is a file of the node)' : !hasNginx() ? 'skipped: nginx is not installed (apt-get install nginx-light; .ci/run installs it)' : false;
+const skip =
+  DIALECT !== 'postgres'
+    ? 'PostgreSQL only: an outage of the database server (SQLite is a file of the node)'
+    : !hasNginx()
+      ? 'skipped: nginx is not installed (apt-get install nginx-light; .ci/run installs it)'
+      : false;
 
 /**
  * A PostgreSQL outage, as a Nextcloud server and a developer meet it through the shipped nginx
@@ -61,7 +80,12 @@ describe('a database outage behind nginx (postgres)', { skip }, () => {
     const throughProxy = new URL(direct);
     throughProxy.hostname = '127.0.0.1';
     throughProxy.port = String(proxy.port);
-    node = await startServeProcess({ ...database.env, APPSTORE_DATABASE_URL: throughProxy.toString(), APPSTORE_METRICS_TOKEN: METRICS_TOKEN, APPSTORE_TRUST_PROXY: '127.0.0.1' });
+    node = await startServeProcess({
+      ...database.env,
+      APPSTORE_DATABASE_URL: throughProxy.toString(),
+      APPSTORE_METRICS_TOKEN: METRICS_TOKEN,
+      APPSTORE_TRUST_PROXY: '127.0.0.1',
+    });
     nginx = await startNginx(Number(new URL(node.url).port));
     origin = nginx.origin;
   });
@@ -82,13 +106,25 @@ describe('a database outage behind nginx (postgres)', { skip }, () => {
     const during = await request(origin, 'GET', '/api/v1/apps.json');
     assert.equal(during.status, 200, `${nginx.errorLog()}\n${node.output().slice(-3000)}`);
     assert.equal(during.body, listing.body);
-    const conditional = await request(origin, 'GET', '/api/v1/apps.json', { 'if-none-match': String(listing.headers.etag) });
+    const conditional = await request(origin, 'GET', '/api/v1/apps.json', {
+      'if-none-match': String(listing.headers.etag),
+    });
     assert.equal(conditional.status, 304);
     const health = await request(origin, 'GET', '/healthz');
     assert.equal(health.status, 200, health.body);
     assert.deepEqual(JSON.parse(health.body), { status: 'ok', database: 'unavailable', listings: 'ok' });
 
-    const writes = [await request(origin, 'POST', '/api/v1/token', { authorization: basic }), await request(origin, 'POST', '/api/v1/apps', { authorization: basic }, JSON.stringify({ certificate: 'x', signature: 'y' })), await request(origin, 'GET', '/healthz/writes')];
+    const writes = [
+      await request(origin, 'POST', '/api/v1/token', { authorization: basic }),
+      await request(
+        origin,
+        'POST',
+        '/api/v1/apps',
+        { authorization: basic },
+        JSON.stringify({ certificate: 'x', signature: 'y' }),
+      ),
+      await request(origin, 'GET', '/healthz/writes'),
+    ];
     for (const answer of writes) {
       assert.equal(answer.status, 503, answer.body);
       assert.equal(answer.headers['retry-after'], '5');
@@ -99,15 +135,19 @@ describe('a database outage behind nginx (postgres)', { skip }, () => {
     assert.doesNotMatch(node.output(), /"statusCode":500/, 'no request answered 500');
 
     await proxy.resume();
-    await eventually(async () => assert.equal((await request(origin, 'POST', '/api/v1/token', { authorization: basic })).status, 200));
+    await eventually(async () =>
+      assert.equal((await request(origin, 'POST', '/api/v1/token', { authorization: basic })).status, 200),
+    );
     assert.equal((await request(origin, 'GET', '/healthz/writes')).status, 200);
   });
 
-  test('the request id goes both ways: the client, nginx\'s access log and the store\'s log name the same id', async () => {
+  test("the request id goes both ways: the client, nginx's access log and the store's log name the same id", async () => {
     const answer = await request(origin, 'GET', '/api/v1/categories.json');
     const id = String(answer.headers['x-request-id'] ?? '');
     assert.match(id, /^[0-9a-f]{32}$/);
-    await eventually(async () => assert.match(nginx.accessLog(), new RegExp(`"GET /api/v1/categories.json HTTP/[0-9.]+" 200 .* ${id}$`, 'm')));
+    await eventually(async () =>
+      assert.match(nginx.accessLog(), new RegExp(`"GET /api/v1/categories.json HTTP/[0-9.]+" 200 .* ${id}$`, 'm')),
+    );
     await eventually(async () => assert.ok(node.output().includes(`"reqId":"${id}"`), 'the store logged the same id'));
   });
 

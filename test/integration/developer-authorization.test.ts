@@ -17,36 +17,122 @@ import { addCoMaintainer } from '../../src/domain/apps/manage-apps.ts';
 type Actor = 'anonymous' | 'unrelated' | 'co-maintainer' | 'disabled';
 
 /** Every action of the developer and admin pages, with who besides its rightful users is refused. */
-const ACTIONS: ReadonlyArray<{ readonly url: string; readonly fields: Record<string, string>; readonly refused: readonly Actor[] }> = [
-  { url: '/developer/apps/news/releases/delete', fields: { version: '1.0.0', nightly: '' }, refused: ['anonymous', 'unrelated', 'disabled'] },
-  { url: '/developer/apps/news/maintainers/add', fields: { username: 'bob' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/developer/apps/news/maintainers/remove', fields: { username: 'carol' }, refused: ['anonymous', 'unrelated', 'disabled'] },
-  { url: '/developer/apps/news/transfer', fields: { unlock: 'on' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/developer/apps/news/flags', fields: { featured: 'on' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/developer/apps/news/delete', fields: { confirm: 'news' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/admin/users/active', fields: { username: 'alice', active: '' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/admin/users/admin', fields: { username: 'bob', admin: 'on' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/admin/users/invite', fields: { username: 'eve', email: 'eve@example.org' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/admin/categories', fields: { id: 'tools', language: 'en', name: 'Renamed' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/admin/platforms', fields: { version: '33.0.0', hasRelease: 'on', isSupported: 'on' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/admin/discover', fields: { entries: '[]' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/admin/certificates/approval', fields: { required: 'on' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/admin/certificates/revoke', fields: { certificate: '' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
-  { url: '/admin/certificates/reject', fields: { id: '1', reason: 'no' }, refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'] },
+const ACTIONS: ReadonlyArray<{
+  readonly url: string;
+  readonly fields: Record<string, string>;
+  readonly refused: readonly Actor[];
+}> = [
+  {
+    url: '/developer/apps/news/releases/delete',
+    fields: { version: '1.0.0', nightly: '' },
+    refused: ['anonymous', 'unrelated', 'disabled'],
+  },
+  {
+    url: '/developer/apps/news/maintainers/add',
+    fields: { username: 'bob' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/developer/apps/news/maintainers/remove',
+    fields: { username: 'carol' },
+    refused: ['anonymous', 'unrelated', 'disabled'],
+  },
+  {
+    url: '/developer/apps/news/transfer',
+    fields: { unlock: 'on' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/developer/apps/news/flags',
+    fields: { featured: 'on' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/developer/apps/news/delete',
+    fields: { confirm: 'news' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/admin/users/active',
+    fields: { username: 'alice', active: '' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/admin/users/admin',
+    fields: { username: 'bob', admin: 'on' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/admin/users/invite',
+    fields: { username: 'eve', email: 'eve@example.org' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/admin/categories',
+    fields: { id: 'tools', language: 'en', name: 'Renamed' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/admin/platforms',
+    fields: { version: '33.0.0', hasRelease: 'on', isSupported: 'on' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/admin/discover',
+    fields: { entries: '[]' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/admin/certificates/approval',
+    fields: { required: 'on' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/admin/certificates/revoke',
+    fields: { certificate: '' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
+  {
+    url: '/admin/certificates/reject',
+    fields: { id: '1', reason: 'no' },
+    refused: ['anonymous', 'unrelated', 'co-maintainer', 'disabled'],
+  },
 ];
 
-const PAGES = ['/developer/apps/news', '/admin', '/admin/users', '/admin/apps', '/admin/categories', '/admin/platforms', '/admin/discover', '/admin/certificates', '/admin/audit'];
+const PAGES = [
+  '/developer/apps/news',
+  '/admin',
+  '/admin/users',
+  '/admin/apps',
+  '/admin/categories',
+  '/admin/platforms',
+  '/admin/discover',
+  '/admin/certificates',
+  '/admin/audit',
+];
 
 describe(`who may do what on the developer and admin pages, and through the API (${DIALECT})`, () => {
   let server: TestServer;
   let files: ArchiveServer;
   const clients = new Map<Actor, WebClient>();
-  const passwords = { alice: 'alpha bravo charlie delta', bob: 'echo foxtrot golf hotel', carol: 'india juliet kilo lima', dave: 'mike november oscar papa' };
+  const passwords = {
+    alice: 'alpha bravo charlie delta',
+    bob: 'echo foxtrot golf hotel',
+    carol: 'india juliet kilo lima',
+    dave: 'mike november oscar papa',
+  };
 
   before(async () => {
     files = await startArchiveServer();
-    server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' }, downloadCa: [TEST_TLS_CA] });
-    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+    server = await createTestServer({
+      env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' },
+      downloadCa: [TEST_TLS_CA],
+    });
+    await importCategories(
+      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+      TEST_ACTING,
+      server.container.catalog,
+    );
     const token = await userWithToken(server.container, 'alice', passwords.alice);
     const send = injectSend(server.app);
     assert.equal(await registerFixtureApp(send, token, 'news'), 201);
@@ -56,7 +142,11 @@ describe(`who may do what on the developer and admin pages, and through the API 
     const signIn = async (name: keyof typeof passwords) => {
       const client = new WebClient(server.app);
       await client.get('/account/login');
-      const answer = await client.post('/account/login', { username: name, password: passwords[name], next: '/developer' });
+      const answer = await client.post('/account/login', {
+        username: name,
+        password: passwords[name],
+        next: '/developer',
+      });
       assert.equal(answer.statusCode, 303, answer.body);
       return client;
     };
@@ -76,7 +166,9 @@ describe(`who may do what on the developer and admin pages, and through the API 
     audit: (await server.container.audit.find({ limit: 10_000 })).length,
     apps: (await server.app.inject({ method: 'GET', url: '/api/v1/apps.json' })).body,
     categories: (await server.app.inject({ method: 'GET', url: '/api/v1/categories.json' })).body,
-    users: (await server.container.accounts.store.listUsers()).map((u) => `${u.username}:${u.isActive}:${u.isAdmin}`).join(','),
+    users: (await server.container.accounts.store.listUsers())
+      .map((u) => `${u.username}:${u.isActive}:${u.isAdmin}`)
+      .join(','),
   });
 
   test('every action is refused to those it is not for, and nothing changes', async () => {
@@ -92,7 +184,12 @@ describe(`who may do what on the developer and admin pages, and through the API 
         const where = `${actor} ${action.url}: ${answer.statusCode} ${answer.body.slice(0, 200)}`;
         if (actor === 'anonymous' || actor === 'disabled') {
           // Not signed in (a disabled account's session ended): on to sign in, or the form refused.
-          assert.ok(answer.statusCode === 303 ? /^\/account\/login\?next=/.test(String(answer.headers.location)) : answer.statusCode === 403, where);
+          assert.ok(
+            answer.statusCode === 303
+              ? /^\/account\/login\?next=/.test(String(answer.headers.location))
+              : answer.statusCode === 403,
+            where,
+          );
         } else {
           assert.equal(answer.statusCode, 403, where);
           assert.match(answer.body, /Only (the owner|administrators)/, where);
@@ -118,14 +215,25 @@ describe(`who may do what on the developer and admin pages, and through the API 
   test('through the API: the same rules, nothing changed', async () => {
     const before = await snapshot();
     const tokens = { bob: await userWithToken(server.container, 'bob_api'), carol: '' };
-    const carolToken = (await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: `Basic ${Buffer.from(`carol:${passwords.carol}`).toString('base64')}` } })).json() as { token: string };
+    const carolToken = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v1/token',
+        headers: { authorization: `Basic ${Buffer.from(`carol:${passwords.carol}`).toString('base64')}` },
+      })
+    ).json() as { token: string };
     tokens.carol = carolToken.token;
-    const call = (method: 'DELETE', url: string, token: string | null) => server.app.inject({ method, url, headers: token === null ? {} : { authorization: `Token ${token}` } });
+    const call = (method: 'DELETE', url: string, token: string | null) =>
+      server.app.inject({ method, url, headers: token === null ? {} : { authorization: `Token ${token}` } });
     assert.equal((await call('DELETE', '/api/v1/apps/news', null)).statusCode, 401);
     assert.equal((await call('DELETE', '/api/v1/apps/news', tokens.bob)).statusCode, 403);
     assert.equal((await call('DELETE', '/api/v1/apps/news', tokens.carol)).statusCode, 403);
     assert.equal((await call('DELETE', '/api/v1/apps/news/releases/1.0.0', tokens.bob)).statusCode, 403);
-    const dave = await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: `Basic ${Buffer.from(`dave:${passwords.dave}`).toString('base64')}` } });
+    const dave = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/token',
+      headers: { authorization: `Basic ${Buffer.from(`dave:${passwords.dave}`).toString('base64')}` },
+    });
     assert.equal(dave.statusCode, 401);
     const after = await snapshot();
     // bob_api's token is the only change (a new user and their token).

@@ -12,111 +12,174 @@ import type { DeveloperStore } from '../helpers/developer-store.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 
 /** An administrator at work, then axe on every page kind the developer and admin pages have. */
-describe(`the admin pages in Chromium, and every developer and admin page kind checked by axe (${DIALECT})`, { skip: BROWSER_SKIP }, () => {
-  let store: DeveloperStore;
-  before(async () => {
-    store = await startDeveloperStore();
-  });
-  after(() => store?.close());
+describe(
+  `the admin pages in Chromium, and every developer and admin page kind checked by axe (${DIALECT})`,
+  { skip: BROWSER_SKIP },
+  () => {
+    let store: DeveloperStore;
+    before(async () => {
+      store = await startDeveloperStore();
+    });
+    after(() => store?.close());
 
-  test('an administrator disables a user, features an app, edits a category, revokes a certificate and reads the audit log', async () => {
-    const { server, files, origin, keys, signedIn } = store;
-    const appId = 'mal_app';
-    const mallory = await createUser(server.container, 'mallory', 'granite puzzle willow sunrise');
-    await createUser(server.container, 'ada', 'marble falcon tundra violet', { isAdmin: true });
-    // mallory's app, made through the API with a certificate from the store's authority.
-    runShown(`openssl req -new -newkey rsa:2048 -nodes -keyout ${appId}.key -subj /CN=${appId} -out ${appId}.csr`, keys);
-    const issued = await requestCertificate(fs.readFileSync(path.join(keys, `${appId}.csr`), 'utf8'), mallory, userActing(mallory, null, null), server.container.certificateRequests);
-    assert.equal(issued.status, 'issued');
-    const certificate = issued.status === 'issued' ? issued.certificate : '';
-    fs.writeFileSync(path.join(keys, `${appId}.crt`), certificate);
-    const auth = { authorization: `Basic ${Buffer.from('mallory:granite puzzle willow sunrise').toString('base64')}`, 'content-type': 'application/json' };
-    const signature = runShown(`printf '%s' ${appId} | openssl dgst -sha512 -sign ${appId}.key | openssl base64`, keys);
-    assert.equal((await fetch(`${origin}/api/v1/apps`, { method: 'POST', headers: auth, body: JSON.stringify({ certificate, signature }) })).status, 201);
-    const publish = async (version: string) => {
-      const bytes = await appArchive({ id: appId, version, name: 'Mallory App' });
-      fs.writeFileSync(path.join(keys, `${appId}.tar.gz`), bytes);
-      files.serve(`/${appId}-${version}.tar.gz`, bytes);
-      const archiveSignature = runShown(`openssl dgst -sha512 -sign ${appId}.key ${appId}.tar.gz | openssl base64`, keys);
-      return fetch(`${origin}/api/v1/apps/releases`, { method: 'POST', headers: auth, body: JSON.stringify({ download: `${files.origin}/${appId}-${version}.tar.gz`, signature: archiveSignature }) });
-    };
-    assert.equal((await publish('1.0.0')).status, 201);
+    test('an administrator disables a user, features an app, edits a category, revokes a certificate and reads the audit log', async () => {
+      const { server, files, origin, keys, signedIn } = store;
+      const appId = 'mal_app';
+      const mallory = await createUser(server.container, 'mallory', 'granite puzzle willow sunrise');
+      await createUser(server.container, 'ada', 'marble falcon tundra violet', { isAdmin: true });
+      // mallory's app, made through the API with a certificate from the store's authority.
+      runShown(
+        `openssl req -new -newkey rsa:2048 -nodes -keyout ${appId}.key -subj /CN=${appId} -out ${appId}.csr`,
+        keys,
+      );
+      const issued = await requestCertificate(
+        fs.readFileSync(path.join(keys, `${appId}.csr`), 'utf8'),
+        mallory,
+        userActing(mallory, null, null),
+        server.container.certificateRequests,
+      );
+      assert.equal(issued.status, 'issued');
+      const certificate = issued.status === 'issued' ? issued.certificate : '';
+      fs.writeFileSync(path.join(keys, `${appId}.crt`), certificate);
+      const auth = {
+        authorization: `Basic ${Buffer.from('mallory:granite puzzle willow sunrise').toString('base64')}`,
+        'content-type': 'application/json',
+      };
+      const signature = runShown(
+        `printf '%s' ${appId} | openssl dgst -sha512 -sign ${appId}.key | openssl base64`,
+        keys,
+      );
+      assert.equal(
+        (
+          await fetch(`${origin}/api/v1/apps`, {
+            method: 'POST',
+            headers: auth,
+            body: JSON.stringify({ certificate, signature }),
+          })
+        ).status,
+        201,
+      );
+      const publish = async (version: string) => {
+        const bytes = await appArchive({ id: appId, version, name: 'Mallory App' });
+        fs.writeFileSync(path.join(keys, `${appId}.tar.gz`), bytes);
+        files.serve(`/${appId}-${version}.tar.gz`, bytes);
+        const archiveSignature = runShown(
+          `openssl dgst -sha512 -sign ${appId}.key ${appId}.tar.gz | openssl base64`,
+          keys,
+        );
+        return fetch(`${origin}/api/v1/apps/releases`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ download: `${files.origin}/${appId}-${version}.tar.gz`, signature: archiveSignature }),
+        });
+      };
+      assert.equal((await publish('1.0.0')).status, 201);
 
-    const { context, tab } = await signedIn('ada', 'marble falcon tundra violet');
-    await tab.getByRole('link', { name: 'Administration' }).click();
-    await tab.getByRole('heading', { name: 'Administration', level: 1 }).waitFor();
+      const { context, tab } = await signedIn('ada', 'marble falcon tundra violet');
+      await tab.getByRole('link', { name: 'Administration' }).click();
+      await tab.getByRole('heading', { name: 'Administration', level: 1 }).waitFor();
 
-    // Featured: the home page and apps.json change.
-    await tab.getByRole('link', { name: 'Apps', exact: true }).last().click();
-    await tab.getByRole('link', { name: appId }).click();
-    await tab.getByLabel('Featured').check();
-    await tab.getByRole('button', { name: 'Save' }).click();
-    await tab.getByText('The settings were saved.').waitFor();
-    const apps = (await (await fetch(`${origin}/api/v1/apps.json`)).json()) as Array<{ id: string; isFeatured: boolean }>;
-    assert.equal(apps.find((a) => a.id === appId)?.isFeatured, true);
-    await tab.goto(`${origin}/`);
-    assert.ok((await tab.locator('section', { has: tab.getByRole('heading', { name: 'Featured apps' }) }).textContent())?.includes('Mallory App'));
+      // Featured: the home page and apps.json change.
+      await tab.getByRole('link', { name: 'Apps', exact: true }).last().click();
+      await tab.getByRole('link', { name: appId }).click();
+      await tab.getByLabel('Featured').check();
+      await tab.getByRole('button', { name: 'Save' }).click();
+      await tab.getByText('The settings were saved.').waitFor();
+      const apps = (await (await fetch(`${origin}/api/v1/apps.json`)).json()) as Array<{
+        id: string;
+        isFeatured: boolean;
+      }>;
+      assert.equal(apps.find((a) => a.id === appId)?.isFeatured, true);
+      await tab.goto(`${origin}/`);
+      assert.ok(
+        (
+          await tab.locator('section', { has: tab.getByRole('heading', { name: 'Featured apps' }) }).textContent()
+        )?.includes('Mallory App'),
+      );
 
-    // A category's text.
-    await tab.goto(`${origin}/admin/categories`);
-    await tab.getByLabel('Category id').fill('multimedia');
-    await tab.getByLabel('Name', { exact: true }).fill('Media & Music');
-    await tab.getByRole('button', { name: 'Save the category' }).click();
-    await tab.getByText('Category multimedia saved.').waitFor();
-    const categories = (await (await fetch(`${origin}/api/v1/categories.json`)).json()) as Array<{ id: string; translations: Record<string, { name: string }> }>;
-    assert.equal(categories.find((c) => c.id === 'multimedia')?.translations['en']?.name, 'Media & Music');
+      // A category's text.
+      await tab.goto(`${origin}/admin/categories`);
+      await tab.getByLabel('Category id').fill('multimedia');
+      await tab.getByLabel('Name', { exact: true }).fill('Media & Music');
+      await tab.getByRole('button', { name: 'Save the category' }).click();
+      await tab.getByText('Category multimedia saved.').waitFor();
+      const categories = (await (await fetch(`${origin}/api/v1/categories.json`)).json()) as Array<{
+        id: string;
+        translations: Record<string, { name: string }>;
+      }>;
+      assert.equal(categories.find((c) => c.id === 'multimedia')?.translations['en']?.name, 'Media & Music');
 
-    // Revoke mallory's certificate by its serial: the next publish is refused with the reason.
-    const serial = runShown(`openssl x509 -noout -serial -in ${appId}.crt`, keys).trim().replace(/^serial=/, '');
-    await tab.goto(`${origin}/admin/certificates`);
-    await tab.getByLabel('Serial number (hexadecimal)').fill(serial);
-    await tab.getByLabel('Reason (kept in the record)').fill('key leaked');
-    await tab.getByRole('button', { name: 'Revoke' }).click();
-    await tab.getByText(`Revoked: certificate`).waitFor();
-    const refused = await publish('1.1.0');
-    assert.equal(refused.status, 400);
-    const problem = (await refused.json()) as { code: string; detail: string };
-    assert.equal(problem.code, 'certificate_revoked', problem.detail);
+      // Revoke mallory's certificate by its serial: the next publish is refused with the reason.
+      const serial = runShown(`openssl x509 -noout -serial -in ${appId}.crt`, keys)
+        .trim()
+        .replace(/^serial=/, '');
+      await tab.goto(`${origin}/admin/certificates`);
+      await tab.getByLabel('Serial number (hexadecimal)').fill(serial);
+      await tab.getByLabel('Reason (kept in the record)').fill('key leaked');
+      await tab.getByRole('button', { name: 'Revoke' }).click();
+      await tab.getByText(`Revoked: certificate`).waitFor();
+      const refused = await publish('1.1.0');
+      assert.equal(refused.status, 400);
+      const problem = (await refused.json()) as { code: string; detail: string };
+      assert.equal(problem.code, 'certificate_revoked', problem.detail);
 
-    // Disable mallory: her password stops working at once.
-    await tab.goto(`${origin}/admin/users?q=mall`);
-    await tab.getByRole('button', { name: 'Disable mallory' }).click();
-    await tab.getByText('mallory is disabled').waitFor();
-    assert.equal((await fetch(`${origin}/api/v1/token/new`, { method: 'POST', headers: auth })).status, 401);
+      // Disable mallory: her password stops working at once.
+      await tab.goto(`${origin}/admin/users?q=mall`);
+      await tab.getByRole('button', { name: 'Disable mallory' }).click();
+      await tab.getByText('mallory is disabled').waitFor();
+      assert.equal((await fetch(`${origin}/api/v1/token/new`, { method: 'POST', headers: auth })).status, 401);
 
-    // The audit log, filtered, tells all of it, with ada's name.
-    await tab.goto(`${origin}/admin/audit`);
-    await tab.getByLabel('User (acting or concerned)').fill('ada');
-    await tab.getByRole('button', { name: 'Filter' }).click();
-    const log = (await tab.locator('table.data tbody').textContent()) ?? '';
-    for (const event of ['app.flags_changed', 'categories.imported', 'certificate.revoked']) assert.ok(log.includes(event), `${event} in ${log}`);
-    await tab.goto(`${origin}/admin/audit?user=mallory&event=user.`);
-    assert.ok(((await tab.locator('table.data tbody').textContent()) ?? '').includes('user.disabled'));
-    await context.close();
-  });
+      // The audit log, filtered, tells all of it, with ada's name.
+      await tab.goto(`${origin}/admin/audit`);
+      await tab.getByLabel('User (acting or concerned)').fill('ada');
+      await tab.getByRole('button', { name: 'Filter' }).click();
+      const log = (await tab.locator('table.data tbody').textContent()) ?? '';
+      for (const event of ['app.flags_changed', 'categories.imported', 'certificate.revoked'])
+        assert.ok(log.includes(event), `${event} in ${log}`);
+      await tab.goto(`${origin}/admin/audit?user=mallory&event=user.`);
+      assert.ok(((await tab.locator('table.data tbody').textContent()) ?? '').includes('user.disabled'));
+      await context.close();
+    });
 
-
-  test('no serious or critical accessibility violation (axe-core) on any developer or admin page kind, nor overflow on a phone', async () => {
-    const { browser, origin } = store;
-    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 375, height: 740 } });
-    const tab = await context.newPage();
-    await tab.goto(`${origin}/account/login?next=%2Fdeveloper`);
-    await fillSignIn(tab, 'ada', 'marble falcon tundra violet');
-    await tab.waitForURL(`${origin}/developer`);
-    // A publish refused at once (nothing listens there): its page is a page kind too.
-    await tab.goto(`${origin}/developer/publish`);
-    await tab.getByLabel('Download address (HTTPS)').fill('https://127.0.0.1:1/nothing.tar.gz');
-    await tab.getByLabel('Signature of the archive (base64)').fill('c2lnbmF0dXJl');
-    await tab.getByRole('button', { name: 'Publish' }).click();
-    await tab.getByText('The release was refused; nothing was saved.').waitFor({ timeout: 30_000 });
-    const job = new URL(tab.url()).pathname;
-    for (const url of ['/developer', '/developer/certificates?app=mal_app', '/developer/register', '/developer/publish', job, '/developer/apps/mal_app', '/admin', '/admin/users', '/admin/apps', '/admin/categories', '/admin/platforms', '/admin/discover', '/admin/certificates', '/admin/audit']) {
-      await tab.goto(`${origin}${url}`);
-      const { serious, all } = await seriousViolations(tab);
-      assert.deepEqual(serious, [], `${url}: ${all}`);
-      const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.ok(overflow <= 0, `${url} is wider than the phone by ${overflow}px`);
-    }
-    await context.close();
-  });
-});
+    test('no serious or critical accessibility violation (axe-core) on any developer or admin page kind, nor overflow on a phone', async () => {
+      const { browser, origin } = store;
+      const context = await browser.newContext({ bypassCSP: true, viewport: { width: 375, height: 740 } });
+      const tab = await context.newPage();
+      await tab.goto(`${origin}/account/login?next=%2Fdeveloper`);
+      await fillSignIn(tab, 'ada', 'marble falcon tundra violet');
+      await tab.waitForURL(`${origin}/developer`);
+      // A publish refused at once (nothing listens there): its page is a page kind too.
+      await tab.goto(`${origin}/developer/publish`);
+      await tab.getByLabel('Download address (HTTPS)').fill('https://127.0.0.1:1/nothing.tar.gz');
+      await tab.getByLabel('Signature of the archive (base64)').fill('c2lnbmF0dXJl');
+      await tab.getByRole('button', { name: 'Publish' }).click();
+      await tab.getByText('The release was refused; nothing was saved.').waitFor({ timeout: 30_000 });
+      const job = new URL(tab.url()).pathname;
+      for (const url of [
+        '/developer',
+        '/developer/certificates?app=mal_app',
+        '/developer/register',
+        '/developer/publish',
+        job,
+        '/developer/apps/mal_app',
+        '/admin',
+        '/admin/users',
+        '/admin/apps',
+        '/admin/categories',
+        '/admin/platforms',
+        '/admin/discover',
+        '/admin/certificates',
+        '/admin/audit',
+      ]) {
+        await tab.goto(`${origin}${url}`);
+        const { serious, all } = await seriousViolations(tab);
+        assert.deepEqual(serious, [], `${url}: ${all}`);
+        const overflow = await tab.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        assert.ok(overflow <= 0, `${url} is wider than the phone by ${overflow}px`);
+      }
+      await context.close();
+    });
+  },
+);

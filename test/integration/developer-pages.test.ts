@@ -46,13 +46,20 @@ describe(`the developer pages, end to end in Chromium (${DIALECT})`, { skip: BRO
     await tab.getByRole('button', { name: 'Fill in the commands' }).click();
     runShown(await shownCommand(tab, '1. On your machine, make the key and the request'), keys);
     assert.ok(fs.existsSync(path.join(keys, `${appId}.key`)), 'the page’s command made the key');
-    await tab.getByLabel('Certificate request (the whole .csr file)').fill(fs.readFileSync(path.join(keys, `${appId}.csr`), 'utf8'));
+    await tab
+      .getByLabel('Certificate request (the whole .csr file)')
+      .fill(fs.readFileSync(path.join(keys, `${appId}.csr`), 'utf8'));
     await tab.getByRole('button', { name: 'Request the certificate' }).click();
     await tab.getByRole('heading', { name: `Your certificate for ${appId}` }).waitFor();
     const certificate = (await tab.locator('pre.pem').textContent()) ?? '';
     assert.match(certificate, /BEGIN CERTIFICATE/);
     fs.writeFileSync(path.join(keys, `${appId}.crt`), certificate);
-    assert.match(execFileSync('openssl', ['x509', '-noout', '-subject', '-in', path.join(keys, `${appId}.crt`)], { encoding: 'utf8' }), new RegExp(`CN ?= ?${appId}`));
+    assert.match(
+      execFileSync('openssl', ['x509', '-noout', '-subject', '-in', path.join(keys, `${appId}.crt`)], {
+        encoding: 'utf8',
+      }),
+      new RegExp(`CN ?= ?${appId}`),
+    );
 
     // Register: the certificate comes with the link; the signature from the page's command.
     await tab.getByRole('link', { name: 'Register the app with it' }).first().click();
@@ -62,7 +69,9 @@ describe(`the developer pages, end to end in Chromium (${DIALECT})`, { skip: BRO
     // A wrong signature is refused next to its field, and the form keeps what was typed.
     await tab.locator('#field-signature-error').waitFor();
     assert.match((await tab.locator('#field-signature-error').textContent()) ?? '', /signature does not match/);
-    await tab.getByLabel('Signature of the app id (base64)').fill(runShown(await shownCommand(tab, '1. Sign the app id with your key'), keys));
+    await tab
+      .getByLabel('Signature of the app id (base64)')
+      .fill(runShown(await shownCommand(tab, '1. Sign the app id with your key'), keys));
     await tab.getByRole('button', { name: 'Register' }).click();
     await tab.getByText(`${appId} is registered to you`).waitFor();
 
@@ -96,7 +105,9 @@ describe(`the developer pages, end to end in Chromium (${DIALECT})`, { skip: BRO
     const tess = await signedIn('tess', 'silver canyon orchard mist');
     await tess.tab.goto(`${origin}/developer/register?app=${appId}`);
     await tess.tab.getByLabel('Certificate (PEM)').fill(certificate);
-    await tess.tab.getByLabel('Signature of the app id (base64)').fill(runShown(await shownCommand(tess.tab, '1. Sign the app id with your key'), keys));
+    await tess.tab
+      .getByLabel('Signature of the app id (base64)')
+      .fill(runShown(await shownCommand(tess.tab, '1. Sign the app id with your key'), keys));
     await tess.tab.getByRole('button', { name: 'Register' }).click();
     await tess.tab.getByText(`The certificate of ${appId} is updated.`).waitFor();
     await tess.tab.goto(`${origin}/developer/apps/${appId}`);
@@ -120,12 +131,21 @@ describe(`the developer pages, end to end in Chromium (${DIALECT})`, { skip: BRO
 
     // The app's audit trail named every step, before it went.
     const trail = (await server.container.audit.find({ appId, limit: 50 })).map((r) => `${r.event} ${r.actor.name}`);
-    for (const step of ['certificate.issued dora', 'app.registered dora', 'release.published dora', 'app.co_maintainer_added dora', 'release.published carl', 'app.transfer_unlocked dora', 'app.transferred tess', 'release.deleted tess', 'app.deleted tess']) {
+    for (const step of [
+      'certificate.issued dora',
+      'app.registered dora',
+      'release.published dora',
+      'app.co_maintainer_added dora',
+      'release.published carl',
+      'app.transfer_unlocked dora',
+      'app.transferred tess',
+      'release.deleted tess',
+      'app.deleted tess',
+    ]) {
       assert.ok(trail.includes(step), `${step} in ${trail.join(', ')}`);
     }
     await tess.context.close();
     assert.deepEqual(problems, []);
     await context.close();
   });
-
 });

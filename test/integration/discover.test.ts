@@ -27,11 +27,13 @@ describe(`discover.json (${DIALECT})`, () => {
     server = await createTestServer({ now: clock.now });
     env = server.database.env;
     const owner = await createUser(server.container, 'dora', null);
-    for (const appId of ['news', 'mail']) await registerDirectly(server.container, appId, readCert('news.crt'), owner.id, clock.now());
+    for (const appId of ['news', 'mail'])
+      await registerDirectly(server.container, appId, readCert('news.crt'), owner.id, clock.now());
   });
   after(() => server.close());
 
-  const get = (headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') => server.app.inject({ method, url: URL, headers });
+  const get = (headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
+    server.app.inject({ method, url: URL, headers });
   const file = (name: string, data: unknown): string => {
     const where = path.join(server.database.dataDir, name);
     fs.writeFileSync(where, typeof data === 'string' ? data : JSON.stringify(data));
@@ -43,11 +45,15 @@ describe(`discover.json (${DIALECT})`, () => {
     assert.equal(response.statusCode, 200);
     assert.equal(response.body, '[]');
     assert.match(String(response.headers['content-type']), /^application\/json/);
-    assert.match(String(response.headers.etag), /^"[A-Za-z0-9._-]+"$/, 'no path characters: servers use it as a folder name');
+    assert.match(
+      String(response.headers.etag),
+      /^"[A-Za-z0-9._-]+"$/,
+      'no path characters: servers use it as a folder name',
+    );
     assert.equal(response.headers['access-control-allow-origin'], '*');
   });
 
-  test('an import is served as one JSON list, valid under the original store\'s schema; ETag, 304, gzip, br, HEAD', async () => {
+  test("an import is served as one JSON list, valid under the original store's schema; ETag, 304, gzip, br, HEAD", async () => {
     const empty = (await get()).headers.etag;
     const imported = await importDiscover(FULL_DOCUMENT, TEST_ACTING, server.container.discover);
     assert.deepEqual(imported, { entries: 4, changed: true });
@@ -74,13 +80,17 @@ describe(`discover.json (${DIALECT})`, () => {
     assert.equal((await get()).headers.etag, etag, 'the same file again changes nothing, not even the ETag');
   });
 
-  test("the served document validates against the original store's schema (app-discover.schema.json)", { skip: REALDATA_SKIP }, async () => {
-    const validate = discoverSchemaValidator();
-    assert.ok(validate !== null);
-    const served = (await get()).json() as unknown[];
-    assert.equal(served.length, 4);
-    assert.deepEqual(validate(served), []);
-  });
+  test(
+    "the served document validates against the original store's schema (app-discover.schema.json)",
+    { skip: REALDATA_SKIP },
+    async () => {
+      const validate = discoverSchemaValidator();
+      assert.ok(validate !== null);
+      const served = (await get()).json() as unknown[];
+      assert.equal(served.length, 4);
+      assert.deepEqual(validate(served), []);
+    },
+  );
 
   test('an entry past its expiryDate leaves the body from the next day on, and the ETag moves then (at most daily)', async () => {
     const before = await get();
@@ -93,7 +103,11 @@ describe(`discover.json (${DIALECT})`, () => {
       (after.json() as Array<{ id: string }>).map((entry) => entry.id),
       ['video', 'mail-apps', 'tips'],
     );
-    assert.equal((await get({ 'if-none-match': String(before.headers.etag) })).statusCode, 200, "yesterday's ETag no longer matches");
+    assert.equal(
+      (await get({ 'if-none-match': String(before.headers.etag) })).statusCode,
+      200,
+      "yesterday's ETag no longer matches",
+    );
   });
 
   test('appstore discover import and export: a file round-trips; every class of mistake is refused whole and changes nothing', async () => {
@@ -103,15 +117,39 @@ describe(`discover.json (${DIALECT})`, () => {
     const same = await runCommand(['discover', 'import', file('same.json', exported.stdout)], env);
     assert.equal(same.stdout.trim(), '4 discover entries, already these: nothing changed');
 
-    const etag = (await contentVersion(server));
+    const etag = await contentVersion(server);
     const refusals: Array<[unknown, RegExp]> = [
       [{ not: 'a list' }, /\(file\): must be a JSON array of entries/],
       [[{ type: 'post', headline: { en: 'no id' } }], /\[0\]\.id: is required/],
-      [[{ type: 'post', id: 'a', media: { content: { src: 'http://example.org/a.png', alt: 'a' } } }], /\[0\]\.media\.content\.src: must be an https:\/\/ address, not http/],
-      [[{ type: 'showcase', id: 'b', content: [{ type: 'app', appId: 'news' }, { type: 'app', appId: 'nosuchapp' }] }], /\[0\]\.content\[1\]\.appId: there is no app 'nosuchapp' in this store/],
-      [[{ type: 'carousel', id: 'c', content: [{ type: 'post' }] }], /\[0\]\.content: must be a list of at least 2 items/],
+      [
+        [{ type: 'post', id: 'a', media: { content: { src: 'http://example.org/a.png', alt: 'a' } } }],
+        /\[0\]\.media\.content\.src: must be an https:\/\/ address, not http/,
+      ],
+      [
+        [
+          {
+            type: 'showcase',
+            id: 'b',
+            content: [
+              { type: 'app', appId: 'news' },
+              { type: 'app', appId: 'nosuchapp' },
+            ],
+          },
+        ],
+        /\[0\]\.content\[1\]\.appId: there is no app 'nosuchapp' in this store/,
+      ],
+      [
+        [{ type: 'carousel', id: 'c', content: [{ type: 'post' }] }],
+        /\[0\]\.content: must be a list of at least 2 items/,
+      ],
       [[{ type: 'post', id: 'd', expiryDate: '31.12.2026' }], /\[0\]\.expiryDate: must be a date and time/],
-      [[{ type: 'post', id: 'e' }, { type: 'post', id: 'e' }], /\[1\]\.id: duplicate of entry \[0\]/],
+      [
+        [
+          { type: 'post', id: 'e' },
+          { type: 'post', id: 'e' },
+        ],
+        /\[1\]\.id: duplicate of entry \[0\]/,
+      ],
     ];
     for (const [data, message] of refusals) {
       const refused = await runCommand(['discover', 'import', file('bad.json', data)], env);
@@ -121,7 +159,7 @@ describe(`discover.json (${DIALECT})`, () => {
     }
     const notJson = await runCommand(['discover', 'import', file('broken.json', '[{"type": ')], env);
     assert.equal(notJson.code, 1);
-    assert.equal((await contentVersion(server)), etag, 'nothing was written');
+    assert.equal(await contentVersion(server), etag, 'nothing was written');
     assert.deepEqual(JSON.parse((await runCommand(['discover', 'export'], env)).stdout), FULL_DOCUMENT);
 
     const [entry] = await server.container.audit.find({ limit: 1 });

@@ -14,83 +14,107 @@ import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 
-describe(`external login in Chromium, through the provider's own sign-in page (${DIALECT})`, { skip: BROWSER_SKIP }, () => {
-  let idp: LocalOidcProvider;
-  let server: TestServer;
-  let serve: ServeProcess;
-  let browser: Browser;
-  let origin = '';
-  const secrets = fs.mkdtempSync(path.join(os.tmpdir(), 'oidc-browser-'));
+describe(
+  `external login in Chromium, through the provider's own sign-in page (${DIALECT})`,
+  { skip: BROWSER_SKIP },
+  () => {
+    let idp: LocalOidcProvider;
+    let server: TestServer;
+    let serve: ServeProcess;
+    let browser: Browser;
+    let origin = '';
+    const secrets = fs.mkdtempSync(path.join(os.tmpdir(), 'oidc-browser-'));
 
-  before(async () => {
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    idp = await startOidcProvider({ redirectUri: () => `${origin}/account/external/corp/callback` });
-    idp.people.set('grace', { email: 'grace@corp.example', email_verified: true, preferred_username: 'grace', given_name: 'Grace', family_name: 'Hopper' });
-    fs.writeFileSync(path.join(secrets, 'corp.secret'), idp.clientSecret);
-    server = await createTestServer();
-    serve = await startServeProcess({
-      ...server.database.env,
-      APPSTORE_PORT: String(port),
-      APPSTORE_PUBLIC_URL: origin,
-      APPSTORE_OIDC_PROVIDERS: 'corp',
-      APPSTORE_OIDC_CORP_ISSUER: idp.issuer,
-      APPSTORE_OIDC_CORP_CLIENT_ID: idp.clientId,
-      APPSTORE_OIDC_CORP_CLIENT_SECRET_FILE: path.join(secrets, 'corp.secret'),
-      APPSTORE_OIDC_CORP_NAME: 'Corp ID',
-      // The bundle reaches the provider over HTTPS with the test CA, as an operator's private CA would be given.
-      NODE_EXTRA_CA_CERTS: TEST_TLS_CA_FILE,
+    before(async () => {
+      const port = await freePort();
+      origin = `http://127.0.0.1:${port}`;
+      idp = await startOidcProvider({ redirectUri: () => `${origin}/account/external/corp/callback` });
+      idp.people.set('grace', {
+        email: 'grace@corp.example',
+        email_verified: true,
+        preferred_username: 'grace',
+        given_name: 'Grace',
+        family_name: 'Hopper',
+      });
+      fs.writeFileSync(path.join(secrets, 'corp.secret'), idp.clientSecret);
+      server = await createTestServer();
+      serve = await startServeProcess({
+        ...server.database.env,
+        APPSTORE_PORT: String(port),
+        APPSTORE_PUBLIC_URL: origin,
+        APPSTORE_OIDC_PROVIDERS: 'corp',
+        APPSTORE_OIDC_CORP_ISSUER: idp.issuer,
+        APPSTORE_OIDC_CORP_CLIENT_ID: idp.clientId,
+        APPSTORE_OIDC_CORP_CLIENT_SECRET_FILE: path.join(secrets, 'corp.secret'),
+        APPSTORE_OIDC_CORP_NAME: 'Corp ID',
+        // The bundle reaches the provider over HTTPS with the test CA, as an operator's private CA would be given.
+        NODE_EXTRA_CA_CERTS: TEST_TLS_CA_FILE,
+      });
+      assert.equal(serve.url, origin);
+      browser = await launchBrowser();
     });
-    assert.equal(serve.url, origin);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    assert.equal(await serve?.stop(), 0, serve?.output());
-    await server?.close();
-    await idp?.close();
-    fs.rmSync(secrets, { recursive: true, force: true });
-  });
+    after(async () => {
+      await browser?.close();
+      assert.equal(await serve?.stop(), 0, serve?.output());
+      await server?.close();
+      await idp?.close();
+      fs.rmSync(secrets, { recursive: true, force: true });
+    });
 
-  test('sign in with the provider: its page, back to a new password-less account; the token; sign out and in again', async () => {
-    // The provider's pages are served with the test CA's certificate: the browser is told to accept it.
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, ignoreHTTPSErrors: true, bypassCSP: true });
-    const tab = await context.newPage();
-    const problems: string[] = [];
-    tab.on('pageerror', (error) => problems.push(error.message));
+    test('sign in with the provider: its page, back to a new password-less account; the token; sign out and in again', async () => {
+      // The provider's pages are served with the test CA's certificate: the browser is told to accept it.
+      const context = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        ignoreHTTPSErrors: true,
+        bypassCSP: true,
+      });
+      const tab = await context.newPage();
+      const problems: string[] = [];
+      tab.on('pageerror', (error) => problems.push(error.message));
 
-    await tab.goto(`${origin}/account/login`);
-    const axe = await seriousViolations(tab);
-    assert.deepEqual(axe.serious, [], axe.all);
-    await tab.getByRole('link', { name: 'Sign in with Corp ID' }).click();
+      await tab.goto(`${origin}/account/login`);
+      const axe = await seriousViolations(tab);
+      assert.deepEqual(axe.serious, [], axe.all);
+      await tab.getByRole('link', { name: 'Sign in with Corp ID' }).click();
 
-    // The provider's own sign-in page.
-    await tab.waitForURL(new RegExp(`^${idp.issuer}/interaction/`));
-    await tab.getByPlaceholder('Enter any login').fill('grace');
-    await tab.getByPlaceholder('and password').fill('whatever the provider asks');
-    await tab.getByRole('button', { name: 'Sign-in' }).click();
+      // The provider's own sign-in page.
+      await tab.waitForURL(new RegExp(`^${idp.issuer}/interaction/`));
+      await tab.getByPlaceholder('Enter any login').fill('grace');
+      await tab.getByPlaceholder('and password').fill('whatever the provider asks');
+      await tab.getByRole('button', { name: 'Sign-in' }).click();
 
-    // Back on the store: a new account, welcomed on its page.
-    await tab.waitForURL(`${origin}/account?welcome=corp`);
-    await tab.getByText('Welcome! Your account was created with Corp ID').waitFor();
-    await tab.getByText('Signed in as grace').waitFor();
-    await tab.getByText('connected as grace').waitFor();
-    assert.equal(await tab.getByLabel('Current password').count(), 0, 'no current password is asked of an account without one');
-    assert.deepEqual((await seriousViolations(tab)).serious, []);
-    assert.ok(await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no horizontal scrolling at phone width');
-    await tab.getByRole('button', { name: 'Show my token' }).click();
-    const token = await tab.getByLabel('Your API token').inputValue();
-    assert.match(token, /^[0-9a-f]{64}$/);
-    const me = await fetch(`${origin}/api/v1/apps.json`, { headers: { authorization: `Token ${token}` } });
-    assert.equal(me.status, 200);
+      // Back on the store: a new account, welcomed on its page.
+      await tab.waitForURL(`${origin}/account?welcome=corp`);
+      await tab.getByText('Welcome! Your account was created with Corp ID').waitFor();
+      await tab.getByText('Signed in as grace').waitFor();
+      await tab.getByText('connected as grace').waitFor();
+      assert.equal(
+        await tab.getByLabel('Current password').count(),
+        0,
+        'no current password is asked of an account without one',
+      );
+      assert.deepEqual((await seriousViolations(tab)).serious, []);
+      assert.ok(
+        await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+        'no horizontal scrolling at phone width',
+      );
+      await tab.getByRole('button', { name: 'Show my token' }).click();
+      const token = await tab.getByLabel('Your API token').inputValue();
+      assert.match(token, /^[0-9a-f]{64}$/);
+      const me = await fetch(`${origin}/api/v1/apps.json`, { headers: { authorization: `Token ${token}` } });
+      assert.equal(me.status, 200);
 
-    // Signed out, then in again: the provider remembers the person, the store the account.
-    await tab.getByRole('button', { name: 'Sign out' }).click();
-    await tab.goto(`${origin}/account/login?next=%2Fdeveloper`);
-    await tab.getByRole('link', { name: 'Sign in with Corp ID' }).click();
-    await tab.waitForURL(`${origin}/developer`);
-    await tab.getByRole('heading', { name: /Your apps|My apps/ }).first().waitFor();
-    assert.deepEqual(problems, []);
-    await context.close();
-  });
-});
+      // Signed out, then in again: the provider remembers the person, the store the account.
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      await tab.goto(`${origin}/account/login?next=%2Fdeveloper`);
+      await tab.getByRole('link', { name: 'Sign in with Corp ID' }).click();
+      await tab.waitForURL(`${origin}/developer`);
+      await tab
+        .getByRole('heading', { name: /Your apps|My apps/ })
+        .first()
+        .waitFor();
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+  },
+);

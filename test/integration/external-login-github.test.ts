@@ -76,7 +76,10 @@ describe(`external login with the GitHub preset, against a stand-in (${DIALECT})
     const answer = await signIn(web);
     assert.equal(answer.statusCode, 303, answer.body);
     assert.equal(answer.headers.location, '/account?welcome=github');
-    assert.ok((github.lastTokenRequest?.get('code_verifier') ?? '').length >= 43, 'the PKCE verifier reached the token endpoint');
+    assert.ok(
+      (github.lastTokenRequest?.get('code_verifier') ?? '').length >= 43,
+      'the PKCE verifier reached the token endpoint',
+    );
     const user = await server.container.accounts.store.findUserByUsername('octocat');
     assert.equal(user?.email, 'octocat@github.example');
     assert.equal(user?.emailVerified, true);
@@ -96,7 +99,10 @@ describe(`external login with the GitHub preset, against a stand-in (${DIALECT})
 
   test('a login taken here gives a clear choice; an unverified primary address is not taken', async () => {
     await createUser(server.container, 'octocat', 'a password of the local octocat');
-    github.signedIn = { ...OCTOCAT, emails: [{ email: 'octocat@github.example', primary: true, verified: false, visibility: 'public' }] };
+    github.signedIn = {
+      ...OCTOCAT,
+      emails: [{ email: 'octocat@github.example', primary: true, verified: false, visibility: 'public' }],
+    };
     const web = new WebClient(server.app);
     assert.equal((await signIn(web)).headers.location, '/account/external/username');
     const choice = await web.get('/account/external/username');
@@ -113,7 +119,10 @@ describe(`external login with the GitHub preset, against a stand-in (${DIALECT})
     back.searchParams.set('code', 'a-code-github-never-gave');
     const answer = await web.get(callbackPath(back));
     assert.equal(answer.statusCode, 400);
-    assert.match(answer.body, /GitHub refused the sign-in \(it answered &quot;bad_verification_code: The code passed is incorrect or expired.&quot;\)/);
+    assert.match(
+      answer.body,
+      /GitHub refused the sign-in \(it answered &quot;bad_verification_code: The code passed is incorrect or expired.&quot;\)/,
+    );
     assert.equal((await server.container.accounts.store.listUsers()).length, 0);
   });
 });

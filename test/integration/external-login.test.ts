@@ -53,15 +53,30 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     APPSTORE_OIDC_CORP_SCOPES: 'openid email profile groups',
     ...extra,
   });
-  const start = async (extra: Record<string, string> = {}, options: { providerTimeoutSeconds?: number; logStream?: NodeJS.WritableStream } = {}) => {
+  const start = async (
+    extra: Record<string, string> = {},
+    options: { providerTimeoutSeconds?: number; logStream?: NodeJS.WritableStream } = {},
+  ) => {
     await server?.close();
     server = await createTestServer({ env: env(extra), downloadCa: [TEST_TLS_CA], ...options });
-    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+    await importCategories(
+      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+      TEST_ACTING,
+      server.container.catalog,
+    );
   };
   beforeEach(async () => {
     idp.tamper = null;
     idp.people.clear();
-    idp.people.set('alice', { email: 'alice@corp.example', email_verified: true, preferred_username: 'alice', given_name: 'Alice', family_name: 'Liddell', name: 'Alice Liddell', groups: ['staff'] });
+    idp.people.set('alice', {
+      email: 'alice@corp.example',
+      email_verified: true,
+      preferred_username: 'alice',
+      given_name: 'Alice',
+      family_name: 'Liddell',
+      name: 'Alice Liddell',
+      groups: ['staff'],
+    });
     await start();
   });
   afterEach(async () => {
@@ -101,7 +116,8 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     assert.match(login.body, /href="\/account\/external\/corp\/start"[^>]*>Sign in with Corp ID</);
     const provider = new URL(await begin(web));
     assert.equal(provider.searchParams.get('code_challenge_method'), 'S256');
-    for (const name of ['state', 'nonce', 'code_challenge']) assert.ok((provider.searchParams.get(name) ?? '').length >= 43, name);
+    for (const name of ['state', 'nonce', 'code_challenge'])
+      assert.ok((provider.searchParams.get(name) ?? '').length >= 43, name);
     assert.equal(provider.searchParams.get('redirect_uri'), REDIRECT);
 
     const answer = await web.get(callbackPath(await idp.signIn(provider.href, 'alice')));
@@ -130,7 +146,9 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     const published = await publishFixtureRelease(send, token, files, { id: 'news', version: '1.0.0' });
     assert.equal(published.status, 201, published.text);
     // Basic with any password says the account has none.
-    const basic = await send('POST', '/api/v1/token', { headers: { authorization: `Basic ${Buffer.from('alice:guess').toString('base64')}` } });
+    const basic = await send('POST', '/api/v1/token', {
+      headers: { authorization: `Basic ${Buffer.from('alice:guess').toString('base64')}` },
+    });
     assert.equal(basic.status, 401);
     assert.match(basic.json<{ detail: string }>().detail, /external login have no password/);
 
@@ -144,7 +162,7 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     assert.match((await other.get('/account')).body, /Signed in as alice/);
   });
 
-  test('a name taken here asks for another, and the provider\'s address already confirmed by another account is not taken', async () => {
+  test("a name taken here asks for another, and the provider's address already confirmed by another account is not taken", async () => {
     await createUser(server.container, 'alice', STRONG, { email: 'alice@corp.example' });
     const web = new WebClient(server.app);
     const answer = await signIn(web, 'alice');
@@ -221,13 +239,23 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     test('an ID token with another nonce', async () => {
       idp.tamper = (claims, sign) => sign.withProviderKey({ ...claims, nonce: 'a-nonce-of-another-sign-in' });
       const web = new WebClient(server.app);
-      await refused(web, callbackPath(await idp.signIn(await begin(web), 'alice')), 400, /made for another sign-in: its nonce/);
+      await refused(
+        web,
+        callbackPath(await idp.signIn(await begin(web), 'alice')),
+        400,
+        /made for another sign-in: its nonce/,
+      );
     });
 
     test('an ID token signed by another key', async () => {
       idp.tamper = (claims, sign) => sign.withOtherKey(claims);
       const web = new WebClient(server.app);
-      await refused(web, callbackPath(await idp.signIn(await begin(web), 'alice')), 400, /signature does not verify with Corp ID&#39;s published keys|signature does not verify with Corp ID's published keys/);
+      await refused(
+        web,
+        callbackPath(await idp.signIn(await begin(web), 'alice')),
+        400,
+        /signature does not verify with Corp ID&#39;s published keys|signature does not verify with Corp ID's published keys/,
+      );
     });
 
     test('an expired ID token', async () => {
@@ -247,7 +275,12 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
       const web = new WebClient(server.app);
       const back = await idp.cancel(await begin(web));
       assert.equal(back.searchParams.get('error'), 'access_denied');
-      await refused(web, callbackPath(back), 400, /Corp ID did not sign you in \(it answered &quot;access_denied: End-User aborted interaction&quot;\)|Corp ID did not sign you in \(it answered "access_denied: End-User aborted interaction"\)/);
+      await refused(
+        web,
+        callbackPath(back),
+        400,
+        /Corp ID did not sign you in \(it answered &quot;access_denied: End-User aborted interaction&quot;\)|Corp ID did not sign you in \(it answered "access_denied: End-User aborted interaction"\)/,
+      );
     });
 
     test('a provider that cannot be reached: 502 with a page, nothing created', async () => {
@@ -264,7 +297,8 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
       const lines: Array<Record<string, unknown>> = [];
       const stream = new Writable({
         write(chunk: Buffer, _encoding, done) {
-          for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+          for (const line of chunk.toString().split('\n'))
+            if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
           done();
         },
       });
@@ -276,13 +310,16 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       const { lines, stream } = logged();
       try {
-        await start({ APPSTORE_OIDC_CORP_ISSUER: `https://127.0.0.1:${(silent.address() as net.AddressInfo).port}` }, { providerTimeoutSeconds: 0.5, logStream: stream });
+        await start(
+          { APPSTORE_OIDC_CORP_ISSUER: `https://127.0.0.1:${(silent.address() as net.AddressInfo).port}` },
+          { providerTimeoutSeconds: 0.5, logStream: stream },
+        );
         const web = new WebClient(server.app);
         const answer = await web.get('/account/external/corp/start');
         assert.equal(answer.statusCode, 502);
         assert.match(answer.body, /<h1>Sign-in with Corp ID failed|Corp ID/);
         assert.match(answer.body, /Corp ID cannot be reached, or does not answer as an identity provider should/);
-        assert.match(answer.body, /href="\/account\/login"/, 'the refusals\' way back: try again');
+        assert.match(answer.body, /href="\/account\/login"/, "the refusals' way back: try again");
         assert.doesNotMatch(answer.body, /127\.0\.0\.1/);
         const error = lines.find((line) => line['level'] === 50 && line['code'] === 'identity_provider_unavailable');
         assert.ok(error !== undefined, JSON.stringify(lines));
@@ -303,7 +340,10 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
       assert.doesNotMatch(answer.body, /127\.0\.0\.1|ISSUER/);
       const error = lines.find((line) => line['level'] === 50 && line['code'] === 'identity_provider_unavailable');
       assert.ok(error !== undefined, JSON.stringify(lines));
-      assert.equal(error['cause'], `Error: configuration error: APPSTORE_OIDC_CORP_ISSUER is "${configured}" but the provider at that address announces the issuer "${idp.issuer}"; they must be the same (OpenID Connect Discovery): set APPSTORE_OIDC_CORP_ISSUER to "${idp.issuer}"`);
+      assert.equal(
+        error['cause'],
+        `Error: configuration error: APPSTORE_OIDC_CORP_ISSUER is "${configured}" but the provider at that address announces the issuer "${idp.issuer}"; they must be the same (OpenID Connect Discovery): set APPSTORE_OIDC_CORP_ISSUER to "${idp.issuer}"`,
+      );
     });
   });
 
@@ -312,7 +352,11 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     idp.people.set('alice', { ...idp.people.get('alice'), groups: ['staff', 'store-admins'] });
     await signIn(new WebClient(server.app), 'alice');
     assert.equal((await server.container.accounts.store.findUserByUsername('alice'))?.isAdmin, true);
-    assert.deepEqual((await server.container.audit.find({ event: 'user.created', limit: 5 }))[0]?.details, { admin: true, password: false, provider: 'corp' });
+    assert.deepEqual((await server.container.audit.find({ event: 'user.created', limit: 5 }))[0]?.details, {
+      admin: true,
+      password: false,
+      provider: 'corp',
+    });
 
     idp.people.set('alice', { ...idp.people.get('alice'), groups: ['staff'] });
     await signIn(new WebClient(server.app), 'alice');
@@ -321,23 +365,46 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     assert.deepEqual(revoked?.details, { provider: 'corp', by: 'admin claim' });
 
     // Rights an administrator gave are not the claim's to take.
-    await server.container.accounts.store.setAdmin((await server.container.accounts.store.findUserByUsername('alice'))?.id ?? 0, true, new Date(), { acting: TEST_ACTING, event: 'user.admin_granted', appId: null, subjectUser: 'alice', details: {} });
+    await server.container.accounts.store.setAdmin(
+      (await server.container.accounts.store.findUserByUsername('alice'))?.id ?? 0,
+      true,
+      new Date(),
+      { acting: TEST_ACTING, event: 'user.admin_granted', appId: null, subjectUser: 'alice', details: {} },
+    );
     await signIn(new WebClient(server.app), 'alice');
     assert.equal((await server.container.accounts.store.findUserByUsername('alice'))?.isAdmin, true);
     idp.people.set('alice', { ...idp.people.get('alice'), groups: ['store-admins'] });
     await signIn(new WebClient(server.app), 'alice');
-    assert.equal((await server.container.audit.find({ event: 'user.admin_granted', limit: 10 })).length, 1, 'the claim grants nothing new to an admin');
+    assert.equal(
+      (await server.container.audit.find({ event: 'user.admin_granted', limit: 10 })).length,
+      1,
+      'the claim grants nothing new to an admin',
+    );
   });
 
   test('the e-mail domain rule: a verified address in an allowed domain, else refused with the reason', async () => {
     await start({ APPSTORE_OIDC_CORP_EMAIL_DOMAINS: 'corp.example' });
     idp.people.set('bob', { email: 'bob@elsewhere.example', email_verified: true, preferred_username: 'bob' });
     idp.people.set('carl', { email: 'carl@corp.example', email_verified: false, preferred_username: 'carl' });
-    idp.people.set('erin', { email: 'erin@corp.example', email_verified: true, preferred_username: 'erin.upn@corp.example' });
+    idp.people.set('erin', {
+      email: 'erin@corp.example',
+      email_verified: true,
+      preferred_username: 'erin.upn@corp.example',
+    });
     let web = new WebClient(server.app);
-    await refused(web, callbackPath(await idp.signIn(await begin(web), 'bob')), 403, /open to addresses at corp.example only; Corp ID gave an address at elsewhere.example/);
+    await refused(
+      web,
+      callbackPath(await idp.signIn(await begin(web), 'bob')),
+      403,
+      /open to addresses at corp.example only; Corp ID gave an address at elsewhere.example/,
+    );
     web = new WebClient(server.app);
-    await refused(web, callbackPath(await idp.signIn(await begin(web), 'carl')), 403, /needs a verified e-mail address at corp.example, and Corp ID gave none/);
+    await refused(
+      web,
+      callbackPath(await idp.signIn(await begin(web), 'carl')),
+      403,
+      /needs a verified e-mail address at corp.example, and Corp ID gave none/,
+    );
     web = new WebClient(server.app);
     assert.equal((await signIn(web, 'alice')).statusCode, 303);
     assert.ok((await server.container.accounts.store.findUserByUsername('alice')) !== null);
@@ -357,7 +424,10 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     await createUser(server.container, 'carol', STRONG, { email: 'alice@corp.example' });
     const web = new WebClient(server.app);
     await web.get('/account/login');
-    assert.equal((await web.post('/account/login', { username: 'carol', password: STRONG, next: '/account' })).statusCode, 303);
+    assert.equal(
+      (await web.post('/account/login', { username: 'carol', password: STRONG, next: '/account' })).statusCode,
+      303,
+    );
     const account = await web.get('/account');
     assert.match(account.body, /Corp ID<\/strong>: not connected/);
     const link = /href="(\/account\/external\/corp\/link\?csrf_token=[^"]+)"/.exec(account.body)?.[1];
@@ -386,7 +456,8 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     const dave = new WebClient(server.app);
     await dave.get('/account/login');
     await dave.post('/account/login', { username: 'dave', password: STRONG });
-    const daveLink = /href="(\/account\/external\/corp\/link\?csrf_token=[^"]+)"/.exec((await dave.get('/account')).body)?.[1] ?? '';
+    const daveLink =
+      /href="(\/account\/external\/corp\/link\?csrf_token=[^"]+)"/.exec((await dave.get('/account')).body)?.[1] ?? '';
     const daveStart = await dave.get(daveLink.replace(/&amp;/g, '&'));
     const conflict = await dave.get(callbackPath(await idp.signIn(String(daveStart.headers.location), 'alice')));
     assert.equal(conflict.statusCode, 409);
@@ -409,12 +480,21 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     const refusedUnlink = await web.post('/account/external/corp/unlink', {});
     assert.equal(refusedUnlink.statusCode, 409);
     assert.match(refusedUnlink.body, /Corp ID is the only way into your account: set a password/);
-    assert.equal((await server.container.externalLogin.identities.identitiesOf((await server.container.accounts.store.findUserByUsername('alice'))?.id ?? 0)).length, 1);
+    assert.equal(
+      (
+        await server.container.externalLogin.identities.identitiesOf(
+          (await server.container.accounts.store.findUserByUsername('alice'))?.id ?? 0,
+        )
+      ).length,
+      1,
+    );
 
     const set = await web.post('/account/password', { password: STRONG });
     assert.equal(set.statusCode, 200, set.body);
     const send = injectSend(server.app);
-    const basic = await send('POST', '/api/v1/token', { headers: { authorization: `Basic ${Buffer.from(`alice:${STRONG}`).toString('base64')}` } });
+    const basic = await send('POST', '/api/v1/token', {
+      headers: { authorization: `Basic ${Buffer.from(`alice:${STRONG}`).toString('base64')}` },
+    });
     assert.equal(basic.status, 200, basic.text);
     await web.get('/account');
     assert.equal((await web.post('/account/external/corp/unlink', {})).statusCode, 200);
@@ -440,7 +520,8 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     const web = new WebClient(server.app);
     await web.get('/account/login');
     await web.post('/account/login', { username: 'carol', password: STRONG });
-    const link = /href="(\/account\/external\/corp\/link\?csrf_token=[^"]+)"/.exec((await web.get('/account')).body)?.[1] ?? '';
+    const link =
+      /href="(\/account\/external\/corp\/link\?csrf_token=[^"]+)"/.exec((await web.get('/account')).body)?.[1] ?? '';
     const started = await web.get(link.replace(/&amp;/g, '&'));
     const back = await idp.signIn(String(started.headers.location), 'alice');
     await web.get('/account');
@@ -475,7 +556,13 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     assert.equal(late.statusCode, 409, late.body);
     assert.match(late.body, /got an account meanwhile/);
 
-    idp.people.set('mallory', { email: 'a@evil.example@corp.example', email_verified: true, preferred_username: 'mal\u0000lory', family_name: '\u0000\u202eevil', given_name: 'M' });
+    idp.people.set('mallory', {
+      email: 'a@evil.example@corp.example',
+      email_verified: true,
+      preferred_username: 'mal\u0000lory',
+      family_name: '\u0000\u202eevil',
+      given_name: 'M',
+    });
     const web = new WebClient(server.app);
     assert.equal((await signIn(web, 'mallory')).statusCode, 303);
     const user = await server.container.accounts.store.findUserByUsername('mallory');

@@ -13,7 +13,15 @@ import { WebClient } from '../helpers/web-client.ts';
 const PASSWORD = 'guarded forms password';
 
 /** What each field of any of the website's forms may be sent as: values that would change something. */
-const FIELDS = { username: 'gus', password: 'a brand new strong passphrase', current_password: PASSWORD, email: 'gus@example.org', stars: '5', comment: 'forged', next: '/' };
+const FIELDS = {
+  username: 'gus',
+  password: 'a brand new strong passphrase',
+  current_password: PASSWORD,
+  email: 'gus@example.org',
+  stars: '5',
+  comment: 'forged',
+  next: '/',
+};
 
 /**
  * Every POST route outside /api/ (the website's forms, sign-in and sign-out), found from the
@@ -31,13 +39,25 @@ describe(`every form is guarded: CSRF (${DIALECT})`, () => {
     server = await createTestServer();
     const gus = await createUser(server.container, 'gus', PASSWORD);
     await createUser(server.container, 'olive', PASSWORD);
-    secrets['verify'] = await createLink(gus.id, 'verify-email', 'gus@example.net', 3_600_000, server.container.selfService);
+    secrets['verify'] = await createLink(
+      gus.id,
+      'verify-email',
+      'gus@example.net',
+      3_600_000,
+      server.container.selfService,
+    );
     secrets['reset'] = await createLink(gus.id, 'reset-password', null, 3_600_000, server.container.selfService);
     victim = new WebClient(server.app);
     other = new WebClient(server.app, '127.0.0.2');
-    for (const [client, name] of [[victim, 'gus'], [other, 'olive']] as const) {
+    for (const [client, name] of [
+      [victim, 'gus'],
+      [other, 'olive'],
+    ] as const) {
       await client.get('/account/login');
-      assert.equal((await client.post('/account/login', { username: name, password: PASSWORD, next: '/account' })).statusCode, 303);
+      assert.equal(
+        (await client.post('/account/login', { username: name, password: PASSWORD, next: '/account' })).statusCode,
+        303,
+      );
     }
   });
   after(() => server.close());
@@ -46,7 +66,12 @@ describe(`every form is guarded: CSRF (${DIALECT})`, () => {
   async function everything(): Promise<string> {
     const hash = createHash('sha256');
     // This database's tables (on PostgreSQL, of its own schema: the other test files' come and go).
-    const query = DIALECT === 'postgres' ? sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()` : sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`;
+    const query =
+      DIALECT === 'postgres'
+        ? sql<{
+            name: string;
+          }>`select table_name as name from information_schema.tables where table_schema = current_schema()`
+        : sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`;
     const tables = (await query.execute(server.container.database.db)).rows.map((row) => row.name).sort();
     for (const table of tables) {
       const { rows } = await sql.raw(`select * from ${table}`).execute(server.container.database.db);
@@ -55,10 +80,15 @@ describe(`every form is guarded: CSRF (${DIALECT})`, () => {
     return hash.digest('hex');
   }
 
-  const concrete = (url: string): string => url.replace(':appId', 'news').replace(':secret', url.includes('verify') ? (secrets['verify'] ?? '') : (secrets['reset'] ?? ''));
+  const concrete = (url: string): string =>
+    url
+      .replace(':appId', 'news')
+      .replace(':secret', url.includes('verify') ? (secrets['verify'] ?? '') : (secrets['reset'] ?? ''));
 
-  test('each POST route outside /api/ refuses a forged post (no token, another browser\'s token, Origin: null) and changes nothing', async () => {
-    const routes = registeredRoutes(server.app).filter((route) => route.method === 'POST' && !route.url.startsWith('/api/'));
+  test("each POST route outside /api/ refuses a forged post (no token, another browser's token, Origin: null) and changes nothing", async () => {
+    const routes = registeredRoutes(server.app).filter(
+      (route) => route.method === 'POST' && !route.url.startsWith('/api/'),
+    );
     assert.ok(routes.length >= 15, `found ${routes.length} POST routes: ${routes.map((r) => r.url).join(', ')}`);
     await victim.get('/account');
     const victimToken = victim.csrfToken();
@@ -73,10 +103,18 @@ describe(`every form is guarded: CSRF (${DIALECT})`, () => {
         ['from Origin: null', victimToken, { origin: 'null' }],
         ['from another site', victimToken, { origin: 'https://evil.example' }],
         // The same host and port over another scheme is another origin (issue 49).
-        ['from https on the same host and port', victimToken, { host: 'store.test:8080', origin: 'https://store.test:8080' }],
+        [
+          'from https on the same host and port',
+          victimToken,
+          { host: 'store.test:8080', origin: 'https://store.test:8080' },
+        ],
       ] as const) {
         const response = await victim.post(path, FIELDS, token, headers);
-        assert.equal(response.statusCode, 403, `POST ${path} ${how}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+        assert.equal(
+          response.statusCode,
+          403,
+          `POST ${path} ${how}: ${response.statusCode} ${response.body.slice(0, 200)}`,
+        );
         assert.match(response.body, /did not come from this site|Cross-site request refused/, `POST ${path} ${how}`);
       }
     }
@@ -84,8 +122,22 @@ describe(`every form is guarded: CSRF (${DIALECT})`, () => {
     // The same browser with its own token gets through (the guard is not refusing everything).
     assert.equal((await victim.post('/account/token', {}, victimToken)).statusCode, 200);
     // Its own origin, the default port written or not.
-    assert.equal((await victim.post('/account/token', {}, victimToken, { origin: 'http://localhost' })).statusCode, 200);
-    assert.equal((await victim.post('/account/token', {}, victimToken, { origin: 'http://localhost:80' })).statusCode, 200);
-    assert.equal((await victim.post('/account/token', {}, victimToken, { host: 'store.test:8080', origin: 'http://store.test:8080' })).statusCode, 200);
+    assert.equal(
+      (await victim.post('/account/token', {}, victimToken, { origin: 'http://localhost' })).statusCode,
+      200,
+    );
+    assert.equal(
+      (await victim.post('/account/token', {}, victimToken, { origin: 'http://localhost:80' })).statusCode,
+      200,
+    );
+    assert.equal(
+      (
+        await victim.post('/account/token', {}, victimToken, {
+          host: 'store.test:8080',
+          origin: 'http://store.test:8080',
+        })
+      ).statusCode,
+      200,
+    );
   });
 });

@@ -33,16 +33,33 @@ describe(`assembled listings in real HTTP clients (${DIALECT})`, () => {
 
   before(async () => {
     server = await createTestServer();
-    await server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], new Date(), testAudit);
+    await server.container.catalog.store.upsertCategories(
+      [{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }],
+      new Date(),
+      testAudit,
+    );
     const owner = await createUser(server.container, 'owner', null);
     for (const appId of ['one', 'two', 'three']) {
       for (const version of ['1.0.0', '1.1.0', '2.0.0']) {
-        await publishDirectly(server.container, { appId, version, spec: '>=30.0.0', words: `${appId} ${version} ✓ `.repeat(50), certificate: 'PEM', ownerId: owner.id }, new Date());
+        await publishDirectly(
+          server.container,
+          {
+            appId,
+            version,
+            spec: '>=30.0.0',
+            words: `${appId} ${version} ✓ `.repeat(50),
+            certificate: 'PEM',
+            ownerId: owner.id,
+          },
+          new Date(),
+        );
       }
     }
     await server.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
-    expected = (await server.app.inject({ method: 'GET', url: '/api/v1/apps.json', headers: { 'accept-encoding': 'identity' } })).body;
+    expected = (
+      await server.app.inject({ method: 'GET', url: '/api/v1/apps.json', headers: { 'accept-encoding': 'identity' } })
+    ).body;
     assert.ok(expected.length > 10_000);
   });
   after(() => server.close());
@@ -56,14 +73,19 @@ describe(`assembled listings in real HTTP clients (${DIALECT})`, () => {
   test('curl --compressed', async (t) => {
     if (!(await available('curl', ['--version']))) return t.skip('curl is not installed');
     // -D -: the response headers, then the decoded body.
-    const { stdout } = await run('curl', ['-sS', '--compressed', '-H', 'Accept-Encoding: gzip', '-D', '-', `${origin}/api/v1/apps.json`], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(
+      'curl',
+      ['-sS', '--compressed', '-H', 'Accept-Encoding: gzip', '-D', '-', `${origin}/api/v1/apps.json`],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
     const split = stdout.indexOf('\r\n\r\n');
     assert.match(stdout.slice(0, split), /content-encoding: gzip/i, 'the body came compressed');
     assert.equal(stdout.slice(split + 4), expected);
   });
 
   test('PHP curl with CURLOPT_ENCODING, as Guzzle in the Nextcloud server', async (t) => {
-    if (!(await available('php', ['-r', 'exit(function_exists("curl_init") ? 0 : 1);']))) return t.skip('php with the curl extension is not installed');
+    if (!(await available('php', ['-r', 'exit(function_exists("curl_init") ? 0 : 1);'])))
+      return t.skip('php with the curl extension is not installed');
     const script = `$c = curl_init($argv[1]); curl_setopt($c, CURLOPT_RETURNTRANSFER, true); curl_setopt($c, CURLOPT_ENCODING, 'gzip'); $body = curl_exec($c); if ($body === false) { fwrite(STDERR, curl_error($c)); exit(1); } echo $body;`;
     const { stdout } = await run('php', ['-r', script, `${origin}/api/v1/apps.json`], { maxBuffer: 64 * 1024 * 1024 });
     assert.equal(stdout, expected);

@@ -9,10 +9,47 @@ import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
 import type { TestDatabase } from '../helpers/test-database.ts';
 
 const TABLES = [
-  'account_links', 'api_tokens', 'app_authors', 'app_categories', 'app_co_maintainers', 'app_icons', 'app_screenshots', 'app_translations', 'apps', 'audit_log',
-  'categories', 'category_translations', 'certificate_requests', 'certificate_revocations', 'content_version', 'discover_entries', 'external_identities', 'external_login_flows', 'housekeeping_leases', 'listing_part_formats', 'listing_parts', 'mail_queue', 'mirror_documents', 'mirror_releases', 'platform_releases', 'publish_jobs',
-  'rate_limit_hits', 'rating_translations', 'ratings', 'release_databases', 'release_downloads', 'release_external_apps', 'release_licenses',
-  'release_php_extensions', 'release_shell_commands', 'release_translations', 'releases', 'sessions', 'store_identity', 'store_settings', 'users',
+  'account_links',
+  'api_tokens',
+  'app_authors',
+  'app_categories',
+  'app_co_maintainers',
+  'app_icons',
+  'app_screenshots',
+  'app_translations',
+  'apps',
+  'audit_log',
+  'categories',
+  'category_translations',
+  'certificate_requests',
+  'certificate_revocations',
+  'content_version',
+  'discover_entries',
+  'external_identities',
+  'external_login_flows',
+  'housekeeping_leases',
+  'listing_part_formats',
+  'listing_parts',
+  'mail_queue',
+  'mirror_documents',
+  'mirror_releases',
+  'platform_releases',
+  'publish_jobs',
+  'rate_limit_hits',
+  'rating_translations',
+  'ratings',
+  'release_databases',
+  'release_downloads',
+  'release_external_apps',
+  'release_licenses',
+  'release_php_extensions',
+  'release_shell_commands',
+  'release_translations',
+  'releases',
+  'sessions',
+  'store_identity',
+  'store_settings',
+  'users',
 ];
 
 describe(`migrations (${DIALECT})`, () => {
@@ -29,15 +66,41 @@ describe(`migrations (${DIALECT})`, () => {
   const ownTables = async (): Promise<string[]> => {
     const query =
       handle.dialect === 'postgres'
-        ? sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${await currentSchema(handle)}`
+        ? sql<{
+            name: string;
+          }>`select table_name as name from information_schema.tables where table_schema = ${await currentSchema(handle)}`
         : sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`;
-    return (await query.execute(handle.db)).rows.map((r) => r.name).filter((name) => name !== 'appstore_migrations').sort();
+    return (await query.execute(handle.db)).rows
+      .map((r) => r.name)
+      .filter((name) => name !== 'appstore_migrations')
+      .sort();
   };
 
   test('from empty: every table of the data model, then nothing more to apply', async () => {
     assert.deepEqual(await ownTables(), []);
     const first = await migrateToLatest(handle, new Date());
-    assert.deepEqual(first.applied, ['0001-initial', '0002-account-links', '0003-listing-versions', '0004-listing-parts', '0005-operations', '0006-discover', '0007-external-apps', '0008-version-notifications', '0009-listing-part-integrity', '0010-mail-queue', '0011-developer-pages', '0012-command-line-certificates', '0013-app-icons', '0014-external-login', '0015-mirror', '0016-release-listing-text', '0017-icon-render-cost', '0018-transfer-unlock-time', '0019-username-case', '0020-mirror-recheck']);
+    assert.deepEqual(first.applied, [
+      '0001-initial',
+      '0002-account-links',
+      '0003-listing-versions',
+      '0004-listing-parts',
+      '0005-operations',
+      '0006-discover',
+      '0007-external-apps',
+      '0008-version-notifications',
+      '0009-listing-part-integrity',
+      '0010-mail-queue',
+      '0011-developer-pages',
+      '0012-command-line-certificates',
+      '0013-app-icons',
+      '0014-external-login',
+      '0015-mirror',
+      '0016-release-listing-text',
+      '0017-icon-render-cost',
+      '0018-transfer-unlock-time',
+      '0019-username-case',
+      '0020-mirror-recheck',
+    ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);
     const second = await migrateToLatest(handle, new Date());
@@ -62,18 +125,49 @@ describe(`migrations (${DIALECT})`, () => {
       .values({ username: 'alice', first_name: 'A', last_name: 'L', is_admin: true, created_at: now, updated_at: now })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await db.insertInto('apps').values({ id: 'news', owner_id: user.id, certificate: 'PEM', is_featured: true, created_at: now, updated_at: now }).execute();
+    await db
+      .insertInto('apps')
+      .values({
+        id: 'news',
+        owner_id: user.id,
+        certificate: 'PEM',
+        is_featured: true,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     const app = await db.selectFrom('apps').select(['is_featured', 'is_enterprise_only']).executeTakeFirstOrThrow();
     assert.equal(toBool(app.is_featured), true);
     assert.equal(toBool(app.is_enterprise_only), false);
     const release = {
-      app_id: 'news', version: '1.0.0', download: 'https://example.com/news.tar.gz', signature: 'sig',
-      archive_sha256: 'ab', archive_size: 10, created_at: now, updated_at: now,
+      app_id: 'news',
+      version: '1.0.0',
+      download: 'https://example.com/news.tar.gz',
+      signature: 'sig',
+      archive_sha256: 'ab',
+      archive_size: 10,
+      created_at: now,
+      updated_at: now,
     };
-    await db.insertInto('releases').values({ ...release, is_nightly: false }).execute();
-    await db.insertInto('releases').values({ ...release, is_nightly: true }).execute();
-    await assert.rejects(db.insertInto('releases').values({ ...release, is_nightly: false }).execute());
-    const stored = await db.selectFrom('releases').select('id').where('is_nightly', '=', true).executeTakeFirstOrThrow();
+    await db
+      .insertInto('releases')
+      .values({ ...release, is_nightly: false })
+      .execute();
+    await db
+      .insertInto('releases')
+      .values({ ...release, is_nightly: true })
+      .execute();
+    await assert.rejects(
+      db
+        .insertInto('releases')
+        .values({ ...release, is_nightly: false })
+        .execute(),
+    );
+    const stored = await db
+      .selectFrom('releases')
+      .select('id')
+      .where('is_nightly', '=', true)
+      .executeTakeFirstOrThrow();
     await db.insertInto('release_licenses').values({ release_id: stored.id, position: 0, license: 'agpl' }).execute();
     await db.deleteFrom('apps').where('id', '=', 'news').execute();
     assert.equal((await db.selectFrom('releases').selectAll().execute()).length, 0);
@@ -84,9 +178,15 @@ describe(`migrations (${DIALECT})`, () => {
     const { db } = handle;
     const now = formatTimestamp(new Date());
     const user = await db.selectFrom('users').select('id').executeTakeFirstOrThrow();
-    await db.insertInto('apps').values({ id: 'mail', owner_id: user.id, certificate: 'PEM', created_at: now, updated_at: now }).execute();
+    await db
+      .insertInto('apps')
+      .values({ id: 'mail', owner_id: user.id, certificate: 'PEM', created_at: now, updated_at: now })
+      .execute();
     await assert.rejects(
-      db.insertInto('ratings').values({ app_id: 'mail', user_id: user.id, rating: 1.5, rated_at: now, updated_at: now }).execute(),
+      db
+        .insertInto('ratings')
+        .values({ app_id: 'mail', user_id: user.id, rating: 1.5, rated_at: now, updated_at: now })
+        .execute(),
     );
   });
 });

@@ -21,7 +21,14 @@ import type { TestServer } from '../helpers/test-server.ts';
 
 const PUBLIC_URL = 'https://apps.intranet.example';
 const IMPORT = { maxArchiveBytes: 20 * 1024 * 1024, allowOlder: false };
-const LISTINGS = ['/api/v1/apps.json', '/api/v1/appapi_apps.json', '/api/v1/categories.json', '/api/v1/platforms.json', '/api/v1/discover.json', '/api/v1/platform/31.0.0/apps.json'];
+const LISTINGS = [
+  '/api/v1/apps.json',
+  '/api/v1/appapi_apps.json',
+  '/api/v1/categories.json',
+  '/api/v1/platforms.json',
+  '/api/v1/discover.json',
+  '/api/v1/platform/31.0.0/apps.json',
+];
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 const depsOf = (server: TestServer): MirrorDeps => {
@@ -36,14 +43,18 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
   let directory: string;
   let env: Record<string, string>;
 
-  const listings = async (server: TestServer): Promise<string[]> => Promise.all(LISTINGS.map(async (url) => (await server.app.inject({ url })).body));
+  const listings = async (server: TestServer): Promise<string[]> =>
+    Promise.all(LISTINGS.map(async (url) => (await server.app.inject({ url })).body));
   const freshStore = () => createTestServer({ env, downloadCa: [TEST_TLS_CA] });
   /** What an operator runs: bin/appstore.js (the bundle) against the store's database. */
   const cli = (server: TestServer, args: string[]) => runAppstore(args, { ...server.database.env, ...env });
 
   before(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-export-'));
-    source = await startUpstreamStore([['news', '1.0.0'], ['notes', '2.0.0']]);
+    source = await startUpstreamStore([
+      ['news', '1.0.0'],
+      ['notes', '2.0.0'],
+    ]);
     env = { ...source.mirrorEnv, APPSTORE_PUBLIC_URL: PUBLIC_URL, APPSTORE_MIRROR_INTERVAL_MINUTES: '0' };
     connected = await freshStore();
     airGapped = await freshStore();
@@ -75,7 +86,10 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
     assert.equal(source.front.seen.length, seen, 'the import reached nothing');
 
     assert.deepEqual(await listings(airGapped), await listings(connected));
-    const apps = JSON.parse((await airGapped.app.inject({ url: '/api/v1/apps.json' })).body) as { id: string; releases: { version: string; download: string }[] }[];
+    const apps = JSON.parse((await airGapped.app.inject({ url: '/api/v1/apps.json' })).body) as {
+      id: string;
+      releases: { version: string; download: string }[];
+    }[];
     assert.equal(apps.length, 2);
     for (const release of apps.flatMap((a) => a.releases)) {
       const url = new URL(release.download).pathname;
@@ -85,27 +99,45 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
       assert.equal(sha256(ours.rawPayload), sha256(theirs.rawPayload), url);
       assert.equal(ours.headers.etag, `"${sha256(ours.rawPayload)}"`);
     }
-    const audit = await airGapped.container.database.db.selectFrom('audit_log').select('event').where('event', 'like', 'mirror.%').execute();
-    assert.deepEqual(audit.map((a) => a.event), ['mirror.imported']);
+    const audit = await airGapped.container.database.db
+      .selectFrom('audit_log')
+      .select('event')
+      .where('event', 'like', 'mirror.%')
+      .execute();
+    assert.deepEqual(
+      audit.map((a) => a.event),
+      ['mirror.imported'],
+    );
   });
 
   test('an entry whose header declares more than its kind ever holds is refused from the header, never read (a sparse 3 GiB manifest.sha256; issue 49)', async () => {
     for (const [name, size, pattern] of [
-      ['manifest.sha256', 3 * 1024 ** 3, /manifest\.sha256 declares 3221225472 bytes, more than an export's ever holds \(1 KiB\)/],
+      [
+        'manifest.sha256',
+        3 * 1024 ** 3,
+        /manifest\.sha256 declares 3221225472 bytes, more than an export's ever holds \(1 KiB\)/,
+      ],
       ['manifest.sha256', 1025, /\(1 KiB\)/],
       ['manifest.json', 65 * 1024 * 1024, /manifest\.json declares 68157440 bytes.*\(64 MiB\)/],
       ['documents/apps.json', 257 * 1024 * 1024, /\(256 MiB\)/],
     ] as const) {
       const file = path.join(directory, 'sparse.tar');
       sparseTar(file, name, size);
-      await assert.rejects(openExportFile(file), (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && pattern.test(error.detail), name);
+      await assert.rejects(
+        openExportFile(file),
+        (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && pattern.test(error.detail),
+        name,
+      );
     }
     sparseTar(path.join(directory, 'sparse.tar'), 'manifest.sha256', 1024 ** 3);
     const store = await freshStore();
     try {
       const command = await cli(store, ['mirror', 'import', path.join(directory, 'sparse.tar')]);
       assert.equal(command.code, 1, command.stderr);
-      assert.match(command.stderr, /sparse\.tar cannot be used as an export file \(manifest\.sha256 declares 1073741824 bytes, more than an export's ever holds \(1 KiB\)\): nothing was changed/);
+      assert.match(
+        command.stderr,
+        /sparse\.tar cannot be used as an export file \(manifest\.sha256 declares 1073741824 bytes, more than an export's ever holds \(1 KiB\)\): nothing was changed/,
+      );
     } finally {
       await store.close();
     }
@@ -138,12 +170,20 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
         fs.writeFileSync(target, content);
         await assert.rejects(
           (async () => importMirror(TEST_ACTING, depsOf(store), await openExportFile(target), IMPORT))(),
-          (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && reason.test(error.detail) && /nothing was changed/.test(error.detail),
+          (error: unknown) =>
+            isAppError(error) &&
+            error.code === 'invalid_mirror_file' &&
+            reason.test(error.detail) &&
+            /nothing was changed/.test(error.detail),
           name,
         );
       }
       assert.deepEqual(await listings(store), before);
-      assert.deepEqual(fs.readdirSync(path.join(store.database.dataDir)).filter((entry) => entry === 'archives'), [], 'not one archive was stored');
+      assert.deepEqual(
+        fs.readdirSync(path.join(store.database.dataDir)).filter((entry) => entry === 'archives'),
+        [],
+        'not one archive was stored',
+      );
       const command = await cli(store, ['mirror', 'import', path.join(directory, 'damaged.tar')]);
       assert.equal(command.code, 1);
       assert.match(command.stderr, /damaged\.tar cannot be imported \(archives\/.* does not match its SHA-256/);
@@ -162,14 +202,23 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
     assert.match(exported.stdout, /1 archive .*, 1 left out/);
     const second = await openExportFile(file);
     const manifest = await readManifest(second);
-    assert.deepEqual(manifest.archives.map((a) => a.included).sort(), [false, true], 'news 1.1.0 is in the file; notes 2.0.0 is not (news 1.0.0 is no longer listed)');
+    assert.deepEqual(
+      manifest.archives.map((a) => a.included).sort(),
+      [false, true],
+      'news 1.1.0 is in the file; notes 2.0.0 is not (news 1.0.0 is no longer listed)',
+    );
     assert.equal([...second.entries.keys()].filter((name) => name.startsWith('archives/')).length, 1);
 
     const store = await freshStore();
     try {
       await assert.rejects(
         (async () => importMirror(TEST_ACTING, depsOf(store), await openExportFile(file), IMPORT))(),
-        (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && /it is incremental: an archive it needs is in the export [0-9a-f]{16} of .*, which this store has not imported; import that one first/.test(error.detail),
+        (error: unknown) =>
+          isAppError(error) &&
+          error.code === 'invalid_mirror_file' &&
+          /it is incremental: an archive it needs is in the export [0-9a-f]{16} of .*, which this store has not imported; import that one first/.test(
+            error.detail,
+          ),
       );
     } finally {
       await store.close();
@@ -182,17 +231,28 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
     // The first file again would take the store back: refused unless asked for.
     const older = await cli(airGapped, ['mirror', 'import', path.join(directory, 'first.tar')]);
     assert.equal(older.code, 1);
-    assert.match(older.stderr, /it was made on .*, before the export imported last \([0-9a-f]{16}, made on .*\); importing it would take the store back to what the connected store had then\. To bring the store up to date, import a file exported after .* \(the newest one\); to go back on purpose, pass --older/);
+    assert.match(
+      older.stderr,
+      /it was made on .*, before the export imported last \([0-9a-f]{16}, made on .*\); importing it would take the store back to what the connected store had then\. To bring the store up to date, import a file exported after .* \(the newest one\); to go back on purpose, pass --older/,
+    );
     assert.deepEqual(await listings(airGapped), await listings(connected));
   });
 
   test('an import takes no archive larger than APPSTORE_MAX_ARCHIVE_MIB, as a sync would not', async () => {
     const store = await freshStore();
     try {
-      const report = await importMirror(TEST_ACTING, depsOf(store), await openExportFile(path.join(directory, 'first.tar')), { maxArchiveBytes: 100, allowOlder: false });
+      const report = await importMirror(
+        TEST_ACTING,
+        depsOf(store),
+        await openExportFile(path.join(directory, 'first.tar')),
+        { maxArchiveBytes: 100, allowOlder: false },
+      );
       assert.equal(report.taken, 0);
       assert.equal(report.refused.length, 2);
-      assert.ok(report.refused.every((r) => /more than APPSTORE_MAX_ARCHIVE_MIB allows \(100\)/.test(r.reason)), JSON.stringify(report.refused));
+      assert.ok(
+        report.refused.every((r) => /more than APPSTORE_MAX_ARCHIVE_MIB allows \(100\)/.test(r.reason)),
+        JSON.stringify(report.refused),
+      );
     } finally {
       await store.close();
     }
@@ -205,11 +265,23 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
     const nowhere = await cli(connected, ['mirror', 'export', path.join(directory, 'no', 'such', 'x.tar')]);
     assert.equal(nowhere.code, 1);
     assert.match(nowhere.stderr, /its directory does not exist\. Nothing was written/);
-    const since = await cli(connected, ['mirror', 'export', path.join(directory, 'third.tar'), '--since', path.join(directory, 'damaged-none.tar')]);
+    const since = await cli(connected, [
+      'mirror',
+      'export',
+      path.join(directory, 'third.tar'),
+      '--since',
+      path.join(directory, 'damaged-none.tar'),
+    ]);
     assert.equal(since.code, 1);
-    assert.deepEqual(fs.readdirSync(directory).filter((name) => name.startsWith('third.tar')), [], 'no partial file left');
+    assert.deepEqual(
+      fs.readdirSync(directory).filter((name) => name.startsWith('third.tar')),
+      [],
+      'no partial file left',
+    );
 
-    const { sha256: stored } = (await connected.container.mirror.deps?.store.state())?.releases.find((r) => r.status === 'listed') ?? { sha256: '' };
+    const { sha256: stored } = (await connected.container.mirror.deps?.store.state())?.releases.find(
+      (r) => r.status === 'listed',
+    ) ?? { sha256: '' };
     const file = path.join(connected.database.dataDir, 'archives', stored.slice(0, 2), `${stored}.tar.gz`);
     const original = fs.readFileSync(file);
     const damaged = Buffer.from(original);
@@ -218,8 +290,15 @@ describe(`mirror export and import: an air-gapped store fed by file (${DIALECT})
     try {
       const refused = await cli(connected, ['mirror', 'export', path.join(directory, 'third.tar')]);
       assert.equal(refused.code, 1);
-      assert.match(refused.stderr, new RegExp(`The stored archive ${stored} .* is damaged: its bytes no longer match their SHA-256`));
-      assert.deepEqual(fs.readdirSync(directory).filter((name) => name.startsWith('third.tar')), [], 'no file, no partial file');
+      assert.match(
+        refused.stderr,
+        new RegExp(`The stored archive ${stored} .* is damaged: its bytes no longer match their SHA-256`),
+      );
+      assert.deepEqual(
+        fs.readdirSync(directory).filter((name) => name.startsWith('third.tar')),
+        [],
+        'no file, no partial file',
+      );
     } finally {
       fs.writeFileSync(file, original);
     }
@@ -235,7 +314,11 @@ describe(`mirror export: releases kept after they left the upstream travel with 
 
   before(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-export-kept-'));
-    source = await startUpstreamStore([['news', '1.0.0'], ['news', '1.1.0'], ['notes', '2.0.0']]);
+    source = await startUpstreamStore([
+      ['news', '1.0.0'],
+      ['news', '1.1.0'],
+      ['notes', '2.0.0'],
+    ]);
     env = { ...source.mirrorEnv, APPSTORE_PUBLIC_URL: PUBLIC_URL, APPSTORE_MIRROR_INTERVAL_MINUTES: '0' };
     connected = await createTestServer({ env, downloadCa: [TEST_TLS_CA] });
     airGapped = await createTestServer({ env, downloadCa: [TEST_TLS_CA] });
@@ -250,10 +333,19 @@ describe(`mirror export: releases kept after they left the upstream travel with 
   test('a full export imported into a new store lists every release the connected store lists, byte for byte (issue 49)', async () => {
     await syncMirror(TEST_ACTING, depsOf(connected));
     // news 1.1.0 leaves the upstream: the connected store keeps it (and takes 1.0.0, now the newest there).
-    const deleted = await source.server.app.inject({ method: 'DELETE', url: '/api/v1/apps/news/releases/1.1.0', headers: { authorization: `Token ${source.token}` } });
+    const deleted = await source.server.app.inject({
+      method: 'DELETE',
+      url: '/api/v1/apps/news/releases/1.1.0',
+      headers: { authorization: `Token ${source.token}` },
+    });
     assert.equal(deleted.statusCode, 204);
     await syncMirror(TEST_ACTING, depsOf(connected));
-    const listed = (JSON.parse((await connected.app.inject({ url: '/api/v1/apps.json' })).body) as { id: string; releases: { version: string }[] }[]).find((a) => a.id === 'news');
+    const listed = (
+      JSON.parse((await connected.app.inject({ url: '/api/v1/apps.json' })).body) as {
+        id: string;
+        releases: { version: string }[];
+      }[]
+    ).find((a) => a.id === 'news');
     assert.deepEqual(listed?.releases.map((r) => r.version).sort(), ['1.0.0', '1.1.0']);
 
     const file = path.join(directory, 'full.tar');
@@ -263,7 +355,8 @@ describe(`mirror export: releases kept after they left the upstream travel with 
     const report = await importMirror(TEST_ACTING, depsOf(airGapped), await openExportFile(file), IMPORT);
     assert.equal(report.taken, 3, JSON.stringify(report));
     const LISTED = ['/api/v1/apps.json', '/api/v1/platform/31.0.0/apps.json', '/api/v1/categories.json'];
-    for (const url of LISTED) assert.equal((await airGapped.app.inject({ url })).body, (await connected.app.inject({ url })).body, url);
+    for (const url of LISTED)
+      assert.equal((await airGapped.app.inject({ url })).body, (await connected.app.inject({ url })).body, url);
 
     // Exported again from the air-gapped store, the kept release travels on.
     const again = path.join(directory, 'again.tar');

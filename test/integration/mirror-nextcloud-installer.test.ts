@@ -21,14 +21,17 @@ import type { TestServer } from '../helpers/test-server.ts';
 const run = promisify(execFile);
 const INSTALLER = path.join(ROOT, 'test', 'helpers', 'nextcloud-installer.php');
 /** The PHP functions a Nextcloud server's Installer uses: curl, openssl, Phar, SimpleXML. */
-const PHP_PROBE = 'exit(function_exists("curl_init") && function_exists("openssl_verify") && class_exists("PharData") && function_exists("simplexml_load_file") ? 0 : 1);';
+const PHP_PROBE =
+  'exit(function_exists("curl_init") && function_exists("openssl_verify") && class_exists("PharData") && function_exists("simplexml_load_file") ? 0 : 1);';
 
 async function phpMissing(): Promise<string | null> {
   try {
     await run('php', ['-r', PHP_PROBE]);
     return null;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'php is not installed' : 'php lacks curl, openssl, Phar or SimpleXML';
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'
+      ? 'php is not installed'
+      : 'php lacks curl, openssl, Phar or SimpleXML';
   }
 }
 
@@ -61,7 +64,10 @@ describe(`a Nextcloud server installs and updates from a mirror (${DIALECT})`, (
     source = await startUpstreamStore([['news', '1.0.0']]);
     const port = await freePort();
     api = `http://127.0.0.1:${port}/api/v1`;
-    mirror = await createTestServer({ env: { ...source.mirrorEnv, APPSTORE_PUBLIC_URL: `http://127.0.0.1:${port}` }, downloadCa: [TEST_TLS_CA] });
+    mirror = await createTestServer({
+      env: { ...source.mirrorEnv, APPSTORE_PUBLIC_URL: `http://127.0.0.1:${port}` },
+      downloadCa: [TEST_TLS_CA],
+    });
     assert.ok(mirror.container.mirror.deps !== null);
     deps = { ...mirror.container.mirror.deps, log: () => undefined };
     await mirror.app.listen({ host: '127.0.0.1', port });
@@ -78,7 +84,10 @@ describe(`a Nextcloud server installs and updates from a mirror (${DIALECT})`, (
     assert.equal((await syncMirror(TEST_ACTING, deps)).taken, 1);
     const installed = await installer('install');
     assert.deepEqual(installed, { code: 0, out: 'installed news 1.0.0' });
-    assert.match(fs.readFileSync(path.join(appsDir, 'news', 'appinfo', 'info.xml'), 'utf8'), /<version>1\.0\.0<\/version>/);
+    assert.match(
+      fs.readFileSync(path.join(appsDir, 'news', 'appinfo', 'info.xml'), 'utf8'),
+      /<version>1\.0\.0<\/version>/,
+    );
     assert.equal((await installer('update-available')).out, 'no');
 
     await source.publish('news', '1.1.0');
@@ -86,10 +95,17 @@ describe(`a Nextcloud server installs and updates from a mirror (${DIALECT})`, (
     assert.equal((await syncMirror(TEST_ACTING, deps)).taken, 1);
     assert.equal((await installer('update-available')).out, 'yes');
     assert.deepEqual(await installer('install'), { code: 0, out: 'installed news 1.1.0' });
-    assert.match(fs.readFileSync(path.join(appsDir, 'news', 'appinfo', 'info.xml'), 'utf8'), /<version>1\.1\.0<\/version>/);
+    assert.match(
+      fs.readFileSync(path.join(appsDir, 'news', 'appinfo', 'info.xml'), 'utf8'),
+      /<version>1\.1\.0<\/version>/,
+    );
 
     const counts = await mirror.container.database.db.selectFrom('release_downloads').select('count').execute();
-    assert.deepEqual(counts.map((c) => Number(c.count)), [1], 'the installed release counted once (1.0.0 is no longer listed, its count went with it)');
+    assert.deepEqual(
+      counts.map((c) => Number(c.count)),
+      [1],
+      'the installed release counted once (1.0.0 is no longer listed, its count went with it)',
+    );
   });
 
   test("a server whose root.crt is another authority's refuses the mirror's app, as it would the original's", async (t) => {

@@ -32,13 +32,20 @@ describe(`mirror mode with the archives in S3-compatible storage, two nodes (${D
 
   before(async () => {
     s3 = await startS3Server('store/archives');
-    source = await startUpstreamStore([['news', '1.0.0'], ['notes', '2.0.0']]);
+    source = await startUpstreamStore([
+      ['news', '1.0.0'],
+      ['notes', '2.0.0'],
+    ]);
     database = await createTestDatabase();
     const env = { ...source.mirrorEnv, ...s3.env, APPSTORE_PUBLIC_URL: 'https://mirror.example.org' };
     one = await createTestServer({ database, env, downloadCa: [TEST_TLS_CA] });
     // The second node shares the database and the bucket, not the first one's data directory.
     twoDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-node-two-'));
-    two = await createTestServer({ database, env: { ...env, APPSTORE_DATA_DIR: twoDataDir }, downloadCa: [TEST_TLS_CA] });
+    two = await createTestServer({
+      database,
+      env: { ...env, APPSTORE_DATA_DIR: twoDataDir },
+      downloadCa: [TEST_TLS_CA],
+    });
     assert.ok(one.container.mirror.deps !== null);
     deps = { ...one.container.mirror.deps, log: () => undefined };
   });
@@ -51,7 +58,10 @@ describe(`mirror mode with the archives in S3-compatible storage, two nodes (${D
   });
 
   test('one node syncs into the bucket; the other serves the release from it, with ETag, Range and HEAD', async () => {
-    assert.match(one.container.mirror.storage.description, /^s3:\/\/archives\/store\/archives\/ at http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(
+      one.container.mirror.storage.description,
+      /^s3:\/\/archives\/store\/archives\/ at http:\/\/127\.0\.0\.1:\d+$/,
+    );
     const report = await syncMirror(TEST_ACTING, deps);
     assert.equal(report.taken, 2, JSON.stringify(report));
 
@@ -59,21 +69,35 @@ describe(`mirror mode with the archives in S3-compatible storage, two nodes (${D
     assert.equal(keys.length, 2, keys.join(', '));
     for (const key of keys) {
       assert.match(key, /^store\/archives\/[0-9a-f]{2}\/[0-9a-f]{64}\.tar\.gz$/);
-      assert.equal(path.basename(key, '.tar.gz'), sha256(s3.object(key)), 'each object is stored under its own SHA-256');
+      assert.equal(
+        path.basename(key, '.tar.gz'),
+        sha256(s3.object(key)),
+        'each object is stored under its own SHA-256',
+      );
     }
-    assert.equal(fs.existsSync(path.join(database.dataDir, 'archives')), false, 'nothing was written to the data directory');
+    assert.equal(
+      fs.existsSync(path.join(database.dataDir, 'archives')),
+      false,
+      'nothing was written to the data directory',
+    );
 
     const served = await two.app.inject({ url: '/api/v1/archives/news/1.0.0.tar.gz' });
     assert.equal(served.statusCode, 200, served.body);
     const digest = sha256(served.rawPayload);
     assert.equal(served.headers.etag, `"${digest}"`);
-    assert.ok(keys.includes(`store/archives/${digest.slice(0, 2)}/${digest}.tar.gz`), 'the second node served the object the first one stored');
+    assert.ok(
+      keys.includes(`store/archives/${digest.slice(0, 2)}/${digest}.tar.gz`),
+      'the second node served the object the first one stored',
+    );
     assert.equal(fs.existsSync(path.join(twoDataDir, 'archives')), false);
 
     const range = await two.app.inject({ url: '/api/v1/archives/news/1.0.0.tar.gz', headers: { range: 'bytes=-100' } });
     assert.equal(range.statusCode, 206);
     assert.ok(range.rawPayload.equals(served.rawPayload.subarray(-100)));
-    assert.equal(range.headers['content-range'], `bytes ${served.rawPayload.length - 100}-${served.rawPayload.length - 1}/${served.rawPayload.length}`);
+    assert.equal(
+      range.headers['content-range'],
+      `bytes ${served.rawPayload.length - 100}-${served.rawPayload.length - 1}/${served.rawPayload.length}`,
+    );
     const head = await two.app.inject({ method: 'HEAD', url: '/api/v1/archives/notes/2.0.0.tar.gz' });
     assert.equal(head.statusCode, 200);
     assert.equal(head.rawPayload.length, 0);
@@ -101,10 +125,16 @@ describe(`mirror mode with the archives in S3-compatible storage, two nodes (${D
     const down = await two.app.inject({ url: '/api/v1/archives/news/1.0.0.tar.gz' });
     assert.equal(down.statusCode, 503);
     assert.equal(down.json().code, 'archive_storage_unavailable');
-    assert.match(down.json().detail, /The archive storage s3:\/\/archives\/store\/archives\/ .* could not read an archive/);
+    assert.match(
+      down.json().detail,
+      /The archive storage s3:\/\/archives\/store\/archives\/ .* could not read an archive/,
+    );
     assert.doesNotMatch(down.body, /S3RVER/, 'no credentials in the answer');
 
-    await assert.rejects(syncMirror(TEST_ACTING, deps), (error: unknown) => isAppError(error) && error.code === 'archive_storage_unavailable');
+    await assert.rejects(
+      syncMirror(TEST_ACTING, deps),
+      (error: unknown) => isAppError(error) && error.code === 'archive_storage_unavailable',
+    );
     assert.equal((await one.app.inject({ url: '/api/v1/apps.json' })).body, listed, 'the previous state stays served');
   });
 });

@@ -37,30 +37,81 @@ describe(`two nodes on one database share one identity (${DIALECT})`, () => {
 
   test('a token obtained on one node works on the other, and POST /api/v1/token there returns it unchanged', async () => {
     await createUser(one.container, 'ada', PASSWORD);
-    const obtained = await one.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('ada', PASSWORD) } });
+    const obtained = await one.app.inject({
+      method: 'POST',
+      url: '/api/v1/token',
+      headers: { authorization: basic('ada', PASSWORD) },
+    });
     assert.equal(obtained.statusCode, 200);
     const token = obtained.json().token as string;
-    const again = await two.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('ada', PASSWORD) } });
+    const again = await two.app.inject({
+      method: 'POST',
+      url: '/api/v1/token',
+      headers: { authorization: basic('ada', PASSWORD) },
+    });
     assert.equal(again.statusCode, 200);
     assert.equal(again.json().token, token, 'the second node decrypts the stored token: it does not replace it');
-    const used = await two.app.inject({ method: 'DELETE', url: '/api/v1/apps/nosuchapp', headers: { authorization: `Token ${token}` } });
+    const used = await two.app.inject({
+      method: 'DELETE',
+      url: '/api/v1/apps/nosuchapp',
+      headers: { authorization: `Token ${token}` },
+    });
     assert.equal(used.statusCode, 404, 'the token authenticates on the second node (the app is what is missing)');
     assert.equal(used.json().code, 'app_not_found');
   });
 
   test('a certificate issued through one node registers through the other', async () => {
-    assert.equal(await ensureOwnAuthority(one.container.identity, one.container.accounts.keys, one.container.legacyAuthority, new Date(), TEST_ACTING), 'created');
-    assert.equal(await ensureOwnAuthority(two.container.identity, two.container.accounts.keys, two.container.legacyAuthority, new Date(), TEST_ACTING), 'existing');
-    const certificate = await issueCertificate(readCert('notes.csr'), await loadOwnAuthority(one.container.identity, one.container.accounts.keys), new Date());
+    assert.equal(
+      await ensureOwnAuthority(
+        one.container.identity,
+        one.container.accounts.keys,
+        one.container.legacyAuthority,
+        new Date(),
+        TEST_ACTING,
+      ),
+      'created',
+    );
+    assert.equal(
+      await ensureOwnAuthority(
+        two.container.identity,
+        two.container.accounts.keys,
+        two.container.legacyAuthority,
+        new Date(),
+        TEST_ACTING,
+      ),
+      'existing',
+    );
+    const certificate = await issueCertificate(
+      readCert('notes.csr'),
+      await loadOwnAuthority(one.container.identity, one.container.accounts.keys),
+      new Date(),
+    );
     const user = await createUser(two.container, 'bea', PASSWORD);
-    const token = (await two.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic(user.username, PASSWORD) } })).json().token as string;
+    const token = (
+      await two.app.inject({
+        method: 'POST',
+        url: '/api/v1/token',
+        headers: { authorization: basic(user.username, PASSWORD) },
+      })
+    ).json().token as string;
     const register = (server: TestServer) =>
-      server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate, signature: readCert('notes.sig') } });
+      server.app.inject({
+        method: 'POST',
+        url: '/api/v1/apps',
+        headers: { authorization: `Token ${token}` },
+        payload: { certificate, signature: readCert('notes.sig') },
+      });
     const registered = await register(two);
     assert.equal(registered.statusCode, 201, registered.body);
 
     // Revoked through the first node: the second refuses it at once, without a restart.
-    await revokeCertificate(certificate, await one.container.trust(), one.container.revocations, new Date(), TEST_ACTING);
+    await revokeCertificate(
+      certificate,
+      await one.container.trust(),
+      one.container.revocations,
+      new Date(),
+      TEST_ACTING,
+    );
     const refused = await register(two);
     assert.equal(refused.statusCode, 400);
     assert.equal(refused.json().code, 'certificate_revoked');
@@ -99,7 +150,13 @@ describe(`a changed CRL file applies on every node without a restart (${DIALECT}
       servers.push(server);
     }
     const user = await createUser(servers[0]!.container, 'cy', PASSWORD);
-    token = (await servers[0]!.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic(user.username, PASSWORD) } })).json().token as string;
+    token = (
+      await servers[0]!.app.inject({
+        method: 'POST',
+        url: '/api/v1/token',
+        headers: { authorization: basic(user.username, PASSWORD) },
+      })
+    ).json().token as string;
   });
   after(async () => {
     await servers[1]?.app.close();
@@ -108,7 +165,12 @@ describe(`a changed CRL file applies on every node without a restart (${DIALECT}
   let token = '';
   // The app id is never registered: a refusal comes from the trust, a 201 would register it.
   const check = (server: TestServer) =>
-    server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate: readCert('mail-revoked.crt'), signature: 'x' } });
+    server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps',
+      headers: { authorization: `Token ${token}` },
+      payload: { certificate: readCert('mail-revoked.crt'), signature: 'x' },
+    });
 
   test('before: not revoked (refused only for its signature); after the file changes: revoked on both', async () => {
     for (const server of servers) assert.equal((await check(server)).json().code, 'invalid_signature');
@@ -127,15 +189,26 @@ describe(`a changed CRL file applies on every node without a restart (${DIALECT}
 
   test('a CRL cut short, signed by another authority or older than the one in force is refused too: the revoked certificate stays revoked', async () => {
     const revoking = fs.readFileSync(certFile('revoking.crl'), 'utf8');
-    const bad = [revoking.slice(0, 300), '', fs.readFileSync(certFile('other-authority.crl'), 'utf8'), fs.readFileSync(certFile('empty.crl'), 'utf8')];
+    const bad = [
+      revoking.slice(0, 300),
+      '',
+      fs.readFileSync(certFile('other-authority.crl'), 'utf8'),
+      fs.readFileSync(certFile('empty.crl'), 'utf8'),
+    ];
     for (const [index, text] of bad.entries()) {
       // Written under another name and renamed over the file, as the guide says.
       fs.writeFileSync(`${crl}.new`, text);
       fs.renameSync(`${crl}.new`, crl);
-      for (const server of servers) assert.equal((await check(server)).json().code, 'certificate_revoked', `bad file #${index + 1}`);
-      for (const server of servers) assert.equal(server.container.trustSource.refusals, 2 + index, `bad file #${index + 1} counted once per node`);
+      for (const server of servers)
+        assert.equal((await check(server)).json().code, 'certificate_revoked', `bad file #${index + 1}`);
+      for (const server of servers)
+        assert.equal(server.container.trustSource.refusals, 2 + index, `bad file #${index + 1} counted once per node`);
     }
-    const metrics = await servers[0]!.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const metrics = await servers[0]!.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
     assert.match(metrics.body, /^appstore_trust_refusals_total 5$/m);
   });
 });
@@ -147,10 +220,22 @@ describe(`appstore secret-key rotate (${DIALECT})`, () => {
     try {
       await old.container.checkSecretKey();
       placeFixtureAuthority(database.dataDir);
-      await ensureOwnAuthority(old.container.identity, old.container.accounts.keys, old.container.legacyAuthority, new Date(), TEST_ACTING);
+      await ensureOwnAuthority(
+        old.container.identity,
+        old.container.accounts.keys,
+        old.container.legacyAuthority,
+        new Date(),
+        TEST_ACTING,
+      );
       const before = await loadOwnAuthority(old.container.identity, old.container.accounts.keys);
       await createUser(old.container, 'dee', PASSWORD);
-      const token = (await old.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('dee', PASSWORD) } })).json().token as string;
+      const token = (
+        await old.app.inject({
+          method: 'POST',
+          url: '/api/v1/token',
+          headers: { authorization: basic('dee', PASSWORD) },
+        })
+      ).json().token as string;
       const newKey = path.join(database.dataDir, 'new.key');
       fs.writeFileSync(newKey, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
 
@@ -163,9 +248,21 @@ describe(`appstore secret-key rotate (${DIALECT})`, () => {
 
       // The old node still runs: at once, it refuses what needs the key, says why, and keeps serving the listings.
       const refused = [
-        await old.app.inject({ method: 'DELETE', url: '/api/v1/apps/nosuchapp', headers: { authorization: `Token ${token}` } }),
-        await old.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('dee', PASSWORD) } }),
-        await old.app.inject({ method: 'POST', url: '/api/v1/token/new', headers: { authorization: basic('dee', PASSWORD) } }),
+        await old.app.inject({
+          method: 'DELETE',
+          url: '/api/v1/apps/nosuchapp',
+          headers: { authorization: `Token ${token}` },
+        }),
+        await old.app.inject({
+          method: 'POST',
+          url: '/api/v1/token',
+          headers: { authorization: basic('dee', PASSWORD) },
+        }),
+        await old.app.inject({
+          method: 'POST',
+          url: '/api/v1/token/new',
+          headers: { authorization: basic('dee', PASSWORD) },
+        }),
         await old.app.inject({ method: 'GET', url: '/healthz/writes' }),
       ];
       for (const answer of refused) {
@@ -174,15 +271,27 @@ describe(`appstore secret-key rotate (${DIALECT})`, () => {
         assert.match(answer.json().detail, /secret key that `appstore secret-key rotate` replaced/);
         assert.equal(answer.headers['retry-after'], '30');
       }
-      assert.equal((await old.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'it can still serve the listings');
+      assert.equal(
+        (await old.app.inject({ method: 'GET', url: '/healthz' })).statusCode,
+        200,
+        'it can still serve the listings',
+      );
       assert.equal((await old.app.inject({ method: 'GET', url: '/api/v1/apps.json' })).statusCode, 200);
 
       const renewed = await createTestServer({ database, env: { APPSTORE_SECRET_KEY_FILE: newKey } });
       try {
         await renewed.container.checkSecretKey();
-        const again = await renewed.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('dee', PASSWORD) } });
+        const again = await renewed.app.inject({
+          method: 'POST',
+          url: '/api/v1/token',
+          headers: { authorization: basic('dee', PASSWORD) },
+        });
         assert.equal(again.json().token, token, 'the same token, readable under the new key');
-        const used = await renewed.app.inject({ method: 'DELETE', url: '/api/v1/apps/nosuchapp', headers: { authorization: `Token ${token}` } });
+        const used = await renewed.app.inject({
+          method: 'DELETE',
+          url: '/api/v1/apps/nosuchapp',
+          headers: { authorization: `Token ${token}` },
+        });
         assert.equal(used.statusCode, 404, 'and it authenticates');
         assert.deepEqual(await loadOwnAuthority(renewed.container.identity, renewed.container.accounts.keys), before);
       } finally {

@@ -28,29 +28,66 @@ describe(`certificates from the store's own authority (${DIALECT})`, () => {
   let mail: MailServer;
   let keys = '';
   const users = new Map<string, User>();
-  const passwords: Record<string, string> = { alice: 'alpha bravo charlie delta', carol: 'india juliet kilo lima', dave: 'mike november oscar papa' };
+  const passwords: Record<string, string> = {
+    alice: 'alpha bravo charlie delta',
+    carol: 'india juliet kilo lima',
+    dave: 'mike november oscar papa',
+  };
 
   /** A key and a request for `appId` made as the page tells a developer to (RSA 2048 keeps the test quick). */
   const csrFor = (appId: string, name: string): string => {
-    execFileSync('openssl', ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${appId}`], { cwd: keys, stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-new',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.csr`,
+        '-subj',
+        `/CN=${appId}`,
+      ],
+      { cwd: keys, stdio: 'ignore' },
+    );
     return fs.readFileSync(path.join(keys, `${name}.csr`), 'utf8');
   };
   const sign = (appId: string, name: string): string =>
-    execFileSync('sh', ['-c', `printf '%s' ${appId} | openssl dgst -sha512 -sign ${name}.key | openssl base64 -A`], { cwd: keys, encoding: 'utf8' });
+    execFileSync('sh', ['-c', `printf '%s' ${appId} | openssl dgst -sha512 -sign ${name}.key | openssl base64 -A`], {
+      cwd: keys,
+      encoding: 'utf8',
+    });
   const issue = async (who: string, appId: string, name: string): Promise<string> => {
     const user = users.get(who) as User;
-    const outcome = await requestCertificate(csrFor(appId, name), user, userActing(user, null, null), server.container.certificateRequests);
+    const outcome = await requestCertificate(
+      csrFor(appId, name),
+      user,
+      userActing(user, null, null),
+      server.container.certificateRequests,
+    );
     assert.equal(outcome.status, 'issued');
     return outcome.status === 'issued' ? outcome.certificate : '';
   };
   const register = async (who: string, certificate: string, signature: string) => {
     const token = await getOrCreateToken(users.get(who) as User, TEST_ACTING, server.container.accounts);
-    return server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate, signature } });
+    return server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps',
+      headers: { authorization: `Token ${token}` },
+      payload: { certificate, signature },
+    });
   };
   const signIn = async (name: string): Promise<WebClient> => {
     const client = new WebClient(server.app);
     await client.get('/account/login');
-    assert.equal((await client.post('/account/login', { username: name, password: passwords[name] ?? '', next: '/developer' })).statusCode, 303);
+    assert.equal(
+      (await client.post('/account/login', { username: name, password: passwords[name] ?? '', next: '/developer' }))
+        .statusCode,
+      303,
+    );
     return client;
   };
 
@@ -64,8 +101,21 @@ describe(`certificates from the store's own authority (${DIALECT})`, () => {
     fs.copyFileSync(certFile('intermediate.crt'), path.join(server.database.dataDir, 'ca', 'authority.crt'));
     fs.copyFileSync(certFile('intermediate.key'), path.join(server.database.dataDir, 'ca', 'authority.key'));
     await server.container.checkSecretKey();
-    assert.equal(await ensureOwnAuthority(server.container.identity, server.container.accounts.keys, server.container.legacyAuthority, new Date(), TEST_ACTING), 'imported');
-    for (const name of ['alice', 'carol', 'dave']) users.set(name, await createUser(server.container, name, passwords[name] ?? null, { email: `${name}@example.org` }));
+    assert.equal(
+      await ensureOwnAuthority(
+        server.container.identity,
+        server.container.accounts.keys,
+        server.container.legacyAuthority,
+        new Date(),
+        TEST_ACTING,
+      ),
+      'imported',
+    );
+    for (const name of ['alice', 'carol', 'dave'])
+      users.set(
+        name,
+        await createUser(server.container, name, passwords[name] ?? null, { email: `${name}@example.org` }),
+      );
   });
   after(async () => {
     await server.close();
@@ -82,7 +132,10 @@ describe(`certificates from the store's own authority (${DIALECT})`, () => {
     const download = await alice.get(link);
     assert.equal(download.statusCode, 200, download.body);
     assert.match(download.body, /^-----BEGIN CERTIFICATE-----/);
-    assert.match((await alice.get('/developer/register?app=app2go')).body, /printf &#39;%s&#39; app2go|printf '%s' app2go/);
+    assert.match(
+      (await alice.get('/developer/register?app=app2go')).body,
+      /printf &#39;%s&#39; app2go|printf '%s' app2go/,
+    );
     assert.equal((await register('alice', download.body, sign('app2go', 'app2go'))).statusCode, 201);
   });
 
@@ -114,7 +167,10 @@ describe(`certificates from the store's own authority (${DIALECT})`, () => {
     const carols = await issue('carol', 'app2go', 'carol2');
     assert.equal((await register('carol', carols, sign('app2go', 'carol2'))).statusCode, 204);
     const revoked = await server.container.audit.find({ appId: 'app2go', event: 'certificate.revoked', limit: 5 });
-    assert.deepEqual(revoked.map((entry) => entry.subjectUser), ['carol', 'dave']);
+    assert.deepEqual(
+      revoked.map((entry) => entry.subjectUser),
+      ['carol', 'dave'],
+    );
     const refused = await register('dave', daves, sign('app2go', 'dave'));
     assert.equal(refused.json().code, 'certificate_revoked');
     // The new owner's certificate still registers (the same certificate again: 204).

@@ -39,25 +39,45 @@ describe(`what Node and the router refuse, answered with the contract's body (${
 
   before(async () => {
     server = await createTestServer();
-    token = await getOrCreateToken(await createUser(server.container, 'alice', null), TEST_ACTING, server.container.accounts);
+    token = await getOrCreateToken(
+      await createUser(server.container, 'alice', null),
+      TEST_ACTING,
+      server.container.accounts,
+    );
     port = await listening(server);
   });
   after(() => server.close());
 
   test('requests Node cannot parse: 400 with a sentence that says what was wrong', async () => {
     assertRefusal(await rawExchange(port, ['GARBAGE\r\n\r\n']), 400, 'invalid_request', /not HTTP/);
-    assertRefusal(await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nX-A: a\x01b\r\n')]), 400, 'invalid_request', /characters HTTP does not allow/);
     assertRefusal(
-      await rawExchange(port, ['POST /api/v1/token HTTP/1.1\r\nHost: store\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n']),
+      await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nX-A: a\x01b\r\n')]),
+      400,
+      'invalid_request',
+      /characters HTTP does not allow/,
+    );
+    assertRefusal(
+      await rawExchange(port, [
+        'POST /api/v1/token HTTP/1.1\r\nHost: store\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      ]),
       400,
       'invalid_request',
       /framing/,
     );
-    assertRefusal(await rawExchange(port, ['GET /api/v1/apps.json HTTP/9.9\r\nHost: store\r\n\r\n']), 400, 'invalid_request');
+    assertRefusal(
+      await rawExchange(port, ['GET /api/v1/apps.json HTTP/9.9\r\nHost: store\r\n\r\n']),
+      400,
+      'invalid_request',
+    );
   });
 
   test('headers over the limit: 431 headers_too_large', async () => {
-    assertRefusal(await rawExchange(port, [GET('/api/v1/apps.json', `Host: store\r\nX-Big: ${'a'.repeat(20_000)}\r\n`)]), 431, 'headers_too_large', /16 KiB/);
+    assertRefusal(
+      await rawExchange(port, [GET('/api/v1/apps.json', `Host: store\r\nX-Big: ${'a'.repeat(20_000)}\r\n`)]),
+      431,
+      'headers_too_large',
+      /16 KiB/,
+    );
   });
 
   test('an HTTP/1.1 request without Host: 400 naming the header, with CORS on /api/', async () => {
@@ -69,8 +89,18 @@ describe(`what Node and the router refuse, answered with the contract's body (${
   });
 
   test('CONNECT: a JSON 400 saying this is no proxy; two Host headers: 400', async () => {
-    assertRefusal(await rawExchange(port, ['CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n']), 400, 'invalid_request', /not a proxy: CONNECT example\.org:443/);
-    assertRefusal(await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nHost: other\r\n')]), 400, 'invalid_request', /2 Host headers/);
+    assertRefusal(
+      await rawExchange(port, ['CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n']),
+      400,
+      'invalid_request',
+      /not a proxy: CONNECT example\.org:443/,
+    );
+    assertRefusal(
+      await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nHost: other\r\n')]),
+      400,
+      'invalid_request',
+      /2 Host headers/,
+    );
   });
 
   test('a client that half-closes after sending still gets its answer, on routes that wait for the database too', async () => {
@@ -89,22 +119,39 @@ describe(`what Node and the router refuse, answered with the contract's body (${
   });
 
   test('an unsupported Expect: 417 expectation_failed; 100-continue works', async () => {
-    assertRefusal(await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nExpect: fancy\r\n')]), 417, 'expectation_failed', /100-continue/);
-    const continued = await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nExpect: 100-continue\r\nConnection: close\r\n')]);
+    assertRefusal(
+      await rawExchange(port, [GET('/api/v1/apps.json', 'Host: store\r\nExpect: fancy\r\n')]),
+      417,
+      'expectation_failed',
+      /100-continue/,
+    );
+    const continued = await rawExchange(port, [
+      GET('/api/v1/apps.json', 'Host: store\r\nExpect: 100-continue\r\nConnection: close\r\n'),
+    ]);
     assert.match(continued.text, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK/);
   });
 
   test('bad percent-encoding in a path: 400 with request id, nosniff and CORS', async () => {
-    const exchange = await rawExchange(port, [GET('/api/v1/apps/%E0%A4%A/releases/1.0.0', 'Host: store\r\nConnection: close\r\n')]);
+    const exchange = await rawExchange(port, [
+      GET('/api/v1/apps/%E0%A4%A/releases/1.0.0', 'Host: store\r\nConnection: close\r\n'),
+    ]);
     assertRefusal(exchange, 400, 'invalid_request', /not valid percent-encoding/);
     assert.equal(exchange.headers['access-control-allow-origin'], '*');
-    const injected = await server.app.inject({ method: 'DELETE', url: '/api/v1/apps/%E0%A4%A', headers: { authorization: `Token ${token}` } });
+    const injected = await server.app.inject({
+      method: 'DELETE',
+      url: '/api/v1/apps/%E0%A4%A',
+      headers: { authorization: `Token ${token}` },
+    });
     assert.equal(injected.statusCode, 400);
     assert.equal(injected.json().code, 'invalid_request');
   });
 
   test('a path parameter over 100 characters: a 400 that names the parameter, not a 414', async () => {
-    const response = await server.app.inject({ method: 'DELETE', url: `/api/v1/apps/${'a'.repeat(150)}`, headers: { authorization: `Token ${token}` } });
+    const response = await server.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/apps/${'a'.repeat(150)}`,
+      headers: { authorization: `Token ${token}` },
+    });
     assert.equal(response.statusCode, 400, response.body);
     assert.equal(response.json().code, 'invalid_request');
     assert.match(response.json().detail, /^Invalid path: appId: /);
@@ -113,11 +160,14 @@ describe(`what Node and the router refuse, answered with the contract's body (${
 
   test('300 requests with random bytes changed, on raw sockets: every answer is ours, never a 5xx', async () => {
     let state = 7;
-    const rnd = (): number => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
-    const valid = Buffer.from('POST /api/v1/apps/news/ratings HTTP/1.1\r\nHost: store\r\nContent-Type: application/json\r\nContent-Length: 12\r\nConnection: close\r\n\r\n{"rating":1}');
+    const rnd = (): number => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const valid = Buffer.from(
+      'POST /api/v1/apps/news/ratings HTTP/1.1\r\nHost: store\r\nContent-Type: application/json\r\nContent-Length: 12\r\nConnection: close\r\n\r\n{"rating":1}',
+    );
     for (let i = 0; i < 300; i++) {
       const bytes = Buffer.from(valid);
-      for (let flips = 1 + Math.floor(rnd() * 4); flips > 0; flips--) bytes[Math.floor(rnd() * bytes.length)] = Math.floor(rnd() * 256);
+      for (let flips = 1 + Math.floor(rnd() * 4); flips > 0; flips--)
+        bytes[Math.floor(rnd() * bytes.length)] = Math.floor(rnd() * 256);
       const exchange = await rawExchange(port, [bytes], { waitMs: 400 });
       if (exchange.status === null) continue; // an incomplete request now (a longer Content-Length): the deadline closes it
       assert.ok(exchange.status < 500, `${JSON.stringify(bytes.toString('latin1'))} → ${exchange.text.slice(0, 300)}`);
@@ -163,7 +213,13 @@ describe(`deadlines and connection limits (${DIALECT})`, () => {
   });
 
   test('a body that never finishes (Content-Length 100, 10 bytes sent): 408 and closed', async () => {
-    const exchange = await rawExchange(port, ['POST /login HTTP/1.1\r\nHost: store\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":12345'], { waitMs: 5000 });
+    const exchange = await rawExchange(
+      port,
+      [
+        'POST /login HTTP/1.1\r\nHost: store\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":12345',
+      ],
+      { waitMs: 5000 },
+    );
     assertRefusal(exchange, 408, 'request_timeout');
   });
 
@@ -171,12 +227,22 @@ describe(`deadlines and connection limits (${DIALECT})`, () => {
     // A byte every 100 ms for 30 s: only the request deadline (1 s) ends it before the trickle
     // does. What is asserted is that it ended while the client was still sending, not how fast.
     const trickle = Array.from({ length: 300 }, () => '1\r\na\r\n');
-    const exchange = await rawExchange(port, ['POST /login HTTP/1.1\r\nHost: store\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', ...trickle], {
-      waitMs: 60_000,
-      pauseMs: 100,
-    });
+    const exchange = await rawExchange(
+      port,
+      [
+        'POST /login HTTP/1.1\r\nHost: store\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        ...trickle,
+      ],
+      {
+        waitMs: 60_000,
+        pauseMs: 100,
+      },
+    );
     assert.ok(exchange.closed, `still open after ${exchange.elapsedMs} ms`);
-    assert.ok(exchange.sent < trickle.length + 1, `closed only after the whole trickle was sent (${exchange.elapsedMs} ms): the request deadline did not end it`);
+    assert.ok(
+      exchange.sent < trickle.length + 1,
+      `closed only after the whole trickle was sent (${exchange.elapsedMs} ms): the request deadline did not end it`,
+    );
   });
 
   test('an idle kept-alive connection is closed after the idle time', async () => {

@@ -26,7 +26,10 @@ describe(`publishes admitted before any download, bounded per user and per node 
   let server: TestServer;
   let files: ArchiveServer;
   const tokens: Record<string, string> = {};
-  const passwords: Record<string, string> = { dora: 'lunar pebble harvest violin', carol: 'copper kettle autumn ridge' };
+  const passwords: Record<string, string> = {
+    dora: 'lunar pebble harvest violin',
+    carol: 'copper kettle autumn ridge',
+  };
   /** Downloads the archive server has begun; each is held open until `letGo()`. */
   const held: ServerResponse[] = [];
   const letGo = () => {
@@ -36,12 +39,33 @@ describe(`publishes admitted before any download, bounded per user and per node 
   before(async () => {
     files = await startArchiveServer();
     files.handle('/held.tar.gz', (_request, response) => void held.push(response));
-    server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', APPSTORE_PUBLISHES_AT_ONCE: '2' }, downloadCa: [TEST_TLS_CA] });
-    for (const name of ['alice', 'carol', 'dora']) tokens[name] = await getOrCreateToken(await createUser(server.container, name, passwords[name] ?? null), TEST_ACTING, server.container.accounts);
-    const registered = await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${tokens['alice']}` }, payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') } });
+    server = await createTestServer({
+      env: {
+        APPSTORE_CA_CERT: certFile('chain.pem'),
+        APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
+        APPSTORE_PUBLISHES_AT_ONCE: '2',
+      },
+      downloadCa: [TEST_TLS_CA],
+    });
+    for (const name of ['alice', 'carol', 'dora'])
+      tokens[name] = await getOrCreateToken(
+        await createUser(server.container, name, passwords[name] ?? null),
+        TEST_ACTING,
+        server.container.accounts,
+      );
+    const registered = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps',
+      headers: { authorization: `Token ${tokens['alice']}` },
+      payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') },
+    });
     assert.equal(registered.statusCode, 201);
     await addCoMaintainer('news', 'carol', TEST_ACTING, server.container.appManagement);
-    await importCategories([{ id: 'multimedia', translations: { en: { name: 'Multimedia', description: '' } } }], TEST_ACTING, server.container.catalog);
+    await importCategories(
+      [{ id: 'multimedia', translations: { en: { name: 'Multimedia', description: '' } } }],
+      TEST_ACTING,
+      server.container.catalog,
+    );
   });
   after(async () => {
     letGo();
@@ -51,7 +75,12 @@ describe(`publishes admitted before any download, bounded per user and per node 
 
   /** Starts at once (inject's chain runs only when awaited; an async function awaits it). */
   const publish = async (who: string) =>
-    server.app.inject({ method: 'POST', url: '/api/v1/apps/releases', headers: { authorization: `Token ${tokens[who]}` }, payload: { download: `${files.origin}/held.tar.gz`, signature: 'AAAA' } });
+    server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps/releases',
+      headers: { authorization: `Token ${tokens[who]}` },
+      payload: { download: `${files.origin}/held.tar.gz`, signature: 'AAAA' },
+    });
 
   test('an account with no app is refused before anything is downloaded: the API, and the website without starting a job', async () => {
     const refused = await publish('dora');
@@ -59,12 +88,20 @@ describe(`publishes admitted before any download, bounded per user and per node 
     assert.match(refused.json().detail, /You own or co-maintain no app here/);
     const web = new WebClient(server.app);
     await web.get('/account/login');
-    assert.equal((await web.post('/account/login', { username: 'dora', password: passwords['dora'] ?? '', next: '/developer' })).statusCode, 303);
+    assert.equal(
+      (await web.post('/account/login', { username: 'dora', password: passwords['dora'] ?? '', next: '/developer' }))
+        .statusCode,
+      303,
+    );
     await web.get('/developer/publish');
     const page = await web.post('/developer/publish', { download: `${files.origin}/held.tar.gz`, signature: 'AAAA' });
     assert.equal(page.statusCode, 403, page.body.slice(0, 300));
     assert.match(page.body, /You own or co-maintain no app here/);
-    assert.equal((await server.container.database.db.selectFrom('publish_jobs').select('id').execute()).length, 0, 'no job was started');
+    assert.equal(
+      (await server.container.database.db.selectFrom('publish_jobs').select('id').execute()).length,
+      0,
+      'no job was started',
+    );
     assert.equal(held.length, 0, 'nothing was downloaded');
   });
 
@@ -73,9 +110,16 @@ describe(`publishes admitted before any download, bounded per user and per node 
     files.serve('/icon.tar.gz', bytes);
     const web = new WebClient(server.app);
     await web.get('/account/login');
-    assert.equal((await web.post('/account/login', { username: 'carol', password: passwords['carol'] ?? '', next: '/developer' })).statusCode, 303);
+    assert.equal(
+      (await web.post('/account/login', { username: 'carol', password: passwords['carol'] ?? '', next: '/developer' }))
+        .statusCode,
+      303,
+    );
     await web.get('/developer/publish');
-    const started = await web.post('/developer/publish', { download: `${files.origin}/icon.tar.gz`, signature: signWith('news', bytes) });
+    const started = await web.post('/developer/publish', {
+      download: `${files.origin}/icon.tar.gz`,
+      signature: signWith('news', bytes),
+    });
     assert.equal(started.statusCode, 303, started.body.slice(0, 300));
     await server.container.publishJobs.settled();
     const page = await web.get(String(started.headers.location));
@@ -110,7 +154,12 @@ describe(`publishes admitted before any download, bounded per user and per node 
     assert.equal((await again).json().code, 'invalid_download');
     // Only the admitted ones counted against the daily limit: the 429 did not use up an upload.
     const alice = await server.container.accounts.store.findUserByUsername('alice');
-    const hits = await server.container.database.db.selectFrom('rate_limit_hits').select('id').where('bucket', '=', 'release-publish').where('subject', '=', String(alice?.id)).execute();
+    const hits = await server.container.database.db
+      .selectFrom('rate_limit_hits')
+      .select('id')
+      .where('bucket', '=', 'release-publish')
+      .where('subject', '=', String(alice?.id))
+      .execute();
     assert.equal(hits.length, 4);
   });
 });

@@ -39,9 +39,20 @@ describe(`a re-registration racing publishes (${DIALECT})`, () => {
   before(async () => {
     files = await startArchiveServer();
     // Many publishes of one account in flight at once is what this test is about: above the default of 3.
-    server = await createTestServer({ env: { ...ENV, APPSTORE_PUBLISHES_PER_USER: '100', APPSTORE_PUBLISHES_AT_ONCE: '100' }, downloadCa: [TEST_TLS_CA] });
-    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
-    token = await getOrCreateToken(await createUser(server.container, 'alice', null), TEST_ACTING, server.container.accounts);
+    server = await createTestServer({
+      env: { ...ENV, APPSTORE_PUBLISHES_PER_USER: '100', APPSTORE_PUBLISHES_AT_ONCE: '100' },
+      downloadCa: [TEST_TLS_CA],
+    });
+    await importCategories(
+      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+      TEST_ACTING,
+      server.container.catalog,
+    );
+    token = await getOrCreateToken(
+      await createUser(server.container, 'alice', null),
+      TEST_ACTING,
+      server.container.accounts,
+    );
   });
   after(async () => {
     await server.close();
@@ -49,27 +60,49 @@ describe(`a re-registration racing publishes (${DIALECT})`, () => {
   });
 
   const register = (which: 0 | 1) =>
-    server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${token}` }, payload: { certificate: KEYS[which].certificate, signature: KEYS[which].signature } });
+    server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps',
+      headers: { authorization: `Token ${token}` },
+      payload: { certificate: KEYS[which].certificate, signature: KEYS[which].signature },
+    });
   async function publish(version: string, key: string) {
     const bytes = await appArchive({ version });
     served += 1;
     const url = `${files.origin}/race${served}.tar.gz`;
     files.serve(`/race${served}.tar.gz`, bytes);
     hosted.set(url, bytes);
-    return server.app.inject({ method: 'POST', url: '/api/v1/apps/releases', headers: { authorization: `Token ${token}` }, payload: { download: url, signature: signWith(key, bytes) } });
+    return server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps/releases',
+      headers: { authorization: `Token ${token}` },
+      payload: { download: url, signature: signWith(key, bytes) },
+    });
   }
   /** What a Nextcloud server sees: each of the app's listed releases checked against the listed certificate. */
   async function listedReleases(): Promise<{ certificate: string; releases: ListedRelease[] }> {
-    const listing = (await server.app.inject({ method: 'GET', url: '/api/v1/apps.json' })).json() as { id: string; certificate: string; releases: ListedRelease[] }[];
+    const listing = (await server.app.inject({ method: 'GET', url: '/api/v1/apps.json' })).json() as {
+      id: string;
+      certificate: string;
+      releases: ListedRelease[];
+    }[];
     const app = listing.find((entry) => entry.id === 'news');
-    return app === undefined ? { certificate: '', releases: [] } : { certificate: app.certificate, releases: app.releases };
+    return app === undefined
+      ? { certificate: '', releases: [] }
+      : { certificate: app.certificate, releases: app.releases };
   }
-  function assertEveryListedReleaseVerifies(listed: { certificate: string; releases: ListedRelease[] }, context: string): void {
+  function assertEveryListedReleaseVerifies(
+    listed: { certificate: string; releases: ListedRelease[] },
+    context: string,
+  ): void {
     const key = createPublicKey(listed.certificate === '' ? KEYS[0].certificate : listed.certificate);
     for (const release of listed.releases) {
       const bytes = hosted.get(release.download);
       assert.ok(bytes !== undefined, `${context}: ${release.download} was never served`);
-      assert.ok(isValidSignature(bytes, Buffer.from(release.signature, 'base64'), key), `${context}: release ${release.version} does not verify against the certificate it is listed with`);
+      assert.ok(
+        isValidSignature(bytes, Buffer.from(release.signature, 'base64'), key),
+        `${context}: release ${release.version} does not verify against the certificate it is listed with`,
+      );
     }
   }
 
@@ -91,7 +124,10 @@ describe(`a re-registration racing publishes (${DIALECT})`, () => {
       const response = await publish('1.0.0', 'news');
       assert.equal(response.statusCode, 409, response.body);
       assert.equal(response.json().code, 'conflict');
-      assert.match(response.json().detail, /certificate registered for news changed while this release was being checked/);
+      assert.match(
+        response.json().detail,
+        /certificate registered for news changed while this release was being checked/,
+      );
       const listed = await listedReleases();
       assert.deepEqual(listed.releases, [], 'the release signed with the old key is not listed');
     } finally {
@@ -107,16 +143,22 @@ describe(`a re-registration racing publishes (${DIALECT})`, () => {
       const next: 0 | 1 = current === 0 ? 1 : 0;
       const publishes = Array.from({ length: 8 }, (_, i) => publish(`2.${round}.${i}`, KEYS[current].key));
       // The re-registration starts while the publishes are downloading, checking and saving.
-      const reRegistration: ReturnType<typeof register> = new Promise<void>((resolve) => setTimeout(resolve, 5 * round)).then(() => register(next));
+      const reRegistration: ReturnType<typeof register> = new Promise<void>((resolve) =>
+        setTimeout(resolve, 5 * round),
+      ).then(() => register(next));
       const [registered, published] = await Promise.all([reRegistration, Promise.all(publishes)]);
       assert.equal(registered.statusCode, 204, registered.body);
       for (const response of published) {
-        assert.ok([201, 400, 409].includes(response.statusCode), `round ${round}: ${response.statusCode} ${response.body}`);
+        assert.ok(
+          [201, 400, 409].includes(response.statusCode),
+          `round ${round}: ${response.statusCode} ${response.body}`,
+        );
         if (response.statusCode === 400) assert.equal(response.json().code, 'invalid_signature', response.body);
       }
       const listed = await listedReleases();
       // An app without releases is not listed; a listed one is listed with its new certificate.
-      if (listed.releases.length > 0) assert.equal(listed.certificate.trim(), KEYS[next].certificate.trim(), `round ${round}`);
+      if (listed.releases.length > 0)
+        assert.equal(listed.certificate.trim(), KEYS[next].certificate.trim(), `round ${round}`);
       assertEveryListedReleaseVerifies(listed, `round ${round}`);
       current = next;
     }

@@ -11,7 +11,13 @@ import type { ArchiveServer } from '../helpers/https-archive-server.ts';
 import { runAppstore, runCommand } from '../helpers/run-cli.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import type { ServeProcess } from '../helpers/serve-process.ts';
-import { externalAppXml, fetchSend, publishFixtureRelease, registerFixtureApp, tokenOf } from '../helpers/store-actions.ts';
+import {
+  externalAppXml,
+  fetchSend,
+  publishFixtureRelease,
+  registerFixtureApp,
+  tokenOf,
+} from '../helpers/store-actions.ts';
 import type { Send } from '../helpers/store-actions.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
 import type { TestDatabase } from '../helpers/test-database.ts';
@@ -50,8 +56,16 @@ describe(`read-your-writes: the next request shows the write, whoever made it ($
     files = await startArchiveServer();
     database = await createTestDatabase();
     setup = await createTestServer({ database, env: ENV });
-    await importCategories([{ id: 'multimedia', translations: { en: { name: 'Multimedia', description: '' } } }], TEST_ACTING, setup.container.catalog);
-    await importPlatformReleases([{ version: '31.0.0', hasRelease: true, isSupported: true }], TEST_ACTING, setup.container.catalog);
+    await importCategories(
+      [{ id: 'multimedia', translations: { en: { name: 'Multimedia', description: '' } } }],
+      TEST_ACTING,
+      setup.container.catalog,
+    );
+    await importPlatformReleases(
+      [{ version: '31.0.0', hasRelease: true, isSupported: true }],
+      TEST_ACTING,
+      setup.container.catalog,
+    );
     await createUser(setup.container, 'rita', PASSWORD);
     await createUser(setup.container, 'ray', PASSWORD);
     serve = await startServeProcess({ ...database.env, ...ENV, NODE_EXTRA_CA_CERTS: TEST_TLS_CA_FILE });
@@ -70,7 +84,15 @@ describe(`read-your-writes: the next request shows the write, whoever made it ($
     await files?.close();
   });
 
-  const LISTINGS = ['/api/v1/apps.json', '/api/v1/platform/31.0.0/apps.json', '/api/v1/appapi_apps.json', '/api/v1/categories.json', '/api/v1/platforms.json', '/api/v1/ratings.json', '/api/v1/discover.json'];
+  const LISTINGS = [
+    '/api/v1/apps.json',
+    '/api/v1/platform/31.0.0/apps.json',
+    '/api/v1/appapi_apps.json',
+    '/api/v1/categories.json',
+    '/api/v1/platforms.json',
+    '/api/v1/ratings.json',
+    '/api/v1/discover.json',
+  ];
 
   /** The ETags the addresses have now, just before a write (a store that missed the write would answer them 304). */
   async function prime(...urls: string[]): Promise<void> {
@@ -100,10 +122,18 @@ describe(`read-your-writes: the next request shows the write, whoever made it ($
     return at;
   };
 
-  test('an operator command\'s write is in the very next request, the 304 path included (10 times in a row)', async () => {
+  test("an operator command's write is in the very next request, the 304 path included (10 times in a row)", async () => {
     for (let attempt = 1; attempt <= 10; attempt++) {
-      await cli(['category', 'import', file(`quick-${attempt}.json`, [{ id: 'multimedia', translations: { en: { name: `Quick ${attempt}`, description: '' } } }])]);
-      const names = (await read<Array<{ translations: { en: { name: string } } }>>('/api/v1/categories.json')).map((c) => c.translations.en.name);
+      await cli([
+        'category',
+        'import',
+        file(`quick-${attempt}.json`, [
+          { id: 'multimedia', translations: { en: { name: `Quick ${attempt}`, description: '' } } },
+        ]),
+      ]);
+      const names = (await read<Array<{ translations: { en: { name: string } } }>>('/api/v1/categories.json')).map(
+        (c) => c.translations.en.name,
+      );
       assert.deepEqual(names, [`Quick ${attempt}`], `attempt ${attempt}`);
     }
   });
@@ -112,51 +142,111 @@ describe(`read-your-writes: the next request shows the write, whoever made it ($
     for (let round = 1; round <= ROUNDS; round++) {
       // The operator's commands: categories, platforms, discover, an app flag.
       await prime('/api/v1/categories.json');
-      const categories = file(`categories-${round}.json`, [{ id: 'multimedia', translations: { en: { name: `Multimedia ${round}`, description: '' } } }]);
+      const categories = file(`categories-${round}.json`, [
+        { id: 'multimedia', translations: { en: { name: `Multimedia ${round}`, description: '' } } },
+      ]);
       if (round === 1) {
         // Once as a child process through the bundle: read after the command's exit.
         const child = await runAppstore(['category', 'import', categories], { ...database.env, ...ENV });
         assert.equal(child.code, 0, child.stderr);
       } else await cli(['category', 'import', categories]);
-      const names = (await read<Array<{ translations: { en: { name: string } } }>>('/api/v1/categories.json')).map((c) => c.translations.en.name);
+      const names = (await read<Array<{ translations: { en: { name: string } } }>>('/api/v1/categories.json')).map(
+        (c) => c.translations.en.name,
+      );
       assert.deepEqual(names, [`Multimedia ${round}`], `round ${round}: categories.json`);
 
       await prime('/api/v1/platforms.json');
-      await cli(['platform', 'import', file(`platforms-${round}.json`, [{ version: `40.0.${round}`, hasRelease: false, isSupported: true }])]);
-      assert.ok((await read<Array<{ version: string }>>('/api/v1/platforms.json')).some((p) => p.version === `40.0.${round}`), `round ${round}: platforms.json`);
+      await cli([
+        'platform',
+        'import',
+        file(`platforms-${round}.json`, [{ version: `40.0.${round}`, hasRelease: false, isSupported: true }]),
+      ]);
+      assert.ok(
+        (await read<Array<{ version: string }>>('/api/v1/platforms.json')).some((p) => p.version === `40.0.${round}`),
+        `round ${round}: platforms.json`,
+      );
 
       await prime('/api/v1/discover.json');
-      await cli(['discover', 'import', file(`discover-${round}.json`, [{ type: 'post', id: `post-${round}`, headline: { en: `Round ${round}` } }])]);
-      assert.deepEqual((await read<Array<{ id: string }>>('/api/v1/discover.json')).map((e) => e.id), [`post-${round}`], `round ${round}: discover.json`);
+      await cli([
+        'discover',
+        'import',
+        file(`discover-${round}.json`, [{ type: 'post', id: `post-${round}`, headline: { en: `Round ${round}` } }]),
+      ]);
+      assert.deepEqual(
+        (await read<Array<{ id: string }>>('/api/v1/discover.json')).map((e) => e.id),
+        [`post-${round}`],
+        `round ${round}: discover.json`,
+      );
 
       // The developer's API writes: a release, an ExApp release, a rating.
       const version = `1.${round}.0`;
       await prime('/api/v1/apps.json', '/api/v1/platform/31.0.0/apps.json');
-      const published = await publishFixtureRelease(send, token, files, { id: 'news', version, nextcloud: ['30', '31'] });
+      const published = await publishFixtureRelease(send, token, files, {
+        id: 'news',
+        version,
+        nextcloud: ['30', '31'],
+      });
       assert.equal(published.status, 201, published.text);
       const news = (await read<Listed[]>('/api/v1/apps.json')).find((app) => app.id === 'news');
-      assert.equal(news?.releases.some((r) => r.version === version), true, `round ${round}: apps.json has ${version}`);
-      assert.equal((await read<Listed[]>('/api/v1/platform/31.0.0/apps.json'))[0]?.releases.some((r) => r.version === version), true, `round ${round}: platform listing`);
-      assert.match(await read<string>('/apps/news'), new RegExp(`>${version.replaceAll('.', '\\.')}<`), `round ${round}: the app page`);
+      assert.equal(
+        news?.releases.some((r) => r.version === version),
+        true,
+        `round ${round}: apps.json has ${version}`,
+      );
+      assert.equal(
+        (await read<Listed[]>('/api/v1/platform/31.0.0/apps.json'))[0]?.releases.some((r) => r.version === version),
+        true,
+        `round ${round}: platform listing`,
+      );
+      assert.match(
+        await read<string>('/apps/news'),
+        new RegExp(`>${version.replaceAll('.', '\\.')}<`),
+        `round ${round}: the app page`,
+      );
 
       await prime('/api/v1/appapi_apps.json');
-      const exApp = await publishFixtureRelease(send, token, files, { id: 'notes', version, extra: externalAppXml(version, false) });
+      const exApp = await publishFixtureRelease(send, token, files, {
+        id: 'notes',
+        version,
+        extra: externalAppXml(version, false),
+      });
       assert.equal(exApp.status, 201, exApp.text);
       const notes = (await read<Listed[]>('/api/v1/appapi_apps.json')).find((app) => app.id === 'notes');
-      assert.equal(notes?.releases.some((r) => r.version === version), true, `round ${round}: appapi_apps.json has ${version}`);
+      assert.equal(
+        notes?.releases.some((r) => r.version === version),
+        true,
+        `round ${round}: appapi_apps.json has ${version}`,
+      );
 
       await prime('/api/v1/ratings.json');
-      const rated = await send('POST', '/api/v1/apps/news/ratings', { headers: { authorization: `Token ${raterToken}` }, payload: { rating: round % 2, comment: `round ${round}` } });
+      const rated = await send('POST', '/api/v1/apps/news/ratings', {
+        headers: { authorization: `Token ${raterToken}` },
+        payload: { rating: round % 2, comment: `round ${round}` },
+      });
       assert.ok(rated.status === 201 || rated.status === 200, rated.text);
       const ratings = await read<Array<{ translations: { en?: { comment: string } } }>>('/api/v1/ratings.json');
-      assert.deepEqual(ratings.map((r) => r.translations.en?.comment), [`round ${round}`], `round ${round}: ratings.json`);
+      assert.deepEqual(
+        ratings.map((r) => r.translations.en?.comment),
+        [`round ${round}`],
+        `round ${round}: ratings.json`,
+      );
 
       // Last, the operator's flag (apps.json again, and the featured search page).
       const featured = round % 2 === 1;
       await prime('/api/v1/apps.json');
       await cli(['app', 'set', 'news', featured ? '--featured' : '--no-featured']);
-      assert.equal((await read<Listed[]>('/api/v1/apps.json')).find((app) => app.id === 'news')?.isFeatured, featured, `round ${round}: apps.json isFeatured`);
-      assert.equal((await send('GET', '/search?featured=1', { headers: { accept: 'text/html' } })).text.includes('href="/apps/news"'), featured, `round ${round}: the featured search page`);
+      assert.equal(
+        (await read<Listed[]>('/api/v1/apps.json')).find((app) => app.id === 'news')?.isFeatured,
+        featured,
+        `round ${round}: apps.json isFeatured`,
+      );
+      assert.equal(
+        (await send('GET', '/search?featured=1', { headers: { accept: 'text/html' } })).text.includes(
+          'href="/apps/news"',
+        ),
+        featured,
+        `round ${round}: the featured search page`,
+      );
     }
   });
 });

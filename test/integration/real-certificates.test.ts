@@ -27,7 +27,10 @@ describe('the real certificate corpus', () => {
     for (const file of files) {
       const pem = read(path.join('certs', file));
       const certificate = new X509Certificate(pem);
-      assert.ok(new Date(certificate.validFrom) <= AT && AT <= new Date(certificate.validTo), `${file}: the test date lies outside its validity`);
+      assert.ok(
+        new Date(certificate.validFrom) <= AT && AT <= new Date(certificate.validTo),
+        `${file}: the test date lies outside its validity`,
+      );
       const valid = await validateCertificate(pem, loaded, none, AT);
       assert.equal(valid.appId, file.replace(/\.crt$/, ''), file);
     }
@@ -39,18 +42,25 @@ describe('the real certificate corpus', () => {
     const loaded = await trust();
     for (const file of files) {
       const serial = /serial([0-9A-F]+)\.crt$/.exec(file)?.[1]?.toLowerCase();
-      await assert.rejects(validateCertificate(read(path.join('certs', 'revoked', file)), loaded, none, AT), (error: unknown) => {
-        assert.ok(error instanceof AppError);
-        assert.equal(error.code, 'certificate_revoked', `${file}: ${error.detail}`);
-        assert.ok(error.detail.includes(`serial ${serial}`), error.detail);
-        return true;
-      });
+      await assert.rejects(
+        validateCertificate(read(path.join('certs', 'revoked', file)), loaded, none, AT),
+        (error: unknown) => {
+          assert.ok(error instanceof AppError);
+          assert.equal(error.code, 'certificate_revoked', `${file}: ${error.detail}`);
+          assert.ok(error.detail.includes(`serial ${serial}`), error.detail);
+          return true;
+        },
+      );
     }
   });
 
-  test('without the CRL, the revoked ones would pass: the refusal comes from the CRL', { skip: REALDATA_SKIP }, async () => {
-    const loaded = await loadTrust(read('codesigning/root.crt'), null, AT, () => undefined);
-    const valid = await validateCertificate(read('certs/revoked/polls-serial104D.crt'), loaded, none, AT);
-    assert.equal(valid.appId, 'polls');
-  });
+  test(
+    'without the CRL, the revoked ones would pass: the refusal comes from the CRL',
+    { skip: REALDATA_SKIP },
+    async () => {
+      const loaded = await loadTrust(read('codesigning/root.crt'), null, AT, () => undefined);
+      const valid = await validateCertificate(read('certs/revoked/polls-serial104D.crt'), loaded, none, AT);
+      assert.equal(valid.appId, 'polls');
+    },
+  );
 });

@@ -24,27 +24,48 @@ const REFUSED: Record<string, RegExp> = {
 
 /** The two real ExApps (AppAPI), accepted since issue 17: their container data as read. */
 const EXAPPS: Record<string, { registry: string; image: string; imageTag: string; variables: number }> = {
-  'context_chat_backend-9c525e57.xml': { registry: 'ghcr.io', image: 'nextcloud-releases/context_chat_backend', imageTag: '5.4.0', variables: 7 },
+  'context_chat_backend-9c525e57.xml': {
+    registry: 'ghcr.io',
+    image: 'nextcloud-releases/context_chat_backend',
+    imageTag: '5.4.0',
+    variables: 7,
+  },
   'ui_example-c9f89137.xml': { registry: 'ghcr.io', image: 'nextcloud/ui_example', imageTag: 'latest', variables: 0 },
 };
 
 describe('the real info.xml corpus', () => {
   const dir = path.join(REALDATA ?? '', 'infoxml');
-  const files = REALDATA === null ? [] : fs.readdirSync(dir).filter((f) => f.endsWith('.xml')).sort();
+  const files =
+    REALDATA === null
+      ? []
+      : fs
+          .readdirSync(dir)
+          .filter((f) => f.endsWith('.xml'))
+          .sort();
 
   test('the corpus is there', { skip: REALDATA_SKIP }, () => assert.ok(files.length >= 40, `${files.length} files`));
 
   for (const file of files) {
     test(file, { skip: REALDATA_SKIP }, () => {
-      const judge = () => parseManifest(parseXmlDocument(fs.readFileSync(path.join(dir, file)), 'info.xml'), CATEGORY_IDS);
+      const judge = () =>
+        parseManifest(parseXmlDocument(fs.readFileSync(path.join(dir, file)), 'info.xml'), CATEGORY_IDS);
       const expected = REFUSED[file];
       if (expected === undefined) {
         const { app, release } = judge();
         assert.ok(file.startsWith(`${app.id}-`), `${file}: id ${app.id}`);
-        assert.match(release.rawPlatformVersionSpec, /^>=\d+(\.\d+){0,2} <=\d+(\.\d+){0,2}$/, 'a raw spec Nextcloud servers parse');
+        assert.match(
+          release.rawPlatformVersionSpec,
+          /^>=\d+(\.\d+){0,2} <=\d+(\.\d+){0,2}$/,
+          'a raw spec Nextcloud servers parse',
+        );
         assert.ok(app.translations.en !== undefined && app.authors.length > 0 && release.licenses.length > 0);
         const exApp = EXAPPS[file];
-        assert.deepEqual(release.externalApp === null ? null : { ...release.externalApp.dockerInstall, variables: release.externalApp.environmentVariables.length }, exApp ?? null);
+        assert.deepEqual(
+          release.externalApp === null
+            ? null
+            : { ...release.externalApp.dockerInstall, variables: release.externalApp.environmentVariables.length },
+          exApp ?? null,
+        );
       } else {
         assert.throws(judge, (error: unknown) => error instanceof AppError && expected.test(error.detail), file);
       }

@@ -22,8 +22,16 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
   const tokens: Record<string, string> = {};
 
   before(async () => {
-    server = await createTestServer({ now: clock.now, env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_CRL: certFile('revoking.crl') } });
-    for (const [name, isAdmin] of [['alice', false], ['bob', false], ['carol', false], ['root', true]] as const) {
+    server = await createTestServer({
+      now: clock.now,
+      env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_CRL: certFile('revoking.crl') },
+    });
+    for (const [name, isAdmin] of [
+      ['alice', false],
+      ['bob', false],
+      ['carol', false],
+      ['root', true],
+    ] as const) {
       const user = await createUser(server.container, name, null, { isAdmin });
       tokens[name] = await getOrCreateToken(user, TEST_ACTING, server.container.accounts);
     }
@@ -42,17 +50,30 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
     assert.equal(response.json().code, code);
     if (detail !== undefined) assert.match(response.json().detail, detail);
   };
-  const app = (id: string) => server.container.database.db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
+  const app = (id: string) =>
+    server.container.database.db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
   async function addReleases(appId: string, count: number): Promise<void> {
     const now = formatTimestamp(new Date());
     for (let i = 0; i < count; i++) {
       await server.container.database.db
         .insertInto('releases')
-        .values({ app_id: appId, version: `1.0.${i}`, is_nightly: false, download: `https://example.org/${appId}-${i}.tar.gz`, signature: 's', archive_sha256: 'x', archive_size: 1, created_at: now, updated_at: now })
+        .values({
+          app_id: appId,
+          version: `1.0.${i}`,
+          is_nightly: false,
+          download: `https://example.org/${appId}-${i}.tar.gz`,
+          signature: 's',
+          archive_sha256: 'x',
+          archive_size: 1,
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
     }
   }
-  const releaseCount = async (appId: string) => (await server.container.database.db.selectFrom('releases').select('id').where('app_id', '=', appId).execute()).length;
+  const releaseCount = async (appId: string) =>
+    (await server.container.database.db.selectFrom('releases').select('id').where('app_id', '=', appId).execute())
+      .length;
 
   test('401 without credentials, before anything else', async () => {
     const response = await register(null, readCert('news.crt'), readCert('news.sig'));
@@ -61,7 +82,12 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
   });
 
   test('400 for a body without its fields', async () => {
-    const response = await server.app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Token ${tokens.alice}` }, payload: { certificate: '' } });
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/apps',
+      headers: { authorization: `Token ${tokens.alice}` },
+      payload: { certificate: '' },
+    });
     refused(response, 400, 'invalid_request');
     assert.deepEqual(Object.keys(response.json().errors).sort(), ['certificate', 'signature']);
   });
@@ -69,31 +95,85 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
   test('an oversized certificate field (64 KB of BEGIN lines) is refused by its size, before any parsing', async () => {
     const hostile = '-----BEGIN CERTIFICATE-----\n'.repeat(2400);
     const response = await register('alice', hostile, readCert('news.sig'));
-    refused(response, 400, 'invalid_request', /^Invalid request body: certificate: must NOT have more than 16384 characters/);
+    refused(
+      response,
+      400,
+      'invalid_request',
+      /^Invalid request body: certificate: must NOT have more than 16384 characters/,
+    );
     // Under the size limit, unfinished blocks are found in one pass and refused as not a certificate.
-    refused(await register('alice', hostile.slice(0, 16_000), readCert('news.sig')), 400, 'invalid_certificate', /expected one "-----BEGIN CERTIFICATE-----" block/);
+    refused(
+      await register('alice', hostile.slice(0, 16_000), readCert('news.sig')),
+      400,
+      'invalid_certificate',
+      /expected one "-----BEGIN CERTIFICATE-----" block/,
+    );
   });
 
   test('400 for every certificate problem, with its own code', async () => {
     refused(await register('alice', 'not a pem', readCert('news.sig')), 400, 'invalid_certificate');
-    refused(await register('alice', readCert('news-other-authority.crt'), readCert('news.sig')), 400, 'certificate_untrusted', /not signed by this store's authority/);
-    refused(await register('alice', readCert('news-expired.crt'), readCert('news.sig')), 400, 'certificate_expired', /expired on 2016-01-01/);
-    refused(await register('alice', readCert('news-not-yet-valid.crt'), readCert('news.sig')), 400, 'certificate_not_yet_valid');
-    refused(await register('alice', readCert('mail-revoked.crt'), readCert('mail-revoked.sig')), 400, 'certificate_revoked', /revoked on/);
-    refused(await register('alice', readCert('bad-cn.crt'), readCert('bad-cn.sig')), 400, 'invalid_app_id', /CN 'My-App' is not a valid app id/);
-    refused(await register('alice', readCert('slash-cn.crt'), readCert('news.sig')), 400, 'invalid_app_id', /CN '\/news'/);
+    refused(
+      await register('alice', readCert('news-other-authority.crt'), readCert('news.sig')),
+      400,
+      'certificate_untrusted',
+      /not signed by this store's authority/,
+    );
+    refused(
+      await register('alice', readCert('news-expired.crt'), readCert('news.sig')),
+      400,
+      'certificate_expired',
+      /expired on 2016-01-01/,
+    );
+    refused(
+      await register('alice', readCert('news-not-yet-valid.crt'), readCert('news.sig')),
+      400,
+      'certificate_not_yet_valid',
+    );
+    refused(
+      await register('alice', readCert('mail-revoked.crt'), readCert('mail-revoked.sig')),
+      400,
+      'certificate_revoked',
+      /revoked on/,
+    );
+    refused(
+      await register('alice', readCert('bad-cn.crt'), readCert('bad-cn.sig')),
+      400,
+      'invalid_app_id',
+      /CN 'My-App' is not a valid app id/,
+    );
+    refused(
+      await register('alice', readCert('slash-cn.crt'), readCert('news.sig')),
+      400,
+      'invalid_app_id',
+      /CN '\/news'/,
+    );
   });
 
   test('400 for a weak key, signed by a trusted authority and with a good signature: under 2,048 bits, exponent 3 (issue 49)', async () => {
-    const weak = (name: string) => register('alice', fs.readFileSync(weakKeyFile(`${name}.crt`), 'utf8'), fs.readFileSync(weakKeyFile(`${name}.sig`), 'utf8'));
-    refused(await weak('rsa-768'), 400, 'invalid_certificate', /RSA key has 768 bits; at least 2048 are required .*openssl req -new -newkey rsa:4096/);
+    const weak = (name: string) =>
+      register(
+        'alice',
+        fs.readFileSync(weakKeyFile(`${name}.crt`), 'utf8'),
+        fs.readFileSync(weakKeyFile(`${name}.sig`), 'utf8'),
+      );
+    refused(
+      await weak('rsa-768'),
+      400,
+      'invalid_certificate',
+      /RSA key has 768 bits; at least 2048 are required .*openssl req -new -newkey rsa:4096/,
+    );
     refused(await weak('rsa-1024'), 400, 'invalid_certificate', /RSA key has 1024 bits/);
     refused(await weak('rsa-e3'), 400, 'invalid_certificate', /public exponent 3; only 65537 is accepted/);
     assert.equal(await app('weakapp'), undefined, 'nothing was stored');
   });
 
   test('400 for a signature that does not match: other key, other id, garbage, not base64', async () => {
-    refused(await register('alice', readCert('news.crt'), readCert('news-by-notes-key.sig')), 400, 'invalid_signature', /sign the app id 'news' itself/);
+    refused(
+      await register('alice', readCert('news.crt'), readCert('news-by-notes-key.sig')),
+      400,
+      'invalid_signature',
+      /sign the app id 'news' itself/,
+    );
     refused(await register('alice', readCert('news.crt'), readCert('notes-by-news-key.sig')), 400, 'invalid_signature');
     refused(await register('alice', readCert('news.crt'), readCert('garbage.sig')), 400, 'invalid_signature');
     refused(await register('alice', readCert('news.crt'), 'not base64!'), 400, 'invalid_signature', /not base64/);
@@ -111,14 +191,23 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
 
   test('204 for the owner with the same certificate (CR LF and whitespace ignored): releases kept', async () => {
     await addReleases('news', 3);
-    const response = await register('alice', `\n${readCert('news.crt').replace(/\n/g, '\r\n')}\n\n`, readCert('news.sig'));
+    const response = await register(
+      'alice',
+      `\n${readCert('news.crt').replace(/\n/g, '\r\n')}\n\n`,
+      readCert('news.sig'),
+    );
     assert.equal(response.statusCode, 204, response.body);
     assert.equal(await releaseCount('news'), 3);
   });
 
   test('403 for anyone else, co-maintainers included; nothing changes', async () => {
     await addCoMaintainer('news', 'carol', TEST_ACTING, server.container.appManagement);
-    refused(await register('bob', readCert('news-2.crt'), readCert('news-2.sig')), 403, 'forbidden', /Only the owner of news/);
+    refused(
+      await register('bob', readCert('news-2.crt'), readCert('news-2.sig')),
+      403,
+      'forbidden',
+      /Only the owner of news/,
+    );
     refused(await register('carol', readCert('news-2.crt'), readCert('news-2.sig')), 403, 'forbidden');
     assert.equal(await releaseCount('news'), 3);
   });
@@ -150,13 +239,28 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
   });
 
   test('a certificate the store revoked is refused at once', async () => {
-    await revokeCertificate(readCert('notes.crt'), await server.container.trust(), server.container.revocations, clock.now(), TEST_ACTING);
-    refused(await register('alice', readCert('notes.crt'), readCert('notes.sig')), 400, 'certificate_revoked', /by this store/);
+    await revokeCertificate(
+      readCert('notes.crt'),
+      await server.container.trust(),
+      server.container.revocations,
+      clock.now(),
+      TEST_ACTING,
+    );
+    refused(
+      await register('alice', readCert('notes.crt'), readCert('notes.sig')),
+      400,
+      'certificate_revoked',
+      /by this store/,
+    );
   });
 
   test('concurrent first registrations of one id: one 201, the other 403, never a 5xx', async () => {
     // Without the revoking CRL, mail-revoked.crt is a valid, not yet registered certificate.
-    const noCrl = await createTestServer({ now: clock.now, env: { APPSTORE_CA_CERT: certFile('chain.pem') }, database: server.database });
+    const noCrl = await createTestServer({
+      now: clock.now,
+      env: { APPSTORE_CA_CERT: certFile('chain.pem') },
+      database: server.database,
+    });
     const race = await Promise.all(
       ['alice', 'carol'].map((who) =>
         noCrl.app.inject({
@@ -173,7 +277,14 @@ describe(`POST /api/v1/apps (${DIALECT})`, () => {
 
   test('100 registrations a day per user, then 429 with Retry-After', async () => {
     const { limit } = RATE_LIMITS.register;
-    let used = (await server.container.database.db.selectFrom('rate_limit_hits').select('id').where('bucket', '=', 'app-register').where('subject', '=', String((await server.container.accounts.store.findUserByUsername('root'))?.id)).execute()).length;
+    let used = (
+      await server.container.database.db
+        .selectFrom('rate_limit_hits')
+        .select('id')
+        .where('bucket', '=', 'app-register')
+        .where('subject', '=', String((await server.container.accounts.store.findUserByUsername('root'))?.id))
+        .execute()
+    ).length;
     while (used < limit) {
       assert.equal((await register('root', readCert('news.crt'), readCert('news.sig'))).statusCode, 204);
       used += 1;

@@ -5,7 +5,11 @@ import type { AppFragment } from '../../src/domain/listings/app-listing.ts';
 import { recentWindowStart } from '../../src/domain/listings/rating-aggregate.ts';
 import type { ReleaseCandidate } from '../../src/domain/releases/release-data.ts';
 import { RELEASE_TEXT_FORMAT } from '../../src/storage/repositories/listed-release.repository.ts';
-import { loadAppsWithVersions, loadListedApps, loadListingApps } from '../../src/storage/repositories/listing.repository.ts';
+import {
+  loadAppsWithVersions,
+  loadListedApps,
+  loadListingApps,
+} from '../../src/storage/repositories/listing.repository.ts';
 import { testAudit } from '../helpers/acting.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { TestClock } from '../helpers/clock.ts';
@@ -24,30 +28,58 @@ describe(`each release's listing text, written with it (${DIALECT})`, () => {
 
   before(async () => {
     server = await createTestServer({ now: clock.now });
-    await server.container.catalog.store.upsertCategories([{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }], clock.now(), testAudit);
+    await server.container.catalog.store.upsertCategories(
+      [{ id: 'tools', translations: { en: { name: 'Tools', description: '' } } }],
+      clock.now(),
+      testAudit,
+    );
     const owner = (await createUser(server.container, 'texts', null)).id;
     for (const [index, appId] of apps.entries()) {
-      await registerDirectly(server.container, appId, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----', owner, clock.now());
+      await registerDirectly(
+        server.container,
+        appId,
+        '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----',
+        owner,
+        clock.now(),
+      );
       // One ExApp release, listed in appapi_apps.json only.
-      for (const version of ['1.0.0', '1.1.0', '2.0.0-beta.1']) await publish(appId, version, index === 2 && version === '1.1.0');
+      for (const version of ['1.0.0', '1.1.0', '2.0.0-beta.1'])
+        await publish(appId, version, index === 2 && version === '1.1.0');
     }
   });
   after(() => server.close());
 
   /** Saves a release as a publish does (through the store's own write). */
   async function publish(appId: string, version: string, exApp: boolean): Promise<void> {
-    const made = candidate(appId, version, appId === 'text_b' ? '>=30.0.0' : '>=28.0.0 <31.0.0', `${HOSTILE} ${version}`);
+    const made = candidate(
+      appId,
+      version,
+      appId === 'text_b' ? '>=30.0.0' : '>=28.0.0 <31.0.0',
+      `${HOSTILE} ${version}`,
+    );
     const release: ReleaseCandidate['release'] = {
       ...made.release,
       phpExtensions: [{ id: 'intl', versionSpec: '>=1.0.0', rawVersionSpec: '>=1.0' }],
       shellCommands: ['ffmpeg'],
       licenses: ['agpl', 'mit'],
       translations: { en: { changelog: `- ${HOSTILE}` }, de: { changelog: '- Änderung' } },
-      externalApp: exApp ? { isSystem: true, dockerInstall: { registry: 'ghcr.io', image: 'example/app', imageTag: version }, scopes: ['FILES'], environmentVariables: [{ name: 'A', displayName: HOSTILE, description: 'd', default: null }] } : null,
+      externalApp: exApp
+        ? {
+            isSystem: true,
+            dockerInstall: { registry: 'ghcr.io', image: 'example/app', imageTag: version },
+            scopes: ['FILES'],
+            environmentVariables: [{ name: 'A', displayName: HOSTILE, description: 'd', default: null }],
+          }
+        : null,
     };
     await server.container.publishing.releases.saveRelease(
       { ...made, release },
-      { download: `https://example.org/${appId}-${version}.tar.gz?x="y"`, signature: Buffer.from(`${appId}${version}${clock.now().toISOString()}`).toString('base64'), sha256: 'ab'.repeat(32), size: 10 },
+      {
+        download: `https://example.org/${appId}-${version}.tar.gz?x="y"`,
+        signature: Buffer.from(`${appId}${version}${clock.now().toISOString()}`).toString('base64'),
+        sha256: 'ab'.repeat(32),
+        size: 10,
+      },
       { confirm: () => undefined, isLatest: () => true },
       clock.now(),
       testAudit,
@@ -58,13 +90,24 @@ describe(`each release's listing text, written with it (${DIALECT})`, () => {
   const db = () => server.container.database.db;
 
   test('a publish writes each release its text in the current format: the release as the listings show it, read from its rows', async () => {
-    const rows = await db().selectFrom('releases').select(['app_id', 'version', 'updated_at', 'listing_text', 'listing_text_format', 'listing_text_updated_at']).execute();
+    const rows = await db()
+      .selectFrom('releases')
+      .select(['app_id', 'version', 'updated_at', 'listing_text', 'listing_text_format', 'listing_text_updated_at'])
+      .execute();
     assert.equal(rows.length, 9);
-    const listed = new Map((await loadListedApps(db(), since())).flatMap((app) => app.releases.map((release) => [`${app.id} ${release.version}`, release] as const)));
+    const listed = new Map(
+      (await loadListedApps(db(), since())).flatMap((app) =>
+        app.releases.map((release) => [`${app.id} ${release.version}`, release] as const),
+      ),
+    );
     for (const row of rows) {
       assert.equal(row.listing_text_format, RELEASE_TEXT_FORMAT);
       assert.equal(row.listing_text_updated_at, row.updated_at);
-      assert.equal(row.listing_text?.toString(), JSON.stringify(listed.get(`${row.app_id} ${row.version}`)), `${row.app_id} ${row.version}`);
+      assert.equal(
+        row.listing_text?.toString(),
+        JSON.stringify(listed.get(`${row.app_id} ${row.version}`)),
+        `${row.app_id} ${row.version}`,
+      );
     }
     const exApp = rows.find((row) => row.app_id === 'text_c' && row.version === '1.1.0');
     assert.match(exApp?.listing_text?.toString() ?? '', /"aaIsSystem":true/);
@@ -75,7 +118,10 @@ describe(`each release's listing text, written with it (${DIALECT})`, () => {
    * made from the rows alone; each release's JSON as the UTF-8 bytes that go into the listing.
    */
   async function fragments(): Promise<{ fromTexts: unknown[]; fromRows: unknown[] }> {
-    const asBytes = (fragment: AppFragment) => ({ ...fragment, releases: fragment.releases.map((release) => ({ ...release, json: Buffer.from(release.json) })) });
+    const asBytes = (fragment: AppFragment) => ({
+      ...fragment,
+      releases: fragment.releases.map((release) => ({ ...release, json: Buffer.from(release.json) })),
+    });
     const fromTexts = (await loadListingApps(db(), since(), apps)).map(({ app }) => asBytes(toFragment(app)));
     const fromRows = (await loadAppsWithVersions(db(), since(), apps)).map(({ app }) => asBytes(toFragment(app)));
     return { fromTexts, fromRows };
@@ -87,7 +133,11 @@ describe(`each release's listing text, written with it (${DIALECT})`, () => {
       listing.every(({ app }) => app.releases.every((release) => 'writtenText' in release)),
       'every release came as its text',
     );
-    const exApps = listing.flatMap(({ app }) => app.releases.filter((release) => 'writtenText' in release && release.exApp).map((release) => `${app.id} ${release.version}`));
+    const exApps = listing.flatMap(({ app }) =>
+      app.releases
+        .filter((release) => 'writtenText' in release && release.exApp)
+        .map((release) => `${app.id} ${release.version}`),
+    );
     assert.deepEqual(exApps, ['text_c 1.1.0']);
     const { fromTexts, fromRows } = await fragments();
     assert.deepEqual(fromTexts, fromRows);
@@ -98,7 +148,11 @@ describe(`each release's listing text, written with it (${DIALECT})`, () => {
     await publish('text_c', '1.1.0', false);
     await publish('text_c', '1.0.0', true);
     const listing = await loadListingApps(db(), since(), apps);
-    const exApps = listing.flatMap(({ app }) => app.releases.filter((release) => 'writtenText' in release && release.exApp).map((release) => `${app.id} ${release.version}`));
+    const exApps = listing.flatMap(({ app }) =>
+      app.releases
+        .filter((release) => 'writtenText' in release && release.exApp)
+        .map((release) => `${app.id} ${release.version}`),
+    );
     assert.deepEqual(exApps, ['text_c 1.0.0']);
     const { fromTexts, fromRows } = await fragments();
     assert.deepEqual(fromTexts, fromRows);
@@ -122,13 +176,29 @@ describe(`each release's listing text, written with it (${DIALECT})`, () => {
   });
 
   test('a text in another format, or none (a release saved before the column), is not taken: that release is read from its rows', async () => {
-    await db().updateTable('releases').set({ listing_text_format: 'release text 0:old' }).where('app_id', '=', 'text_a').execute();
-    await db().updateTable('releases').set({ listing_text: null, listing_text_format: '' }).where('app_id', '=', 'text_b').where('version', '=', '1.1.0').execute();
+    await db()
+      .updateTable('releases')
+      .set({ listing_text_format: 'release text 0:old' })
+      .where('app_id', '=', 'text_a')
+      .execute();
+    await db()
+      .updateTable('releases')
+      .set({ listing_text: null, listing_text_format: '' })
+      .where('app_id', '=', 'text_b')
+      .where('version', '=', '1.1.0')
+      .execute();
     // A text that would show if it were taken.
-    await db().updateTable('releases').set({ listing_text: Buffer.from('{"stale":true}') }).where('app_id', '=', 'text_a').execute();
+    await db()
+      .updateTable('releases')
+      .set({ listing_text: Buffer.from('{"stale":true}') })
+      .where('app_id', '=', 'text_a')
+      .execute();
     const listing = await loadListingApps(db(), since(), apps);
     // Rows come in no particular order: by version.
-    const kinds = listing.map(({ app }) => [app.id, Object.fromEntries(app.releases.map((release) => [release.version, 'writtenText' in release ? 'text' : 'rows']))]);
+    const kinds = listing.map(({ app }) => [
+      app.id,
+      Object.fromEntries(app.releases.map((release) => [release.version, 'writtenText' in release ? 'text' : 'rows'])),
+    ]);
     assert.deepEqual(kinds, [
       ['text_a', { '1.0.0': 'rows', '1.1.0': 'rows', '2.0.0-beta.1': 'rows' }],
       // 2.0.0-beta.1: rewritten by a write that did not know of texts (above).
@@ -142,7 +212,11 @@ describe(`each release's listing text, written with it (${DIALECT})`, () => {
   test('with no text in the current format at all (a database from before the texts), every release is read from its rows, as before', async () => {
     await db().updateTable('releases').set({ listing_text_format: 'release text 0:old' }).execute();
     const listing = await loadListingApps(db(), since(), apps);
-    assert.ok(listing.every(({ app }) => app.releases.length === 3 && app.releases.every((release) => !('writtenText' in release))));
+    assert.ok(
+      listing.every(
+        ({ app }) => app.releases.length === 3 && app.releases.every((release) => !('writtenText' in release)),
+      ),
+    );
     const { fromTexts, fromRows } = await fragments();
     assert.deepEqual(fromTexts, fromRows);
   });

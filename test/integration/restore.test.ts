@@ -14,7 +14,11 @@ import type { Send } from '../helpers/store-actions.ts';
 import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
 import type { TestDatabase } from '../helpers/test-database.ts';
 
-const ENV = { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', NODE_EXTRA_CA_CERTS: TEST_TLS_CA_FILE };
+const ENV = {
+  APPSTORE_CA_CERT: certFile('chain.pem'),
+  APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
+  NODE_EXTRA_CA_CERTS: TEST_TLS_CA_FILE,
+};
 const PASSWORD = 'a password for the restore';
 const LISTINGS = ['/api/v1/apps.json', '/api/v1/categories.json'];
 
@@ -32,7 +36,9 @@ class EtagLedger {
   private readonly bodies = new Map<string, string>();
 
   async read(send: Send, url: string, ifNoneMatch?: string): Promise<{ etag: string; body: string }> {
-    const answer = await send('GET', url, { headers: ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch } });
+    const answer = await send('GET', url, {
+      headers: ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch },
+    });
     if (answer.status === 304) {
       // A 304 says the client's body is current: it must be what that ETag was given with.
       return { etag: ifNoneMatch ?? '', body: this.bodies.get(ifNoneMatch ?? '') ?? '' };
@@ -50,8 +56,10 @@ class EtagLedger {
   }
 }
 
-const releasesOf = (body: string): string[] => (JSON.parse(body) as Listed[]).flatMap((app) => app.releases.map((r) => `${app.id} ${r.version}`)).sort();
-const categoryNames = (body: string): string[] => (JSON.parse(body) as Array<{ translations: { en: { name: string } } }>).map((c) => c.translations.en.name);
+const releasesOf = (body: string): string[] =>
+  (JSON.parse(body) as Listed[]).flatMap((app) => app.releases.map((r) => `${app.id} ${r.version}`)).sort();
+const categoryNames = (body: string): string[] =>
+  (JSON.parse(body) as Array<{ translations: { en: { name: string } } }>).map((c) => c.translations.en.name);
 
 describe(`appstore restore: the backup's content, a new epoch, no ETag reused (${DIALECT})`, () => {
   let database: TestDatabase;
@@ -89,7 +97,9 @@ describe(`appstore restore: the backup's content, a new epoch, no ETag reused ($
     if (DIALECT === 'sqlite') return;
     const url = database.env['APPSTORE_DATABASE_URL'] ?? '';
     const schema = /search_path%3D(\w+)/.exec(url)?.[1] ?? '';
-    const dumped = spawnSync('pg_dump', ['--format=custom', '--schema', schema, '--file', file, url], { encoding: 'utf8' });
+    const dumped = spawnSync('pg_dump', ['--format=custom', '--schema', schema, '--file', file, url], {
+      encoding: 'utf8',
+    });
     assert.equal(dumped.status, 0, dumped.stderr);
   };
 
@@ -122,7 +132,11 @@ describe(`appstore restore: the backup's content, a new epoch, no ETag reused ($
       const refused = await runAppstore(['restore', backup], env());
       assert.equal(refused.code, 1, refused.stdout);
       assert.match(refused.stderr, /A server is running on .*appstore\.sqlite: stop it first .* Nothing was changed/);
-      assert.deepEqual(categoryNames((await ledger.read(first, '/api/v1/categories.json')).body), ['After the backup'], 'nothing changed');
+      assert.deepEqual(
+        categoryNames((await ledger.read(first, '/api/v1/categories.json')).body),
+        ['After the backup'],
+        'nothing changed',
+      );
       // The guide's case: the server killed (its last commits still in the -wal file), then restored.
       nodes[0]!.child.kill('SIGKILL');
       await new Promise((resolve) => nodes[0]!.child.once('exit', resolve));
@@ -134,7 +148,11 @@ describe(`appstore restore: the backup's content, a new epoch, no ETag reused ($
     assert.match(restored.stdout, /restored .*; the database's new epoch is [0-9a-f]{12}/);
     if (DIALECT === 'sqlite') {
       assert.match(restored.stdout, /kept as .*appstore\.sqlite\.before-restore-/);
-      assert.equal(fs.existsSync(path.join(database.dataDir, 'appstore.sqlite-wal')), false, 'no -wal replayed over the backup');
+      assert.equal(
+        fs.existsSync(path.join(database.dataDir, 'appstore.sqlite-wal')),
+        false,
+        'no -wal replayed over the backup',
+      );
       nodes.push(await startServeProcess(env()));
     }
 
@@ -148,7 +166,11 @@ describe(`appstore restore: the backup's content, a new epoch, no ETag reused ($
         assert.equal(body, atBackup.get(url), `${url}: the backup's content`);
         assert.notEqual(etag, beforeRestore.get(url));
       }
-      assert.deepEqual(releasesOf((await ledger.read(send, '/api/v1/apps.json')).body), ['news 1.0.0'], 'the release published after the backup is gone');
+      assert.deepEqual(
+        releasesOf((await ledger.read(send, '/api/v1/apps.json')).body),
+        ['news 1.0.0'],
+        'the release published after the backup is gone',
+      );
     }
 
     // Writes after the restore count in the new epoch: the same numbers as before, other ETags.
@@ -164,29 +186,37 @@ describe(`appstore restore: the backup's content, a new epoch, no ETag reused ($
     assert.equal(etags.size, 1, 'every node sends the same ETag for the same content');
   });
 
-  test('PostgreSQL restored by hand (pg_restore, not the command) with nodes running: a node sees the version go back and gives a new epoch', { skip: DIALECT === 'sqlite' ? 'PostgreSQL only: SQLite is restored by the command alone' : false }, async () => {
-    const sends = nodes.map((node) => fetchSend(node.url));
-    const backup = path.join(dir, 'by-hand.dump');
-    backUp(backup);
-    const atBackup = (await ledger.read(sends[0]!, '/api/v1/categories.json')).body;
-    await categories('After the second backup');
-    const beforeRestore = (await ledger.read(sends[0]!, '/api/v1/categories.json')).etag;
-    const url = database.env['APPSTORE_DATABASE_URL'] ?? '';
-    const restored = spawnSync('pg_restore', ['--clean', '--if-exists', '--single-transaction', '--dbname', url, backup], { encoding: 'utf8' });
-    assert.equal(restored.status, 0, restored.stderr);
-    for (const send of sends) {
-      const answer = await send('GET', '/api/v1/categories.json', { headers: { 'if-none-match': beforeRestore } });
-      assert.equal(answer.status, 200, 'no 304 for the content from before the restore');
-      assert.equal((await ledger.read(send, '/api/v1/categories.json')).body, atBackup);
-    }
-    // The new epoch is written by the first node that saw the version go back; then writes count in it.
-    await categories('After the restore by hand');
-    for (const send of sends) {
-      const { etag, body } = await ledger.read(send, '/api/v1/categories.json');
-      assert.deepEqual(categoryNames(body), ['After the restore by hand']);
-      assert.notEqual(etag.split('-')[0], beforeRestore.split('-')[0], 'another epoch');
-    }
-  });
+  test(
+    'PostgreSQL restored by hand (pg_restore, not the command) with nodes running: a node sees the version go back and gives a new epoch',
+    { skip: DIALECT === 'sqlite' ? 'PostgreSQL only: SQLite is restored by the command alone' : false },
+    async () => {
+      const sends = nodes.map((node) => fetchSend(node.url));
+      const backup = path.join(dir, 'by-hand.dump');
+      backUp(backup);
+      const atBackup = (await ledger.read(sends[0]!, '/api/v1/categories.json')).body;
+      await categories('After the second backup');
+      const beforeRestore = (await ledger.read(sends[0]!, '/api/v1/categories.json')).etag;
+      const url = database.env['APPSTORE_DATABASE_URL'] ?? '';
+      const restored = spawnSync(
+        'pg_restore',
+        ['--clean', '--if-exists', '--single-transaction', '--dbname', url, backup],
+        { encoding: 'utf8' },
+      );
+      assert.equal(restored.status, 0, restored.stderr);
+      for (const send of sends) {
+        const answer = await send('GET', '/api/v1/categories.json', { headers: { 'if-none-match': beforeRestore } });
+        assert.equal(answer.status, 200, 'no 304 for the content from before the restore');
+        assert.equal((await ledger.read(send, '/api/v1/categories.json')).body, atBackup);
+      }
+      // The new epoch is written by the first node that saw the version go back; then writes count in it.
+      await categories('After the restore by hand');
+      for (const send of sends) {
+        const { etag, body } = await ledger.read(send, '/api/v1/categories.json');
+        assert.deepEqual(categoryNames(body), ['After the restore by hand']);
+        assert.notEqual(etag.split('-')[0], beforeRestore.split('-')[0], 'another epoch');
+      }
+    },
+  );
 
   test('a file that is not a backup of this store is refused, and nothing changes', async () => {
     const junk = path.join(dir, 'junk.bin');
@@ -198,7 +228,11 @@ describe(`appstore restore: the backup's content, a new epoch, no ETag reused ($
       const refused = await runAppstore(['restore', junk], { ...ENV, APPSTORE_DATA_DIR: elsewhere });
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /junk\.bin is not a SQLite database .*give a file written by `appstore backup`/);
-      assert.deepEqual(fs.readdirSync(elsewhere).filter((name) => !name.endsWith('.lock')), [], 'no database made');
+      assert.deepEqual(
+        fs.readdirSync(elsewhere).filter((name) => !name.endsWith('.lock')),
+        [],
+        'no database made',
+      );
     } else {
       const refused = await runAppstore(['restore', junk], env());
       assert.equal(refused.code, 1);

@@ -57,10 +57,24 @@ describe(`routing and errors (${DIALECT})`, () => {
   });
 
   test('no method on any route answers 5xx', async () => {
-    const urls = [...LISTINGS, '/healthz', '/api/v1/openapi.json', '/', '/api/v1/', '/api/v1//', '/%', '/api/v1/%zz.json'];
+    const urls = [
+      ...LISTINGS,
+      '/healthz',
+      '/api/v1/openapi.json',
+      '/',
+      '/api/v1/',
+      '/api/v1//',
+      '/%',
+      '/api/v1/%zz.json',
+    ];
     for (const url of urls) {
       for (const method of METHODS) {
-        const response = await server.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: method === 'POST' ? '{not json' : undefined });
+        const response = await server.app.inject({
+          method,
+          url,
+          headers: { 'content-type': 'application/json' },
+          payload: method === 'POST' ? '{not json' : undefined,
+        });
         assert.ok(response.statusCode < 500, `${method} ${url} → ${response.statusCode}`);
       }
     }
@@ -71,7 +85,11 @@ describe(`routing and errors (${DIALECT})`, () => {
     assert.match(String(generated.headers['x-request-id']), /^[0-9a-f-]{36}$/);
     const kept = await server.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'proxy-123' } });
     assert.equal(kept.headers['x-request-id'], 'proxy-123');
-    const replaced = await server.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\twith spaces' } });
+    const replaced = await server.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'bad id\twith spaces' },
+    });
     assert.notEqual(replaced.headers['x-request-id'], 'bad id\twith spaces');
     assert.equal(kept.headers['x-content-type-options'], 'nosniff');
   });
@@ -93,14 +111,23 @@ describe('request errors in the one shape (a route built for this test)', () => 
       },
       handler: async () => ({ ok: true }),
     });
-    app.get('/boom', { schema: { response: { 200: Type.Object({}) } }, handler: async () => { throw new Error('secret internal detail /var/lib/x'); } });
+    app.get('/boom', {
+      schema: { response: { 200: Type.Object({}) } },
+      handler: async () => {
+        throw new Error('secret internal detail /var/lib/x');
+      },
+    });
     await app.ready();
     return app;
   }
 
   test('validation: 400 invalid_request naming each field', async () => {
     const app = await appWithEchoRoute();
-    const response = await app.inject({ method: 'POST', url: '/echo', payload: { download: 'http://x', nightly: 'true' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: { download: 'http://x', nightly: 'true' },
+    });
     assert.equal(response.statusCode, 400);
     const body = response.json();
     assertErrorShape(body, 'invalid_request');
@@ -113,23 +140,53 @@ describe('request errors in the one shape (a route built for this test)', () => 
 
   test('malformed JSON: 400 malformed_json; empty: 400; wrong content type: 415; too large: 413', async () => {
     const app = await appWithEchoRoute();
-    const malformed = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"download":' });
+    const malformed = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"download":',
+    });
     assert.equal(malformed.statusCode, 400);
     assertErrorShape(malformed.json(), 'malformed_json');
     // An empty JSON body counts as no body: refused by the route's schema, not as malformed JSON.
-    const empty = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '' });
+    const empty = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     assert.equal(empty.statusCode, 400);
     assertErrorShape(empty.json(), 'invalid_request');
-    const poisoned = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"download": "https://x", "__proto__": {"admin": true}}' });
+    const poisoned = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"download": "https://x", "__proto__": {"admin": true}}',
+    });
     assert.equal(poisoned.statusCode, 400);
-    const xml = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+    const xml = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<a/>',
+    });
     assert.equal(xml.statusCode, 415);
     assertErrorShape(xml.json(), 'unsupported_media_type');
-    const notUtf8 = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]) });
+    const notUtf8 = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+    });
     assert.equal(notUtf8.statusCode, 400);
     assertErrorShape(notUtf8.json(), 'malformed_json');
     assert.match(notUtf8.json().detail, /not valid UTF-8/);
-    const large = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ download: 'https://x/' + 'a'.repeat(2 * 1024 * 1024) }) });
+    const large = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ download: 'https://x/' + 'a'.repeat(2 * 1024 * 1024) }),
+    });
     assert.equal(large.statusCode, 413);
     assertErrorShape(large.json(), 'payload_too_large');
     await app.close();
@@ -137,19 +194,32 @@ describe('request errors in the one shape (a route built for this test)', () => 
 
   test('messages a person reads: the JSON error once with its position; a form body; a malformed path parameter', async () => {
     const app = await appWithEchoRoute();
-    const malformed = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"download": "https://x",}' });
+    const malformed = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"download": "https://x",}',
+    });
     const detail = String(malformed.json().detail);
     assert.match(detail, /^The body is not valid JSON: .*position 25/);
     assert.equal(detail.match(/not valid JSON/gi)?.length, 1, detail);
     // curl -d without -H sends a form: a JSON route says so, instead of "download: This field is required".
-    const form = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '{"download": "https://x"}' });
+    const form = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '{"download": "https://x"}',
+    });
     assert.equal(form.statusCode, 415);
     assertErrorShape(form.json(), 'unsupported_media_type');
     assert.match(form.json().detail, /sent as a form .*Content-Type: application\/json/);
     await app.close();
 
     for (const [url, expected] of [
-      ['/api/v1/platform/30/apps.json', /^Invalid path: version: expected a platform version X\.Y\.Z, digits only, such as 30\.0\.0$/],
+      [
+        '/api/v1/platform/30/apps.json',
+        /^Invalid path: version: expected a platform version X\.Y\.Z, digits only, such as 30\.0\.0$/,
+      ],
       ['/api/v1/platform/30.0.0-rc1/apps.json', /expected a platform version X\.Y\.Z/],
     ] as const) {
       const response = await server.app.inject({ method: 'GET', url });
@@ -161,8 +231,14 @@ describe('request errors in the one shape (a route built for this test)', () => 
     await createUser(server.container, 'paula', 'a long password');
     const authorization = basic('paula', 'a long password');
     for (const [url, expected] of [
-      ['/api/v1/apps/news/releases/1.0', /^Invalid path: version: expected a semantic version such as 1\.2\.3 or 1\.2\.3-beta\.1/],
-      ['/api/v1/apps/News/ratings', /^Invalid path: appId: expected an app id: lower-case letters a-z, digits and underscores/],
+      [
+        '/api/v1/apps/news/releases/1.0',
+        /^Invalid path: version: expected a semantic version such as 1\.2\.3 or 1\.2\.3-beta\.1/,
+      ],
+      [
+        '/api/v1/apps/News/ratings',
+        /^Invalid path: appId: expected an app id: lower-case letters a-z, digits and underscores/,
+      ],
     ] as const) {
       const response = await server.app.inject({ method: 'DELETE', url, headers: { authorization } });
       assert.equal(response.statusCode, 400, url);
@@ -189,8 +265,16 @@ describe('request errors in the one shape (a route built for this test)', () => 
     assert.match(log, /secret\.key is too short/);
     // A refused request's log line carries the refusal's detail, not only its code.
     await app.inject({ method: 'GET', url: '/api/v1/nothing.json' });
-    const refused = log.split('\n').filter((line) => line.includes('"request refused"')).map((line) => JSON.parse(line) as { code: string; detail: string });
-    assert.ok(refused.some((entry) => entry.code === 'not_found' && /No such path: GET \/api\/v1\/nothing\.json/.test(entry.detail)), log);
+    const refused = log
+      .split('\n')
+      .filter((line) => line.includes('"request refused"'))
+      .map((line) => JSON.parse(line) as { code: string; detail: string });
+    assert.ok(
+      refused.some(
+        (entry) => entry.code === 'not_found' && /No such path: GET \/api\/v1\/nothing\.json/.test(entry.detail),
+      ),
+      log,
+    );
     await app.close();
   });
 

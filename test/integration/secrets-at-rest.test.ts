@@ -25,7 +25,12 @@ function encodings(secret: string): string[] {
 }
 
 function findPgDump(): string | null {
-  const candidates = ['pg_dump', ...fs.readdirSync('/usr/lib/postgresql', { withFileTypes: true }).map((d) => `/usr/lib/postgresql/${d.name}/bin/pg_dump`)];
+  const candidates = [
+    'pg_dump',
+    ...fs
+      .readdirSync('/usr/lib/postgresql', { withFileTypes: true })
+      .map((d) => `/usr/lib/postgresql/${d.name}/bin/pg_dump`),
+  ];
   for (const candidate of candidates) {
     try {
       execFileSync(candidate, ['--version'], { stdio: 'ignore' });
@@ -46,10 +51,32 @@ describe(`secrets at rest (${DIALECT})`, () => {
     await createUser(server.container, 'alice', passwords[0] ?? '');
     await createUser(server.container, 'bob', passwords[1] ?? '');
     secrets.push(...passwords, `alice:${passwords[0]}`, `bob:${passwords[1]}`);
-    const first = (await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('alice', passwords[0] ?? '') } })).json().token;
-    const second = (await server.app.inject({ method: 'POST', url: '/api/v1/token/new', headers: { authorization: `Token ${first}` } })).json().token;
-    const bobs = (await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('bob', passwords[1] ?? '') } })).json().token;
-    const login = await server.app.inject({ method: 'POST', url: '/login', payload: { username: 'bob', password: passwords[1] } });
+    const first = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v1/token',
+        headers: { authorization: basic('alice', passwords[0] ?? '') },
+      })
+    ).json().token;
+    const second = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v1/token/new',
+        headers: { authorization: `Token ${first}` },
+      })
+    ).json().token;
+    const bobs = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/v1/token',
+        headers: { authorization: basic('bob', passwords[1] ?? '') },
+      })
+    ).json().token;
+    const login = await server.app.inject({
+      method: 'POST',
+      url: '/login',
+      payload: { username: 'bob', password: passwords[1] },
+    });
     const session = String(login.headers['set-cookie']).match(/appstore_session=([^;]+)/)?.[1] ?? '';
     const cliToken = (await runCommand(['user', 'token', 'bob'], server.database.env)).stdout.trim();
     assert.equal(cliToken, bobs, 'the CLI returns the same stored token');
@@ -63,7 +90,10 @@ describe(`secrets at rest (${DIALECT})`, () => {
     if (DIALECT === 'sqlite') {
       assert.equal(server.database.target.kind, 'sqlite');
       const file = server.database.target.kind === 'sqlite' ? server.database.target.file : '';
-      dump = [file, `${file}-wal`, `${file}-shm`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f).toString('latin1')).join('\n');
+      dump = [file, `${file}-wal`, `${file}-shm`]
+        .filter((f) => fs.existsSync(f))
+        .map((f) => fs.readFileSync(f).toString('latin1'))
+        .join('\n');
       assert.ok(dump.includes('alice'), 'sanity: the file holds the data');
     } else {
       const pgDump = findPgDump();
@@ -74,7 +104,8 @@ describe(`secrets at rest (${DIALECT})`, () => {
       assert.ok(dump.includes('alice'), 'sanity: the dump holds the data');
     }
     for (const secret of secrets) {
-      for (const form of encodings(secret)) assert.ok(!dump.includes(form), `found a secret (as ${form.slice(0, 6)}…) in the database`);
+      for (const form of encodings(secret))
+        assert.ok(!dump.includes(form), `found a secret (as ${form.slice(0, 6)}…) in the database`);
     }
   });
 

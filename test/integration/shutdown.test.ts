@@ -44,7 +44,10 @@ describe(`graceful shutdown (${DIALECT})`, () => {
     await started;
     const stopped = server.stop();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await assert.rejects(fetch(`${base}/healthz`, { headers: { connection: 'close' } }), 'new connections are refused while stopping');
+    await assert.rejects(
+      fetch(`${base}/healthz`, { headers: { connection: 'close' } }),
+      'new connections are refused while stopping',
+    );
     finishSlow();
     const response = await inFlight;
     assert.equal(response.status, 200);
@@ -61,15 +64,31 @@ describe(`graceful shutdown (${DIALECT})`, () => {
     assert.equal(listing.status, 200);
     assert.deepEqual(await listing.json(), []);
     assert.equal(await serve.stop(), 0);
-    const lines = serve.output().trim().split('\n').map((line) => JSON.parse(line) as { msg: string; reqId?: string });
-    assert.ok(lines.some((line) => line.msg === 'shutdown complete'), serve.output());
-    assert.ok(lines.some((line) => line.msg === 'request completed' && typeof line.reqId === 'string'), 'structured request logs with a request id');
+    const lines = serve
+      .output()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; reqId?: string });
+    assert.ok(
+      lines.some((line) => line.msg === 'shutdown complete'),
+      serve.output(),
+    );
+    assert.ok(
+      lines.some((line) => line.msg === 'request completed' && typeof line.reqId === 'string'),
+      'structured request logs with a request id',
+    );
     await database.dispose();
   });
 
   /** The process ids of the servers that logged (a JSON line's pid). */
   const loggedPids = (output: string): Set<number> =>
-    new Set(output.trim().split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { pid: number }).pid));
+    new Set(
+      output
+        .trim()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => (JSON.parse(line) as { pid: number }).pid),
+    );
   const isRunning = (pid: number): boolean => {
     try {
       process.kill(pid, 0);

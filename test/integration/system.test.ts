@@ -22,8 +22,12 @@ describe(`health and OpenAPI (${DIALECT})`, () => {
       // Hidden routes are not part of the API (the catch-all OPTIONS route of @fastify/cors).
       if (schema?.hide === true) continue;
       assert.ok(schema?.response !== undefined, `${label} declares no response schema`);
-      assert.ok(Object.keys(schema.response).some((status) => /^2/.test(status)), `${label} declares no success response`);
-      if (['POST', 'PUT', 'PATCH'].includes(route.method)) assert.ok(schema.body !== undefined, `${label} declares no body schema`);
+      assert.ok(
+        Object.keys(schema.response).some((status) => /^2/.test(status)),
+        `${label} declares no success response`,
+      );
+      if (['POST', 'PUT', 'PATCH'].includes(route.method))
+        assert.ok(schema.body !== undefined, `${label} declares no body schema`);
     }
   });
 
@@ -65,7 +69,11 @@ describe(`health and OpenAPI (${DIALECT})`, () => {
     const response = await server.app.inject({ method: 'GET', url: '/healthz' });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), { status: 'ok', database: 'unavailable', listings: 'ok' });
-    assert.equal((await server.app.inject({ method: 'GET', url: '/api/v1/apps.json' })).statusCode, 200, 'served from memory');
+    assert.equal(
+      (await server.app.inject({ method: 'GET', url: '/api/v1/apps.json' })).statusCode,
+      200,
+      'served from memory',
+    );
     const writes = await server.app.inject({ method: 'GET', url: '/healthz/writes' });
     assert.equal(writes.statusCode, 503);
     assert.equal(writes.json().code, 'database_unavailable');

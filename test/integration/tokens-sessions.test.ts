@@ -16,10 +16,19 @@ describe(`when a token was last used (${DIALECT})`, () => {
     const server = await createTestServer({ configure: addWhoamiRoute, now: clock.now });
     try {
       await createUser(server.container, 'erin', PASSWORD);
-      const token = (await server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { authorization: basic('erin', PASSWORD) } })).json().token as string;
-      const lastUsed = async () => (await server.container.database.db.selectFrom('api_tokens').select('last_used_at').executeTakeFirstOrThrow()).last_used_at;
+      const token = (
+        await server.app.inject({
+          method: 'POST',
+          url: '/api/v1/token',
+          headers: { authorization: basic('erin', PASSWORD) },
+        })
+      ).json().token as string;
+      const lastUsed = async () =>
+        (await server.container.database.db.selectFrom('api_tokens').select('last_used_at').executeTakeFirstOrThrow())
+          .last_used_at;
       assert.equal(await lastUsed(), null, 'not used yet');
-      const use = () => server.app.inject({ method: 'GET', url: '/test/whoami', headers: { authorization: `Token ${token}` } });
+      const use = () =>
+        server.app.inject({ method: 'GET', url: '/test/whoami', headers: { authorization: `Token ${token}` } });
       assert.equal((await use()).statusCode, 200);
       const first = await lastUsed();
       assert.equal(first, formatTimestamp(clock.now()));
@@ -44,8 +53,14 @@ describe(`API tokens (${DIALECT})`, () => {
   after(() => server.close());
 
   const post = (url: string, authorization: string, payload?: string) =>
-    server.app.inject({ method: 'POST', url, headers: { authorization, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) }, payload });
-  const whoami = (authorization: string) => server.app.inject({ method: 'GET', url: '/test/whoami', headers: { authorization } });
+    server.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      payload,
+    });
+  const whoami = (authorization: string) =>
+    server.app.inject({ method: 'GET', url: '/test/whoami', headers: { authorization } });
 
   test('POST /api/v1/token returns the same token twice (created on first use)', async () => {
     const first = await post('/api/v1/token', basic('alice', PASSWORD));
@@ -64,7 +79,11 @@ describe(`API tokens (${DIALECT})`, () => {
     assert.notEqual(token, old);
     assert.equal((await whoami(`Token ${old}`)).statusCode, 401);
     assert.equal((await whoami(`Token ${token}`)).statusCode, 200);
-    assert.equal((await post('/api/v1/token', basic('alice', PASSWORD))).json().token, token, 'get-or-create returns the new one');
+    assert.equal(
+      (await post('/api/v1/token', basic('alice', PASSWORD))).json().token,
+      token,
+      'get-or-create returns the new one',
+    );
     const viaBasic = await post('/api/v1/token/new', basic('alice', PASSWORD));
     assert.equal(viaBasic.statusCode, 200);
     assert.equal((await whoami(`Token ${token}`)).statusCode, 401);
@@ -72,7 +91,9 @@ describe(`API tokens (${DIALECT})`, () => {
 
   test('concurrent first requests agree on one token', async () => {
     await createUser(server.container, 'erin', PASSWORD);
-    const responses = await Promise.all(Array.from({ length: 4 }, () => post('/api/v1/token', basic('erin', PASSWORD))));
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, () => post('/api/v1/token', basic('erin', PASSWORD))),
+    );
     const tokens = new Set(responses.map((r) => r.json().token));
     assert.equal(tokens.size, 1);
   });
@@ -93,15 +114,28 @@ describe(`sessions (${DIALECT})`, () => {
   });
   after(() => server.close());
 
-  const cookiesOf = (setCookie: string | string[] | undefined): string[] => (Array.isArray(setCookie) ? setCookie : setCookie === undefined ? [] : [setCookie]);
-  async function login(payload: unknown = { username: 'alice', password: PASSWORD }, headers: Record<string, string> = {}) {
+  const cookiesOf = (setCookie: string | string[] | undefined): string[] =>
+    Array.isArray(setCookie) ? setCookie : setCookie === undefined ? [] : [setCookie];
+  async function login(
+    payload: unknown = { username: 'alice', password: PASSWORD },
+    headers: Record<string, string> = {},
+  ) {
     const response = await server.app.inject({ method: 'POST', url: '/login', payload: payload as object, headers });
     const cookies = cookiesOf(response.headers['set-cookie']);
     const session = cookies.find((c) => c.startsWith('appstore_session='))?.split(';')[0] ?? '';
-    return { response, cookies, cookie: session, csrf: response.statusCode === 200 ? (response.json().csrfToken as string) : '' };
+    return {
+      response,
+      cookies,
+      cookie: session,
+      csrf: response.statusCode === 200 ? (response.json().csrfToken as string) : '',
+    };
   }
   const tokenWithSession = (cookie: string, csrf?: string) =>
-    server.app.inject({ method: 'POST', url: '/api/v1/token', headers: { cookie, ...(csrf === undefined ? {} : { 'x-csrf-token': csrf }) } });
+    server.app.inject({
+      method: 'POST',
+      url: '/api/v1/token',
+      headers: { cookie, ...(csrf === undefined ? {} : { 'x-csrf-token': csrf }) },
+    });
 
   test('login (JSON) sets an HttpOnly, SameSite session cookie; Secure only over HTTPS', async () => {
     const { response, cookies } = await login();
@@ -121,7 +155,12 @@ describe(`sessions (${DIALECT})`, () => {
     const formCookie = page.cookies.find((c) => c.name === 'appstore_form')?.value ?? '';
     const token = /name="csrf_token" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
     const post = (body: string, cookie = `appstore_form=${formCookie}`) =>
-      server.app.inject({ method: 'POST', url: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, payload: body });
+      server.app.inject({
+        method: 'POST',
+        url: '/login',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        payload: body,
+      });
     const credentials = `username=alice&password=${encodeURIComponent(PASSWORD)}`;
     const withoutToken = await post(credentials);
     assert.equal(withoutToken.statusCode, 403);
@@ -149,7 +188,11 @@ describe(`sessions (${DIALECT})`, () => {
 
   test('a session does not authenticate routes that take Basic or Token only', async () => {
     const { cookie, csrf } = await login();
-    const response = await server.app.inject({ method: 'POST', url: '/api/v1/token/new', headers: { cookie, 'x-csrf-token': csrf } });
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/token/new',
+      headers: { cookie, 'x-csrf-token': csrf },
+    });
     assert.equal(response.statusCode, 401);
   });
 
@@ -159,12 +202,20 @@ describe(`sessions (${DIALECT})`, () => {
     assert.deepEqual(names(first.cookies), ['appstore_csrf', 'appstore_session']);
     const again = await login(undefined, { cookie: first.cookie });
     assert.deepEqual(names(again.cookies), ['appstore_csrf', 'appstore_session']);
-    const out = await server.app.inject({ method: 'POST', url: '/logout', headers: { cookie: again.cookie, 'x-csrf-token': again.csrf } });
+    const out = await server.app.inject({
+      method: 'POST',
+      url: '/logout',
+      headers: { cookie: again.cookie, 'x-csrf-token': again.csrf },
+    });
     assert.deepEqual(names(cookiesOf(out.headers['set-cookie'])), ['appstore_csrf', 'appstore_session']);
   });
 
   test('cross-site login is refused: another origin, Origin: null (a sandboxed frame, a no-referrer page), Sec-Fetch-Site: cross-site', async () => {
-    const forged: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
+    const forged: Array<Record<string, string>> = [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+    ];
     for (const headers of forged) {
       const { response, cookies } = await login(undefined, headers);
       assert.equal(response.statusCode, 403, JSON.stringify(headers));
@@ -180,7 +231,9 @@ describe(`sessions (${DIALECT})`, () => {
     assert.equal(refused.statusCode, 403);
     const out = await server.app.inject({ method: 'POST', url: '/logout', headers: { cookie, 'x-csrf-token': csrf } });
     assert.equal(out.statusCode, 204);
-    assert.ok(cookiesOf(out.headers['set-cookie']).some((c) => c.startsWith('appstore_session=;') && c.includes('Max-Age=0')));
+    assert.ok(
+      cookiesOf(out.headers['set-cookie']).some((c) => c.startsWith('appstore_session=;') && c.includes('Max-Age=0')),
+    );
     const after = await tokenWithSession(cookie, csrf);
     assert.equal(after.statusCode, 401);
     assert.match(after.json().detail, /session has expired or ended/);
@@ -189,7 +242,11 @@ describe(`sessions (${DIALECT})`, () => {
   test('sessions are stored server-side: they survive a restart, and expire', async () => {
     const { cookie, csrf } = await login();
     const restarted = await createTestServer({ now: clock.now, database: server.database });
-    const response = await restarted.app.inject({ method: 'POST', url: '/api/v1/token', headers: { cookie, 'x-csrf-token': csrf } });
+    const response = await restarted.app.inject({
+      method: 'POST',
+      url: '/api/v1/token',
+      headers: { cookie, 'x-csrf-token': csrf },
+    });
     assert.equal(response.statusCode, 200);
     await restarted.app.close();
     clock.advance(SESSION_LIFETIME_MS + 1000);

@@ -18,7 +18,6 @@ import { runAppstore } from '../helpers/run-cli.ts';
 import { startServeProcess } from '../helpers/serve-process.ts';
 import type { ServeProcess } from '../helpers/serve-process.ts';
 
-
 /** What a hostile app developer puts in a description: none of it may run or become markup. */
 const HOSTILE = [
   '# News',
@@ -37,14 +36,36 @@ describe(`the public website (${DIALECT})`, () => {
   before(async () => {
     files = await startArchiveServer();
     mail = await startMailServer();
-    server = await createTestServer({ env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', APPSTORE_SMTP_URL: mail.url }, downloadCa: [TEST_TLS_CA] });
-    await importPlatformReleases(['32.0.1', '31.0.4', '30.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true })), TEST_ACTING, server.container.catalog);
-    await importCategories(['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })), TEST_ACTING, server.container.catalog);
+    server = await createTestServer({
+      env: {
+        APPSTORE_CA_CERT: certFile('chain.pem'),
+        APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
+        APPSTORE_SMTP_URL: mail.url,
+      },
+      downloadCa: [TEST_TLS_CA],
+    });
+    await importPlatformReleases(
+      ['32.0.1', '31.0.4', '30.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true })),
+      TEST_ACTING,
+      server.container.catalog,
+    );
+    await importCategories(
+      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+      TEST_ACTING,
+      server.container.catalog,
+    );
     const token = await userWithToken(server.container, 'alice');
     const send = injectSend(server.app);
     assert.equal(await registerFixtureApp(send, token, 'news'), 201);
-    const german = '<name lang="de">Nachrichten</name><summary lang="de">Ein Feedreader</summary><description lang="de">Liest Feeds.</description>';
-    const published = await publishFixtureRelease(send, token, files, { id: 'news', version: '2.0.0', description: HOSTILE, name: 'News &lt;b&gt;bold&lt;/b&gt;', extra: german });
+    const german =
+      '<name lang="de">Nachrichten</name><summary lang="de">Ein Feedreader</summary><description lang="de">Liest Feeds.</description>';
+    const published = await publishFixtureRelease(send, token, files, {
+      id: 'news',
+      version: '2.0.0',
+      description: HOSTILE,
+      name: 'News &lt;b&gt;bold&lt;/b&gt;',
+      extra: german,
+    });
     assert.equal(published.status, 201, published.text);
   });
   after(async () => {
@@ -74,7 +95,7 @@ describe(`the public website (${DIALECT})`, () => {
   test('the app page renders the description as Markdown, and hostile markup as text', async () => {
     const response = await page('/apps/news');
     assert.equal(response.statusCode, 200);
-    assert.match(response.body, /<h3>News<\/h3>/, 'Markdown headings render, below the page\'s own');
+    assert.match(response.body, /<h3>News<\/h3>/, "Markdown headings render, below the page's own");
     assert.doesNotMatch(response.body, /<script|<svg|<img src="x"|<[^>]*\son(error|load)=/i);
     assert.doesNotMatch(response.body, /href="javascript:/i);
     assert.match(response.body, /<a href="https:\/\/example\.org\/docs" rel="nofollow ugc noopener">fine<\/a>/);
@@ -101,9 +122,16 @@ describe(`the public website (${DIALECT})`, () => {
     assert.match(bad.body, /sort/);
   });
 
-  test('languages: the browser\'s first, a choice from the switcher kept in a cookie, English as the fallback', async () => {
-    assert.match((await server.app.inject({ method: 'GET', url: '/apps/news', headers: { 'accept-language': 'de-DE,de;q=0.9' } })).body, /<h1>Nachrichten<\/h1>/);
-    assert.match((await server.app.inject({ method: 'GET', url: '/apps/news', headers: { 'accept-language': 'fr' } })).body, /<h1>News &lt;b&gt;/);
+  test("languages: the browser's first, a choice from the switcher kept in a cookie, English as the fallback", async () => {
+    assert.match(
+      (await server.app.inject({ method: 'GET', url: '/apps/news', headers: { 'accept-language': 'de-DE,de;q=0.9' } }))
+        .body,
+      /<h1>Nachrichten<\/h1>/,
+    );
+    assert.match(
+      (await server.app.inject({ method: 'GET', url: '/apps/news', headers: { 'accept-language': 'fr' } })).body,
+      /<h1>News &lt;b&gt;/,
+    );
     const home = (await page('/')).body;
     assert.match(home, /<form class="language" action="\/language" method="get">/);
     assert.match(home, /<option value="de" lang="de">Deutsch<\/option>/, 'each language by its own name');
@@ -112,9 +140,17 @@ describe(`the public website (${DIALECT})`, () => {
     assert.equal(chosen.headers.location, '/apps/news');
     const cookie = String(chosen.headers['set-cookie']);
     assert.match(cookie, /^appstore_lang=de;.*HttpOnly.*SameSite=Lax/);
-    const inGerman = await server.app.inject({ method: 'GET', url: '/apps/news', headers: { cookie: 'appstore_lang=de', 'accept-language': 'en' } });
+    const inGerman = await server.app.inject({
+      method: 'GET',
+      url: '/apps/news',
+      headers: { cookie: 'appstore_lang=de', 'accept-language': 'en' },
+    });
     assert.match(inGerman.body, /<h1>Nachrichten<\/h1>/, 'the choice wins over the browser');
-    assert.equal((await page('/language?lang=de&next=%2F%2Fevil.example%2F')).headers.location, '/', 'never to another host');
+    assert.equal(
+      (await page('/language?lang=de&next=%2F%2Fevil.example%2F')).headers.location,
+      '/',
+      'never to another host',
+    );
     // A path outside Latin-1 cannot go in a header as it is: percent-encoded, never a 500.
     const wide = await page('/language?lang=en&next=%2F%C4%80%20x');
     assert.equal(wide.statusCode, 303);
@@ -218,12 +254,18 @@ describe(`the public website (${DIALECT})`, () => {
       await tab.goto(`${origin}/apps/news`);
       assert.equal(await tab.getByText('Nextcloud 32').count(), 1, 'the latest version per Nextcloud version');
       await tab.getByLabel('Stars').selectOption('4');
-      await tab.getByLabel('Comment (optional, Markdown)').fill('Solid *reader*. <img src=x onerror="alert(1)"> [x](javascript:alert(2))');
+      await tab
+        .getByLabel('Comment (optional, Markdown)')
+        .fill('Solid *reader*. <img src=x onerror="alert(1)"> [x](javascript:alert(2))');
       await tab.getByRole('button', { name: 'Save rating' }).click();
       await tab.getByText('Your rating was saved.').waitFor();
       assert.equal(await tab.locator('.comment em').textContent(), 'reader');
       assert.equal(await tab.locator('.comment img, .comment a[href^="javascript"]').count(), 0);
-      const ratings = (await (await fetch(`${origin}/api/v1/ratings.json`)).json()) as Array<{ app: string; rating: number; translations: Record<string, { comment: string }> }>;
+      const ratings = (await (await fetch(`${origin}/api/v1/ratings.json`)).json()) as Array<{
+        app: string;
+        rating: number;
+        translations: Record<string, { comment: string }>;
+      }>;
       const wendys = ratings.find((r) => r.translations.en?.comment.startsWith('Solid'));
       assert.equal(wendys?.rating, 0.75);
 
@@ -249,12 +291,17 @@ describe(`the public website (${DIALECT})`, () => {
       await tab.getByRole('button', { name: 'Replace my token' }).click();
       const fresh = await tab.getByLabel('Your API token').inputValue();
       assert.notEqual(fresh, token);
-      const old = await fetch(`${origin}/api/v1/token/new`, { method: 'POST', headers: { authorization: `Token ${token}` } });
+      const old = await fetch(`${origin}/api/v1/token/new`, {
+        method: 'POST',
+        headers: { authorization: `Token ${token}` },
+      });
       assert.equal(old.status, 401);
 
       await tab.getByRole('button', { name: 'Sign out' }).click();
       await tab.getByRole('link', { name: 'Sign in' }).first().waitFor();
-      const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await tab.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       assert.ok(overflow <= 0);
       assert.deepEqual(problems, []);
       await context.close();
@@ -263,7 +310,10 @@ describe(`the public website (${DIALECT})`, () => {
     test('an invitation from `appstore user invite` (the bundle): the mailed link, a password chosen, signed in', async () => {
       const context = await browser.newContext();
       const tab = await context.newPage();
-      const invited = await runAppstore(['user', 'invite', 'ivy', '--email', 'ivy@example.org', '--first-name', 'Ivy'], storeEnv());
+      const invited = await runAppstore(
+        ['user', 'invite', 'ivy', '--email', 'ivy@example.org', '--first-name', 'Ivy'],
+        storeEnv(),
+      );
       assert.equal(invited.code, 0, invited.stderr);
       const link = (await mail.nextMailTo('ivy@example.org')).links[0];
       assert.ok(link !== undefined);
@@ -279,7 +329,10 @@ describe(`the public website (${DIALECT})`, () => {
     });
 
     test('browse from the home page to the app page: nothing hostile runs, no console errors, phone width too', async () => {
-      for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 740 }]) {
+      for (const viewport of [
+        { width: 1280, height: 900 },
+        { width: 375, height: 740 },
+      ]) {
         const context = await browser.newContext({ viewport });
         const tab = await context.newPage();
         const dialogs: string[] = [];
@@ -298,10 +351,15 @@ describe(`the public website (${DIALECT})`, () => {
         await tab.waitForURL(`${origin}/apps/news`);
         assert.equal(await tab.getByRole('heading', { level: 1 }).first().textContent(), 'News <b>bold</b>');
         assert.equal(await tab.locator('.markdown script, .markdown img, .markdown svg').count(), 0);
-        assert.ok((await tab.getByText('<script>alert("script tag")</script>').count()) > 0, 'the script is shown as text');
+        assert.ok(
+          (await tab.getByText('<script>alert("script tag")</script>').count()) > 0,
+          'the script is shown as text',
+        );
         await tab.getByText('click me').first().click();
         // Phones: nothing wider than the screen.
-        const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        const overflow = await tab.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
         assert.ok(overflow <= 0, `the page is ${overflow}px wider than a ${viewport.width}px screen`);
         // Search from the header, then narrow by the Nextcloud version.
         await tab.getByRole('searchbox', { name: 'Search apps' }).first().fill('news');

@@ -7,13 +7,17 @@ import { ROOT } from '../helpers/run-cli.ts';
 /** The project's folders whose paths the docs name (generated ones, such as dist/, are not among them). */
 const ROOTS = ['src', 'test', 'scripts', 'bench', 'bin', 'deploy', 'docs', '.ci'];
 /** The folders of src/, which the docs also name without `src/` in front. */
-const SOURCE_FOLDERS = fs.readdirSync(path.join(ROOT, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+const SOURCE_FOLDERS = fs
+  .readdirSync(path.join(ROOT, 'src'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 
 /** Every file name in the project's own folders (a bare `publish-release.ts` must be one of them). */
 function projectFileNames(): Set<string> {
   const names = new Set<string>();
   for (const root of ['src', 'test', 'scripts', 'bench', 'bin', 'deploy', '.ci']) {
-    for (const entry of fs.readdirSync(path.join(ROOT, root), { recursive: true })) names.add(path.basename(String(entry)));
+    for (const entry of fs.readdirSync(path.join(ROOT, root), { recursive: true }))
+      names.add(path.basename(String(entry)));
   }
   for (const entry of fs.readdirSync(ROOT)) names.add(entry);
   return names;
@@ -31,21 +35,29 @@ function namedPaths(text: string): Array<{ path: string } | { name: string }> {
     const candidate = (match[1] ?? '').replace(/[:#][\w.-]*$/, '').replace(/[.,;)]+$/, '');
     if (/[<>*{}…|$=]/.test(candidate) || candidate.includes('://')) continue;
     if (ROOTS.some((root) => candidate.startsWith(`${root}/`))) found.set(candidate, { path: candidate });
-    else if (SOURCE_FOLDERS.some((folder) => candidate.startsWith(`${folder}/`)) && /\.(ts|md)$/.test(candidate)) found.set(candidate, { path: `src/${candidate}` });
+    else if (SOURCE_FOLDERS.some((folder) => candidate.startsWith(`${folder}/`)) && /\.(ts|md)$/.test(candidate))
+      found.set(candidate, { path: `src/${candidate}` });
     else if (/^[\w.-]+\.(ts|mjs|sh)$/.test(candidate)) found.set(candidate, { name: candidate });
   }
   return [...found.values()];
 }
 
 test('every source path the README and docs/ name exists', () => {
-  const documents = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  const documents = [
+    'README.md',
+    ...fs
+      .readdirSync(path.join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ];
   const missing: string[] = [];
   let checked = 0;
   const names = projectFileNames();
   for (const document of documents) {
     for (const named of namedPaths(fs.readFileSync(path.join(ROOT, document), 'utf8'))) {
       checked += 1;
-      if ('path' in named ? !fs.existsSync(path.join(ROOT, named.path)) : !names.has(named.name)) missing.push(`${document}: ${'path' in named ? named.path : named.name}`);
+      if ('path' in named ? !fs.existsSync(path.join(ROOT, named.path)) : !names.has(named.name))
+        missing.push(`${document}: ${'path' in named ? named.path : named.name}`);
     }
   }
   assert.ok(checked > 100, `only ${checked} paths found: the pattern misses them`);

@@ -10,7 +10,8 @@ function maintainerCommand(verb: 'add' | 'remove'): Command {
     path: ['app', 'maintainer', verb],
     usage: `appstore app maintainer ${verb} APP USER`,
     positionals: ['APP', 'USER'],
-    summary: verb === 'add' ? 'let USER publish and delete releases of APP' : "take away USER's co-maintainer rights on APP",
+    summary:
+      verb === 'add' ? 'let USER publish and delete releases of APP' : "take away USER's co-maintainer rights on APP",
     help:
       verb === 'add'
         ? 'Co-maintainers publish and delete releases; only the owner re-registers the certificate or deletes the app.'
@@ -18,8 +19,13 @@ function maintainerCommand(verb: 'add' | 'remove'): Command {
     async run(input, io) {
       const [app, user] = [positional(input, 0), positional(input, 1)];
       const change = verb === 'add' ? addCoMaintainer : removeCoMaintainer;
-      const changed = await withContainer(io, (container) => change(app, user, cliActingFor(io), container.appManagement));
-      const messages = verb === 'add' ? ['now co-maintains', 'already co-maintains'] : ['no longer co-maintains', 'did not co-maintain'];
+      const changed = await withContainer(io, (container) =>
+        change(app, user, cliActingFor(io), container.appManagement),
+      );
+      const messages =
+        verb === 'add'
+          ? ['now co-maintains', 'already co-maintains']
+          : ['no longer co-maintains', 'did not co-maintain'];
       io.out(`${user} ${changed ? messages[0] : messages[1]} ${app}`);
       return 0;
     },
@@ -54,9 +60,14 @@ include_enterprise=true. The listings and their ETags change at once.`,
     const app = positional(input, 0);
     const featured = onOff(input, 'featured', this.usage);
     const enterpriseOnly = onOff(input, 'enterprise', this.usage);
-    const settings: AppFlags = { ...(featured === undefined ? {} : { featured }), ...(enterpriseOnly === undefined ? {} : { enterpriseOnly }) };
+    const settings: AppFlags = {
+      ...(featured === undefined ? {} : { featured }),
+      ...(enterpriseOnly === undefined ? {} : { enterpriseOnly }),
+    };
     if (Object.keys(settings).length === 0) throw usageError('nothing to set', this.usage);
-    const changed = await withContainer(io, (container) => setAppFlags(app, settings, cliActingFor(io), container.appManagement));
+    const changed = await withContainer(io, (container) =>
+      setAppFlags(app, settings, cliActingFor(io), container.appManagement),
+    );
     io.out(changed ? `${app} updated` : `${app} already had these settings`);
     return 0;
   },

@@ -24,7 +24,10 @@ from it (docs/operations.md).`,
       io,
       async (container) => {
         const backup = container.database.backup;
-        if (backup === null) throw new CliError('the database is PostgreSQL: back it up with pg_dump --format=custom "$APPSTORE_DATABASE_URL" > FILE (docs/operations.md)');
+        if (backup === null)
+          throw new CliError(
+            'the database is PostgreSQL: back it up with pg_dump --format=custom "$APPSTORE_DATABASE_URL" > FILE (docs/operations.md)',
+          );
         return (await backup(file)).pages;
       },
       { migrate: false },

@@ -1,5 +1,9 @@
 import { X509Certificate } from 'node:crypto';
-import { ensureOwnAuthority, rotateOwnAuthority, trustedOwnCertificates } from '../../domain/identity/store-identity.ts';
+import {
+  ensureOwnAuthority,
+  rotateOwnAuthority,
+  trustedOwnCertificates,
+} from '../../domain/identity/store-identity.ts';
 import { issueFromCommandLine } from '../../domain/identity/request-certificate.ts';
 import { revokeCertificate } from '../../domain/certificates/revoke-certificate.ts';
 import type { Config } from '../../config/config.ts';
@@ -10,11 +14,17 @@ import { cliActingFor, configFor, withContainer } from '../context.ts';
 
 function requireOwnAuthority(config: Config): void {
   if (config.caCertFile !== null) {
-    throw new CliError(`APPSTORE_CA_CERT is set (${config.caCertFile}): this store trusts an external authority, whose key it does not hold. Issue certificates there.`);
+    throw new CliError(
+      `APPSTORE_CA_CERT is set (${config.caCertFile}): this store trusts an external authority, whose key it does not hold. Issue certificates there.`,
+    );
   }
 }
 
-const ORIGIN_WORDS = { existing: 'already exists', created: 'created', imported: 'imported from the data directory' } as const;
+const ORIGIN_WORDS = {
+  existing: 'already exists',
+  created: 'created',
+  imported: 'imported from the data directory',
+} as const;
 
 export const caInitCommand: Command = {
   path: ['ca', 'init'],
@@ -29,7 +39,13 @@ must trust its certificate (\`appstore ca certificate\`).`,
   async run(_input, io) {
     requireOwnAuthority(configFor(io));
     const { origin, subject } = await withContainer(io, async (container) => {
-      const result = await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), cliActingFor(io));
+      const result = await ensureOwnAuthority(
+        container.identity,
+        container.accounts.keys,
+        container.legacyAuthority,
+        container.now(),
+        cliActingFor(io),
+      );
       const stored = await container.identity.readAuthority();
       return { origin: result, subject: stored === null ? '' : new X509Certificate(stored.certificatePem).subject };
     });
@@ -62,7 +78,9 @@ them one by one with \`appstore ca revoke\`). Every node takes the new authority
 Nextcloud servers must trust the new certificate too (\`appstore ca certificate\`).`,
   async run(_input, io) {
     requireOwnAuthority(configFor(io));
-    const result = await withContainer(io, (container) => rotateOwnAuthority(container.identity, container.accounts.keys, container.now(), cliActingFor(io)));
+    const result = await withContainer(io, (container) =>
+      rotateOwnAuthority(container.identity, container.accounts.keys, container.now(), cliActingFor(io)),
+    );
     io.out(`retired: ${result.retired.replace(/\n/g, ', ')}\nissuing: ${result.current.replace(/\n/g, ', ')}`);
     return 0;
   },
@@ -83,7 +101,13 @@ Creates the authority first if there is none. The certificate is recorded and au
     requireOwnAuthority(configFor(io));
     const pem = await withContainer(io, async (container) => {
       const acting = cliActingFor(io);
-      await ensureOwnAuthority(container.identity, container.accounts.keys, container.legacyAuthority, container.now(), acting);
+      await ensureOwnAuthority(
+        container.identity,
+        container.accounts.keys,
+        container.legacyAuthority,
+        container.now(),
+        acting,
+      );
       return issueFromCommandLine(csr, acting, container.certificateRequests);
     });
     io.write(pem);
@@ -101,9 +125,13 @@ publishing for an app whose current certificate it is, are refused from now on, 
 Works for certificates of any authority the store trusts (APPSTORE_CA_CERT or its own).`,
   async run(input, io) {
     const pem = readFileBytes(positional(input, 0), io).toString('utf8');
-    const result = await withContainer(io, async (container) => revokeCertificate(pem, await container.trust(), container.revocations, container.now(), cliActingFor(io)));
+    const result = await withContainer(io, async (container) =>
+      revokeCertificate(pem, await container.trust(), container.revocations, container.now(), cliActingFor(io)),
+    );
     const what = `certificate ${result.serial}${result.appId === null ? '' : ` (${result.appId})`}`;
-    io.out(result.alreadyRevoked ? `${what} was already revoked on ${result.revokedAt.toISOString()}` : `revoked ${what}`);
+    io.out(
+      result.alreadyRevoked ? `${what} was already revoked on ${result.revokedAt.toISOString()}` : `revoked ${what}`,
+    );
     return 0;
   },
 };

@@ -5,7 +5,12 @@ import type { Command } from '../command.ts';
 import { cliActingFor, withContainer } from '../context.ts';
 import { counted } from '../text.ts';
 
-function importCommand(kind: 'category' | 'platform', [one, noun]: readonly [string, string], help: string, importer: typeof importCategories): Command {
+function importCommand(
+  kind: 'category' | 'platform',
+  [one, noun]: readonly [string, string],
+  help: string,
+  importer: typeof importCategories,
+): Command {
   const listing = kind === 'category' ? 'categories.json' : 'platforms.json';
   return {
     path: [kind, 'import'],
@@ -15,9 +20,13 @@ function importCommand(kind: 'category' | 'platform', [one, noun]: readonly [str
     help,
     async run(input, io) {
       const data = readJsonFile(positional(input, 0), io);
-      const summary: ImportSummary = await withContainer(io, (container) => importer(data, cliActingFor(io), container.catalog));
+      const summary: ImportSummary = await withContainer(io, (container) =>
+        importer(data, cliActingFor(io), container.catalog),
+      );
       const total = summary.created + summary.updated + summary.unchanged;
-      io.out(`imported ${counted(total, one, noun)}: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged`);
+      io.out(
+        `imported ${counted(total, one, noun)}: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged`,
+      );
       return 0;
     },
   };

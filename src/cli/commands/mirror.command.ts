@@ -30,15 +30,30 @@ appstore mirror status). A release refused before is checked again when the trus
 again. The server also syncs on its own every APPSTORE_MIRROR_INTERVAL_MINUTES. See
 docs/mirror.md.`,
   async run(input, io) {
-    printSync(io, await withContainer(io, (container) => syncMirror(cliActingFor(io), mirrorDeps(container), 'mirror.synced', {}, { recheck: input.values.recheck === true })));
+    printSync(
+      io,
+      await withContainer(io, (container) =>
+        syncMirror(
+          cliActingFor(io),
+          mirrorDeps(container),
+          'mirror.synced',
+          {},
+          { recheck: input.values.recheck === true },
+        ),
+      ),
+    );
     return 0;
   },
 };
 
 function printSync(io: CliIo, report: SyncReport): void {
-  const documents = Object.entries(report.documents).map(([name, state]) => `${name} ${state}`).join(', ');
+  const documents = Object.entries(report.documents)
+    .map(([name, state]) => `${name} ${state}`)
+    .join(', ');
   io.out(`upstream ${report.upstream}: ${documents}`);
-  io.out(`${counted(report.apps, 'app', 'apps')}; ${counted(report.taken, 'release', 'releases')} taken (${sizeText(report.bytes)}), ${report.unchanged} unchanged, ${report.skipped} left out by the policy, ${report.refused.length} not listed, ${report.removed} removed; ${(report.durationMs / 1000).toFixed(1)} s`);
+  io.out(
+    `${counted(report.apps, 'app', 'apps')}; ${counted(report.taken, 'release', 'releases')} taken (${sizeText(report.bytes)}), ${report.unchanged} unchanged, ${report.skipped} left out by the policy, ${report.refused.length} not listed, ${report.removed} removed; ${(report.durationMs / 1000).toFixed(1)} s`,
+  );
   for (const refusal of report.refused) io.out(`  not listed: ${refusal.release}: ${refusal.reason}`);
   for (const problem of report.problems) io.out(`  problem: ${problem}`);
 }
@@ -63,8 +78,12 @@ what is new. The file appears complete or not at all. See docs/mirror.md, set-up
       const base = since === null ? null : await openExportFile(since);
       return exportMirror(cliActingFor(io), deps, createExportFile(file), base);
     });
-    io.out(`exported ${file}: export ${report.id}${report.base === null ? '' : `, incremental against ${report.base}`}`);
-    io.out(`${report.documents} documents, ${counted(report.archives, 'archive', 'archives')} (${sizeText(report.bytes)})${report.leftOut > 0 ? `, ${report.leftOut} left out (in the earlier export)` : ''}`);
+    io.out(
+      `exported ${file}: export ${report.id}${report.base === null ? '' : `, incremental against ${report.base}`}`,
+    );
+    io.out(
+      `${report.documents} documents, ${counted(report.archives, 'archive', 'archives')} (${sizeText(report.bytes)})${report.leftOut > 0 ? `, ${report.leftOut} left out (in the earlier export)` : ''}`,
+    );
     return 0;
   },
 };
@@ -85,7 +104,10 @@ docs/mirror.md, set-up 3.`,
   async run(input, io) {
     const [file = ''] = input.positionals;
     const report = await withContainer(io, async (container) =>
-      importMirror(cliActingFor(io), mirrorDeps(container), await openExportFile(file), { maxArchiveBytes: container.config.limits.maxArchiveBytes, allowOlder: input.values.older === true }),
+      importMirror(cliActingFor(io), mirrorDeps(container), await openExportFile(file), {
+        maxArchiveBytes: container.config.limits.maxArchiveBytes,
+        allowOlder: input.values.older === true,
+      }),
     );
     printSync(io, report);
     return 0;
@@ -99,12 +121,27 @@ export const mirrorPlanCommand: Command = {
   summary: 'show what a sync would fetch now (apps, releases, bytes), changing nothing',
   help: "Reads the upstream's documents and applies the policy as `appstore mirror sync` would, then asks each archive's size (HEAD). Each release to fetch says why: new, changed upstream, its archive missing here, unavailable before, or a refusal checked again (the trust settings or the archive's size changed, or --recheck). Nothing is downloaded or changed.",
   async run(input, io) {
-    const plan = await withContainer(io, (container) => planMirror(cliActingFor(io), mirrorDeps(container), { recheck: input.values.recheck === true }));
-    io.out(`upstream ${plan.upstream}: ${counted(plan.apps, 'app', 'apps')} taken, ${plan.skipped} releases left out by the policy`);
-    io.out(`to fetch: ${counted(plan.releases.length, 'release', 'releases')}, ${sizeText(plan.bytes)}${plan.unknownSizes > 0 ? ` (and ${plan.unknownSizes} of unknown size)` : ''}`);
-    if (plan.refusedBefore > 0) io.out(`not fetched again: ${counted(plan.refusedBefore, 'release', 'releases')} refused before, offered unchanged under the same trust settings (appstore mirror status says why; --recheck checks them again)`);
-    if (plan.rejudged > 0) io.out(`judged again without a download: ${counted(plan.rejudged, 'listed release', 'listed releases')} (the trust settings changed: their certificates are checked against the new root and CRL)`);
-    for (const release of plan.releases) io.out(`  ${release.release} (${release.why}): ${release.bytes === null ? 'size unknown' : sizeText(release.bytes)}`);
+    const plan = await withContainer(io, (container) =>
+      planMirror(cliActingFor(io), mirrorDeps(container), { recheck: input.values.recheck === true }),
+    );
+    io.out(
+      `upstream ${plan.upstream}: ${counted(plan.apps, 'app', 'apps')} taken, ${plan.skipped} releases left out by the policy`,
+    );
+    io.out(
+      `to fetch: ${counted(plan.releases.length, 'release', 'releases')}, ${sizeText(plan.bytes)}${plan.unknownSizes > 0 ? ` (and ${plan.unknownSizes} of unknown size)` : ''}`,
+    );
+    if (plan.refusedBefore > 0)
+      io.out(
+        `not fetched again: ${counted(plan.refusedBefore, 'release', 'releases')} refused before, offered unchanged under the same trust settings (appstore mirror status says why; --recheck checks them again)`,
+      );
+    if (plan.rejudged > 0)
+      io.out(
+        `judged again without a download: ${counted(plan.rejudged, 'listed release', 'listed releases')} (the trust settings changed: their certificates are checked against the new root and CRL)`,
+      );
+    for (const release of plan.releases)
+      io.out(
+        `  ${release.release} (${release.why}): ${release.bytes === null ? 'size unknown' : sizeText(release.bytes)}`,
+      );
     for (const problem of plan.problems) io.out(`  problem: ${problem}`);
     return 0;
   },
@@ -116,14 +153,28 @@ export const mirrorStatusCommand: Command = {
   summary: 'the upstream documents last read, and every release not listed with the reason',
   help: 'Prints when each upstream document was last read (and its ETag), how many releases are listed, and each release that is not: refused by a check, or unavailable (its archive could not be downloaded), with the reason.',
   async run(_input, io) {
-    const status = await withContainer(io, (container) => mirrorStatus(cliActingFor(io), { store: mirrorDeps(container).store }));
-    if (status.lastChecked !== null) io.out(`upstream last checked ${status.lastChecked.at}${status.lastChecked.event === 'mirror.imported' ? ' (an import)' : ''}`);
-    if (status.lastFailure !== null) io.out(`the last sync failed at ${status.lastFailure.at}: ${status.lastFailure.reason}`);
+    const status = await withContainer(io, (container) =>
+      mirrorStatus(cliActingFor(io), { store: mirrorDeps(container).store }),
+    );
+    if (status.lastChecked !== null)
+      io.out(
+        `upstream last checked ${status.lastChecked.at}${status.lastChecked.event === 'mirror.imported' ? ' (an import)' : ''}`,
+      );
+    if (status.lastFailure !== null)
+      io.out(`the last sync failed at ${status.lastFailure.at}: ${status.lastFailure.reason}`);
     if (status.documents.length === 0) io.out('never synced: run appstore mirror sync');
-    for (const document of status.documents) io.out(`${document.name}.json read ${document.fetchedAt}${document.etag === null ? '' : ` (ETag ${document.etag})`}`);
+    for (const document of status.documents)
+      io.out(
+        `${document.name}.json read ${document.fetchedAt}${document.etag === null ? '' : ` (ETag ${document.etag})`}`,
+      );
     const listed = status.releases.filter((r) => r.status === 'listed');
-    io.out(`${counted(listed.length, 'release', 'releases')} listed (${sizeText(listed.reduce((sum, r) => sum + r.size, 0))})`);
-    for (const release of status.releases.filter((r) => r.status !== 'listed')) io.out(`  ${release.status}: ${release.appId}@${release.version}${release.nightly ? ' (nightly)' : ''}: ${release.reason}`);
+    io.out(
+      `${counted(listed.length, 'release', 'releases')} listed (${sizeText(listed.reduce((sum, r) => sum + r.size, 0))})`,
+    );
+    for (const release of status.releases.filter((r) => r.status !== 'listed'))
+      io.out(
+        `  ${release.status}: ${release.appId}@${release.version}${release.nightly ? ' (nightly)' : ''}: ${release.reason}`,
+      );
     return 0;
   },
 };

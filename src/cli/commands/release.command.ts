@@ -16,8 +16,11 @@ Categories are checked against this store's; when it has none yet, against the N
 store's list. Nothing is stored; no download, no signature check.`,
   async run(input, io) {
     const bytes = readFileBytes(positional(input, 0), io);
-    const inspection = await withContainer(io, (container) => inspectRelease(bytes, flag(input, 'nightly'), container.catalog));
-    if (inspection.defaultCategories) io.err('appstore: this store has no categories yet; checking against the Nextcloud app store list');
+    const inspection = await withContainer(io, (container) =>
+      inspectRelease(bytes, flag(input, 'nightly'), container.catalog),
+    );
+    if (inspection.defaultCategories)
+      io.err('appstore: this store has no categories yet; checking against the Nextcloud app store list');
     io.out(JSON.stringify(inspection.candidate, null, 2));
     return 0;
   },

@@ -24,10 +24,20 @@ Restore the secret key file of the same time too, if the key changed since.`,
   async run(input, io) {
     const file = path.resolve(io.cwd, positional(input, 0));
     const config = configFor(io);
-    const report = await restoreDatabase(config.database, file, new Date(), auditEntry(cliActingFor(io), 'database.restored'));
+    const report = await restoreDatabase(
+      config.database,
+      file,
+      new Date(),
+      auditEntry(cliActingFor(io), 'database.restored'),
+    );
     io.out(`restored ${file}; the database's new epoch is ${report.epoch}`);
-    if (report.keptAs !== null) io.out(`the database it replaced is kept as ${report.keptAs} (remove it once the restore is checked)`);
-    io.out(config.database.kind === 'sqlite' ? 'start the server now' : 'running nodes serve the restored content from now on');
+    if (report.keptAs !== null)
+      io.out(`the database it replaced is kept as ${report.keptAs} (remove it once the restore is checked)`);
+    io.out(
+      config.database.kind === 'sqlite'
+        ? 'start the server now'
+        : 'running nodes serve the restored content from now on',
+    );
     return 0;
   },
 };

@@ -18,10 +18,14 @@ APPSTORE_SECRET_KEY_FILE pointing at the new file (docs/operations.md).`,
   async run(input, io) {
     const newFile = path.resolve(io.cwd, positional(input, 0));
     const next = deriveKeys(loadSecret(newFile, false));
-    const report = await withContainer(io, (container) => rotateSecretKey(container.identity, container.accounts.keys, next, container.now(), cliActingFor(io)));
+    const report = await withContainer(io, (container) =>
+      rotateSecretKey(container.identity, container.accounts.keys, next, container.now(), cliActingFor(io)),
+    );
     io.out(
       `the store now runs with the key in ${newFile}: ${report.tokens} API tokens kept, ${report.sessions} sessions and ${report.links} mailed links ended` +
-        (report.droppedTokens > 0 ? `, ${report.droppedTokens} unreadable tokens dropped (their users ask for new ones)` : ''),
+        (report.droppedTokens > 0
+          ? `, ${report.droppedTokens} unreadable tokens dropped (their users ask for new ones)`
+          : ''),
     );
     io.out('point APPSTORE_SECRET_KEY_FILE at it on every node before starting them again');
     return 0;

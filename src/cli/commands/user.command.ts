@@ -13,7 +13,11 @@ async function withWeakPasswordHint<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (isAppError(error) && error.errors?.['password'] !== undefined && /too easy to guess|characters; use at least/.test(error.detail)) {
+    if (
+      isAppError(error) &&
+      error.errors?.['password'] !== undefined &&
+      /too easy to guess|characters; use at least/.test(error.detail)
+    ) {
       throw new CliError(`${error.detail} (--allow-weak-password waives this rule)`, 1);
     }
     throw error;
@@ -27,7 +31,8 @@ async function readPassword(io: CliIo): Promise<string> {
 
 export const userAddCommand: Command = {
   path: ['user', 'add'],
-  usage: 'appstore user add NAME [--email E] [--first-name F] [--last-name L] [--admin] (--password-stdin [--allow-weak-password] | --no-password)',
+  usage:
+    'appstore user add NAME [--email E] [--first-name F] [--last-name L] [--admin] (--password-stdin [--allow-weak-password] | --no-password)',
   positionals: ['NAME'],
   options: {
     email: { type: 'string' },
@@ -46,24 +51,29 @@ pass the website's rule (ten characters or more, and not easy to guess); --allow
 waives the strength part, for an operator who knows better. --admin makes an administrator. Names: 1 to 150 letters, digits and _ . @ + -. Refused when the name is taken.`,
   async run(input, io) {
     const fromStdin = flag(input, 'password-stdin');
-    if (fromStdin === flag(input, 'no-password')) throw usageError('give exactly one of --password-stdin and --no-password', this.usage);
+    if (fromStdin === flag(input, 'no-password'))
+      throw usageError('give exactly one of --password-stdin and --no-password', this.usage);
     const password = fromStdin ? await readPassword(io) : null;
-    const user = await withWeakPasswordHint(() => withContainer(io, (container) =>
-      addUser(
-        {
-          username: positional(input, 0),
-          email: stringOption(input, 'email'),
-          firstName: stringOption(input, 'first-name'),
-          lastName: stringOption(input, 'last-name'),
-          isAdmin: flag(input, 'admin'),
-          password,
-          strength: flag(input, 'allow-weak-password') ? 'waived' : 'check',
-        },
-        cliActingFor(io),
-        container.accounts,
+    const user = await withWeakPasswordHint(() =>
+      withContainer(io, (container) =>
+        addUser(
+          {
+            username: positional(input, 0),
+            email: stringOption(input, 'email'),
+            firstName: stringOption(input, 'first-name'),
+            lastName: stringOption(input, 'last-name'),
+            isAdmin: flag(input, 'admin'),
+            password,
+            strength: flag(input, 'allow-weak-password') ? 'waived' : 'check',
+          },
+          cliActingFor(io),
+          container.accounts,
+        ),
       ),
-    ));
-    io.out(`created user ${user.username}${user.isAdmin ? ' (administrator)' : ''}${user.hasPassword ? '' : ' without a password'}`);
+    );
+    io.out(
+      `created user ${user.username}${user.isAdmin ? ' (administrator)' : ''}${user.hasPassword ? '' : ' without a password'}`,
+    );
     return 0;
   },
 };
@@ -72,7 +82,12 @@ export const userInviteCommand: Command = {
   path: ['user', 'invite'],
   usage: 'appstore user invite NAME --email E [--first-name F] [--last-name L] [--admin]',
   positionals: ['NAME'],
-  options: { email: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' }, admin: { type: 'boolean' } },
+  options: {
+    email: { type: 'string' },
+    'first-name': { type: 'string' },
+    'last-name': { type: 'string' },
+    admin: { type: 'boolean' },
+  },
   summary: 'create a user and mail them a link to choose their password',
   help: `Creates a user without a password and mails them a link (valid seven days, once) to choose
 one; following it also confirms the address. This is how people get accounts when sign-up is
@@ -84,14 +99,24 @@ is printed here.`,
     const user = await withContainer(io, async (container) => {
       container.mailFiles.notify = (message) => io.out(message);
       const created = await addUser(
-        { username: positional(input, 0), email, firstName: stringOption(input, 'first-name'), lastName: stringOption(input, 'last-name'), isAdmin: flag(input, 'admin'), password: null, emailVerified: false },
+        {
+          username: positional(input, 0),
+          email,
+          firstName: stringOption(input, 'first-name'),
+          lastName: stringOption(input, 'last-name'),
+          isAdmin: flag(input, 'admin'),
+          password: null,
+          emailVerified: false,
+        },
         cliActingFor(io),
         container.accounts,
       );
       await sendInvitation(created, container.selfService);
       return created;
     });
-    io.out(`invited ${user.username}${user.isAdmin ? ' (administrator)' : ''}: a link to choose a password was mailed to ${email}`);
+    io.out(
+      `invited ${user.username}${user.isAdmin ? ' (administrator)' : ''}: a link to choose a password was mailed to ${email}`,
+    );
     return 0;
   },
 };
@@ -104,7 +129,9 @@ export const userTokenCommand: Command = {
   help: `Prints the user's API token (the same one POST /api/v1/token returns), creating it when
 the user has none. Publishing tools send it as "Authorization: Token <token>".`,
   async run(input, io) {
-    const token = await withContainer(io, async (container) => getOrCreateToken(await findUser(positional(input, 0), container.accounts), cliActingFor(io), container.accounts));
+    const token = await withContainer(io, async (container) =>
+      getOrCreateToken(await findUser(positional(input, 0), container.accounts), cliActingFor(io), container.accounts),
+    );
     io.out(token);
     return 0;
   },
@@ -123,7 +150,17 @@ guess); --allow-weak-password waives its strength part. Existing sessions and to
     if (!flag(input, 'password-stdin')) throw usageError('--password-stdin is required', this.usage);
     const username = positional(input, 0);
     const password = await readPassword(io);
-    await withWeakPasswordHint(() => withContainer(io, (container) => setPassword(username, password, flag(input, 'allow-weak-password') ? 'waived' : 'required', cliActingFor(io), container.accounts)));
+    await withWeakPasswordHint(() =>
+      withContainer(io, (container) =>
+        setPassword(
+          username,
+          password,
+          flag(input, 'allow-weak-password') ? 'waived' : 'required',
+          cliActingFor(io),
+          container.accounts,
+        ),
+      ),
+    );
     io.out(`password of ${username} changed`);
     return 0;
   },
@@ -159,7 +196,11 @@ export const userListCommand: Command = {
   async run(_input, io) {
     const users = await withContainer(io, (container) => listUsers(cliActingFor(io), container.accounts));
     for (const user of users) {
-      const flags = [user.isAdmin ? 'admin' : '', user.isActive ? '' : 'disabled', user.hasPassword ? '' : 'no-password'].filter((f) => f !== '');
+      const flags = [
+        user.isAdmin ? 'admin' : '',
+        user.isActive ? '' : 'disabled',
+        user.hasPassword ? '' : 'no-password',
+      ].filter((f) => f !== '');
       io.out([user.username, user.email ?? '-', flags.join(',') || '-'].join('\t'));
     }
     return 0;

@@ -28,7 +28,8 @@ export interface SelfServiceDeps extends SessionDeps {
 export const INVALID_LINK =
   'This link does not work: it is mistyped, expired or was already used. Ask for a new one (sign in again, or reset your password).';
 
-const secretHash = (deps: Pick<SessionDeps, 'keys'>, secret: string): string => hmacHex(deps.keys.session, `link ${secret}`);
+const secretHash = (deps: Pick<SessionDeps, 'keys'>, secret: string): string =>
+  hmacHex(deps.keys.session, `link ${secret}`);
 
 /** Creates a link for the user and returns its secret, the part of the URL only the mail holds. */
 export async function createLink(
@@ -40,22 +41,35 @@ export async function createLink(
 ): Promise<string> {
   const secret = randomBytes(32).toString('base64url');
   const now = deps.now();
-  await deps.store.insertLink(secretHash(deps, secret), { userId, purpose, email, expiresAt: new Date(now.getTime() + lifetimeMs) }, now);
+  await deps.store.insertLink(
+    secretHash(deps, secret),
+    { userId, purpose, email, expiresAt: new Date(now.getTime() + lifetimeMs) },
+    now,
+  );
   return secret;
 }
 
 function refuseUnusable(link: StoredLink | null, purpose: LinkPurpose, now: Date): StoredLink {
-  if (link === null || link.purpose !== purpose || link.expiresAt.getTime() <= now.getTime()) throw new AppError('invalid_link', INVALID_LINK);
+  if (link === null || link.purpose !== purpose || link.expiresAt.getTime() <= now.getTime())
+    throw new AppError('invalid_link', INVALID_LINK);
   return link;
 }
 
 /** The link, without using it up (the page that asks for a new password); invalid_link when it does not work. */
-export async function readLink(secret: string, purpose: LinkPurpose, deps: Pick<SessionDeps, 'keys' | 'store' | 'now'>): Promise<StoredLink> {
+export async function readLink(
+  secret: string,
+  purpose: LinkPurpose,
+  deps: Pick<SessionDeps, 'keys' | 'store' | 'now'>,
+): Promise<StoredLink> {
   return refuseUnusable(await deps.store.findLink(secretHash(deps, secret)), purpose, deps.now());
 }
 
 /** Uses the link up: it works once, even for two requests at the same moment. */
-export async function takeLink(secret: string, purpose: LinkPurpose, deps: Pick<SessionDeps, 'keys' | 'store' | 'now'>): Promise<StoredLink> {
+export async function takeLink(
+  secret: string,
+  purpose: LinkPurpose,
+  deps: Pick<SessionDeps, 'keys' | 'store' | 'now'>,
+): Promise<StoredLink> {
   return refuseUnusable(await deps.store.takeLink(secretHash(deps, secret)), purpose, deps.now());
 }
 

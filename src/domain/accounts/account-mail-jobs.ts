@@ -3,7 +3,14 @@ import type { Mailer, OutgoingMail } from '../mail.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { createLink, LINK_LIFETIME_MS, siteUrl } from './account-links.ts';
-import { addressTakenMail, certificateDecisionMail, invitationMail, passwordResetMail, unlockRevocationMail, verificationMail } from './account-mails.ts';
+import {
+  addressTakenMail,
+  certificateDecisionMail,
+  invitationMail,
+  passwordResetMail,
+  unlockRevocationMail,
+  verificationMail,
+} from './account-mails.ts';
 import type { SessionDeps } from './sessions.ts';
 import type { AccountMailJob } from './mail-jobs.ts';
 
@@ -40,7 +47,8 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
       if (user === null) return [];
       // The address had an account before this one signed up (or one confirmed it since).
       const owners = await deps.store.findUsersByEmail(job.email);
-      if (owners.some((owner) => owner.id !== user.id && (owner.emailVerified || owner.id < user.id))) return [addressTakenMail(job.email, link('/account/login'), link('/account/reset'))];
+      if (owners.some((owner) => owner.id !== user.id && (owner.emailVerified || owner.id < user.id)))
+        return [addressTakenMail(job.email, link('/account/login'), link('/account/reset'))];
       const secret = await createLink(user.id, 'verify-email', job.email, LINK_LIFETIME_MS['verify-email'], deps);
       return [verificationMail(job.email, user.username, link(`/account/verify/${secret}`), true)];
     }
@@ -51,7 +59,13 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
       for (const user of await deps.store.findUsersByEmail(job.email)) {
         if (!user.isActive || user.email === null) continue;
         await deps.store.deleteLinks(user.id, 'reset-password');
-        const secret = await createLink(user.id, 'reset-password', user.email, LINK_LIFETIME_MS['reset-password'], deps);
+        const secret = await createLink(
+          user.id,
+          'reset-password',
+          user.email,
+          LINK_LIFETIME_MS['reset-password'],
+          deps,
+        );
         mails.push(passwordResetMail(user.email, user.username, link(`/account/reset/${secret}`)));
       }
       return mails;

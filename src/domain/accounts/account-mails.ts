@@ -42,14 +42,34 @@ export function invitationMail(to: string, username: string, link: string): Outg
   };
 }
 
-export function certificateDecisionMail(to: string, username: string, decision: { appId: string; issued: boolean; reason: string }, link: string): OutgoingMail {
+export function certificateDecisionMail(
+  to: string,
+  username: string,
+  decision: { appId: string; issued: boolean; reason: string },
+  link: string,
+): OutgoingMail {
   const text = decision.issued
     ? `An administrator approved your request for a certificate for the app ${decision.appId}. Download it from your certificates page:\n\n${link}\n\nThen register the app with it (the page shows how).`
     : `An administrator declined your request for a certificate for the app ${decision.appId}.${decision.reason === '' ? '' : `\n\nThe reason given: ${decision.reason}`}\n\nYour requests: ${link}`;
-  return { to, subject: decision.issued ? `Your certificate for ${decision.appId}` : `Your certificate request for ${decision.appId}`, text: `Hello ${username},\n\n${text}${SIGNATURE}` };
+  return {
+    to,
+    subject: decision.issued
+      ? `Your certificate for ${decision.appId}`
+      : `Your certificate request for ${decision.appId}`,
+    text: `Hello ${username},\n\n${text}${SIGNATURE}`,
+  };
 }
 
-export function unlockRevocationMail(to: string, username: string, revoked: { appId: string; serial: string }, link: string): OutgoingMail {
+export function unlockRevocationMail(
+  to: string,
+  username: string,
+  revoked: { appId: string; serial: string },
+  link: string,
+): OutgoingMail {
   const text = `The owner of the app ${revoked.appId} had unlocked it for transfer when you got a certificate for it. The unlock has ended without the app passing to you, so that certificate (serial ${revoked.serial}) is revoked: it can no longer register the app or sign its releases.\n\nIf the app is to pass to you, ask its owner to unlock it again, then get a new certificate. Your certificates: ${link}`;
-  return { to, subject: `Your certificate for ${revoked.appId} was revoked`, text: `Hello ${username},\n\n${text}${SIGNATURE}` };
+  return {
+    to,
+    subject: `Your certificate for ${revoked.appId} was revoked`,
+    text: `Hello ${username},\n\n${text}${SIGNATURE}`,
+  };
 }

@@ -22,7 +22,13 @@ export async function getOrCreateToken(user: TokenOwner, acting: Acting, deps: T
   if (existing !== null) return existing;
   const token = generateToken();
   const audit = auditEntry(acting, 'token.issued', { subjectUser: user.username });
-  const inserted = await deps.store.insertTokenIfNone(user.id, tokenLookupHash(deps.keys, token), encryptToken(deps.keys, token, user.id), deps.now(), audit);
+  const inserted = await deps.store.insertTokenIfNone(
+    user.id,
+    tokenLookupHash(deps.keys, token),
+    encryptToken(deps.keys, token, user.id),
+    deps.now(),
+    audit,
+  );
   if (inserted) return token;
   // A concurrent request created one first: return that one, so both callers agree.
   const winner = await readToken(user, acting, deps);
@@ -38,7 +44,13 @@ export async function replaceToken(user: TokenOwner, acting: Acting, deps: Token
 async function replaceStoredToken(user: TokenOwner, acting: Acting, reason: string, deps: TokenDeps): Promise<string> {
   const token = generateToken();
   const audit = auditEntry(acting, 'token.replaced', { subjectUser: user.username, details: { reason } });
-  await deps.store.replaceToken(user.id, tokenLookupHash(deps.keys, token), encryptToken(deps.keys, token, user.id), deps.now(), audit);
+  await deps.store.replaceToken(
+    user.id,
+    tokenLookupHash(deps.keys, token),
+    encryptToken(deps.keys, token, user.id),
+    deps.now(),
+    audit,
+  );
   return token;
 }
 
@@ -46,5 +58,8 @@ async function replaceStoredToken(user: TokenOwner, acting: Acting, reason: stri
 async function readToken(user: TokenOwner, acting: Acting, deps: TokenDeps): Promise<string | null> {
   const sealed = await deps.store.findEncryptedToken(user.id);
   if (sealed === null) return null;
-  return decryptToken(deps.keys, sealed, user.id) ?? replaceStoredToken(user, acting, 'the stored one was unreadable under the secret key', deps);
+  return (
+    decryptToken(deps.keys, sealed, user.id) ??
+    replaceStoredToken(user, acting, 'the stored one was unreadable under the secret key', deps)
+  );
 }

@@ -19,7 +19,8 @@ export interface AuthDeps {
 /** One message for an unknown user, a wrong password and a password-less account. */
 export const INVALID_CREDENTIALS =
   'Invalid username or password. Accounts created through an external login have no password: use an API token (Authorization: Token <token>).';
-export const INVALID_TOKEN = 'Invalid token: it is unknown or was replaced. Get a new one with POST /api/v1/token/new (Basic authentication).';
+export const INVALID_TOKEN =
+  'Invalid token: it is unknown or was replaced. Get a new one with POST /api/v1/token/new (Basic authentication).';
 
 export const ACCOUNT_DISABLED = 'This account is disabled. Ask an administrator of the store to enable it.';
 
@@ -35,7 +36,12 @@ function refuseInactive(record: UserRecord): void {
  * someone else's failures, whether from their address (a CI runner, a company NAT) or against
  * their username. Tokens and sessions are never refused by these counters.
  */
-async function refuseWhileGuessing(pair: string, userKey: string, clientAddress: string, deps: AuthDeps): Promise<void> {
+async function refuseWhileGuessing(
+  pair: string,
+  userKey: string,
+  clientAddress: string,
+  deps: AuthDeps,
+): Promise<void> {
   const { limiter, signIn } = deps;
   await limiter.check(signIn.perUserAndAddress, pair);
   const byUser = await limiter.exceeded(signIn.perUser, userKey);
@@ -44,7 +50,12 @@ async function refuseWhileGuessing(pair: string, userKey: string, clientAddress:
 }
 
 /** Username and password (Basic or the login form), rate-limited as `refuseWhileGuessing` says. */
-export async function authenticateWithPassword(username: string, password: string, clientAddress: string, deps: AuthDeps): Promise<User> {
+export async function authenticateWithPassword(
+  username: string,
+  password: string,
+  clientAddress: string,
+  deps: AuthDeps,
+): Promise<User> {
   const userKey = username.toLowerCase();
   const pair = `${userKey} ${clientAddress}`;
   await refuseWhileGuessing(pair, userKey, clientAddress, deps);
@@ -60,7 +71,10 @@ export async function authenticateWithPassword(username: string, password: strin
   }
   refuseInactive(record);
   if (!record.emailVerified && record.email !== null) {
-    throw new AppError('email_not_verified', 'Confirm your e-mail address first: follow the link in the mail we sent when you signed up.');
+    throw new AppError(
+      'email_not_verified',
+      'Confirm your e-mail address first: follow the link in the mail we sent when you signed up.',
+    );
   }
   await deps.limiter.reset(deps.signIn.perUserAndAddress, pair);
   await deps.limiter.mark(deps.signIn.knownAddress, pair);

@@ -49,7 +49,10 @@ export function canRate(user: User, access: AppAccess): boolean {
 
 export function requireReleaseManager(user: User, access: AppAccess): void {
   if (!canManageReleases(user, access)) {
-    throw new AppError('forbidden', `Only the owner and co-maintainers of ${access.appId} may publish or delete its releases.`);
+    throw new AppError(
+      'forbidden',
+      `Only the owner and co-maintainers of ${access.appId} may publish or delete its releases.`,
+    );
   }
 }
 
@@ -61,7 +64,8 @@ export function requireAppManager(user: User, access: AppAccess, action: string)
 /** The same rule as `requireAppManager`, decided for whoever acts (a user, or the command line). */
 export function requireActingAppManager(acting: Acting, access: AppAccess, action: string): void {
   const role = actingRole(acting, access);
-  if (role !== 'owner' && role !== 'admin') throw new AppError('forbidden', `Only the owner of ${access.appId} (or an administrator) may ${action}`);
+  if (role !== 'owner' && role !== 'admin')
+    throw new AppError('forbidden', `Only the owner of ${access.appId} (or an administrator) may ${action}`);
 }
 
 /** `action` completes "Only administrators may …". */

@@ -57,7 +57,12 @@ export interface ExternalIdentityStore {
   findUserByIdentity(provider: string, subject: string): Promise<{ user: UserRecord; adminFromClaim: boolean } | null>;
   identitiesOf(userId: number): Promise<LinkedIdentity[]>;
   /** Creates the account and its identity in one step; else says which was taken meanwhile (nothing is created). */
-  createUserWithIdentity(user: NewUser, identity: NewIdentity, now: Date, audit: AuditEntry): Promise<User | 'name-taken' | 'identity-taken'>;
+  createUserWithIdentity(
+    user: NewUser,
+    identity: NewIdentity,
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<User | 'name-taken' | 'identity-taken'>;
   /** 'taken': the identity belongs to an account already, or the user has one of this provider (nothing changes). */
   linkIdentity(userId: number, identity: NewIdentity, now: Date, audit: AuditEntry): Promise<'linked' | 'taken'>;
   /**
@@ -65,7 +70,13 @@ export interface ExternalIdentityStore {
    * password, no other identity of a provider in `usable`): checked in the transaction that
    * deletes it. `adminFromClaim`: the identity's claim had granted the user's administrator rights.
    */
-  unlinkIdentity(userId: number, provider: string, usable: readonly string[], now: Date, audit: AuditEntry): Promise<{ outcome: 'unlinked' | 'not-linked' | 'last-way-in'; adminFromClaim: boolean }>;
+  unlinkIdentity(
+    userId: number,
+    provider: string,
+    usable: readonly string[],
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<{ outcome: 'unlinked' | 'not-linked' | 'last-way-in'; adminFromClaim: boolean }>;
   /** Records a sign-in: the label as the provider now says it, and where the admin rights come from. */
   recordSignIn(provider: string, subject: string, label: string, adminFromClaim: boolean, now: Date): Promise<void>;
   insertFlow(keyHash: string, flow: StoredFlow, now: Date): Promise<void>;

@@ -15,8 +15,13 @@ export function formToken(keys: Pick<SecretKeys, 'session'>, browserSecret: stri
 
 export const CSRF_FIELD = 'csrf_token';
 
-export function checkFormToken(keys: Pick<SecretKeys, 'session'>, browserSecret: string | undefined, provided: unknown): void {
-  const expected = browserSecret === undefined || browserSecret === '' ? null : Buffer.from(formToken(keys, browserSecret));
+export function checkFormToken(
+  keys: Pick<SecretKeys, 'session'>,
+  browserSecret: string | undefined,
+  provided: unknown,
+): void {
+  const expected =
+    browserSecret === undefined || browserSecret === '' ? null : Buffer.from(formToken(keys, browserSecret));
   const actual = typeof provided === 'string' ? Buffer.from(provided) : null;
   if (expected === null || actual === null || actual.length !== expected.length || !timingSafeEqual(expected, actual)) {
     throw new AppError(

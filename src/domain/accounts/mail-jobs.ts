@@ -20,7 +20,13 @@ export type AccountMailJob =
   /** An operator's invitation: a link that sets the first password. */
   | { readonly kind: 'invitation'; readonly userId: number }
   /** An administrator approved or rejected the user's certificate request (the certificate is on the developer pages). */
-  | { readonly kind: 'certificate-decided'; readonly userId: number; readonly appId: string; readonly issued: boolean; readonly reason: string }
+  | {
+      readonly kind: 'certificate-decided';
+      readonly userId: number;
+      readonly appId: string;
+      readonly issued: boolean;
+      readonly reason: string;
+    }
   /** A certificate the user got for an app while its owner had it unlocked for transfer was revoked when the unlock ended. */
   | { readonly kind: 'certificate-revoked'; readonly userId: number; readonly appId: string; readonly serial: string };
 

@@ -42,13 +42,17 @@ export function checkChosenUsername(username: string): void {
 
 /** A username someone chose is taken: said at the field (names are public). */
 export function usernameTaken(username: string): AppError {
-  return new AppError('user_exists', `The username '${username}' is taken: choose another.`, { username: ['is taken'] });
+  return new AppError('user_exists', `The username '${username}' is taken: choose another.`, {
+    username: ['is taken'],
+  });
 }
 
 /** A plausible address: something@domain, without spaces, at most 254 characters. */
 export function checkEmailAddress(email: string): void {
   if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) {
-    throw new AppError('invalid_user', `'${email.slice(0, 254)}' is not an e-mail address.`, { email: ['is not an e-mail address (name@example.com)'] });
+    throw new AppError('invalid_user', `'${email.slice(0, 254)}' is not an e-mail address.`, {
+      email: ['is not an e-mail address (name@example.com)'],
+    });
   }
 }
 
@@ -61,11 +65,19 @@ export async function addUser(input: AddUserInput, acting: Acting, deps: UserDep
 /** Creates an account, whoever asks: `addUser` for administrators, the website's sign-up for visitors. */
 export async function createAccount(input: AddUserInput, acting: Acting, deps: UserDeps): Promise<User> {
   if (!USERNAME_PATTERN.test(input.username)) {
-    throw new AppError('invalid_user', `'${input.username.slice(0, 160)}' is not a valid username: 1 to 150 letters, digits and _ . @ + -`);
+    throw new AppError(
+      'invalid_user',
+      `'${input.username.slice(0, 160)}' is not a valid username: 1 to 150 letters, digits and _ . @ + -`,
+    );
   }
   const email = input.email?.trim() || null;
   if (email !== null) checkEmailAddress(email);
-  if (input.password !== null && input.strength !== 'checked') await checkNewPassword(input.password, [input.username, email ?? ''], input.strength === 'waived' ? 'waived' : 'required');
+  if (input.password !== null && input.strength !== 'checked')
+    await checkNewPassword(
+      input.password,
+      [input.username, email ?? ''],
+      input.strength === 'waived' ? 'waived' : 'required',
+    );
   const user = await deps.store.createUser(
     {
       username: input.username,
@@ -77,13 +89,21 @@ export async function createAccount(input: AddUserInput, acting: Acting, deps: U
       emailVerified: input.emailVerified ?? true,
     },
     deps.now(),
-    auditEntry(acting, 'user.created', { subjectUser: input.username, details: { admin: input.isAdmin ?? false, password: input.password !== null } }),
+    auditEntry(acting, 'user.created', {
+      subjectUser: input.username,
+      details: { admin: input.isAdmin ?? false, password: input.password !== null },
+    }),
   );
   if (user === null) {
     // Names are the same in any case (issue 49): say which account has it when it is written otherwise.
     const existing = (await deps.store.findUserByUsername(input.username))?.username ?? input.username;
-    const named = existing === input.username ? `'${input.username}'` : `'${existing}' (the same name as '${input.username}': names are the same in any case)`;
-    throw new AppError('user_exists', `A user named ${named} already exists.`, { username: ['is taken: choose another name'] });
+    const named =
+      existing === input.username
+        ? `'${input.username}'`
+        : `'${existing}' (the same name as '${input.username}': names are the same in any case)`;
+    throw new AppError('user_exists', `A user named ${named} already exists.`, {
+      username: ['is taken: choose another name'],
+    });
   }
   return user;
 }
@@ -95,7 +115,12 @@ export function listUsers(acting: Acting, deps: Pick<UserDeps, 'store'>): Promis
 }
 
 /** The administrators' user search: name or address containing `text`, at most `limit`. */
-export function searchUsers(text: string, limit: number, acting: Acting, deps: Pick<UserDeps, 'store'>): Promise<User[]> {
+export function searchUsers(
+  text: string,
+  limit: number,
+  acting: Acting,
+  deps: Pick<UserDeps, 'store'>,
+): Promise<User[]> {
   requireAdmin(acting, 'search accounts.');
   return deps.store.searchUsers(text.trim().slice(0, 100), limit);
 }
@@ -107,11 +132,22 @@ export async function findUser(username: string, deps: Pick<UserDeps, 'store'>):
 }
 
 /** An operator sets a user's password: the rule of every new password, unless they waive its strength part. */
-export async function setPassword(username: string, password: string, strength: 'required' | 'waived', acting: Acting, deps: UserDeps): Promise<void> {
+export async function setPassword(
+  username: string,
+  password: string,
+  strength: 'required' | 'waived',
+  acting: Acting,
+  deps: UserDeps,
+): Promise<void> {
   requireAdmin(acting, "set another user's password.");
   const user = await findUser(username, deps);
   await checkNewPassword(password, [user.username, user.email ?? ''], strength);
-  await deps.store.setPasswordHash(user.id, await deps.passwords.hash(password), deps.now(), auditEntry(acting, 'user.password_changed', { subjectUser: user.username }));
+  await deps.store.setPasswordHash(
+    user.id,
+    await deps.passwords.hash(password),
+    deps.now(),
+    auditEntry(acting, 'user.password_changed', { subjectUser: user.username }),
+  );
 }
 
 /** Disabling keeps the user's apps and token; a disabled user cannot authenticate at all. */
@@ -119,14 +155,22 @@ export async function setActive(username: string, active: boolean, acting: Actin
   requireAdmin(acting, active ? 'enable accounts.' : 'disable accounts.');
   const user = await findUser(username, deps);
   if (!active) refuseOwnLockout(user, acting, 'disable');
-  await deps.store.setActive(user.id, active, deps.now(), auditEntry(acting, active ? 'user.enabled' : 'user.disabled', { subjectUser: user.username }));
+  await deps.store.setActive(
+    user.id,
+    active,
+    deps.now(),
+    auditEntry(acting, active ? 'user.enabled' : 'user.disabled', { subjectUser: user.username }),
+  );
   return { ...user, isActive: active };
 }
 
 /** An administrator cannot take their own rights away through the website: another must (or the command line). */
 function refuseOwnLockout(user: User, acting: Acting, what: string): void {
   if (acting.actor.kind === 'user' && acting.actor.userId === user.id) {
-    throw new AppError('conflict', `You cannot ${what} your own account: ask another administrator, or use the command line.`);
+    throw new AppError(
+      'conflict',
+      `You cannot ${what} your own account: ask another administrator, or use the command line.`,
+    );
   }
 }
 
@@ -135,6 +179,11 @@ export async function setAdmin(username: string, admin: boolean, acting: Acting,
   requireAdmin(acting, 'grant or take back administrator rights.');
   const user = await findUser(username, deps);
   if (!admin) refuseOwnLockout(user, acting, 'take administrator rights from');
-  await deps.store.setAdmin(user.id, admin, deps.now(), auditEntry(acting, admin ? 'user.admin_granted' : 'user.admin_revoked', { subjectUser: user.username }));
+  await deps.store.setAdmin(
+    user.id,
+    admin,
+    deps.now(),
+    auditEntry(acting, admin ? 'user.admin_granted' : 'user.admin_revoked', { subjectUser: user.username }),
+  );
   return { ...user, isAdmin: admin };
 }

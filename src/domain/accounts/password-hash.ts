@@ -21,7 +21,9 @@ interface Cost {
 function derive(password: string, salt: Buffer, cost: Cost): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
   });
 }
 
@@ -32,7 +34,9 @@ export class PasswordHasher {
 
   constructor(exponent: number = DEFAULT_PASSWORD_COST) {
     if (!Number.isInteger(exponent) || exponent < PASSWORD_COST_RANGE.min || exponent > PASSWORD_COST_RANGE.max) {
-      throw new RangeError(`a password cost is a whole number from ${PASSWORD_COST_RANGE.min} to ${PASSWORD_COST_RANGE.max}`);
+      throw new RangeError(
+        `a password cost is a whole number from ${PASSWORD_COST_RANGE.min} to ${PASSWORD_COST_RANGE.max}`,
+      );
     }
     this.cost = { N: 2 ** exponent, r: 8, p: 1 };
   }
@@ -47,7 +51,13 @@ export class PasswordHasher {
   async verify(password: string, stored: string): Promise<boolean> {
     const [scheme, n, r, p, salt, key] = stored.split('$');
     const cost = { N: Number(n), r: Number(r), p: Number(p) };
-    if (scheme !== 'scrypt' || salt === undefined || key === undefined || !Object.values(cost).every(Number.isSafeInteger)) return false;
+    if (
+      scheme !== 'scrypt' ||
+      salt === undefined ||
+      key === undefined ||
+      !Object.values(cost).every(Number.isSafeInteger)
+    )
+      return false;
     const expected = Buffer.from(key, 'base64');
     const actual = await derive(password, Buffer.from(salt, 'base64'), cost);
     return actual.length === expected.length && timingSafeEqual(actual, expected);

@@ -41,7 +41,12 @@ export async function resetLinkUser(secret: string, deps: SelfServiceDeps): Prom
  * so a refused password leaves the link working. Every session of the user ends; the address the
  * link was mailed to counts as confirmed.
  */
-export async function resetPassword(secret: string, password: string, origin: Pick<Acting, 'address' | 'requestId'>, deps: SelfServiceDeps): Promise<void> {
+export async function resetPassword(
+  secret: string,
+  password: string,
+  origin: Pick<Acting, 'address' | 'requestId'>,
+  deps: SelfServiceDeps,
+): Promise<void> {
   const user = await resetLinkUser(secret, deps);
   await checkNewPassword(password, [user.username, user.email ?? '']);
   const link = await takeLink(secret, 'reset-password', deps);
@@ -49,9 +54,19 @@ export async function resetPassword(secret: string, password: string, origin: Pi
   const now = deps.now();
   // The holder of the link acts as its user.
   const acting = userActing(user, origin.address, origin.requestId);
-  await deps.store.setPasswordHash(link.userId, hash, now, auditEntry(acting, 'user.password_changed', { subjectUser: user.username, details: { by: 'reset link' } }));
+  await deps.store.setPasswordHash(
+    link.userId,
+    hash,
+    now,
+    auditEntry(acting, 'user.password_changed', { subjectUser: user.username, details: { by: 'reset link' } }),
+  );
   if (link.email !== null && !user.emailVerified) {
-    await deps.store.setVerifiedEmail(link.userId, link.email, now, auditEntry(acting, 'user.email_changed', { subjectUser: user.username, details: { by: 'reset link' } }));
+    await deps.store.setVerifiedEmail(
+      link.userId,
+      link.email,
+      now,
+      auditEntry(acting, 'user.email_changed', { subjectUser: user.username, details: { by: 'reset link' } }),
+    );
   }
   await deps.store.deleteUserSessions(link.userId);
   await deps.store.deleteLinks(link.userId, 'reset-password');

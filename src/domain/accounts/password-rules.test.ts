@@ -32,6 +32,12 @@ test('long passphrases and random passwords are accepted', async () => {
 test('a package loaded as the bundle hands it over (under default) gives the same names; one without the name is refused', () => {
   class Factory {}
   assert.equal(namedExports({ Factory }, 'Factory').Factory, Factory);
-  assert.equal(namedExports({ default: { Factory } } as unknown as { Factory: typeof Factory }, 'Factory').Factory, Factory);
-  assert.throws(() => namedExports({ default: {} } as unknown as { Factory: typeof Factory }, 'Factory'), /no export named Factory/);
+  assert.equal(
+    namedExports({ default: { Factory } } as unknown as { Factory: typeof Factory }, 'Factory').Factory,
+    Factory,
+  );
+  assert.throws(
+    () => namedExports({ default: {} } as unknown as { Factory: typeof Factory }, 'Factory'),
+    /no export named Factory/,
+  );
 });

@@ -15,7 +15,11 @@ let estimator: Promise<ZxcvbnFactory> | undefined;
  */
 function strengthEstimator(): Promise<ZxcvbnFactory> {
   estimator ??= (async () => {
-    const [core, commonModule, englishModule] = await Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]);
+    const [core, commonModule, englishModule] = await Promise.all([
+      import('@zxcvbn-ts/core'),
+      import('@zxcvbn-ts/language-common'),
+      import('@zxcvbn-ts/language-en'),
+    ]);
     const { ZxcvbnFactory } = namedExports(core, 'ZxcvbnFactory');
     const common = namedExports(commonModule, 'dictionary');
     const english = namedExports(englishModule, 'translations');
@@ -36,12 +40,15 @@ function strengthEstimator(): Promise<ZxcvbnFactory> {
 export function namedExports<T extends object>(namespace: T, name: keyof T & string): T {
   if ((namespace as Record<string, unknown>)[name] !== undefined) return namespace;
   const fallback = (namespace as { default?: unknown }).default;
-  if (typeof fallback === 'object' && fallback !== null && (fallback as Record<string, unknown>)[name] !== undefined) return fallback as T;
+  if (typeof fallback === 'object' && fallback !== null && (fallback as Record<string, unknown>)[name] !== undefined)
+    return fallback as T;
   throw new Error(`the module loaded has no export named ${name}`);
 }
 
 function weakness(result: ZxcvbnResult): string {
-  const reasons = [result.feedback.warning, ...result.feedback.suggestions].filter((text): text is string => typeof text === 'string' && text !== '');
+  const reasons = [result.feedback.warning, ...result.feedback.suggestions].filter(
+    (text): text is string => typeof text === 'string' && text !== '',
+  );
   return reasons.length === 0 ? 'add more words or characters that are hard to guess' : reasons.join(' ');
 }
 
@@ -52,15 +59,23 @@ function weakness(result: ZxcvbnResult): string {
  * own name and address. `waived` is an operator's explicit choice (`--allow-weak-password`): then
  * only the length limits apply, so a password is never empty or unbounded.
  */
-export async function checkNewPassword(password: string, userInputs: readonly string[], strength: 'required' | 'waived' = 'required'): Promise<void> {
+export async function checkNewPassword(
+  password: string,
+  userInputs: readonly string[],
+  strength: 'required' | 'waived' = 'required',
+): Promise<void> {
   const refuse = (message: string): never => {
     throw new AppError('invalid_user', `Invalid password: ${message}`, { password: [message] });
   };
   if (password === '') refuse('it is empty.');
   if (password.length > MAX_PASSWORD_LENGTH) refuse(`it is longer than ${MAX_PASSWORD_LENGTH} characters.`);
   if (strength === 'waived') return;
-  if (password.length < MIN_PASSWORD_LENGTH) refuse(`it has ${password.length} characters; use at least ${MIN_PASSWORD_LENGTH}.`);
+  if (password.length < MIN_PASSWORD_LENGTH)
+    refuse(`it has ${password.length} characters; use at least ${MIN_PASSWORD_LENGTH}.`);
   const inputs = userInputs.flatMap((input) => [input, ...input.split(/[@.+_-]/)]).filter((input) => input.length >= 3);
   const result = await (await strengthEstimator()).check(password.slice(0, ESTIMATE_LENGTH), inputs);
-  if (result.score < MIN_PASSWORD_SCORE) refuse(`it is too easy to guess (strength ${result.score} of 4, ${MIN_PASSWORD_SCORE} needed): ${weakness(result)}`);
+  if (result.score < MIN_PASSWORD_SCORE)
+    refuse(
+      `it is too easy to guess (strength ${result.score} of 4, ${MIN_PASSWORD_SCORE} needed): ${weakness(result)}`,
+    );
 }

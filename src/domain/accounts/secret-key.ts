@@ -23,7 +23,8 @@ export interface SecretKeys {
 const KEY_BYTES = 32;
 
 export function deriveKeys(secret: Buffer): SecretKeys {
-  const derive = (purpose: string): Buffer => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `appstore ${purpose}`, KEY_BYTES));
+  const derive = (purpose: string): Buffer =>
+    Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `appstore ${purpose}`, KEY_BYTES));
   return {
     tokenLookup: derive('token lookup'),
     tokenEncryption: derive('token encryption'),
@@ -39,7 +40,11 @@ export function deriveKeys(secret: Buffer): SecretKeys {
  */
 export function loadSecret(file: string, create: boolean): Buffer {
   if (!fs.existsSync(file)) {
-    if (!create) throw new AppError('configuration_error', `The secret key file ${file} does not exist (APPSTORE_SECRET_KEY_FILE).`);
+    if (!create)
+      throw new AppError(
+        'configuration_error',
+        `The secret key file ${file} does not exist (APPSTORE_SECRET_KEY_FILE).`,
+      );
     fs.mkdirSync(path.dirname(file), { recursive: true });
     try {
       fs.writeFileSync(file, `${randomBytes(KEY_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
@@ -50,7 +55,10 @@ export function loadSecret(file: string, create: boolean): Buffer {
   }
   const text = fs.readFileSync(file, 'utf8').trim();
   if (!/^[0-9a-fA-F]{64,}$/.test(text)) {
-    throw new AppError('configuration_error', `The secret key file ${file} must hold at least 64 hexadecimal characters (make one with \`openssl rand -hex 32\`).`);
+    throw new AppError(
+      'configuration_error',
+      `The secret key file ${file} must hold at least 64 hexadecimal characters (make one with \`openssl rand -hex 32\`).`,
+    );
   }
   return Buffer.from(text, 'hex');
 }

@@ -27,7 +27,12 @@ export interface ActiveSession {
 const randomId = (): string => randomBytes(32).toString('base64url');
 
 /** `POST /login`: checks the password (same limits as Basic) and opens a server-side session. */
-export async function login(username: string, password: string, clientAddress: string, deps: SessionDeps): Promise<NewSession> {
+export async function login(
+  username: string,
+  password: string,
+  clientAddress: string,
+  deps: SessionDeps,
+): Promise<NewSession> {
   return openSession(await authenticateWithPassword(username, password, clientAddress, deps), deps);
 }
 
@@ -37,7 +42,13 @@ export async function openSession(user: User, deps: SessionDeps): Promise<NewSes
   const sessionId = randomId();
   const csrfToken = randomId();
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
-  await deps.store.createSession(hmacHex(deps.keys.session, sessionId), user.id, hmacHex(deps.keys.session, csrfToken), now, expiresAt);
+  await deps.store.createSession(
+    hmacHex(deps.keys.session, sessionId),
+    user.id,
+    hmacHex(deps.keys.session, csrfToken),
+    now,
+    expiresAt,
+  );
   return { sessionId, csrfToken, expiresAt, user };
 }
 
@@ -53,7 +64,10 @@ export function checkCsrf(session: ActiveSession, provided: string | undefined, 
   const expected = Buffer.from(session.csrfTokenHash, 'hex');
   const actual = Buffer.from(hmacHex(deps.keys.session, provided ?? ''), 'hex');
   if (provided === undefined || provided === '' || !timingSafeEqual(expected, actual)) {
-    throw new AppError('csrf_failed', 'CSRF check failed: send the csrfToken returned by POST /login in the X-CSRF-Token header.');
+    throw new AppError(
+      'csrf_failed',
+      'CSRF check failed: send the csrfToken returned by POST /login in the X-CSRF-Token header.',
+    );
   }
 }
 

@@ -21,7 +21,12 @@ export interface SignUpInput {
  * Queues a link confirming `email` for the user (a new account, or a new address for an
  * account), within the account's limit of such mails.
  */
-export async function sendVerification(user: Pick<User, 'id' | 'username'>, email: string, isNewAccount: boolean, deps: SelfServiceDeps): Promise<void> {
+export async function sendVerification(
+  user: Pick<User, 'id' | 'username'>,
+  email: string,
+  isNewAccount: boolean,
+  deps: SelfServiceDeps,
+): Promise<void> {
   await deps.limiter.consume(RATE_LIMITS.verificationMails, String(user.id));
   await deps.mail.enqueue({ kind: 'verify-email', userId: user.id, email, newAccount: isNewAccount });
 }
@@ -46,10 +51,17 @@ export async function tellOwnerAddressIsTaken(email: string, deps: SelfServiceDe
  * signed up with someone else's address stays unconfirmed (its owner is never sent a link for it),
  * so a second sign-up with that name answers as it would have for a free address: taken.
  */
-export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' | 'requestId'>, deps: SelfServiceDeps): Promise<void> {
+export async function signUp(
+  input: SignUpInput,
+  origin: Pick<Acting, 'address' | 'requestId'>,
+  deps: SelfServiceDeps,
+): Promise<void> {
   const clientAddress = origin.address ?? '';
   if (!deps.signUpOpen) {
-    throw new AppError('signup_closed', 'Sign-up is by invitation only on this store: ask one of its administrators for an account.');
+    throw new AppError(
+      'signup_closed',
+      'Sign-up is by invitation only on this store: ask one of its administrators for an account.',
+    );
   }
   const username = input.username.trim();
   const email = input.email.trim();
@@ -59,7 +71,11 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
   await deps.limiter.consume(RATE_LIMITS.signUp, clientAddress);
   let user: User;
   try {
-    user = await createAccount({ username, email, password: input.password, strength: 'checked', emailVerified: false }, visitorActing(origin.address, origin.requestId), deps);
+    user = await createAccount(
+      { username, email, password: input.password, strength: 'checked', emailVerified: false },
+      visitorActing(origin.address, origin.requestId),
+      deps,
+    );
   } catch (error) {
     if (error instanceof AppError && error.code === 'user_exists') throw usernameTaken(username);
     throw error;
@@ -71,18 +87,30 @@ export async function signUp(input: SignUpInput, origin: Pick<Acting, 'address' 
   await deps.mail.enqueue({ kind: 'signed-up', userId: user.id, email });
 }
 
-
 /** Follows a confirmation link: the address it was sent to becomes the account's confirmed address. */
-export async function verifyEmail(secret: string, origin: Pick<Acting, 'address' | 'requestId'>, deps: SelfServiceDeps): Promise<User> {
+export async function verifyEmail(
+  secret: string,
+  origin: Pick<Acting, 'address' | 'requestId'>,
+  deps: SelfServiceDeps,
+): Promise<User> {
   const link = await takeLink(secret, 'verify-email', deps);
   const user = await deps.store.findUserById(link.userId);
-  if (user === null || link.email === null) throw new AppError('invalid_link', 'This link belongs to an account that no longer exists.');
+  if (user === null || link.email === null)
+    throw new AppError('invalid_link', 'This link belongs to an account that no longer exists.');
   const owners = await deps.store.findUsersByEmail(link.email);
   if (owners.some((owner) => owner.id !== user.id && owner.emailVerified)) {
-    throw new AppError('conflict', 'This address was confirmed for another account meanwhile, so it cannot be used for this one.');
+    throw new AppError(
+      'conflict',
+      'This address was confirmed for another account meanwhile, so it cannot be used for this one.',
+    );
   }
   const acting = userActing(user, origin.address, origin.requestId); // the holder of the link acts as its user
-  await deps.store.setVerifiedEmail(user.id, link.email, deps.now(), auditEntry(acting, 'user.email_changed', { subjectUser: user.username, details: { by: 'confirmation link' } }));
+  await deps.store.setVerifiedEmail(
+    user.id,
+    link.email,
+    deps.now(),
+    auditEntry(acting, 'user.email_changed', { subjectUser: user.username, details: { by: 'confirmation link' } }),
+  );
   return toUser({ ...user, email: link.email, emailVerified: true });
 }
 
@@ -98,7 +126,12 @@ export function maskAddress(email: string): string {
  * The website's sign-in: as `POST /login`, except that the right password for an account whose
  * address is not confirmed yet mails a new confirmation link (within its limit) and says where.
  */
-export async function signInOnWebsite(username: string, password: string, clientAddress: string, deps: SelfServiceDeps): Promise<NewSession> {
+export async function signInOnWebsite(
+  username: string,
+  password: string,
+  clientAddress: string,
+  deps: SelfServiceDeps,
+): Promise<NewSession> {
   try {
     return await login(username, password, clientAddress, deps);
   } catch (error) {
@@ -109,8 +142,14 @@ export async function signInOnWebsite(username: string, password: string, client
       await sendVerification(record, record.email, true, deps);
     } catch (mailError) {
       if (!(mailError instanceof AppError) || mailError.code !== 'rate_limited') throw mailError;
-      throw new AppError('email_not_verified', `Confirm your e-mail address first: follow the link mailed to ${maskAddress(record.email)} (a new one is mailed at most five times an hour).`);
+      throw new AppError(
+        'email_not_verified',
+        `Confirm your e-mail address first: follow the link mailed to ${maskAddress(record.email)} (a new one is mailed at most five times an hour).`,
+      );
     }
-    throw new AppError('email_not_verified', `Confirm your e-mail address first: a new link is on its way to ${maskAddress(record.email)}.`);
+    throw new AppError(
+      'email_not_verified',
+      `Confirm your e-mail address first: a new link is on its way to ${maskAddress(record.email)}.`,
+    );
   }
 }

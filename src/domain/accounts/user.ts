@@ -73,7 +73,11 @@ export interface AccountStore {
    * the content version when ratings go), unless they own apps: then nothing is deleted and
    * the ids of those apps come back.
    */
-  deleteUserUnlessOwner(userId: number, now: Date, audit: AuditEntry): Promise<{ deleted: boolean; ownedApps: string[] }>;
+  deleteUserUnlessOwner(
+    userId: number,
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<{ deleted: boolean; ownedApps: string[] }>;
   insertLink(secretHash: string, link: StoredLink, now: Date): Promise<void>;
   findLink(secretHash: string): Promise<StoredLink | null>;
   /** Deletes and returns the link: of two requests using one link, one gets it. */
@@ -83,7 +87,13 @@ export interface AccountStore {
   deleteUserSessions(userId: number): Promise<void>;
   findEncryptedToken(userId: number): Promise<string | null>;
   /** Stores a token unless the user has one; false when one was already there. */
-  insertTokenIfNone(userId: number, lookupHash: string, encrypted: string, now: Date, audit: AuditEntry): Promise<boolean>;
+  insertTokenIfNone(
+    userId: number,
+    lookupHash: string,
+    encrypted: string,
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<boolean>;
   /** Replaces the user's token (the old one stops working in the same statement). */
   replaceToken(userId: number, lookupHash: string, encrypted: string, now: Date, audit: AuditEntry): Promise<void>;
   createSession(idHash: string, userId: number, csrfTokenHash: string, now: Date, expiresAt: Date): Promise<void>;

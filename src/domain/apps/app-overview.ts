@@ -38,7 +38,10 @@ export async function managedApp(appId: string, acting: Acting, deps: AppOvervie
   if (app === undefined && acting.isAdmin) throw appNotFound(appId);
   const role = app === undefined ? 'none' : actingRole(acting, app);
   if (app === undefined || role === 'none') {
-    throw new AppError('forbidden', `Only the owner and co-maintainers of ${appId.slice(0, 64)} (and administrators) may manage it. If it is yours, sign in with the account that registered it.`);
+    throw new AppError(
+      'forbidden',
+      `Only the owner and co-maintainers of ${appId.slice(0, 64)} (and administrators) may manage it. If it is yours, sign in with the account that registered it.`,
+    );
   }
   return { ...app, role };
 }

@@ -16,7 +16,10 @@ export interface RegisteredApp extends AppAccess {
 /** Refuses registering or publishing an app the mirror takes from the upstream: an app id has one source. */
 export function refuseUpstreamApp(app: RegisteredApp): void {
   if (app.fromUpstream) {
-    throw new AppError('conflict', `App ${app.appId} is taken from the upstream store this store mirrors: an app id has one source, so it cannot be registered or published here. Publish it upstream, or leave it out of the mirror (APPSTORE_MIRROR_EXCLUDE_APPS) and delete it first.`);
+    throw new AppError(
+      'conflict',
+      `App ${app.appId} is taken from the upstream store this store mirrors: an app id has one source, so it cannot be registered or published here. Publish it upstream, or leave it out of the mirror (APPSTORE_MIRROR_EXCLUDE_APPS) and delete it first.`,
+    );
   }
 }
 
@@ -30,7 +33,12 @@ export interface AppSummary extends RegisteredApp {
 /** What to do with a registration, decided by the domain inside the storage transaction. */
 export type RegistrationPlan =
   | { readonly kind: 'create' }
-  | { readonly kind: 'update'; readonly ownerId: number; readonly certificateChanged: boolean; readonly changed: boolean };
+  | {
+      readonly kind: 'update';
+      readonly ownerId: number;
+      readonly certificateChanged: boolean;
+      readonly changed: boolean;
+    };
 
 export interface AppFlags {
   readonly featured?: boolean;
@@ -69,7 +77,10 @@ export interface AppRegistry {
 
 /** The one refusal for an app id the store does not know; `why` may add a reason. */
 export function appNotFound(appId: string, why = ''): AppError {
-  return new AppError('app_not_found', `There is no app '${appId.slice(0, 64)}' in this store${why === '' ? '' : `: ${why}`}.`);
+  return new AppError(
+    'app_not_found',
+    `There is no app '${appId.slice(0, 64)}' in this store${why === '' ? '' : `: ${why}`}.`,
+  );
 }
 
 /** The app, or the refusal for an app id the store does not know. */

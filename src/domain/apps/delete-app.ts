@@ -17,5 +17,6 @@ export interface DeleteAppDeps {
 export async function deleteApp(appId: string, user: User, acting: Acting, deps: DeleteAppDeps): Promise<void> {
   const app = await requireApp(appId, deps.registry);
   requireAppManager(user, app, 'delete it (co-maintainers may publish and delete releases only).');
-  if (!(await deps.registry.deleteApp(appId, deps.now(), auditEntry(acting, 'app.deleted', { appId })))) throw appNotFound(appId, 'it was just deleted');
+  if (!(await deps.registry.deleteApp(appId, deps.now(), auditEntry(acting, 'app.deleted', { appId }))))
+    throw appNotFound(appId, 'it was just deleted');
 }

@@ -24,29 +24,63 @@ export interface ManageAppDeps {
 export type UnlockEnded = (appId: string, since: Date, owner: number, acting: Acting) => Promise<void>;
 
 /** Co-maintainers publish and delete releases; they cannot re-register or delete the app. The owner or an admin adds them. */
-export async function addCoMaintainer(appId: string, username: string, acting: Acting, deps: ManageAppDeps): Promise<boolean> {
+export async function addCoMaintainer(
+  appId: string,
+  username: string,
+  acting: Acting,
+  deps: ManageAppDeps,
+): Promise<boolean> {
   const app = await requireApp(appId, deps.registry);
   requireActingAppManager(acting, app, 'add co-maintainers.');
   const user = await findUser(username, { store: deps.accounts });
-  if (user.id === app.ownerId) throw new AppError('conflict', `${user.username} owns ${appId} already.`, { username: [`owns ${appId} already`] });
-  if (!user.isActive) throw new AppError('conflict', `${user.username}'s account is disabled: enable it first.`, { username: ['this account is disabled'] });
-  return deps.registry.addCoMaintainer(appId, user.id, deps.now(), auditEntry(acting, 'app.co_maintainer_added', { appId, subjectUser: user.username }));
+  if (user.id === app.ownerId)
+    throw new AppError('conflict', `${user.username} owns ${appId} already.`, { username: [`owns ${appId} already`] });
+  if (!user.isActive)
+    throw new AppError('conflict', `${user.username}'s account is disabled: enable it first.`, {
+      username: ['this account is disabled'],
+    });
+  return deps.registry.addCoMaintainer(
+    appId,
+    user.id,
+    deps.now(),
+    auditEntry(acting, 'app.co_maintainer_added', { appId, subjectUser: user.username }),
+  );
 }
 
 /** The owner or an admin removes a co-maintainer; a co-maintainer may also step down themselves. */
-export async function removeCoMaintainer(appId: string, username: string, acting: Acting, deps: ManageAppDeps): Promise<boolean> {
+export async function removeCoMaintainer(
+  appId: string,
+  username: string,
+  acting: Acting,
+  deps: ManageAppDeps,
+): Promise<boolean> {
   const app = await requireApp(appId, deps.registry);
   const user = await findUser(username, { store: deps.accounts });
-  const self = acting.actor.kind === 'user' && acting.actor.userId === user.id && actingRole(acting, app) === 'co-maintainer';
-  if (!self) requireActingAppManager(acting, app, 'remove co-maintainers (a co-maintainer may remove only themselves).');
-  return deps.registry.removeCoMaintainer(appId, user.id, deps.now(), auditEntry(acting, 'app.co_maintainer_removed', { appId, subjectUser: user.username }));
+  const self =
+    acting.actor.kind === 'user' && acting.actor.userId === user.id && actingRole(acting, app) === 'co-maintainer';
+  if (!self)
+    requireActingAppManager(acting, app, 'remove co-maintainers (a co-maintainer may remove only themselves).');
+  return deps.registry.removeCoMaintainer(
+    appId,
+    user.id,
+    deps.now(),
+    auditEntry(acting, 'app.co_maintainer_removed', { appId, subjectUser: user.username }),
+  );
 }
 
 /** Featured and enterprise-only are the store's choice: administrators only. */
-export async function setAppFlags(appId: string, flags: AppFlags, acting: Acting, deps: ManageAppDeps): Promise<boolean> {
+export async function setAppFlags(
+  appId: string,
+  flags: AppFlags,
+  acting: Acting,
+  deps: ManageAppDeps,
+): Promise<boolean> {
   await requireApp(appId, deps.registry);
   requireAdmin(acting, `change whether ${appId} is featured or enterprise-only.`);
-  const details = { ...(flags.featured === undefined ? {} : { featured: flags.featured }), ...(flags.enterpriseOnly === undefined ? {} : { enterpriseOnly: flags.enterpriseOnly }) };
+  const details = {
+    ...(flags.featured === undefined ? {} : { featured: flags.featured }),
+    ...(flags.enterpriseOnly === undefined ? {} : { enterpriseOnly: flags.enterpriseOnly }),
+  };
   return deps.registry.setFlags(appId, flags, deps.now(), auditEntry(acting, 'app.flags_changed', { appId, details }));
 }
 
@@ -55,7 +89,12 @@ export async function unlockTransfer(appId: string, acting: Acting, deps: Manage
   const app = await requireApp(appId, deps.registry);
   requireActingAppManager(acting, app, 'unlock it for transfer.');
   if (app.transferUnlocked) return;
-  await deps.registry.setTransferUnlocked(appId, true, deps.now(), auditEntry(acting, 'app.transfer_unlocked', { appId }));
+  await deps.registry.setTransferUnlocked(
+    appId,
+    true,
+    deps.now(),
+    auditEntry(acting, 'app.transfer_unlocked', { appId }),
+  );
 }
 
 /** Takes back an unlock before anyone registered: the app stays with its owner; certificates issued to others meanwhile are revoked. */
@@ -63,6 +102,11 @@ export async function lockTransfer(appId: string, acting: Acting, deps: ManageAp
   const app = await requireApp(appId, deps.registry);
   requireActingAppManager(acting, app, 'lock it against transfer.');
   if (!app.transferUnlocked) return;
-  const locked = await deps.registry.setTransferUnlocked(appId, false, deps.now(), auditEntry(acting, 'app.transfer_locked', { appId, details: { transferred: false } }));
+  const locked = await deps.registry.setTransferUnlocked(
+    appId,
+    false,
+    deps.now(),
+    auditEntry(acting, 'app.transfer_locked', { appId, details: { transferred: false } }),
+  );
   if (locked) await deps.unlockEnded(appId, app.transferUnlockedAt ?? new Date(0), app.ownerId, acting);
 }

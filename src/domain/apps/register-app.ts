@@ -56,7 +56,12 @@ export function planRegistration(existing: RegisteredApp | null, user: User, cer
 }
 
 /** `POST /api/v1/apps`: 100 a day per user; certificate, then signature over the id, then ownership. */
-export async function registerApp(input: { certificate: string; signature: string }, user: User, acting: Acting, deps: RegisterDeps): Promise<RegistrationResult> {
+export async function registerApp(
+  input: { certificate: string; signature: string },
+  user: User,
+  acting: Acting,
+  deps: RegisterDeps,
+): Promise<RegistrationResult> {
   await deps.limiter.consume({ ...RATE_LIMITS.register, limit: deps.uploadsPerDay }, String(user.id));
   const certificate = input.certificate.trim();
   const valid = await validateCertificate(certificate, await deps.trust(), deps.revocations, deps.now());
@@ -68,17 +73,31 @@ export async function registerApp(input: { certificate: string; signature: strin
       `The signature does not match: sign the app id '${valid.appId}' itself (no trailing newline) with the key of this certificate: printf '%s' ${valid.appId} | openssl dgst -sha512 -sign ${valid.appId}.key | openssl base64`,
     );
   }
-  const details = { serial: valid.serial, fingerprint: createHash('sha256').update(new X509Certificate(certificate).raw).digest('hex') };
+  const details = {
+    serial: valid.serial,
+    fingerprint: createHash('sha256').update(new X509Certificate(certificate).raw).digest('hex'),
+  };
   let previousOwner: number | null = null;
   let unlockedSince: Date | null = null;
   const audit = (decided: RegistrationPlan): AuditEntry | null => {
     if (decided.kind === 'create') return auditEntry(acting, 'app.registered', { appId: valid.appId, details });
     if (!decided.changed) return null;
     const transferred = decided.ownerId !== previousOwner;
-    const event = decided.certificateChanged ? 'app.certificate_changed' : transferred ? 'app.transferred' : 'app.transfer_locked';
-    return auditEntry(acting, event, { appId: valid.appId, details: { ...details, transferred, releasesDeleted: decided.certificateChanged } });
+    const event = decided.certificateChanged
+      ? 'app.certificate_changed'
+      : transferred
+        ? 'app.transferred'
+        : 'app.transfer_locked';
+    return auditEntry(acting, event, {
+      appId: valid.appId,
+      details: { ...details, transferred, releasesDeleted: decided.certificateChanged },
+    });
   };
-  const plan = await deps.registry.register(valid.appId, certificate, user.id, (existing) => {
+  const plan = await deps.registry.register(
+    valid.appId,
+    certificate,
+    user.id,
+    (existing) => {
       previousOwner = existing?.ownerId ?? null;
       unlockedSince = existing?.transferUnlocked === true ? (existing.transferUnlockedAt ?? new Date(0)) : null;
       return planRegistration(existing, user, certificate);
@@ -87,6 +106,11 @@ export async function registerApp(input: { certificate: string; signature: strin
     audit,
   );
   // Taken over, or re-registered by its owner: the unlock is over (the write cleared it).
-  if (plan.kind === 'update' && plan.changed && unlockedSince !== null) await deps.unlockEnded(valid.appId, unlockedSince, plan.ownerId, acting);
-  return { appId: valid.appId, created: plan.kind === 'create', releasesDeleted: plan.kind === 'update' && plan.certificateChanged };
+  if (plan.kind === 'update' && plan.changed && unlockedSince !== null)
+    await deps.unlockEnded(valid.appId, unlockedSince, plan.ownerId, acting);
+  return {
+    appId: valid.appId,
+    created: plan.kind === 'create',
+    releasesDeleted: plan.kind === 'update' && plan.certificateChanged,
+  };
 }

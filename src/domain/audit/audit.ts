@@ -84,12 +84,26 @@ export interface AuditEntry {
 }
 
 /** An entry for `event` by `acting`; `about` names the app, the user and anything else that identifies the object. */
-export function auditEntry(acting: Acting, event: AuditEventType, about: { appId?: string; subjectUser?: string; details?: AuditDetails } = {}): AuditEntry {
-  return { acting, event, appId: about.appId ?? null, subjectUser: about.subjectUser ?? null, details: about.details ?? {} };
+export function auditEntry(
+  acting: Acting,
+  event: AuditEventType,
+  about: { appId?: string; subjectUser?: string; details?: AuditDetails } = {},
+): AuditEntry {
+  return {
+    acting,
+    event,
+    appId: about.appId ?? null,
+    subjectUser: about.subjectUser ?? null,
+    details: about.details ?? {},
+  };
 }
 
 /** A user acting through a request. */
-export function userActing(user: { id: number; username: string; isAdmin: boolean }, address: string | null, requestId: string | null): Acting {
+export function userActing(
+  user: { id: number; username: string; isAdmin: boolean },
+  address: string | null,
+  requestId: string | null,
+): Acting {
   return { actor: { kind: 'user', userId: user.id, name: user.username }, isAdmin: user.isAdmin, address, requestId };
 }
 

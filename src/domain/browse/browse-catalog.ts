@@ -70,7 +70,12 @@ export interface CatalogBrowseDeps {
 const DETAILS_KEPT = 32;
 
 /** The catalogue pages' view of `sources`, as of one content version and day (entries and index built once; details read when asked). */
-export function pageCatalog(snapshot: DaySnapshot, sources: readonly EntrySource[], rest: Pick<PageCatalog, 'platforms' | 'categories' | 'icons'>, details: (appId: string) => Promise<AppDetails | null>): PageCatalog {
+export function pageCatalog(
+  snapshot: DaySnapshot,
+  sources: readonly EntrySource[],
+  rest: Pick<PageCatalog, 'platforms' | 'categories' | 'icons'>,
+  details: (appId: string) => Promise<AppDetails | null>,
+): PageCatalog {
   const apps = sources.map(catalogEntry);
   const index = new SearchIndex(sources);
   const listed = new Set(apps.map((app) => app.id));
@@ -108,23 +113,43 @@ export function pageCatalog(snapshot: DaySnapshot, sources: readonly EntrySource
  * The listed apps as of the current content version and day: read from storage and indexed once
  * per version and day, not on every page view.
  */
-export function currentCatalog(sources: BrowseSources, versions: VersionSource, now: () => Date): () => Promise<PageCatalog> {
+export function currentCatalog(
+  sources: BrowseSources,
+  versions: VersionSource,
+  now: () => Date,
+): () => Promise<PageCatalog> {
   const snapshots = new LatestSnapshot<PageCatalog>(async (window) => {
-    const [entries, platforms, categories, icons] = await Promise.all([sources.entries(window.since), sources.platforms(), sources.categories(), sources.icons()]);
-    return pageCatalog({ stamp: entries.stamp, day: window.day }, entries.body, { platforms: platforms.body, categories: categories.body, icons }, (appId) => sources.details(appId, window.since));
+    const [entries, platforms, categories, icons] = await Promise.all([
+      sources.entries(window.since),
+      sources.platforms(),
+      sources.categories(),
+      sources.icons(),
+    ]);
+    return pageCatalog(
+      { stamp: entries.stamp, day: window.day },
+      entries.body,
+      { platforms: platforms.body, categories: categories.body, icons },
+      (appId) => sources.details(appId, window.since),
+    );
   });
   return async () => snapshots.get(recentWindowStart(now()), versions.current ?? (await versions.ready()));
 }
 
 /** The newest stable release for each supported Nextcloud major version (its newest patch release), newest first. */
-export function latestPerPlatform(app: ListedApp, platforms: readonly PlatformRelease[]): Array<{ readonly platform: string; readonly release: ListedRelease }> {
+export function latestPerPlatform(
+  app: ListedApp,
+  platforms: readonly PlatformRelease[],
+): Array<{ readonly platform: string; readonly release: ListedRelease }> {
   const newestOfMajor = new Map<string, string>();
   for (const platform of platforms) {
     const major = platform.version.split('.')[0] ?? platform.version;
     const known = newestOfMajor.get(major);
-    if (known === undefined || compareNumericVersions(platform.version, known) > 0) newestOfMajor.set(major, platform.version);
+    if (known === undefined || compareNumericVersions(platform.version, known) > 0)
+      newestOfMajor.set(major, platform.version);
   }
-  const releases = app.releases.filter((release) => !release.isNightly && isStable(release.version, false)).sort(compareReleasesDescending);
+  const releases = app.releases
+    .filter((release) => !release.isNightly && isStable(release.version, false))
+    .sort(compareReleasesDescending);
   const rows: Array<{ platform: string; release: ListedRelease }> = [];
   for (const [major, version] of [...newestOfMajor].sort((a, b) => compareNumericVersions(b[1], a[1]))) {
     const release = releases.find((candidate) => satisfies(version, platformBounds(candidate)));
@@ -182,7 +207,9 @@ export function homeView(apps: readonly CatalogEntry[], index: SearchIndex): Hom
     updated: inOrder(apps, index.orders.updated)
       .filter((app) => !shown.has(app.id))
       .slice(0, SECTION_SIZE),
-    categories: [...counts].map(([id, count]) => ({ id, apps: count })).sort((a, b) => b.apps - a.apps || a.id.localeCompare(b.id)),
+    categories: [...counts]
+      .map(([id, count]) => ({ id, apps: count }))
+      .sort((a, b) => b.apps - a.apps || a.id.localeCompare(b.id)),
     total: apps.length,
   };
 }
@@ -208,12 +235,16 @@ export function categoryName(categories: readonly Category[], id: string, langua
 /** The category page's category; the refusal for an id the store does not know. */
 export function findCategory(categories: readonly Category[], id: string): Category {
   const category = categories.find((candidate) => candidate.id === id);
-  if (category === undefined) throw new AppError('not_found', `There is no category ${id}: see /api/v1/categories.json for those there are.`);
+  if (category === undefined)
+    throw new AppError('not_found', `There is no category ${id}: see /api/v1/categories.json for those there are.`);
   return category;
 }
 
 /** The language of the app's texts a visitor of `languages` reads: the first the app has, else English, else its first. */
-export function shownLanguageOf(app: { readonly translations: Readonly<Record<string, unknown>> }, languages: readonly string[]): string {
+export function shownLanguageOf(
+  app: { readonly translations: Readonly<Record<string, unknown>> },
+  languages: readonly string[],
+): string {
   for (const language of languages) if (app.translations[language] !== undefined) return language;
   if (app.translations['en'] !== undefined) return 'en';
   for (const language in app.translations) return language;
@@ -221,9 +252,14 @@ export function shownLanguageOf(app: { readonly translations: Readonly<Record<st
 }
 
 /** The app's texts in the first language it has of those asked for, else English. */
-export function textsIn<T extends { readonly name: string }>(app: { readonly id: string; readonly translations: Readonly<Record<string, T>> }, languages: readonly string[]): T & { readonly language: string } {
+export function textsIn<T extends { readonly name: string }>(
+  app: { readonly id: string; readonly translations: Readonly<Record<string, T>> },
+  languages: readonly string[],
+): T & { readonly language: string } {
   const language = shownLanguageOf(app, languages);
   const texts = app.translations[language];
   // Every listed app has texts (info.xml requires them); a name is all a page could show without.
-  return texts === undefined ? ({ name: app.id, summary: '', description: '', language } as unknown as T & { language: string }) : { ...texts, language };
+  return texts === undefined
+    ? ({ name: app.id, summary: '', description: '', language } as unknown as T & { language: string })
+    : { ...texts, language };
 }

@@ -33,7 +33,9 @@ export function catalogEntry(source: EntrySource): CatalogEntry {
   const { translations, platformVersionSpecs, ...rest } = source;
   return {
     ...rest,
-    translations: Object.fromEntries(Object.entries(translations).map(([language, t]) => [language, { name: t.name, summary: t.summary }])),
+    translations: Object.fromEntries(
+      Object.entries(translations).map(([language, t]) => [language, { name: t.name, summary: t.summary }]),
+    ),
     platforms: platformVersionSpecs.map(parseSpec),
   };
 }

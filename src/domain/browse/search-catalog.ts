@@ -33,7 +33,10 @@ export const PAGE_SIZE = 24;
 
 /** Folded words of at most 100 characters in all; punctuation separates words. */
 export function searchWords(text: string): string[] {
-  return foldText(text.slice(0, 100)).split(WORD_BREAK).filter((word) => word !== '').slice(0, 10);
+  return foldText(text.slice(0, 100))
+    .split(WORD_BREAK)
+    .filter((word) => word !== '')
+    .slice(0, 10);
 }
 
 /** `30` and `30.0` mean 30.0.0; null for anything that is not a version. */
@@ -52,12 +55,20 @@ export function searchApps(catalog: Searchable, query: SearchQuery): SearchResul
   const nextcloud = query.nextcloud === null ? null : fullVersion(query.nextcloud);
   const scores = catalog.index.scores(words);
   const kept = (app: CatalogEntry): boolean =>
-    (query.category === null || app.categories.includes(query.category)) && (!query.featuredOnly || app.isFeatured) && (nextcloud === null || app.platforms.some((bounds) => coreSatisfies(nextcloud, bounds)));
+    (query.category === null || app.categories.includes(query.category)) &&
+    (!query.featuredOnly || app.isFeatured) &&
+    (nextcloud === null || app.platforms.some((bounds) => coreSatisfies(nextcloud, bounds)));
   const matches: number[] = [];
-  for (const i of catalog.index.orders[query.sort]) if ((scores === null || scores[i] !== 0) && kept(catalog.apps[i] as CatalogEntry)) matches.push(i);
+  for (const i of catalog.index.orders[query.sort])
+    if ((scores === null || scores[i] !== 0) && kept(catalog.apps[i] as CatalogEntry)) matches.push(i);
   // Stable: equal scores keep the precomputed order.
   if (query.sort === 'relevance' && scores !== null) matches.sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0));
   const pages = Math.max(1, Math.ceil(matches.length / PAGE_SIZE));
   const page = Math.min(Math.max(1, query.page), pages);
-  return { apps: matches.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((i) => catalog.apps[i] as CatalogEntry), total: matches.length, page, pages };
+  return {
+    apps: matches.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((i) => catalog.apps[i] as CatalogEntry),
+    total: matches.length,
+    page,
+    pages,
+  };
 }

@@ -3,7 +3,11 @@ import { describe, test } from 'node:test';
 import type { EntrySource } from './catalog-entry.ts';
 import { SearchIndex, foldText, withinEdits } from './search-index.ts';
 
-const source = (id: string, texts: Record<string, { name: string; summary: string; description: string }>, extra: Partial<EntrySource> = {}): EntrySource => ({
+const source = (
+  id: string,
+  texts: Record<string, { name: string; summary: string; description: string }>,
+  extra: Partial<EntrySource> = {},
+): EntrySource => ({
   id,
   translations: texts,
   categories: [],
@@ -42,7 +46,16 @@ function plainScore(app: EntrySource, words: readonly string[]): number {
     if (best === 0 && summaries.some((s) => s.includes(word))) best = 2;
     if (best === 0 && descriptions.some((d) => d.includes(word))) best = 1;
     const limit = word.length < 4 ? 0 : word.length < 8 ? 1 : 2;
-    if (best === 0 && limit > 0 && vocabulary.some((known) => withinEdits(word, known, limit) || (known.length > word.length && withinEdits(word, known.slice(0, word.length), limit)))) best = 0.5;
+    if (
+      best === 0 &&
+      limit > 0 &&
+      vocabulary.some(
+        (known) =>
+          withinEdits(word, known, limit) ||
+          (known.length > word.length && withinEdits(word, known.slice(0, word.length), limit)),
+      )
+    )
+      best = 0.5;
     if (best === 0) return 0;
     score += best;
   }
@@ -55,13 +68,28 @@ describe('SearchIndex', () => {
       source('news', en('News', 'An RSS reader', 'Reads feeds')),
       source('mail', en('Mail client', 'Read your news letters')),
       source('notes', en('My notebook', 'Plain text', 'Markdown notes with newsy bits')),
-      source('files_antivirus', { en: { name: 'Antivirus for files', summary: 'Scans', description: '' }, de: { name: 'Virenscanner', summary: 'Prüft Dateien', description: '' } }),
+      source('files_antivirus', {
+        en: { name: 'Antivirus for files', summary: 'Scans', description: '' },
+        de: { name: 'Virenscanner', summary: 'Prüft Dateien', description: '' },
+      }),
     ]);
-    assert.deepEqual([...(index.scores(['news']) ?? [])], [100 + 10, 2, 1, 0], 'the id itself (+100) and the best place of the word (the name start, over the id); a summary; a description');
+    assert.deepEqual(
+      [...(index.scores(['news']) ?? [])],
+      [100 + 10, 2, 1, 0],
+      'the id itself (+100) and the best place of the word (the name start, over the id); a summary; a description',
+    );
     assert.deepEqual([...(index.scores(['client']) ?? [])], [0, 7, 0, 0], 'a word of the name');
     assert.deepEqual([...(index.scores(['book']) ?? [])], [0, 0, 5, 0], 'inside a name');
-    assert.deepEqual([...(index.scores(['prufte']) ?? [])], [0, 0, 0, 0.5], 'a near miss of a German summary word, accents folded');
-    assert.deepEqual([...(index.scores(['files', 'antivirus']) ?? [])], [0, 0, 0, 100 + 10 + 8], 'both words (antivirus starts a name; files is in the id), and the whole id');
+    assert.deepEqual(
+      [...(index.scores(['prufte']) ?? [])],
+      [0, 0, 0, 0.5],
+      'a near miss of a German summary word, accents folded',
+    );
+    assert.deepEqual(
+      [...(index.scores(['files', 'antivirus']) ?? [])],
+      [0, 0, 0, 100 + 10 + 8],
+      'both words (antivirus starts a name; files is in the id), and the whole id',
+    );
     assert.equal(index.scores([]), null, 'no words: every app alike');
   });
 
@@ -76,9 +104,24 @@ describe('SearchIndex', () => {
 
   test('the sort orders: rating, newest, updated, name and the ties of relevance, each broken by English name then id', () => {
     const index = new SearchIndex([
-      source('c', en('Charlie'), { ratingOverall: 0.9, ratingNumOverall: 1, created: '2026-03-01', lastModified: '2026-03-02' }),
-      source('a', en('alpha'), { ratingOverall: 0.9, ratingNumOverall: 5, created: '2026-01-01', lastModified: '2026-05-01' }),
-      source('b', en('Bravo'), { ratingOverall: 0.5, ratingNumOverall: 20, created: '2026-03-01', lastModified: '2026-01-01' }),
+      source('c', en('Charlie'), {
+        ratingOverall: 0.9,
+        ratingNumOverall: 1,
+        created: '2026-03-01',
+        lastModified: '2026-03-02',
+      }),
+      source('a', en('alpha'), {
+        ratingOverall: 0.9,
+        ratingNumOverall: 5,
+        created: '2026-01-01',
+        lastModified: '2026-05-01',
+      }),
+      source('b', en('Bravo'), {
+        ratingOverall: 0.5,
+        ratingNumOverall: 20,
+        created: '2026-03-01',
+        lastModified: '2026-01-01',
+      }),
     ]);
     const ids = (order: Int32Array) => Array.from(order, (i) => ['c', 'a', 'b'][i]);
     assert.deepEqual(ids(index.orders.rating), ['a', 'c', 'b']);
@@ -90,18 +133,59 @@ describe('SearchIndex', () => {
 
   test('the same scores as the plain ranking, for random catalogues and queries', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-    const vocabulary = ['news', 'newsletter', 'mail', 'Büro', 'calendar', 'kalender', 'notes', 'note_book', 'files', 'sync', 'RSS', 'reader', 'café', 'Straße', 'deck', 'talk', 'photos', 'fotos', 'x', 'ab'];
-    const text = (words: number) => Array.from({ length: words }, () => pick(vocabulary)).join(pick([' ', ', ', '-', ' (', '/']));
+    const vocabulary = [
+      'news',
+      'newsletter',
+      'mail',
+      'Büro',
+      'calendar',
+      'kalender',
+      'notes',
+      'note_book',
+      'files',
+      'sync',
+      'RSS',
+      'reader',
+      'café',
+      'Straße',
+      'deck',
+      'talk',
+      'photos',
+      'fotos',
+      'x',
+      'ab',
+    ];
+    const text = (words: number) =>
+      Array.from({ length: words }, () => pick(vocabulary)).join(pick([' ', ', ', '-', ' (', '/']));
     for (let round = 0; round < 30; round++) {
       const apps = Array.from({ length: 12 }, (_, i) => {
         const languages = ['en', 'de', 'fr'].slice(0, 1 + Math.floor(random() * 3));
-        return source(`${pick(['news', 'mail', 'files', 'deck'])}_${i}`, Object.fromEntries(languages.map((l) => [l, { name: text(1 + Math.floor(random() * 3)), summary: text(3), description: text(8) }])));
+        return source(
+          `${pick(['news', 'mail', 'files', 'deck'])}_${i}`,
+          Object.fromEntries(
+            languages.map((l) => [
+              l,
+              { name: text(1 + Math.floor(random() * 3)), summary: text(3), description: text(8) },
+            ]),
+          ),
+        );
       });
       const index = new SearchIndex(apps);
       for (let q = 0; q < 20; q++) {
-        const words = Array.from({ length: 1 + Math.floor(random() * 2) }, () => foldText(pick([...vocabulary, 'newz', 'calender', 'phot', 'ews', `${pick(['news', 'mail'])}_${Math.floor(random() * 12)}`]))).filter((w) => w !== '');
+        const words = Array.from({ length: 1 + Math.floor(random() * 2) }, () =>
+          foldText(
+            pick([
+              ...vocabulary,
+              'newz',
+              'calender',
+              'phot',
+              'ews',
+              `${pick(['news', 'mail'])}_${Math.floor(random() * 12)}`,
+            ]),
+          ),
+        ).filter((w) => w !== '');
         const scores = index.scores(words);
         apps.forEach((app, i) => assert.equal(scores?.[i], plainScore(app, words), `${app.id} for ${words.join(' ')}`));
       }

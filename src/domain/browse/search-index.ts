@@ -5,7 +5,10 @@ export type Sort = (typeof SORTS)[number];
 
 /** Lower case without accents (Büro → buro, Ç → c), so neither case nor accents matter to a search. */
 export function foldText(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /** What separates the words search compares (a search word never holds one). */
@@ -25,7 +28,8 @@ export function withinEdits(a: string, b: string, limit: number): boolean {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (before[j - 2] ?? 0) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, (before[j - 2] ?? 0) + 1);
       current.push(value);
       smallest = Math.min(smallest, value);
     }
@@ -47,7 +51,16 @@ const DESCRIPTION = 8;
 
 // A word's score for an app: the id's own text, then names (starting with it, a word of the name
 // starting with it, anywhere), summaries, descriptions; a near miss of a name's or summary's word least.
-const SCORE = { nameStart: 10, id: 8, nameWordStart: 7, name: 5, summary: 2, description: 1, nearMiss: 0.5, wholeId: 100 } as const;
+const SCORE = {
+  nameStart: 10,
+  id: 8,
+  nameWordStart: 7,
+  name: 5,
+  summary: 2,
+  description: 1,
+  nearMiss: 0.5,
+  wholeId: 100,
+} as const;
 
 const DESCRIPTION_CHARS = 20_000;
 /** Words a near miss is compared with: at least three letters or digits (the id's underscores separate). */
@@ -97,10 +110,13 @@ export class SearchIndex {
       const vocabulary = new Set(nearMissWords(app.id.replace(/_/g, ' ')));
       for (const texts of Object.values(app.translations)) {
         const name = foldText(texts.name);
-        name.split(WORD_BREAK).forEach((word, position) => word !== '' && add(word, i, position === 0 ? NAME_START | NAME : NAME));
+        name
+          .split(WORD_BREAK)
+          .forEach((word, position) => word !== '' && add(word, i, position === 0 ? NAME_START | NAME : NAME));
         const summary = foldText(texts.summary);
         for (const word of summary.split(WORD_BREAK)) if (word !== '') add(word, i, SUMMARY);
-        for (const word of foldText(texts.description.slice(0, DESCRIPTION_CHARS)).split(WORD_BREAK)) if (word !== '') add(word, i, DESCRIPTION);
+        for (const word of foldText(texts.description.slice(0, DESCRIPTION_CHARS)).split(WORD_BREAK))
+          if (word !== '') add(word, i, DESCRIPTION);
         for (const word of [...nearMissWords(name), ...nearMissWords(summary)]) vocabulary.add(word);
       }
       for (const word of vocabulary) {
@@ -110,7 +126,10 @@ export class SearchIndex {
       }
     });
     this.words = [...words.keys()];
-    this.postings = [...words.values()].map((p) => ({ apps: Int32Array.from(p.apps), flags: Uint8Array.from(p.flags) }));
+    this.postings = [...words.values()].map((p) => ({
+      apps: Int32Array.from(p.apps),
+      flags: Uint8Array.from(p.flags),
+    }));
     this.nearMiss = [...nearMiss.keys()];
     this.nearMissApps = [...nearMiss.values()].map((apps) => Int32Array.from(apps));
     this.orders = sortOrders(sources);
@@ -156,7 +175,16 @@ export class SearchIndex {
       const { apps, flags } = this.postings[w] as { apps: Int32Array; flags: Uint8Array };
       for (let k = 0; k < apps.length; k++) {
         const flag = flags[k] ?? 0;
-        const score = start && flag & NAME_START ? SCORE.nameStart : start && flag & NAME ? SCORE.nameWordStart : flag & NAME ? SCORE.name : flag & SUMMARY ? SCORE.summary : SCORE.description;
+        const score =
+          start && flag & NAME_START
+            ? SCORE.nameStart
+            : start && flag & NAME
+              ? SCORE.nameWordStart
+              : flag & NAME
+                ? SCORE.name
+                : flag & SUMMARY
+                  ? SCORE.summary
+                  : SCORE.description;
         const app = apps[k] ?? 0;
         if (score > (scores[app] ?? 0)) scores[app] = score;
       }
@@ -164,7 +192,11 @@ export class SearchIndex {
     const limit = editsAllowed(word);
     if (limit > 0 && scores.includes(0)) {
       this.nearMiss.forEach((known, w) => {
-        if (!withinEdits(word, known, limit) && !(known.length > word.length && withinEdits(word, known.slice(0, word.length), limit))) return;
+        if (
+          !withinEdits(word, known, limit) &&
+          !(known.length > word.length && withinEdits(word, known.slice(0, word.length), limit))
+        )
+          return;
         for (const app of this.nearMissApps[w] ?? []) if (scores[app] === 0) scores[app] = SCORE.nearMiss;
       });
     }
@@ -177,12 +209,16 @@ export class SearchIndex {
 /** Each sort's order of app positions, ties broken by English name, then id. */
 function sortOrders(sources: readonly EntrySource[]): Record<Sort, Int32Array> {
   const names = sources.map((app) => (app.translations['en']?.name ?? app.id).toLowerCase());
-  const byName = (a: number, b: number): number => (names[a] ?? '').localeCompare(names[b] ?? '') || (sources[a]?.id ?? '').localeCompare(sources[b]?.id ?? '');
+  const byName = (a: number, b: number): number =>
+    (names[a] ?? '').localeCompare(names[b] ?? '') || (sources[a]?.id ?? '').localeCompare(sources[b]?.id ?? '');
   const nameOrder = sources.map((_, i) => i).sort(byName);
   const nameRank = new Int32Array(sources.length);
   nameOrder.forEach((app, rank) => (nameRank[app] = rank));
   const order = (compare: (a: EntrySource, b: EntrySource) => number): Int32Array =>
-    Int32Array.from(nameOrder).sort((a, b) => compare(sources[a] as EntrySource, sources[b] as EntrySource) || (nameRank[a] ?? 0) - (nameRank[b] ?? 0));
+    Int32Array.from(nameOrder).sort(
+      (a, b) =>
+        compare(sources[a] as EntrySource, sources[b] as EntrySource) || (nameRank[a] ?? 0) - (nameRank[b] ?? 0),
+    );
   const weight = (app: EntrySource): number => app.ratingOverall * app.ratingNumOverall;
   return {
     relevance: order((a, b) => weight(b) - weight(a)),

@@ -24,7 +24,11 @@ export function parseCategoryFile(data: unknown): Category[] {
     checkUnknownKeys(entry, ['id', 'translations'], where, problems);
     const id = entry['id'];
     if (typeof id !== 'string' || !CATEGORY_ID_PATTERN.test(id)) {
-      add(problems, `${where}.id`, 'must be a category id: lower-case letters, digits, _ and -, starting with a letter, at most 64 characters');
+      add(
+        problems,
+        `${where}.id`,
+        'must be a category id: lower-case letters, digits, _ and -, starting with a letter, at most 64 characters',
+      );
     } else if (seen.has(id)) {
       add(problems, `${where}.id`, `duplicate of entry [${seen.get(id)}] ('${id}')`);
     } else {
@@ -37,7 +41,11 @@ export function parseCategoryFile(data: unknown): Category[] {
   return categories;
 }
 
-function parseCategoryTranslations(value: unknown, where: string, problems: Problems): Record<string, CategoryTranslation> | null {
+function parseCategoryTranslations(
+  value: unknown,
+  where: string,
+  problems: Problems,
+): Record<string, CategoryTranslation> | null {
   if (!isObject(value)) {
     add(problems, where, 'must be an object keyed by language code, e.g. {"en": {"name": "Games", "description": ""}}');
     return null;
@@ -45,7 +53,8 @@ function parseCategoryTranslations(value: unknown, where: string, problems: Prob
   const translations: Record<string, CategoryTranslation> = {};
   for (const [language, text] of Object.entries(value)) {
     const at = `${where}.${language}`;
-    if (!LANGUAGE_CODE_PATTERN.test(language)) add(problems, at, 'is not a language code (such as en, de, pt_BR, zh-hans)');
+    if (!LANGUAGE_CODE_PATTERN.test(language))
+      add(problems, at, 'is not a language code (such as en, de, pt_BR, zh-hans)');
     if (!isObject(text)) {
       add(problems, at, 'must be an object {"name": …, "description": …}');
       continue;
@@ -55,7 +64,8 @@ function parseCategoryTranslations(value: unknown, where: string, problems: Prob
     const description = text['description'] ?? '';
     if (typeof name !== 'string' || name.trim() === '') add(problems, `${at}.name`, 'must be a non-empty string');
     if (typeof description !== 'string') add(problems, `${at}.description`, 'must be a string (it may be empty)');
-    if (typeof name === 'string' && typeof description === 'string') translations[language] = { name: name.trim(), description };
+    if (typeof name === 'string' && typeof description === 'string')
+      translations[language] = { name: name.trim(), description };
   }
   if (!('en' in value)) add(problems, where, 'needs an English ("en") translation: clients fall back to it');
   return translations;

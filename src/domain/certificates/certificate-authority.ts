@@ -28,7 +28,10 @@ export function readAuthorityFiles(files: AuthorityFiles): AuthorityMaterial | n
   const has = [fs.existsSync(files.certificate), fs.existsSync(files.key)];
   if (!has[0] && !has[1]) return null;
   if (has[0] !== has[1]) {
-    throw new AppError('authority_unavailable', `Half an authority in ${path.dirname(files.key)}: the certificate or the key is missing. Restore it, or remove both to start a new one.`);
+    throw new AppError(
+      'authority_unavailable',
+      `Half an authority in ${path.dirname(files.key)}: the certificate or the key is missing. Restore it, or remove both to start a new one.`,
+    );
   }
   return { certificatePem: fs.readFileSync(files.certificate, 'utf8'), keyPem: fs.readFileSync(files.key, 'utf8') };
 }
@@ -78,7 +81,9 @@ export async function generateAuthority(now: Date): Promise<AuthorityMaterial> {
   return { certificatePem: certificate.toString('pem') + '\n', keyPem };
 }
 
-async function loadAuthority(material: AuthorityMaterial): Promise<{ certificate: InstanceType<typeof x509.X509Certificate>; key: CryptoKey }> {
+async function loadAuthority(
+  material: AuthorityMaterial,
+): Promise<{ certificate: InstanceType<typeof x509.X509Certificate>; key: CryptoKey }> {
   const pkcs8 = createPrivateKey(material.keyPem).export({ type: 'pkcs8', format: 'der' });
   const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, SIGNING, false, ['sign']);
   return { certificate: new x509.X509Certificate(material.certificatePem), key };
@@ -93,23 +98,43 @@ export interface CheckedRequest {
 /** Reads and checks a PEM certificate request (`openssl req -new`); refuses it with what to fix, a weak key included (key-strength.ts). */
 export async function checkCertificateRequest(csrPem: string): Promise<CheckedRequest> {
   const blocks = pemBlocks(csrPem, 'CERTIFICATE REQUEST');
-  if (blocks.length !== 1) throw new AppError('invalid_csr', 'Expected one PEM certificate request ("-----BEGIN CERTIFICATE REQUEST-----"), as `openssl req -new` writes it.', { csr: ['paste the whole .csr file, BEGIN and END lines included'] });
+  if (blocks.length !== 1)
+    throw new AppError(
+      'invalid_csr',
+      'Expected one PEM certificate request ("-----BEGIN CERTIFICATE REQUEST-----"), as `openssl req -new` writes it.',
+      { csr: ['paste the whole .csr file, BEGIN and END lines included'] },
+    );
   let request: InstanceType<typeof x509.Pkcs10CertificateRequest>;
   try {
     request = new x509.Pkcs10CertificateRequest(blocks[0] ?? '');
   } catch {
-    throw new AppError('invalid_csr', 'The certificate request could not be read (damaged or truncated?).', { csr: ['could not be read'] });
+    throw new AppError('invalid_csr', 'The certificate request could not be read (damaged or truncated?).', {
+      csr: ['could not be read'],
+    });
   }
-  if (!(await request.verify())) throw new AppError('invalid_csr', 'The certificate request is not signed by its own key.', { csr: ['is not signed by its own key'] });
+  if (!(await request.verify()))
+    throw new AppError('invalid_csr', 'The certificate request is not signed by its own key.', {
+      csr: ['is not signed by its own key'],
+    });
   if (request.publicKey.algorithm.name !== 'RSASSA-PKCS1-v1_5' && request.publicKey.algorithm.name !== 'RSA-PSS') {
-    throw new AppError('invalid_csr', `The request's key is ${request.publicKey.algorithm.name}; app signatures need an RSA key: ${STRONG_KEY_COMMAND}`, { csr: ['needs an RSA key'] });
+    throw new AppError(
+      'invalid_csr',
+      `The request's key is ${request.publicKey.algorithm.name}; app signatures need an RSA key: ${STRONG_KEY_COMMAND}`,
+      { csr: ['needs an RSA key'] },
+    );
   }
-  const weak = weakKeyProblem(createPublicKey({ key: Buffer.from(request.publicKey.rawData), format: 'der', type: 'spki' }), 'request');
+  const weak = weakKeyProblem(
+    createPublicKey({ key: Buffer.from(request.publicKey.rawData), format: 'der', type: 'spki' }),
+    'request',
+  );
   if (weak !== null) throw new AppError('invalid_csr', weak, { csr: [weak] });
   const names = request.subjectName.getField('CN');
   const cn = names[0] ?? '';
   const problem = names.length === 1 ? appIdProblem(cn) : 'the subject needs exactly one CN, the app id';
-  if (problem !== null) throw new AppError('invalid_csr', `CN '${cn.slice(0, 64)}' is not a valid app id: ${problem}.`, { csr: [`its CN must be the app id: ${problem}`] });
+  if (problem !== null)
+    throw new AppError('invalid_csr', `CN '${cn.slice(0, 64)}' is not a valid app id: ${problem}.`, {
+      csr: [`its CN must be the app id: ${problem}`],
+    });
   return { appId: cn, request };
 }
 
@@ -127,7 +152,11 @@ export async function issueCertificate(csrPem: string, material: AuthorityMateri
 }
 
 /** `issueCertificate` for a request checked already (`checkCertificateRequest`). */
-export async function signCertificateRequest({ appId, request }: CheckedRequest, material: AuthorityMaterial, now: Date): Promise<string> {
+export async function signCertificateRequest(
+  { appId, request }: CheckedRequest,
+  material: AuthorityMaterial,
+  now: Date,
+): Promise<string> {
   const authority = await loadAuthority(material);
   const notAfter = new Date(Math.min(now.getTime() + ISSUED_LIFETIME_MS, authority.certificate.notAfter.getTime()));
   const certificate = await x509.X509CertificateGenerator.create({

@@ -18,7 +18,13 @@ export interface RevocationStore extends RevocationLookup {
   /** Newest first. */
   list(limit: number): Promise<RevokedCertificate[]>;
   /** Records the revocation and its audit entry, unless it was recorded already. */
-  revoke(issuer: string, serial: string, now: Date, reason: string, audit: AuditEntry): Promise<{ revokedAt: Date; alreadyRevoked: boolean }>;
+  revoke(
+    issuer: string,
+    serial: string,
+    now: Date,
+    reason: string,
+    audit: AuditEntry,
+  ): Promise<{ revokedAt: Date; alreadyRevoked: boolean }>;
 }
 
 export interface Revocation {
@@ -32,11 +38,21 @@ export interface Revocation {
  * `appstore ca revoke`: from now on, registration and publishing refuse this certificate on every
  * node (the check reads the database). Only certificates of a trusted authority can be revoked.
  */
-export async function revokeCertificate(pem: string, trust: Trust, store: RevocationStore, now: Date, acting: Acting, reason = ''): Promise<Revocation> {
+export async function revokeCertificate(
+  pem: string,
+  trust: Trust,
+  store: RevocationStore,
+  now: Date,
+  acting: Acting,
+  reason = '',
+): Promise<Revocation> {
   requireAdmin(acting, 'revoke certificates.');
   const certificate = parseCertificate(pem);
   if (issuingAuthority(certificate, trust) === null) {
-    throw new AppError('certificate_untrusted', "The certificate is not signed by this store's authority: there is nothing to revoke here.");
+    throw new AppError(
+      'certificate_untrusted',
+      "The certificate is not signed by this store's authority: there is nothing to revoke here.",
+    );
   }
   let appId: string | null = null;
   try {
@@ -45,7 +61,14 @@ export async function revokeCertificate(pem: string, trust: Trust, store: Revoca
     appId = null;
   }
   const serial = normaliseSerial(certificate.serialNumber);
-  const audit = auditEntry(acting, 'certificate.revoked', { ...(appId === null ? {} : { appId }), details: { serial, fingerprint: certificate.fingerprint256.replace(/:/g, '').toLowerCase(), issuer: certificate.issuer } });
+  const audit = auditEntry(acting, 'certificate.revoked', {
+    ...(appId === null ? {} : { appId }),
+    details: {
+      serial,
+      fingerprint: certificate.fingerprint256.replace(/:/g, '').toLowerCase(),
+      issuer: certificate.issuer,
+    },
+  });
   // The reason is kept in the record, trimmed and at most 500 characters.
   const result = await store.revoke(certificate.issuer, serial, now, reason.trim().slice(0, 500), audit);
   return { appId, serial, ...result };

@@ -10,7 +10,10 @@ import { isBase64 } from '../encodings.ts';
 export function decodeSignature(text: string): Buffer {
   const compact = text.replace(/\s+/g, '');
   if (!isBase64(compact, false)) {
-    throw new AppError('invalid_signature', 'The signature is not base64: send the output of `openssl dgst -sha512 -sign KEY | openssl base64`.');
+    throw new AppError(
+      'invalid_signature',
+      'The signature is not base64: send the output of `openssl dgst -sha512 -sign KEY | openssl base64`.',
+    );
   }
   return Buffer.from(compact, 'base64');
 }

@@ -6,7 +6,8 @@ import { projectFile } from '../../project-files.ts';
 import { TrustSource } from './trust-source.ts';
 import type { TrustInputs } from './trust-source.ts';
 
-const fixture = (name: string): string => fs.readFileSync(projectFile(path.join('test', 'fixtures', 'certificates', name)), 'utf8');
+const fixture = (name: string): string =>
+  fs.readFileSync(projectFile(path.join('test', 'fixtures', 'certificates', name)), 'utf8');
 
 describe('TrustSource', () => {
   const setup = (first: TrustInputs) => {
@@ -19,7 +20,11 @@ describe('TrustSource', () => {
         return inputs;
       },
       () => new Date('2026-11-23T00:00:00Z'),
-      { warn: (message) => events.push(`warn: ${message}`), refused: (error) => events.push(`refused: ${String(error)}`), changed: () => events.push('changed') },
+      {
+        warn: (message) => events.push(`warn: ${message}`),
+        refused: (error) => events.push(`refused: ${String(error)}`),
+        changed: () => events.push('changed'),
+      },
     );
     return { source, events, reads: () => reads, set: (next: TrustInputs) => (inputs = next) };
   };
@@ -57,12 +62,31 @@ describe('TrustSource', () => {
       ['cut short (head -c 300)', revoking.slice(0, 300), /ends inside a CRL \(cut short, or still being written\)/],
       ['empty', '', /holds no PEM CRL/],
       ['not PEM', fixture('news.key').replace(/-----[A-Z ]+-----/g, ''), /holds no PEM CRL/],
-      ['signed by another authority', fixture('other-authority.crl'), /\(issuer CN=Some Other Authority\) is not signed by a configured authority/],
-      ['a lower CRL number (empty.crl is 4096, revoking.crl 4097)', fixture('empty.crl'), /has number 4096, lower than the one in force \(4097\)/],
-      ['an older thisUpdate', fixture('older.crl'), /is older \(issued 2023-01-01T00:00:00.000Z\) than the one in force \(issued 2024-01-01T00:00:00.000Z\)/],
-      ['without the CRL of an authority it had', fixture('root-only.crl'), /no longer holds a CRL of CN=Appstore Test Code Signing Intermediate/],
+      [
+        'signed by another authority',
+        fixture('other-authority.crl'),
+        /\(issuer CN=Some Other Authority\) is not signed by a configured authority/,
+      ],
+      [
+        'a lower CRL number (empty.crl is 4096, revoking.crl 4097)',
+        fixture('empty.crl'),
+        /has number 4096, lower than the one in force \(4097\)/,
+      ],
+      [
+        'an older thisUpdate',
+        fixture('older.crl'),
+        /is older \(issued 2023-01-01T00:00:00.000Z\) than the one in force \(issued 2024-01-01T00:00:00.000Z\)/,
+      ],
+      [
+        'without the CRL of an authority it had',
+        fixture('root-only.crl'),
+        /no longer holds a CRL of CN=Appstore Test Code Signing Intermediate/,
+      ],
     ];
-    const { source, events, set } = setup({ authorityPem: fixture('chain.pem'), crlPem: `${revoking}${fixture('root-only.crl')}` });
+    const { source, events, set } = setup({
+      authorityPem: fixture('chain.pem'),
+      crlPem: `${revoking}${fixture('root-only.crl')}`,
+    });
     const good = await source.current();
     for (const [index, [kind, crlPem, reason]] of bad.entries()) {
       set({ authorityPem: fixture('chain.pem'), crlPem });

@@ -62,7 +62,11 @@ export class TrustSource {
       return this.keepOrThrow(digest, error);
     }
     const regression = this.good === null ? null : crlRegression(this.good.trust, trust);
-    if (regression !== null) return this.keepOrThrow(digest, new AppError('configuration_error', `The store's trust is misconfigured: ${regression}.`));
+    if (regression !== null)
+      return this.keepOrThrow(
+        digest,
+        new AppError('configuration_error', `The store's trust is misconfigured: ${regression}.`),
+      );
     const first = this.good === null;
     this.good = { digest, trust };
     this.lastRefused = null;

@@ -14,7 +14,10 @@ describe('pemBlocks', () => {
   test('a label pattern matches its END line to the BEGIN line it found', () => {
     const text = `${block('RSA PRIVATE KEY', 'AAAA')}\n${block('PRIVATE KEY', 'BBBB')}`;
     assert.equal(pemBlocks(text, '(?:RSA |EC )?PRIVATE KEY').length, 2);
-    assert.deepEqual(pemBlocks('-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----', '(?:RSA )?PRIVATE KEY'), []);
+    assert.deepEqual(
+      pemBlocks('-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----', '(?:RSA )?PRIVATE KEY'),
+      [],
+    );
   });
 
   test('thousands of BEGIN lines without an END: none found, in one pass', () => {
@@ -27,7 +30,10 @@ describe('pemBlocks', () => {
 describe('scanPem', () => {
   test('tells a text cut inside a block from a complete one', () => {
     const whole = `${block('X509 CRL', 'AAAA')}\n${block('X509 CRL', 'BBBB')}\n`;
-    assert.deepEqual(scanPem(whole, 'X509 CRL'), { blocks: [block('X509 CRL', 'AAAA'), block('X509 CRL', 'BBBB')], unterminated: false });
+    assert.deepEqual(scanPem(whole, 'X509 CRL'), {
+      blocks: [block('X509 CRL', 'AAAA'), block('X509 CRL', 'BBBB')],
+      unterminated: false,
+    });
     const cut = whole.slice(0, whole.length - 20);
     assert.deepEqual(scanPem(cut, 'X509 CRL'), { blocks: [block('X509 CRL', 'AAAA')], unterminated: true });
     assert.deepEqual(scanPem('no pem at all', 'X509 CRL'), { blocks: [], unterminated: false });

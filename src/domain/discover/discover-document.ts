@@ -77,7 +77,8 @@ export interface DiscoverContext {
  */
 export function parseDiscoverFile(data: unknown, context: DiscoverContext): DiscoverEntry[] {
   const problems: Problems = {};
-  if (!Array.isArray(data)) refuse('discover', { '(file)': ['must be a JSON array of entries (post, showcase, carousel)'] });
+  if (!Array.isArray(data))
+    refuse('discover', { '(file)': ['must be a JSON array of entries (post, showcase, carousel)'] });
   const seen = new Map<string, number>();
   const entries: DiscoverEntry[] = [];
   data.forEach((value: unknown, index) => {
@@ -99,7 +100,13 @@ export function parseDiscoverFile(data: unknown, context: DiscoverContext): Disc
 
 type EntryType = 'post' | 'showcase' | 'carousel' | 'app';
 
-function parseEntry(value: unknown, where: string, problems: Problems, context: DiscoverContext, types: readonly EntryType[]): PostEntry | ShowcaseEntry | CarouselEntry | AppItem | null {
+function parseEntry(
+  value: unknown,
+  where: string,
+  problems: Problems,
+  context: DiscoverContext,
+  types: readonly EntryType[],
+): PostEntry | ShowcaseEntry | CarouselEntry | AppItem | null {
   if (!isObject(value)) {
     add(problems, where, `must be an object with a type (${types.join(', ')})`);
     return null;
@@ -112,8 +119,10 @@ function parseEntry(value: unknown, where: string, problems: Problems, context: 
   if (type === 'app') {
     checkUnknownKeys(value, ['type', 'appId'], where, problems);
     const appId = value['appId'];
-    if (typeof appId !== 'string' || appId === '') add(problems, `${where}.appId`, 'must be the id of an app of this store');
-    else if (!context.appExists(appId)) add(problems, `${where}.appId`, `there is no app '${appId.slice(0, 64)}' in this store`);
+    if (typeof appId !== 'string' || appId === '')
+      add(problems, `${where}.appId`, 'must be the id of an app of this store');
+    else if (!context.appExists(appId))
+      add(problems, `${where}.appId`, `there is no app '${appId.slice(0, 64)}' in this store`);
     return typeof appId === 'string' ? { type: 'app', appId } : null;
   }
   const common = parseCommon(value, where, problems, context);
@@ -129,23 +138,32 @@ function parseEntry(value: unknown, where: string, problems: Problems, context: 
     add(problems, `${where}.content`, `must be a list of at least 2 items (${itemTypes.join(' or ')})`);
     return null;
   }
-  const items = content.map((item: unknown, index) => parseEntry(item, `${where}.content[${index}]`, problems, context, itemTypes));
+  const items = content.map((item: unknown, index) =>
+    parseEntry(item, `${where}.content[${index}]`, problems, context, itemTypes),
+  );
   if (items.some((item) => item === null)) return null;
   return type === 'showcase'
     ? { type, ...common, content: items as Array<AppItem | PostEntry> }
     : { type, ...common, content: items as PostEntry[] };
 }
 
-function parseCommon(value: Record<string, unknown>, where: string, problems: Problems, context: DiscoverContext): Common {
+function parseCommon(
+  value: Record<string, unknown>,
+  where: string,
+  problems: Problems,
+  context: DiscoverContext,
+): Common {
   const common: { -readonly [K in keyof Common]: Common[K] } = {};
   const id = value['id'];
   if (id !== undefined) {
-    if (typeof id !== 'string' || id.trim() === '' || id.length > ID_MAX) add(problems, `${where}.id`, `must be a non-empty string of at most ${ID_MAX} characters`);
+    if (typeof id !== 'string' || id.trim() === '' || id.length > ID_MAX)
+      add(problems, `${where}.id`, `must be a non-empty string of at most ${ID_MAX} characters`);
     else common.id = id;
   }
   const order = value['order'];
   if (order !== undefined) {
-    if (typeof order !== 'number' || !Number.isSafeInteger(order)) add(problems, `${where}.order`, 'must be a whole number');
+    if (typeof order !== 'number' || !Number.isSafeInteger(order))
+      add(problems, `${where}.order`, 'must be a whole number');
     else common.order = order;
   }
   for (const field of ['headline', 'text'] as const) {
@@ -163,7 +181,11 @@ function parseCommon(value: Record<string, unknown>, where: string, problems: Pr
     const date = value[field];
     if (date === undefined) continue;
     if (typeof date !== 'string' || !DATE_TIME.test(date) || Number.isNaN(Date.parse(date))) {
-      add(problems, `${where}.${field}`, 'must be a date and time with its offset (RFC 3339), such as 2026-12-01T00:00:00Z');
+      add(
+        problems,
+        `${where}.${field}`,
+        'must be a date and time with its offset (RFC 3339), such as 2026-12-01T00:00:00Z',
+      );
     } else common[field] = date;
   }
   return common;
@@ -177,7 +199,11 @@ function parseLocalized(value: unknown, where: string, problems: Problems): Loca
   let valid = true;
   for (const [language, text] of Object.entries(value)) {
     if (!LANGUAGE_TAG.test(language)) {
-      add(problems, `${where}.${language}`, 'is not a language tag (two or three lower-case letters, then _region: en, de, pt_br)');
+      add(
+        problems,
+        `${where}.${language}`,
+        'is not a language tag (two or three lower-case letters, then _region: en, de, pt_br)',
+      );
       valid = false;
     } else if (typeof text !== 'string' || text.length > TEXT_MAX) {
       add(problems, `${where}.${language}`, `must be a string of at most ${TEXT_MAX} characters`);
@@ -201,16 +227,31 @@ function parseMedia(value: unknown, where: string, problems: Problems): MediaObj
   return objects.some((object) => object === null) ? null : (objects as MediaObject[]);
 }
 
-function parseMediaObject(value: unknown, where: string, problems: Problems, languageRequired: boolean): MediaObject | null {
+function parseMediaObject(
+  value: unknown,
+  where: string,
+  problems: Problems,
+  languageRequired: boolean,
+): MediaObject | null {
   if (!isObject(value)) {
-    add(problems, where, 'must be an object {"content": {"src": "https://…", "alt": "…"}, "alignment": "start" | "end" | "center"}');
+    add(
+      problems,
+      where,
+      'must be an object {"content": {"src": "https://…", "alt": "…"}, "alignment": "start" | "end" | "center"}',
+    );
     return null;
   }
   checkUnknownKeys(value, ['content', 'language', 'alignment'], where, problems);
   let valid = true;
   const language = value['language'];
   if (language === undefined ? languageRequired : typeof language !== 'string' || !LANGUAGE_TAG.test(language)) {
-    add(problems, `${where}.language`, languageRequired ? 'is required in a list of media: the language tag each one is for (en, de, …)' : 'must be a language tag (en, de, pt_br)');
+    add(
+      problems,
+      `${where}.language`,
+      languageRequired
+        ? 'is required in a list of media: the language tag each one is for (en, de, …)'
+        : 'must be a language tag (en, de, pt_br)',
+    );
     valid = false;
   }
   const alignment = value['alignment'];
@@ -225,7 +266,8 @@ function parseMediaObject(value: unknown, where: string, problems: Problems, lan
   }
   checkUnknownKeys(content, ['src', 'alt', 'link'], `${where}.content`, problems);
   const src = content['src'];
-  const srcProblem = typeof src === 'string' ? httpsProblem(src) : 'is required: the https:// address of the image or video';
+  const srcProblem =
+    typeof src === 'string' ? httpsProblem(src) : 'is required: the https:// address of the image or video';
   if (srcProblem !== null) {
     add(problems, `${where}.content.src`, srcProblem);
     valid = false;
@@ -245,14 +287,20 @@ function parseMediaObject(value: unknown, where: string, problems: Problems, lan
 
 function httpsProblem(address: string): string | null {
   const problem = webAddressProblem(address);
-  return problem === null ? null : problem.startsWith('is not an absolute URL') ? `'${address.slice(0, 100)}' ${problem}` : problem;
+  return problem === null
+    ? null
+    : problem.startsWith('is not an absolute URL')
+      ? `'${address.slice(0, 100)}' ${problem}`
+      : problem;
 }
 
 /** A link opens a page (https://…) or an app of this store (app://APP_ID). */
 function linkProblem(link: string, context: DiscoverContext): string | null {
   if (link.startsWith('app://')) {
     const appId = link.slice('app://'.length);
-    return context.appExists(appId) ? null : `there is no app '${appId.slice(0, 64)}' in this store (app://APP_ID must name one)`;
+    return context.appExists(appId)
+      ? null
+      : `there is no app '${appId.slice(0, 64)}' in this store (app://APP_ID must name one)`;
   }
   return httpsProblem(link);
 }

@@ -31,7 +31,9 @@ export async function importDiscover(data: unknown, acting: Acting, deps: Discov
   requireAdmin(acting, 'change the discover entries.');
   const appIds = await deps.store.appIds();
   const entries = parseDiscoverFile(data, { appExists: (id) => appIds.has(id) });
-  const audit = auditEntry(acting, 'discover.imported', { details: { entries: entries.length, ids: entries.map((entry) => entry.id) } });
+  const audit = auditEntry(acting, 'discover.imported', {
+    details: { entries: entries.length, ids: entries.map((entry) => entry.id) },
+  });
   const { changed } = await deps.store.replaceEntries(entries, deps.now(), audit);
   return { entries: entries.length, changed };
 }

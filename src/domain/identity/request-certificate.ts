@@ -6,7 +6,12 @@ import type { MailJobQueue } from '../accounts/mail-jobs.ts';
 import type { SecretKeys } from '../accounts/secret-key.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
-import { checkCertificateRequest, issueCertificate, serialOf, signCertificateRequest } from '../certificates/certificate-authority.ts';
+import {
+  checkCertificateRequest,
+  issueCertificate,
+  serialOf,
+  signCertificateRequest,
+} from '../certificates/certificate-authority.ts';
 import type { CheckedRequest } from '../certificates/certificate-authority.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
@@ -39,9 +44,20 @@ export interface CertificateRequest {
 }
 
 export interface CertificateRequestStore {
-  add(request: { userId: number | null; appId: string; csr: string }, issued: { certificate: string; serial: string; by: string } | null, now: Date, audit: AuditEntry): Promise<number>;
+  add(
+    request: { userId: number | null; appId: string; csr: string },
+    issued: { certificate: string; serial: string; by: string } | null,
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<number>;
   /** Decides a pending request; false when it was decided already (by another administrator). */
-  decide(id: number, decision: { status: 'issued'; certificate: string; serial: string } | { status: 'rejected'; reason: string }, by: string, now: Date, audit: AuditEntry): Promise<boolean>;
+  decide(
+    id: number,
+    decision: { status: 'issued'; certificate: string; serial: string } | { status: 'rejected'; reason: string },
+    by: string,
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<boolean>;
   find(id: number): Promise<CertificateRequest | null>;
   /** Newest first. */
   list(filter: { status?: RequestStatus; userId?: number }, limit: number): Promise<CertificateRequest[]>;
@@ -77,36 +93,68 @@ export async function approvalRequired(deps: Pick<CertificateRequestDeps, 'setti
 }
 
 /** An administrator decides whether certificates wait for approval. */
-export async function setApprovalRequired(required: boolean, acting: Acting, deps: Pick<CertificateRequestDeps, 'settings' | 'now'>): Promise<void> {
+export async function setApprovalRequired(
+  required: boolean,
+  acting: Acting,
+  deps: Pick<CertificateRequestDeps, 'settings' | 'now'>,
+): Promise<void> {
   requireAdmin(acting, 'change how certificates are issued.');
   const value = required ? 'required' : 'automatic';
-  await deps.settings.set(APPROVAL_SETTING, value, deps.now(), auditEntry(acting, 'settings.changed', { details: { name: APPROVAL_SETTING, value } }));
+  await deps.settings.set(
+    APPROVAL_SETTING,
+    value,
+    deps.now(),
+    auditEntry(acting, 'settings.changed', { details: { name: APPROVAL_SETTING, value } }),
+  );
 }
 
 function requireOwnAuthority(deps: Pick<CertificateRequestDeps, 'ownAuthority'>): void {
   if (!deps.ownAuthority) {
-    throw new AppError('authority_unavailable', "This store trusts an external certificate authority, whose key it does not hold: ask the store's administrators how to get a certificate.");
+    throw new AppError(
+      'authority_unavailable',
+      "This store trusts an external certificate authority, whose key it does not hold: ask the store's administrators how to get a certificate.",
+    );
   }
 }
 
 /** The id is free, the user's own, or unlocked for transfer; else someone else's app. */
-async function requireFreeOrOwn(appId: string, userId: number, deps: Pick<CertificateRequestDeps, 'registry'>): Promise<void> {
+async function requireFreeOrOwn(
+  appId: string,
+  userId: number,
+  deps: Pick<CertificateRequestDeps, 'registry'>,
+): Promise<void> {
   const app = await deps.registry.findApp(appId);
   if (app === null || app.ownerId === userId || app.transferUnlocked) return;
-  throw new AppError('forbidden', `The app id ${appId} belongs to another developer: choose another id (the CN of the request), or ask its owner to unlock it for transfer.`, { csr: [`${appId} belongs to another developer`] });
+  throw new AppError(
+    'forbidden',
+    `The app id ${appId} belongs to another developer: choose another id (the CN of the request), or ask its owner to unlock it for transfer.`,
+    { csr: [`${appId} belongs to another developer`] },
+  );
 }
 
-export type CertificateOutcome = { readonly status: 'issued'; readonly id: number; readonly appId: string; readonly certificate: string } | { readonly status: 'pending'; readonly id: number; readonly appId: string };
+export type CertificateOutcome =
+  | { readonly status: 'issued'; readonly id: number; readonly appId: string; readonly certificate: string }
+  | { readonly status: 'pending'; readonly id: number; readonly appId: string };
 
 /** A developer asks for a certificate: issued now, or queued for an administrator. */
-export async function requestCertificate(csr: string, user: User, acting: Acting, deps: CertificateRequestDeps): Promise<CertificateOutcome> {
+export async function requestCertificate(
+  csr: string,
+  user: User,
+  acting: Acting,
+  deps: CertificateRequestDeps,
+): Promise<CertificateOutcome> {
   requireOwnAuthority(deps);
   const checked = await checkCertificateRequest(csr);
   const { appId } = checked;
   await requireFreeOrOwn(appId, user.id, deps);
   await deps.limiter.consume({ ...RATE_LIMITS.certificate, limit: deps.requestsPerDay }, String(user.id));
   if (await approvalRequired(deps)) {
-    const id = await deps.requests.add({ userId: user.id, appId, csr: storedCsr(csr) }, null, deps.now(), auditEntry(acting, 'certificate.requested', { appId }));
+    const id = await deps.requests.add(
+      { userId: user.id, appId, csr: storedCsr(csr) },
+      null,
+      deps.now(),
+      auditEntry(acting, 'certificate.requested', { appId }),
+    );
     return { status: 'pending', id, appId };
   }
   const { id, certificate } = await issueAndRecord(checked, csr, user.id, acting, deps);
@@ -116,11 +164,29 @@ export async function requestCertificate(csr: string, user: User, acting: Acting
 const storedCsr = (csr: string): string => csr.trim() + '\n';
 
 /** Signs a checked request at once and records it as issued, audited (`certificate.issued`, without approval). */
-async function issueAndRecord(checked: CheckedRequest, csr: string, userId: number | null, acting: Acting, deps: Pick<CertificateRequestDeps, 'requests' | 'identity' | 'keys' | 'now'>): Promise<{ id: number; certificate: string }> {
-  const certificate = await signCertificateRequest(checked, await loadOwnAuthority(deps.identity, deps.keys), deps.now());
+async function issueAndRecord(
+  checked: CheckedRequest,
+  csr: string,
+  userId: number | null,
+  acting: Acting,
+  deps: Pick<CertificateRequestDeps, 'requests' | 'identity' | 'keys' | 'now'>,
+): Promise<{ id: number; certificate: string }> {
+  const certificate = await signCertificateRequest(
+    checked,
+    await loadOwnAuthority(deps.identity, deps.keys),
+    deps.now(),
+  );
   const serial = serialOf(certificate);
-  const audit = auditEntry(acting, 'certificate.issued', { appId: checked.appId, details: { serial, approval: false } });
-  const id = await deps.requests.add({ userId, appId: checked.appId, csr: storedCsr(csr) }, { certificate, serial, by: acting.actor.name }, deps.now(), audit);
+  const audit = auditEntry(acting, 'certificate.issued', {
+    appId: checked.appId,
+    details: { serial, approval: false },
+  });
+  const id = await deps.requests.add(
+    { userId, appId: checked.appId, csr: storedCsr(csr) },
+    { certificate, serial, by: acting.actor.name },
+    deps.now(),
+    audit,
+  );
   return { id, certificate };
 }
 
@@ -128,26 +194,41 @@ async function issueAndRecord(checked: CheckedRequest, csr: string, userId: numb
  * The operator signs a request from the command line (`appstore ca issue`), for any app id: it is
  * recorded and audited like the certificates of the developer pages, so it can be revoked by serial.
  */
-export async function issueFromCommandLine(csr: string, acting: Acting, deps: Pick<CertificateRequestDeps, 'requests' | 'identity' | 'keys' | 'ownAuthority' | 'now'>): Promise<string> {
+export async function issueFromCommandLine(
+  csr: string,
+  acting: Acting,
+  deps: Pick<CertificateRequestDeps, 'requests' | 'identity' | 'keys' | 'ownAuthority' | 'now'>,
+): Promise<string> {
   requireAdmin(acting, 'issue certificates without a request.');
   requireOwnAuthority(deps);
   return (await issueAndRecord(await checkCertificateRequest(csr), csr, null, acting, deps)).certificate;
 }
 
 /** The user's own requests, newest first. */
-export function myCertificateRequests(user: User, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<CertificateRequest[]> {
+export function myCertificateRequests(
+  user: User,
+  deps: Pick<CertificateRequestDeps, 'requests'>,
+): Promise<CertificateRequest[]> {
   return deps.requests.list({ userId: user.id }, 50);
 }
 
 /** One request, for the user who made it, or an administrator. */
-export async function readCertificateRequest(id: number, acting: Acting, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<CertificateRequest> {
+export async function readCertificateRequest(
+  id: number,
+  acting: Acting,
+  deps: Pick<CertificateRequestDeps, 'requests'>,
+): Promise<CertificateRequest> {
   const request = await deps.requests.find(id);
   const mine = request !== null && acting.actor.kind === 'user' && acting.actor.userId === request.userId;
-  if (request === null || (!mine && !acting.isAdmin)) throw new AppError('not_found', 'There is no such certificate request (or it is not yours).');
+  if (request === null || (!mine && !acting.isAdmin))
+    throw new AppError('not_found', 'There is no such certificate request (or it is not yours).');
   return request;
 }
 
-export function pendingCertificateRequests(acting: Acting, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<CertificateRequest[]> {
+export function pendingCertificateRequests(
+  acting: Acting,
+  deps: Pick<CertificateRequestDeps, 'requests'>,
+): Promise<CertificateRequest[]> {
   requireAdmin(acting, 'see the certificate requests.');
   return deps.requests.list({ status: 'pending' }, 200);
 }
@@ -159,32 +240,70 @@ async function pendingRequest(id: number, deps: Pick<CertificateRequestDeps, 're
   const request = await deps.requests.find(id);
   if (request === null) throw new AppError('not_found', `There is no certificate request ${id}.`);
   const { userId, username } = request;
-  if (request.status !== 'pending' || userId === null || username === null) throw new AppError('conflict', `The request for ${request.appId} was ${request.status} already${request.decidedBy === null ? '' : ` by ${request.decidedBy}`}.`);
+  if (request.status !== 'pending' || userId === null || username === null)
+    throw new AppError(
+      'conflict',
+      `The request for ${request.appId} was ${request.status} already${request.decidedBy === null ? '' : ` by ${request.decidedBy}`}.`,
+    );
   return { ...request, userId, username };
 }
 
-const decided = (request: CertificateRequest): AppError => new AppError('conflict', `The request for ${request.appId} was decided by another administrator meanwhile.`);
+const decided = (request: CertificateRequest): AppError =>
+  new AppError('conflict', `The request for ${request.appId} was decided by another administrator meanwhile.`);
 
 /** An administrator approves: the certificate is issued (if the id is still free or the requester's) and the requester mailed. Returns the request as it was. */
-export async function approveCertificateRequest(id: number, acting: Acting, deps: CertificateRequestDeps): Promise<CertificateRequest> {
+export async function approveCertificateRequest(
+  id: number,
+  acting: Acting,
+  deps: CertificateRequestDeps,
+): Promise<CertificateRequest> {
   requireAdmin(acting, 'approve certificate requests.');
   requireOwnAuthority(deps);
   const request = await pendingRequest(id, deps);
   await requireFreeOrOwn(request.appId, request.userId, deps);
   const certificate = await issueCertificate(request.csr, await loadOwnAuthority(deps.identity, deps.keys), deps.now());
   const serial = serialOf(certificate);
-  const audit = auditEntry(acting, 'certificate.issued', { appId: request.appId, subjectUser: request.username, details: { serial, approval: true, request: id } });
-  if (!(await deps.requests.decide(id, { status: 'issued', certificate, serial }, acting.actor.name, deps.now(), audit))) throw decided(request);
-  await deps.mail.enqueue({ kind: 'certificate-decided', userId: request.userId, appId: request.appId, issued: true, reason: '' });
+  const audit = auditEntry(acting, 'certificate.issued', {
+    appId: request.appId,
+    subjectUser: request.username,
+    details: { serial, approval: true, request: id },
+  });
+  if (
+    !(await deps.requests.decide(id, { status: 'issued', certificate, serial }, acting.actor.name, deps.now(), audit))
+  )
+    throw decided(request);
+  await deps.mail.enqueue({
+    kind: 'certificate-decided',
+    userId: request.userId,
+    appId: request.appId,
+    issued: true,
+    reason: '',
+  });
   return request;
 }
 
-export async function rejectCertificateRequest(id: number, reason: string, acting: Acting, deps: CertificateRequestDeps): Promise<CertificateRequest> {
+export async function rejectCertificateRequest(
+  id: number,
+  reason: string,
+  acting: Acting,
+  deps: CertificateRequestDeps,
+): Promise<CertificateRequest> {
   requireAdmin(acting, 'reject certificate requests.');
   const request = await pendingRequest(id, deps);
   const why = reason.trim().slice(0, 1000);
-  const audit = auditEntry(acting, 'certificate.rejected', { appId: request.appId, subjectUser: request.username, details: { request: id, reason: why } });
-  if (!(await deps.requests.decide(id, { status: 'rejected', reason: why }, acting.actor.name, deps.now(), audit))) throw decided(request);
-  await deps.mail.enqueue({ kind: 'certificate-decided', userId: request.userId, appId: request.appId, issued: false, reason: why });
+  const audit = auditEntry(acting, 'certificate.rejected', {
+    appId: request.appId,
+    subjectUser: request.username,
+    details: { request: id, reason: why },
+  });
+  if (!(await deps.requests.decide(id, { status: 'rejected', reason: why }, acting.actor.name, deps.now(), audit)))
+    throw decided(request);
+  await deps.mail.enqueue({
+    kind: 'certificate-decided',
+    userId: request.userId,
+    appId: request.appId,
+    issued: false,
+    reason: why,
+  });
   return request;
 }

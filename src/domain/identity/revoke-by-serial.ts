@@ -22,10 +22,20 @@ export interface RevokeBySerialDeps {
  * pages, or one registered for an app. A serial is unique only per authority, so a certificate
  * the store has never seen must be uploaded instead (its issuer is read from it).
  */
-export async function revokeBySerial(serialText: string, reason: string, acting: Acting, deps: RevokeBySerialDeps): Promise<Revocation> {
+export async function revokeBySerial(
+  serialText: string,
+  reason: string,
+  acting: Acting,
+  deps: RevokeBySerialDeps,
+): Promise<Revocation> {
   requireAdmin(acting, 'revoke certificates.');
   const compact = serialText.trim().replace(/[\s:]/g, '').toLowerCase();
-  if (!/^[0-9a-f]{1,64}$/.test(compact)) throw new AppError('invalid_request', `'${serialText.slice(0, 80)}' is not a serial number: give it in hexadecimal, as openssl x509 -noout -serial prints it.`, { serial: ['hexadecimal, as openssl x509 -noout -serial prints it'] });
+  if (!/^[0-9a-f]{1,64}$/.test(compact))
+    throw new AppError(
+      'invalid_request',
+      `'${serialText.slice(0, 80)}' is not a serial number: give it in hexadecimal, as openssl x509 -noout -serial prints it.`,
+      { serial: ['hexadecimal, as openssl x509 -noout -serial prints it'] },
+    );
   const serial = normaliseSerial(compact);
   const issued = await deps.requests.findIssuedBySerial(serial);
   let pem = issued?.certificate ?? null;
@@ -34,7 +44,11 @@ export async function revokeBySerial(serialText: string, reason: string, acting:
     pem = registered?.certificate ?? null;
   }
   if (pem === null) {
-    throw new AppError('not_found', `No certificate with serial ${serial} was issued here or registered for an app: upload the certificate itself to revoke it.`, { serial: ['not a certificate this store knows: upload the certificate instead'] });
+    throw new AppError(
+      'not_found',
+      `No certificate with serial ${serial} was issued here or registered for an app: upload the certificate itself to revoke it.`,
+      { serial: ['not a certificate this store knows: upload the certificate instead'] },
+    );
   }
   return revokeCertificate(pem, await deps.trust(), deps.revocations, deps.now(), acting, reason);
 }

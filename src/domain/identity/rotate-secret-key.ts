@@ -18,7 +18,13 @@ export interface KeyRotationStore {
    * and the authority by the plan, ends every session and mailed link (their hashes cannot be
    * recomputed), records `to`. Null when the fingerprint was not `from`.
    */
-  rotateKey(from: string, to: string, plan: KeyRotationPlan, now: Date, audit: AuditEntry): Promise<{ tokens: number; dropped: number; sessions: number; links: number } | null>;
+  rotateKey(
+    from: string,
+    to: string,
+    plan: KeyRotationPlan,
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<{ tokens: number; dropped: number; sessions: number; links: number } | null>;
 }
 
 export interface KeyRotationReport {
@@ -33,17 +39,33 @@ export interface KeyRotationReport {
  * key and stored again under the new one), the authority's key is sealed again, sessions and
  * mailed links end. Every node must be stopped first and restarted with the new key file.
  */
-export async function rotateSecretKey(store: KeyRotationStore, from: SecretKeys, to: SecretKeys, now: Date, acting: Acting): Promise<KeyRotationReport> {
-  if (from.fingerprint === to.fingerprint) throw new AppError('conflict', 'The new key is the key in use: make a new one with `openssl rand -hex 32 > new.key`.');
+export async function rotateSecretKey(
+  store: KeyRotationStore,
+  from: SecretKeys,
+  to: SecretKeys,
+  now: Date,
+  acting: Acting,
+): Promise<KeyRotationReport> {
+  if (from.fingerprint === to.fingerprint)
+    throw new AppError(
+      'conflict',
+      'The new key is the key in use: make a new one with `openssl rand -hex 32 > new.key`.',
+    );
   const plan: KeyRotationPlan = {
     token(userId, sealed) {
       const token = decryptToken(from, sealed, userId);
-      return token === null ? null : { lookupHash: tokenLookupHash(to, token), sealed: encryptToken(to, token, userId) };
+      return token === null
+        ? null
+        : { lookupHash: tokenLookupHash(to, token), sealed: encryptToken(to, token, userId) };
     },
     authority: (stored) => sealAuthority(unsealAuthority(stored, from), to, stored.retiredPem),
   };
   const audit = auditEntry(acting, 'secret_key.rotated', { details: { from: from.fingerprint, to: to.fingerprint } });
   const result = await store.rotateKey(from.fingerprint, to.fingerprint, plan, now, audit);
-  if (result === null) throw new AppError('configuration_error', 'The database is not set up with the key in APPSTORE_SECRET_KEY_FILE: point it at the key the store runs with now.');
+  if (result === null)
+    throw new AppError(
+      'configuration_error',
+      'The database is not set up with the key in APPSTORE_SECRET_KEY_FILE: point it at the key the store runs with now.',
+    );
   return { tokens: result.tokens, droppedTokens: result.dropped, sessions: result.sessions, links: result.links };
 }

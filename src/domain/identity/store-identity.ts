@@ -37,14 +37,23 @@ const KEY_CONTEXT = 'appstore authority key';
 /** What the audit log says of an authority: its subject, serial and fingerprint. */
 function describe(certificatePem: string): { subject: string; serial: string; fingerprint: string } {
   const certificate = new X509Certificate(certificatePem);
-  return { subject: certificate.subject.replace(/\n/g, ', '), serial: certificate.serialNumber.toLowerCase(), fingerprint: certificate.fingerprint256.replace(/:/g, '').toLowerCase() };
+  return {
+    subject: certificate.subject.replace(/\n/g, ', '),
+    serial: certificate.serialNumber.toLowerCase(),
+    fingerprint: certificate.fingerprint256.replace(/:/g, '').toLowerCase(),
+  };
 }
 
 /**
  * Refuses to go on when the database was set up with another secret key: tokens and sessions
  * made by the other nodes would not work here, and this node's would not work there.
  */
-export async function checkSecretKey(store: IdentityStore, keys: SecretKeys, keyFile: string, now: Date): Promise<void> {
+export async function checkSecretKey(
+  store: IdentityStore,
+  keys: SecretKeys,
+  keyFile: string,
+  now: Date,
+): Promise<void> {
   const recorded = await store.claimFingerprint(keys.fingerprint, now);
   if (recorded === keys.fingerprint) return;
   throw new AppError(
@@ -57,13 +66,20 @@ export async function checkSecretKey(store: IdentityStore, keys: SecretKeys, key
 
 /** Seals an authority's key for the database. */
 export function sealAuthority(material: AuthorityMaterial, keys: SecretKeys, retiredPem: string): StoredAuthority {
-  return { certificatePem: material.certificatePem, sealedKey: seal(keys.authorityKey, Buffer.from(material.keyPem, 'utf8'), KEY_CONTEXT), retiredPem };
+  return {
+    certificatePem: material.certificatePem,
+    sealedKey: seal(keys.authorityKey, Buffer.from(material.keyPem, 'utf8'), KEY_CONTEXT),
+    retiredPem,
+  };
 }
 
 export function unsealAuthority(stored: StoredAuthority, keys: SecretKeys): AuthorityMaterial {
   const key = unseal(keys.authorityKey, stored.sealedKey, KEY_CONTEXT);
   if (key === null) {
-    throw new AppError('configuration_error', "The store's authority key in the database cannot be opened with this node's secret key (APPSTORE_SECRET_KEY_FILE).");
+    throw new AppError(
+      'configuration_error',
+      "The store's authority key in the database cannot be opened with this node's secret key (APPSTORE_SECRET_KEY_FILE).",
+    );
   }
   return { certificatePem: stored.certificatePem, keyPem: key.toString('utf8') };
 }
@@ -75,17 +91,26 @@ export type AuthorityOrigin = 'existing' | 'created' | 'imported';
  * one an earlier version kept in the data directory (imported), else a new one. Several nodes
  * starting at once end with one authority: the first stored wins.
  */
-export async function ensureOwnAuthority(store: IdentityStore, keys: SecretKeys, legacy: AuthorityFiles, now: Date, acting: Acting): Promise<AuthorityOrigin> {
+export async function ensureOwnAuthority(
+  store: IdentityStore,
+  keys: SecretKeys,
+  legacy: AuthorityFiles,
+  now: Date,
+  acting: Acting,
+): Promise<AuthorityOrigin> {
   if ((await store.readAuthority()) !== null) return 'existing';
   const fromFiles = readAuthorityFiles(legacy);
   const material = fromFiles ?? (await generateAuthority(now));
-  const audit = auditEntry(acting, 'authority.created', { details: { ...describe(material.certificatePem), imported: fromFiles !== null } });
+  const audit = auditEntry(acting, 'authority.created', {
+    details: { ...describe(material.certificatePem), imported: fromFiles !== null },
+  });
   const stored = await store.storeAuthorityIfNone(sealAuthority(material, keys, ''), now, audit);
   if (!stored) return 'existing';
   return fromFiles === null ? 'created' : 'imported';
 }
 
-const noAuthority = (): AppError => new AppError('authority_unavailable', 'The store has no certificate authority yet: run `appstore ca init`.');
+const noAuthority = (): AppError =>
+  new AppError('authority_unavailable', 'The store has no certificate authority yet: run `appstore ca init`.');
 
 /** The authority that issues certificates now, with its key. */
 export async function loadOwnAuthority(store: IdentityStore, keys: SecretKeys): Promise<AuthorityMaterial> {
@@ -105,12 +130,31 @@ export async function trustedOwnCertificates(store: IdentityStore): Promise<stri
  * A new authority issues from now on; the current one is retired but still trusted, so the
  * certificates it issued keep registering and publishing until they are revoked or expire.
  */
-export async function rotateOwnAuthority(store: IdentityStore, keys: SecretKeys, now: Date, acting: Acting): Promise<{ retired: string; current: string }> {
+export async function rotateOwnAuthority(
+  store: IdentityStore,
+  keys: SecretKeys,
+  now: Date,
+  acting: Acting,
+): Promise<{ retired: string; current: string }> {
   const stored = await store.readAuthority();
   if (stored === null) throw noAuthority();
   const next = await generateAuthority(now);
-  const audit = auditEntry(acting, 'authority.rotated', { details: { ...describe(next.certificatePem), retiredFingerprint: describe(stored.certificatePem).fingerprint } });
-  const replaced = await store.replaceAuthority(stored.certificatePem, sealAuthority(next, keys, stored.certificatePem + stored.retiredPem), now, audit);
-  if (!replaced) throw new AppError('conflict', 'The authority was changed by another process meanwhile: nothing done; run the command again.');
-  return { retired: new X509Certificate(stored.certificatePem).subject, current: new X509Certificate(next.certificatePem).subject };
+  const audit = auditEntry(acting, 'authority.rotated', {
+    details: { ...describe(next.certificatePem), retiredFingerprint: describe(stored.certificatePem).fingerprint },
+  });
+  const replaced = await store.replaceAuthority(
+    stored.certificatePem,
+    sealAuthority(next, keys, stored.certificatePem + stored.retiredPem),
+    now,
+    audit,
+  );
+  if (!replaced)
+    throw new AppError(
+      'conflict',
+      'The authority was changed by another process meanwhile: nothing done; run the command again.',
+    );
+  return {
+    retired: new X509Certificate(stored.certificatePem).subject,
+    current: new X509Certificate(next.certificatePem).subject,
+  };
 }

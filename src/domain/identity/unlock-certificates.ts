@@ -13,7 +13,8 @@ export interface UnlockCertificateDeps {
 }
 
 /** What the revocation record says; the holder's mail says it in full. */
-export const UNLOCK_REVOCATION_REASON = 'issued while the app was unlocked for transfer, which ended without passing the app to its holder';
+export const UNLOCK_REVOCATION_REASON =
+  'issued while the app was unlocked for transfer, which ended without passing the app to its holder';
 
 /**
  * While an owner has an app unlocked for transfer, anyone may get a certificate for its id from
@@ -23,10 +24,17 @@ export const UNLOCK_REVOCATION_REASON = 'issued while the app was unlocked for t
  * Certificates of the resulting owner, and those an operator issued with `appstore ca issue`
  * (no holder), stay. Returns the serials revoked.
  */
-export async function revokeIssuedDuringUnlock(appId: string, since: Date, owner: number, acting: Acting, deps: UnlockCertificateDeps): Promise<string[]> {
+export async function revokeIssuedDuringUnlock(
+  appId: string,
+  since: Date,
+  owner: number,
+  acting: Acting,
+  deps: UnlockCertificateDeps,
+): Promise<string[]> {
   const revoked: string[] = [];
   for (const issued of await deps.requests.listIssuedFor(appId, since)) {
-    if (issued.userId === null || issued.userId === owner || issued.certificate === null || issued.serial === null) continue;
+    if (issued.userId === null || issued.userId === owner || issued.certificate === null || issued.serial === null)
+      continue;
     const { issuer } = new X509Certificate(issued.certificate);
     const audit = auditEntry(acting, 'certificate.revoked', {
       appId,

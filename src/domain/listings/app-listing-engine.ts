@@ -25,7 +25,10 @@ export interface AppListingReads {
    * version, read in one snapshot: an app's data is always what its listing version names. A
    * release comes as its written text where storage has one in the current format.
    */
-  load(ids: readonly string[], recentSince: string): Promise<Array<{ readonly listingVersion: number; readonly app: ListingApp }>>;
+  load(
+    ids: readonly string[],
+    recentSince: string,
+  ): Promise<Array<{ readonly listingVersion: number; readonly app: ListingApp }>>;
   /** Per app, how many of its ratings are at or after `recentSince` (apps without any are absent). */
   recentRatingCounts(recentSince: string): Promise<ReadonlyMap<string, number>>;
   /** Parts saved earlier in this format for these apps, whatever their listing version and checksum (the engine checks both). */
@@ -162,7 +165,12 @@ export class AppListingEngine {
     const enterprise = variant.includeEnterprise || !current.apps.some((app) => app.enterpriseOnly);
     const key = `${variant.exApps === true ? 'appapi' : (variant.platform ?? 'all')}-${enterprise ? 'enterprise' : 'public'}`;
     const known = this.bodies.get(key);
-    if (known !== undefined && known.stamp.version === current.stamp.version && known.stamp.instanceId === current.stamp.instanceId && known.day === current.day) {
+    if (
+      known !== undefined &&
+      known.stamp.version === current.stamp.version &&
+      known.stamp.instanceId === current.stamp.instanceId &&
+      known.day === current.day
+    ) {
       this.bodies.delete(key);
       this.bodies.set(key, known); // most recently used last
       return known;
@@ -193,7 +201,8 @@ export class AppListingEngine {
   }
 
   private async currentAt(window: RecentWindow, wanted: VersionStamp): Promise<Current> {
-    const fresh = (c: Current | undefined): c is Current => c !== undefined && c.day === window.day && reaches(c.stamp, wanted);
+    const fresh = (c: Current | undefined): c is Current =>
+      c !== undefined && c.day === window.day && reaches(c.stamp, wanted);
     // A refresh that starts after this call reads the database as it is now: it answers, even
     // when the database has gone to another epoch or back since `wanted` was read (a restore).
     let startedHere = false;
@@ -220,7 +229,10 @@ export class AppListingEngine {
    */
   private async refresh(window: RecentWindow): Promise<Current> {
     for (let pass = 1; ; pass++) {
-      const { index, consistent } = pass < MAX_PASSES ? await this.pass(this.source, window) : await this.source.inOneSnapshot((reads) => this.pass(reads, window));
+      const { index, consistent } =
+        pass < MAX_PASSES
+          ? await this.pass(this.source, window)
+          : await this.source.inOneSnapshot((reads) => this.pass(reads, window));
       // The last pass read in one snapshot: it is consistent whatever it reports.
       if (consistent || pass >= MAX_PASSES) {
         const apps = index.apps.flatMap((app) => this.parts.get(app.id) ?? []);
@@ -238,7 +250,9 @@ export class AppListingEngine {
     if (this.partsDay !== window.day) await this.dropPartsWithMovedRatings(reads, window);
     const listed = new Map(index.apps.map((app) => [app.id, app.listingVersion]));
     for (const id of this.parts.keys()) if (!listed.has(id)) this.parts.delete(id);
-    const stale = index.apps.filter((app) => this.parts.get(app.id)?.listingVersion !== app.listingVersion).map((app) => app.id);
+    const stale = index.apps
+      .filter((app) => this.parts.get(app.id)?.listingVersion !== app.listingVersion)
+      .map((app) => app.id);
     const unsaved = await this.takeSaved(reads, stale, listed);
     return { index, consistent: await this.reload(reads, unsaved, listed, window) };
   }
@@ -266,7 +280,11 @@ export class AppListingEngine {
    * Takes the saved parts that are what a render would make now (same listing version, same
    * recent-rating count), a batch at a time. Returns the apps that still need a render.
    */
-  private async takeSaved(reads: AppListingReads, ids: readonly string[], listed: ReadonlyMap<string, number>): Promise<string[]> {
+  private async takeSaved(
+    reads: AppListingReads,
+    ids: readonly string[],
+    listed: ReadonlyMap<string, number>,
+  ): Promise<string[]> {
     const taken = new Set<string>();
     for (let start = 0; start < ids.length; start += SAVED_BATCH) {
       let found: SavedPart[];
@@ -277,9 +295,15 @@ export class AppListingEngine {
         break;
       }
       for (const saved of found) {
-        if (listed.get(saved.id) !== saved.listingVersion || (this.recentCounts.get(saved.id) ?? 0) !== saved.recentRatings) continue;
+        if (
+          listed.get(saved.id) !== saved.listingVersion ||
+          (this.recentCounts.get(saved.id) ?? 0) !== saved.recentRatings
+        )
+          continue;
         if (partChecksum(saved, this.options.partFormat) !== saved.checksum) {
-          this.options.onPartsError?.(new Error(`the saved listing part of ${saved.id} does not match its checksum: rendered again`));
+          this.options.onPartsError?.(
+            new Error(`the saved listing part of ${saved.id} does not match its checksum: rendered again`),
+          );
           continue;
         }
         const { checksum: _checksum, ...part } = saved;
@@ -294,7 +318,12 @@ export class AppListingEngine {
    * Reads and compresses the apps given, a batch at a time; compressions run while the next batch
    * is read. False when an app read does not match the index (a write landed meanwhile).
    */
-  private async reload(reads: AppListingReads, ids: readonly string[], listed: ReadonlyMap<string, number>, window: RecentWindow): Promise<boolean> {
+  private async reload(
+    reads: AppListingReads,
+    ids: readonly string[],
+    listed: ReadonlyMap<string, number>,
+    window: RecentWindow,
+  ): Promise<boolean> {
     if (ids.length === 0) return true;
     let consistent = true;
     const inFlight = new Set<Promise<void>>();
@@ -337,12 +366,18 @@ export class AppListingEngine {
    */
   private save(parts: readonly AppPart[]): void {
     // Unref'd: a process that is stopping does not wait a second to save derived data.
-    if (parts.length > SAVE_AFTER_PARTS) this.saving = this.saving.then(() => new Promise<void>((resolve) => setTimeout(resolve, SAVE_AFTER_MS).unref()));
+    if (parts.length > SAVE_AFTER_PARTS)
+      this.saving = this.saving.then(() => new Promise<void>((resolve) => setTimeout(resolve, SAVE_AFTER_MS).unref()));
     for (let start = 0; start < parts.length; start += this.options.batchSize) {
       const batch = parts.slice(start, start + this.options.batchSize);
       this.saving = this.saving
         .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-        .then(() => this.source.saveParts(batch.map((part) => ({ ...part, checksum: partChecksum(part, this.options.partFormat) })), this.options.partFormat))
+        .then(() =>
+          this.source.saveParts(
+            batch.map((part) => ({ ...part, checksum: partChecksum(part, this.options.partFormat) })),
+            this.options.partFormat,
+          ),
+        )
         .catch((error: unknown) => this.options.onPartsError?.(error));
     }
   }
@@ -370,14 +405,16 @@ export class AppListingEngine {
       brotliJob: null,
       brotli: () => {
         // Only for a body the cache holds: one that was not kept would be compressed for nothing.
-        if (entry.brotliJob === null && this.bodies.get(key) === entry && !this.brotliNotWorth(entry)) entry.brotliJob = this.queueBrotli(entry);
+        if (entry.brotliJob === null && this.bodies.get(key) === entry && !this.brotliNotWorth(entry))
+          entry.brotliJob = this.queueBrotli(entry);
         return entry.brotliBody;
       },
       brotliIfMade: () => entry.brotliBody,
     };
     const previous = this.bodies.get(key);
     // A body made for an older version than the one held is served once but not kept.
-    if (previous !== undefined && previous.day === entry.day && previous.stamp.version > entry.stamp.version) return entry;
+    if (previous !== undefined && previous.day === entry.day && previous.stamp.version > entry.stamp.version)
+      return entry;
     this.bodies.delete(key);
     this.bodies.set(key, entry);
     this.evict();

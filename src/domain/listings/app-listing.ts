@@ -43,7 +43,8 @@ export function releaseText(release: ListedRelease): string {
 }
 
 /** True for an ExApp's release: listed in appapi_apps.json, not in apps.json. */
-export const isExAppRelease = (release: ListingRelease): boolean => ('writtenText' in release ? release.exApp : release.aaIsSystem !== undefined);
+export const isExAppRelease = (release: ListingRelease): boolean =>
+  'writtenText' in release ? release.exApp : release.aaIsSystem !== undefined;
 
 /** An app as apps.json shows it (api.md, App), with the flag that filters it. */
 export interface ListedApp extends AppData, RatingAggregate {
@@ -66,7 +67,11 @@ export interface AppFragment {
   /** `{"id":…,…,"releases":[` */
   readonly head: string;
   /** Each release's JSON: made now (a string), or written with the release (UTF-8). */
-  readonly releases: ReadonlyArray<{ readonly bounds: SpecBounds; readonly json: string | Uint8Array; readonly exApp: boolean }>;
+  readonly releases: ReadonlyArray<{
+    readonly bounds: SpecBounds;
+    readonly json: string | Uint8Array;
+    readonly exApp: boolean;
+  }>;
 }
 
 /** The certificate as registered, with CR LF line separators (contract §1). */
@@ -76,7 +81,9 @@ export function crlf(pem: string): string {
 
 /** Newest first: semantic precedence, a nightly above its version, then the latest modified. */
 export function compareReleasesDescending(x: ListingRelease, y: ListingRelease): number {
-  return compareReleaseVersions(y, x) || (x.lastModified < y.lastModified ? 1 : x.lastModified > y.lastModified ? -1 : 0);
+  return (
+    compareReleaseVersions(y, x) || (x.lastModified < y.lastModified ? 1 : x.lastModified > y.lastModified ? -1 : 0)
+  );
 }
 
 /**
@@ -95,7 +102,11 @@ export function toFragment(app: ListingApp): AppFragment {
     head: `${head.slice(0, -1)},"releases":[`,
     releases: [...releases]
       .sort(compareReleasesDescending)
-      .map((release) => ({ bounds: platformBounds(release), json: 'writtenText' in release ? release.writtenText : releaseText(release), exApp: isExAppRelease(release) })),
+      .map((release) => ({
+        bounds: platformBounds(release),
+        json: 'writtenText' in release ? release.writtenText : releaseText(release),
+        exApp: isExAppRelease(release),
+      })),
   };
 }
 

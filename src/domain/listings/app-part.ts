@@ -22,7 +22,12 @@ export interface AppPart {
   /** Bytes of `{"id":…,"releases":[` at the start of the text. */
   readonly headLength: number;
   /** Each release's [start, end) in the text, newest first, its Nextcloud range, and whether it is an ExApp's (appapi_apps.json only). */
-  readonly releases: ReadonlyArray<{ readonly start: number; readonly end: number; readonly bounds: SpecBounds; readonly exApp: boolean }>;
+  readonly releases: ReadonlyArray<{
+    readonly start: number;
+    readonly end: number;
+    readonly bounds: SpecBounds;
+    readonly exApp: boolean;
+  }>;
   /** Platform listings' cuts, by the releases they keep (`0,3,4`), made when first asked for. */
   readonly cuts: Map<string, GzipPart>;
 }
@@ -37,11 +42,16 @@ export interface PartOptions {
  * of kilobytes of strings) is not held meanwhile, so the compressions in flight during a render
  * keep nothing in V8's young generation for its collections to copy.
  */
-export function makeAppPart(app: ListingApp, listingVersion: number, compress: (text: Buffer) => Promise<GzipPart>): Promise<AppPart> {
+export function makeAppPart(
+  app: ListingApp,
+  listingVersion: number,
+  compress: (text: Buffer) => Promise<GzipPart>,
+): Promise<AppPart> {
   const fragment = toFragment(app);
   // The text is written into one buffer of its exact size: no buffer per release to join.
   let size = Buffer.byteLength(fragment.head) + CLOSE.length + Math.max(0, fragment.releases.length - 1) * COMMA.length;
-  for (const release of fragment.releases) size += typeof release.json === 'string' ? Buffer.byteLength(release.json) : release.json.length;
+  for (const release of fragment.releases)
+    size += typeof release.json === 'string' ? Buffer.byteLength(release.json) : release.json.length;
   const text = Buffer.allocUnsafe(size);
   const headLength = text.write(fragment.head, 0);
   let offset = headLength;
@@ -57,7 +67,14 @@ export function makeAppPart(app: ListingApp, listingVersion: number, compress: (
   });
   offset += CLOSE.copy(text, offset);
   if (offset !== size) throw new Error(`the text of ${app.id} is ${offset} bytes, not the ${size} counted`);
-  const fields = { id: app.id, listingVersion, enterpriseOnly: app.isEnterpriseOnly, recentRatings: app.ratingNumRecent, headLength, releases };
+  const fields = {
+    id: app.id,
+    listingVersion,
+    enterpriseOnly: app.isEnterpriseOnly,
+    recentRatings: app.ratingNumRecent,
+    headLength,
+    releases,
+  };
   return compress(text).then((whole): AppPart => ({ ...fields, whole, cuts: new Map() }));
 }
 
@@ -97,7 +114,9 @@ function sampleOf(schema: JsonSchema, refs: Readonly<Record<string, unknown>>, o
     case 'object': {
       const pattern = Object.values(schema.patternProperties ?? {})[0];
       if (pattern !== undefined) return { en: sampleOf(pattern, refs, optional) };
-      const kept = Object.entries(schema.properties ?? {}).filter(([name]) => optional || (schema.required ?? []).includes(name));
+      const kept = Object.entries(schema.properties ?? {}).filter(
+        ([name]) => optional || (schema.required ?? []).includes(name),
+      );
       return Object.fromEntries(kept.map(([name, property]) => [name, sampleOf(property, refs, optional)]));
     }
     default:
@@ -106,7 +125,8 @@ function sampleOf(schema: JsonSchema, refs: Readonly<Record<string, unknown>>, o
 }
 
 /** How a saved part's fields are laid out (AppPart, and its row): changed when they change shape. */
-const PART_LAYOUT = 'part layout 3: id, listingVersion, enterpriseOnly, recentRatings, whole {deflated, crc, length}, headLength, releases [{start, end, bounds, exApp}]';
+const PART_LAYOUT =
+  'part layout 3: id, listingVersion, enterpriseOnly, recentRatings, whole {deflated, crc, length}, headLength, releases [{start, end, bounds, exApp}]';
 
 /**
  * Names everything that shapes a saved part, so that a part saved by other code is never taken:
@@ -120,7 +140,9 @@ export function partFormat(appSchema: JsonSchema, releaseSchema: JsonSchema): st
   const plainRelease = sampleOf(releaseSchema, {}, false);
   const app = sampleOf(appSchema, { Release: fullRelease }, true) as ListedApp;
   const fragment = toFragment({ ...app, releases: [fullRelease, plainRelease] as ListedApp['releases'] });
-  const serialiser = [toFragment, releaseText, isExAppRelease, crlf, compareReleasesDescending, makeAppPart].map((code) => code.toString());
+  const serialiser = [toFragment, releaseText, isExAppRelease, crlf, compareReleasesDescending, makeAppPart].map(
+    (code) => code.toString(),
+  );
   return createHash('sha256')
     .update(JSON.stringify([PART_LAYOUT, appSchema, releaseSchema, fragment, serialiser]))
     .digest('base64url')
@@ -134,7 +156,17 @@ export interface SavedPart extends AppPart {
 
 /** SHA-256 of the part's fields, its bytes and its format: what a saved part must still hash to when taken. */
 export function partChecksum(part: AppPart, format: string): string {
-  const fields = JSON.stringify([format, part.id, part.listingVersion, part.enterpriseOnly, part.recentRatings, part.headLength, part.releases, part.whole.crc, part.whole.length]);
+  const fields = JSON.stringify([
+    format,
+    part.id,
+    part.listingVersion,
+    part.enterpriseOnly,
+    part.recentRatings,
+    part.headLength,
+    part.releases,
+    part.whole.crc,
+    part.whole.length,
+  ]);
   return createHash('sha256').update(fields).update('\n').update(part.whole.deflated).digest('base64url');
 }
 
@@ -146,13 +178,17 @@ const CLOSE = Buffer.from(']}');
  * (those a platform version satisfies), appapi_apps.json its ExApp releases. Every one, none, or a
  * cut named by their positions.
  */
-export function releasesFor(part: AppPart, variant: Pick<ListingVariant, 'platform' | 'exApps'>): 'all' | 'none' | number[] {
+export function releasesFor(
+  part: AppPart,
+  variant: Pick<ListingVariant, 'platform' | 'exApps'>,
+): 'all' | 'none' | number[] {
   const { platform } = variant;
   const exApps = variant.exApps === true;
   const kept: number[] = [];
   const version = platform === undefined ? undefined : numericCore(platform);
   part.releases.forEach((release, index) => {
-    if (release.exApp === exApps && (exApps || version === undefined || coreSatisfies(version, release.bounds))) kept.push(index);
+    if (release.exApp === exApps && (exApps || version === undefined || coreSatisfies(version, release.bounds)))
+      kept.push(index);
   });
   if (kept.length === 0) return 'none';
   return kept.length === part.releases.length ? 'all' : kept;

@@ -44,7 +44,13 @@ export function literalPart(text: string): GzipPart {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length > 0xffff) throw new Error('a literal part holds at most 65535 bytes');
   // A stored block (BFINAL 0, BTYPE 00) is byte-aligned: header byte, LEN, NLEN, the bytes.
-  const header = Buffer.from([0x00, bytes.length & 0xff, bytes.length >> 8, ~bytes.length & 0xff, (~bytes.length >> 8) & 0xff]);
+  const header = Buffer.from([
+    0x00,
+    bytes.length & 0xff,
+    bytes.length >> 8,
+    ~bytes.length & 0xff,
+    (~bytes.length >> 8) & 0xff,
+  ]);
   return { deflated: Buffer.concat([header, bytes]), crc: zlib.crc32(bytes), length: bytes.length };
 }
 
@@ -118,7 +124,6 @@ export interface ByteChunks {
 
 export const chunksOf = (buffer: Buffer): ByteChunks => ({ chunks: [buffer], byteLength: buffer.length });
 
-
 /** One gzip body from parts, in order: header, the segments, a final block, CRC-32 and size. */
 export function assembleGzip(parts: readonly GzipPart[]): ByteChunks {
   let crc = 0;
@@ -148,7 +153,9 @@ export function gunzipStream(body: ByteChunks): Readable {
 /** A gzip body compressed again as brotli, streaming: the text is never held whole. */
 export async function brotliFromGzip(body: ByteChunks, quality: number, textLength: number): Promise<Buffer> {
   const out: Buffer[] = [];
-  const brotli = zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: textLength } });
+  const brotli = zlib.createBrotliCompress({
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: textLength },
+  });
   await pipeline(Readable.from(body.chunks), zlib.createGunzip(), brotli, async (compressed: AsyncIterable<Buffer>) => {
     for await (const chunk of compressed) out.push(chunk);
   });

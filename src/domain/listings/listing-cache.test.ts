@@ -5,8 +5,13 @@ import { ListingCache } from './listing-cache.ts';
 import type { VersionStamp } from './version-stamp.ts';
 import { listingEtag } from './version-stamp.ts';
 
-const stamp = (version: number): VersionStamp => ({ version, changedAt: new Date(1_700_000_000_000), instanceId: 'abc' });
-const bigBody = (tag: string) => Array.from({ length: 200 }, (_, i) => ({ id: `${tag}-${i}`, name: 'repeated text '.repeat(3) }));
+const stamp = (version: number): VersionStamp => ({
+  version,
+  changedAt: new Date(1_700_000_000_000),
+  instanceId: 'abc',
+});
+const bigBody = (tag: string) =>
+  Array.from({ length: 200 }, (_, i) => ({ id: `${tag}-${i}`, name: 'repeated text '.repeat(3) }));
 
 describe('ListingCache', () => {
   test('renders once per version and compresses to the same JSON', async () => {
@@ -32,7 +37,11 @@ describe('ListingCache', () => {
       await new Promise((r) => setTimeout(r, 20));
       return { stamp: stamp(1), body: [1, 2, 3] };
     };
-    const results = await Promise.all([cache.get('x', stamp(1), render), cache.get('x', stamp(1), render), cache.get('x', stamp(1), render)]);
+    const results = await Promise.all([
+      cache.get('x', stamp(1), render),
+      cache.get('x', stamp(1), render),
+      cache.get('x', stamp(1), render),
+    ]);
     assert.equal(renders, 1);
     assert.ok(results.every((r) => r === results[0]));
   });
@@ -60,7 +69,10 @@ describe('ListingCache', () => {
   });
 
   test('memory is bounded: least recently used variants are evicted', async () => {
-    const one = await new ListingCache({ maxBytes: 1e9 }).get('probe', stamp(1), async () => ({ stamp: stamp(1), body: bigBody('p') }));
+    const one = await new ListingCache({ maxBytes: 1e9 }).get('probe', stamp(1), async () => ({
+      stamp: stamp(1),
+      body: bigBody('p'),
+    }));
     const cache = new ListingCache({ maxBytes: one.bytes * 2 + 10 });
     let renders = 0;
     const render = (tag: string) => async () => ((renders += 1), { stamp: stamp(1), body: bigBody(tag) });
@@ -78,7 +90,12 @@ describe('ListingCache', () => {
 
   test('a failed render is not cached and can be retried', async () => {
     const cache = new ListingCache({ maxBytes: 1e6 });
-    await assert.rejects(cache.get('x', stamp(1), async () => { throw new Error('db down'); }), /db down/);
+    await assert.rejects(
+      cache.get('x', stamp(1), async () => {
+        throw new Error('db down');
+      }),
+      /db down/,
+    );
     const ok = await cache.get('x', stamp(1), async () => ({ stamp: stamp(1), body: ['ok'] }));
     assert.equal(ok.identity.toString(), '["ok"]');
   });

@@ -23,7 +23,9 @@ export interface RenderedListing {
  * A render reads the data and the version it belongs to in one consistent snapshot (at least
  * `wanted`), and returns either a value to serialise or JSON text it assembled itself.
  */
-export type Render = (wanted: VersionStamp) => Promise<{ stamp: VersionStamp } & ({ body: unknown } | { json: string })>;
+export type Render = (
+  wanted: VersionStamp,
+) => Promise<{ stamp: VersionStamp } & ({ body: unknown } | { json: string })>;
 
 export interface ListingCacheOptions {
   /** Upper bound on the bytes of all cached bodies; least recently used variants go first. */

@@ -12,23 +12,27 @@ export const DiscoverEntrySchema = Type.Object(
     type: Type.Union([Type.Literal('post'), Type.Literal('showcase'), Type.Literal('carousel')]),
     id: Type.String(),
     order: Type.Optional(Type.Integer()),
-    headline: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Language tag → text; en always present' })),
+    headline: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: 'Language tag → text; en always present' }),
+    ),
     text: Type.Optional(Type.Record(Type.String(), Type.String())),
     link: Type.Optional(Type.String({ description: 'https://… or app://APP_ID' })),
     date: Type.Optional(Type.String({ format: 'date-time' })),
     expiryDate: Type.Optional(Type.String({ format: 'date-time' })),
   },
-  { $id: 'DiscoverEntry', additionalProperties: true, description: 'A post (with media), or a showcase or carousel (with content)' },
+  {
+    $id: 'DiscoverEntry',
+    additionalProperties: true,
+    description: 'A post (with media), or a showcase or carousel (with content)',
+  },
 );
 
 export const CategorySchema = Type.Object(
   {
     id: Type.String(),
-    translations: Type.Record(
-      Type.String(),
-      Type.Object({ name: Type.String(), description: Type.String() }),
-      { description: 'Language code → texts; only languages that exist' },
-    ),
+    translations: Type.Record(Type.String(), Type.Object({ name: Type.String(), description: Type.String() }), {
+      description: 'Language code → texts; only languages that exist',
+    }),
   },
   { $id: 'Category', title: 'Category' },
 );
@@ -65,15 +69,31 @@ export const ReleaseSchema = Type.Object(
     translations: Type.Record(Type.String(), Type.Object({ changelog: Type.String() })),
     aaIsSystem: Type.Optional(Type.Boolean({ description: 'appapi_apps.json only: the ExApp asks for system rights' })),
     deployMethods: Type.Optional(
-      Type.Array(Type.Object({ installType: Type.Literal('docker_install'), installData: Type.String({ description: 'JSON text of {registry, image, image_tag}' }) }), {
-        description: 'appapi_apps.json only',
-      }),
+      Type.Array(
+        Type.Object({
+          installType: Type.Literal('docker_install'),
+          installData: Type.String({ description: 'JSON text of {registry, image, image_tag}' }),
+        }),
+        {
+          description: 'appapi_apps.json only',
+        },
+      ),
     ),
-    apiScopes: Type.Optional(Type.Array(Type.Object({ scopeName: Type.String() }), { description: 'appapi_apps.json only' })),
+    apiScopes: Type.Optional(
+      Type.Array(Type.Object({ scopeName: Type.String() }), { description: 'appapi_apps.json only' }),
+    ),
     environmentVariables: Type.Optional(
-      Type.Array(Type.Object({ name: Type.String(), displayName: Type.String(), description: Type.String(), default: Type.Union([Type.String(), Type.Null()]) }), {
-        description: 'appapi_apps.json only',
-      }),
+      Type.Array(
+        Type.Object({
+          name: Type.String(),
+          displayName: Type.String(),
+          description: Type.String(),
+          default: Type.Union([Type.String(), Type.Null()]),
+        }),
+        {
+          description: 'appapi_apps.json only',
+        },
+      ),
     ),
   },
   { $id: 'Release', title: 'Release' },
@@ -97,7 +117,10 @@ export const AppSchema = Type.Object(
     ratingRecent: Type.Number(),
     ratingNumRecent: Type.Integer(),
     screenshots: Type.Array(Type.Object({ url: Type.String(), smallThumbnail: Type.String() })),
-    translations: Type.Record(Type.String(), Type.Object({ name: Type.String(), summary: Type.String(), description: Type.String() })),
+    translations: Type.Record(
+      Type.String(),
+      Type.Object({ name: Type.String(), summary: Type.String(), description: Type.String() }),
+    ),
     isFeatured: Type.Boolean(),
     certificate: Type.String({ description: 'PEM, CR LF line separators' }),
     releases: Type.Array(Type.Ref('Release')),

@@ -49,7 +49,12 @@ export interface VersionSource {
 
 /** The listings Nextcloud servers poll. */
 export type ListingName =
-  | { readonly kind: 'apps'; readonly includeEnterprise: boolean; readonly platform?: string; readonly exApps?: boolean }
+  | {
+      readonly kind: 'apps';
+      readonly includeEnterprise: boolean;
+      readonly platform?: string;
+      readonly exApps?: boolean;
+    }
   | { readonly kind: 'ratings' }
   | { readonly kind: 'categories' }
   | { readonly kind: 'platforms' }
@@ -164,18 +169,29 @@ export class Listings {
     // One window per request: the body is the one the ETag names, even across midnight.
     const window = recentWindowStart(this.now());
     const variant = this.variantName(name, window.day);
-    return { etag: listingEtag(stamp, variant), changedAt: stamp.changedAt, body: (acceptsBrotli) => this.render(name, variant, window, stamp, acceptsBrotli) };
+    return {
+      etag: listingEtag(stamp, variant),
+      changedAt: stamp.changedAt,
+      body: (acceptsBrotli) => this.render(name, variant, window, stamp, acceptsBrotli),
+    };
   }
 
   private variantName(name: ListingName, day: string): string {
     // discover.json leaves out what expired: it changes with the day, as the app listings do.
     if (name.kind === 'discover') return `discover-${day}`;
     if (name.kind !== 'apps') return name.kind;
-    const listing = name.exApps === true ? 'appapi' : name.platform === undefined ? 'apps' : `platform-${name.platform}`;
+    const listing =
+      name.exApps === true ? 'appapi' : name.platform === undefined ? 'apps' : `platform-${name.platform}`;
     return `${listing}-${day}-${name.includeEnterprise ? 'all' : 'public'}`;
   }
 
-  private async render(name: ListingName, variant: string, window: RecentWindow, wanted: VersionStamp, acceptsBrotli: boolean): Promise<ListingBody> {
+  private async render(
+    name: ListingName,
+    variant: string,
+    window: RecentWindow,
+    wanted: VersionStamp,
+    acceptsBrotli: boolean,
+  ): Promise<ListingBody> {
     if (name.kind === 'apps') {
       const body = await this.engine.body(name, window, wanted);
       const gzip = body.gzip;

@@ -35,7 +35,13 @@ export class PartCompressor {
   constructor(level: number, lanes: number) {
     // zlib's streams pass their options on to stream.Transform, whose readableHighWaterMark
     // @types/node does not list among zlib's: hence the options as a value of their own.
-    const options = { level, ...PART_DEFLATE, flush: zlib.constants.Z_FULL_FLUSH, chunkSize: CHUNK_BYTES, readableHighWaterMark: BUFFERED_BYTES };
+    const options = {
+      level,
+      ...PART_DEFLATE,
+      flush: zlib.constants.Z_FULL_FLUSH,
+      chunkSize: CHUNK_BYTES,
+      readableHighWaterMark: BUFFERED_BYTES,
+    };
     this.lanes = Array.from({ length: Math.max(1, lanes) }, () => ({
       stream: zlib.createDeflateRaw(options),
       tail: Promise.resolve(),
@@ -52,7 +58,9 @@ export class PartCompressor {
     lane.queued += 1;
     const job = lane.tail.then(() => deflateOn(lane.stream, text));
     lane.tail = job.catch(() => undefined);
-    return job.finally(() => (lane.queued -= 1)).then((deflated) => ({ deflated, crc: zlib.crc32(text), length: text.length }));
+    return job
+      .finally(() => (lane.queued -= 1))
+      .then((deflated) => ({ deflated, crc: zlib.crc32(text), length: text.length }));
   }
 
   /** Frees the streams once what is queued is done. */

@@ -10,11 +10,20 @@ export interface RatingAggregate {
 
 export const RECENT_RATING_DAYS = 90;
 
-export function aggregateRatings(ratings: ReadonlyArray<{ rating: number; ratedAt: string }>, recentSince: string): RatingAggregate {
-  const mean = (values: number[]): number => (values.length === 0 ? 0.5 : values.reduce((a, b) => a + b, 0) / values.length);
+export function aggregateRatings(
+  ratings: ReadonlyArray<{ rating: number; ratedAt: string }>,
+  recentSince: string,
+): RatingAggregate {
+  const mean = (values: number[]): number =>
+    values.length === 0 ? 0.5 : values.reduce((a, b) => a + b, 0) / values.length;
   const all = ratings.map((r) => r.rating);
   const recent = ratings.filter((r) => r.ratedAt >= recentSince).map((r) => r.rating);
-  return { ratingOverall: mean(all), ratingNumOverall: all.length, ratingRecent: mean(recent), ratingNumRecent: recent.length };
+  return {
+    ratingOverall: mean(all),
+    ratingNumOverall: all.length,
+    ratingRecent: mean(recent),
+    ratingNumRecent: recent.length,
+  };
 }
 
 /**

@@ -12,8 +12,10 @@ export type DownloadCounts = ReadonlyMap<string, AppDownloadCounts>;
 export const downloadKey = (version: string, nightly: boolean): string => `${version}${nightly ? ' nightly' : ''}`;
 
 /** One release's downloads (0 when never downloaded). */
-export const releaseDownloads = (counts: AppDownloadCounts, release: { readonly version: string; readonly isNightly: boolean }): number =>
-  counts.get(downloadKey(release.version, release.isNightly)) ?? 0;
+export const releaseDownloads = (
+  counts: AppDownloadCounts,
+  release: { readonly version: string; readonly isNightly: boolean },
+): number => counts.get(downloadKey(release.version, release.isNightly)) ?? 0;
 
 /** All downloads of one app's releases. */
 export function totalDownloads(counts: AppDownloadCounts): number {

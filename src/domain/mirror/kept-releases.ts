@@ -23,13 +23,16 @@ export function certificateOfEntry(entry: string | null): string | null {
   const certificate = (JSON.parse(entry) as KeptEntry).app['certificate'];
   return typeof certificate === 'string' ? certificate : null;
 }
-const entriesOf = (value: unknown): Entry[] => (Array.isArray(value) ? value.filter((e): e is Entry => typeof e === 'object' && e !== null) : []);
+const entriesOf = (value: unknown): Entry[] =>
+  Array.isArray(value) ? value.filter((e): e is Entry => typeof e === 'object' && e !== null) : [];
 
 /**
  * The entry of each release in the upstream documents a sync read last (JSON of a `KeptEntry`),
  * by app, version and nightly; the documents are parsed only when first asked.
  */
-export function entriesOfDocuments(documents: ReadonlyMap<string, { readonly body: string }>): (appId: string, version: string, nightly: boolean) => string | null {
+export function entriesOfDocuments(
+  documents: ReadonlyMap<string, { readonly body: string }>,
+): (appId: string, version: string, nightly: boolean) => string | null {
   let index: Map<string, string> | null = null;
   const build = (): Map<string, string> => {
     const built = new Map<string, string>();
@@ -65,15 +68,25 @@ export interface ChosenApp {
  * says this store knows it. An app the documents still have keeps their app data. Returns each
  * added release's entry by key. Throws `UnusableDocument` for a body that is not kept releases.
  */
-export function takeKeptReleases(body: string, listing: UpstreamListing, chosen: ChosenApp[], known: (key: string) => boolean): Map<string, string> {
+export function takeKeptReleases(
+  body: string,
+  listing: UpstreamListing,
+  chosen: ChosenApp[],
+  known: (key: string) => boolean,
+): Map<string, string> {
   let data: unknown;
   try {
     data = JSON.parse(body);
   } catch {
     throw new UnusableDocument('not JSON');
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UnusableDocument('expected {"apps": [...], "appapi_apps": [...]}');
-  const inDocuments = new Set(listing.apps.flatMap((app) => app.releases.map((r) => releaseKey(app.app.id, r.release.version, r.release.isNightly))));
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new UnusableDocument('expected {"apps": [...], "appapi_apps": [...]}');
+  const inDocuments = new Set(
+    listing.apps.flatMap((app) =>
+      app.releases.map((r) => releaseKey(app.app.id, r.release.version, r.release.isNightly)),
+    ),
+  );
   const entries = new Map<string, string>();
   for (const document of ['apps', 'appapi_apps'] as const) {
     const raw = entriesOf((data as Entry)[document]);
@@ -86,7 +99,9 @@ export function takeKeptReleases(body: string, listing: UpstreamListing, chosen:
       });
       if (adding.length === 0) continue;
       for (const r of adding) {
-        const release = entriesOf(rawApp['releases']).find((entry) => entry['version'] === r.release.version && (entry['isNightly'] === true) === r.release.isNightly);
+        const release = entriesOf(rawApp['releases']).find(
+          (entry) => entry['version'] === r.release.version && (entry['isNightly'] === true) === r.release.isNightly,
+        );
         const entry: KeptEntry = { document, app: { ...rawApp, releases: [release] } };
         entries.set(releaseKey(id, r.release.version, r.release.isNightly), JSON.stringify(entry));
       }

@@ -17,7 +17,10 @@ const manifest = (extra: Record<string, unknown> = {}) =>
     ...extra,
   });
 const refused = (text: string, pattern: RegExp): void =>
-  assert.throws(() => parseExportManifest(text, 'x.tar'), (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && pattern.test(error.detail));
+  assert.throws(
+    () => parseExportManifest(text, 'x.tar'),
+    (error: unknown) => isAppError(error) && error.code === 'invalid_mirror_file' && pattern.test(error.detail),
+  );
 
 describe('export manifest', () => {
   test('a manifest as export writes it is read back', () => {
@@ -29,9 +32,18 @@ describe('export manifest', () => {
   test('what an export never writes is refused, naming the field', () => {
     refused('not json', /its manifest is not JSON/);
     refused(manifest({ format: 'tar' }), /it is not an export of this store/);
-    refused(manifest({ upstream: 'https://evil.example\u001b[31m\r\nINJECTED 99 releases taken' }), /its manifest's upstream is not what/);
-    refused(manifest({ documents: [] }), /documents \(categories\.json, platforms\.json, apps\.json, appapi_apps\.json, discover\.json missing\)/);
+    refused(
+      manifest({ upstream: 'https://evil.example\u001b[31m\r\nINJECTED 99 releases taken' }),
+      /its manifest's upstream is not what/,
+    );
+    refused(
+      manifest({ documents: [] }),
+      /documents \(categories\.json, platforms\.json, apps\.json, appapi_apps\.json, discover\.json missing\)/,
+    );
     refused(manifest({ archives: [{ sha256: SHA, size: 1.5, included: true, downloads: [] }] }), /archives\[0\]\.size/);
-    refused(manifest({ archives: [{ sha256: 'AB', size: 1, included: true, downloads: [] }] }), /archives\[0\]\.sha256/);
+    refused(
+      manifest({ archives: [{ sha256: 'AB', size: 1, included: true, downloads: [] }] }),
+      /archives\[0\]\.sha256/,
+    );
   });
 });

@@ -1,5 +1,12 @@
 import type { PlatformRelease } from '../catalog/catalog.ts';
-import { compareCores, compareReleaseVersions, isStable, parsePlatformVersion, parseSpec, satisfies } from '../versions/semantic-version.ts';
+import {
+  compareCores,
+  compareReleaseVersions,
+  isStable,
+  parsePlatformVersion,
+  parseSpec,
+  satisfies,
+} from '../versions/semantic-version.ts';
 import type { UpstreamApp, UpstreamRelease } from './upstream-listing.ts';
 
 /** What the operator takes from the upstream (APPSTORE_MIRROR_*, docs/mirror.md). */
@@ -32,7 +39,8 @@ export const DEFAULT_MIRROR_POLICY: MirrorPolicy = {
   dropRemoved: false,
 };
 
-export const releaseKey = (appId: string, version: string, nightly: boolean): string => `${appId}@${version}${nightly ? ' (nightly)' : ''}`;
+export const releaseKey = (appId: string, version: string, nightly: boolean): string =>
+  `${appId}@${version}${nightly ? ' (nightly)' : ''}`;
 
 /** Why an app is not taken at all, or null when it is. */
 export function appLeftOut(appId: string, policy: MirrorPolicy): string | null {
@@ -56,9 +64,16 @@ const newest = (releases: readonly UpstreamRelease[]): UpstreamRelease | undefin
  * with no supported version known, the newest stable release. Nightlies add the newest nightly.
  * `keep` entries are taken whatever the rest says (when the upstream still has them).
  */
-export function chooseReleases(app: UpstreamApp, platforms: readonly PlatformRelease[], policy: MirrorPolicy): UpstreamRelease[] {
+export function chooseReleases(
+  app: UpstreamApp,
+  platforms: readonly PlatformRelease[],
+  policy: MirrorPolicy,
+): UpstreamRelease[] {
   const candidates = app.releases.filter(
-    (r) => (policy.exApps || r.release.externalApp === null) && (policy.nightlies || !r.release.isNightly) && (policy.minPlatform === null || supportsFrom(r, policy.minPlatform)),
+    (r) =>
+      (policy.exApps || r.release.externalApp === null) &&
+      (policy.nightlies || !r.release.isNightly) &&
+      (policy.minPlatform === null || supportsFrom(r, policy.minPlatform)),
   );
   const chosen = new Set<UpstreamRelease>();
   if (policy.releases === 'all') {
@@ -67,9 +82,13 @@ export function chooseReleases(app: UpstreamApp, platforms: readonly PlatformRel
     const supported = platforms
       .filter((p) => p.isSupported)
       .map((p) => p.version)
-      .filter((version) => policy.minPlatform === null || (parsePlatformVersion(version)?.[0] ?? 0) >= policy.minPlatform);
+      .filter(
+        (version) => policy.minPlatform === null || (parsePlatformVersion(version)?.[0] ?? 0) >= policy.minPlatform,
+      );
     for (const exApp of [false, true]) {
-      const stable = candidates.filter((r) => (r.release.externalApp !== null) === exApp && isStable(r.release.version, r.release.isNightly));
+      const stable = candidates.filter(
+        (r) => (r.release.externalApp !== null) === exApp && isStable(r.release.version, r.release.isNightly),
+      );
       if (supported.length === 0) {
         const top = newest(stable);
         if (top !== undefined) chosen.add(top);

@@ -17,7 +17,8 @@ import type { UpstreamApp, UpstreamRelease } from './upstream-listing.ts';
 export const DOCUMENTS = ['categories', 'platforms', 'apps', 'appapi_apps', 'discover'] as const;
 export type DocumentName = (typeof DOCUMENTS)[number];
 
-export type DocumentAnswer = { readonly kind: 'unchanged' } | { readonly kind: 'fetched'; readonly body: string; readonly etag: string | null };
+export type DocumentAnswer =
+  { readonly kind: 'unchanged' } | { readonly kind: 'fetched'; readonly body: string; readonly etag: string | null };
 
 /** The upstream store, reached through the SSRF-guarded client and its limits. */
 export interface Upstream {
@@ -185,7 +186,14 @@ export interface SyncReport {
 }
 
 /** Why a release is in a plan: new upstream, offered otherwise, its archive missing here, or a refusal judged again (and why). */
-export type PlanReason = 'new' | 'changed upstream' | 'archive missing here' | 'unavailable before' | 'refused before: the trust settings changed' | "refused before: the archive's size changed upstream" | 'refused before: --recheck';
+export type PlanReason =
+  | 'new'
+  | 'changed upstream'
+  | 'archive missing here'
+  | 'unavailable before'
+  | 'refused before: the trust settings changed'
+  | "refused before: the archive's size changed upstream"
+  | 'refused before: --recheck';
 
 export interface SyncPlan {
   readonly upstream: string;

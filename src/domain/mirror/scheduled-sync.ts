@@ -12,7 +12,12 @@ const LEASE_MS = 60 * 60_000;
  * housekeeping lease of its own task, once per interval. Null when it was not due or another
  * node holds it.
  */
-export async function runScheduledSync(leases: Pick<HousekeepingStore, 'takeLease' | 'release'>, holder: string, intervalMs: number, deps: MirrorDeps): Promise<SyncReport | null> {
+export async function runScheduledSync(
+  leases: Pick<HousekeepingStore, 'takeLease' | 'release'>,
+  holder: string,
+  intervalMs: number,
+  deps: MirrorDeps,
+): Promise<SyncReport | null> {
   const now = deps.now();
   const lease = await leases.takeLease(TASK, holder, now, new Date(now.getTime() + LEASE_MS));
   if (!lease.taken) return null;

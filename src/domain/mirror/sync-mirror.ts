@@ -18,10 +18,30 @@ import { trustDigest, upstreamArchiveProblem, upstreamCertificateProblem } from 
 import { mergeListings, parseUpstreamListing, UnusableDocument } from './upstream-listing.ts';
 import type { UpstreamApp, UpstreamListing, UpstreamRelease } from './upstream-listing.ts';
 import { DOCUMENTS } from './mirror-ports.ts';
-import type { ArchiveStorage, DocumentAnswer, DocumentName, ListedRelease, MirrorDeps, MirrorState, MirrorStatus, MirrorUpdate, MirroredApp, MirroredRelease, PlanReason, ReleaseStatus, SyncOptions, SyncPlan, SyncReport, Upstream } from './mirror-ports.ts';
+import type {
+  ArchiveStorage,
+  DocumentAnswer,
+  DocumentName,
+  ListedRelease,
+  MirrorDeps,
+  MirrorState,
+  MirrorStatus,
+  MirrorUpdate,
+  MirroredApp,
+  MirroredRelease,
+  PlanReason,
+  ReleaseStatus,
+  SyncOptions,
+  SyncPlan,
+  SyncReport,
+  Upstream,
+} from './mirror-ports.ts';
 
 const upstreamUnusable = (name: string, problem: string): AppError =>
-  new AppError('upstream_unusable', `The upstream's ${name}.json cannot be used (${problem}): nothing was changed; the previous data stays served.`);
+  new AppError(
+    'upstream_unusable',
+    `The upstream's ${name}.json cannot be used (${problem}): nothing was changed; the previous data stays served.`,
+  );
 
 interface Documents {
   readonly fresh: MirrorUpdate['documents'];
@@ -41,7 +61,10 @@ async function readDocuments(deps: MirrorDeps, state: MirrorState): Promise<Docu
       if (answer.kind === 'unchanged' && stored === undefined) answer = await deps.upstream.document(name, null);
     } catch (error) {
       if (!isAppError(error)) throw error;
-      throw new AppError('upstream_unavailable', `The upstream ${deps.upstream.url} could not be read (${name}.json: ${error.detail}): nothing was changed; the previous data stays served.`);
+      throw new AppError(
+        'upstream_unavailable',
+        `The upstream ${deps.upstream.url} could not be read (${name}.json: ${error.detail}): nothing was changed; the previous data stays served.`,
+      );
     }
     if (answer.kind === 'unchanged') {
       status[name] = 'unchanged';
@@ -95,7 +118,10 @@ interface Selection {
 function select(documents: Documents, state: MirrorState, policy: MirrorPolicy, at: string): Selection {
   const categories = parseCatalogue('categories', documents.bodies.categories, parseCategoryFile);
   const platforms = parseCatalogue('platforms', documents.bodies.platforms, parsePlatformFile);
-  const listing = mergeListings(parseListing('apps', documents.bodies.apps), parseListing('appapi_apps', documents.bodies.appapi_apps));
+  const listing = mergeListings(
+    parseListing('apps', documents.bodies.apps),
+    parseListing('appapi_apps', documents.bodies.appapi_apps),
+  );
   const chosen: { app: UpstreamApp; releases: UpstreamRelease[] }[] = [];
   const collisions: MirroredRelease[] = [];
   let skipped = 0;
@@ -111,7 +137,20 @@ function select(documents: Documents, state: MirrorState, policy: MirrorPolicy, 
     if (state.localAppIds.has(id)) {
       const reason = `the app id ${id} belongs to an app registered on this store; an app id has one source`;
       for (const r of releases) {
-        collisions.push({ appId: id, version: r.release.version, nightly: r.release.isNightly, upstreamDownload: r.download, signature: r.signature, status: 'refused', reason, sha256: '', size: 0, checkedAt: at, checkedWith: '', keptEntry: null });
+        collisions.push({
+          appId: id,
+          version: r.release.version,
+          nightly: r.release.isNightly,
+          upstreamDownload: r.download,
+          signature: r.signature,
+          status: 'refused',
+          reason,
+          sha256: '',
+          size: 0,
+          checkedAt: at,
+          checkedWith: '',
+          keptEntry: null,
+        });
       }
       continue;
     }
@@ -124,7 +163,11 @@ function select(documents: Documents, state: MirrorState, policy: MirrorPolicy, 
  * The releases a source keeps beyond its documents (an export's kept.json), added to what the
  * sync takes; their entries by key, for their records.
  */
-async function addKeptReleases(upstream: Upstream, selection: Selection, previous: ReadonlyMap<string, MirroredRelease>): Promise<Map<string, string>> {
+async function addKeptReleases(
+  upstream: Upstream,
+  selection: Selection,
+  previous: ReadonlyMap<string, MirroredRelease>,
+): Promise<Map<string, string>> {
   const body = upstream.kept === undefined ? null : await upstream.kept();
   if (body === null) return new Map();
   try {
@@ -137,7 +180,9 @@ async function addKeptReleases(upstream: Upstream, selection: Selection, previou
 
 /** Whether the upstream still offers what was checked before: the same download and signature (else it is checked again). */
 function sameOffer(previous: MirroredRelease | undefined, release: UpstreamRelease): previous is MirroredRelease {
-  return previous !== undefined && previous.upstreamDownload === release.download && previous.signature === release.signature;
+  return (
+    previous !== undefined && previous.upstreamDownload === release.download && previous.signature === release.signature
+  );
 }
 
 /**
@@ -146,7 +191,10 @@ function sameOffer(previous: MirroredRelease | undefined, release: UpstreamRelea
  */
 function releasesToCheck(selection: Selection, previous: ReadonlyMap<string, MirroredRelease>) {
   return selection.chosen.flatMap(({ app, releases }) => {
-    const newest = releases.reduce<UpstreamRelease | undefined>((best, r) => (best === undefined || compareReleaseVersions(r.release, best.release) > 0 ? r : best), undefined);
+    const newest = releases.reduce<UpstreamRelease | undefined>(
+      (best, r) => (best === undefined || compareReleaseVersions(r.release, best.release) > 0 ? r : best),
+      undefined,
+    );
     return releases.map((release) => {
       const key = releaseKey(app.app.id, release.release.version, release.release.isNightly);
       return { app, release, key, before: previous.get(key), newest: release === newest };
@@ -155,7 +203,11 @@ function releasesToCheck(selection: Selection, previous: ReadonlyMap<string, Mir
 }
 
 /** Whether a release is listed as the upstream still offers it, its archive stored: nothing to fetch. */
-async function stillListed(before: MirroredRelease, release: UpstreamRelease, storage: ArchiveStorage): Promise<boolean> {
+async function stillListed(
+  before: MirroredRelease,
+  release: UpstreamRelease,
+  storage: ArchiveStorage,
+): Promise<boolean> {
   return sameOffer(before, release) && before.status === 'listed' && (await storage.has(before.sha256));
 }
 
@@ -186,7 +238,13 @@ function archiveSizes(upstream: Upstream): (url: string) => Promise<number | nul
  * settings (another root, a new CRL), the archive's bytes upstream (seen as another size by a
  * HEAD; a refusal recorded without a size is checked once more), or the operator asks.
  */
-async function refusalRecheck(before: MirroredRelease, release: UpstreamRelease, trustId: string, options: SyncOptions, sizeOf: (url: string) => Promise<number | null>): Promise<PlanReason | null> {
+async function refusalRecheck(
+  before: MirroredRelease,
+  release: UpstreamRelease,
+  trustId: string,
+  options: SyncOptions,
+  sizeOf: (url: string) => Promise<number | null>,
+): Promise<PlanReason | null> {
   if (options.recheck === true) return 'refused before: --recheck';
   if (before.checkedWith !== trustId) return 'refused before: the trust settings changed';
   const size = await sizeOf(release.download);
@@ -224,7 +282,13 @@ export async function syncMirror(
     documents = await readDocuments(deps, state);
   } catch (error) {
     // A sync that could not read the upstream is in the audit log and the status too (issue 49).
-    if (isAppError(error)) await deps.store.recordFailure(auditEntry(acting, 'mirror.sync_failed', { details: { upstream: deps.upstream.url, code: error.code, reason: error.detail.slice(0, 500) } }), deps.now());
+    if (isAppError(error))
+      await deps.store.recordFailure(
+        auditEntry(acting, 'mirror.sync_failed', {
+          details: { upstream: deps.upstream.url, code: error.code, reason: error.detail.slice(0, 500) },
+        }),
+        deps.now(),
+      );
     throw error;
   }
   const at = deps.now().toISOString();
@@ -245,67 +309,101 @@ export async function syncMirror(
   let bytes = 0;
   let taken = 0;
   let unchanged = 0;
-  await inBatches(releasesToCheck(selection, previous), deps.concurrency ?? 4, async ({ app, release, key, before, newest }) => {
-    const appId = app.app.id;
-    const { version, isNightly } = release.release;
-    const record = (status: ReleaseStatus, reason: string, sha256 = '', size = 0): void => {
-      records.set(key, { appId, version, nightly: isNightly, upstreamDownload: release.download, signature: release.signature, status, reason, sha256, size, checkedAt: at, checkedWith: trustId, keptEntry: fromKept.get(key) ?? null });
-    };
-    const download = deps.archiveUrl(appId, version, isNightly);
-    /** Listed as checked before: its record, its archive, and the signature that goes with it. */
-    const keepListed = (checked: MirroredRelease, offer: UpstreamRelease): void => {
-      records.set(key, checked);
-      listed.set(key, { upstream: offer, sha256: checked.sha256, size: checked.size, download });
-      unchanged += 1;
-    };
-    /** A listed release judged under other trust settings: its certificate is checked again (no download); null when it still passes. */
-    const rejudged = (checked: MirroredRelease): string | null => (checked.checkedWith === trustId ? null : upstreamCertificateProblem(appId, app.certificate, trust));
-    if (before !== undefined && (await stillListed(before, release, deps.storage))) {
-      const problem = rejudged(before);
-      if (problem === null) keepListed({ ...before, checkedWith: trustId }, release);
-      else record('refused', problem, before.sha256, before.size);
-      return;
-    }
-    // A refusal stands while the upstream offers the same archive and signature, under the same
-    // trust settings, and nobody asked to check it again: it is not downloaded again.
-    if (sameOffer(before, release) && before.status === 'refused' && (await refusalRecheck(before, release, trustId, options, sizeOf)) === null) {
-      records.set(key, before);
-      return;
-    }
-    // A release listed before that the upstream now offers otherwise (another archive or
-    // signature) stays listed as it was checked when the new offer fails: never worse, unless the
-    // trust settings now refuse its certificate.
-    const fail = async (status: 'unavailable' | 'refused', reason: string, sha256 = '', size = 0): Promise<void> => {
-      if (before?.status === 'listed' && (await deps.storage.has(before.sha256)) && rejudged(before) === null) {
-        keepListed({ ...before, checkedWith: trustId }, { ...release, download: before.upstreamDownload, signature: before.signature });
-        notTaken.push(`${key}: the upstream's new offer was not taken (${reason}); the archive checked before stays listed`);
+  await inBatches(
+    releasesToCheck(selection, previous),
+    deps.concurrency ?? 4,
+    async ({ app, release, key, before, newest }) => {
+      const appId = app.app.id;
+      const { version, isNightly } = release.release;
+      const record = (status: ReleaseStatus, reason: string, sha256 = '', size = 0): void => {
+        records.set(key, {
+          appId,
+          version,
+          nightly: isNightly,
+          upstreamDownload: release.download,
+          signature: release.signature,
+          status,
+          reason,
+          sha256,
+          size,
+          checkedAt: at,
+          checkedWith: trustId,
+          keptEntry: fromKept.get(key) ?? null,
+        });
+      };
+      const download = deps.archiveUrl(appId, version, isNightly);
+      /** Listed as checked before: its record, its archive, and the signature that goes with it. */
+      const keepListed = (checked: MirroredRelease, offer: UpstreamRelease): void => {
+        records.set(key, checked);
+        listed.set(key, { upstream: offer, sha256: checked.sha256, size: checked.size, download });
+        unchanged += 1;
+      };
+      /** A listed release judged under other trust settings: its certificate is checked again (no download); null when it still passes. */
+      const rejudged = (checked: MirroredRelease): string | null =>
+        checked.checkedWith === trustId ? null : upstreamCertificateProblem(appId, app.certificate, trust);
+      if (before !== undefined && (await stillListed(before, release, deps.storage))) {
+        const problem = rejudged(before);
+        if (problem === null) keepListed({ ...before, checkedWith: trustId }, release);
+        else record('refused', problem, before.sha256, before.size);
         return;
       }
-      record(status, reason, sha256, size);
-    };
-    let archive: Buffer;
-    try {
-      archive = await deps.upstream.archive(release.download);
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      await fail('unavailable', `the archive could not be downloaded: ${error.detail}`);
-      return;
-    }
-    bytes += archive.length;
-    const sha256 = createHash('sha256').update(archive).digest('hex');
-    const problem = upstreamArchiveProblem(archive, appId, app.certificate, release.signature, trust);
-    if (problem !== null) {
-      // Its size is kept: another size upstream later means other bytes, checked again.
-      await fail('refused', problem, sha256, archive.length);
-      return;
-    }
-    await deps.storage.put(sha256, archive);
-    if (newest) icons.set(appId, await iconOfArchive(archive));
-    record('listed', '', sha256, archive.length);
-    listed.set(key, { upstream: release, sha256, size: archive.length, download, ...(fromKept.has(key) ? { fromKept: true } : {}) });
-    taken += 1;
-  });
-  for (const collision of selection.collisions) records.set(releaseKey(collision.appId, collision.version, collision.nightly), collision);
+      // A refusal stands while the upstream offers the same archive and signature, under the same
+      // trust settings, and nobody asked to check it again: it is not downloaded again.
+      if (
+        sameOffer(before, release) &&
+        before.status === 'refused' &&
+        (await refusalRecheck(before, release, trustId, options, sizeOf)) === null
+      ) {
+        records.set(key, before);
+        return;
+      }
+      // A release listed before that the upstream now offers otherwise (another archive or
+      // signature) stays listed as it was checked when the new offer fails: never worse, unless the
+      // trust settings now refuse its certificate.
+      const fail = async (status: 'unavailable' | 'refused', reason: string, sha256 = '', size = 0): Promise<void> => {
+        if (before?.status === 'listed' && (await deps.storage.has(before.sha256)) && rejudged(before) === null) {
+          keepListed(
+            { ...before, checkedWith: trustId },
+            { ...release, download: before.upstreamDownload, signature: before.signature },
+          );
+          notTaken.push(
+            `${key}: the upstream's new offer was not taken (${reason}); the archive checked before stays listed`,
+          );
+          return;
+        }
+        record(status, reason, sha256, size);
+      };
+      let archive: Buffer;
+      try {
+        archive = await deps.upstream.archive(release.download);
+      } catch (error) {
+        if (!isAppError(error)) throw error;
+        await fail('unavailable', `the archive could not be downloaded: ${error.detail}`);
+        return;
+      }
+      bytes += archive.length;
+      const sha256 = createHash('sha256').update(archive).digest('hex');
+      const problem = upstreamArchiveProblem(archive, appId, app.certificate, release.signature, trust);
+      if (problem !== null) {
+        // Its size is kept: another size upstream later means other bytes, checked again.
+        await fail('refused', problem, sha256, archive.length);
+        return;
+      }
+      await deps.storage.put(sha256, archive);
+      if (newest) icons.set(appId, await iconOfArchive(archive));
+      record('listed', '', sha256, archive.length);
+      listed.set(key, {
+        upstream: release,
+        sha256,
+        size: archive.length,
+        download,
+        ...(fromKept.has(key) ? { fromKept: true } : {}),
+      });
+      taken += 1;
+    },
+  );
+  for (const collision of selection.collisions)
+    records.set(releaseKey(collision.appId, collision.version, collision.nightly), collision);
 
   // What was listed before and is not taken now (issue 49: the policy applies to every app):
   // - gone upstream: it stays (unless the operator drops them), but a nightly only while the app
@@ -323,15 +421,27 @@ export async function syncMirror(
     const app = upstreamApps.get(appId);
     const taken = new Set<string>();
     if (app !== undefined) {
-      const usable = { ...app, releases: app.releases.filter((r) => !failedKeys.has(releaseKey(appId, r.release.version, r.release.isNightly))) };
-      for (const r of chooseReleases(usable, selection.platforms, deps.policy)) taken.add(releaseKey(appId, r.release.version, r.release.isNightly));
+      const usable = {
+        ...app,
+        releases: app.releases.filter(
+          (r) => !failedKeys.has(releaseKey(appId, r.release.version, r.release.isNightly)),
+        ),
+      };
+      for (const r of chooseReleases(usable, selection.platforms, deps.policy))
+        taken.add(releaseKey(appId, r.release.version, r.release.isNightly));
     }
     fallbackCache.set(appId, taken);
     return taken;
   };
-  const upstreamKeys = new Set(selection.listing.apps.flatMap((app) => app.releases.map((r) => releaseKey(app.app.id, r.release.version, r.release.isNightly))));
+  const upstreamKeys = new Set(
+    selection.listing.apps.flatMap((app) =>
+      app.releases.map((r) => releaseKey(app.app.id, r.release.version, r.release.isNightly)),
+    ),
+  );
   /** Apps with a nightly listed by this sync: an older nightly gone upstream is not kept beside it. */
-  const withNightly = new Set([...records.values()].filter((r) => r.status === 'listed' && r.nightly).map((r) => r.appId));
+  const withNightly = new Set(
+    [...records.values()].filter((r) => r.status === 'listed' && r.nightly).map((r) => r.appId),
+  );
   const keptByApp = new Map<string, MirroredApp['kept'][number][]>();
   const previousEntries = entriesOfDocuments(state.documents);
   for (const [key, record] of previous) {
@@ -345,24 +455,49 @@ export async function syncMirror(
     // Its certificate: the app's as the upstream lists it now, else as its kept entry has it (an
     // app gone upstream altogether); a record from before kept entries has neither, and waits.
     const certificate = upstreamApps.get(record.appId)?.certificate ?? certificateOfEntry(keptEntry);
-    const problem = record.checkedWith === trustId || certificate === null ? null : upstreamCertificateProblem(record.appId, certificate, trust);
+    const problem =
+      record.checkedWith === trustId || certificate === null
+        ? null
+        : upstreamCertificateProblem(record.appId, certificate, trust);
     if (problem !== null) {
-      records.set(key, { ...record, status: 'refused', reason: problem, checkedAt: at, checkedWith: trustId, keptEntry });
+      records.set(key, {
+        ...record,
+        status: 'refused',
+        reason: problem,
+        checkedAt: at,
+        checkedWith: trustId,
+        keptEntry,
+      });
       continue;
     }
     records.set(key, { ...record, checkedWith: certificate === null ? record.checkedWith : trustId, keptEntry });
-    keptByApp.set(record.appId, [...(keptByApp.get(record.appId) ?? []), { version: record.version, nightly: record.nightly, download: deps.archiveUrl(record.appId, record.version, record.nightly) }]);
+    keptByApp.set(record.appId, [
+      ...(keptByApp.get(record.appId) ?? []),
+      {
+        version: record.version,
+        nightly: record.nightly,
+        download: deps.archiveUrl(record.appId, record.version, record.nightly),
+      },
+    ]);
   }
 
   const apps: MirroredApp[] = [];
   for (const { app, releases } of selection.chosen) {
     const appId = app.app.id;
-    const appListed = releases.map((r) => listed.get(releaseKey(appId, r.release.version, r.release.isNightly))).filter((r): r is ListedRelease => r !== undefined);
+    const appListed = releases
+      .map((r) => listed.get(releaseKey(appId, r.release.version, r.release.isNightly)))
+      .filter((r): r is ListedRelease => r !== undefined);
     const kept = keptByApp.get(appId) ?? [];
     if (appListed.length === 0 && kept.length === 0) continue;
     // The app's icon comes from its newest release, when that one was downloaded now.
     const icon = icons.get(appId);
-    apps.push({ upstream: app, listed: appListed, kept, hash: appHash(app, appListed, kept), ...(icon === undefined ? {} : { icon }) });
+    apps.push({
+      upstream: app,
+      listed: appListed,
+      kept,
+      hash: appHash(app, appListed, kept),
+      ...(icon === undefined ? {} : { icon }),
+    });
   }
   const taking = new Set(apps.map((app) => app.upstream.app.id));
   const keptApps = [...keptByApp.keys()].filter((id) => !taking.has(id) && !upstreamApps.has(id));
@@ -373,15 +508,21 @@ export async function syncMirror(
   if (documents.status.discover === 'fetched' || documents.status.apps === 'fetched') {
     const served = new Set([...taking, ...keptApps, ...state.localAppIds]);
     try {
-      discover = parseDiscoverFile(parseJson('discover', documents.bodies.discover), { appExists: (id) => served.has(id) });
+      discover = parseDiscoverFile(parseJson('discover', documents.bodies.discover), {
+        appExists: (id) => served.has(id),
+      });
     } catch (error) {
       if (!isAppError(error)) throw error;
       problems.push(`discover.json not taken (the previous entries stay): ${error.detail.slice(0, 500)}`);
     }
   }
 
-  const refused = [...records.entries()].filter(([, r]) => r.status !== 'listed').map(([release, r]) => ({ release, reason: r.reason }));
-  const removed = [...previous.values()].filter((r) => r.status === 'listed' && records.get(releaseKey(r.appId, r.version, r.nightly))?.status !== 'listed').length;
+  const refused = [...records.entries()]
+    .filter(([, r]) => r.status !== 'listed')
+    .map(([release, r]) => ({ release, reason: r.reason }));
+  const removed = [...previous.values()].filter(
+    (r) => r.status === 'listed' && records.get(releaseKey(r.appId, r.version, r.nightly))?.status !== 'listed',
+  ).length;
   const report: SyncReport = {
     upstream: deps.upstream.url,
     documents: documents.status,
@@ -397,7 +538,18 @@ export async function syncMirror(
   };
   for (const { release, reason } of refused) deps.log(`mirror: ${release} not listed: ${reason}`);
   const entry = auditEntry(acting, event, {
-    details: { upstream: report.upstream, taken, unchanged, skipped: report.skipped, refused: refused.length, removed, bytes, durationMs: report.durationMs, apps: report.apps, ...extraDetails },
+    details: {
+      upstream: report.upstream,
+      taken,
+      unchanged,
+      skipped: report.skipped,
+      refused: refused.length,
+      removed,
+      bytes,
+      durationMs: report.durationMs,
+      apps: report.apps,
+      ...extraDetails,
+    },
   });
   await deps.store.apply(
     {
@@ -457,7 +609,10 @@ export async function planMirror(acting: Acting, deps: MirrorDeps, options: Sync
     skipped: selection.skipped,
     refusedBefore,
     rejudged,
-    problems: [...selection.listing.problems, ...selection.collisions.map((c) => `${releaseKey(c.appId, c.version, c.nightly)}: ${c.reason}`)],
+    problems: [
+      ...selection.listing.problems,
+      ...selection.collisions.map((c) => `${releaseKey(c.appId, c.version, c.nightly)}: ${c.reason}`),
+    ],
   };
 }
 

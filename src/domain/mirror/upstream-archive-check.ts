@@ -14,7 +14,13 @@ import { normaliseSerial } from '../certificates/x509.ts';
  * checked: an app whose certificate expired still installs from the original store, so it is
  * mirrored too. Null when the archive passes, else why not, in words an operator can act on.
  */
-export function upstreamArchiveProblem(bytes: Buffer, appId: string, certificatePem: string, signature: string, trust: Trust): string | null {
+export function upstreamArchiveProblem(
+  bytes: Buffer,
+  appId: string,
+  certificatePem: string,
+  signature: string,
+  trust: Trust,
+): string | null {
   const checked = upstreamCertificate(appId, certificatePem, trust);
   if (typeof checked === 'string') return checked;
   let decoded: Buffer;
@@ -23,7 +29,8 @@ export function upstreamArchiveProblem(bytes: Buffer, appId: string, certificate
   } catch {
     return 'the signature is not base64';
   }
-  if (!isValidSignature(bytes, decoded, checked.publicKey)) return "the signature does not match the archive and the app's certificate (the archive was changed, or signed with another key)";
+  if (!isValidSignature(bytes, decoded, checked.publicKey))
+    return "the signature does not match the archive and the app's certificate (the archive was changed, or signed with another key)";
   return null;
 }
 
@@ -59,7 +66,8 @@ function upstreamCertificate(appId: string, certificatePem: string, trust: Trust
     return `the app's certificate cannot be used: ${error.detail}`;
   }
   const authority = issuingAuthority(certificate, trust);
-  if (authority === null) return `the app's certificate is not issued by the upstream's code-signing authority (APPSTORE_MIRROR_ROOT_CERT); it names ${certificate.issuer.replace(/\n/g, ', ').slice(0, 200)}`;
+  if (authority === null)
+    return `the app's certificate is not issued by the upstream's code-signing authority (APPSTORE_MIRROR_ROOT_CERT); it names ${certificate.issuer.replace(/\n/g, ', ').slice(0, 200)}`;
   let cn: string;
   try {
     cn = appIdOf(certificate);
@@ -70,6 +78,7 @@ function upstreamCertificate(appId: string, certificatePem: string, trust: Trust
   if (cn !== appId) return `the certificate is issued for ${cn}, not for ${appId}`;
   const serial = normaliseSerial(certificate.serialNumber);
   const revokedAt = revokedByList(trust, authority, serial);
-  if (revokedAt !== null) return `the app's certificate (serial ${serial}) was revoked on ${revokedAt.toISOString().slice(0, 10)} by the upstream's revocation list`;
+  if (revokedAt !== null)
+    return `the app's certificate (serial ${serial}) was revoked on ${revokedAt.toISOString().slice(0, 10)} by the upstream's revocation list`;
   return certificate;
 }

@@ -75,7 +75,8 @@ function record(value: unknown, where: string): [string, Json][] {
   const entries = Object.entries(object(value, where));
   if (entries.length > MAX_ITEMS) fail(where, `more than ${MAX_ITEMS} entries`);
   return entries.map(([key, item]) => {
-    if (!/^[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,3}$/.test(key)) fail(`${where}.${key.slice(0, 40)}`, 'not a language code');
+    if (!/^[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,3}$/.test(key))
+      fail(`${where}.${key.slice(0, 40)}`, 'not a language code');
     return [key, object(item, `${where}.${key}`)];
   });
 }
@@ -84,7 +85,8 @@ function record(value: unknown, where: string): [string, Json][] {
 export function upstreamTimestamp(value: unknown, where: string): string {
   const raw = text(value, where);
   const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?:Z|\+00:00)$/.exec(raw);
-  if (match === null || Number.isNaN(Date.parse(`${match[1] ?? ''}Z`))) return fail(where, 'expected an ISO 8601 UTC time such as 2016-10-01T09:16:06.030994Z');
+  if (match === null || Number.isNaN(Date.parse(`${match[1] ?? ''}Z`)))
+    return fail(where, 'expected an ISO 8601 UTC time such as 2016-10-01T09:16:06.030994Z');
   return `${match[1] ?? ''}.${(match[2] ?? '').padEnd(6, '0')}Z`;
 }
 
@@ -110,7 +112,9 @@ function dependencies(value: unknown, where: string): Dependency[] {
 function externalApp(entry: Json, where: string): ExternalApp | null {
   if (entry.deployMethods === undefined) return null;
   const methods = list(entry.deployMethods, `${where}.deployMethods`);
-  const docker = methods.map((m, i) => object(m, `${where}.deployMethods[${i}]`)).find((m) => m.installType === 'docker_install');
+  const docker = methods
+    .map((m, i) => object(m, `${where}.deployMethods[${i}]`))
+    .find((m) => m.installType === 'docker_install');
   if (docker === undefined) return null;
   let data: unknown = docker.installData;
   if (typeof data === 'string') {
@@ -121,16 +125,21 @@ function externalApp(entry: Json, where: string): ExternalApp | null {
     }
   }
   const install = object(data, `${where}.deployMethods.installData`);
-  const variables: EnvironmentVariable[] = list(entry.environmentVariables, `${where}.environmentVariables`, []).map((item, i) => {
-    const variable = object(item, `${where}.environmentVariables[${i}]`);
-    const fallback = variable.default;
-    return {
-      name: text(variable.name, `${where}.environmentVariables[${i}].name`),
-      displayName: text(variable.displayName, `${where}.environmentVariables[${i}].displayName`, ''),
-      description: text(variable.description, `${where}.environmentVariables[${i}].description`, ''),
-      default: fallback === null || fallback === undefined ? null : text(fallback, `${where}.environmentVariables[${i}].default`),
-    };
-  });
+  const variables: EnvironmentVariable[] = list(entry.environmentVariables, `${where}.environmentVariables`, []).map(
+    (item, i) => {
+      const variable = object(item, `${where}.environmentVariables[${i}]`);
+      const fallback = variable.default;
+      return {
+        name: text(variable.name, `${where}.environmentVariables[${i}].name`),
+        displayName: text(variable.displayName, `${where}.environmentVariables[${i}].displayName`, ''),
+        description: text(variable.description, `${where}.environmentVariables[${i}].description`, ''),
+        default:
+          fallback === null || fallback === undefined
+            ? null
+            : text(fallback, `${where}.environmentVariables[${i}].default`),
+      };
+    },
+  );
   return {
     isSystem: entry.aaIsSystem === true,
     dockerInstall: {
@@ -138,7 +147,9 @@ function externalApp(entry: Json, where: string): ExternalApp | null {
       image: text(install.image, `${where}.installData.image`),
       imageTag: text(install.image_tag, `${where}.installData.image_tag`),
     },
-    scopes: list(entry.apiScopes, `${where}.apiScopes`, []).map((s, i) => text(object(s, `${where}.apiScopes[${i}]`).scopeName, `${where}.apiScopes[${i}].scopeName`)),
+    scopes: list(entry.apiScopes, `${where}.apiScopes`, []).map((s, i) =>
+      text(object(s, `${where}.apiScopes[${i}]`).scopeName, `${where}.apiScopes[${i}].scopeName`),
+    ),
     environmentVariables: variables,
   };
 }
@@ -157,7 +168,9 @@ function readRelease(value: unknown, where: string): UpstreamRelease {
       version,
       phpExtensions: dependencies(entry.phpExtensions, `${here}.phpExtensions`),
       databases: dependencies(entry.databases, `${here}.databases`),
-      shellCommands: list(entry.shellCommands, `${here}.shellCommands`, []).map((c, i) => text(c, `${here}.shellCommands[${i}]`)),
+      shellCommands: list(entry.shellCommands, `${here}.shellCommands`, []).map((c, i) =>
+        text(c, `${here}.shellCommands[${i}]`),
+      ),
       phpVersionSpec: text(entry.phpVersionSpec, `${here}.phpVersionSpec`, '*'),
       rawPhpVersionSpec: text(entry.rawPhpVersionSpec, `${here}.rawPhpVersionSpec`, '*'),
       platformVersionSpec: text(entry.platformVersionSpec, `${here}.platformVersionSpec`, '*'),
@@ -165,7 +178,12 @@ function readRelease(value: unknown, where: string): UpstreamRelease {
       minIntSize: minIntSize as number,
       isNightly: entry.isNightly === true,
       licenses: list(entry.licenses, `${here}.licenses`, []).map((l, i) => text(l, `${here}.licenses[${i}]`)),
-      translations: Object.fromEntries(record(entry.translations, `${here}.translations`).map(([language, t]) => [language, { changelog: text(t.changelog, `${here}.translations.${language}.changelog`, '') }])),
+      translations: Object.fromEntries(
+        record(entry.translations, `${here}.translations`).map(([language, t]) => [
+          language,
+          { changelog: text(t.changelog, `${here}.translations.${language}.changelog`, '') },
+        ]),
+      ),
       externalApp: externalApp(entry, here),
     },
     download,
@@ -195,7 +213,11 @@ function readApp(value: unknown, where: string): UpstreamApp {
       categories: list(entry.categories, `${id}.categories`, []).map((c, i) => text(c, `${id}.categories[${i}]`)),
       authors: list(entry.authors, `${id}.authors`, []).map((a, i) => {
         const author = object(a, `${id}.authors[${i}]`);
-        return { name: text(author.name, `${id}.authors[${i}].name`), mail: text(author.mail, `${id}.authors[${i}].mail`, ''), homepage: text(author.homepage, `${id}.authors[${i}].homepage`, '') };
+        return {
+          name: text(author.name, `${id}.authors[${i}].name`),
+          mail: text(author.mail, `${id}.authors[${i}].mail`, ''),
+          homepage: text(author.homepage, `${id}.authors[${i}].homepage`, ''),
+        };
       }),
       userDocs: webAddress(entry.userDocs, `${id}.userDocs`),
       adminDocs: webAddress(entry.adminDocs, `${id}.adminDocs`),
@@ -205,7 +227,10 @@ function readApp(value: unknown, where: string): UpstreamApp {
       discussion: webAddress(entry.discussion, `${id}.discussion`),
       screenshots: list(entry.screenshots, `${id}.screenshots`, []).map((s, i) => {
         const shot = object(s, `${id}.screenshots[${i}]`);
-        return { url: webAddress(shot.url, `${id}.screenshots[${i}].url`), smallThumbnail: webAddress(shot.smallThumbnail, `${id}.screenshots[${i}].smallThumbnail`) };
+        return {
+          url: webAddress(shot.url, `${id}.screenshots[${i}].url`),
+          smallThumbnail: webAddress(shot.smallThumbnail, `${id}.screenshots[${i}].smallThumbnail`),
+        };
       }),
       translations: Object.fromEntries(translations),
     },
@@ -254,5 +279,8 @@ export function mergeListings(apps: UpstreamListing, exApps: UpstreamListing): U
     const known = byId.get(app.app.id);
     byId.set(app.app.id, known === undefined ? app : { ...known, releases: [...known.releases, ...app.releases] });
   }
-  return { apps: [...byId.values()], problems: [...apps.problems, ...exApps.problems.map((p) => `appapi_apps.json ${p}`)] };
+  return {
+    apps: [...byId.values()],
+    problems: [...apps.problems, ...exApps.problems.map((p) => `appapi_apps.json ${p}`)],
+  };
 }

@@ -9,7 +9,14 @@ import { LANGUAGE_CODE_PATTERN } from '../catalog/catalog.ts';
 
 export interface RatingStore {
   /** One rating per user and app: replaces the user's earlier one (and its comments). */
-  upsertRating(appId: string, userId: number, rating: number, comments: Readonly<Record<string, string>>, now: Date, audit: AuditEntry): Promise<{ created: boolean }>;
+  upsertRating(
+    appId: string,
+    userId: number,
+    rating: number,
+    comments: Readonly<Record<string, string>>,
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<{ created: boolean }>;
   /** False when the user had not rated the app. */
   deleteRating(appId: string, userId: number, now: Date, audit: AuditEntry): Promise<boolean>;
 }
@@ -27,22 +34,44 @@ export interface RatingInput {
 }
 
 /** `POST /api/v1/apps/{id}/ratings`: 201 for a first rating, 200 when it replaces one. */
-export async function rateApp(appId: string, input: RatingInput, user: User, acting: Acting, deps: RatingDeps): Promise<{ created: boolean }> {
+export async function rateApp(
+  appId: string,
+  input: RatingInput,
+  user: User,
+  acting: Acting,
+  deps: RatingDeps,
+): Promise<{ created: boolean }> {
   const app = await requireApp(appId, deps.registry);
-  if (!canRate(user, app)) throw new AppError('forbidden', `You maintain ${appId}: its owner and co-maintainers cannot rate it.`);
+  if (!canRate(user, app))
+    throw new AppError('forbidden', `You maintain ${appId}: its owner and co-maintainers cannot rate it.`);
   const language = input.language ?? 'en';
   if (!LANGUAGE_CODE_PATTERN.test(language)) {
-    throw new AppError('invalid_request', `Invalid request body: language: '${language.slice(0, 20)}' is not a language code.`, { language: ['is not a language code (such as en, de, pt_BR)'] });
+    throw new AppError(
+      'invalid_request',
+      `Invalid request body: language: '${language.slice(0, 20)}' is not a language code.`,
+      { language: ['is not a language code (such as en, de, pt_BR)'] },
+    );
   }
   const comment = input.comment?.trim() ?? '';
-  const audit = auditEntry(acting, 'rating.saved', { appId, details: { rating: input.rating, commented: comment !== '' } });
-  return deps.ratings.upsertRating(appId, user.id, input.rating, comment === '' ? {} : { [language]: comment }, deps.now(), audit);
+  const audit = auditEntry(acting, 'rating.saved', {
+    appId,
+    details: { rating: input.rating, commented: comment !== '' },
+  });
+  return deps.ratings.upsertRating(
+    appId,
+    user.id,
+    input.rating,
+    comment === '' ? {} : { [language]: comment },
+    deps.now(),
+    audit,
+  );
 }
 
 /** `DELETE /api/v1/apps/{id}/ratings`: removes the caller's rating. */
 export async function unrateApp(appId: string, user: User, acting: Acting, deps: RatingDeps): Promise<void> {
   await requireApp(appId, deps.registry);
-  if (!(await deps.ratings.deleteRating(appId, user.id, deps.now(), auditEntry(acting, 'rating.deleted', { appId })))) throw new AppError('rating_not_found', `You have not rated ${appId}.`);
+  if (!(await deps.ratings.deleteRating(appId, user.id, deps.now(), auditEntry(acting, 'rating.deleted', { appId }))))
+    throw new AppError('rating_not_found', `You have not rated ${appId}.`);
 }
 
 /** Whether the user may rate the app (its owner and co-maintainers may not): the app page offers the form or says why not. */

@@ -34,30 +34,125 @@ const MAX_ELEMENTS = 5000;
 const MAX_RENDERED_COST = 200_000;
 
 const ELEMENTS = new Set([
-  'svg', 'g', 'path', 'rect', 'circle', 'ellipse', 'line', 'polyline', 'polygon', 'defs', 'linearGradient', 'radialGradient', 'stop',
-  'clipPath', 'mask', 'symbol', 'use', 'title', 'desc', 'text', 'tspan',
+  'svg',
+  'g',
+  'path',
+  'rect',
+  'circle',
+  'ellipse',
+  'line',
+  'polyline',
+  'polygon',
+  'defs',
+  'linearGradient',
+  'radialGradient',
+  'stop',
+  'clipPath',
+  'mask',
+  'symbol',
+  'use',
+  'title',
+  'desc',
+  'text',
+  'tspan',
 ]);
 /** Drawn only where referenced, never in place. */
 const TEMPLATES = new Set(['defs', 'symbol', 'mask', 'clipPath', 'linearGradient', 'radialGradient']);
 const TEXT_ELEMENTS = new Set(['title', 'desc', 'text', 'tspan']);
 
 const ATTRIBUTES = new Set([
-  'id', 'd', 'x', 'y', 'x1', 'y1', 'x2', 'y2', 'cx', 'cy', 'r', 'rx', 'ry', 'fx', 'fy', 'fr', 'width', 'height', 'viewBox', 'points',
-  'transform', 'fill', 'fill-opacity', 'fill-rule', 'stroke', 'stroke-width', 'stroke-linecap', 'stroke-linejoin', 'stroke-opacity',
-  'stroke-dasharray', 'stroke-dashoffset', 'stroke-miterlimit', 'opacity', 'offset', 'stop-color', 'stop-opacity', 'gradientUnits',
-  'gradientTransform', 'spreadMethod', 'clip-path', 'clip-rule', 'mask', 'maskUnits', 'maskContentUnits', 'clipPathUnits',
-  'preserveAspectRatio', 'color', 'display', 'visibility', 'font-size', 'font-family', 'font-weight', 'font-style', 'text-anchor',
-  'dominant-baseline', 'letter-spacing', 'style', 'href', 'xlink:href', 'version',
+  'id',
+  'd',
+  'x',
+  'y',
+  'x1',
+  'y1',
+  'x2',
+  'y2',
+  'cx',
+  'cy',
+  'r',
+  'rx',
+  'ry',
+  'fx',
+  'fy',
+  'fr',
+  'width',
+  'height',
+  'viewBox',
+  'points',
+  'transform',
+  'fill',
+  'fill-opacity',
+  'fill-rule',
+  'stroke',
+  'stroke-width',
+  'stroke-linecap',
+  'stroke-linejoin',
+  'stroke-opacity',
+  'stroke-dasharray',
+  'stroke-dashoffset',
+  'stroke-miterlimit',
+  'opacity',
+  'offset',
+  'stop-color',
+  'stop-opacity',
+  'gradientUnits',
+  'gradientTransform',
+  'spreadMethod',
+  'clip-path',
+  'clip-rule',
+  'mask',
+  'maskUnits',
+  'maskContentUnits',
+  'clipPathUnits',
+  'preserveAspectRatio',
+  'color',
+  'display',
+  'visibility',
+  'font-size',
+  'font-family',
+  'font-weight',
+  'font-style',
+  'text-anchor',
+  'dominant-baseline',
+  'letter-spacing',
+  'style',
+  'href',
+  'xlink:href',
+  'version',
 ]);
 
 /** Style properties kept from `style` attributes: drawing only. */
 const STYLE_PROPERTIES = new Set([
-  'fill', 'fill-opacity', 'fill-rule', 'stroke', 'stroke-width', 'stroke-linecap', 'stroke-linejoin', 'stroke-opacity', 'stroke-dasharray',
-  'stroke-dashoffset', 'stroke-miterlimit', 'opacity', 'stop-color', 'stop-opacity', 'color', 'display', 'visibility', 'clip-rule',
-  'font-size', 'font-family', 'font-weight', 'font-style', 'text-anchor', 'letter-spacing',
+  'fill',
+  'fill-opacity',
+  'fill-rule',
+  'stroke',
+  'stroke-width',
+  'stroke-linecap',
+  'stroke-linejoin',
+  'stroke-opacity',
+  'stroke-dasharray',
+  'stroke-dashoffset',
+  'stroke-miterlimit',
+  'opacity',
+  'stop-color',
+  'stop-opacity',
+  'color',
+  'display',
+  'visibility',
+  'clip-rule',
+  'font-size',
+  'font-family',
+  'font-weight',
+  'font-style',
+  'text-anchor',
+  'letter-spacing',
 ]);
 
-const escapeXml = (text: string): string => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+const escapeXml = (text: string): string =>
+  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
 
 /** A value that refers only inside the icon: `url(#id)` and nothing else that names a resource. */
 function safeValue(value: string): boolean {
@@ -72,7 +167,13 @@ function safeStyle(style: string): string | null {
     .map((declaration) => declaration.split(':'))
     .filter((parts): parts is [string, string] => parts.length === 2)
     .map(([property, value]) => [property.trim().toLowerCase(), value.trim()] as const)
-    .filter(([property, value]) => STYLE_PROPERTIES.has(property) && value !== '' && safeValue(value) && (property !== 'stroke-dasharray' || countableDashes(value)))
+    .filter(
+      ([property, value]) =>
+        STYLE_PROPERTIES.has(property) &&
+        value !== '' &&
+        safeValue(value) &&
+        (property !== 'stroke-dasharray' || countableDashes(value)),
+    )
     .map(([property, value]) => `${property}:${value}`);
   return kept.length === 0 ? null : kept.join(';');
 }
@@ -81,16 +182,21 @@ function safeStyle(style: string): string | null {
 const localName = (name: string): string => (name.startsWith('svg:') ? name.slice(4) : name);
 
 /** A dash pattern whose dashes can be counted: none, zeros (solid), or plain numbers (not %, em, calc()). */
-const countableDashes = (value: string): boolean => value.trim() === 'none' || /^[\s0.,]+$/.test(value) || dashPeriodOf(value) !== null;
+const countableDashes = (value: string): boolean =>
+  value.trim() === 'none' || /^[\s0.,]+$/.test(value) || dashPeriodOf(value) !== null;
 
 /** Every number in a text (path data, points): what the cost estimates read. */
-const numbersIn = (text: string): number[] => (text.match(/[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/g) ?? []).map(Number).filter(Number.isFinite);
+const numbersIn = (text: string): number[] =>
+  (text.match(/[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/g) ?? []).map(Number).filter(Number.isFinite);
 const sumOf = (values: readonly number[]): number => values.reduce((total, value) => total + Math.abs(value), 0);
 const numberOf = (value: string | undefined): number => Math.abs(numbersIn(value ?? '')[0] ?? 0);
 
 /** A property's value in a (kept) style attribute: `property:value` declarations joined by `;`. */
 function styleValue(style: string | undefined, name: string): string | undefined {
-  return (style ?? '').split(';').find((declaration) => declaration.startsWith(`${name}:`))?.slice(name.length + 1);
+  return (style ?? '')
+    .split(';')
+    .find((declaration) => declaration.startsWith(`${name}:`))
+    ?.slice(name.length + 1);
 }
 
 /** A dash pattern that draws dashes: plain numbers, whose period is above zero; its period, else null. */
@@ -106,13 +212,21 @@ function dashPeriodOf(value: string | undefined): number | null {
  * outline's length in user units (each coordinate's size counted, whatever the commands: a
  * segment is never longer than the sum of its coordinates' sizes).
  */
-function drawing(name: string, attributes: ReadonlyMap<string, string>, text: string): { segments: number; outline: number; glyphOutline: number } {
+function drawing(
+  name: string,
+  attributes: ReadonlyMap<string, string>,
+  text: string,
+): { segments: number; outline: number; glyphOutline: number } {
   const n = (attribute: string) => numberOf(attributes.get(attribute));
   switch (name) {
     case 'path': {
       const data = attributes.get('d') ?? '';
       const numbers = numbersIn(data);
-      return { segments: (data.match(/[MLHVCSQTAZ]/gi) ?? []).length + Math.ceil(numbers.length / 2), outline: 4 * sumOf(numbers), glyphOutline: 0 };
+      return {
+        segments: (data.match(/[MLHVCSQTAZ]/gi) ?? []).length + Math.ceil(numbers.length / 2),
+        outline: 4 * sumOf(numbers),
+        glyphOutline: 0,
+      };
     }
     case 'polyline':
     case 'polygon': {
@@ -186,11 +300,21 @@ function rebuild(node: XmlNode, budget: Rebuilding): KeptElement | null {
     const period = dashPeriodOf(pattern);
     if (period !== null) budget.dashPeriod = Math.min(budget.dashPeriod ?? period, period);
   }
-  for (const size of [values.get('font-size'), styleValue(style, 'font-size')]) if (size !== undefined) budget.fontSize = Math.max(budget.fontSize, fontSizeOf(size));
+  for (const size of [values.get('font-size'), styleValue(style, 'font-size')])
+    if (size !== undefined) budget.fontSize = Math.max(budget.fontSize, fontSizeOf(size));
   const rawText = TEXT_ELEMENTS.has(name) ? node.text.trim().slice(0, 500) : '';
   const text = escapeXml(rawText);
   const children = node.children.map((child) => rebuild(child, budget)).filter((child) => child !== null);
-  return { name, attributes, text, children, references, drawnInPlace: !TEMPLATES.has(name), ...drawing(name, values, rawText), ...(id === undefined ? {} : { id }) };
+  return {
+    name,
+    attributes,
+    text,
+    children,
+    references,
+    drawnInPlace: !TEMPLATES.has(name),
+    ...drawing(name, values, rawText),
+    ...(id === undefined ? {} : { id }),
+  };
 }
 
 const serialise = (element: KeptElement): string =>
@@ -202,7 +326,8 @@ const serialise = (element: KeptElement): string =>
  */
 function renderProblem(root: IconElement, file: string, scale: RenderScale): string | null {
   const result = renderCost(root, MAX_RENDERED_COST, scale);
-  if ('cycle' in result) return `${file}: the reference to #${result.cycle.slice(0, 60)} leads back to itself (a cycle); remove it`;
+  if ('cycle' in result)
+    return `${file}: the reference to #${result.cycle.slice(0, 60)} leads back to itself (a cycle); remove it`;
   if (result.cost > MAX_RENDERED_COST) {
     return `${file} takes more than ${MAX_RENDERED_COST} units of drawing work (elements, path segments, glyphs and dashes, counted through every <use>, mask and clip-path reference); an icon this costly would freeze the pages that show it`;
   }
@@ -213,7 +338,12 @@ function renderProblem(root: IconElement, file: string, scale: RenderScale): str
  * The icon rebuilt from `bytes` (an SVG file from the archive), or why it was left out. The XML
  * parser refuses a DOCTYPE, so entity expansion (an XML bomb) and external entities cannot happen.
  */
-export function sanitiseIcon(bytes: Buffer, dark: boolean, maxBytes: number, parse: (bytes: Buffer, file: string) => XmlNode): AppIcon | { readonly problem: string } {
+export function sanitiseIcon(
+  bytes: Buffer,
+  dark: boolean,
+  maxBytes: number,
+  parse: (bytes: Buffer, file: string) => XmlNode,
+): AppIcon | { readonly problem: string } {
   const file = dark ? 'img/app-dark.svg' : 'img/app.svg';
   if (bytes.length > maxBytes) return { problem: `${file} is larger than ${Math.round(maxBytes / 1024)} KiB` };
   let root: XmlNode;
@@ -222,7 +352,8 @@ export function sanitiseIcon(bytes: Buffer, dark: boolean, maxBytes: number, par
   } catch (error) {
     return { problem: error instanceof AppError ? error.detail : `${file} could not be read` };
   }
-  if (localName(root.name) !== 'svg') return { problem: `${file}: the root element is <${root.name.slice(0, 40)}>, not <svg>` };
+  if (localName(root.name) !== 'svg')
+    return { problem: `${file}: the root element is <${root.name.slice(0, 40)}>, not <svg>` };
   const budget: Rebuilding = { left: MAX_ELEMENTS, dashPeriod: null, fontSize: 16 };
   const kept = rebuild(root, budget);
   if (budget.left <= 0 || kept === null) return { problem: `${file} has more than ${MAX_ELEMENTS} elements` };

@@ -42,11 +42,16 @@ const CHANGELOG_NAME = /^CHANGELOG(?:\.([A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,
 /** What the first bytes say the file is, when it is not gzip. */
 function describeNonGzip(bytes: Buffer): string {
   if (bytes.length === 0) return 'the archive is empty (0 bytes)';
-  if (bytes.subarray(0, 2).toString('latin1') === 'PK') return 'this is a zip file; a gzip-compressed tar archive (.tar.gz) is required';
-  if (bytes.length > 262 && bytes.subarray(257, 262).toString('latin1') === 'ustar') return 'this is an uncompressed tar archive; compress it with gzip (.tar.gz)';
-  if (bytes.subarray(0, 3).toString('latin1') === 'BZh') return 'this is bzip2-compressed; a gzip-compressed tar archive (.tar.gz) is required';
-  if (bytes.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) return 'this is xz-compressed; a gzip-compressed tar archive (.tar.gz) is required';
-  if (bytes.subarray(0, 4).equals(Buffer.from([0x28, 0xb5, 0x2f, 0xfd]))) return 'this is zstd-compressed; a gzip-compressed tar archive (.tar.gz) is required';
+  if (bytes.subarray(0, 2).toString('latin1') === 'PK')
+    return 'this is a zip file; a gzip-compressed tar archive (.tar.gz) is required';
+  if (bytes.length > 262 && bytes.subarray(257, 262).toString('latin1') === 'ustar')
+    return 'this is an uncompressed tar archive; compress it with gzip (.tar.gz)';
+  if (bytes.subarray(0, 3).toString('latin1') === 'BZh')
+    return 'this is bzip2-compressed; a gzip-compressed tar archive (.tar.gz) is required';
+  if (bytes.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])))
+    return 'this is xz-compressed; a gzip-compressed tar archive (.tar.gz) is required';
+  if (bytes.subarray(0, 4).equals(Buffer.from([0x28, 0xb5, 0x2f, 0xfd])))
+    return 'this is zstd-compressed; a gzip-compressed tar archive (.tar.gz) is required';
   // A server that answered a mistyped address with an error page (some answer 200): say what came.
   const text = textStart(bytes);
   if (text !== null) {
@@ -58,7 +63,10 @@ function describeNonGzip(bytes: Buffer): string {
 
 /** The first 80 characters when the file starts as printable UTF-8 text; null for binary data. */
 function textStart(bytes: Buffer): string | null {
-  const start = bytes.subarray(0, 80).toString('utf8').replace(/\uFFFD$/, '');
+  const start = bytes
+    .subarray(0, 80)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return /^[\p{L}\p{N}\p{P}\p{S}\p{Zs}\t\r\n]+$/u.test(start) ? start.replace(/\s+/g, ' ').trim() : null;
 }
 
@@ -73,7 +81,8 @@ function memberPath(raw: string): string | null {
   name = name.replace(/\/+$/, '');
   if (name === '' || name === '.') return null;
   const shown = JSON.stringify(raw.slice(0, 200));
-  if ([...name].some((c) => c < ' ' || c === '\u007f' || c === '\\')) throw refuse(`member ${shown} has a control character or backslash in its name`);
+  if ([...name].some((c) => c < ' ' || c === '\u007f' || c === '\\'))
+    throw refuse(`member ${shown} has a control character or backslash in its name`);
   if (name.startsWith('/')) throw refuse(`member ${shown} has an absolute path`);
   if (name.split('/').some((segment) => segment === '..')) throw refuse(`member ${shown} has '..' in its path`);
   return name;
@@ -84,15 +93,20 @@ function memberPath(raw: string): string | null {
  * folder named like an app id; no links, devices, FIFOs, absolute paths, `..` or `.git`; never
  * inflating more than `maxInflatedBytes`. Returns info.xml and the changelogs.
  */
-export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<AppArchive> {
-  if (bytes.length < 3 || bytes[0] !== 0x1f || bytes[1] !== 0x8b || bytes[2] !== 0x08) throw refuse(describeNonGzip(bytes));
+export async function readAppArchive(
+  bytes: Buffer,
+  limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
+): Promise<AppArchive> {
+  if (bytes.length < 3 || bytes[0] !== 0x1f || bytes[1] !== 0x8b || bytes[2] !== 0x08)
+    throw refuse(describeNonGzip(bytes));
 
   let inflated = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       inflated += chunk.length;
       // Refused as soon as the count passes the bound: the rest is never inflated.
-      if (inflated > limits.maxInflatedBytes) done(refuse(`the archive inflates to more than ${mib(limits.maxInflatedBytes)}; is it a decompression bomb?`));
+      if (inflated > limits.maxInflatedBytes)
+        done(refuse(`the archive inflates to more than ${mib(limits.maxInflatedBytes)}; is it a decompression bomb?`));
       else done(null, chunk);
     },
   });
@@ -133,22 +147,36 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
       }
       const segments = name.split('/');
       const top = segments[0] ?? '';
-      if (header.type === 'symlink') throw refuse(`member ${name} is a symbolic link (to ${JSON.stringify((header.linkname ?? '').slice(0, 200))}); links are not allowed`);
+      if (header.type === 'symlink')
+        throw refuse(
+          `member ${name} is a symbolic link (to ${JSON.stringify((header.linkname ?? '').slice(0, 200))}); links are not allowed`,
+        );
       if (header.type === 'link') throw refuse(`member ${name} is a hard link; links are not allowed`);
       if (header.type !== 'file' && header.type !== 'contiguous-file' && header.type !== 'directory') {
         throw refuse(`member ${name} is a ${header.type ?? 'special file'}; only files and directories are allowed`);
       }
       const gitAt = segments.indexOf('.git');
-      if (gitAt >= 0) throw refuse(`${segments.slice(0, gitAt + 1).join('/')} is a .git directory; leave it out of the archive`);
-      if (segments.length === 1 && header.type !== 'directory') throw refuse(`${name} is a file at the top level; the archive must hold one folder, named like the app id`);
+      if (gitAt >= 0)
+        throw refuse(`${segments.slice(0, gitAt + 1).join('/')} is a .git directory; leave it out of the archive`);
+      if (segments.length === 1 && header.type !== 'directory')
+        throw refuse(`${name} is a file at the top level; the archive must hold one folder, named like the app id`);
       tops.add(top);
-      if (tops.size > 1) throw refuse(`the archive has more than one top-level folder (${[...tops].slice(0, 5).join(', ')}); it must hold exactly one, named like the app id`);
+      if (tops.size > 1)
+        throw refuse(
+          `the archive has more than one top-level folder (${[...tops].slice(0, 5).join(', ')}); it must hold exactly one, named like the app id`,
+        );
       const problem = appIdProblem(top);
-      if (problem !== null) throw refuse(`the top-level folder '${top.slice(0, 64)}' is not named like an app id: ${problem}`);
+      if (problem !== null)
+        throw refuse(`the top-level folder '${top.slice(0, 64)}' is not named like an app id: ${problem}`);
 
       const relative = segments.slice(1).join('/');
       const changelog = segments.length === 2 ? CHANGELOG_NAME.exec(relative) : null;
-      const key = relative === 'appinfo/info.xml' ? 'info.xml' : changelog !== null ? `changelog:${changelog[1] ?? ''}` : (ICONS[relative] ?? null);
+      const key =
+        relative === 'appinfo/info.xml'
+          ? 'info.xml'
+          : changelog !== null
+            ? `changelog:${changelog[1] ?? ''}`
+            : (ICONS[relative] ?? null);
       if (key === null || header.type === 'directory') {
         stream.on('end', next).resume();
         return;
@@ -157,8 +185,15 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
       // An icon too large is cut to one byte over its limit (and then left out), never a reason
       // to refuse the release; info.xml and changelogs over theirs refuse it.
       const icon = key.startsWith('icon');
-      const cap = icon ? limits.maxIconBytes + 1 : key === 'info.xml' ? limits.maxInfoXmlBytes - 1 : limits.maxChangelogBytes;
-      const capText = key === 'info.xml' ? `must be smaller than ${kib(limits.maxInfoXmlBytes)}` : `may be at most ${mib(limits.maxChangelogBytes)}`;
+      const cap = icon
+        ? limits.maxIconBytes + 1
+        : key === 'info.xml'
+          ? limits.maxInfoXmlBytes - 1
+          : limits.maxChangelogBytes;
+      const capText =
+        key === 'info.xml'
+          ? `must be smaller than ${kib(limits.maxInfoXmlBytes)}`
+          : `may be at most ${mib(limits.maxChangelogBytes)}`;
       if (!icon && (header.size ?? 0) > cap) throw refuse(`${name} ${capText}`);
       const chunks: Buffer[] = [];
       let size = 0;
@@ -194,14 +229,21 @@ export async function readAppArchive(bytes: Buffer, limits: ArchiveLimits = DEFA
   }
   const icon = wanted.get('icon');
   const darkIcon = wanted.get('icon-dark');
-  return { folder, infoXml, changelogs, ...(icon === undefined ? {} : { icon }), ...(darkIcon === undefined ? {} : { darkIcon }) };
+  return {
+    folder,
+    infoXml,
+    changelogs,
+    ...(icon === undefined ? {} : { icon }),
+    ...(darkIcon === undefined ? {} : { darkIcon }),
+  };
 }
 
 function translateStreamError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : '';
-  if (code === 'Z_BUF_ERROR' || /unexpected end/i.test(message)) return refuse('the archive is truncated: the gzip or tar data ends too early');
+  if (code === 'Z_BUF_ERROR' || /unexpected end/i.test(message))
+    return refuse('the archive is truncated: the gzip or tar data ends too early');
   if (code === 'Z_DATA_ERROR') return refuse('the gzip data is corrupt');
   if (/tar header/i.test(message)) return refuse('the gzip file does not hold a tar archive');
   return refuse('the archive could not be read as a gzip-compressed tar');

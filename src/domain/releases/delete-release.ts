@@ -16,12 +16,21 @@ export interface DeleteReleaseDeps {
  * Contract §7: 404 when the app or that release (nightly or not) does not exist, then 403. Of
  * concurrent deletes of one release, only the one that deleted the row succeeds; the others 404.
  */
-export async function deleteRelease(target: { appId: string; version: string; nightly: boolean }, user: User, acting: Acting, deps: DeleteReleaseDeps): Promise<void> {
+export async function deleteRelease(
+  target: { appId: string; version: string; nightly: boolean },
+  user: User,
+  acting: Acting,
+  deps: DeleteReleaseDeps,
+): Promise<void> {
   const what = `${target.nightly ? 'nightly release' : 'release'} ${target.version} of ${target.appId}`;
   const app = await deps.registry.findApp(target.appId);
   const release = app === null ? null : await deps.releases.findRelease(target.appId, target.version, target.nightly);
   if (app === null || release === null) throw new AppError('release_not_found', `There is no ${what}.`);
   requireReleaseManager(user, app);
-  const audit = auditEntry(acting, 'release.deleted', { appId: target.appId, details: { version: target.version, nightly: target.nightly } });
-  if (!(await deps.releases.deleteRelease(release.id, deps.now(), audit))) throw new AppError('release_not_found', `There is no ${what}: it was just deleted.`);
+  const audit = auditEntry(acting, 'release.deleted', {
+    appId: target.appId,
+    details: { version: target.version, nightly: target.nightly },
+  });
+  if (!(await deps.releases.deleteRelease(release.id, deps.now(), audit)))
+    throw new AppError('release_not_found', `There is no ${what}: it was just deleted.`);
 }

@@ -64,9 +64,33 @@ export function parseExternalApp(info: XmlNode, report: Report): ExternalApp | n
 
   const docker = one(external, 'docker-install', report);
   const dockerInstall = {
-    registry: docker === null ? '' : checked(one(docker, 'registry', report), REGISTRY_PATTERN, 'a registry host name such as ghcr.io or registry.example.com:5000', report),
-    image: docker === null ? '' : checked(one(docker, 'image', report), IMAGE_PATTERN, 'an image name such as nextcloud/ui_example (lower-case, / between path parts)', report),
-    imageTag: docker === null ? '' : checked(one(docker, 'image-tag', report), TAG_PATTERN, 'an image tag such as 1.0.0 or latest (letters, digits, _ . -; at most 128)', report),
+    registry:
+      docker === null
+        ? ''
+        : checked(
+            one(docker, 'registry', report),
+            REGISTRY_PATTERN,
+            'a registry host name such as ghcr.io or registry.example.com:5000',
+            report,
+          ),
+    image:
+      docker === null
+        ? ''
+        : checked(
+            one(docker, 'image', report),
+            IMAGE_PATTERN,
+            'an image name such as nextcloud/ui_example (lower-case, / between path parts)',
+            report,
+          ),
+    imageTag:
+      docker === null
+        ? ''
+        : checked(
+            one(docker, 'image-tag', report),
+            TAG_PATTERN,
+            'an image tag such as 1.0.0 or latest (letters, digits, _ . -; at most 128)',
+            report,
+          ),
   };
 
   const scopes: string[] = [];
@@ -75,11 +99,19 @@ export function parseExternalApp(info: XmlNode, report: Report): ExternalApp | n
   for (const list of scopeLists.slice(0, 1)) {
     for (const child of list.children) {
       if (child.name === 'required' || child.name === 'optional') {
-        report(child, `<scopes> lists each scope in a <value> (<value>FILES</value>); <${child.name}> is from an older AppAPI schema`);
+        report(
+          child,
+          `<scopes> lists each scope in a <value> (<value>FILES</value>); <${child.name}> is from an older AppAPI schema`,
+        );
         continue;
       }
       if (child.name !== 'value') continue;
-      const scope = checked(child, SCOPE_PATTERN, 'an API scope name such as FILES or NOTIFICATIONS (upper-case letters, digits and _)', report);
+      const scope = checked(
+        child,
+        SCOPE_PATTERN,
+        'an API scope name such as FILES or NOTIFICATIONS (upper-case letters, digits and _)',
+        report,
+      );
       if (scope === '') continue;
       if (scopes.includes(scope)) report(child, `scope ${scope} is given twice`);
       else scopes.push(scope);
@@ -89,21 +121,32 @@ export function parseExternalApp(info: XmlNode, report: Report): ExternalApp | n
   const systemNodes = childrenNamed(external, 'system');
   if (systemNodes.length > 1) report(systemNodes[1] ?? null, 'only one <system> is allowed in <external-app>');
   const system = systemNodes[0] === undefined ? 'false' : text(systemNodes[0]).toLowerCase();
-  if (system !== 'true' && system !== 'false' && systemNodes[0] !== undefined) report(systemNodes[0], `'${text(systemNodes[0]).slice(0, 20)}' must be true or false`);
+  if (system !== 'true' && system !== 'false' && systemNodes[0] !== undefined)
+    report(systemNodes[0], `'${text(systemNodes[0]).slice(0, 20)}' must be true or false`);
 
   const environmentVariables: EnvironmentVariable[] = [];
   const variableLists = childrenNamed(external, 'environment-variables');
-  if (variableLists.length > 1) report(variableLists[1] ?? null, 'only one <environment-variables> is allowed in <external-app>');
+  if (variableLists.length > 1)
+    report(variableLists[1] ?? null, 'only one <environment-variables> is allowed in <external-app>');
   for (const list of variableLists.slice(0, 1)) {
     for (const variable of childrenNamed(list, 'variable')) {
-      const name = checked(one(variable, 'name', report), VARIABLE_PATTERN, 'an environment variable name (letters, digits and _, not starting with a digit)', report);
+      const name = checked(
+        one(variable, 'name', report),
+        VARIABLE_PATTERN,
+        'an environment variable name (letters, digits and _, not starting with a digit)',
+        report,
+      );
       const displayName = one(variable, 'display-name', report);
       const description = childrenNamed(variable, 'description')[0];
       const fallback = childrenNamed(variable, 'default')[0];
-      if (displayName !== null && (text(displayName) === '' || text(displayName).length > MAX_TEXT)) report(displayName, `must be a text of 1 to ${MAX_TEXT} characters`);
-      if (description !== undefined && text(description).length > MAX_DESCRIPTION) report(description, `must be at most ${MAX_DESCRIPTION} characters`);
-      if (fallback !== undefined && fallback.text.length > MAX_TEXT) report(fallback, `must be at most ${MAX_TEXT} characters`);
-      if (name !== '' && environmentVariables.some((known) => known.name === name)) report(variable, `variable ${name} is declared twice`);
+      if (displayName !== null && (text(displayName) === '' || text(displayName).length > MAX_TEXT))
+        report(displayName, `must be a text of 1 to ${MAX_TEXT} characters`);
+      if (description !== undefined && text(description).length > MAX_DESCRIPTION)
+        report(description, `must be at most ${MAX_DESCRIPTION} characters`);
+      if (fallback !== undefined && fallback.text.length > MAX_TEXT)
+        report(fallback, `must be at most ${MAX_TEXT} characters`);
+      if (name !== '' && environmentVariables.some((known) => known.name === name))
+        report(variable, `variable ${name} is declared twice`);
       environmentVariables.push({
         name,
         displayName: displayName === null ? '' : text(displayName),

@@ -70,7 +70,11 @@ export function referencedIds(name: string, value: string): string[] {
  * cost is computed once, so the work is linear in the tree's size whatever the references
  * multiply to.
  */
-export function renderCost(root: IconElement, budget: number, scale: RenderScale = { dashPeriod: null, fontSize: 16 }): RenderCost {
+export function renderCost(
+  root: IconElement,
+  budget: number,
+  scale: RenderScale = { dashPeriod: null, fontSize: 16 },
+): RenderCost {
   const byId = new Map<string, IconElement>();
   const index = (element: IconElement): void => {
     // The first element with an id wins, as in a browser's getElementById.

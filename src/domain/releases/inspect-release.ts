@@ -13,9 +13,16 @@ export interface Inspection {
  * `appstore release inspect`: the release reader on a local archive, with the store's categories
  * (or, before it has any, the Nextcloud app store's), so a developer sees what publishing will say.
  */
-export async function inspectRelease(bytes: Buffer, nightly: boolean, deps: Pick<CatalogDeps, 'store'>): Promise<Inspection> {
+export async function inspectRelease(
+  bytes: Buffer,
+  nightly: boolean,
+  deps: Pick<CatalogDeps, 'store'>,
+): Promise<Inspection> {
   const stored = await deps.store.categoryIds();
   const defaultCategories = stored.size === 0;
-  const candidate = await readRelease(bytes, { nightly, validCategories: defaultCategories ? new Set(DEFAULT_CATEGORY_IDS) : stored });
+  const candidate = await readRelease(bytes, {
+    nightly,
+    validCategories: defaultCategories ? new Set(DEFAULT_CATEGORY_IDS) : stored,
+  });
   return { candidate, defaultCategories };
 }

@@ -18,8 +18,17 @@ const SPDX = [
   'MIT',
   'MPL-2.0',
 ];
-const ALIASES: Record<string, string> = { agpl: 'agpl', gpl3: 'gpl3', apache: 'Apache-2.0', mit: 'MIT', mpl: 'MPL-2.0' };
-const BY_LOWER_CASE = new Map<string, string>([...SPDX.map((id): [string, string] => [id.toLowerCase(), id]), ...Object.entries(ALIASES)]);
+const ALIASES: Record<string, string> = {
+  agpl: 'agpl',
+  gpl3: 'gpl3',
+  apache: 'Apache-2.0',
+  mit: 'MIT',
+  mpl: 'MPL-2.0',
+};
+const BY_LOWER_CASE = new Map<string, string>([
+  ...SPDX.map((id): [string, string] => [id.toLowerCase(), id]),
+  ...Object.entries(ALIASES),
+]);
 
 /** The licence id to store, or null when it is not one the store knows. */
 export function normaliseLicence(value: string): string | null {

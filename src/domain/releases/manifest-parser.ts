@@ -7,7 +7,13 @@ import { appIdProblem } from '../app-id.ts';
 import { parseExternalApp } from './external-app.ts';
 import { normaliseLicence } from './licences.ts';
 import type { AppTranslation, Author, Dependency, Manifest, Screenshot } from './release-data.ts';
-import { NO_REQUIREMENT, SEMVER_PATTERN, VERSION_ATTRIBUTE_PATTERN, compareNumericVersions, versionRequirement } from '../versions/semantic-version.ts';
+import {
+  NO_REQUIREMENT,
+  SEMVER_PATTERN,
+  VERSION_ATTRIBUTE_PATTERN,
+  compareNumericVersions,
+  versionRequirement,
+} from '../versions/semantic-version.ts';
 import type { VersionRequirement } from '../versions/semantic-version.ts';
 import type { XmlNode } from './xml-document.ts';
 
@@ -62,10 +68,12 @@ function translated(info: XmlNode, name: string, maxLength: number | null, probl
   for (const node of childrenNamed(info, name)) {
     const language = node.attributes['lang'] ?? 'en';
     const value = text(node);
-    if (!LANGUAGE_CODE_PATTERN.test(language)) problems.add(node, `lang="${language.slice(0, 20)}" is not a language code`);
+    if (!LANGUAGE_CODE_PATTERN.test(language))
+      problems.add(node, `lang="${language.slice(0, 20)}" is not a language code`);
     else if (values.has(language)) problems.add(node, `a second <${name}> for lang="${language}"`);
     if (value === '') problems.add(node, 'is empty');
-    else if (maxLength !== null && value.length > maxLength) problems.add(node, `is ${value.length} characters long; at most ${maxLength} are allowed`);
+    else if (maxLength !== null && value.length > maxLength)
+      problems.add(node, `is ${value.length} characters long; at most ${maxLength} are allowed`);
     values.set(language, value);
   }
   return values;
@@ -75,7 +83,10 @@ function versionAttribute(node: XmlNode, attribute: string, problems: Problems):
   const value = node.attributes[attribute];
   if (value === undefined) return undefined;
   if (!VERSION_ATTRIBUTE_PATTERN.test(value)) {
-    problems.add(node, `${attribute}="${value.slice(0, 40)}" is not a version Nextcloud servers can read: 1 to 3 numbers separated by dots, such as 30 or 8.1`);
+    problems.add(
+      node,
+      `${attribute}="${value.slice(0, 40)}" is not a version Nextcloud servers can read: 1 to 3 numbers separated by dots, such as 30 or 8.1`,
+    );
     return undefined;
   }
   return value;
@@ -87,7 +98,8 @@ function requirement(node: XmlNode, problems: Problems, required = false): Versi
   for (const attribute of required ? ['min-version', 'max-version'] : []) {
     if (node.attributes[attribute] === undefined) problems.add(node, `${attribute} is required`);
   }
-  if (min !== undefined && max !== undefined && compareNumericVersions(min, max) > 0) problems.add(node, `min-version ${min} is above max-version ${max}`);
+  if (min !== undefined && max !== undefined && compareNumericVersions(min, max) > 0)
+    problems.add(node, `min-version ${min} is above max-version ${max}`);
   return versionRequirement(min, max);
 }
 
@@ -96,9 +108,11 @@ function parseAuthors(info: XmlNode, problems: Problems): Author[] {
   if (nodes.length === 0) problems.add(null, 'at least one <author> is required', 'author');
   return nodes.map((node) => {
     const name = text(node);
-    if (name === '' || name.length > MAX_TEXT) problems.add(node, `the author's name must be 1 to ${MAX_TEXT} characters`);
+    if (name === '' || name.length > MAX_TEXT)
+      problems.add(node, `the author's name must be 1 to ${MAX_TEXT} characters`);
     const mail = node.attributes['mail']?.trim() ?? '';
-    if (mail !== '' && !MAIL_PATTERN.test(mail)) problems.add(node, `mail="${mail.slice(0, 80)}" is not an e-mail address`);
+    if (mail !== '' && !MAIL_PATTERN.test(mail))
+      problems.add(node, `mail="${mail.slice(0, 80)}" is not an e-mail address`);
     const homepage = node.attributes['homepage']?.trim() ?? '';
     if (homepage !== '') checkedUrl(node, homepage, 'http or https', problems, 'homepage');
     return { name, mail, homepage };
@@ -125,7 +139,11 @@ function parseCategories(info: XmlNode, validCategories: ReadonlySet<string>, pr
   for (const node of childrenNamed(info, 'category')) {
     const raw = text(node);
     const id = raw === 'auth' ? 'security' : raw;
-    if (!validCategories.has(id)) problems.add(node, `category '${raw.slice(0, 40)}' does not exist; valid ones: ${[...validCategories].sort().join(', ')}`);
+    if (!validCategories.has(id))
+      problems.add(
+        node,
+        `category '${raw.slice(0, 40)}' does not exist; valid ones: ${[...validCategories].sort().join(', ')}`,
+      );
     else if (categories.includes(id)) problems.add(node, `category '${id}' is given twice`);
     else categories.push(id);
   }
@@ -134,11 +152,18 @@ function parseCategories(info: XmlNode, validCategories: ReadonlySet<string>, pr
 
 function parseScreenshots(info: XmlNode, problems: Problems): Screenshot[] {
   const nodes = childrenNamed(info, 'screenshot');
-  if (nodes.length > MAX_SCREENSHOTS) problems.add(nodes[MAX_SCREENSHOTS] ?? null, `at most ${MAX_SCREENSHOTS} screenshots are allowed; there are ${nodes.length}`);
+  if (nodes.length > MAX_SCREENSHOTS)
+    problems.add(
+      nodes[MAX_SCREENSHOTS] ?? null,
+      `at most ${MAX_SCREENSHOTS} screenshots are allowed; there are ${nodes.length}`,
+    );
   return nodes.slice(0, MAX_SCREENSHOTS).map((node) => {
     const url = checkedUrl(node, text(node), 'https', problems, 'the screenshot');
     const thumbnail = node.attributes['small-thumbnail']?.trim() ?? '';
-    return { url, smallThumbnail: thumbnail === '' ? '' : checkedUrl(node, thumbnail, 'https', problems, 'small-thumbnail') };
+    return {
+      url,
+      smallThumbnail: thumbnail === '' ? '' : checkedUrl(node, thumbnail, 'https', problems, 'small-thumbnail'),
+    };
   });
 }
 
@@ -152,7 +177,14 @@ interface Dependencies {
 }
 
 function parseDependencies(info: XmlNode, problems: Problems): Dependencies {
-  const result: Dependencies = { php: NO_REQUIREMENT, minIntSize: 32, platform: NO_REQUIREMENT, databases: [], phpExtensions: [], shellCommands: [] };
+  const result: Dependencies = {
+    php: NO_REQUIREMENT,
+    minIntSize: 32,
+    platform: NO_REQUIREMENT,
+    databases: [],
+    phpExtensions: [],
+    shellCommands: [],
+  };
   const nodes = childrenNamed(info, 'dependencies');
   const node = nodes[0];
   if (node === undefined) {
@@ -165,56 +197,70 @@ function parseDependencies(info: XmlNode, problems: Problems): Dependencies {
   if (php[0] !== undefined) {
     result.php = requirement(php[0], problems);
     const intSize = php[0].attributes['min-int-size'];
-    if (intSize !== undefined && intSize !== '32' && intSize !== '64') problems.add(php[0], `min-int-size="${intSize.slice(0, 10)}" must be 32 or 64`);
+    if (intSize !== undefined && intSize !== '32' && intSize !== '64')
+      problems.add(php[0], `min-int-size="${intSize.slice(0, 10)}" must be 32 or 64`);
     else if (intSize !== undefined) result.minIntSize = Number(intSize);
   }
   for (const database of childrenNamed(node, 'database')) {
     const id = text(database);
-    if (!DATABASES.includes(id)) problems.add(database, `database '${id.slice(0, 40)}' is not one of ${DATABASES.join(', ')}`);
+    if (!DATABASES.includes(id))
+      problems.add(database, `database '${id.slice(0, 40)}' is not one of ${DATABASES.join(', ')}`);
     else if (result.databases.some((d) => d.id === id)) problems.add(database, `database '${id}' is given twice`);
     else result.databases.push({ id, ...requirement(database, problems) });
   }
   for (const command of childrenNamed(node, 'command')) {
     const name = text(command);
-    if (!COMMAND_PATTERN.test(name)) problems.add(command, `command '${name.slice(0, 40)}' may hold only letters, - and _`);
+    if (!COMMAND_PATTERN.test(name))
+      problems.add(command, `command '${name.slice(0, 40)}' may hold only letters, - and _`);
     else result.shellCommands.push(name);
   }
   for (const lib of childrenNamed(node, 'lib')) {
     const id = text(lib);
-    if (id === '' || id.length > MAX_TEXT) problems.add(lib, `a PHP extension name must be 1 to ${MAX_TEXT} characters`);
+    if (id === '' || id.length > MAX_TEXT)
+      problems.add(lib, `a PHP extension name must be 1 to ${MAX_TEXT} characters`);
     else result.phpExtensions.push({ id, ...requirement(lib, problems) });
   }
   const nextcloud = childrenNamed(node, 'nextcloud');
-  if (nextcloud[0] === undefined) problems.add(null, 'is required inside <dependencies>, with min-version and max-version', 'nextcloud');
+  if (nextcloud[0] === undefined)
+    problems.add(null, 'is required inside <dependencies>, with min-version and max-version', 'nextcloud');
   else result.platform = requirement(nextcloud[0], problems, true);
   return result;
 }
 
 /** Elements whose values name PHP classes, wherever they appear. */
 function checkPhpClasses(info: XmlNode, problems: Problems): void {
-  const containers: Array<[string, string]> = [['background-jobs', 'job'], ['two-factor-providers', 'provider'], ['commands', 'command']];
+  const containers: Array<[string, string]> = [
+    ['background-jobs', 'job'],
+    ['two-factor-providers', 'provider'],
+    ['commands', 'command'],
+  ];
   for (const [container, child] of containers) {
     for (const parent of childrenNamed(info, container)) {
       for (const node of childrenNamed(parent, child)) {
-        if (!PHP_CLASS_PATTERN.test(text(node))) problems.add(node, `'${text(node).slice(0, 80)}' is not a PHP class name`);
+        if (!PHP_CLASS_PATTERN.test(text(node)))
+          problems.add(node, `'${text(node).slice(0, 80)}' is not a PHP class name`);
       }
     }
   }
   for (const steps of childrenNamed(info, 'repair-steps')) {
     for (const phase of steps.children) {
       for (const step of childrenNamed(phase, 'step')) {
-        if (!PHP_CLASS_PATTERN.test(text(step))) problems.add(step, `'${text(step).slice(0, 80)}' is not a PHP class name`);
+        if (!PHP_CLASS_PATTERN.test(text(step)))
+          problems.add(step, `'${text(step).slice(0, 80)}' is not a PHP class name`);
       }
     }
   }
   for (const navigations of childrenNamed(info, 'navigations')) {
     for (const navigation of childrenNamed(navigations, 'navigation')) {
       const role = navigation.attributes['role'];
-      if (role !== undefined && role !== 'all' && role !== 'admin') problems.add(navigation, `role="${role.slice(0, 20)}" must be all or admin`);
+      if (role !== undefined && role !== 'all' && role !== 'admin')
+        problems.add(navigation, `role="${role.slice(0, 20)}" must be all or admin`);
       const route = childrenNamed(navigation, 'route')[0];
-      if (route !== undefined && !ROUTE_PATTERN.test(text(route))) problems.add(route, `route '${text(route).slice(0, 80)}' must look like app.controller.method`);
+      if (route !== undefined && !ROUTE_PATTERN.test(text(route)))
+        problems.add(route, `route '${text(route).slice(0, 80)}' must look like app.controller.method`);
       const type = childrenNamed(navigation, 'type')[0];
-      if (type !== undefined && !['link', 'settings'].includes(text(type))) problems.add(type, `navigation type '${text(type).slice(0, 20)}' must be link or settings`);
+      if (type !== undefined && !['link', 'settings'].includes(text(type)))
+        problems.add(type, `navigation type '${text(type).slice(0, 20)}' must be link or settings`);
     }
   }
 }
@@ -227,7 +273,11 @@ function single(info: XmlNode, name: string, problems: Problems): XmlNode | null
 }
 
 /** Fills each text's missing languages from its English value (the union of all languages given). */
-function translations(name: Map<string, string>, summary: Map<string, string>, description: Map<string, string>): Record<string, AppTranslation> {
+function translations(
+  name: Map<string, string>,
+  summary: Map<string, string>,
+  description: Map<string, string>,
+): Record<string, AppTranslation> {
   const languages = new Set([...name.keys(), ...summary.keys(), ...description.keys()]);
   const result: Record<string, AppTranslation> = {};
   for (const language of [...languages].sort()) {
@@ -243,23 +293,32 @@ function translations(name: Map<string, string>, summary: Map<string, string>, d
 export function parseManifest(info: XmlNode, validCategories: ReadonlySet<string>): Manifest {
   const problems = new Problems();
   if (info.name !== 'info') {
-    throw new AppError('invalid_info_xml', `info.xml: the root element is <${info.name.slice(0, 40)}>; it must be <info>`);
+    throw new AppError(
+      'invalid_info_xml',
+      `info.xml: the root element is <${info.name.slice(0, 40)}>; it must be <info>`,
+    );
   }
   for (const node of info.children) {
-    if (DEPRECATED.includes(node.name)) problems.add(node, `<${node.name}> is no longer supported (it belongs to the old ownCloud schema); remove it`);
+    if (DEPRECATED.includes(node.name))
+      problems.add(node, `<${node.name}> is no longer supported (it belongs to the old ownCloud schema); remove it`);
     if (node.name === 'license') problems.add(node, 'spell it <licence>');
   }
 
   const idNode = single(info, 'id', problems);
   const id = idNode === null ? '' : text(idNode);
   const idProblem = idNode === null ? null : appIdProblem(id);
-  if (idNode !== null && idProblem !== null) problems.add(idNode, `'${id.slice(0, 64)}' is not a valid app id: ${idProblem}`);
+  if (idNode !== null && idProblem !== null)
+    problems.add(idNode, `'${id.slice(0, 64)}' is not a valid app id: ${idProblem}`);
 
   const name = translated(info, 'name', MAX_SHORT_TEXT, problems);
   const description = translated(info, 'description', null, problems);
   const givenSummary = translated(info, 'summary', MAX_SHORT_TEXT, problems);
   const summary = givenSummary.size > 0 ? givenSummary : new Map(description);
-  for (const [element, values] of [['name', name], ['summary', givenSummary], ['description', description]] as const) {
+  for (const [element, values] of [
+    ['name', name],
+    ['summary', givenSummary],
+    ['description', description],
+  ] as const) {
     if (element === 'summary' && values.size === 0) continue;
     if (!values.has('en')) problems.add(null, `an English <${element}> (lang="en" or no lang) is required`, element);
   }
@@ -267,15 +326,23 @@ export function parseManifest(info: XmlNode, validCategories: ReadonlySet<string
   const versionNode = single(info, 'version', problems);
   const version = versionNode === null ? '' : text(versionNode);
   if (versionNode !== null && (version.length > MAX_TEXT || !SEMVER_PATTERN.test(version))) {
-    problems.add(versionNode, `'${version.slice(0, 40)}' is not a semantic version such as 1.2.3 or 1.2.3-beta.1 (three numbers; no build metadata)`);
+    problems.add(
+      versionNode,
+      `'${version.slice(0, 40)}' is not a semantic version such as 1.2.3 or 1.2.3-beta.1 (three numbers; no build metadata)`,
+    );
   }
 
   const licenceNodes = childrenNamed(info, 'licence');
-  if (licenceNodes.length === 0) problems.add(null, 'at least one <licence> is required (an SPDX id such as AGPL-3.0-or-later)', 'licence');
+  if (licenceNodes.length === 0)
+    problems.add(null, 'at least one <licence> is required (an SPDX id such as AGPL-3.0-or-later)', 'licence');
   const licenses: string[] = [];
   for (const node of licenceNodes) {
     const licence = normaliseLicence(text(node));
-    if (licence === null) problems.add(node, `'${text(node).slice(0, 40)}' is not a licence this store knows; use an SPDX id such as AGPL-3.0-or-later`);
+    if (licence === null)
+      problems.add(
+        node,
+        `'${text(node).slice(0, 40)}' is not a licence this store knows; use an SPDX id such as AGPL-3.0-or-later`,
+      );
     else if (licenses.includes(licence)) problems.add(node, `licence '${licence}' is given twice`);
     else licenses.push(licence);
   }
@@ -286,7 +353,8 @@ export function parseManifest(info: XmlNode, validCategories: ReadonlySet<string
   const website = optionalUrl(info, 'website', problems);
   const discussion = optionalUrl(info, 'discussion', problems);
   const bugsNode = single(info, 'bugs', problems);
-  const issueTracker = bugsNode === null ? '' : checkedUrl(bugsNode, text(bugsNode), 'http or https', problems, '<bugs>');
+  const issueTracker =
+    bugsNode === null ? '' : checkedUrl(bugsNode, text(bugsNode), 'http or https', problems, '<bugs>');
   const screenshots = parseScreenshots(info, problems);
   const dependencies = parseDependencies(info, problems);
   checkPhpClasses(info, problems);

@@ -44,7 +44,8 @@ export interface PublishJobDeps {
   readonly failed: (error: unknown, jobId: string) => void;
 }
 
-const LOST = 'The publish was interrupted (the store restarted while it ran): nothing was saved unless the app page shows the release. Publish again.';
+const LOST =
+  'The publish was interrupted (the store restarted while it ran): nothing was saved unless the app page shows the release. Publish again.';
 const FAILED = 'The store could not finish this publish; the failure was logged. Nothing was saved: try again later.';
 
 /** The publishes this process runs, so that a shutdown can wait for them. */
@@ -74,12 +75,24 @@ export class PublishJobs {
     return id;
   }
 
-  private async run(id: string, input: PublishInput, admitted: AdmittedPublish, user: User, acting: Acting): Promise<void> {
+  private async run(
+    id: string,
+    input: PublishInput,
+    admitted: AdmittedPublish,
+    user: User,
+    acting: Acting,
+  ): Promise<void> {
     let state: Exclude<PublishJobState, { status: 'running' }>;
     try {
       state = { status: 'done', result: await publishAdmitted(input, admitted, user, acting, this.deps.publishing) };
     } catch (error) {
-      if (isAppError(error)) state = { status: 'refused', code: error.code, detail: error.detail, ...(error.errors === undefined ? {} : { fields: error.errors }) };
+      if (isAppError(error))
+        state = {
+          status: 'refused',
+          code: error.code,
+          detail: error.detail,
+          ...(error.errors === undefined ? {} : { fields: error.errors }),
+        };
       else {
         this.deps.failed(error, id);
         state = { status: 'failed', detail: FAILED };
@@ -95,9 +108,14 @@ export class PublishJobs {
   /** The job, for the user who started it only (others are told there is none). */
   async find(id: string, user: User): Promise<PublishJob> {
     const job = await this.deps.jobs.find(id);
-    if (job === null || job.userId !== user.id) throw new AppError('not_found', 'There is no such publish: the link is mistyped, or it was started by another account.');
+    if (job === null || job.userId !== user.id)
+      throw new AppError(
+        'not_found',
+        'There is no such publish: the link is mistyped, or it was started by another account.',
+      );
     const age = this.deps.publishing.now().getTime() - job.createdAt.getTime();
-    if (job.state.status === 'running' && age > this.deps.maxRunMs) return { ...job, state: { status: 'failed', detail: LOST } };
+    if (job.state.status === 'running' && age > this.deps.maxRunMs)
+      return { ...job, state: { status: 'failed', detail: LOST } };
     return job;
   }
 

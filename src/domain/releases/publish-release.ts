@@ -58,7 +58,9 @@ export interface PublishResult {
 /** The body's own checks (the address's form, the signature's encoding): what a form can show at once. */
 export function checkPublishInput(input: PublishInput): Buffer {
   if (parseWebAddress(input.download) === null) {
-    throw new AppError('invalid_request', 'Invalid request body: download: Enter a valid HTTPS URL.', { download: ['Enter a valid HTTPS URL.'] });
+    throw new AppError('invalid_request', 'Invalid request body: download: Enter a valid HTTPS URL.', {
+      download: ['Enter a valid HTTPS URL.'],
+    });
   }
   try {
     return decodeSignature(input.signature);
@@ -122,12 +124,23 @@ export async function admitPublish(input: PublishInput, user: User, deps: Publis
  * admission (above), body, download, release reader, registered app, owner or co-maintainer, the
  * app's current certificate, the signature over the exact bytes, then one transaction.
  */
-export async function publishRelease(input: PublishInput, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
+export async function publishRelease(
+  input: PublishInput,
+  user: User,
+  acting: Acting,
+  deps: PublishDeps,
+): Promise<PublishResult> {
   return publishAdmitted(input, await admitPublish(input, user, deps), user, acting, deps);
 }
 
 /** The publish once admitted: waits for its turn to download, and frees its place at the end. */
-export async function publishAdmitted(input: PublishInput, admitted: AdmittedPublish, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
+export async function publishAdmitted(
+  input: PublishInput,
+  admitted: AdmittedPublish,
+  user: User,
+  acting: Acting,
+  deps: PublishDeps,
+): Promise<PublishResult> {
   try {
     await admitted.slot.turn();
     // Read into the slot's buffer: nothing here keeps a view of it once the publish ends.
@@ -137,9 +150,19 @@ export async function publishAdmitted(input: PublishInput, admitted: AdmittedPub
   }
 }
 
-async function publishNow(input: PublishInput, signature: Buffer, buffer: Buffer, user: User, acting: Acting, deps: PublishDeps): Promise<PublishResult> {
+async function publishNow(
+  input: PublishInput,
+  signature: Buffer,
+  buffer: Buffer,
+  user: User,
+  acting: Acting,
+  deps: PublishDeps,
+): Promise<PublishResult> {
   const { bytes } = await deps.download(input.download, buffer);
-  const candidate = await readRelease(bytes, { nightly: input.nightly, validCategories: await deps.catalog.categoryIds() });
+  const candidate = await readRelease(bytes, {
+    nightly: input.nightly,
+    validCategories: await deps.catalog.categoryIds(),
+  });
   const appId = candidate.app.id;
   const app = await deps.registry.findApp(appId);
   if (app === null) throw appNotRegistered(appId);
@@ -148,10 +171,14 @@ async function publishNow(input: PublishInput, signature: Buffer, buffer: Buffer
 
   let publicKey;
   try {
-    publicKey = (await validateCertificate(app.certificate, await deps.trust(), deps.revocations, deps.now())).publicKey;
+    publicKey = (await validateCertificate(app.certificate, await deps.trust(), deps.revocations, deps.now()))
+      .publicKey;
   } catch (error) {
     if (!isAppError(error)) throw error;
-    throw new AppError(error.code, `The certificate registered for ${appId} can no longer be used: ${error.detail} Register a new one with POST /api/v1/apps.`);
+    throw new AppError(
+      error.code,
+      `The certificate registered for ${appId} can no longer be used: ${error.detail} Register a new one with POST /api/v1/apps.`,
+    );
   }
   if (!isValidSignature(bytes, signature, publicKey)) {
     throw new AppError(
@@ -171,8 +198,20 @@ async function publishNow(input: PublishInput, signature: Buffer, buffer: Buffer
     (result) =>
       auditEntry(acting, result.created ? 'release.published' : 'release.updated', {
         appId,
-        details: { version: candidate.release.version, nightly: input.nightly, download: input.download, sha256, size: bytes.length, ...(candidate.iconProblem === undefined ? {} : { icon: candidate.iconProblem }) },
+        details: {
+          version: candidate.release.version,
+          nightly: input.nightly,
+          download: input.download,
+          sha256,
+          size: bytes.length,
+          ...(candidate.iconProblem === undefined ? {} : { icon: candidate.iconProblem }),
+        },
       }),
   );
-  return { appId, version: candidate.release.version, created, ...(candidate.iconProblem === undefined ? {} : { iconProblem: candidate.iconProblem }) };
+  return {
+    appId,
+    version: candidate.release.version,
+    created,
+    ...(candidate.iconProblem === undefined ? {} : { iconProblem: candidate.iconProblem }),
+  };
 }

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import { isAppError } from '../../errors.ts';
 import { PublishSlots } from './publish-slots.ts';
 
-const refusedWith = (pattern: RegExp) => (error: unknown) => isAppError(error) && error.code === 'rate_limited' && error.retryAfterSeconds === 30 && pattern.test(error.detail);
+const refusedWith = (pattern: RegExp) => (error: unknown) =>
+  isAppError(error) && error.code === 'rate_limited' && error.retryAfterSeconds === 30 && pattern.test(error.detail);
 
 describe('publish slots: per user, per node, a bounded queue', () => {
   test('a user has at most perUser publishes under way; a released one makes room', () => {

@@ -16,7 +16,12 @@ export interface PublishSlotLimits {
   readonly bufferBytes: number;
 }
 
-export const PUBLISH_SLOT_LIMITS: PublishSlotLimits = { perUser: 3, perNode: 3, queued: 100, bufferBytes: 20 * 1024 * 1024 };
+export const PUBLISH_SLOT_LIMITS: PublishSlotLimits = {
+  perUser: 3,
+  perNode: 3,
+  queued: 100,
+  bufferBytes: 20 * 1024 * 1024,
+};
 
 /** A node that published nothing this long lets its download buffers go (to the next collection). */
 const IDLE_BUFFERS_MS = 60_000;
@@ -58,10 +63,20 @@ export class PublishSlots {
   admit(userId: number): PublishSlot {
     const mine = this.byUser.get(userId) ?? 0;
     if (mine >= this.limits.perUser) {
-      throw new AppError('rate_limited', `You have ${mine} publishes under way; at most ${this.limits.perUser} run at once per account. Wait for them to finish, then publish again.`, undefined, RETRY_AFTER_SECONDS);
+      throw new AppError(
+        'rate_limited',
+        `You have ${mine} publishes under way; at most ${this.limits.perUser} run at once per account. Wait for them to finish, then publish again.`,
+        undefined,
+        RETRY_AFTER_SECONDS,
+      );
     }
     if (this.running >= this.limits.perNode && this.waiting.length >= this.limits.queued) {
-      throw new AppError('rate_limited', `The store is busy with ${this.running + this.waiting.length} publishes; try again in ${RETRY_AFTER_SECONDS} s.`, undefined, RETRY_AFTER_SECONDS);
+      throw new AppError(
+        'rate_limited',
+        `The store is busy with ${this.running + this.waiting.length} publishes; try again in ${RETRY_AFTER_SECONDS} s.`,
+        undefined,
+        RETRY_AFTER_SECONDS,
+      );
     }
     this.byUser.set(userId, mine + 1);
     // Its place is taken at once (running, or in the queue), so admissions racing each other

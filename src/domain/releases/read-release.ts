@@ -20,10 +20,17 @@ export interface ReadReleaseOptions {
  * listings will show them out, or a precise refusal. No network, no database.
  */
 /** app.svg (drawn light) first; app-dark.svg when there is no usable app.svg. */
-function pickIcon(archive: AppArchive, maxIconBytes: number, parse: (bytes: Buffer, file: string) => XmlNode): { icon: AppIcon | null; problems: string[] } {
+function pickIcon(
+  archive: AppArchive,
+  maxIconBytes: number,
+  parse: (bytes: Buffer, file: string) => XmlNode,
+): { icon: AppIcon | null; problems: string[] } {
   const problems: string[] = [];
   let icon: AppIcon | null = null;
-  for (const [bytesOfIcon, dark] of [[archive.icon, false], [archive.darkIcon, true]] as const) {
+  for (const [bytesOfIcon, dark] of [
+    [archive.icon, false],
+    [archive.darkIcon, true],
+  ] as const) {
     if (bytesOfIcon === undefined || icon !== null) continue;
     const result = sanitiseIcon(bytesOfIcon, dark, maxIconBytes, parse);
     if ('problem' in result) problems.push(result.problem);
@@ -57,7 +64,10 @@ export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): P
   const { parseXmlDocument } = await import('./xml-document.ts');
   const manifest = parseManifest(parseXmlDocument(archive.infoXml, 'info.xml'), options.validCategories);
   if (manifest.app.id !== archive.folder) {
-    throw new AppError('invalid_archive', `the archive's folder is '${archive.folder}' but info.xml's <id> is '${manifest.app.id}'; they must be the same`);
+    throw new AppError(
+      'invalid_archive',
+      `the archive's folder is '${archive.folder}' but info.xml's <id> is '${manifest.app.id}'; they must be the same`,
+    );
   }
   const translations: Record<string, { changelog: string }> = { en: { changelog: '' } };
   for (const [language, bytesOfChangelog] of [...archive.changelogs].sort(([a], [b]) => a.localeCompare(b))) {

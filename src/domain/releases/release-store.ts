@@ -41,7 +41,13 @@ export interface ReleaseStore {
    * (app, version, nightly) updated or created; a nightly deletes every earlier nightly; the
    * app-level data replaced when `rules.isLatest` says so for the app's other stable versions.
    */
-  saveRelease(candidate: ReleaseCandidate, facts: ArchiveFacts, rules: SaveRules, now: Date, audit: (result: { created: boolean }) => AuditEntry): Promise<{ created: boolean }>;
+  saveRelease(
+    candidate: ReleaseCandidate,
+    facts: ArchiveFacts,
+    rules: SaveRules,
+    now: Date,
+    audit: (result: { created: boolean }) => AuditEntry,
+  ): Promise<{ created: boolean }>;
   findRelease(appId: string, version: string, nightly: boolean): Promise<StoredRelease | null>;
   /** False when the release was no longer there (a concurrent delete won). */
   deleteRelease(id: number, now: Date, audit: AuditEntry): Promise<boolean>;

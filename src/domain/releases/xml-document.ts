@@ -35,7 +35,10 @@ function checkProlog(text: string, file: string): void {
       const declaration = text.slice(i, end);
       const encoding = /^<\?xml\s[^>]*encoding\s*=\s*["']([^"']+)["']/.exec(declaration)?.[1];
       if (encoding !== undefined && !/^utf-?8$/i.test(encoding)) {
-        throw refuse(file, `line ${lineAt(text, i)}: the XML declaration says encoding="${encoding.slice(0, 40)}"; info.xml must be UTF-8`);
+        throw refuse(
+          file,
+          `line ${lineAt(text, i)}: the XML declaration says encoding="${encoding.slice(0, 40)}"; info.xml must be UTF-8`,
+        );
       }
       i = end + 2;
     } else if (rest.startsWith('<!--')) {
@@ -54,11 +57,19 @@ function convert(element: XmlElement): XmlNode {
   for (let child = element.firstChild; child !== null; child = child.next) {
     if (child instanceof XmlElement) children.push(convert(child));
     else if (child instanceof XmlText || child instanceof XmlCData) text += child.content;
-    else if (child instanceof XmlEntityReference) throw new AppError('invalid_info_xml', `line ${child.line}: entity references are not allowed`);
+    else if (child instanceof XmlEntityReference)
+      throw new AppError('invalid_info_xml', `line ${child.line}: entity references are not allowed`);
   }
   const attributes: Record<string, string> = {};
-  for (const attribute of element.attrs) attributes[attribute.prefix ? `${attribute.prefix}:${attribute.name}` : attribute.name] = attribute.value;
-  return { name: element.prefix ? `${element.prefix}:${element.name}` : element.name, attributes, children, text, line: element.line };
+  for (const attribute of element.attrs)
+    attributes[attribute.prefix ? `${attribute.prefix}:${attribute.name}` : attribute.name] = attribute.value;
+  return {
+    name: element.prefix ? `${element.prefix}:${element.name}` : element.name,
+    attributes,
+    children,
+    text,
+    line: element.line,
+  };
 }
 
 /** Parses UTF-8 XML bytes into a detached tree, or refuses with the file, line and problem. */

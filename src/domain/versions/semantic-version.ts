@@ -29,7 +29,13 @@ export function parseSemanticVersion(text: string): SemanticVersion | null {
   const known = parsedVersions.get(text);
   if (known !== undefined) return known;
   const match = SEMVER_PATTERN.exec(text);
-  const parsed = match === null ? null : Object.freeze({ core: Object.freeze([Number(match[1]), Number(match[2]), Number(match[3])] as const), prerelease: Object.freeze(match[4] === undefined ? [] : match[4].split('.')) });
+  const parsed =
+    match === null
+      ? null
+      : Object.freeze({
+          core: Object.freeze([Number(match[1]), Number(match[2]), Number(match[3])] as const),
+          prerelease: Object.freeze(match[4] === undefined ? [] : match[4].split('.')),
+        });
   remember(parsedVersions, text, parsed, TEXTS_KEPT);
   return parsed;
 }
@@ -90,7 +96,10 @@ export function compareSemanticVersions(a: SemanticVersion, b: SemanticVersion):
  * Release precedence as the listings order releases: semantic precedence, then a nightly above
  * the release of the same version. Versions that do not parse rank lowest.
  */
-export function compareReleaseVersions(a: { version: string; isNightly: boolean }, b: { version: string; isNightly: boolean }): number {
+export function compareReleaseVersions(
+  a: { version: string; isNightly: boolean },
+  b: { version: string; isNightly: boolean },
+): number {
   const x = parseSemanticVersion(a.version);
   const y = parseSemanticVersion(b.version);
   if (x === null || y === null) return (x === null ? 0 : 1) - (y === null ? 0 : 1);
@@ -170,7 +179,10 @@ export function internBounds(bounds: SpecBounds): SpecBounds {
   const key = `${bounds.min?.join('.') ?? ''}-${bounds.max?.join('.') ?? ''}`;
   const known = knownBounds.get(key);
   if (known !== undefined) return known;
-  const frozen: SpecBounds = Object.freeze({ min: bounds.min === null ? null : Object.freeze([...bounds.min] as const), max: bounds.max === null ? null : Object.freeze([...bounds.max] as const) });
+  const frozen: SpecBounds = Object.freeze({
+    min: bounds.min === null ? null : Object.freeze([...bounds.min] as const),
+    max: bounds.max === null ? null : Object.freeze([...bounds.max] as const),
+  });
   remember(knownBounds, key, frozen, TEXTS_KEPT);
   return frozen;
 }
@@ -182,5 +194,8 @@ export function satisfies(version: string, bounds: SpecBounds): boolean {
 
 /** `satisfies` for a version already read (a search compares one version with every app's ranges). */
 export function coreSatisfies(version: VersionCore, bounds: SpecBounds): boolean {
-  return (bounds.min === null || compareCores(version, bounds.min) >= 0) && (bounds.max === null || compareCores(version, bounds.max) < 0);
+  return (
+    (bounds.min === null || compareCores(version, bounds.min) >= 0) &&
+    (bounds.max === null || compareCores(version, bounds.max) < 0)
+  );
 }

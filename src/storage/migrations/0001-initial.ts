@@ -234,5 +234,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('subject', 'text', (c) => c.notNull())
     .addColumn('hit_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('rate_limit_hits_lookup').on('rate_limit_hits').columns(['bucket', 'subject', 'hit_at']).execute();
+  await db.schema
+    .createIndex('rate_limit_hits_lookup')
+    .on('rate_limit_hits')
+    .columns(['bucket', 'subject', 'hit_at'])
+    .execute();
 }

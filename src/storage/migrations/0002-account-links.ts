@@ -23,5 +23,9 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('account_links_user_id').on('account_links').column('user_id').execute();
-  await db.schema.createIndex('users_email_lower').on('users').expression(sql`lower(email)`).execute();
+  await db.schema
+    .createIndex('users_email_lower')
+    .on('users')
+    .expression(sql`lower(email)`)
+    .execute();
 }

@@ -8,8 +8,13 @@ import type { Dialect } from '../database.ts';
  * instead of the whole catalogue. Existing apps start at the current version.
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
-  await db.schema.alterTable('apps').addColumn('listing_version', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await sql`update apps set listing_version = coalesce((select version from content_version where id = 1), 0)`.execute(db);
+  await db.schema
+    .alterTable('apps')
+    .addColumn('listing_version', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await sql`update apps set listing_version = coalesce((select version from content_version where id = 1), 0)`.execute(
+    db,
+  );
   if (dialect !== 'postgres') return;
   // Every node (and the CLI) hears of every committed write at once, whoever made it: the
   // notification is sent on commit, and only then. The payload names the schema, since several

@@ -23,7 +23,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .execute();
   await db.schema
     .createTable('audit_log')
-    .addColumn('id', dialect === 'sqlite' ? 'integer' : 'bigserial', (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+    .addColumn('id', dialect === 'sqlite' ? 'integer' : 'bigserial', (c) =>
+      dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+    )
     .addColumn('at', 'text', (c) => c.notNull())
     .addColumn('event', 'text', (c) => c.notNull())
     // 'user' (actor_user_id and actor_name set) or 'cli' (actor_name: the operating-system user).

@@ -8,7 +8,10 @@ import type { Kysely } from 'kysely';
  * the parts of formats no node has used for a day.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('listing_parts').addColumn('checksum', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await db.schema
+    .alterTable('listing_parts')
+    .addColumn('checksum', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
   await db.schema
     .createTable('listing_part_formats')
     .addColumn('format', 'text', (c) => c.primaryKey())

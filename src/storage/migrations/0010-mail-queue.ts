@@ -10,7 +10,9 @@ import type { Dialect } from '../database.ts';
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await db.schema
     .createTable('mail_queue')
-    .addColumn('id', dialect === 'sqlite' ? 'integer' : 'bigserial', (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+    .addColumn('id', dialect === 'sqlite' ? 'integer' : 'bigserial', (c) =>
+      dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+    )
     // The job as JSON: {kind, email?, userId?, newAccount?}.
     .addColumn('job', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())

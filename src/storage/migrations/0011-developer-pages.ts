@@ -9,7 +9,8 @@ import type { Dialect } from '../database.ts';
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const id = (col: ColumnDefinitionBuilder): ColumnDefinitionBuilder =>
     dialect === 'sqlite' ? col.primaryKey().autoIncrement() : col.generatedByDefaultAsIdentity().primaryKey();
-  const user = (col: ColumnDefinitionBuilder): ColumnDefinitionBuilder => col.notNull().references('users.id').onDelete('cascade');
+  const user = (col: ColumnDefinitionBuilder): ColumnDefinitionBuilder =>
+    col.notNull().references('users.id').onDelete('cascade');
 
   await db.schema
     .createTable('publish_jobs')
@@ -42,7 +43,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('decided_at', 'text')
     .addColumn('decided_by', 'text')
     .execute();
-  await db.schema.createIndex('certificate_requests_status').on('certificate_requests').columns(['status', 'id']).execute();
+  await db.schema
+    .createIndex('certificate_requests_status')
+    .on('certificate_requests')
+    .columns(['status', 'id'])
+    .execute();
   await db.schema.createIndex('certificate_requests_user_id').on('certificate_requests').column('user_id').execute();
 
   await db.schema

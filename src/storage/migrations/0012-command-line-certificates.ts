@@ -26,9 +26,15 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     decided_at text,
     decided_by text)`.execute(db);
   await sql`insert into certificate_requests_new (id, user_id, app_id, csr, status, certificate, serial, reason, created_at, decided_at, decided_by)
-    select id, user_id, app_id, csr, status, certificate, serial, reason, created_at, decided_at, decided_by from certificate_requests`.execute(db);
+    select id, user_id, app_id, csr, status, certificate, serial, reason, created_at, decided_at, decided_by from certificate_requests`.execute(
+    db,
+  );
   await sql`drop table certificate_requests`.execute(db);
   await sql`alter table certificate_requests_new rename to certificate_requests`.execute(db);
-  await db.schema.createIndex('certificate_requests_status').on('certificate_requests').columns(['status', 'id']).execute();
+  await db.schema
+    .createIndex('certificate_requests_status')
+    .on('certificate_requests')
+    .columns(['status', 'id'])
+    .execute();
   await db.schema.createIndex('certificate_requests_user_id').on('certificate_requests').column('user_id').execute();
 }

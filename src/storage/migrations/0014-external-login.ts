@@ -38,5 +38,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('external_login_flows_expires_at').on('external_login_flows').column('expires_at').execute();
+  await db.schema
+    .createIndex('external_login_flows_expires_at')
+    .on('external_login_flows')
+    .column('expires_at')
+    .execute();
 }

@@ -7,9 +7,15 @@ import type { Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   // '' for an app registered here; 'upstream' for one taken from the upstream store.
-  await db.schema.alterTable('apps').addColumn('source', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await db.schema
+    .alterTable('apps')
+    .addColumn('source', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
   // The hash of what the last sync applied to a mirrored app: an app whose hash did not move is not written again.
-  await db.schema.alterTable('apps').addColumn('upstream_hash', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await db.schema
+    .alterTable('apps')
+    .addColumn('upstream_hash', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
 
   await db.schema
     .createTable('mirror_documents')

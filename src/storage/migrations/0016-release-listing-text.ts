@@ -12,7 +12,13 @@ import type { Dialect } from '../database.ts';
  * so a text is taken only while both still match. Otherwise the release is listed from its rows.
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
-  await db.schema.alterTable('releases').addColumn('listing_text', dialect === 'sqlite' ? 'blob' : 'bytea').execute();
-  await db.schema.alterTable('releases').addColumn('listing_text_format', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await db.schema
+    .alterTable('releases')
+    .addColumn('listing_text', dialect === 'sqlite' ? 'blob' : 'bytea')
+    .execute();
+  await db.schema
+    .alterTable('releases')
+    .addColumn('listing_text_format', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
   await db.schema.alterTable('releases').addColumn('listing_text_updated_at', 'text').execute();
 }

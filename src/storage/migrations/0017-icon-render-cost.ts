@@ -11,10 +11,18 @@ export async function up(db: Kysely<unknown>): Promise<string[]> {
   const rows = await icons.selectFrom('app_icons').select(['app_id', 'svg', 'dark']).execute();
   if (rows.length === 0) return [];
   // libxml2 (WebAssembly) is loaded only when there are icons to check.
-  const [{ sanitiseIcon }, { parseXmlDocument }] = await Promise.all([import('../../domain/releases/app-icon.ts'), import('../../domain/releases/xml-document.ts')]);
+  const [{ sanitiseIcon }, { parseXmlDocument }] = await Promise.all([
+    import('../../domain/releases/app-icon.ts'),
+    import('../../domain/releases/xml-document.ts'),
+  ]);
   const notes: string[] = [];
   for (const row of rows) {
-    const result = sanitiseIcon(Buffer.from(row.svg, 'utf8'), Boolean(row.dark), Number.POSITIVE_INFINITY, parseXmlDocument);
+    const result = sanitiseIcon(
+      Buffer.from(row.svg, 'utf8'),
+      Boolean(row.dark),
+      Number.POSITIVE_INFINITY,
+      parseXmlDocument,
+    );
     if (!('problem' in result)) continue;
     await icons.deleteFrom('app_icons').where('app_id', '=', row.app_id).execute();
     notes.push(`removed the icon of app ${row.app_id}: ${result.problem}`);

@@ -8,6 +8,9 @@ import type { Kysely } from 'kysely';
  * upstream's own entry for it (`kept_entry`), so an export can carry it to an air-gapped store.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('mirror_releases').addColumn('checked_with', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await db.schema
+    .alterTable('mirror_releases')
+    .addColumn('checked_with', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
   await db.schema.alterTable('mirror_releases').addColumn('kept_entry', 'text').execute();
 }

@@ -10,7 +10,20 @@ import { toBool } from '../schema.ts';
 import type { Database, UsersTable } from '../schema.ts';
 import { parseTimestamp, formatTimestamp } from '../../domain/timestamps.ts';
 
-export type UserRow = Selectable<Pick<UsersTable, 'id' | 'username' | 'email' | 'first_name' | 'last_name' | 'password_hash' | 'is_admin' | 'is_active' | 'email_verified_at'>>;
+export type UserRow = Selectable<
+  Pick<
+    UsersTable,
+    | 'id'
+    | 'username'
+    | 'email'
+    | 'first_name'
+    | 'last_name'
+    | 'password_hash'
+    | 'is_admin'
+    | 'is_active'
+    | 'email_verified_at'
+  >
+>;
 
 export const USER_COLUMNS = [
   'users.id',
@@ -49,7 +62,13 @@ export async function insertUser(trx: Kysely<Database>, user: NewUser, now: Date
 /** The user as just created. */
 export function createdUser(user: NewUser, id: number): User {
   const { passwordHash, ...rest } = user;
-  return { ...rest, id, isActive: true, hasPassword: passwordHash !== null, emailVerified: user.emailVerified && user.email !== null };
+  return {
+    ...rest,
+    id,
+    isActive: true,
+    hasPassword: passwordHash !== null,
+    emailVerified: user.emailVerified && user.email !== null,
+  };
 }
 
 /** A user row as the accounts code sees it. */
@@ -69,7 +88,12 @@ export function toRecord(row: UserRow): UserRecord {
 }
 
 function toLink(row: { user_id: number; purpose: string; email: string | null; expires_at: string }): StoredLink {
-  return { userId: Number(row.user_id), purpose: row.purpose, email: row.email, expiresAt: parseTimestamp(row.expires_at) };
+  return {
+    userId: Number(row.user_id),
+    purpose: row.purpose,
+    email: row.email,
+    expiresAt: parseTimestamp(row.expires_at),
+  };
 }
 
 const LINK_COLUMNS = ['user_id', 'purpose', 'email', 'expires_at'] as const;
@@ -83,8 +107,14 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     async findUserByUsername(username) {
       // Unique ignoring case (migration 0019): the name as typed in any case finds its account. Of
       // the look-alikes a clash left from before, the exact name wins; none is guessed.
-      const rows = await db.selectFrom('users').select(USER_COLUMNS).where(sql<string>`lower(username)`, '=', username.toLowerCase()).limit(8).execute();
-      const row = rows.find((candidate) => candidate.username === username) ?? (rows.length === 1 ? rows[0] : undefined);
+      const rows = await db
+        .selectFrom('users')
+        .select(USER_COLUMNS)
+        .where(sql<string>`lower(username)`, '=', username.toLowerCase())
+        .limit(8)
+        .execute();
+      const row =
+        rows.find((candidate) => candidate.username === username) ?? (rows.length === 1 ? rows[0] : undefined);
       return row === undefined ? null : toRecord(row);
     },
 
@@ -116,7 +146,10 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
 
     async createUser(user, now, audit) {
       try {
-        const id = await auditedWrite(db, audit, now, async (trx) => ({ changed: true, result: await insertUser(trx, user, now) }));
+        const id = await auditedWrite(db, audit, now, async (trx) => ({
+          changed: true,
+          result: await insertUser(trx, user, now),
+        }));
         return createdUser(user, id);
       } catch (error) {
         if (isUniqueViolation(error)) return null;
@@ -126,21 +159,35 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
 
     async setPasswordHash(userId, passwordHash, now, audit) {
       await auditedWrite(db, audit, now, async (trx) => {
-        const updated = await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: formatTimestamp(now) }).where('id', '=', userId).executeTakeFirst();
+        const updated = await trx
+          .updateTable('users')
+          .set({ password_hash: passwordHash, updated_at: formatTimestamp(now) })
+          .where('id', '=', userId)
+          .executeTakeFirst();
         return { changed: Number(updated.numUpdatedRows) > 0, result: undefined };
       });
     },
 
     async setActive(userId, active, now, audit) {
       await auditedWrite(db, audit, now, async (trx) => {
-        const updated = await trx.updateTable('users').set({ is_active: active, updated_at: formatTimestamp(now) }).where('id', '=', userId).where('is_active', '=', !active).executeTakeFirst();
+        const updated = await trx
+          .updateTable('users')
+          .set({ is_active: active, updated_at: formatTimestamp(now) })
+          .where('id', '=', userId)
+          .where('is_active', '=', !active)
+          .executeTakeFirst();
         return { changed: Number(updated.numUpdatedRows) > 0, result: undefined };
       });
     },
 
     async setAdmin(userId, admin, now, audit) {
       await auditedWrite(db, audit, now, async (trx) => {
-        const updated = await trx.updateTable('users').set({ is_admin: admin, updated_at: formatTimestamp(now) }).where('id', '=', userId).where('is_admin', '=', !admin).executeTakeFirst();
+        const updated = await trx
+          .updateTable('users')
+          .set({ is_admin: admin, updated_at: formatTimestamp(now) })
+          .where('id', '=', userId)
+          .where('is_admin', '=', !admin)
+          .executeTakeFirst();
         return { changed: Number(updated.numUpdatedRows) > 0, result: undefined };
       });
     },
@@ -149,7 +196,12 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       let select = db.selectFrom('users').select(USER_COLUMNS);
       if (text !== '') {
-        select = select.where((eb) => eb.or([eb(sql<string>`lower(username)`, 'like', sql<string>`${pattern} escape '\\'`), eb(sql<string>`lower(coalesce(email, ''))`, 'like', sql<string>`${pattern} escape '\\'`)]));
+        select = select.where((eb) =>
+          eb.or([
+            eb(sql<string>`lower(username)`, 'like', sql<string>`${pattern} escape '\\'`),
+            eb(sql<string>`lower(coalesce(email, ''))`, 'like', sql<string>`${pattern} escape '\\'`),
+          ]),
+        );
       }
       const rows = await select.orderBy('username').limit(limit).execute();
       return rows.map((row): User => toUser(toRecord(row)));
@@ -173,7 +225,11 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     async setVerifiedEmail(userId, email, now, audit) {
       const at = formatTimestamp(now);
       await auditedWrite(db, audit, now, async (trx) => {
-        const updated = await trx.updateTable('users').set({ email, email_verified_at: at, updated_at: at }).where('id', '=', userId).executeTakeFirst();
+        const updated = await trx
+          .updateTable('users')
+          .set({ email, email_verified_at: at, updated_at: at })
+          .where('id', '=', userId)
+          .executeTakeFirst();
         return { changed: Number(updated.numUpdatedRows) > 0, result: undefined };
       });
     },
@@ -182,14 +238,24 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       // Ratings go with the user, and ratings.json shows them: one write transaction, which also
       // keeps an app from being registered to the user between the check and the delete.
       let ownedApps: string[] = [];
-      const deleted = await deleteInWriteTransaction(db, now, async (trx) => {
-        ownedApps = (await trx.selectFrom('apps').select('id').where('owner_id', '=', userId).orderBy('id').execute()).map((row) => row.id);
-        if (ownedApps.length > 0) return { numDeletedRows: 0n };
-        // The user's ratings go too: the rating aggregates of the apps they rated change.
-        const rated = await trx.selectFrom('ratings').select('app_id').where('user_id', '=', userId).execute();
-        await markAppsChanged(trx, rated.map((row) => row.app_id));
-        return trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
-      }, audit);
+      const deleted = await deleteInWriteTransaction(
+        db,
+        now,
+        async (trx) => {
+          ownedApps = (
+            await trx.selectFrom('apps').select('id').where('owner_id', '=', userId).orderBy('id').execute()
+          ).map((row) => row.id);
+          if (ownedApps.length > 0) return { numDeletedRows: 0n };
+          // The user's ratings go too: the rating aggregates of the apps they rated change.
+          const rated = await trx.selectFrom('ratings').select('app_id').where('user_id', '=', userId).execute();
+          await markAppsChanged(
+            trx,
+            rated.map((row) => row.app_id),
+          );
+          return trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
+        },
+        audit,
+      );
       return { deleted, ownedApps };
     },
 
@@ -208,12 +274,20 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     },
 
     async findLink(secretHash) {
-      const row = await db.selectFrom('account_links').select(LINK_COLUMNS).where('secret_hash', '=', secretHash).executeTakeFirst();
+      const row = await db
+        .selectFrom('account_links')
+        .select(LINK_COLUMNS)
+        .where('secret_hash', '=', secretHash)
+        .executeTakeFirst();
       return row === undefined ? null : toLink(row);
     },
 
     async takeLink(secretHash) {
-      const row = await db.deleteFrom('account_links').where('secret_hash', '=', secretHash).returning(LINK_COLUMNS).executeTakeFirst();
+      const row = await db
+        .deleteFrom('account_links')
+        .where('secret_hash', '=', secretHash)
+        .returning(LINK_COLUMNS)
+        .executeTakeFirst();
       return row === undefined ? null : toLink(row);
     },
 
@@ -226,7 +300,11 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     },
 
     async findEncryptedToken(userId) {
-      const row = await db.selectFrom('api_tokens').select('encrypted_token').where('user_id', '=', userId).executeTakeFirst();
+      const row = await db
+        .selectFrom('api_tokens')
+        .select('encrypted_token')
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return row?.encrypted_token ?? null;
     },
 
@@ -234,7 +312,12 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       return auditedWrite(db, audit, now, async (trx) => {
         const result = await trx
           .insertInto('api_tokens')
-          .values({ user_id: userId, lookup_hash: lookupHash, encrypted_token: encrypted, created_at: formatTimestamp(now) })
+          .values({
+            user_id: userId,
+            lookup_hash: lookupHash,
+            encrypted_token: encrypted,
+            created_at: formatTimestamp(now),
+          })
           .onConflict((oc) => oc.column('user_id').doNothing())
           .executeTakeFirst();
         const inserted = Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -243,19 +326,40 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
     },
 
     async replaceToken(userId, lookupHash, encrypted, now, audit) {
-      await auditedWrite(db, audit, now, async (trx) => ({ changed: true, result: await trx
-        .insertInto('api_tokens')
-        .values({ user_id: userId, lookup_hash: lookupHash, encrypted_token: encrypted, created_at: formatTimestamp(now) })
-        .onConflict((oc) =>
-          oc.column('user_id').doUpdateSet({ lookup_hash: lookupHash, encrypted_token: encrypted, created_at: formatTimestamp(now), last_used_at: null }),
-        )
-        .execute() }));
+      await auditedWrite(db, audit, now, async (trx) => ({
+        changed: true,
+        result: await trx
+          .insertInto('api_tokens')
+          .values({
+            user_id: userId,
+            lookup_hash: lookupHash,
+            encrypted_token: encrypted,
+            created_at: formatTimestamp(now),
+          })
+          .onConflict((oc) =>
+            oc
+              .column('user_id')
+              .doUpdateSet({
+                lookup_hash: lookupHash,
+                encrypted_token: encrypted,
+                created_at: formatTimestamp(now),
+                last_used_at: null,
+              }),
+          )
+          .execute(),
+      }));
     },
 
     async createSession(idHash, userId, csrfTokenHash, now, expiresAt) {
       await db
         .insertInto('sessions')
-        .values({ id_hash: idHash, user_id: userId, csrf_token_hash: csrfTokenHash, created_at: formatTimestamp(now), expires_at: formatTimestamp(expiresAt) })
+        .values({
+          id_hash: idHash,
+          user_id: userId,
+          csrf_token_hash: csrfTokenHash,
+          created_at: formatTimestamp(now),
+          expires_at: formatTimestamp(expiresAt),
+        })
         .execute();
     },
 

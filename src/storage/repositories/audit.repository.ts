@@ -27,7 +27,12 @@ export async function insertAudit(trx: Transaction<Database>, entry: AuditEntry,
  * Runs `work` and records `entry` in one transaction, when `work` says it changed something
  * (true): a change never goes without its record, nor a record without its change.
  */
-export async function auditedWrite<T>(db: Kysely<Database>, entry: AuditEntry, at: Date, work: (trx: Transaction<Database>) => Promise<{ changed: boolean; result: T }>): Promise<T> {
+export async function auditedWrite<T>(
+  db: Kysely<Database>,
+  entry: AuditEntry,
+  at: Date,
+  work: (trx: Transaction<Database>) => Promise<{ changed: boolean; result: T }>,
+): Promise<T> {
   return db.transaction().execute(async (trx) => {
     const { changed, result } = await work(trx);
     if (changed) await insertAudit(trx, entry, at);
@@ -42,28 +47,31 @@ export function auditRepository(db: Kysely<Database>): AuditLog {
       if (query.appId !== undefined) select = select.where('app_id', '=', query.appId);
       if (query.user !== undefined) {
         const name = query.user;
-        select = select.where((eb) => eb.or([eb.and([eb('actor_kind', '=', 'user'), eb('actor_name', '=', name)]), eb('subject_user', '=', name)]));
+        select = select.where((eb) =>
+          eb.or([eb.and([eb('actor_kind', '=', 'user'), eb('actor_name', '=', name)]), eb('subject_user', '=', name)]),
+        );
       }
-      if (query.event !== undefined) select = query.event.endsWith('.') ? select.where('event', 'like', `${query.event.replace(/[^a-z_.]/g, '')}%`) : select.where('event', '=', query.event);
+      if (query.event !== undefined)
+        select = query.event.endsWith('.')
+          ? select.where('event', 'like', `${query.event.replace(/[^a-z_.]/g, '')}%`)
+          : select.where('event', '=', query.event);
       if (query.since !== undefined) select = select.where('at', '>=', formatTimestamp(query.since));
       // The newest `limit`, shown oldest first.
       const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
-      return rows.reverse().map(
-        (row): AuditRecord => ({
-          id: Number(row.id),
-          at: parseTimestamp(row.at),
-          event: row.event as AuditEventType,
-          actor:
-            row.actor_kind === 'user'
-              ? { kind: 'user', userId: Number(row.actor_user_id), name: row.actor_name }
-              : { kind: row.actor_kind === 'cli' ? 'cli' : 'visitor', name: row.actor_name },
-          address: row.address,
-          requestId: row.request_id,
-          appId: row.app_id,
-          subjectUser: row.subject_user,
-          details: JSON.parse(row.details) as AuditRecord['details'],
-        }),
-      );
+      return rows.reverse().map((row): AuditRecord => ({
+        id: Number(row.id),
+        at: parseTimestamp(row.at),
+        event: row.event as AuditEventType,
+        actor:
+          row.actor_kind === 'user'
+            ? { kind: 'user', userId: Number(row.actor_user_id), name: row.actor_name }
+            : { kind: row.actor_kind === 'cli' ? 'cli' : 'visitor', name: row.actor_name },
+        address: row.address,
+        requestId: row.request_id,
+        appId: row.app_id,
+        subjectUser: row.subject_user,
+        details: JSON.parse(row.details) as AuditRecord['details'],
+      }));
     },
   };
 }

@@ -1,5 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { CertificateRequest, CertificateRequestStore, RequestStatus } from '../../domain/identity/request-certificate.ts';
+import type {
+  CertificateRequest,
+  CertificateRequestStore,
+  RequestStatus,
+} from '../../domain/identity/request-certificate.ts';
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import type { CertificateRequestsTable, Database } from '../schema.ts';
 import { auditedWrite } from './audit.repository.ts';
@@ -25,7 +29,12 @@ function toRequest(row: Row): CertificateRequest {
 
 /** Certificate requests from the developer pages, issued or waiting for an administrator. */
 export function certificateRequestRepository(db: Kysely<Database>): CertificateRequestStore {
-  const select = () => db.selectFrom('certificate_requests').leftJoin('users', 'users.id', 'certificate_requests.user_id').selectAll('certificate_requests').select('users.username');
+  const select = () =>
+    db
+      .selectFrom('certificate_requests')
+      .leftJoin('users', 'users.id', 'certificate_requests.user_id')
+      .selectAll('certificate_requests')
+      .select('users.username');
   return {
     async add(request, issued, now, audit) {
       const at = formatTimestamp(now);
@@ -87,7 +96,10 @@ export function certificateRequestRepository(db: Kysely<Database>): CertificateR
       return rows.map(toRequest);
     },
     async findIssuedBySerial(serial) {
-      const row = await select().where('certificate_requests.serial', '=', serial).where('certificate_requests.status', '=', 'issued').executeTakeFirst();
+      const row = await select()
+        .where('certificate_requests.serial', '=', serial)
+        .where('certificate_requests.status', '=', 'issued')
+        .executeTakeFirst();
       return row === undefined ? null : toRequest(row);
     },
   };

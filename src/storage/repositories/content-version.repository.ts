@@ -10,7 +10,11 @@ import type { Database } from '../schema.ts';
 export const CONTENT_VERSION_QUERY = 'select version, changed_at, instance_id from content_version where id = 1';
 
 export function contentVersionOfRow(row: Record<string, unknown>): VersionStamp {
-  return { version: Number(row['version']), changedAt: parseTimestamp(String(row['changed_at'])), instanceId: String(row['instance_id']) };
+  return {
+    version: Number(row['version']),
+    changedAt: parseTimestamp(String(row['changed_at'])),
+    instanceId: String(row['instance_id']),
+  };
 }
 
 export async function readContentVersion(db: Kysely<Database>): Promise<VersionStamp> {
@@ -18,7 +22,13 @@ export async function readContentVersion(db: Kysely<Database>): Promise<VersionS
     .selectFrom('content_version')
     .select(['version', 'changed_at', 'instance_id'])
     .where('id', '=', 1)
-    .executeTakeFirstOrThrow(() => new AppError('configuration_error', 'The database has no content version row: it is not migrated. Run `appstore migrate`.'));
+    .executeTakeFirstOrThrow(
+      () =>
+        new AppError(
+          'configuration_error',
+          'The database has no content version row: it is not migrated. Run `appstore migrate`.',
+        ),
+    );
   return contentVersionOfRow(row);
 }
 
@@ -33,7 +43,8 @@ export function newEpoch(): string {
  */
 export async function renewEpoch(db: Kysely<Database> | Transaction<Database>, found?: VersionStamp): Promise<void> {
   let update = db.updateTable('content_version').set({ instance_id: newEpoch() }).where('id', '=', 1);
-  if (found !== undefined) update = update.where('instance_id', '=', found.instanceId).where('version', '=', found.version);
+  if (found !== undefined)
+    update = update.where('instance_id', '=', found.instanceId).where('version', '=', found.version);
   await update.execute();
 }
 
@@ -44,7 +55,13 @@ export async function bumpContentVersion(trx: Transaction<Database>, now: Date):
     .set((eb) => ({ version: eb('version', '+', 1), changed_at: formatTimestamp(now) }))
     .where('id', '=', 1)
     .returning(['version', 'changed_at', 'instance_id'])
-    .executeTakeFirstOrThrow(() => new AppError('configuration_error', 'The database has no content version row: it is not migrated. Run `appstore migrate`.'));
+    .executeTakeFirstOrThrow(
+      () =>
+        new AppError(
+          'configuration_error',
+          'The database has no content version row: it is not migrated. Run `appstore migrate`.',
+        ),
+    );
   return contentVersionOfRow(row);
 }
 

@@ -12,7 +12,11 @@ export async function loadDiscoverEntries(db: Kysely<Database>): Promise<Discove
 }
 
 /** Replaces every entry inside the caller's write transaction; false (nothing written) when they are the same. */
-export async function writeDiscoverEntries(trx: Transaction<Database>, entries: readonly DiscoverEntry[], now: Date): Promise<boolean> {
+export async function writeDiscoverEntries(
+  trx: Transaction<Database>,
+  entries: readonly DiscoverEntry[],
+  now: Date,
+): Promise<boolean> {
   const bodies = entries.map((entry) => JSON.stringify(entry));
   const stored = await trx.selectFrom('discover_entries').select('body').orderBy('position').execute();
   if (stored.length === bodies.length && stored.every((row, index) => row.body === bodies[index])) return false;
@@ -21,7 +25,14 @@ export async function writeDiscoverEntries(trx: Transaction<Database>, entries: 
   if (entries.length > 0) {
     await trx
       .insertInto('discover_entries')
-      .values(entries.map((entry, position) => ({ position, entry_id: entry.id, body: bodies[position] ?? '', imported_at: at })))
+      .values(
+        entries.map((entry, position) => ({
+          position,
+          entry_id: entry.id,
+          body: bodies[position] ?? '',
+          imported_at: at,
+        })),
+      )
       .execute();
   }
   return true;

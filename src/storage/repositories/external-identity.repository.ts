@@ -1,5 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { ExternalIdentityStore, FlowPurpose, NewIdentity, StoredFlow } from '../../domain/accounts/external-identity.ts';
+import type {
+  ExternalIdentityStore,
+  FlowPurpose,
+  NewIdentity,
+  StoredFlow,
+} from '../../domain/accounts/external-identity.ts';
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import { isUniqueViolation } from '../database-errors.ts';
 import { toBool } from '../schema.ts';
@@ -9,7 +14,14 @@ import { createdUser, insertUser, toRecord, USER_COLUMNS } from './account.repos
 
 const FLOW_COLUMNS = ['provider', 'purpose', 'user_id', 'binding_hash', 'data', 'expires_at'] as const;
 
-function toFlow(row: { provider: string; purpose: string; user_id: number | null; binding_hash: string; data: string; expires_at: string }): StoredFlow {
+function toFlow(row: {
+  provider: string;
+  purpose: string;
+  user_id: number | null;
+  binding_hash: string;
+  data: string;
+  expires_at: string;
+}): StoredFlow {
   return {
     provider: row.provider,
     purpose: row.purpose as FlowPurpose,
@@ -24,7 +36,15 @@ function insertIdentity(trx: Kysely<Database>, userId: number, identity: NewIden
   const at = formatTimestamp(now);
   return trx
     .insertInto('external_identities')
-    .values({ user_id: userId, provider: identity.provider, subject: identity.subject, label: identity.label, admin_from_claim: identity.adminFromClaim, created_at: at, last_used_at: at })
+    .values({
+      user_id: userId,
+      provider: identity.provider,
+      subject: identity.subject,
+      label: identity.label,
+      admin_from_claim: identity.adminFromClaim,
+      created_at: at,
+      last_used_at: at,
+    })
     .execute();
 }
 
@@ -43,8 +63,18 @@ export function externalIdentityRepository(db: Kysely<Database>): ExternalIdenti
     },
 
     async identitiesOf(userId) {
-      const rows = await db.selectFrom('external_identities').select(['provider', 'label', 'created_at', 'last_used_at']).where('user_id', '=', userId).orderBy('provider').execute();
-      return rows.map((row) => ({ provider: row.provider, label: row.label, createdAt: parseTimestamp(row.created_at), lastUsedAt: parseTimestamp(row.last_used_at) }));
+      const rows = await db
+        .selectFrom('external_identities')
+        .select(['provider', 'label', 'created_at', 'last_used_at'])
+        .where('user_id', '=', userId)
+        .orderBy('provider')
+        .execute();
+      return rows.map((row) => ({
+        provider: row.provider,
+        label: row.label,
+        createdAt: parseTimestamp(row.created_at),
+        lastUsedAt: parseTimestamp(row.last_used_at),
+      }));
     },
 
     async createUserWithIdentity(user, identity, now, audit) {
@@ -81,14 +111,30 @@ export function externalIdentityRepository(db: Kysely<Database>): ExternalIdenti
       type Unlinked = { outcome: 'unlinked' | 'not-linked' | 'last-way-in'; adminFromClaim: boolean };
       return auditedWrite<Unlinked>(db, audit, now, async (trx) => {
         // Touching the user's row first makes concurrent unlinks of one user wait for each other (PostgreSQL's row lock; SQLite writes one at a time).
-        await trx.updateTable('users').set({ updated_at: formatTimestamp(now) }).where('id', '=', userId).execute();
+        await trx
+          .updateTable('users')
+          .set({ updated_at: formatTimestamp(now) })
+          .where('id', '=', userId)
+          .execute();
         const user = await trx.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
-        const identities = await trx.selectFrom('external_identities').select(['provider', 'admin_from_claim']).where('user_id', '=', userId).execute();
+        const identities = await trx
+          .selectFrom('external_identities')
+          .select(['provider', 'admin_from_claim'])
+          .where('user_id', '=', userId)
+          .execute();
         const identity = identities.find((row) => row.provider === provider);
-        if (user === undefined || identity === undefined) return { changed: false, result: { outcome: 'not-linked', adminFromClaim: false } };
-        const otherWaysIn = identities.filter((row) => row.provider !== provider && usable.includes(row.provider)).length;
-        if (user.password_hash === null && otherWaysIn === 0) return { changed: false, result: { outcome: 'last-way-in', adminFromClaim: false } };
-        await trx.deleteFrom('external_identities').where('user_id', '=', userId).where('provider', '=', provider).execute();
+        if (user === undefined || identity === undefined)
+          return { changed: false, result: { outcome: 'not-linked', adminFromClaim: false } };
+        const otherWaysIn = identities.filter(
+          (row) => row.provider !== provider && usable.includes(row.provider),
+        ).length;
+        if (user.password_hash === null && otherWaysIn === 0)
+          return { changed: false, result: { outcome: 'last-way-in', adminFromClaim: false } };
+        await trx
+          .deleteFrom('external_identities')
+          .where('user_id', '=', userId)
+          .where('provider', '=', provider)
+          .execute();
         return { changed: true, result: { outcome: 'unlinked', adminFromClaim: toBool(identity.admin_from_claim) } };
       });
     },
@@ -114,11 +160,19 @@ export function externalIdentityRepository(db: Kysely<Database>): ExternalIdenti
         expires_at: formatTimestamp(flow.expiresAt),
       };
       // A browser's second first-sign-in replaces its first one's wait for a username.
-      await db.insertInto('external_login_flows').values(values).onConflict((c) => c.column('key_hash').doUpdateSet(values)).execute();
+      await db
+        .insertInto('external_login_flows')
+        .values(values)
+        .onConflict((c) => c.column('key_hash').doUpdateSet(values))
+        .execute();
     },
 
     async findFlow(keyHash) {
-      const row = await db.selectFrom('external_login_flows').select(FLOW_COLUMNS).where('key_hash', '=', keyHash).executeTakeFirst();
+      const row = await db
+        .selectFrom('external_login_flows')
+        .select(FLOW_COLUMNS)
+        .where('key_hash', '=', keyHash)
+        .executeTakeFirst();
       return row === undefined ? null : toFlow(row);
     },
 

@@ -20,33 +20,58 @@ export function housekeepingRepository(db: Kysely<Database>): HousekeepingStore 
         .where('task', '=', task)
         .where((eb) => eb.or([eb('lease_until', '<=', at), eb('holder', '=', holder)]))
         .executeTakeFirst();
-      const row = await db.selectFrom('housekeeping_leases').select('last_run_at').where('task', '=', task).executeTakeFirstOrThrow();
-      return { taken: Number(taken.numUpdatedRows) > 0, lastRunAt: row.last_run_at === null ? null : parseTimestamp(row.last_run_at) };
+      const row = await db
+        .selectFrom('housekeeping_leases')
+        .select('last_run_at')
+        .where('task', '=', task)
+        .executeTakeFirstOrThrow();
+      return {
+        taken: Number(taken.numUpdatedRows) > 0,
+        lastRunAt: row.last_run_at === null ? null : parseTimestamp(row.last_run_at),
+      };
     },
 
     async release(task, holder, ranAt) {
       await db
         .updateTable('housekeeping_leases')
-        .set({ lease_until: formatTimestamp(new Date(0)), ...(ranAt === null ? {} : { last_run_at: formatTimestamp(ranAt) }) })
+        .set({
+          lease_until: formatTimestamp(new Date(0)),
+          ...(ranAt === null ? {} : { last_run_at: formatTimestamp(ranAt) }),
+        })
         .where('task', '=', task)
         .where('holder', '=', holder)
         .execute();
     },
 
     async pruneSessions(now) {
-      return Number((await db.deleteFrom('sessions').where('expires_at', '<=', formatTimestamp(now)).executeTakeFirst()).numDeletedRows);
+      return Number(
+        (await db.deleteFrom('sessions').where('expires_at', '<=', formatTimestamp(now)).executeTakeFirst())
+          .numDeletedRows,
+      );
     },
     async pruneLinks(now) {
-      return Number((await db.deleteFrom('account_links').where('expires_at', '<=', formatTimestamp(now)).executeTakeFirst()).numDeletedRows);
+      return Number(
+        (await db.deleteFrom('account_links').where('expires_at', '<=', formatTimestamp(now)).executeTakeFirst())
+          .numDeletedRows,
+      );
     },
     async pruneLoginFlows(now) {
-      return Number((await db.deleteFrom('external_login_flows').where('expires_at', '<=', formatTimestamp(now)).executeTakeFirst()).numDeletedRows);
+      return Number(
+        (await db.deleteFrom('external_login_flows').where('expires_at', '<=', formatTimestamp(now)).executeTakeFirst())
+          .numDeletedRows,
+      );
     },
     async pruneRateLimitHits(before) {
-      return Number((await db.deleteFrom('rate_limit_hits').where('hit_at', '<=', formatTimestamp(before)).executeTakeFirst()).numDeletedRows);
+      return Number(
+        (await db.deleteFrom('rate_limit_hits').where('hit_at', '<=', formatTimestamp(before)).executeTakeFirst())
+          .numDeletedRows,
+      );
     },
     async prunePublishJobs(before) {
-      return Number((await db.deleteFrom('publish_jobs').where('created_at', '<=', formatTimestamp(before)).executeTakeFirst()).numDeletedRows);
+      return Number(
+        (await db.deleteFrom('publish_jobs').where('created_at', '<=', formatTimestamp(before)).executeTakeFirst())
+          .numDeletedRows,
+      );
     },
     markPartFormatInUse: (format, now) => markPartFormatInUse(db, format, formatTimestamp(now)),
     prunePartFormats: (before) => removeUnusedPartFormats(db, formatTimestamp(before)),

@@ -29,7 +29,10 @@ export const LISTED_RELEASE_COLUMNS = [
 
 export type ListedReleaseRow = Pick<Selectable<ReleasesTable>, (typeof LISTED_RELEASE_COLUMNS)[number]>;
 
-type DependencyRow = Pick<Selectable<ReleaseDependencyTable>, 'release_id' | 'name' | 'version_spec' | 'raw_version_spec'>;
+type DependencyRow = Pick<
+  Selectable<ReleaseDependencyTable>,
+  'release_id' | 'name' | 'version_spec' | 'raw_version_spec'
+>;
 
 /** What releases list besides their rows, by release id, each in the order it is listed in. */
 export interface ReleaseDetails {
@@ -45,7 +48,10 @@ export interface ReleaseDetails {
  * Whose details to read: the releases of these apps (`unwritten`: only those without a current
  * listing text), these releases, or every release (null).
  */
-export type ReleaseScope = { readonly appIds: readonly string[]; readonly unwritten?: boolean } | { readonly releaseIds: readonly number[] } | null;
+export type ReleaseScope =
+  | { readonly appIds: readonly string[]; readonly unwritten?: boolean }
+  | { readonly releaseIds: readonly number[] }
+  | null;
 
 /** Rows grouped by a key, each group in the rows' order. */
 export function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
@@ -59,13 +65,22 @@ export function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[
   return groups;
 }
 
-const byRelease = <T extends { release_id: number }>(rows: readonly T[]): Map<number, T[]> => groupBy(rows, (row) => Number(row.release_id));
+const byRelease = <T extends { release_id: number }>(rows: readonly T[]): Map<number, T[]> =>
+  groupBy(rows, (row) => Number(row.release_id));
 
-const NO_DETAILS: ReleaseDetails = { phpExtensions: new Map(), databases: new Map(), commands: new Map(), licenses: new Map(), changelogs: new Map(), externals: new Map() };
+const NO_DETAILS: ReleaseDetails = {
+  phpExtensions: new Map(),
+  databases: new Map(),
+  commands: new Map(),
+  licenses: new Map(),
+  changelogs: new Map(),
+  externals: new Map(),
+};
 
 /** The details of the releases in `scope`, in a handful of queries (none per release). */
 export async function loadReleaseDetails(db: Kysely<Database>, scope: ReleaseScope): Promise<ReleaseDetails> {
-  if (scope !== null && ('appIds' in scope ? scope.appIds.length === 0 : scope.releaseIds.length === 0)) return NO_DETAILS;
+  if (scope !== null && ('appIds' in scope ? scope.appIds.length === 0 : scope.releaseIds.length === 0))
+    return NO_DETAILS;
   const ids =
     scope === null
       ? null
@@ -86,10 +101,29 @@ export async function loadReleaseDetails(db: Kysely<Database>, scope: ReleaseSco
   const [phpExtensions, databases, commands, licenses, changelogs, externals] = await Promise.all([
     dependencies('release_php_extensions'),
     dependencies('release_databases'),
-    db.selectFrom('release_shell_commands').select(['release_id', 'command']).$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? [])).orderBy('position').execute(),
-    db.selectFrom('release_licenses').select(['release_id', 'license']).$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? [])).orderBy('position').execute(),
-    db.selectFrom('release_translations').select(['release_id', 'language', 'changelog']).$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? [])).orderBy('language').execute(),
-    db.selectFrom('release_external_apps').selectAll().$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? [])).execute(),
+    db
+      .selectFrom('release_shell_commands')
+      .select(['release_id', 'command'])
+      .$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? []))
+      .orderBy('position')
+      .execute(),
+    db
+      .selectFrom('release_licenses')
+      .select(['release_id', 'license'])
+      .$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? []))
+      .orderBy('position')
+      .execute(),
+    db
+      .selectFrom('release_translations')
+      .select(['release_id', 'language', 'changelog'])
+      .$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? []))
+      .orderBy('language')
+      .execute(),
+    db
+      .selectFrom('release_external_apps')
+      .selectAll()
+      .$if(ids !== null, (q) => q.where('release_id', 'in', ids ?? []))
+      .execute(),
   ]);
   return {
     phpExtensions: byRelease(phpExtensions),
@@ -101,7 +135,11 @@ export async function loadReleaseDetails(db: Kysely<Database>, scope: ReleaseSco
   };
 }
 
-const dependency = (row: DependencyRow): Dependency => ({ id: row.name, versionSpec: row.version_spec, rawVersionSpec: row.raw_version_spec });
+const dependency = (row: DependencyRow): Dependency => ({
+  id: row.name,
+  versionSpec: row.version_spec,
+  rawVersionSpec: row.raw_version_spec,
+});
 
 /** A release as the listings show it (api.md, Release), from its row and its details. */
 export function toListedRelease(row: ListedReleaseRow, details: ReleaseDetails): ListedRelease {
@@ -123,7 +161,9 @@ export function toListedRelease(row: ListedReleaseRow, details: ReleaseDetails):
     licenses: (details.licenses.get(id) ?? []).map((l) => l.license),
     signature: row.signature,
     signatureDigest: row.signature_digest,
-    translations: Object.fromEntries((details.changelogs.get(id) ?? []).map((t) => [t.language, { changelog: t.changelog }])),
+    translations: Object.fromEntries(
+      (details.changelogs.get(id) ?? []).map((t) => [t.language, { changelog: t.changelog }]),
+    ),
     ...externalFields(details.externals.get(id)),
   };
 }
@@ -170,14 +210,44 @@ function sampleFormat(): string {
   };
   const dependencyRow = { release_id: 1, name: 'pgsql', version_spec: '>=12.0.0', raw_version_spec: '>=12' };
   const details = (isSystem: number, variables: string): ReleaseDetails => ({
-    phpExtensions: new Map([[1, [{ ...dependencyRow, name: 'intl' }, { ...dependencyRow, name: 'gd', version_spec: '*', raw_version_spec: '*' }]]]),
+    phpExtensions: new Map([
+      [
+        1,
+        [
+          { ...dependencyRow, name: 'intl' },
+          { ...dependencyRow, name: 'gd', version_spec: '*', raw_version_spec: '*' },
+        ],
+      ],
+    ]),
     databases: new Map([[1, [dependencyRow, { ...dependencyRow, name: 'mysql' }]]]),
     commands: new Map([[1, [{ command: 'ffmpeg' }, { command: 'convert' }]]]),
     licenses: new Map([[1, [{ license: 'AGPL-3.0-or-later' }, { license: 'MIT' }]]]),
-    changelogs: new Map([[1, [{ language: 'de', changelog: '' }, { language: 'en', changelog: '- "fixed"\u2028\ud800 é' }]]]),
-    externals: new Map([[1, { release_id: 1, is_system: isSystem, registry: 'ghcr.io', image: 'x/y', image_tag: '1', scopes: '["FILES","TALK"]', environment_variables: variables }]]),
+    changelogs: new Map([
+      [
+        1,
+        [
+          { language: 'de', changelog: '' },
+          { language: 'en', changelog: '- "fixed"\u2028\ud800 é' },
+        ],
+      ],
+    ]),
+    externals: new Map([
+      [
+        1,
+        {
+          release_id: 1,
+          is_system: isSystem,
+          registry: 'ghcr.io',
+          image: 'x/y',
+          image_tag: '1',
+          scopes: '["FILES","TALK"]',
+          environment_variables: variables,
+        },
+      ],
+    ]),
   });
-  const variables = '[{"name":"A","displayName":"B","description":"C","default":null},{"name":"D","displayName":"E","description":"","default":"F"}]';
+  const variables =
+    '[{"name":"A","displayName":"B","description":"C","default":null},{"name":"D","displayName":"E","description":"","default":"F"}]';
   const text = [
     toListedRelease(row, details(0, variables)),
     toListedRelease({ ...row, is_nightly: 0, min_int_size: 32 }, details(1, '[]')),
@@ -204,12 +274,20 @@ export const NO_CURRENT_TEXT = sql<boolean>`not ${CURRENT_TEXT}`;
  * from the rows would make.
  */
 export async function writeReleaseListingText(db: Kysely<Database>, releaseId: number): Promise<void> {
-  const row = await db.selectFrom('releases').select(LISTED_RELEASE_COLUMNS).where('id', '=', releaseId).executeTakeFirst();
+  const row = await db
+    .selectFrom('releases')
+    .select(LISTED_RELEASE_COLUMNS)
+    .where('id', '=', releaseId)
+    .executeTakeFirst();
   if (row === undefined) return;
   const details = await loadReleaseDetails(db, { releaseIds: [releaseId] });
   await db
     .updateTable('releases')
-    .set({ listing_text: Buffer.from(releaseText(toListedRelease(row, details))), listing_text_format: RELEASE_TEXT_FORMAT, listing_text_updated_at: row.updated_at })
+    .set({
+      listing_text: Buffer.from(releaseText(toListedRelease(row, details))),
+      listing_text_format: RELEASE_TEXT_FORMAT,
+      listing_text_updated_at: row.updated_at,
+    })
     .where('id', '=', releaseId)
     .execute();
 }

@@ -7,22 +7,32 @@ import type { Database } from '../schema.ts';
 type Row = Insertable<Database['listing_parts']>;
 
 /** The listing engine's saved parts of these apps in this format, whatever their listing version. */
-export async function loadSavedParts(db: Kysely<Database>, ids: readonly string[], format: string): Promise<SavedPart[]> {
+export async function loadSavedParts(
+  db: Kysely<Database>,
+  ids: readonly string[],
+  format: string,
+): Promise<SavedPart[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('listing_parts').selectAll().where('format', '=', format).where('app_id', 'in', ids).execute();
-  return rows.map(
-    (row): SavedPart => ({
-      id: row.app_id,
-      listingVersion: Number(row.listing_version),
-      enterpriseOnly: toBool(row.enterprise_only),
-      recentRatings: Number(row.recent_ratings),
-      whole: { deflated: Buffer.from(row.deflated), crc: Number(row.crc), length: Number(row.text_length) },
-      headLength: Number(row.head_length),
-      releases: (JSON.parse(row.releases) as SavedPart['releases']).map((release) => ({ ...release, bounds: internBounds(release.bounds) })),
-      cuts: new Map(),
-      checksum: row.checksum,
-    }),
-  );
+  const rows = await db
+    .selectFrom('listing_parts')
+    .selectAll()
+    .where('format', '=', format)
+    .where('app_id', 'in', ids)
+    .execute();
+  return rows.map((row): SavedPart => ({
+    id: row.app_id,
+    listingVersion: Number(row.listing_version),
+    enterpriseOnly: toBool(row.enterprise_only),
+    recentRatings: Number(row.recent_ratings),
+    whole: { deflated: Buffer.from(row.deflated), crc: Number(row.crc), length: Number(row.text_length) },
+    headLength: Number(row.head_length),
+    releases: (JSON.parse(row.releases) as SavedPart['releases']).map((release) => ({
+      ...release,
+      bounds: internBounds(release.bounds),
+    })),
+    cuts: new Map(),
+    checksum: row.checksum,
+  }));
 }
 
 const toRow = (part: SavedPart, format: string): Row => ({

@@ -8,20 +8,22 @@ import { aggregateRatings } from '../../domain/listings/rating-aggregate.ts';
 import type { AppTranslation, Author, Screenshot } from '../../domain/releases/release-data.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
-import { CURRENT_TEXT, LISTED_RELEASE_COLUMNS, NO_CURRENT_TEXT, groupBy, loadReleaseDetails, toListedRelease } from './listed-release.repository.ts';
-
+import {
+  CURRENT_TEXT,
+  LISTED_RELEASE_COLUMNS,
+  NO_CURRENT_TEXT,
+  groupBy,
+  loadReleaseDetails,
+  toListedRelease,
+} from './listed-release.repository.ts';
 
 /** The apps that are listed: those with at least one release. */
-const hasRelease = (eb: ExpressionBuilder<Database, 'apps'>) => eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id'));
+const hasRelease = (eb: ExpressionBuilder<Database, 'apps'>) =>
+  eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id'));
 
 /** Apps that have at least one release, ordered by id, with the version of their last listed change. */
 export async function loadListedAppIndex(db: Kysely<Database>): Promise<Array<{ id: string; listingVersion: number }>> {
-  const rows = await db
-    .selectFrom('apps')
-    .select(['id', 'listing_version'])
-    .where(hasRelease)
-    .orderBy('id')
-    .execute();
+  const rows = await db.selectFrom('apps').select(['id', 'listing_version']).where(hasRelease).orderBy('id').execute();
   return rows.map((row) => ({ id: row.id, listingVersion: Number(row.listing_version) }));
 }
 
@@ -48,9 +50,16 @@ export async function loadListedApps(db: Kysely<Database>, recentSince: string):
  * Like loadListedApps, for the apps named only (null: all of them), each with the version of its
  * last listed change: what the app pages read.
  */
-export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: string, ids: readonly string[] | null): Promise<Array<{ listingVersion: number; app: ListedApp }>> {
+export async function loadAppsWithVersions(
+  db: Kysely<Database>,
+  recentSince: string,
+  ids: readonly string[] | null,
+): Promise<Array<{ listingVersion: number; app: ListedApp }>> {
   return loadAppsWith(db, recentSince, ids, async (scope) => {
-    const [rows, details] = await Promise.all([releaseRows(db, scope).select(LISTED_RELEASE_COLUMNS).execute(), loadReleaseDetails(db, scope)]);
+    const [rows, details] = await Promise.all([
+      releaseRows(db, scope).select(LISTED_RELEASE_COLUMNS).execute(),
+      loadReleaseDetails(db, scope),
+    ]);
     const releasesOf = groupBy(rows, (r) => r.app_id);
     return (appId) => (releasesOf.get(appId) ?? []).map((row) => toListedRelease(row, details));
   });
@@ -62,16 +71,30 @@ export async function loadAppsWithVersions(db: Kysely<Database>, recentSince: st
  * details are read. A new database's first render of 600 apps reads 19,800 texts where it read
  * 19,800 release rows and 60,000 rows of their details and serialised them all.
  */
-export async function loadListingApps(db: Kysely<Database>, recentSince: string, ids: readonly string[]): Promise<Array<{ listingVersion: number; app: ListingApp }>> {
+export async function loadListingApps(
+  db: Kysely<Database>,
+  recentSince: string,
+  ids: readonly string[],
+): Promise<Array<{ listingVersion: number; app: ListingApp }>> {
   return loadAppsWith(db, recentSince, ids, async (scope) => {
     // What every release needs: its text where it is current, and what releases are ordered and
     // chosen by. The other columns and the details only for the releases without one.
     const rows = await releaseRows(db, scope)
-      .select(['id', 'app_id', 'version', 'is_nightly', 'updated_at', 'platform_version_spec', sql<Buffer | null>`case when ${CURRENT_TEXT} then listing_text end`.as('text')])
+      .select([
+        'id',
+        'app_id',
+        'version',
+        'is_nightly',
+        'updated_at',
+        'platform_version_spec',
+        sql<Buffer | null>`case when ${CURRENT_TEXT} then listing_text end`.as('text'),
+      ])
       .execute();
     const unwritten = rows.filter((row) => row.text === null).length;
     const [whole, details, exApps] = await Promise.all([
-      unwritten === 0 ? Promise.resolve([]) : releaseRows(db, scope).where(NO_CURRENT_TEXT).select(LISTED_RELEASE_COLUMNS).execute(),
+      unwritten === 0
+        ? Promise.resolve([])
+        : releaseRows(db, scope).where(NO_CURRENT_TEXT).select(LISTED_RELEASE_COLUMNS).execute(),
       loadReleaseDetails(db, unwritten === 0 ? { releaseIds: [] } : { appIds: scope?.appIds ?? [], unwritten: true }),
       // Which written releases are ExApps' (their text says so too, but is not parsed).
       unwritten === rows.length ? Promise.resolve(new Set<number>()) : exAppReleaseIds(db, scope),
@@ -81,11 +104,21 @@ export async function loadListingApps(db: Kysely<Database>, recentSince: string,
     return (appId) =>
       (releasesOf.get(appId) ?? []).map((row): ListingRelease => {
         if (row.text !== null) {
-          return { version: row.version, isNightly: toBool(row.is_nightly), lastModified: row.updated_at, platformVersionSpec: row.platform_version_spec, exApp: exApps.has(Number(row.id)), writtenText: row.text };
+          return {
+            version: row.version,
+            isNightly: toBool(row.is_nightly),
+            lastModified: row.updated_at,
+            platformVersionSpec: row.platform_version_spec,
+            exApp: exApps.has(Number(row.id)),
+            writtenText: row.text,
+          };
         }
         // Both reads are in the batch's one snapshot: a release read once is there the second time.
         const full = wholeRows.get(Number(row.id));
-        if (full === undefined) throw new Error(`release ${row.id} of ${appId} was not read again: the listing's reads are not in one snapshot`);
+        if (full === undefined)
+          throw new Error(
+            `release ${row.id} of ${appId} was not read again: the listing's reads are not in one snapshot`,
+          );
         return toListedRelease(full, details);
       });
   });
@@ -96,11 +129,23 @@ function releaseRows(db: Kysely<Database>, scope: { readonly appIds: readonly st
   return db.selectFrom('releases').$if(scope !== null, (q) => q.where('app_id', 'in', scope?.appIds ?? []));
 }
 
-async function exAppReleaseIds(db: Kysely<Database>, scope: { readonly appIds: readonly string[] } | null): Promise<Set<number>> {
+async function exAppReleaseIds(
+  db: Kysely<Database>,
+  scope: { readonly appIds: readonly string[] } | null,
+): Promise<Set<number>> {
   const rows = await db
     .selectFrom('release_external_apps')
     .select('release_id')
-    .$if(scope !== null, (q) => q.where('release_id', 'in', db.selectFrom('releases').select('id').where('app_id', 'in', scope?.appIds ?? [])))
+    .$if(scope !== null, (q) =>
+      q.where(
+        'release_id',
+        'in',
+        db
+          .selectFrom('releases')
+          .select('id')
+          .where('app_id', 'in', scope?.appIds ?? []),
+      ),
+    )
     .execute();
   return new Set(rows.map((row) => Number(row.release_id)));
 }
@@ -127,12 +172,37 @@ async function loadAppsWith<R>(
   const appIds = ids ?? [];
   const some = ids !== null;
   const [translations, authors, screenshots, categories, ratings, releasesOf] = await Promise.all([
-    db.selectFrom('app_translations').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('language').execute(),
-    db.selectFrom('app_authors').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
-    db.selectFrom('app_screenshots').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
-    db.selectFrom('app_categories').selectAll().$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('position').execute(),
+    db
+      .selectFrom('app_translations')
+      .selectAll()
+      .$if(some, (q) => q.where('app_id', 'in', appIds))
+      .orderBy('language')
+      .execute(),
+    db
+      .selectFrom('app_authors')
+      .selectAll()
+      .$if(some, (q) => q.where('app_id', 'in', appIds))
+      .orderBy('position')
+      .execute(),
+    db
+      .selectFrom('app_screenshots')
+      .selectAll()
+      .$if(some, (q) => q.where('app_id', 'in', appIds))
+      .orderBy('position')
+      .execute(),
+    db
+      .selectFrom('app_categories')
+      .selectAll()
+      .$if(some, (q) => q.where('app_id', 'in', appIds))
+      .orderBy('position')
+      .execute(),
     // In one order, so the means are summed alike whichever apps are read together.
-    db.selectFrom('ratings').select(['app_id', 'rating', 'rated_at']).$if(some, (q) => q.where('app_id', 'in', appIds)).orderBy('id').execute(),
+    db
+      .selectFrom('ratings')
+      .select(['app_id', 'rating', 'rated_at'])
+      .$if(some, (q) => q.where('app_id', 'in', appIds))
+      .orderBy('id')
+      .execute(),
     releasesFor(some ? { appIds } : null),
   ]);
   const byApp = <T extends { app_id: string }>(rows: readonly T[]) => groupBy(rows, (r) => r.app_id);
@@ -144,7 +214,10 @@ async function loadAppsWith<R>(
 
   return apps.map((app) => {
     const appTranslations: Record<string, AppTranslation> = Object.fromEntries(
-      (translationsOf.get(app.id) ?? []).map((t) => [t.language, { name: t.name, summary: t.summary, description: t.description }]),
+      (translationsOf.get(app.id) ?? []).map((t) => [
+        t.language,
+        { name: t.name, summary: t.summary, description: t.description },
+      ]),
     );
     return {
       listingVersion: Number(app.listing_version),
@@ -152,7 +225,11 @@ async function loadAppsWith<R>(
         id: app.id,
         isEnterpriseOnly: toBool(app.is_enterprise_only),
         categories: (categoriesOf.get(app.id) ?? []).map((c) => c.category_id),
-        authors: (authorsOf.get(app.id) ?? []).map((a): Author => ({ name: a.name, mail: a.mail, homepage: a.homepage })),
+        authors: (authorsOf.get(app.id) ?? []).map((a): Author => ({
+          name: a.name,
+          mail: a.mail,
+          homepage: a.homepage,
+        })),
         userDocs: app.user_docs,
         adminDocs: app.admin_docs,
         developerDocs: app.developer_docs,
@@ -161,11 +238,17 @@ async function loadAppsWith<R>(
         discussion: app.discussion,
         created: app.created_at,
         lastModified: app.last_release_at ?? app.updated_at,
-        screenshots: (screenshotsOf.get(app.id) ?? []).map((s): Screenshot => ({ url: s.url, smallThumbnail: s.small_thumbnail })),
+        screenshots: (screenshotsOf.get(app.id) ?? []).map((s): Screenshot => ({
+          url: s.url,
+          smallThumbnail: s.small_thumbnail,
+        })),
         translations: appTranslations,
         isFeatured: toBool(app.is_featured),
         certificate: app.certificate,
-        ...aggregateRatings((ratingsOf.get(app.id) ?? []).map((r) => ({ rating: Number(r.rating), ratedAt: r.rated_at })), recentSince),
+        ...aggregateRatings(
+          (ratingsOf.get(app.id) ?? []).map((r) => ({ rating: Number(r.rating), ratedAt: r.rated_at })),
+          recentSince,
+        ),
         releases: releasesOf(app.id),
       },
     };
@@ -186,7 +269,11 @@ export async function loadCatalogSources(db: Kysely<Database>, recentSince: stri
     .orderBy('id')
     .execute();
   const [translations, screenshots, categories, specs, ratings] = await Promise.all([
-    db.selectFrom('app_translations').select(['app_id', 'language', 'name', 'summary', 'description']).orderBy('language').execute(),
+    db
+      .selectFrom('app_translations')
+      .select(['app_id', 'language', 'name', 'summary', 'description'])
+      .orderBy('language')
+      .execute(),
     db.selectFrom('app_screenshots').select(['app_id', 'url', 'small_thumbnail']).where('position', '=', 0).execute(),
     db.selectFrom('app_categories').select(['app_id', 'category_id']).orderBy('position').execute(),
     db.selectFrom('releases').select(['app_id', 'platform_version_spec']).distinct().execute(),
@@ -198,10 +285,18 @@ export async function loadCatalogSources(db: Kysely<Database>, recentSince: stri
   const specsOf = groupBy(specs, (r) => r.app_id);
   const ratingsOf = groupBy(ratings, (r) => r.app_id);
   return apps.map((app): EntrySource => {
-    const aggregate = aggregateRatings((ratingsOf.get(app.id) ?? []).map((r) => ({ rating: Number(r.rating), ratedAt: r.rated_at })), recentSince);
+    const aggregate = aggregateRatings(
+      (ratingsOf.get(app.id) ?? []).map((r) => ({ rating: Number(r.rating), ratedAt: r.rated_at })),
+      recentSince,
+    );
     return {
       id: app.id,
-      translations: Object.fromEntries((translationsOf.get(app.id) ?? []).map((t) => [t.language, { name: t.name, summary: t.summary, description: t.description }])),
+      translations: Object.fromEntries(
+        (translationsOf.get(app.id) ?? []).map((t) => [
+          t.language,
+          { name: t.name, summary: t.summary, description: t.description },
+        ]),
+      ),
       categories: (categoriesOf.get(app.id) ?? []).map((c) => c.category_id),
       isFeatured: toBool(app.is_featured),
       ratingOverall: aggregate.ratingOverall,
@@ -215,7 +310,11 @@ export async function loadCatalogSources(db: Kysely<Database>, recentSince: stri
 }
 
 /** One listed app's page: the app as apps.json shows it, its ratings (newest first) and its raters' names; null when it is not listed. */
-export async function loadAppDetails(db: Kysely<Database>, appId: string, recentSince: string): Promise<AppDetails | null> {
+export async function loadAppDetails(
+  db: Kysely<Database>,
+  appId: string,
+  recentSince: string,
+): Promise<AppDetails | null> {
   const [found] = await loadAppsWithVersions(db, recentSince, [appId]);
   if (found === undefined) return null;
   const ratings = await loadListedRatings(db, appId);
@@ -228,7 +327,15 @@ export async function loadListedRatings(db: Kysely<Database>, appId?: string): P
     db
       .selectFrom('ratings')
       .innerJoin('users', 'users.id', 'ratings.user_id')
-      .select(['ratings.id', 'ratings.app_id', 'ratings.rating', 'ratings.rated_at', 'users.id as user_id', 'users.first_name', 'users.last_name'])
+      .select([
+        'ratings.id',
+        'ratings.app_id',
+        'ratings.rating',
+        'ratings.rated_at',
+        'users.id as user_id',
+        'users.first_name',
+        'users.last_name',
+      ])
       .$if(appId !== undefined, (q) => q.where('ratings.app_id', '=', appId ?? ''))
       .orderBy('ratings.rated_at', 'desc')
       .orderBy('ratings.id', 'desc')
@@ -236,7 +343,16 @@ export async function loadListedRatings(db: Kysely<Database>, appId?: string): P
     db
       .selectFrom('rating_translations')
       .selectAll()
-      .$if(appId !== undefined, (q) => q.where('rating_id', 'in', db.selectFrom('ratings').select('id').where('app_id', '=', appId ?? '')))
+      .$if(appId !== undefined, (q) =>
+        q.where(
+          'rating_id',
+          'in',
+          db
+            .selectFrom('ratings')
+            .select('id')
+            .where('app_id', '=', appId ?? ''),
+        ),
+      )
       .orderBy('language')
       .execute(),
   ]);
@@ -244,7 +360,9 @@ export async function loadListedRatings(db: Kysely<Database>, appId?: string): P
   return ratings.map((r) => ({
     rating: Number(r.rating),
     ratedAt: r.rated_at,
-    translations: Object.fromEntries((commentsOf.get(Number(r.id)) ?? []).map((c) => [c.language, { comment: c.comment }])),
+    translations: Object.fromEntries(
+      (commentsOf.get(Number(r.id)) ?? []).map((c) => [c.language, { comment: c.comment }]),
+    ),
     user: { id: Number(r.user_id), firstName: r.first_name, lastName: r.last_name },
     app: r.app_id,
   }));

@@ -8,7 +8,11 @@ export function mailQueueRepository(db: Kysely<Database>): MailQueueStore {
   return {
     async add(job, now) {
       const at = formatTimestamp(now);
-      const row = await db.insertInto('mail_queue').values({ job: JSON.stringify(job), created_at: at, next_attempt_at: at }).returning('id').executeTakeFirstOrThrow();
+      const row = await db
+        .insertInto('mail_queue')
+        .values({ job: JSON.stringify(job), created_at: at, next_attempt_at: at })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return Number(row.id);
     },
     async due(now, limit, ids) {
@@ -23,7 +27,11 @@ export function mailQueueRepository(db: Kysely<Database>): MailQueueStore {
         .orderBy('id')
         .limit(limit)
         .execute();
-      return rows.map((row) => ({ id: Number(row.id), job: JSON.parse(row.job) as AccountMailJob, attempts: Number(row.attempts) }));
+      return rows.map((row) => ({
+        id: Number(row.id),
+        job: JSON.parse(row.job) as AccountMailJob,
+        attempts: Number(row.attempts),
+      }));
     },
     async claim(id, now, until) {
       const at = formatTimestamp(now);
@@ -40,7 +48,11 @@ export function mailQueueRepository(db: Kysely<Database>): MailQueueStore {
       await db.deleteFrom('mail_queue').where('id', '=', id).execute();
     },
     async later(id, next) {
-      await db.updateTable('mail_queue').set({ claimed_until: null, next_attempt_at: formatTimestamp(next) }).where('id', '=', id).execute();
+      await db
+        .updateTable('mail_queue')
+        .set({ claimed_until: null, next_attempt_at: formatTimestamp(next) })
+        .where('id', '=', id)
+        .execute();
     },
   };
 }

@@ -1,5 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DocumentName, MirroredApp, MirroredRelease, MirrorStore, MirrorUpdate, ReleaseStatus } from '../../domain/mirror/mirror-ports.ts';
+import type {
+  DocumentName,
+  MirroredApp,
+  MirroredRelease,
+  MirrorStore,
+  MirrorUpdate,
+  ReleaseStatus,
+} from '../../domain/mirror/mirror-ports.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import type { MirrorSnapshot } from '../../metrics.ts';
 import { downloadKey } from '../../domain/mirror/download-counts.ts';
@@ -24,17 +31,37 @@ async function mirrorOwner(trx: Trx, at: string): Promise<number> {
   if (found !== undefined) return Number(found.id);
   const created = await trx
     .insertInto('users')
-    .values({ username: MIRROR_OWNER, email: null, first_name: 'Upstream', last_name: 'store', password_hash: null, is_admin: false, is_active: false, created_at: at, updated_at: at })
+    .values({
+      username: MIRROR_OWNER,
+      email: null,
+      first_name: 'Upstream',
+      last_name: 'store',
+      password_hash: null,
+      is_admin: false,
+      is_active: false,
+      created_at: at,
+      updated_at: at,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(created.id);
 }
 
-async function writeApp(trx: Trx, mirrored: MirroredApp, ownerId: number, categories: ReadonlySet<string>): Promise<void> {
+async function writeApp(
+  trx: Trx,
+  mirrored: MirroredApp,
+  ownerId: number,
+  categories: ReadonlySet<string>,
+): Promise<void> {
   const { upstream } = mirrored;
   const id = upstream.app.id;
   // As the connected store has it: releases it kept (gone upstream) are not the app's latest.
-  const lastRelease = mirrored.listed.filter((r) => r.fromKept !== true).map((r) => r.upstream.created).sort().at(-1) ?? null;
+  const lastRelease =
+    mirrored.listed
+      .filter((r) => r.fromKept !== true)
+      .map((r) => r.upstream.created)
+      .sort()
+      .at(-1) ?? null;
   const row = {
     certificate: upstream.certificate,
     is_featured: upstream.isFeatured,
@@ -50,7 +77,11 @@ async function writeApp(trx: Trx, mirrored: MirroredApp, ownerId: number, catego
     .onConflict((oc) => oc.column('id').doUpdateSet(row))
     .execute();
   // An app names only categories this store has (the upstream's own list, taken in the same sync).
-  await replaceAppData(trx, { ...upstream.app, categories: upstream.app.categories.filter((c) => categories.has(c)) }, upstream.lastModified);
+  await replaceAppData(
+    trx,
+    { ...upstream.app, categories: upstream.app.categories.filter((c) => categories.has(c)) },
+    upstream.lastModified,
+  );
   if (mirrored.icon !== undefined) await replaceIcon(trx, id, mirrored.icon, upstream.lastModified);
 
   const keep = new Set(mirrored.kept.map((r) => `${r.version} ${r.nightly}`));
@@ -91,7 +122,11 @@ async function writeApp(trx: Trx, mirrored: MirroredApp, ownerId: number, catego
       .executeTakeFirstOrThrow();
     await replaceReleaseDetails(trx, Number(saved.id), release);
   }
-  const stored = await trx.selectFrom('releases').select(['id', 'version', 'is_nightly']).where('app_id', '=', id).execute();
+  const stored = await trx
+    .selectFrom('releases')
+    .select(['id', 'version', 'is_nightly'])
+    .where('app_id', '=', id)
+    .execute();
   const gone = stored.filter((r) => !keep.has(`${r.version} ${toBool(r.is_nightly)}`)).map((r) => Number(r.id));
   if (gone.length > 0) await trx.deleteFrom('releases').where('id', 'in', gone).execute();
 }
@@ -136,7 +171,24 @@ export async function readMirrorRecords(db: Kysely<Database>): Promise<MirroredR
 }
 
 const sameRecords = (a: readonly MirroredRelease[], b: readonly MirroredRelease[]): boolean => {
-  const canonical = (records: readonly MirroredRelease[]): string => JSON.stringify([...records].map((r) => [r.appId, r.version, r.nightly, r.status, r.reason, r.sha256, r.size, r.upstreamDownload, r.signature, r.checkedWith, r.keptEntry]).sort());
+  const canonical = (records: readonly MirroredRelease[]): string =>
+    JSON.stringify(
+      [...records]
+        .map((r) => [
+          r.appId,
+          r.version,
+          r.nightly,
+          r.status,
+          r.reason,
+          r.sha256,
+          r.size,
+          r.upstreamDownload,
+          r.signature,
+          r.checkedWith,
+          r.keptEntry,
+        ])
+        .sort(),
+    );
   return canonical(a) === canonical(b);
 };
 
@@ -157,10 +209,18 @@ export function mirrorRepository(db: Kysely<Database>): MirrorStore {
     },
 
     async lastImport() {
-      const row = await db.selectFrom('audit_log').select('details').where('event', '=', 'mirror.imported').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const row = await db
+        .selectFrom('audit_log')
+        .select('details')
+        .where('event', '=', 'mirror.imported')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
       if (row === undefined) return null;
       const details = JSON.parse(row.details) as Record<string, unknown>;
-      return typeof details.exportId === 'string' && typeof details.exportCreatedAt === 'string' ? { exportId: details.exportId, createdAt: details.exportCreatedAt } : null;
+      return typeof details.exportId === 'string' && typeof details.exportCreatedAt === 'string'
+        ? { exportId: details.exportId, createdAt: details.exportCreatedAt }
+        : null;
     },
 
     async recordFailure(audit, now) {
@@ -168,16 +228,31 @@ export function mirrorRepository(db: Kysely<Database>): MirrorStore {
     },
 
     async status() {
-      const documents = await db.selectFrom('mirror_documents').select(['name', 'etag', 'fetched_at']).orderBy('name').execute();
+      const documents = await db
+        .selectFrom('mirror_documents')
+        .select(['name', 'etag', 'fetched_at'])
+        .orderBy('name')
+        .execute();
       const last = (events: readonly ('mirror.synced' | 'mirror.imported' | 'mirror.sync_failed')[]) =>
-        db.selectFrom('audit_log').select(['event', 'at', 'details']).where('event', 'in', events).orderBy('id', 'desc').limit(1).executeTakeFirst();
-      const [checked, failed] = await Promise.all([last(['mirror.synced', 'mirror.imported']), last(['mirror.sync_failed'])]);
-      const reason = failed === undefined ? '' : String((JSON.parse(failed.details) as Record<string, unknown>).reason ?? '');
+        db
+          .selectFrom('audit_log')
+          .select(['event', 'at', 'details'])
+          .where('event', 'in', events)
+          .orderBy('id', 'desc')
+          .limit(1)
+          .executeTakeFirst();
+      const [checked, failed] = await Promise.all([
+        last(['mirror.synced', 'mirror.imported']),
+        last(['mirror.sync_failed']),
+      ]);
+      const reason =
+        failed === undefined ? '' : String((JSON.parse(failed.details) as Record<string, unknown>).reason ?? '');
       return {
         documents: documents.map((d) => ({ name: d.name, etag: d.etag, fetchedAt: d.fetched_at })),
         releases: await readMirrorRecords(db),
         lastChecked: checked === undefined ? null : { at: checked.at, event: checked.event },
-        lastFailure: failed === undefined || (checked !== undefined && checked.at > failed.at) ? null : { at: failed.at, reason },
+        lastFailure:
+          failed === undefined || (checked !== undefined && checked.at > failed.at) ? null : { at: failed.at, reason },
       };
     },
 
@@ -197,14 +272,17 @@ export function mirrorRepository(db: Kysely<Database>): MirrorStore {
             const summary = await writePlatformReleases(trx, update.platforms, now);
             changed ||= summary.created + summary.updated > 0;
           }
-          const apps = new Map((await trx.selectFrom('apps').select(['id', 'source', 'upstream_hash']).execute()).map((a) => [a.id, a]));
+          const apps = new Map(
+            (await trx.selectFrom('apps').select(['id', 'source', 'upstream_hash']).execute()).map((a) => [a.id, a]),
+          );
           const categories = new Set((await trx.selectFrom('categories').select('id').execute()).map((c) => c.id));
           const written: string[] = [];
           let ownerId: number | null = null;
           for (const app of update.apps) {
             const current = apps.get(app.upstream.app.id);
             // An app registered here meanwhile keeps its id: the collision is reported at the next sync.
-            if (current !== undefined && (current.source !== 'upstream' || current.upstream_hash === app.hash)) continue;
+            if (current !== undefined && (current.source !== 'upstream' || current.upstream_hash === app.hash))
+              continue;
             ownerId ??= await mirrorOwner(trx, at);
             await writeApp(trx, app, ownerId, categories);
             written.push(app.upstream.app.id);
@@ -256,7 +334,9 @@ export function servedArchiveRepository(db: Kysely<Database>) {
         .where('releases.is_nightly', '=', nightly)
         .where('apps.source', '=', 'upstream')
         .executeTakeFirst();
-      return row === undefined ? null : { releaseId: Number(row.id), sha256: row.archive_sha256, size: Number(row.archive_size) };
+      return row === undefined
+        ? null
+        : { releaseId: Number(row.id), sha256: row.archive_sha256, size: Number(row.archive_size) };
     },
     /**
      * The download counts of the apps' releases, for the apps whose archives this store serves
@@ -285,7 +365,9 @@ export function servedArchiveRepository(db: Kysely<Database>) {
       await db
         .insertInto('release_downloads')
         .values({ release_id: releaseId, count: 1 })
-        .onConflict((oc) => oc.column('release_id').doUpdateSet((eb) => ({ count: eb('release_downloads.count', '+', 1) })))
+        .onConflict((oc) =>
+          oc.column('release_id').doUpdateSet((eb) => ({ count: eb('release_downloads.count', '+', 1) })),
+        )
         .execute()
         .catch(() => undefined);
     },
@@ -295,11 +377,22 @@ export function servedArchiveRepository(db: Kysely<Database>) {
 /** What the metrics show of the mirror (metrics.ts): the last audited sync or import, and the releases by status. */
 export async function readMirrorSnapshot(db: Kysely<Database>): Promise<MirrorSnapshot> {
   const [last, counts] = await Promise.all([
-    db.selectFrom('audit_log').select(['event', 'at', 'details']).where('event', 'in', ['mirror.synced', 'mirror.imported']).orderBy('id', 'desc').limit(1).executeTakeFirst(),
-    db.selectFrom('mirror_releases').select(['status', db.fn.countAll<number | string>().as('count')]).groupBy('status').execute(),
+    db
+      .selectFrom('audit_log')
+      .select(['event', 'at', 'details'])
+      .where('event', 'in', ['mirror.synced', 'mirror.imported'])
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+    db
+      .selectFrom('mirror_releases')
+      .select(['status', db.fn.countAll<number | string>().as('count')])
+      .groupBy('status')
+      .execute(),
   ]);
   const releases = { listed: 0, refused: 0, unavailable: 0 };
-  for (const row of counts) if (row.status in releases) releases[row.status as keyof typeof releases] = Number(row.count);
+  for (const row of counts)
+    if (row.status in releases) releases[row.status as keyof typeof releases] = Number(row.count);
   if (last === undefined) return { lastSync: null, releases };
   const details = JSON.parse(last.details) as Record<string, unknown>;
   const number = (key: string): number => (typeof details[key] === 'number' ? (details[key] as number) : 0);
@@ -309,7 +402,13 @@ export async function readMirrorSnapshot(db: Kysely<Database>): Promise<MirrorSn
       at: new Date(last.at),
       durationMs: number('durationMs'),
       bytes: number('bytes'),
-      releases: { taken: number('taken'), unchanged: number('unchanged'), skipped: number('skipped'), refused: number('refused'), removed: number('removed') },
+      releases: {
+        taken: number('taken'),
+        unchanged: number('unchanged'),
+        skipped: number('skipped'),
+        refused: number('refused'),
+        removed: number('removed'),
+      },
     },
     releases,
   };

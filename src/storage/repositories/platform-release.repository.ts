@@ -8,7 +8,10 @@ import { formatTimestamp } from '../../domain/timestamps.ts';
 import { writeTransaction } from '../write-transaction.ts';
 import type { AuditOf } from '../write-transaction.ts';
 
-export async function listPlatformReleases(db: Kysely<Database>, options: { supportedOnly: boolean }): Promise<PlatformRelease[]> {
+export async function listPlatformReleases(
+  db: Kysely<Database>,
+  options: { supportedOnly: boolean },
+): Promise<PlatformRelease[]> {
   let query = db
     .selectFrom('platform_releases')
     .select(['version', 'has_release', 'is_supported'])
@@ -17,20 +20,38 @@ export async function listPlatformReleases(db: Kysely<Database>, options: { supp
     .orderBy('version_patch', 'desc');
   if (options.supportedOnly) query = query.where('is_supported', '=', true);
   const rows = await query.execute();
-  return rows.map((r) => ({ version: r.version, hasRelease: toBool(r.has_release), isSupported: toBool(r.is_supported) }));
+  return rows.map((r) => ({
+    version: r.version,
+    hasRelease: toBool(r.has_release),
+    isSupported: toBool(r.is_supported),
+  }));
 }
 
 /** Creates or updates the given platform releases; others stay. Nothing is written when nothing differs. */
-export async function upsertPlatformReleases(db: Kysely<Database>, releases: readonly PlatformRelease[], at: Date, audit: AuditOf<ImportSummary> | null = null): Promise<ImportSummary> {
-  const { result } = await writeTransaction(db, at, async (trx) => {
-    const summary = await writePlatformReleases(trx, releases, at);
-    return { changed: summary.created + summary.updated > 0, result: summary };
-  }, audit);
+export async function upsertPlatformReleases(
+  db: Kysely<Database>,
+  releases: readonly PlatformRelease[],
+  at: Date,
+  audit: AuditOf<ImportSummary> | null = null,
+): Promise<ImportSummary> {
+  const { result } = await writeTransaction(
+    db,
+    at,
+    async (trx) => {
+      const summary = await writePlatformReleases(trx, releases, at);
+      return { changed: summary.created + summary.updated > 0, result: summary };
+    },
+    audit,
+  );
   return result;
 }
 
 /** upsertPlatformReleases' writes, inside the caller's write transaction. */
-export async function writePlatformReleases(trx: Transaction<Database>, releases: readonly PlatformRelease[], at: Date): Promise<ImportSummary> {
+export async function writePlatformReleases(
+  trx: Transaction<Database>,
+  releases: readonly PlatformRelease[],
+  at: Date,
+): Promise<ImportSummary> {
   const existing = new Map((await listPlatformReleases(trx, { supportedOnly: false })).map((r) => [r.version, r]));
   const now = formatTimestamp(at);
   let created = 0;

@@ -8,16 +8,37 @@ import type { Database } from '../schema.ts';
 export function publishJobRepository(db: Kysely<Database>): PublishJobStore {
   return {
     async create(job, now) {
-      await db.insertInto('publish_jobs').values({ id: job.id, user_id: job.userId, download: job.download, nightly: job.nightly, status: 'running', outcome: null, created_at: formatTimestamp(now), finished_at: null }).execute();
+      await db
+        .insertInto('publish_jobs')
+        .values({
+          id: job.id,
+          user_id: job.userId,
+          download: job.download,
+          nightly: job.nightly,
+          status: 'running',
+          outcome: null,
+          created_at: formatTimestamp(now),
+          finished_at: null,
+        })
+        .execute();
     },
     async finish(id, state, now) {
       const { status, ...outcome } = state;
-      await db.updateTable('publish_jobs').set({ status, outcome: JSON.stringify(outcome), finished_at: formatTimestamp(now) }).where('id', '=', id).where('status', '=', 'running').execute();
+      await db
+        .updateTable('publish_jobs')
+        .set({ status, outcome: JSON.stringify(outcome), finished_at: formatTimestamp(now) })
+        .where('id', '=', id)
+        .where('status', '=', 'running')
+        .execute();
     },
     async find(id) {
       const row = await db.selectFrom('publish_jobs').selectAll().where('id', '=', id).executeTakeFirst();
       if (row === undefined) return null;
-      const state = (row.status === 'running' ? { status: 'running' } : { status: row.status, ...(JSON.parse(row.outcome ?? '{}') as object) }) as PublishJobState;
+      const state = (
+        row.status === 'running'
+          ? { status: 'running' }
+          : { status: row.status, ...(JSON.parse(row.outcome ?? '{}') as object) }
+      ) as PublishJobState;
       return {
         id: row.id,
         userId: Number(row.user_id),

@@ -26,7 +26,10 @@ export function rateLimitRepository(db: Kysely<Database>): RateLimitStore {
           .where('subject', '=', subject)
           .where('hit_at', '<=', formatTimestamp(pruneBefore))
           .execute();
-        await trx.insertInto('rate_limit_hits').values({ bucket, subject, hit_at: formatTimestamp(at) }).execute();
+        await trx
+          .insertInto('rate_limit_hits')
+          .values({ bucket, subject, hit_at: formatTimestamp(at) })
+          .execute();
       });
     },
 

@@ -10,30 +10,61 @@ export function ratingRepository(db: Kysely<Database>): RatingStore {
   return {
     async upsertRating(appId, userId, rating, comments, now, audit) {
       const at = formatTimestamp(now);
-      const { result } = await writeTransaction(db, now, async (trx) => {
-        const existing = await trx.selectFrom('ratings').select('id').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
-        let ratingId: number;
-        if (existing === undefined) {
-          const row = await trx.insertInto('ratings').values({ app_id: appId, user_id: userId, rating, rated_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow();
-          ratingId = Number(row.id);
-        } else {
-          ratingId = Number(existing.id);
-          await trx.updateTable('ratings').set({ rating, rated_at: at, updated_at: at }).where('id', '=', ratingId).execute();
-          await trx.deleteFrom('rating_translations').where('rating_id', '=', ratingId).execute();
-        }
-        const entries = Object.entries(comments);
-        if (entries.length > 0) await trx.insertInto('rating_translations').values(entries.map(([language, comment]) => ({ rating_id: ratingId, language, comment }))).execute();
-        await markAppsChanged(trx, [appId]);
-        return { changed: true, result: { created: existing === undefined } };
-      }, audit);
+      const { result } = await writeTransaction(
+        db,
+        now,
+        async (trx) => {
+          const existing = await trx
+            .selectFrom('ratings')
+            .select('id')
+            .where('app_id', '=', appId)
+            .where('user_id', '=', userId)
+            .executeTakeFirst();
+          let ratingId: number;
+          if (existing === undefined) {
+            const row = await trx
+              .insertInto('ratings')
+              .values({ app_id: appId, user_id: userId, rating, rated_at: at, updated_at: at })
+              .returning('id')
+              .executeTakeFirstOrThrow();
+            ratingId = Number(row.id);
+          } else {
+            ratingId = Number(existing.id);
+            await trx
+              .updateTable('ratings')
+              .set({ rating, rated_at: at, updated_at: at })
+              .where('id', '=', ratingId)
+              .execute();
+            await trx.deleteFrom('rating_translations').where('rating_id', '=', ratingId).execute();
+          }
+          const entries = Object.entries(comments);
+          if (entries.length > 0)
+            await trx
+              .insertInto('rating_translations')
+              .values(entries.map(([language, comment]) => ({ rating_id: ratingId, language, comment })))
+              .execute();
+          await markAppsChanged(trx, [appId]);
+          return { changed: true, result: { created: existing === undefined } };
+        },
+        audit,
+      );
       return result;
     },
 
     deleteRating: (appId, userId, now, audit) =>
-      deleteInWriteTransaction(db, now, async (trx) => {
-        const removed = await trx.deleteFrom('ratings').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
-        await markAppsChanged(trx, [appId]);
-        return removed;
-      }, audit),
+      deleteInWriteTransaction(
+        db,
+        now,
+        async (trx) => {
+          const removed = await trx
+            .deleteFrom('ratings')
+            .where('app_id', '=', appId)
+            .where('user_id', '=', userId)
+            .executeTakeFirst();
+          await markAppsChanged(trx, [appId]);
+          return removed;
+        },
+        audit,
+      ),
   };
 }

@@ -14,22 +14,45 @@ type Trx = Transaction<Database>;
 
 /** A release's details (dependencies, licenses, changelogs, ExApp data) replaced, and its listing text written from what is saved. */
 export async function replaceReleaseDetails(trx: Trx, releaseId: number, release: ReleaseData): Promise<void> {
-  for (const table of ['release_php_extensions', 'release_databases', 'release_shell_commands', 'release_licenses', 'release_translations'] as const) {
+  for (const table of [
+    'release_php_extensions',
+    'release_databases',
+    'release_shell_commands',
+    'release_licenses',
+    'release_translations',
+  ] as const) {
     await trx.deleteFrom(table).where('release_id', '=', releaseId).execute();
   }
   const dependencies = (items: ReleaseData['phpExtensions']) =>
-    items.map((item, position) => ({ release_id: releaseId, position, name: item.id, version_spec: item.versionSpec, raw_version_spec: item.rawVersionSpec }));
-  if (release.phpExtensions.length > 0) await trx.insertInto('release_php_extensions').values(dependencies(release.phpExtensions)).execute();
-  if (release.databases.length > 0) await trx.insertInto('release_databases').values(dependencies(release.databases)).execute();
+    items.map((item, position) => ({
+      release_id: releaseId,
+      position,
+      name: item.id,
+      version_spec: item.versionSpec,
+      raw_version_spec: item.rawVersionSpec,
+    }));
+  if (release.phpExtensions.length > 0)
+    await trx.insertInto('release_php_extensions').values(dependencies(release.phpExtensions)).execute();
+  if (release.databases.length > 0)
+    await trx.insertInto('release_databases').values(dependencies(release.databases)).execute();
   if (release.shellCommands.length > 0) {
-    await trx.insertInto('release_shell_commands').values(release.shellCommands.map((command, position) => ({ release_id: releaseId, position, command }))).execute();
+    await trx
+      .insertInto('release_shell_commands')
+      .values(release.shellCommands.map((command, position) => ({ release_id: releaseId, position, command })))
+      .execute();
   }
   if (release.licenses.length > 0) {
-    await trx.insertInto('release_licenses').values(release.licenses.map((license, position) => ({ release_id: releaseId, position, license }))).execute();
+    await trx
+      .insertInto('release_licenses')
+      .values(release.licenses.map((license, position) => ({ release_id: releaseId, position, license })))
+      .execute();
   }
   const translations = Object.entries(release.translations);
   if (translations.length > 0) {
-    await trx.insertInto('release_translations').values(translations.map(([language, t]) => ({ release_id: releaseId, language, changelog: t.changelog }))).execute();
+    await trx
+      .insertInto('release_translations')
+      .values(translations.map(([language, t]) => ({ release_id: releaseId, language, changelog: t.changelog })))
+      .execute();
   }
   // A version published again without <external-app> becomes an ordinary release, and the other way round.
   await trx.deleteFrom('release_external_apps').where('release_id', '=', releaseId).execute();
@@ -85,16 +108,48 @@ export async function replaceAppData(trx: Trx, app: AppData, at: string): Promis
   }
   await trx
     .insertInto('app_translations')
-    .values(Object.entries(app.translations).map(([language, t]) => ({ app_id: app.id, language, name: t.name, summary: t.summary, description: t.description })))
+    .values(
+      Object.entries(app.translations).map(([language, t]) => ({
+        app_id: app.id,
+        language,
+        name: t.name,
+        summary: t.summary,
+        description: t.description,
+      })),
+    )
     .execute();
   if (app.authors.length > 0) {
-    await trx.insertInto('app_authors').values(app.authors.map((a, position) => ({ app_id: app.id, position, name: a.name, mail: a.mail, homepage: a.homepage }))).execute();
+    await trx
+      .insertInto('app_authors')
+      .values(
+        app.authors.map((a, position) => ({
+          app_id: app.id,
+          position,
+          name: a.name,
+          mail: a.mail,
+          homepage: a.homepage,
+        })),
+      )
+      .execute();
   }
   if (app.screenshots.length > 0) {
-    await trx.insertInto('app_screenshots').values(app.screenshots.map((s, position) => ({ app_id: app.id, position, url: s.url, small_thumbnail: s.smallThumbnail }))).execute();
+    await trx
+      .insertInto('app_screenshots')
+      .values(
+        app.screenshots.map((s, position) => ({
+          app_id: app.id,
+          position,
+          url: s.url,
+          small_thumbnail: s.smallThumbnail,
+        })),
+      )
+      .execute();
   }
   if (app.categories.length > 0) {
-    await trx.insertInto('app_categories').values(app.categories.map((category_id, position) => ({ app_id: app.id, category_id, position }))).execute();
+    await trx
+      .insertInto('app_categories')
+      .values(app.categories.map((category_id, position) => ({ app_id: app.id, category_id, position })))
+      .execute();
   }
 }
 
@@ -104,50 +159,68 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
     async saveRelease(candidate, facts, rules, now, audit) {
       const { app, release } = candidate;
       const at = formatTimestamp(now);
-      const { result } = await writeTransaction(db, now, async (trx) => {
-        // The write transaction holds the store's write lock from its first statement, so the app
-        // read here is the one every later write sees: a deletion or a new certificate that won
-        // the race is judged by `confirm` before anything is saved.
-        rules.confirm(await readRegisteredApp(trx, app.id));
-        const existing = await trx
-          .selectFrom('releases')
-          .select(['id', 'created_at'])
-          .where('app_id', '=', app.id)
-          .where('version', '=', release.version)
-          .where('is_nightly', '=', release.isNightly)
-          .executeTakeFirst();
-        // A nightly replaces every earlier nightly of the app, whatever its version.
-        if (release.isNightly) await trx.deleteFrom('releases').where('app_id', '=', app.id).where('is_nightly', '=', true).execute();
-        const row = {
-          download: facts.download,
-          signature: facts.signature,
-          signature_digest: 'sha512',
-          archive_sha256: facts.sha256,
-          archive_size: facts.size,
-          php_version_spec: release.phpVersionSpec,
-          raw_php_version_spec: release.rawPhpVersionSpec,
-          platform_version_spec: release.platformVersionSpec,
-          raw_platform_version_spec: release.rawPlatformVersionSpec,
-          min_int_size: release.minIntSize,
-          updated_at: at,
-        };
-        const inserted = await trx
-          .insertInto('releases')
-          .values({ ...row, app_id: app.id, version: release.version, is_nightly: release.isNightly, created_at: existing?.created_at ?? at })
-          .onConflict((oc) => oc.columns(['app_id', 'version', 'is_nightly']).doUpdateSet(row))
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        const releaseId = Number(inserted.id);
-        await replaceReleaseDetails(trx, releaseId, release);
-        const others = await trx.selectFrom('releases').select('version').where('app_id', '=', app.id).where('is_nightly', '=', false).where('id', '!=', releaseId).execute();
-        if (rules.isLatest(others.map((o) => o.version))) {
-          await replaceAppData(trx, app, at);
-          await replaceIcon(trx, app.id, candidate.icon, at);
-        }
-        await trx.updateTable('apps').set({ last_release_at: at, updated_at: at }).where('id', '=', app.id).execute();
-        await markAppsChanged(trx, [app.id]);
-        return { changed: true, result: { created: existing === undefined } };
-      }, audit);
+      const { result } = await writeTransaction(
+        db,
+        now,
+        async (trx) => {
+          // The write transaction holds the store's write lock from its first statement, so the app
+          // read here is the one every later write sees: a deletion or a new certificate that won
+          // the race is judged by `confirm` before anything is saved.
+          rules.confirm(await readRegisteredApp(trx, app.id));
+          const existing = await trx
+            .selectFrom('releases')
+            .select(['id', 'created_at'])
+            .where('app_id', '=', app.id)
+            .where('version', '=', release.version)
+            .where('is_nightly', '=', release.isNightly)
+            .executeTakeFirst();
+          // A nightly replaces every earlier nightly of the app, whatever its version.
+          if (release.isNightly)
+            await trx.deleteFrom('releases').where('app_id', '=', app.id).where('is_nightly', '=', true).execute();
+          const row = {
+            download: facts.download,
+            signature: facts.signature,
+            signature_digest: 'sha512',
+            archive_sha256: facts.sha256,
+            archive_size: facts.size,
+            php_version_spec: release.phpVersionSpec,
+            raw_php_version_spec: release.rawPhpVersionSpec,
+            platform_version_spec: release.platformVersionSpec,
+            raw_platform_version_spec: release.rawPlatformVersionSpec,
+            min_int_size: release.minIntSize,
+            updated_at: at,
+          };
+          const inserted = await trx
+            .insertInto('releases')
+            .values({
+              ...row,
+              app_id: app.id,
+              version: release.version,
+              is_nightly: release.isNightly,
+              created_at: existing?.created_at ?? at,
+            })
+            .onConflict((oc) => oc.columns(['app_id', 'version', 'is_nightly']).doUpdateSet(row))
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          const releaseId = Number(inserted.id);
+          await replaceReleaseDetails(trx, releaseId, release);
+          const others = await trx
+            .selectFrom('releases')
+            .select('version')
+            .where('app_id', '=', app.id)
+            .where('is_nightly', '=', false)
+            .where('id', '!=', releaseId)
+            .execute();
+          if (rules.isLatest(others.map((o) => o.version))) {
+            await replaceAppData(trx, app, at);
+            await replaceIcon(trx, app.id, candidate.icon, at);
+          }
+          await trx.updateTable('apps').set({ last_release_at: at, updated_at: at }).where('id', '=', app.id).execute();
+          await markAppsChanged(trx, [app.id]);
+          return { changed: true, result: { created: existing === undefined } };
+        },
+        audit,
+      );
       return result;
     },
 
@@ -159,15 +232,22 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
         .where('version', '=', version)
         .where('is_nightly', '=', nightly)
         .executeTakeFirst();
-      return row === undefined ? null : { id: Number(row.id), appId: row.app_id, version: row.version, isNightly: toBool(row.is_nightly) };
+      return row === undefined
+        ? null
+        : { id: Number(row.id), appId: row.app_id, version: row.version, isNightly: toBool(row.is_nightly) };
     },
 
     deleteRelease: (id, now, audit) =>
-      deleteInWriteTransaction(db, now, async (trx) => {
-        const removed = await trx.deleteFrom('releases').where('id', '=', id).returning('app_id').executeTakeFirst();
-        if (removed === undefined) return { numDeletedRows: 0n };
-        await markAppsChanged(trx, [removed.app_id]);
-        return { numDeletedRows: 1n };
-      }, audit),
+      deleteInWriteTransaction(
+        db,
+        now,
+        async (trx) => {
+          const removed = await trx.deleteFrom('releases').where('id', '=', id).returning('app_id').executeTakeFirst();
+          if (removed === undefined) return { numDeletedRows: 0n };
+          await markAppsChanged(trx, [removed.app_id]);
+          return { numDeletedRows: 1n };
+        },
+        audit,
+      ),
   };
 }

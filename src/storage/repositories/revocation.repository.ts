@@ -19,8 +19,18 @@ export function revocationRepository(db: Kysely<Database>): RevocationStore {
   return {
     findRevocation,
     async list(limit) {
-      const rows = await db.selectFrom('certificate_revocations').selectAll().orderBy('revoked_at', 'desc').limit(limit).execute();
-      return rows.map((row) => ({ issuer: row.issuer, serial: row.serial, revokedAt: parseTimestamp(row.revoked_at), reason: row.reason }));
+      const rows = await db
+        .selectFrom('certificate_revocations')
+        .selectAll()
+        .orderBy('revoked_at', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({
+        issuer: row.issuer,
+        serial: row.serial,
+        revokedAt: parseTimestamp(row.revoked_at),
+        reason: row.reason,
+      }));
     },
     async revoke(issuer, serial, now, reason, audit) {
       const inserted = await auditedWrite(db, audit, now, async (trx) => {

@@ -14,9 +14,17 @@ export function storeSettingsRepository(db: Kysely<Database>): StoreSettings {
     async set(name, value, now, audit) {
       const at = formatTimestamp(now);
       await auditedWrite(db, audit, now, async (trx) => {
-        const before = await trx.selectFrom('store_settings').select('value').where('name', '=', name).executeTakeFirst();
+        const before = await trx
+          .selectFrom('store_settings')
+          .select('value')
+          .where('name', '=', name)
+          .executeTakeFirst();
         if (before?.value === value) return { changed: false, result: undefined };
-        await trx.insertInto('store_settings').values({ name, value, updated_at: at }).onConflict((oc) => oc.column('name').doUpdateSet({ value, updated_at: at })).execute();
+        await trx
+          .insertInto('store_settings')
+          .values({ name, value, updated_at: at })
+          .onConflict((oc) => oc.column('name').doUpdateSet({ value, updated_at: at }))
+          .execute();
         return { changed: true, result: undefined };
       });
     },

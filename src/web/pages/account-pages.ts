@@ -31,7 +31,13 @@ function providerButtons(providers: readonly ProviderChoice[], next: string): Ht
 <p class="hint">${STRINGS.orWithPassword}</p>`;
 }
 
-export function loginPage(next: string, token: string, state: FormState, context: PageContext, providers: readonly ProviderChoice[] = []): Html {
+export function loginPage(
+  next: string,
+  token: string,
+  state: FormState,
+  context: PageContext,
+  providers: readonly ProviderChoice[] = [],
+): Html {
   return accountLayout(
     STRINGS.signInTitle,
     html`<p>${STRINGS.signInLead}</p>${problemBox(state)}
@@ -50,8 +56,19 @@ ${field({ name: 'password', label: STRINGS.password, type: 'password', autocompl
   );
 }
 
-export function signUpPage(open: boolean, token: string, state: FormState, context: PageContext, providers: readonly ProviderChoice[] = []): Html {
-  if (!open) return accountLayout(STRINGS.signUpTitle, html`<p>${STRINGS.signUpClosed}</p>${providerButtons(providers, '/')}`, context);
+export function signUpPage(
+  open: boolean,
+  token: string,
+  state: FormState,
+  context: PageContext,
+  providers: readonly ProviderChoice[] = [],
+): Html {
+  if (!open)
+    return accountLayout(
+      STRINGS.signUpTitle,
+      html`<p>${STRINGS.signUpClosed}</p>${providerButtons(providers, '/')}`,
+      context,
+    );
   return accountLayout(
     STRINGS.signUpTitle,
     html`<p>${STRINGS.signUpLead}</p>${problemBox(state)}
@@ -70,8 +87,17 @@ ${field({ name: 'password', label: STRINGS.password, type: 'password', autocompl
 }
 
 /** A page that only tells something (check your inbox, done, this link does not work). */
-export function messagePage(title: string, text: HtmlValue, context: PageContext, next?: { href: string; label: string }): Html {
-  return accountLayout(title, html`${notice(text)}${next === undefined ? '' : html`<p><a href="${next.href}">${next.label}</a></p>`}`, context);
+export function messagePage(
+  title: string,
+  text: HtmlValue,
+  context: PageContext,
+  next?: { href: string; label: string },
+): Html {
+  return accountLayout(
+    title,
+    html`${notice(text)}${next === undefined ? '' : html`<p><a href="${next.href}">${next.label}</a></p>`}`,
+    context,
+  );
 }
 
 export function verifyPage(secret: string, token: string, state: FormState, context: PageContext): Html {
@@ -91,7 +117,13 @@ ${postForm('/account/reset', token, html`${field({ name: 'email', label: STRINGS
   );
 }
 
-export function newPasswordPage(secret: string, user: Pick<User, 'username'>, token: string, state: FormState, context: PageContext): Html {
+export function newPasswordPage(
+  secret: string,
+  user: Pick<User, 'username'>,
+  token: string,
+  state: FormState,
+  context: PageContext,
+): Html {
   return accountLayout(
     STRINGS.newPasswordTitle,
     html`<p>${STRINGS.newPasswordLead(user.username)}</p>${problemBox(state)}
@@ -109,11 +141,26 @@ ${field({ name: 'password', label: STRINGS.newPassword, type: 'password', autoco
 /** The current password of a form on the account page: none for an account without one (its session is the proof). */
 function currentPassword(user: User, form: string, state: FormState): Html | '' {
   if (!user.hasPassword) return '';
-  return field({ name: 'current_password', label: STRINGS.currentPassword, type: 'password', autocomplete: 'current-password', form }, state);
+  return field(
+    {
+      name: 'current_password',
+      label: STRINGS.currentPassword,
+      type: 'password',
+      autocomplete: 'current-password',
+      form,
+    },
+    state,
+  );
 }
 
 /** The page a first external sign-in shows when its name is taken here. */
-export function chooseUsernamePage(provider: string, suggestion: string, token: string, state: FormState, context: PageContext): Html {
+export function chooseUsernamePage(
+  provider: string,
+  suggestion: string,
+  token: string,
+  state: FormState,
+  context: PageContext,
+): Html {
   const values = state.values ?? { username: suggestion };
   return accountLayout(
     STRINGS.chooseUsernameTitle,
@@ -151,14 +198,24 @@ function methodsSection(user: User, methods: AccountMethods, token: string, stat
   if (methods.providers.length === 0 && methods.linked.length === 0) return '';
   const form = state.section === 'methods' ? (state.form ?? {}) : {};
   const nameOf = (id: string): string => methods.providers.find((provider) => provider.id === id)?.name ?? id;
-  const shown = [...methods.providers.map((provider) => provider.id), ...methods.linked.map((identity) => identity.provider).filter((id) => !methods.providers.some((provider) => provider.id === id))];
+  const shown = [
+    ...methods.providers.map((provider) => provider.id),
+    ...methods.linked
+      .map((identity) => identity.provider)
+      .filter((id) => !methods.providers.some((provider) => provider.id === id)),
+  ];
   const rows = shown.map((id) => {
     const identity = methods.linked.find((entry) => entry.provider === id);
     // Connecting goes on at the provider, so it is a link (CSP form-action), carrying the page's CSRF token.
     const action =
       identity === undefined
         ? html`<a class="button secondary" href="/account/external/${id}/link?csrf_token=${encodeURIComponent(token)}">${STRINGS.connect(nameOf(id))}</a>`
-        : postForm(`/account/external/${id}/unlink`, token, html`<button type="submit" class="secondary">${STRINGS.disconnect(nameOf(id))}</button>`, 'inline');
+        : postForm(
+            `/account/external/${id}/unlink`,
+            token,
+            html`<button type="submit" class="secondary">${STRINGS.disconnect(nameOf(id))}</button>`,
+            'inline',
+          );
     return html`<li><span><strong>${nameOf(id)}</strong>: ${identity === undefined ? STRINGS.notConnected : STRINGS.connectedAs(identity.label)}</span> ${action}</li>`;
   });
   return html`<section aria-labelledby="methods"><h2 id="methods">${STRINGS.signInMethods}</h2>
@@ -166,9 +223,16 @@ function methodsSection(user: User, methods: AccountMethods, token: string, stat
 <ul class="methods"><li><span><strong>${STRINGS.passwordMethod}</strong>: ${user.hasPassword ? STRINGS.passwordSet : STRINGS.passwordNone}</span></li>${rows}</ul></section>`;
 }
 
-export function accountPage(user: User, token: string, state: AccountPageState, context: PageContext, methods: AccountMethods = { providers: [], linked: [] }): Html {
+export function accountPage(
+  user: User,
+  token: string,
+  state: AccountPageState,
+  context: PageContext,
+  methods: AccountMethods = { providers: [], linked: [] },
+): Html {
   const formOf = (section: AccountSection): FormState => (state.section === section ? (state.form ?? {}) : {});
-  const messageOf = (section: AccountSection): Html | '' => (state.section === section && state.message !== undefined ? notice(state.message) : '');
+  const messageOf = (section: AccountSection): Html | '' =>
+    state.section === section && state.message !== undefined ? notice(state.message) : '';
   const shown = state.token;
   return accountLayout(
     STRINGS.accountTitle,

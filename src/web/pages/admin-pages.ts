@@ -14,7 +14,8 @@ import type { PageContext } from '../layout.ts';
 import { auditTable, when } from './developer-pages.ts';
 import { ACTIONS_HEADING, dataTable } from '../tables.ts';
 
-export type AdminSection = 'overview' | 'users' | 'apps' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit';
+export type AdminSection =
+  'overview' | 'users' | 'apps' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit';
 
 const LINKS: ReadonlyArray<readonly [AdminSection, string, string]> = [
   ['overview', '/admin', ADMIN.overview],
@@ -43,17 +44,35 @@ function adminLayout(section: AdminSection, title: string, body: HtmlValue, cont
 }
 
 const stateOf = (admin: AdminState, form: string): FormState => (admin.form === form ? (admin.state ?? {}) : {});
-const top = (admin: AdminState, form: string): Html => html`${admin.form === form && admin.message !== undefined ? notice(admin.message) : ''}${problemBox(stateOf(admin, form))}`;
+const top = (admin: AdminState, form: string): Html =>
+  html`${admin.form === form && admin.message !== undefined ? notice(admin.message) : ''}${problemBox(stateOf(admin, form))}`;
 
 export function adminOverviewPage(context: PageContext): Html {
-  return adminLayout('overview', ADMIN.title, html`<p>${ADMIN.lead}</p><ul>${LINKS.slice(1).map(([, href, label]) => html`<li><a href="${href}">${label}</a></li>`)}</ul>`, context);
+  return adminLayout(
+    'overview',
+    ADMIN.title,
+    html`<p>${ADMIN.lead}</p><ul>${LINKS.slice(1).map(([, href, label]) => html`<li><a href="${href}">${label}</a></li>`)}</ul>`,
+    context,
+  );
 }
 
-export function adminUsersPage(query: string, users: readonly User[], token: string, admin: AdminState, context: PageContext): Html {
-  const row = (user: User): Html => html`<tr><th scope="row">${user.username}</th><td class="wrap">${user.email ?? ''}</td>
+export function adminUsersPage(
+  query: string,
+  users: readonly User[],
+  token: string,
+  admin: AdminState,
+  context: PageContext,
+): Html {
+  const row = (
+    user: User,
+  ): Html => html`<tr><th scope="row">${user.username}</th><td class="wrap">${user.email ?? ''}</td>
 <td>${user.isActive ? ADMIN.active : html`<strong>${ADMIN.disabled}</strong>`}${user.isAdmin ? html`, ${ADMIN.administrator}` : ''}</td>
-<td class="actions">${user.username === context.account?.username ? '' : html`${postForm('/admin/users/active', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="active" value="${user.isActive ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isActive ? ADMIN.disable(user.username) : ADMIN.enable(user.username)}</button>`, 'inline')}
-${postForm('/admin/users/admin', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="admin" value="${user.isAdmin ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isAdmin ? ADMIN.revokeAdmin(user.username) : ADMIN.makeAdmin(user.username)}</button>`, 'inline')}`}</td></tr>`;
+<td class="actions">${
+    user.username === context.account?.username
+      ? ''
+      : html`${postForm('/admin/users/active', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="active" value="${user.isActive ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isActive ? ADMIN.disable(user.username) : ADMIN.enable(user.username)}</button>`, 'inline')}
+${postForm('/admin/users/admin', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="admin" value="${user.isAdmin ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isAdmin ? ADMIN.revokeAdmin(user.username) : ADMIN.makeAdmin(user.username)}</button>`, 'inline')}`
+  }</td></tr>`;
   return adminLayout(
     'users',
     ADMIN.users,
@@ -74,7 +93,9 @@ export function adminAppsPage(apps: readonly ManagedApp[], context: PageContext)
     html`<p>${ADMIN.appsLead}</p>${dataTable(
       { caption: ADMIN.apps, headings: ['App', ADMIN.owner, ADMIN.coMaintainers, ADMIN.flags] },
       apps.map(
-      (app) => html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${app.appId}</a></th><td>${app.ownerName}</td><td>${app.coMaintainers.map((m) => m.username).join(', ')}</td>
+        (
+          app,
+        ) => html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${app.appId}</a></th><td>${app.ownerName}</td><td>${app.coMaintainers.map((m) => m.username).join(', ')}</td>
 <td>${[app.isFeatured ? ADMIN.featured : '', app.isEnterpriseOnly ? ADMIN.enterprise : '', app.transferUnlocked ? ADMIN.unlocked : ''].filter((f) => f !== '').join(', ')}</td></tr>`,
       ),
     )}`,
@@ -82,7 +103,12 @@ export function adminAppsPage(apps: readonly ManagedApp[], context: PageContext)
   );
 }
 
-export function adminCategoriesPage(categories: readonly Category[], token: string, admin: AdminState, context: PageContext): Html {
+export function adminCategoriesPage(
+  categories: readonly Category[],
+  token: string,
+  admin: AdminState,
+  context: PageContext,
+): Html {
   const values = stateOf(admin, 'category');
   return adminLayout(
     'categories',
@@ -90,7 +116,10 @@ export function adminCategoriesPage(categories: readonly Category[], token: stri
     html`<p>${ADMIN.categoriesLead}</p>${dataTable(
       { headings: [ADMIN.categoryId, ADMIN.language, ADMIN.name, ADMIN.description] },
       categories.flatMap((category) =>
-        Object.entries(category.translations).map(([language, text]) => html`<tr><th scope="row">${category.id}</th><td>${language}</td><td>${text.name}</td><td class="wrap">${text.description}</td></tr>`),
+        Object.entries(category.translations).map(
+          ([language, text]) =>
+            html`<tr><th scope="row">${category.id}</th><td>${language}</td><td>${text.name}</td><td class="wrap">${text.description}</td></tr>`,
+        ),
       ),
     )}
 <section aria-labelledby="edit"><h2 id="edit">${ADMIN.saveCategory}</h2>${top(admin, 'category')}
@@ -99,14 +128,22 @@ ${postForm('/admin/categories', token, html`${field({ name: 'id', label: ADMIN.c
   );
 }
 
-export function adminPlatformsPage(platforms: readonly PlatformRelease[], token: string, admin: AdminState, context: PageContext): Html {
+export function adminPlatformsPage(
+  platforms: readonly PlatformRelease[],
+  token: string,
+  admin: AdminState,
+  context: PageContext,
+): Html {
   const values = stateOf(admin, 'platform');
   return adminLayout(
     'platforms',
     ADMIN.platforms,
     html`<p>${ADMIN.platformsLead}</p>${dataTable(
       { headings: [ADMIN.version, ADMIN.hasRelease, ADMIN.isSupported] },
-      platforms.map((p) => html`<tr><th scope="row">${p.version}</th><td>${p.hasRelease ? 'yes' : 'no'}</td><td>${p.isSupported ? 'yes' : 'no'}</td></tr>`),
+      platforms.map(
+        (p) =>
+          html`<tr><th scope="row">${p.version}</th><td>${p.hasRelease ? 'yes' : 'no'}</td><td>${p.isSupported ? 'yes' : 'no'}</td></tr>`,
+      ),
     )}
 <section aria-labelledby="edit"><h2 id="edit">${ADMIN.savePlatform}</h2>${top(admin, 'platform')}
 ${postForm('/admin/platforms', token, html`${field({ name: 'version', label: ADMIN.version, maxLength: 20, form: 'platform', hint: 'X.Y.Z, such as 32.0.1' }, values)}${checkbox({ name: 'hasRelease', label: ADMIN.hasRelease, form: 'platform', checked: true }, values)}${checkbox({ name: 'isSupported', label: ADMIN.isSupported, form: 'platform', checked: true }, values)}<p><button type="submit">${ADMIN.savePlatform}</button></p>`)}</section>`,
@@ -132,28 +169,48 @@ export interface CertificatesModel {
   readonly revoked: readonly RevokedCertificate[];
 }
 
-export function adminCertificatesPage(model: CertificatesModel, token: string, admin: AdminState, context: PageContext): Html {
+export function adminCertificatesPage(
+  model: CertificatesModel,
+  token: string,
+  admin: AdminState,
+  context: PageContext,
+): Html {
   const revokeState = stateOf(admin, 'revoke');
   return adminLayout(
     'certificates',
     ADMIN.certificates,
-    html`${model.ownAuthority
-      ? html`<section aria-labelledby="approval"><h2 id="approval">${ADMIN.approvalTitle}</h2>${top(admin, 'approval')}
+    html`${
+      model.ownAuthority
+        ? html`<section aria-labelledby="approval"><h2 id="approval">${ADMIN.approvalTitle}</h2>${top(admin, 'approval')}
 ${postForm('/admin/certificates/approval', token, html`${checkbox({ name: 'required', label: ADMIN.approvalLabel, hint: ADMIN.approvalHint, checked: model.approvalRequired, form: 'approval' })}<p><button type="submit">Save</button></p>`)}</section>
 <section aria-labelledby="queue"><h2 id="queue">${ADMIN.queueTitle}</h2>${top(admin, 'queue')}
-${model.pending.length === 0 ? html`<p>${ADMIN.queueEmpty}</p>` : html`<ul class="plain">${model.pending.map(
-          (r) => html`<li class="card"><p><strong>${r.appId}</strong> · ${ADMIN.requestedBy} ${r.username} · ${when(r.createdAt)}</p>
+${
+  model.pending.length === 0
+    ? html`<p>${ADMIN.queueEmpty}</p>`
+    : html`<ul class="plain">${model.pending.map(
+        (
+          r,
+        ) => html`<li class="card"><p><strong>${r.appId}</strong> · ${ADMIN.requestedBy} ${r.username} · ${when(r.createdAt)}</p>
 ${postForm('/admin/certificates/approve', token, html`<input type="hidden" name="id" value="${r.id}"><button type="submit">${ADMIN.approve(r.appId)}</button>`, 'inline')}
 ${postForm('/admin/certificates/reject', token, html`<input type="hidden" name="id" value="${r.id}">${field({ name: 'reason', label: ADMIN.reason, required: false, maxLength: 1000, form: `reject-${r.id}` })}<p><button type="submit" class="secondary">${ADMIN.reject(r.appId)}</button></p>`)}</li>`,
-        )}</ul>`}</section>`
-      : ''}
+      )}</ul>`
+}</section>`
+        : ''
+    }
 <section aria-labelledby="revoke"><h2 id="revoke">${ADMIN.revokeTitle}</h2><p>${ADMIN.revokeLead}</p>${top(admin, 'revoke')}
 ${postForm('/admin/certificates/revoke', token, html`${field({ name: 'serial', label: ADMIN.serial, hint: ADMIN.serialHint, required: false, maxLength: 200, autocomplete: 'off', form: 'revoke' }, revokeState)}${textArea({ name: 'certificate', label: ADMIN.orCertificate, rows: 6, required: false, maxLength: 16384, form: 'revoke' }, revokeState)}${field({ name: 'reason', label: ADMIN.revokeReason, required: false, maxLength: 500, form: 'revoke' }, revokeState)}<p><button type="submit" class="danger">${ADMIN.revoke}</button></p>`)}</section>
 <section aria-labelledby="revoked"><h2 id="revoked">${ADMIN.revokedList}</h2>
-${model.revoked.length === 0 ? html`<p>${ADMIN.noneRevoked}</p>` : dataTable(
-          { headings: [ADMIN.serial, ADMIN.issuer, ADMIN.revokedAt, ADMIN.revokeReason] },
-          model.revoked.map((r) => html`<tr><th scope="row" class="wrap"><code>${r.serial}</code></th><td class="wrap">${r.issuer}</td><td>${when(r.revokedAt)}</td><td>${r.reason}</td></tr>`),
-        )}</section>`,
+${
+  model.revoked.length === 0
+    ? html`<p>${ADMIN.noneRevoked}</p>`
+    : dataTable(
+        { headings: [ADMIN.serial, ADMIN.issuer, ADMIN.revokedAt, ADMIN.revokeReason] },
+        model.revoked.map(
+          (r) =>
+            html`<tr><th scope="row" class="wrap"><code>${r.serial}</code></th><td class="wrap">${r.issuer}</td><td>${when(r.revokedAt)}</td><td>${r.reason}</td></tr>`,
+        ),
+      )
+}</section>`,
     context,
   );
 }
@@ -165,7 +222,12 @@ export interface AuditFilter {
   readonly since: string;
 }
 
-export function adminAuditPage(filter: AuditFilter, records: readonly AuditRecord[], state: FormState, context: PageContext): Html {
+export function adminAuditPage(
+  filter: AuditFilter,
+  records: readonly AuditRecord[],
+  state: FormState,
+  context: PageContext,
+): Html {
   const values = { values: { ...filter }, ...(state.problem === undefined ? {} : { problem: state.problem }) };
   return adminLayout(
     'audit',

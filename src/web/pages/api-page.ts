@@ -36,7 +36,13 @@ export interface OpenApiOperation {
   readonly summary?: string;
   readonly description?: string;
   readonly tags?: readonly string[];
-  readonly parameters?: ReadonlyArray<{ readonly name: string; readonly in: string; readonly required?: boolean; readonly description?: string; readonly schema?: JsonSchema }>;
+  readonly parameters?: ReadonlyArray<{
+    readonly name: string;
+    readonly in: string;
+    readonly required?: boolean;
+    readonly description?: string;
+    readonly schema?: JsonSchema;
+  }>;
   readonly requestBody?: MediaTypes & { readonly required?: boolean };
   readonly responses?: Readonly<Record<string, MediaTypes & { readonly description?: string }>>;
   readonly security?: ReadonlyArray<Readonly<Record<string, readonly string[]>>>;
@@ -47,7 +53,18 @@ export interface OpenApiDocument {
   readonly paths?: Readonly<Record<string, Readonly<Record<string, OpenApiOperation>>>>;
   readonly components?: {
     readonly schemas?: Readonly<Record<string, JsonSchema>>;
-    readonly securitySchemes?: Readonly<Record<string, { readonly type: string; readonly scheme?: string; readonly name?: string; readonly in?: string; readonly description?: string }>>;
+    readonly securitySchemes?: Readonly<
+      Record<
+        string,
+        {
+          readonly type: string;
+          readonly scheme?: string;
+          readonly name?: string;
+          readonly in?: string;
+          readonly description?: string;
+        }
+      >
+    >;
   };
 }
 
@@ -62,7 +79,8 @@ function resolve(schema: JsonSchema, document: OpenApiDocument): JsonSchema & { 
   return target === undefined ? schema : { ...target, refName: name };
 }
 
-const asList = (type: JsonSchema['type']): string[] => (type === undefined ? [] : typeof type === 'string' ? [type] : [...type]);
+const asList = (type: JsonSchema['type']): string[] =>
+  type === undefined ? [] : typeof type === 'string' ? [type] : [...type];
 
 /** "string, 1–2048 characters", "integer, 0 to 5", "one of a, b", "array of App". */
 function typeText(raw: JsonSchema, document: OpenApiDocument): string {
@@ -78,8 +96,10 @@ function typeText(raw: JsonSchema, document: OpenApiDocument): string {
     return `array of ${items}${count}`;
   }
   const limits: string[] = [];
-  if (schema.minLength !== undefined || schema.maxLength !== undefined) limits.push(`${schema.minLength ?? 0}–${schema.maxLength ?? '∞'} characters`);
-  if (schema.minimum !== undefined || schema.maximum !== undefined) limits.push(`${schema.minimum ?? '−∞'} to ${schema.maximum ?? '∞'}`);
+  if (schema.minLength !== undefined || schema.maxLength !== undefined)
+    limits.push(`${schema.minLength ?? 0}–${schema.maxLength ?? '∞'} characters`);
+  if (schema.minimum !== undefined || schema.maximum !== undefined)
+    limits.push(`${schema.minimum ?? '−∞'} to ${schema.maximum ?? '∞'}`);
   if (schema.format !== undefined) limits.push(schema.format);
   if (schema.pattern !== undefined) limits.push(`matching ${schema.pattern}`);
   const base = schema.refName ?? (types.join(' or ') || 'any');
@@ -110,27 +130,52 @@ function exampleValue(raw: JsonSchema, name: string, document: OpenApiDocument):
   if (types.includes('boolean')) return false;
   if (types.includes('integer') || types.includes('number')) return schema.minimum ?? 1;
   if (types.includes('array')) return [];
-  if (types.includes('object')) return Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([key]) => (schema.required ?? []).includes(key)).map(([key, value]) => [key, exampleValue(value, key, document)]));
+  if (types.includes('object'))
+    return Object.fromEntries(
+      Object.entries(schema.properties ?? {})
+        .filter(([key]) => (schema.required ?? []).includes(key))
+        .map(([key, value]) => [key, exampleValue(value, key, document)]),
+    );
   return name.toUpperCase();
 }
 
 const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** One curl command that calls the operation, with placeholders in capitals. */
-function curlExample(method: string, path: string, operation: OpenApiOperation, schemes: readonly string[], origin: string, document: OpenApiDocument): string {
-  const url = origin + path.replace(/\{(\w+)\}/g, (_m, name: string) => name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase());
+function curlExample(
+  method: string,
+  path: string,
+  operation: OpenApiOperation,
+  schemes: readonly string[],
+  origin: string,
+  document: OpenApiDocument,
+): string {
+  const url =
+    origin + path.replace(/\{(\w+)\}/g, (_m, name: string) => name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase());
   const parts = ['curl'];
   if (method === 'head') parts.push('--head');
   else if (method !== 'get') parts.push('-X', method.toUpperCase());
   if (schemes.includes('token')) parts.push('-H', shellQuote('Authorization: Token TOKEN'));
   else if (schemes.includes('basic')) parts.push('-u', 'USERNAME:PASSWORD');
   const body = operation.requestBody?.content?.['application/json']?.schema;
-  if (body !== undefined) parts.push('-H', shellQuote('Content-Type: application/json'), '-d', shellQuote(JSON.stringify(exampleValue(body, 'body', document))));
+  if (body !== undefined)
+    parts.push(
+      '-H',
+      shellQuote('Content-Type: application/json'),
+      '-d',
+      shellQuote(JSON.stringify(exampleValue(body, 'body', document))),
+    );
   parts.push(shellQuote(url));
   return parts.join(' ');
 }
 
-function operationBlock(method: string, path: string, operation: OpenApiOperation, origin: string, document: OpenApiDocument): Html {
+function operationBlock(
+  method: string,
+  path: string,
+  operation: OpenApiOperation,
+  origin: string,
+  document: OpenApiDocument,
+): Html {
   const id = `${method}-${path}`.replace(/[^A-Za-z0-9]+/g, '-');
   const parameters = operation.parameters ?? [];
   const body = operation.requestBody?.content ?? {};
@@ -142,11 +187,15 @@ ${operation.summary === undefined ? '' : html`<p>${operation.summary}</p>`}
 ${schemes.length === 0 ? '' : html`<p>${STRINGS.authenticateWith} ${schemes.map((scheme, i) => html`${i === 0 ? '' : ` ${STRINGS.or} `}<a href="#auth-${scheme}">${scheme === 'basic' ? 'Basic' : 'Token'}</a>`)}</p>`}
 ${parameters.length === 0 ? '' : html`<h4>${STRINGS.parameters}</h4><ul class="fields">${parameters.map((p) => html`<li><code>${p.name}</code> <span class="type">${p.in}${p.schema === undefined ? '' : `, ${typeText(p.schema, document)}`}</span>${p.required === true ? html` <strong>${STRINGS.required}</strong>` : ''}${p.description === undefined ? '' : html`: ${p.description}`}</li>`)}</ul>`}
 ${Object.entries(body).map(([type, media]) => html`<h4>${STRINGS.requestBody} <span class="type">(${type})</span></h4>${media.schema === undefined ? '' : fieldList(media.schema, document)}`)}
-${responses.length === 0 ? '' : html`<h4>${STRINGS.responses}</h4><dl class="facts">${responses.map(([status, response]) => {
-  const schema = status.startsWith('2') ? response.content?.['application/json']?.schema : undefined;
-  const fields = schema === undefined ? '' : fieldList(schema, document);
-  return html`<dt>${status}</dt><dd>${response.description ?? ''}${schema === undefined ? '' : html` <span class="type">(${typeText(schema, document)})</span>`}${fields === '' ? '' : html`<details><summary>${STRINGS.responseFields}</summary>${fields}</details>`}</dd>`;
-})}</dl>`}
+${
+  responses.length === 0
+    ? ''
+    : html`<h4>${STRINGS.responses}</h4><dl class="facts">${responses.map(([status, response]) => {
+        const schema = status.startsWith('2') ? response.content?.['application/json']?.schema : undefined;
+        const fields = schema === undefined ? '' : fieldList(schema, document);
+        return html`<dt>${status}</dt><dd>${response.description ?? ''}${schema === undefined ? '' : html` <span class="type">(${typeText(schema, document)})</span>`}${fields === '' ? '' : html`<details><summary>${STRINGS.responseFields}</summary>${fields}</details>`}</dd>`;
+      })}</dl>`
+}
 <h4>${STRINGS.example}</h4>
 <pre class="command"><code>${curlExample(method, path, operation, schemes, origin, document)}</code></pre>
 </section>`;

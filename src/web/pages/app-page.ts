@@ -27,9 +27,20 @@ function link(url: string, label: string): Html | '' {
   return isWebLink(url) ? html`<li><a href="${url}" rel="nofollow noopener">${label}</a></li>` : '';
 }
 
-function releaseRow(release: ListedRelease, languages: readonly string[], dateLanguage: string, downloads: number | null): Html {
-  const changelog = [...languages, 'en'].map((language) => release.translations[language]?.changelog).find((text) => text !== undefined && text !== '') ?? '';
-  const marks = [release.isNightly ? STRINGS.nightly : '', !isStable(release.version, false) ? STRINGS.preRelease : ''].filter((m) => m !== '');
+function releaseRow(
+  release: ListedRelease,
+  languages: readonly string[],
+  dateLanguage: string,
+  downloads: number | null,
+): Html {
+  const changelog =
+    [...languages, 'en']
+      .map((language) => release.translations[language]?.changelog)
+      .find((text) => text !== undefined && text !== '') ?? '';
+  const marks = [
+    release.isNightly ? STRINGS.nightly : '',
+    !isStable(release.version, false) ? STRINGS.preRelease : '',
+  ].filter((m) => m !== '');
   return html`<li class="release">
   <h3>${release.version}${marks.map((mark) => html` <span class="mark">${mark}</span>`)}</h3>
   <dl class="facts">
@@ -71,7 +82,8 @@ function commentText(rating: ListedRating, languages: readonly string[]): { lang
 function ratingForm(app: ListedApp, view: AppPageView, context: PageContext): Html {
   const { rater, form } = view;
   const here = `/apps/${encodeURIComponent(app.id)}`;
-  if (rater === null) return html`<p><a href="/account/login?next=${encodeURIComponent(here)}">${STRINGS.signInToRate}</a></p>`;
+  if (rater === null)
+    return html`<p><a href="/account/login?next=${encodeURIComponent(here)}">${STRINGS.signInToRate}</a></p>`;
   if (rater === 'maintainer') return html`<p>${STRINGS.maintainersCannotRate}</p>`;
   const own = rater.own;
   const ownComment = own === null ? null : commentText(own, [...context.languages, ...Object.keys(own.translations)]);
@@ -138,8 +150,12 @@ export function appPage(app: ListedApp, view: AppPageView, context: PageContext,
 <p class="lead">${texts.summary}</p></div></div>
 <p class="card-meta">${ratedAndUpdated(app, display.cards)}</p>
 <nav aria-label="${STRINGS.categoryLinks}"><ul class="tags">${app.categories.map((id) => html`<li><a href="/categories/${encodeURIComponent(id)}">${display.categoryName(id)}</a></li>`)}</ul></nav>
-${app.screenshots.length === 0 ? '' : html`<section aria-labelledby="shots"><h2 id="shots">${STRINGS.screenshots}</h2>
-<ul class="gallery">${app.screenshots.map((shot, i) => html`<li><a href="${shot.url}" rel="nofollow noopener"><img src="${shot.smallThumbnail || shot.url}" alt="${STRINGS.screenshotOf(texts.name, i + 1)}" loading="lazy" referrerpolicy="no-referrer"></a></li>`)}</ul></section>`}
+${
+  app.screenshots.length === 0
+    ? ''
+    : html`<section aria-labelledby="shots"><h2 id="shots">${STRINGS.screenshots}</h2>
+<ul class="gallery">${app.screenshots.map((shot, i) => html`<li><a href="${shot.url}" rel="nofollow noopener"><img src="${shot.smallThumbnail || shot.url}" alt="${STRINGS.screenshotOf(texts.name, i + 1)}" loading="lazy" referrerpolicy="no-referrer"></a></li>`)}</ul></section>`
+}
 <section aria-labelledby="description"><h2 id="description">${STRINGS.description}</h2><div class="markdown">${renderMarkdown(texts.description)}</div></section>
 ${installHelp(app, view, dateLanguage)}
 <section aria-labelledby="ratings"><h2 id="ratings">${STRINGS.ratings}</h2>

@@ -18,7 +18,8 @@ import { ACTIONS_HEADING, dataTable } from '../tables.ts';
 import { countText, starRating } from '../catalog-display.ts';
 
 /** A moment as the pages show it (UTC, to the minute), machine-readable in its `<time>`. */
-export const when = (date: Date): Html => html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 16).replace('T', ' ')}</time>`;
+export const when = (date: Date): Html =>
+  html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 16).replace('T', ' ')}</time>`;
 
 type DeveloperSection = 'apps' | 'certificate' | 'register' | 'publish';
 
@@ -33,7 +34,13 @@ function developerNav(active: DeveloperSection | null, isAdmin: boolean): Html {
   return html`<nav class="subnav" aria-label="${DEV.sections}"><ul>${links.map(([key, href, label]) => html`<li><a href="${href}"${key === active ? html` aria-current="page"` : ''}>${label}</a></li>`)}${isAdmin ? html`<li><a href="/admin">${DEV.navAdmin}</a></li>` : ''}</ul></nav>`;
 }
 
-function developerLayout(title: string, active: DeveloperSection | null, isAdmin: boolean, body: HtmlValue, context: PageContext): Html {
+function developerLayout(
+  title: string,
+  active: DeveloperSection | null,
+  isAdmin: boolean,
+  body: HtmlValue,
+  context: PageContext,
+): Html {
   return layout({ title }, html`${developerNav(active, isAdmin)}<h1>${title}</h1>${body}`, context);
 }
 
@@ -80,19 +87,29 @@ export interface CertificatePageModel {
   readonly approvalRequired: boolean;
   readonly requests: readonly CertificateRequest[];
   /** Right after a request: the certificate issued, or the request queued. */
-  readonly outcome?: { readonly status: 'issued'; readonly id: number; readonly appId: string; readonly certificate: string } | { readonly status: 'pending'; readonly appId: string };
+  readonly outcome?:
+    | { readonly status: 'issued'; readonly id: number; readonly appId: string; readonly certificate: string }
+    | { readonly status: 'pending'; readonly appId: string };
 }
 
 function requestList(requests: readonly CertificateRequest[]): Html | '' {
   if (requests.length === 0) return '';
   return html`<h2>${DEV.yourRequests}</h2><table class="data"><thead><tr><th scope="col">App</th><th scope="col">${DEV.requested}</th><th scope="col">${DEV.status}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${requests.map(
-    (r) => html`<tr><th scope="row">${r.appId}</th><td>${when(r.createdAt)}</td><td>${DEV.requestStatus[r.status] ?? r.status}${r.status === 'rejected' && r.reason !== '' ? html`: ${r.reason}` : ''}</td>
+    (
+      r,
+    ) => html`<tr><th scope="row">${r.appId}</th><td>${when(r.createdAt)}</td><td>${DEV.requestStatus[r.status] ?? r.status}${r.status === 'rejected' && r.reason !== '' ? html`: ${r.reason}` : ''}</td>
 <td>${r.status === 'issued' ? html`<a href="/developer/certificates/${r.id}/${r.appId}.crt" download>${DEV.downloadCertificate}</a> · <a href="/developer/register?app=${r.appId}">${DEV.registerWithIt}</a>` : ''}</td></tr>`,
   )}</tbody></table>`;
 }
 
-export function certificatePage(model: CertificatePageModel, isAdmin: boolean, token: string, state: FormState, context: PageContext): Html {
+export function certificatePage(
+  model: CertificatePageModel,
+  isAdmin: boolean,
+  token: string,
+  state: FormState,
+  context: PageContext,
+): Html {
   const id = idOr(model.appId);
   const { outcome } = model;
   const shown =
@@ -103,7 +120,14 @@ export function certificatePage(model: CertificatePageModel, isAdmin: boolean, t
         : html`<div class="notice" role="status"><h2>${DEV.issuedTitle(outcome.appId)}</h2><p>${DEV.issuedText.replace(/APP/g, outcome.appId)}</p>
 <pre class="pem"><code>${outcome.certificate}</code></pre>
 <p class="actions"><a class="button" href="/developer/certificates/${outcome.id}/${outcome.appId}.crt" download>${DEV.downloadCertificate}</a> <a href="/developer/register?app=${outcome.appId}">${DEV.registerWithIt}</a></p></div>`;
-  if (!model.ownAuthority) return developerLayout(DEV.certificateTitle, 'certificate', isAdmin, html`<p>${DEV.certificateLead}</p>${notice(DEV.certificateExternal)}`, context);
+  if (!model.ownAuthority)
+    return developerLayout(
+      DEV.certificateTitle,
+      'certificate',
+      isAdmin,
+      html`<p>${DEV.certificateLead}</p>${notice(DEV.certificateExternal)}`,
+      context,
+    );
   return developerLayout(
     DEV.certificateTitle,
     'certificate',
@@ -120,7 +144,14 @@ ${requestList(model.requests)}`,
   );
 }
 
-export function registerPage(appId: string, isAdmin: boolean, token: string, state: FormState, context: PageContext, done?: { appId: string; created: boolean; releasesDeleted: boolean }): Html {
+export function registerPage(
+  appId: string,
+  isAdmin: boolean,
+  token: string,
+  state: FormState,
+  context: PageContext,
+  done?: { appId: string; created: boolean; releasesDeleted: boolean },
+): Html {
   const id = idOr(appId);
   return developerLayout(
     DEV.registerTitle,
@@ -188,7 +219,10 @@ export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageC
       body = html`<div class="notice error" role="alert"><p><strong>${DEV.jobFailed}</strong></p><p>${state.detail}</p></div><p><a href="/developer/publish">${DEV.jobAgain}</a></p>`;
       break;
   }
-  return developerLayout(DEV.jobTitle, 'publish', isAdmin, html`${body}${source}`, { ...context, refreshSeconds: state.status === 'running' ? 2 : undefined });
+  return developerLayout(DEV.jobTitle, 'publish', isAdmin, html`${body}${source}`, {
+    ...context,
+    refreshSeconds: state.status === 'running' ? 2 : undefined,
+  });
 }
 
 /** Which form of the management page a refusal or a message belongs to. */
@@ -200,7 +234,6 @@ export interface ManagePageState {
   readonly message?: string;
 }
 
-
 function detailsOf(record: AuditRecord): string {
   return Object.entries(record.details)
     .filter(([key]) => key !== 'fingerprint')
@@ -209,12 +242,18 @@ function detailsOf(record: AuditRecord): string {
 }
 
 /** `showAddresses`: only administrators see where changes came from (an app's owner sees who rated, not from where). */
-export function auditTable(records: readonly AuditRecord[], caption: string, showApp: boolean, showAddresses = true): Html {
+export function auditTable(
+  records: readonly AuditRecord[],
+  caption: string,
+  showApp: boolean,
+  showAddresses = true,
+): Html {
   if (records.length === 0) return html`<p>${DEV.noTrail}</p>`;
   return dataTable(
     { caption, className: 'audit', headings: [DEV.when, DEV.who, DEV.what, ...(showApp ? ['App'] : []), DEV.details] },
     records.map(
-    (r) => html`<tr><td>${when(r.at)}</td><td>${r.actor.name}${r.actor.kind === 'cli' ? ' (command line)' : ''}${r.address === null || !showAddresses ? '' : html` <span class="muted">${r.address}</span>`}</td><td><code>${r.event}</code>${r.subjectUser === null ? '' : html` ${r.subjectUser}`}</td>${showApp ? html`<td>${r.appId ?? ''}</td>` : ''}<td class="wrap">${detailsOf(r)}</td></tr>`,
+      (r) =>
+        html`<tr><td>${when(r.at)}</td><td>${r.actor.name}${r.actor.kind === 'cli' ? ' (command line)' : ''}${r.address === null || !showAddresses ? '' : html` <span class="muted">${r.address}</span>`}</td><td><code>${r.event}</code>${r.subjectUser === null ? '' : html` ${r.subjectUser}`}</td>${showApp ? html`<td>${r.appId ?? ''}</td>` : ''}<td class="wrap">${detailsOf(r)}</td></tr>`,
     ),
   );
 }
@@ -230,12 +269,15 @@ export function manageAppPage(
   context: PageContext,
 ): Html {
   const formOf = (section: ManageSection): FormState => (state.section === section ? (state.form ?? {}) : {});
-  const around = (section: ManageSection): Html => html`${state.section === section && state.message !== undefined ? notice(state.message) : ''}${problemBox(formOf(section))}`;
+  const around = (section: ManageSection): Html =>
+    html`${state.section === section && state.message !== undefined ? notice(state.message) : ''}${problemBox(formOf(section))}`;
   const base = `/developer/apps/${app.appId}`;
   const owns = app.role === 'owner' || app.role === 'admin';
   const releases = listed?.releases ?? [];
   const releaseRows = releases.map(
-    (r) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td data-label="${DEV.nextcloud}">${r.platformVersionSpec === '*' ? STRINGS.any : r.platformVersionSpec}</td><td data-label="${DEV.published}">${when(new Date(r.created))}</td>
+    (
+      r,
+    ) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td data-label="${DEV.nextcloud}">${r.platformVersionSpec === '*' ? STRINGS.any : r.platformVersionSpec}</td><td data-label="${DEV.published}">${when(new Date(r.created))}</td>
 ${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${countText(releaseDownloads(downloads, r), 'en')}</td>`}<td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
   );
   const self = context.account?.username;
@@ -257,21 +299,27 @@ ${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish"
     )}</ul>
 ${owns ? postForm(`${base}/maintainers/add`, token, html`${field({ name: 'username', label: DEV.usernameLabel, maxLength: 150, autocomplete: 'off', form: 'maintainer' }, formOf('maintainers'))}<p><button type="submit">${DEV.add}</button></p>`) : ''}</section>
 
-${owns
-  ? html`<section aria-labelledby="transfer"><h2 id="transfer">${DEV.transferTitle}</h2>${around('transfer')}
+${
+  owns
+    ? html`<section aria-labelledby="transfer"><h2 id="transfer">${DEV.transferTitle}</h2>${around('transfer')}
 <p>${app.transferUnlocked ? DEV.transferUnlocked : DEV.transferLocked}</p>
 ${postForm(`${base}/transfer`, token, html`<input type="hidden" name="unlock" value="${app.transferUnlocked ? '' : 'on'}"><p><button type="submit" class="secondary">${app.transferUnlocked ? DEV.lock : DEV.unlock}</button></p>`)}</section>`
-  : ''}
+    : ''
+}
 
-${isAdmin
-  ? html`<section aria-labelledby="flags"><h2 id="flags">${DEV.flagsTitle}</h2>${around('flags')}
+${
+  isAdmin
+    ? html`<section aria-labelledby="flags"><h2 id="flags">${DEV.flagsTitle}</h2>${around('flags')}
 ${postForm(`${base}/flags`, token, html`${checkbox({ name: 'featured', label: DEV.featuredLabel, hint: DEV.featuredHint, checked: app.isFeatured, form: 'flags' })}${checkbox({ name: 'enterprise', label: DEV.enterpriseLabel, hint: DEV.enterpriseHint, checked: app.isEnterpriseOnly, form: 'flags' })}<input type="hidden" name="sent" value="1"><p><button type="submit">${DEV.save}</button></p>`)}</section>`
-  : ''}
+    : ''
+}
 
-${owns
-  ? html`<section aria-labelledby="delete"><h2 id="delete">${DEV.deleteTitle}</h2><p>${DEV.deleteLead}</p>${around('delete')}
+${
+  owns
+    ? html`<section aria-labelledby="delete"><h2 id="delete">${DEV.deleteTitle}</h2><p>${DEV.deleteLead}</p>${around('delete')}
 ${postForm(`${base}/delete`, token, html`${field({ name: 'confirm', label: DEV.confirmLabel(app.appId), maxLength: 64, autocomplete: 'off', form: 'delete' }, formOf('delete'))}<p><button type="submit" class="danger">${DEV.deleteApp}</button></p>`)}</section>`
-  : ''}
+    : ''
+}
 
 <section aria-labelledby="trail"><h2 id="trail">${DEV.trailTitle}</h2><p>${DEV.trailLead}</p>${auditTable(trail, DEV.trailTitle, false, isAdmin)}</section>`,
     context,

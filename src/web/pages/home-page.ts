@@ -9,7 +9,9 @@ import { appList } from './app-card.ts';
 
 export function homePage(view: HomeView, context: PageContext, display: CatalogDisplay): Html {
   const section = (id: string, title: string, apps: HomeView['featured']) =>
-    apps.length === 0 ? '' : html`<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${appList(apps, display.cards)}</section>`;
+    apps.length === 0
+      ? ''
+      : html`<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${appList(apps, display.cards)}</section>`;
   return layout(
     { title: STRINGS.siteName, description: STRINGS.tagline },
     html`<h1>${STRINGS.tagline}</h1>
@@ -18,8 +20,12 @@ ${view.total === 0 ? html`<p>${STRINGS.noApps}</p>` : ''}
 ${section('featured', STRINGS.featured, view.featured)}
 ${section('newest', STRINGS.newest, view.newest)}
 ${section('updated', STRINGS.updated, view.updated)}
-${view.categories.length === 0 ? '' : html`<section aria-labelledby="categories"><h2 id="categories">${STRINGS.categories}</h2>
-<ul class="tags">${view.categories.map((c) => html`<li><a href="/categories/${encodeURIComponent(c.id)}">${display.categoryName(c.id)}</a> <span class="count">(${c.apps})</span></li>`)}</ul></section>`}`,
+${
+  view.categories.length === 0
+    ? ''
+    : html`<section aria-labelledby="categories"><h2 id="categories">${STRINGS.categories}</h2>
+<ul class="tags">${view.categories.map((c) => html`<li><a href="/categories/${encodeURIComponent(c.id)}">${display.categoryName(c.id)}</a> <span class="count">(${c.apps})</span></li>`)}</ul></section>`
+}`,
     context,
   );
 }

@@ -30,8 +30,19 @@ function pageLink(query: SearchQuery, page: number): string {
   return `/search${text === '' ? '' : `?${text}`}`;
 }
 
-export function searchPage(query: SearchQuery, result: SearchResult, categories: readonly string[], context: PageContext, display: CatalogDisplay): Html {
-  const title = query.category !== null && query.text === '' ? STRINGS.categoryTitle(display.categoryName(query.category)) : query.text === '' ? STRINGS.allApps : STRINGS.resultsFor(query.text);
+export function searchPage(
+  query: SearchQuery,
+  result: SearchResult,
+  categories: readonly string[],
+  context: PageContext,
+  display: CatalogDisplay,
+): Html {
+  const title =
+    query.category !== null && query.text === ''
+      ? STRINGS.categoryTitle(display.categoryName(query.category))
+      : query.text === ''
+        ? STRINGS.allApps
+        : STRINGS.resultsFor(query.text);
   return layout(
     { title },
     html`<h1>${title}</h1>
@@ -47,11 +58,15 @@ export function searchPage(query: SearchQuery, result: SearchResult, categories:
 </form>
 <p class="lead" role="status">${STRINGS.found(result.total)}</p>
 ${result.apps.length === 0 ? html`<p>${STRINGS.nothingFound}</p>` : appList(result.apps, display.cards)}
-${result.pages <= 1 ? '' : html`<nav class="pager" aria-label="${STRINGS.pages}"><ul>
+${
+  result.pages <= 1
+    ? ''
+    : html`<nav class="pager" aria-label="${STRINGS.pages}"><ul>
 ${result.page > 1 ? html`<li><a rel="prev" href="${pageLink(query, result.page - 1)}">${STRINGS.previous}</a></li>` : ''}
 <li aria-current="page">${STRINGS.pageOf(result.page, result.pages)}</li>
 ${result.page < result.pages ? html`<li><a rel="next" href="${pageLink(query, result.page + 1)}">${STRINGS.next}</a></li>` : ''}
-</ul></nav>`}`,
+</ul></nav>`
+}`,
     context,
   );
 }

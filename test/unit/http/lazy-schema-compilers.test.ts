@@ -4,26 +4,43 @@ import { buildServer } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config/config.ts';
 import { createContainer } from '../../../src/container.ts';
 import { createTestDatabase } from '../../helpers/test-database.ts';
-import { assertLowerCaseHeaderNames, compileWhenIdle, lazySchemaCompilers } from '../../../src/http/lazy-schema-compilers.ts';
+import {
+  assertLowerCaseHeaderNames,
+  compileWhenIdle,
+  lazySchemaCompilers,
+} from '../../../src/http/lazy-schema-compilers.ts';
 
 const AJV_OPTIONS = { customOptions: { allErrors: true }, plugins: [] };
 
 type Compile = (route: Record<string, unknown>) => (...args: unknown[]) => unknown;
 
-function validatorOf(compilers: ReturnType<typeof lazySchemaCompilers>, schema: unknown): ((data: unknown, context?: unknown) => boolean) & { errors?: unknown; schemaEnv?: unknown } {
-  const build = compilers.compilersFactory.buildValidator as unknown as (external: unknown, options: unknown) => Compile;
+function validatorOf(
+  compilers: ReturnType<typeof lazySchemaCompilers>,
+  schema: unknown,
+): ((data: unknown, context?: unknown) => boolean) & { errors?: unknown; schemaEnv?: unknown } {
+  const build = compilers.compilersFactory.buildValidator as unknown as (
+    external: unknown,
+    options: unknown,
+  ) => Compile;
   return build({}, AJV_OPTIONS)({ schema, method: 'GET', url: '/x', httpPart: 'querystring' }) as never;
 }
 
 function serializerOf(compilers: ReturnType<typeof lazySchemaCompilers>, schema: unknown): (data: unknown) => string {
-  const build = compilers.compilersFactory.buildSerializer as unknown as (external: unknown, options: unknown) => Compile;
+  const build = compilers.compilersFactory.buildSerializer as unknown as (
+    external: unknown,
+    options: unknown,
+  ) => Compile;
   return build({}, {})({ schema, method: 'GET', url: '/x', httpStatus: '200' }) as never;
 }
 
 describe('route schemas compiled on first use', () => {
   it('a validator compiles when first called, answers as Ajv does and passes on its errors', () => {
     const compilers = lazySchemaCompilers();
-    const validate = validatorOf(compilers, { type: 'object', properties: { page: { type: 'integer', minimum: 1 } }, required: ['page'] });
+    const validate = validatorOf(compilers, {
+      type: 'object',
+      properties: { page: { type: 'integer', minimum: 1 } },
+      required: ['page'],
+    });
     assert.equal(compilers.waiting, 1);
     assert.ok(validate.schemaEnv, 'Fastify hands Ajv validators the request as the parent: the wrapper says it is one');
     assert.equal(validate({ page: 0 }), false);
@@ -39,7 +56,10 @@ describe('route schemas compiled on first use', () => {
 
   it('a serializer compiles when first called and writes what fast-json-stringify writes', () => {
     const compilers = lazySchemaCompilers();
-    const serialize = serializerOf(compilers, { type: 'object', properties: { id: { type: 'string' }, n: { type: 'integer' } } });
+    const serialize = serializerOf(compilers, {
+      type: 'object',
+      properties: { id: { type: 'string' }, n: { type: 'integer' } },
+    });
     assert.equal(compilers.waiting, 1);
     assert.equal(serialize({ id: 'a"b', n: 3, secret: 'x' }), '{"id":"a\\"b","n":3}');
     assert.equal(compilers.waiting, 0);
@@ -52,9 +72,16 @@ describe('route schemas compiled on first use', () => {
     serializerOf(compilers, { type: 'integer' });
     assert.equal(compilers.waiting, 3);
     const failures: unknown[] = [];
-    assert.equal(compilers.compileWaiting(0, (error) => failures.push(error)), false, 'a budget of 0 compiles one schema, then stops');
+    assert.equal(
+      compilers.compileWaiting(0, (error) => failures.push(error)),
+      false,
+      'a budget of 0 compiles one schema, then stops',
+    );
     assert.equal(compilers.waiting, 2);
-    assert.equal(compilers.compileWaiting(Number.POSITIVE_INFINITY, (error) => failures.push(error)), true);
+    assert.equal(
+      compilers.compileWaiting(Number.POSITIVE_INFINITY, (error) => failures.push(error)),
+      true,
+    );
     assert.equal(failures.length, 1);
     assert.match(String(failures[0]), /schema is invalid: data\/type/);
     assert.throws(() => broken('x'), Error, 'the route itself still meets the error');
@@ -63,14 +90,16 @@ describe('route schemas compiled on first use', () => {
 
   it('compileWhenIdle starts after what it waits for, and stops when told', async () => {
     const compilers = lazySchemaCompilers();
-    for (let i = 0; i < 5; i++) validatorOf(compilers, { type: 'object', properties: { [`p${i}`]: { type: 'string' } } });
+    for (let i = 0; i < 5; i++)
+      validatorOf(compilers, { type: 'object', properties: { [`p${i}`]: { type: 'string' } } });
     let release: () => void = () => undefined;
     const first = new Promise<void>((resolve) => (release = resolve));
     const running = compileWhenIdle(compilers, first, () => assert.fail('nothing fails here'), 0);
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(compilers.waiting, 5, 'nothing is compiled before the first render is over');
     release();
-    for (let turn = 0; turn < 100 && compilers.waiting > 0; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+    for (let turn = 0; turn < 100 && compilers.waiting > 0; turn++)
+      await new Promise((resolve) => setTimeout(resolve, 1));
     assert.equal(compilers.waiting, 0);
     running.stop();
 
@@ -90,10 +119,24 @@ describe('route schemas compiled on first use', () => {
   });
 
   it('a header schema must name its headers in lower case, as Node gives them (Fastify lower-cases them only with its own compilers)', () => {
-    assertLowerCaseHeaderNames({ method: 'GET', url: '/ok', schema: { headers: { type: 'object', properties: { 'if-none-match': { type: 'string' } } } } });
+    assertLowerCaseHeaderNames({
+      method: 'GET',
+      url: '/ok',
+      schema: { headers: { type: 'object', properties: { 'if-none-match': { type: 'string' } } } },
+    });
     assertLowerCaseHeaderNames({ method: 'GET', url: '/none' });
     assert.throws(
-      () => assertLowerCaseHeaderNames({ method: 'GET', url: '/x', schema: { headers: { type: 'object', properties: { 'If-None-Match': { type: 'string' }, accept: { type: 'string' } } } } }),
+      () =>
+        assertLowerCaseHeaderNames({
+          method: 'GET',
+          url: '/x',
+          schema: {
+            headers: {
+              type: 'object',
+              properties: { 'If-None-Match': { type: 'string' }, accept: { type: 'string' } },
+            },
+          },
+        }),
       /GET \/x: header schema names must be in lower case \(If-None-Match\)/,
     );
   });
@@ -108,7 +151,10 @@ describe('route schemas compiled on first use', () => {
       await app.ready();
       assert.ok(schemaCompilers.waiting > 100, `the routes' schemas wait to be compiled (${schemaCompilers.waiting})`);
       const failures: unknown[] = [];
-      assert.equal(schemaCompilers.compileWaiting(Number.POSITIVE_INFINITY, (error) => failures.push(error)), true);
+      assert.equal(
+        schemaCompilers.compileWaiting(Number.POSITIVE_INFINITY, (error) => failures.push(error)),
+        true,
+      );
       assert.deepEqual(failures, []);
     } finally {
       await app.close();

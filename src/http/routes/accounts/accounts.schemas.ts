@@ -1,6 +1,9 @@
 import { Type } from 'typebox';
 
-export const TokenResponse = Type.Object({ token: Type.String({ description: 'API token: send it as Authorization: Token <token>' }) }, { $id: 'ApiToken', title: 'API token' });
+export const TokenResponse = Type.Object(
+  { token: Type.String({ description: 'API token: send it as Authorization: Token <token>' }) },
+  { $id: 'ApiToken', title: 'API token' },
+);
 
 export const LoginBody = Type.Object(
   {
@@ -12,9 +15,13 @@ export const LoginBody = Type.Object(
 
 export const LoginResponse = Type.Object({
   username: Type.String(),
-  csrfToken: Type.String({ description: 'Send it as X-CSRF-Token on every state-changing request made with this session' }),
+  csrfToken: Type.String({
+    description: 'Send it as X-CSRF-Token on every state-changing request made with this session',
+  }),
   expiresAt: Type.String({ description: 'ISO 8601' }),
 });
 
 /** No body is needed; any JSON object is ignored. */
-export const EmptyBody = Type.Union([Type.Null(), Type.Object({}, { additionalProperties: true })], { description: 'No body is needed; any JSON object is ignored' });
+export const EmptyBody = Type.Union([Type.Null(), Type.Object({}, { additionalProperties: true })], {
+  description: 'No body is needed; any JSON object is ignored',
+});

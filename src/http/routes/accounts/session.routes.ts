@@ -29,7 +29,11 @@ export async function sessionRoutes(app: AppServer, container: Container): Promi
       const session = await login(request.body.username, request.body.password, request.ip, deps);
       setSessionCookies(request, reply, session);
       reply.header('cache-control', 'no-store');
-      return { username: session.user.username, csrfToken: session.csrfToken, expiresAt: session.expiresAt.toISOString() };
+      return {
+        username: session.user.username,
+        csrfToken: session.csrfToken,
+        expiresAt: session.expiresAt.toISOString(),
+      };
     },
   });
 
@@ -39,7 +43,10 @@ export async function sessionRoutes(app: AppServer, container: Container): Promi
       summary: 'End the session (needs X-CSRF-Token); clears the cookies',
       tags: ['accounts'],
       body: EmptyBody,
-      response: { 204: Type.Null({ description: 'Signed out (also when there was no session)' }), ...errorResponses(BODY_ERRORS, 'csrf_failed') },
+      response: {
+        204: Type.Null({ description: 'Signed out (also when there was no session)' }),
+        ...errorResponses(BODY_ERRORS, 'csrf_failed'),
+      },
     },
     handler: async (request, reply) => {
       const sessionId = readSessionCookie(request);

@@ -14,8 +14,16 @@ const CERTIFICATE_MAX_LENGTH = 16_384;
 const RegisterBody = Type.Object(
   {
     // A PEM certificate is 1 to 3 KB; the limit refuses hostile text before any parsing.
-    certificate: Type.String({ minLength: 1, maxLength: CERTIFICATE_MAX_LENGTH, description: "The app's certificate (PEM); its CN is the app id" }),
-    signature: Type.String({ minLength: 1, maxLength: 8192, description: 'base64 RSA SHA-512 signature over the app id, made with the app key' }),
+    certificate: Type.String({
+      minLength: 1,
+      maxLength: CERTIFICATE_MAX_LENGTH,
+      description: "The app's certificate (PEM); its CN is the app id",
+    }),
+    signature: Type.String({
+      minLength: 1,
+      maxLength: 8192,
+      description: 'base64 RSA SHA-512 signature over the app id, made with the app key',
+    }),
   },
   { additionalProperties: true, description: 'Other fields are ignored' },
 );
@@ -47,8 +55,13 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      const result = await countedUpload(container.metrics, 'register', () => registerApp(request.body, currentUser(request), actingUser(request), container.registration));
-      request.log.info({ appId: result.appId, created: result.created, releasesDeleted: result.releasesDeleted }, 'app registered');
+      const result = await countedUpload(container.metrics, 'register', () =>
+        registerApp(request.body, currentUser(request), actingUser(request), container.registration),
+      );
+      request.log.info(
+        { appId: result.appId, created: result.created, releasesDeleted: result.releasesDeleted },
+        'app registered',
+      );
       return sendEmpty(reply, result.created ? 201 : 204);
     },
   });
@@ -58,7 +71,10 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
       summary: 'Delete an app and all its releases (owner only)',
       tags: ['apps'],
       params: Type.Object({ appId: AppIdParam }),
-      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'app_not_found') },
+      response: {
+        204: Type.Null({ description: 'Deleted' }),
+        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'app_not_found'),
+      },
     },
     onRequest: authenticated,
     handler: async (request, reply) => {

@@ -8,12 +8,19 @@ import type { AppServer } from '../../types.ts';
 import { ListingRequestHeaders, listingResponses } from './listings.schemas.ts';
 
 const EnterpriseQuery = Type.Object(
-  { include_enterprise: Type.Optional(Type.String({ description: 'true or 1 (any case) includes enterprise-only apps' })) },
+  {
+    include_enterprise: Type.Optional(
+      Type.String({ description: 'true or 1 (any case) includes enterprise-only apps' }),
+    ),
+  },
   { additionalProperties: true },
 );
 
 const PlatformParams = Type.Object({
-  version: Type.String({ pattern: PLATFORM_VERSION_PATTERN.source, description: 'a platform version X.Y.Z, digits only, such as 30.0.0' }),
+  version: Type.String({
+    pattern: PLATFORM_VERSION_PATTERN.source,
+    description: 'a platform version X.Y.Z, digits only, such as 30.0.0',
+  }),
 });
 
 /**
@@ -31,7 +38,12 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
       querystring: EnterpriseQuery,
       response: listingResponses('App', 'Apps with all their releases'),
     },
-    handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query.include_enterprise) })),
+    handler: async (request, reply) =>
+      sendListing(
+        request,
+        reply,
+        await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query.include_enterprise) }),
+      ),
   });
 
   app.get('/api/v1/platform/:version/apps.json', {
@@ -41,26 +53,53 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
       headers: ListingRequestHeaders,
       params: PlatformParams,
       querystring: EnterpriseQuery,
-      response: { ...listingResponses('App', 'Apps with their compatible releases; apps without one are left out'), ...errorResponses('invalid_request') },
+      response: {
+        ...listingResponses('App', 'Apps with their compatible releases; apps without one are left out'),
+        ...errorResponses('invalid_request'),
+      },
     },
     handler: async (request, reply) =>
-      sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query.include_enterprise), platform: request.params.version })),
+      sendListing(
+        request,
+        reply,
+        await listings.open({
+          kind: 'apps',
+          includeEnterprise: includesEnterprise(request.query.include_enterprise),
+          platform: request.params.version,
+        }),
+      ),
   });
 
   app.get('/api/v1/appapi_apps.json', {
     schema: {
-      summary: "Every ExApp (AppAPI) with its ExApp releases, each with its container data",
+      summary: 'Every ExApp (AppAPI) with its ExApp releases, each with its container data',
       tags: ['listings'],
       headers: ListingRequestHeaders,
       querystring: EnterpriseQuery,
-      response: listingResponses('App', 'Apps with their ExApp releases (aaIsSystem, deployMethods, apiScopes, environmentVariables added to each release); apps without one are left out'),
+      response: listingResponses(
+        'App',
+        'Apps with their ExApp releases (aaIsSystem, deployMethods, apiScopes, environmentVariables added to each release); apps without one are left out',
+      ),
     },
     handler: async (request, reply) =>
-      sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query.include_enterprise), exApps: true })),
+      sendListing(
+        request,
+        reply,
+        await listings.open({
+          kind: 'apps',
+          includeEnterprise: includesEnterprise(request.query.include_enterprise),
+          exApps: true,
+        }),
+      ),
   });
 
   app.get('/api/v1/ratings.json', {
-    schema: { summary: 'Every rating, newest first', tags: ['listings'], headers: ListingRequestHeaders, response: listingResponses('Rating', 'Ratings') },
+    schema: {
+      summary: 'Every rating, newest first',
+      tags: ['listings'],
+      headers: ListingRequestHeaders,
+      response: listingResponses('Rating', 'Ratings'),
+    },
     handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'ratings' })),
   });
 
@@ -79,7 +118,10 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
       summary: "The Discover section's entries (posts, showcases, carousels); expired ones left out",
       tags: ['listings'],
       headers: ListingRequestHeaders,
-      response: listingResponses('DiscoverEntry', 'Discover entries, in the order the administrators gave; [] when there are none'),
+      response: listingResponses(
+        'DiscoverEntry',
+        'Discover entries, in the order the administrators gave; [] when there are none',
+      ),
     },
     handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'discover' })),
   });

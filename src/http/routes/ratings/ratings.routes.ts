@@ -33,7 +33,13 @@ export async function ratingRoutes(app: AppServer, container: Container): Promis
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      const { created } = await rateApp(request.params.appId, request.body, currentUser(request), actingUser(request), container.ratings);
+      const { created } = await rateApp(
+        request.params.appId,
+        request.body,
+        currentUser(request),
+        actingUser(request),
+        container.ratings,
+      );
       return sendEmpty(reply, created ? 201 : 200);
     },
   });
@@ -43,7 +49,10 @@ export async function ratingRoutes(app: AppServer, container: Container): Promis
       summary: "Remove the caller's rating of an app",
       tags: ['ratings'],
       params: AppIdParams,
-      response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'app_not_found', 'rating_not_found') },
+      response: {
+        204: Type.Null({ description: 'Removed' }),
+        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'app_not_found', 'rating_not_found'),
+      },
     },
     onRequest: authenticated,
     handler: async (request, reply) => {

@@ -12,13 +12,20 @@ import { countedUpload } from '../../../metrics.ts';
 const PublishBody = Type.Object(
   {
     download: Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS URL of the .tar.gz archive' }),
-    signature: Type.String({ minLength: 1, maxLength: 65536, description: 'base64 RSA SHA-512 signature over the archive bytes' }),
+    signature: Type.String({
+      minLength: 1,
+      maxLength: 65536,
+      description: 'base64 RSA SHA-512 signature over the archive bytes',
+    }),
     nightly: Type.Optional(Type.Boolean({ description: 'A nightly replaces every earlier nightly of the app' })),
   },
   { additionalProperties: true },
 );
 
-const VersionParam = Type.String({ pattern: SEMVER_PATTERN.source, description: 'a semantic version such as 1.2.3 or 1.2.3-beta.1 (no build metadata)' });
+const VersionParam = Type.String({
+  pattern: SEMVER_PATTERN.source,
+  description: 'a semantic version such as 1.2.3 or 1.2.3-beta.1 (no build metadata)',
+});
 
 /** Publishing releases (`POST /api/v1/apps/releases`) and deleting them. */
 export async function releaseRoutes(app: AppServer, container: Container): Promise<void> {
@@ -51,7 +58,9 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
     onRequest: authenticated,
     handler: async (request, reply) => {
       const { download, signature, nightly = false } = request.body;
-      const result = await countedUpload(container.metrics, 'publish', () => publishRelease({ download, signature, nightly }, currentUser(request), actingUser(request), deps));
+      const result = await countedUpload(container.metrics, 'publish', () =>
+        publishRelease({ download, signature, nightly }, currentUser(request), actingUser(request), deps),
+      );
       request.log.info({ appId: result.appId, version: result.version, created: result.created }, 'release published');
       return sendEmpty(reply, result.created ? 201 : 200);
     },
@@ -63,7 +72,10 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
         summary: nightly ? 'Delete a nightly release' : 'Delete a release (not a nightly)',
         tags: ['releases'],
         params: Type.Object({ appId: AppIdParam, version: VersionParam }),
-        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'release_not_found') },
+        response: {
+          204: Type.Null({ description: 'Deleted' }),
+          ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'release_not_found'),
+        },
       },
       onRequest: authenticated,
       handler: async (request, reply) => {

@@ -12,8 +12,21 @@ import type { User } from '../../../domain/accounts/user.ts';
 import type { FormState } from '../../../web/forms.ts';
 import type { Html } from '../../../web/html.ts';
 import { localPath } from '../../../web/local-path.ts';
-import type { AccountMethods, AccountPageState, AccountSection, ProviderChoice } from '../../../web/pages/account-pages.ts';
-import { accountPage, loginPage, messagePage, newPasswordPage, resetRequestPage, signUpPage, verifyPage } from '../../../web/pages/account-pages.ts';
+import type {
+  AccountMethods,
+  AccountPageState,
+  AccountSection,
+  ProviderChoice,
+} from '../../../web/pages/account-pages.ts';
+import {
+  accountPage,
+  loginPage,
+  messagePage,
+  newPasswordPage,
+  resetRequestPage,
+  signUpPage,
+  verifyPage,
+} from '../../../web/pages/account-pages.ts';
 import { STRINGS } from '../../../web/strings.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { readSessionCookie, setSessionCookies } from '../../cookies.ts';
@@ -29,8 +42,11 @@ import { userActing } from '../../../domain/audit/audit.ts';
 
 const Redirect = { 303: Type.Null({ description: 'On to the next page' }) };
 const text = (maxLength: number) => Type.String({ maxLength });
-const Form = <T extends Record<string, ReturnType<typeof text>>>(fields: T) => Type.Object(fields, { additionalProperties: true });
-const SecretParams = Type.Object({ secret: Type.String({ maxLength: 200, description: 'the secret part of a mailed link' }) });
+const Form = <T extends Record<string, ReturnType<typeof text>>>(fields: T) =>
+  Type.Object(fields, { additionalProperties: true });
+const SecretParams = Type.Object({
+  secret: Type.String({ maxLength: 200, description: 'the secret part of a mailed link' }),
+});
 const FORM_ERRORS = [...BODY_ERRORS, 'csrf_failed'] as const;
 
 /**
@@ -45,7 +61,12 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   const providers: ProviderChoice[] = [...external.providers.values()].map(({ id, name }) => ({ id, name }));
   installFormParser(app);
 
-  const show = (request: FastifyRequest, reply: FastifyReply, build: (setting: PageSetting) => Html, visitor?: Visitor) => showPage(request, reply, container, build, visitor);
+  const show = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    build: (setting: PageSetting) => Html,
+    visitor?: Visitor,
+  ) => showPage(request, reply, container, build, visitor);
 
   /** Runs the work for the form's sender (checked by the website's guard); a refusal shows the form again. */
   async function handleForm(
@@ -66,7 +87,11 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   // Sign-in and sign-out
 
   app.get('/account/login', {
-    schema: { hide: true, querystring: Type.Object({ next: Type.Optional(text(2000)) }, { additionalProperties: true }), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
+    schema: {
+      hide: true,
+      querystring: Type.Object({ next: Type.Optional(text(2000)) }, { additionalProperties: true }),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') },
+    },
     handler: async (request, reply) => {
       const next = localPath(request.query.next);
       const visitor = await visitorOf(request, container);
@@ -78,8 +103,15 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   app.post('/account/login', {
     schema: {
       hide: true,
-      body: Type.Object({ username: text(150), password: text(1024), next: Type.Optional(text(2000)) }, { additionalProperties: true }),
-      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(FORM_ERRORS, 'not_authenticated', 'email_not_verified', 'rate_limited') },
+      body: Type.Object(
+        { username: text(150), password: text(1024), next: Type.Optional(text(2000)) },
+        { additionalProperties: true },
+      ),
+      response: {
+        ...PAGE_RESPONSE,
+        ...Redirect,
+        ...errorResponses(FORM_ERRORS, 'not_authenticated', 'email_not_verified', 'rate_limited'),
+      },
     },
     handler: async (request, reply) => {
       const { username, password } = request.body;
@@ -92,7 +124,8 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
           setSessionCookies(request, reply, session);
           return reply.redirect(next, 303);
         },
-        async (state, visitor) => show(request, reply, (s) => loginPage(next, s.formToken(), state, s.context, providers), visitor),
+        async (state, visitor) =>
+          show(request, reply, (s) => loginPage(next, s.formToken(), state, s.context, providers), visitor),
       );
     },
   });
@@ -111,14 +144,18 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
 
   app.get('/account/signup', {
     schema: { hide: true, response: PAGE_RESPONSE },
-    handler: async (request, reply) => show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), {}, s.context, providers)),
+    handler: async (request, reply) =>
+      show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), {}, s.context, providers)),
   });
 
   app.post('/account/signup', {
     schema: {
       hide: true,
       body: Form({ username: text(150), email: text(254), password: text(1024) }),
-      response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_user', 'user_exists', 'signup_closed', 'rate_limited') },
+      response: {
+        ...PAGE_RESPONSE,
+        ...errorResponses(FORM_ERRORS, 'invalid_user', 'user_exists', 'signup_closed', 'rate_limited'),
+      },
     },
     handler: async (request, reply) => {
       const { username, email, password } = request.body;
@@ -127,18 +164,30 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
         reply,
         async () => {
           await signUp({ username, email, password }, { address: request.ip, requestId: request.id }, deps);
-          return show(request, reply, (s) => messagePage(STRINGS.checkInboxTitle, STRINGS.checkInboxSignUp(email.trim()), s.context));
+          return show(request, reply, (s) =>
+            messagePage(STRINGS.checkInboxTitle, STRINGS.checkInboxSignUp(email.trim()), s.context),
+          );
         },
-        async (state, visitor) => show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), state, s.context, providers), visitor),
+        async (state, visitor) =>
+          show(request, reply, (s) => signUpPage(deps.signUpOpen, s.formToken(), state, s.context, providers), visitor),
       );
     },
   });
 
   const linkProblem = (request: FastifyRequest, reply: FastifyReply, state: FormState) =>
-    show(request, reply, (s) => messagePage(STRINGS.linkProblemTitle, state.problem?.detail ?? '', s.context, { href: '/account/login', label: STRINGS.signIn }));
+    show(request, reply, (s) =>
+      messagePage(STRINGS.linkProblemTitle, state.problem?.detail ?? '', s.context, {
+        href: '/account/login',
+        label: STRINGS.signIn,
+      }),
+    );
 
   app.get('/account/verify/:secret', {
-    schema: { hide: true, params: SecretParams, response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'invalid_link') } },
+    schema: {
+      hide: true,
+      params: SecretParams,
+      response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'invalid_link') },
+    },
     handler: async (request, reply) => {
       try {
         await readLink(request.params.secret, 'verify-email', deps);
@@ -151,14 +200,28 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   });
 
   app.post('/account/verify/:secret', {
-    schema: { hide: true, params: SecretParams, body: Form({}), response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_link', 'conflict') } },
+    schema: {
+      hide: true,
+      params: SecretParams,
+      body: Form({}),
+      response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_link', 'conflict') },
+    },
     handler: async (request, reply) =>
       handleForm(
         request,
         reply,
         async () => {
           const user = await verifyEmail(request.params.secret, { address: request.ip, requestId: request.id }, deps);
-          return show(request, reply, (s) => messagePage(STRINGS.verifiedTitle, STRINGS.verifiedText(user.email ?? ''), s.context, s.visitor.user === null ? { href: '/account/login', label: STRINGS.signIn } : { href: '/account', label: STRINGS.accountTitle }));
+          return show(request, reply, (s) =>
+            messagePage(
+              STRINGS.verifiedTitle,
+              STRINGS.verifiedText(user.email ?? ''),
+              s.context,
+              s.visitor.user === null
+                ? { href: '/account/login', label: STRINGS.signIn }
+                : { href: '/account', label: STRINGS.accountTitle },
+            ),
+          );
         },
         async (state, visitor) =>
           state.problem?.code === 'csrf_failed'
@@ -175,7 +238,11 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   });
 
   app.post('/account/reset', {
-    schema: { hide: true, body: Form({ email: text(254) }), response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_user', 'rate_limited') } },
+    schema: {
+      hide: true,
+      body: Form({ email: text(254) }),
+      response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_user', 'rate_limited') },
+    },
     handler: async (request, reply) =>
       handleForm(
         request,
@@ -184,12 +251,17 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
           await requestPasswordReset(request.body.email, request.ip, deps);
           return show(request, reply, (s) => messagePage(STRINGS.checkInboxTitle, STRINGS.resetSentText, s.context));
         },
-        async (state, visitor) => show(request, reply, (s) => resetRequestPage(s.formToken(), state, s.context), visitor),
+        async (state, visitor) =>
+          show(request, reply, (s) => resetRequestPage(s.formToken(), state, s.context), visitor),
       ),
   });
 
   app.get('/account/reset/:secret', {
-    schema: { hide: true, params: SecretParams, response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'invalid_link') } },
+    schema: {
+      hide: true,
+      params: SecretParams,
+      response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'invalid_link') },
+    },
     handler: async (request, reply) => {
       let user: User;
       try {
@@ -202,21 +274,45 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   });
 
   app.post('/account/reset/:secret', {
-    schema: { hide: true, params: SecretParams, body: Form({ password: text(1024) }), response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_user', 'invalid_link') } },
+    schema: {
+      hide: true,
+      params: SecretParams,
+      body: Form({ password: text(1024) }),
+      response: { ...PAGE_RESPONSE, ...errorResponses(FORM_ERRORS, 'invalid_user', 'invalid_link') },
+    },
     handler: async (request, reply) =>
       handleForm(
         request,
         reply,
         async () => {
-          await resetPassword(request.params.secret, request.body.password, { address: request.ip, requestId: request.id }, deps);
+          await resetPassword(
+            request.params.secret,
+            request.body.password,
+            { address: request.ip, requestId: request.id },
+            deps,
+          );
           setSessionCookies(request, reply, null);
-          return show(request, reply, (s) => messagePage(STRINGS.passwordSetTitle, STRINGS.passwordSetText, s.context, { href: '/account/login', label: STRINGS.signIn }), signedOut(request));
+          return show(
+            request,
+            reply,
+            (s) =>
+              messagePage(STRINGS.passwordSetTitle, STRINGS.passwordSetText, s.context, {
+                href: '/account/login',
+                label: STRINGS.signIn,
+              }),
+            signedOut(request),
+          );
         },
         async (state, visitor) => {
           if (state.problem?.code === 'invalid_link') return linkProblem(request, reply, state);
           const user = await resetLinkUser(request.params.secret, deps).catch(() => null);
           if (user === null) return linkProblem(request, reply, state);
-          return show(request, reply, (s) => newPasswordPage(request.params.secret, user, s.formToken(), state, s.context), visitor);
+          return show(
+            request,
+            reply,
+            (s) => newPasswordPage(request.params.secret, user, s.formToken(), state, s.context),
+            visitor,
+          );
         },
       ),
   });
@@ -224,18 +320,34 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   // The account page
 
   const toLogin = (reply: FastifyReply) => reply.redirect('/account/login?next=%2Faccount', 303);
-  const showAccount = async (request: FastifyRequest, reply: FastifyReply, visitor: Visitor, user: User, state: AccountPageState) => {
+  const showAccount = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    visitor: Visitor,
+    user: User,
+    state: AccountPageState,
+  ) => {
     const methods: AccountMethods = { providers, linked: await linkedIdentities(user, external) };
     return show(request, reply, (s) => accountPage(user, s.formToken(), state, s.context, methods), visitor);
   };
-  const providerName = (id: string | undefined): string | null => (id === undefined ? null : (external.providers.get(id)?.name ?? null));
+  const providerName = (id: string | undefined): string | null =>
+    id === undefined ? null : (external.providers.get(id)?.name ?? null);
 
   app.get('/account', {
     schema: {
       hide: true,
       querystring: Type.Object(
-        { welcome: Type.Optional(text(30)), address: Type.Optional(text(20)), connected: Type.Optional(text(30)), already: Type.Optional(text(30)) },
-        { additionalProperties: true, description: 'What the page says after an external login: the provider of a new account, or of a connected identity' },
+        {
+          welcome: Type.Optional(text(30)),
+          address: Type.Optional(text(20)),
+          connected: Type.Optional(text(30)),
+          already: Type.Optional(text(30)),
+        },
+        {
+          additionalProperties: true,
+          description:
+            'What the page says after an external login: the provider of a new account, or of a connected identity',
+        },
       ),
       response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') },
     },
@@ -248,7 +360,12 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
       const linked = providerName(connected) ?? providerName(already);
       const state: AccountPageState = {
         ...(welcomed === null ? {} : { welcome: { provider: welcomed, addressInUse: address === 'in-use' } }),
-        ...(linked === null ? {} : { section: 'methods', message: connected === undefined ? STRINGS.alreadyConnected(linked) : STRINGS.connected(linked) }),
+        ...(linked === null
+          ? {}
+          : {
+              section: 'methods',
+              message: connected === undefined ? STRINGS.alreadyConnected(linked) : STRINGS.connected(linked),
+            }),
       };
       return showAccount(request, reply, visitor, visitor.user, state);
     },
@@ -257,7 +374,13 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   /** An account form: signed in only; a refusal shows the page with the problem in the form's section. */
   function accountForm(
     section: AccountSection,
-    work: (user: User, visitor: Visitor, body: Readonly<Record<string, string>>, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
+    work: (
+      user: User,
+      visitor: Visitor,
+      body: Readonly<Record<string, string>>,
+      request: FastifyRequest,
+      reply: FastifyReply,
+    ) => Promise<FastifyReply>,
   ) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       reply.header('cache-control', 'no-store');
@@ -271,7 +394,13 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
         },
         async (state, visitor) => {
           const user = visitor?.user ?? null;
-          if (user === null || visitor === undefined) return show(request, reply, (s) => messagePage(STRINGS.accountTitle, state.problem?.detail ?? '', s.context, { href: '/account', label: STRINGS.accountTitle }));
+          if (user === null || visitor === undefined)
+            return show(request, reply, (s) =>
+              messagePage(STRINGS.accountTitle, state.problem?.detail ?? '', s.context, {
+                href: '/account',
+                label: STRINGS.accountTitle,
+              }),
+            );
           return showAccount(request, reply, visitor, user, { section, form: state });
         },
       );
@@ -281,44 +410,84 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   const ACCOUNT_ERRORS = [...FORM_ERRORS, 'rate_limited'] as const;
 
   app.post('/account/token', {
-    schema: { hide: true, body: Form({}), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) } },
+    schema: {
+      hide: true,
+      body: Form({}),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) },
+    },
     handler: accountForm('token', async (user, visitor, _body, request, reply) =>
-      showAccount(request, reply, visitor, user, { section: 'token', token: { value: await getOrCreateToken(user, userActing(user, request.ip, request.id), deps), replaced: false } }),
+      showAccount(request, reply, visitor, user, {
+        section: 'token',
+        token: { value: await getOrCreateToken(user, userActing(user, request.ip, request.id), deps), replaced: false },
+      }),
     ),
   });
 
   app.post('/account/token/new', {
-    schema: { hide: true, body: Form({}), response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) } },
+    schema: {
+      hide: true,
+      body: Form({}),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS) },
+    },
     handler: accountForm('token', async (user, visitor, _body, request, reply) =>
-      showAccount(request, reply, visitor, user, { section: 'token', token: { value: await replaceToken(user, userActing(user, request.ip, request.id), deps), replaced: true } }),
+      showAccount(request, reply, visitor, user, {
+        section: 'token',
+        token: { value: await replaceToken(user, userActing(user, request.ip, request.id), deps), replaced: true },
+      }),
     ),
   });
 
   app.post('/account/password', {
     schema: {
       hide: true,
-      body: Type.Object({ current_password: Type.Optional(text(1024)), password: text(1024) }, { additionalProperties: true, description: 'current_password: not for an account without one' }),
-      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
+      body: Type.Object(
+        { current_password: Type.Optional(text(1024)), password: text(1024) },
+        { additionalProperties: true, description: 'current_password: not for an account without one' },
+      ),
+      response: {
+        ...PAGE_RESPONSE,
+        ...Redirect,
+        ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden'),
+      },
     },
     handler: accountForm('password', async (user, _visitor, body, request, reply) => {
-      await changePassword(user, body.current_password ?? '', body.password ?? '', userActing(user, request.ip, request.id), deps);
+      await changePassword(
+        user,
+        body.current_password ?? '',
+        body.password ?? '',
+        userActing(user, request.ip, request.id),
+        deps,
+      );
       // Every session ended, this one too: this browser continues in a new one.
       const session = await openSession(user, deps);
       setSessionCookies(request, reply, session);
-      return showAccount(request, reply, { user, browserSecret: session.sessionId }, user, { section: 'password', message: STRINGS.passwordChanged });
+      return showAccount(request, reply, { user, browserSecret: session.sessionId }, user, {
+        section: 'password',
+        message: STRINGS.passwordChanged,
+      });
     }),
   });
 
   app.post('/account/email', {
     schema: {
       hide: true,
-      body: Type.Object({ email: text(254), current_password: Type.Optional(text(1024)) }, { additionalProperties: true }),
-      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden') },
+      body: Type.Object(
+        { email: text(254), current_password: Type.Optional(text(1024)) },
+        { additionalProperties: true },
+      ),
+      response: {
+        ...PAGE_RESPONSE,
+        ...Redirect,
+        ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'invalid_user', 'forbidden'),
+      },
     },
     handler: accountForm('email', async (user, visitor, body, request, reply) => {
       const email = (body.email ?? '').trim();
       await changeEmail(user, body.current_password ?? '', email, request.ip, deps);
-      return showAccount(request, reply, visitor, user, { section: 'email', message: STRINGS.emailChangeSent(maskAddress(email)) });
+      return showAccount(request, reply, visitor, user, {
+        section: 'email',
+        message: STRINGS.emailChangeSent(maskAddress(email)),
+      });
     }),
   });
 
@@ -332,21 +501,44 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
     handler: accountForm('methods', async (user, visitor, _body, request, reply) => {
       const { provider } = request.params as { provider: string };
       await unlinkExternal(user, provider, userActing(user, request.ip, request.id), external);
-      return showAccount(request, reply, visitor, user, { section: 'methods', message: STRINGS.disconnected(providerName(provider) ?? provider) });
+      return showAccount(request, reply, visitor, user, {
+        section: 'methods',
+        message: STRINGS.disconnected(providerName(provider) ?? provider),
+      });
     }),
   });
 
   app.post('/account/delete', {
     schema: {
       hide: true,
-      body: Type.Object({ current_password: Type.Optional(text(1024)), confirm_username: Type.Optional(text(150)) }, { additionalProperties: true, description: 'The password, or for an account without one its username' }),
-      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'forbidden', 'conflict', 'invalid_user') },
+      body: Type.Object(
+        { current_password: Type.Optional(text(1024)), confirm_username: Type.Optional(text(150)) },
+        { additionalProperties: true, description: 'The password, or for an account without one its username' },
+      ),
+      response: {
+        ...PAGE_RESPONSE,
+        ...Redirect,
+        ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated', 'forbidden', 'conflict', 'invalid_user'),
+      },
     },
     handler: accountForm('delete', async (user, _visitor, body, request, reply) => {
-      await deleteAccount(user, (user.hasPassword ? body.current_password : body.confirm_username) ?? '', userActing(user, request.ip, request.id), deps);
+      await deleteAccount(
+        user,
+        (user.hasPassword ? body.current_password : body.confirm_username) ?? '',
+        userActing(user, request.ip, request.id),
+        deps,
+      );
       setSessionCookies(request, reply, null);
-      return show(request, reply, (s) => messagePage(STRINGS.accountDeletedTitle, STRINGS.accountDeletedText, s.context, { href: '/', label: STRINGS.backHome }), signedOut(request));
+      return show(
+        request,
+        reply,
+        (s) =>
+          messagePage(STRINGS.accountDeletedTitle, STRINGS.accountDeletedText, s.context, {
+            href: '/',
+            label: STRINGS.backHome,
+          }),
+        signedOut(request),
+      );
     }),
   });
 }
-

@@ -16,13 +16,20 @@ export async function apiPageRoutes(app: AppServer, container: Container): Promi
       schema: {
         hide: true,
         response: {
-          200: Type.Union([Type.String({ description: 'The API page' }), Type.Object({ openapi: Type.String(), documentation: Type.String() })]),
+          200: Type.Union([
+            Type.String({ description: 'The API page' }),
+            Type.Object({ openapi: Type.String(), documentation: Type.String() }),
+          ]),
         },
       },
       handler: async (request, reply) => {
         if (!acceptsHtml(request)) return { openapi: '/api/v1/openapi.json', documentation: '/api/' };
         const { context } = await pageSetting(request, reply, container);
-        return sendPage(request, reply, apiPage(app.swagger() as OpenApiDocument, context, `${request.protocol}://${request.host}`));
+        return sendPage(
+          request,
+          reply,
+          apiPage(app.swagger() as OpenApiDocument, context, `${request.protocol}://${request.host}`),
+        );
       },
     });
   }

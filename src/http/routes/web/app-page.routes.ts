@@ -25,7 +25,13 @@ const RATED = { saved: STRINGS.ratingSaved, removed: STRINGS.ratingRemoved } as 
 export async function appPageRoutes(app: AppServer, container: Container): Promise<void> {
   installFormParser(app);
 
-  async function render(request: FastifyRequest, reply: FastifyReply, appId: string, form: AppPageView['form'], visitor?: Visitor) {
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    appId: string,
+    form: AppPageView['form'],
+    visitor?: Visitor,
+  ) {
     const setting = await pageSetting(request, reply, container, visitor);
     const { catalog, context, display } = setting;
     const { app: listed, ratings, raterNames } = await findListedApp(catalog, appId);
@@ -50,12 +56,20 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     schema: {
       hide: true,
       params: Params,
-      querystring: Type.Object({ rated: Type.Optional(Type.String({ enum: ['saved', 'removed'] })) }, { additionalProperties: true }),
+      querystring: Type.Object(
+        { rated: Type.Optional(Type.String({ enum: ['saved', 'removed'] })) },
+        { additionalProperties: true },
+      ),
       response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'app_not_found') },
     },
     handler: async (request, reply) => {
       const rated = request.query.rated;
-      return render(request, reply, request.params.appId, rated === 'saved' || rated === 'removed' ? { message: RATED[rated] } : {});
+      return render(
+        request,
+        reply,
+        request.params.appId,
+        rated === 'saved' || rated === 'removed' ? { message: RATED[rated] } : {},
+      );
     },
   });
 
@@ -67,10 +81,19 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     },
     { additionalProperties: true },
   );
-  const ratingErrors = { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(BODY_ERRORS, 'csrf_failed', 'forbidden', 'app_not_found', 'rating_not_found') };
+  const ratingErrors = {
+    ...PAGE_RESPONSE,
+    ...Redirect,
+    ...errorResponses(BODY_ERRORS, 'csrf_failed', 'forbidden', 'app_not_found', 'rating_not_found'),
+  };
 
   /** Runs a rating change for the signed-in sender of the form, then back to the page (or the page with the refusal). */
-  async function change(request: FastifyRequest, reply: FastifyReply, appId: string, work: (user: User) => Promise<keyof typeof RATED>) {
+  async function change(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    appId: string,
+    work: (user: User) => Promise<keyof typeof RATED>,
+  ) {
     const here = `/apps/${encodeURIComponent(appId)}`;
     let visitor: Visitor | undefined;
     try {
@@ -88,13 +111,24 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     handler: async (request, reply) =>
       change(request, reply, request.params.appId, async (user) => {
         const { stars, comment, language } = request.body;
-        await rateApp(request.params.appId, { rating: starsToRating(Number(stars)), comment: comment ?? '', language: language ?? 'en' }, user, userActing(user, request.ip, request.id), container.ratings);
+        await rateApp(
+          request.params.appId,
+          { rating: starsToRating(Number(stars)), comment: comment ?? '', language: language ?? 'en' },
+          user,
+          userActing(user, request.ip, request.id),
+          container.ratings,
+        );
         return 'saved';
       }),
   });
 
   app.post('/apps/:appId/rating/delete', {
-    schema: { hide: true, params: Params, body: Type.Object({}, { additionalProperties: true }), response: ratingErrors },
+    schema: {
+      hide: true,
+      params: Params,
+      body: Type.Object({}, { additionalProperties: true }),
+      response: ratingErrors,
+    },
     handler: async (request, reply) =>
       change(request, reply, request.params.appId, async (user) => {
         await unrateApp(request.params.appId, user, userActing(user, request.ip, request.id), container.ratings);

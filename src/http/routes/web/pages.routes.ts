@@ -28,7 +28,6 @@ const ICON_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
-
 /** The public website: server-rendered pages that work without JavaScript (docs/website.md). */
 export async function pageRoutes(app: AppServer, container: Container): Promise<void> {
   app.get('/', {
@@ -43,7 +42,13 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     {
       q: Type.Optional(Type.String({ maxLength: 100, description: 'words to find in app ids, names and summaries' })),
       category: Type.Optional(Type.String({ maxLength: 64, description: 'a category id' })),
-      nextcloud: Type.Optional(Type.String({ maxLength: 20, pattern: '^([0-9]{1,4}(\\.[0-9]{1,4}){0,2})?$', description: 'a Nextcloud version such as 30 or 30.0.2' })),
+      nextcloud: Type.Optional(
+        Type.String({
+          maxLength: 20,
+          pattern: '^([0-9]{1,4}(\\.[0-9]{1,4}){0,2})?$',
+          description: 'a Nextcloud version such as 30 or 30.0.2',
+        }),
+      ),
       featured: Type.Optional(Type.String({ enum: ['', '1'], description: '1 for featured apps only' })),
       sort: Type.Optional(Type.String({ enum: ['', ...SORTS], description: `one of ${SORTS.join(', ')}` })),
       page: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$', description: 'a page number' })),
@@ -59,7 +64,11 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
   }
 
   app.get('/search', {
-    schema: { hide: true, querystring: SearchQueryString, response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request') } },
+    schema: {
+      hide: true,
+      querystring: SearchQueryString,
+      response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request') },
+    },
     handler: async (request, reply) => {
       const q = request.query;
       const query: SearchQuery = {
@@ -75,9 +84,29 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
   });
 
   app.get('/categories/:category', {
-    schema: { hide: true, params: Type.Object({ category: Type.String({ maxLength: 64, description: 'a category id' }) }), response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'not_found') } },
+    schema: {
+      hide: true,
+      params: Type.Object({ category: Type.String({ maxLength: 64, description: 'a category id' }) }),
+      response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'not_found') },
+    },
     handler: async (request, reply) =>
-      sendPage(request, reply, await showSearch(request, reply, { text: '', category: request.params.category, nextcloud: null, featuredOnly: false, sort: 'rating', page: 1 }, true)),
+      sendPage(
+        request,
+        reply,
+        await showSearch(
+          request,
+          reply,
+          {
+            text: '',
+            category: request.params.category,
+            nextcloud: null,
+            featuredOnly: false,
+            sort: 'rating',
+            page: 1,
+          },
+          true,
+        ),
+      ),
   });
 
   // The language switcher's target: remembers the choice for a year and returns to the page.
@@ -88,10 +117,19 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
         lang: Type.String({ pattern: LANGUAGE_PATTERN.source, description: 'a language code such as de or pt_BR' }),
         next: Type.Optional(Type.String({ maxLength: 2000 })),
       }),
-      response: { 303: Type.Null({ description: 'Back to the page, in the chosen language' }), ...errorResponses('invalid_request') },
+      response: {
+        303: Type.Null({ description: 'Back to the page, in the chosen language' }),
+        ...errorResponses('invalid_request'),
+      },
     },
     handler: async (request, reply) => {
-      reply.setCookie(LANGUAGE_COOKIE, request.query.lang, { path: '/', maxAge: 365 * 86_400, sameSite: 'lax', httpOnly: true, secure: request.protocol === 'https' });
+      reply.setCookie(LANGUAGE_COOKIE, request.query.lang, {
+        path: '/',
+        maxAge: 365 * 86_400,
+        sameSite: 'lax',
+        httpOnly: true,
+        secure: request.protocol === 'https',
+      });
       return reply.redirect(localPath(request.query.next), 303);
     },
   });
@@ -105,21 +143,34 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     schema: {
       hide: true,
       params: Type.Object({ file: Type.String({ pattern: '^[0-9a-f]{32}\\.svg$', description: 'HASH.svg' }) }),
-      response: { 200: Type.String({ description: 'An SVG icon' }), 304: Type.Null({ description: 'Not modified' }), ...errorResponses('invalid_request', 'not_found') },
+      response: {
+        200: Type.String({ description: 'An SVG icon' }),
+        304: Type.Null({ description: 'Not modified' }),
+        ...errorResponses('invalid_request', 'not_found'),
+      },
     },
     handler: async (request, reply) => {
       const hash = request.params.file.slice(0, 32);
       const etag = `"${hash}"`;
       // The address names the content: a matching ETag needs no lookup.
-      if (request.headers['if-none-match'] !== undefined && etagListMatches(request.headers['if-none-match'], etag)) return reply.headers({ ...ICON_HEADERS, etag }).code(304).send(null);
+      if (request.headers['if-none-match'] !== undefined && etagListMatches(request.headers['if-none-match'], etag))
+        return reply
+          .headers({ ...ICON_HEADERS, etag })
+          .code(304)
+          .send(null);
       const svg = await container.browse.icon(hash);
-      if (svg === null) throw new AppError('not_found', `There is no icon ${hash}: the app's latest release may have another one now.`);
-      return reply.headers({ ...ICON_HEADERS, etag }).type('image/svg+xml').send(svg);
+      if (svg === null)
+        throw new AppError('not_found', `There is no icon ${hash}: the app's latest release may have another one now.`);
+      return reply
+        .headers({ ...ICON_HEADERS, etag })
+        .type('image/svg+xml')
+        .send(svg);
     },
   });
 
   app.get('/static/site.css', {
     schema: { hide: true },
-    handler: async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
+    handler: async (_request, reply) =>
+      reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
   });
 }

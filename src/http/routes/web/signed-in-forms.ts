@@ -27,7 +27,11 @@ export function toSignIn(reply: FastifyReply, path: string): FastifyReply {
   return reply.redirect(`/account/login?next=${encodeURIComponent(path)}`, 303);
 }
 
-const signedIn = (user: User, visitor: Visitor, request: FastifyRequest): SignedIn => ({ user, visitor, acting: userActing(user, request.ip, request.id) });
+const signedIn = (user: User, visitor: Visitor, request: FastifyRequest): SignedIn => ({
+  user,
+  visitor,
+  acting: userActing(user, request.ip, request.id),
+});
 
 /** The signed-in sender of this request (a live session), or null. */
 export async function signedInVisitor(request: FastifyRequest, container: Container): Promise<SignedIn | null> {
@@ -40,7 +44,8 @@ export const REDIRECT = { 303: Type.Null({ description: 'On to the next page' })
 /** The refusals every developer and admin form may meet. */
 export const SIGNED_IN_FORM_ERRORS = [...BODY_ERRORS, 'csrf_failed', 'forbidden', 'rate_limited'] as const;
 /** A form whose fields may be missing (an unticked checkbox is not sent): the handler reads each with a default. */
-export const LooseForm = (names: readonly string[], maxLength: number) => Type.Record(Type.String(), Type.String({ maxLength }), { description: `fields: ${names.join(', ')}` });
+export const LooseForm = (names: readonly string[], maxLength: number) =>
+  Type.Record(Type.String(), Type.String({ maxLength }), { description: `fields: ${names.join(', ')}` });
 /** A ticked checkbox (or a hidden field set to 'on'). */
 export const checked = (value: string | undefined): boolean => value !== undefined && value !== '';
 
@@ -50,7 +55,10 @@ export const checked = (value: string | undefined): boolean => value !== undefin
  * own field name); a refusal that names none goes to the field `field` gives for its code. The
  * detail stays at the top of the form.
  */
-export function placeProblems(place: { readonly rename?: (where: string) => string; readonly field?: (code: ErrorCode) => string | undefined }) {
+export function placeProblems(place: {
+  readonly rename?: (where: string) => string;
+  readonly field?: (code: ErrorCode) => string | undefined;
+}) {
   return (error: unknown): never => {
     if (!isAppError(error)) throw error;
     let fields: FieldErrors | undefined = error.errors;
@@ -70,13 +78,22 @@ export function placeProblems(place: { readonly rename?: (where: string) => stri
  * session), never kept by a cache; every decision about what they may do is the use cases'.
  */
 export function signedInPages(container: Container) {
-  async function show(request: FastifyRequest, reply: FastifyReply, visitor: Visitor, build: (setting: PageSetting) => Html | Promise<Html>): Promise<FastifyReply> {
+  async function show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    visitor: Visitor,
+    build: (setting: PageSetting) => Html | Promise<Html>,
+  ): Promise<FastifyReply> {
     reply.header('cache-control', 'no-store');
     return showPage(request, reply, container, build, visitor);
   }
 
   /** A GET: the page for the signed-in user, or the way to sign in; a refusal (403, 404) shows as an error page. */
-  async function page(request: FastifyRequest, reply: FastifyReply, build: (who: SignedIn, setting: PageSetting) => Promise<Html>): Promise<FastifyReply> {
+  async function page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    build: (who: SignedIn, setting: PageSetting) => Promise<Html>,
+  ): Promise<FastifyReply> {
     const who = await signedInVisitor(request, container);
     if (who === null) return toSignIn(reply, request.url);
     return show(request, reply, who.visitor, (setting) => build(who, setting));

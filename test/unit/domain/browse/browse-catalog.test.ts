@@ -2,12 +2,20 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { entrySourceOf, listedApp } from '../../../helpers/listed-app.ts';
 import type { ListedApp, ListedRelease } from '../../../../src/domain/listings/app-listing.ts';
-import { currentCatalog, findListedApp, homeView, latestPerPlatform, pageCatalog, textsIn } from '../../../../src/domain/browse/browse-catalog.ts';
+import {
+  currentCatalog,
+  findListedApp,
+  homeView,
+  latestPerPlatform,
+  pageCatalog,
+  textsIn,
+} from '../../../../src/domain/browse/browse-catalog.ts';
 import type { AppDetails } from '../../../../src/domain/browse/browse-catalog.ts';
 import { catalogEntry } from '../../../../src/domain/browse/catalog-entry.ts';
 import { SearchIndex } from '../../../../src/domain/browse/search-index.ts';
 
-const app = (id: string, created: string, lastModified: string, extra: Partial<ListedApp> = {}): ListedApp => listedApp(id, { created, lastModified, ...extra });
+const app = (id: string, created: string, lastModified: string, extra: Partial<ListedApp> = {}): ListedApp =>
+  listedApp(id, { created, lastModified, ...extra });
 
 describe('homeView', () => {
   test('featured, newest and recently updated first, categories by size', () => {
@@ -21,22 +29,49 @@ describe('homeView', () => {
       return [sources.map(catalogEntry), new SearchIndex(sources)] as const;
     };
     const view = homeView(...entriesOf(apps));
-    assert.deepEqual(view.featured.map((a) => a.id), ['a']);
-    assert.deepEqual(view.newest.map((a) => a.id), ['b', 'c', 'a']);
+    assert.deepEqual(
+      view.featured.map((a) => a.id),
+      ['a'],
+    );
+    assert.deepEqual(
+      view.newest.map((a) => a.id),
+      ['b', 'c', 'a'],
+    );
     // "Recently updated" leaves out what "New apps" shows: nothing left in a store this small.
-    assert.deepEqual(view.updated.map((a) => a.id), []);
-    const many = Array.from({ length: 14 }, (_, i) => app(`app${String(i).padStart(2, '0')}`, `2026-01-${String(i + 1).padStart(2, '0')}`, i === 0 ? '2026-07-01' : `2026-01-${String(i + 1).padStart(2, '0')}`));
+    assert.deepEqual(
+      view.updated.map((a) => a.id),
+      [],
+    );
+    const many = Array.from({ length: 14 }, (_, i) =>
+      app(
+        `app${String(i).padStart(2, '0')}`,
+        `2026-01-${String(i + 1).padStart(2, '0')}`,
+        i === 0 ? '2026-07-01' : `2026-01-${String(i + 1).padStart(2, '0')}`,
+      ),
+    );
     const bigger = homeView(...entriesOf(many));
     assert.equal(bigger.newest.length, 12);
-    assert.deepEqual(bigger.updated.map((a) => a.id), ['app00', 'app01'], 'the two apps not among the newest, the updated one first');
-    assert.deepEqual(view.categories, [{ id: 'tools', apps: 3 }, { id: 'office', apps: 1 }]);
+    assert.deepEqual(
+      bigger.updated.map((a) => a.id),
+      ['app00', 'app01'],
+      'the two apps not among the newest, the updated one first',
+    );
+    assert.deepEqual(view.categories, [
+      { id: 'tools', apps: 3 },
+      { id: 'office', apps: 1 },
+    ]);
     assert.equal(view.total, 3);
   });
 });
 
 describe('textsIn', () => {
   test('the first language the app has, else English', () => {
-    const multi = app('a', '', '', { translations: { en: { name: 'Mail', summary: '', description: '' }, de: { name: 'E-Mail', summary: '', description: '' } } });
+    const multi = app('a', '', '', {
+      translations: {
+        en: { name: 'Mail', summary: '', description: '' },
+        de: { name: 'E-Mail', summary: '', description: '' },
+      },
+    });
     assert.equal(textsIn(multi, ['fr', 'de']).name, 'E-Mail');
     assert.equal(textsIn(multi, ['fr']).language, 'en');
   });
@@ -84,12 +119,24 @@ describe('currentCatalog', () => {
 describe('pageCatalog', () => {
   test("an app page's details are read when asked, a few kept; an app not listed is refused without a read", async () => {
     const reads: string[] = [];
-    const apps = Array.from({ length: 40 }, (_, i) => app(`app${String(i).padStart(2, '0')}`, '2026-01-01', '2026-01-01', { translations: { en: { name: `App ${i}`, summary: 's', description: 'd' }, de: { name: `Anw ${i}`, summary: 's', description: 'd' } } }));
-    const catalog = pageCatalog({ stamp: { version: 1, changedAt: new Date(0), instanceId: 'x' }, day: '20260601' }, apps.map(entrySourceOf), { platforms: [], categories: [], icons: new Map() }, async (appId): Promise<AppDetails | null> => {
-      reads.push(appId);
-      const found = apps.find((a) => a.id === appId);
-      return found === undefined ? null : { app: found, ratings: [], raterNames: new Map() };
-    });
+    const apps = Array.from({ length: 40 }, (_, i) =>
+      app(`app${String(i).padStart(2, '0')}`, '2026-01-01', '2026-01-01', {
+        translations: {
+          en: { name: `App ${i}`, summary: 's', description: 'd' },
+          de: { name: `Anw ${i}`, summary: 's', description: 'd' },
+        },
+      }),
+    );
+    const catalog = pageCatalog(
+      { stamp: { version: 1, changedAt: new Date(0), instanceId: 'x' }, day: '20260601' },
+      apps.map(entrySourceOf),
+      { platforms: [], categories: [], icons: new Map() },
+      async (appId): Promise<AppDetails | null> => {
+        reads.push(appId);
+        const found = apps.find((a) => a.id === appId);
+        return found === undefined ? null : { app: found, ratings: [], raterNames: new Map() };
+      },
+    );
     assert.deepEqual(catalog.languages, ['de', 'en']);
     assert.equal((await findListedApp(catalog, 'app01')).app.id, 'app01');
     await findListedApp(catalog, 'app01');
@@ -106,12 +153,23 @@ describe('pageCatalog', () => {
 });
 
 describe('latestPerPlatform', () => {
-  const release = (version: string, spec: string, isNightly = false) => ({ version, isNightly, platformVersionSpec: spec }) as unknown as ListedRelease;
-  const platforms = ['31.0.2', '31.0.0', '30.0.14', '30.0.1', '29.0.9'].map((version) => ({ version, hasRelease: true, isSupported: true }));
+  const release = (version: string, spec: string, isNightly = false) =>
+    ({ version, isNightly, platformVersionSpec: spec }) as unknown as ListedRelease;
+  const platforms = ['31.0.2', '31.0.0', '30.0.14', '30.0.1', '29.0.9'].map((version) => ({
+    version,
+    hasRelease: true,
+    isSupported: true,
+  }));
 
   test('the newest stable, non-nightly release for the newest patch release of each major version', () => {
     const listed = app('news', '', '', {
-      releases: [release('3.0.0', '>=31.0.0 <32.0.0'), release('3.1.0-beta.1', '>=31.0.0 <32.0.0'), release('3.2.0', '>=31.0.0 <32.0.0', true), release('2.4.0', '>=29.0.0 <31.0.0'), release('2.3.0', '>=29.0.0 <31.0.0')],
+      releases: [
+        release('3.0.0', '>=31.0.0 <32.0.0'),
+        release('3.1.0-beta.1', '>=31.0.0 <32.0.0'),
+        release('3.2.0', '>=31.0.0 <32.0.0', true),
+        release('2.4.0', '>=29.0.0 <31.0.0'),
+        release('2.3.0', '>=29.0.0 <31.0.0'),
+      ],
     });
     assert.deepEqual(
       latestPerPlatform(listed, platforms).map((row) => [row.platform, row.release.version]),

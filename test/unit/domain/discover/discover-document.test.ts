@@ -24,7 +24,7 @@ describe('discover files', () => {
     assert.deepEqual(parseDiscoverFile([], context), []);
   });
 
-  test('the full document validates against the original store\'s schema', { skip: REALDATA_SKIP }, () => {
+  test("the full document validates against the original store's schema", { skip: REALDATA_SKIP }, () => {
     const validate = discoverSchemaValidator();
     assert.ok(validate !== null);
     assert.deepEqual(validate(FULL_DOCUMENT), []);
@@ -32,16 +32,30 @@ describe('discover files', () => {
   });
 
   test('each class of mistake is named by entry and field, and the file refused whole', () => {
-    assert.deepEqual(problemsOf({ entries: [] }), { '(file)': ['must be a JSON array of entries (post, showcase, carousel)'] });
+    assert.deepEqual(problemsOf({ entries: [] }), {
+      '(file)': ['must be a JSON array of entries (post, showcase, carousel)'],
+    });
     const problems = problemsOf([
       { type: 'post' },
       { type: 'article', id: 'x' },
       { type: 'post', id: 'dup' },
       { type: 'post', id: 'dup', headline: { de: 'Hallo' }, text: { EN: 'x' } },
-      { type: 'post', id: 'http', link: 'http://example.org', media: { content: { src: 'ftp://example.org/a.png' }, alignment: 'left' } },
+      {
+        type: 'post',
+        id: 'http',
+        link: 'http://example.org',
+        media: { content: { src: 'ftp://example.org/a.png' }, alignment: 'left' },
+      },
       { type: 'post', id: 'list', media: [{ content: { src: 'https://example.org/a.png', alt: 'a' } }] },
       { type: 'showcase', id: 'few', content: [{ type: 'app', appId: 'news' }] },
-      { type: 'showcase', id: 'unknown-app', content: [{ type: 'app', appId: 'ghost' }, { type: 'carousel', content: [] }] },
+      {
+        type: 'showcase',
+        id: 'unknown-app',
+        content: [
+          { type: 'app', appId: 'ghost' },
+          { type: 'carousel', content: [] },
+        ],
+      },
       { type: 'post', id: 'dates', date: '2026-11-01', expiryDate: 'tomorrow', order: 1.5, link: 'app://ghost' },
       { type: 'post', id: 'typo', expirydate: '2026-11-01T00:00:00Z' },
     ]);
@@ -69,7 +83,10 @@ describe('discover files', () => {
   });
 
   test('the refusal says what is wrong first, and how much more', () => {
-    assert.throws(() => parseDiscoverFile([{ type: 'post' }, { type: 'post' }], context), /^AppError: the discover file was not imported: \[0\]\.id: is required.* \(and 1 more\)$/);
+    assert.throws(
+      () => parseDiscoverFile([{ type: 'post' }, { type: 'post' }], context),
+      /^AppError: the discover file was not imported: \[0\]\.id: is required.* \(and 1 more\)$/,
+    );
   });
 
   test('an entry is served through the day its expiryDate falls on, and left out from the next', () => {

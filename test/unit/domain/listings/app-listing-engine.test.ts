@@ -17,7 +17,11 @@ const listedApp = (id: string, extra: Partial<ListedApp> = {}): ListedApp =>
     authors: [{ name: 'Ann', mail: '', homepage: '' }],
     translations: { en: { name: id, summary: `${id} summary`, description: 'text '.repeat(50) } },
     certificate: '-----BEGIN CERTIFICATE-----\nMII\n-----END CERTIFICATE-----',
-    releases: [release('1.0.0', '>=29.0.0 <31.0.0'), release('2.0.0', '>=30.0.0 <32.0.0'), release('0.9.0', '>=28.0.0 <30.0.0')],
+    releases: [
+      release('1.0.0', '>=29.0.0 <31.0.0'),
+      release('2.0.0', '>=30.0.0 <32.0.0'),
+      release('0.9.0', '>=28.0.0 <30.0.0'),
+    ],
     ...extra,
   });
 
@@ -45,7 +49,9 @@ class FakeStore implements AppListingSource {
   }
 
   async index() {
-    const apps = [...this.apps.values()].filter((a) => a.app.releases.length > 0).map((a) => ({ id: a.app.id, listingVersion: a.listingVersion }));
+    const apps = [...this.apps.values()]
+      .filter((a) => a.app.releases.length > 0)
+      .map((a) => ({ id: a.app.id, listingVersion: a.listingVersion }));
     apps.sort((a, b) => (a.id < b.id ? -1 : 1));
     return { stamp: this.stamp, apps };
   }
@@ -98,7 +104,14 @@ class FakeStore implements AppListingSource {
 }
 
 const DAY: RecentWindow = { since: '2026-01-01T00:00:00.000000Z', day: '20260401' };
-const options = { batchSize: 2, maxBytes: 64 * 1024 * 1024, gzipLevel: 6, brotliQuality: 5, brotliMinSaving: 0, partFormat: 'test format' };
+const options = {
+  batchSize: 2,
+  maxBytes: 64 * 1024 * 1024,
+  gzipLevel: 6,
+  brotliQuality: 5,
+  brotliMinSaving: 0,
+  partFormat: 'test format',
+};
 const VARIANTS: ListingVariant[] = [
   { includeEnterprise: true },
   { includeEnterprise: false },
@@ -159,7 +172,13 @@ describe('the app listing engine', () => {
     const second = new AppListingEngine(store, options);
     await checkAll(second, store);
     assert.deepEqual(store.loaded.sort(), ['b', 'c', 'd'], 'a was taken as saved');
-    await eventually(async () => assert.equal(store.saved.get('b')?.part.listingVersion, store.apps.get('b')?.listingVersion, 'the new part of b is saved'));
+    await eventually(async () =>
+      assert.equal(
+        store.saved.get('b')?.part.listingVersion,
+        store.apps.get('b')?.listingVersion,
+        'the new part of b is saved',
+      ),
+    );
   });
 
   test('a failure to read or save parts only costs a render', async () => {
@@ -201,7 +220,12 @@ describe('the app listing engine', () => {
     // A variant asked for in brotli is compressed again after the next write, without being asked.
     store.put(listedApp('b', { isFeatured: true }));
     const next = await engine.body({ includeEnterprise: true }, DAY, store.stamp);
-    await eventually(async () => assert.equal(zlib.brotliDecompressSync(next.brotli() ?? Buffer.alloc(0)).toString(), store.fromScratch({ includeEnterprise: true })));
+    await eventually(async () =>
+      assert.equal(
+        zlib.brotliDecompressSync(next.brotli() ?? Buffer.alloc(0)).toString(),
+        store.fromScratch({ includeEnterprise: true }),
+      ),
+    );
   });
 
   test('a brotli body that saves less than the share asked is not kept, nor made again until the listing grows or shrinks by a tenth', async () => {
@@ -209,7 +233,11 @@ describe('the app listing engine', () => {
     for (const id of ['a', 'b', 'c']) store.put(listedApp(id));
     const variant = { includeEnterprise: true };
     const madeBy = async (minSaving: number, compressions: string[] = []) => {
-      const engine = new AppListingEngine(store, { ...options, brotliMinSaving: minSaving, onRender: (what) => void (what === 'brotli' && compressions.push(what)) });
+      const engine = new AppListingEngine(store, {
+        ...options,
+        brotliMinSaving: minSaving,
+        onRender: (what) => void (what === 'brotli' && compressions.push(what)),
+      });
       const body = await engine.body(variant, DAY, store.stamp);
       body.brotli();
       await eventually(async () => assert.equal(compressions.length, 1));
@@ -247,14 +275,20 @@ describe('the app listing engine', () => {
     const store = new FakeStore();
     store.put(listedApp('a', { ratingNumRecent: 2, ratingNumOverall: 2, ratingRecent: 1, ratingOverall: 1 }));
     store.put(listedApp('b', { ratingNumRecent: 1, ratingNumOverall: 1, ratingRecent: 1, ratingOverall: 1 }));
-    store.recentCounts = new Map([['a', 2], ['b', 1]]);
+    store.recentCounts = new Map([
+      ['a', 2],
+      ['b', 1],
+    ]);
     const engine = new AppListingEngine(store, options);
     await checkAll(engine, store);
     store.loaded.length = 0;
     // The next day, b's only rating is older than 90 days: its text changes, a's does not.
     const nextDay = { since: '2026-01-02T00:00:00.000000Z', day: '20260402' };
     store.recentCounts = new Map([['a', 2]]);
-    store.apps.set('b', { app: listedApp('b', { ratingNumRecent: 0, ratingNumOverall: 1, ratingRecent: 0.5, ratingOverall: 1 }), listingVersion: store.apps.get('b')?.listingVersion ?? 0 });
+    store.apps.set('b', {
+      app: listedApp('b', { ratingNumRecent: 0, ratingNumOverall: 1, ratingRecent: 0.5, ratingOverall: 1 }),
+      listingVersion: store.apps.get('b')?.listingVersion ?? 0,
+    });
     await checkAll(engine, store, nextDay);
     assert.deepEqual(store.loaded, ['b']);
   });
@@ -322,7 +356,10 @@ describe('the app listing engine', () => {
     const after = await engine.body({ includeEnterprise: true }, DAY, store.stamp);
     assert.deepEqual(after.stamp, store.stamp);
     assert.equal(zlib.gunzipSync(joinChunks(after.gzip)).toString(), store.fromScratch({ includeEnterprise: true }));
-    assert.notEqual(zlib.gunzipSync(joinChunks(after.gzip)).toString(), zlib.gunzipSync(joinChunks(before.gzip)).toString());
+    assert.notEqual(
+      zlib.gunzipSync(joinChunks(after.gzip)).toString(),
+      zlib.gunzipSync(joinChunks(before.gzip)).toString(),
+    );
   });
 
   test('memory: bodies over the bound are dropped, least recently used first; the apps parts stay', async () => {

@@ -12,16 +12,28 @@ test('the part format is derived from the listing schema: the same schema gives 
   assert.match(format, /^[A-Za-z0-9_-]{16}$/);
   assert.equal(partFormat(AppSchema, ReleaseSchema), format, 'deterministic');
   // An optional field (as the ExApp ones are) added to a release: the text a part holds changes.
-  const withField = Type.Object({ ...ReleaseSchema.properties, aaNewField: Type.Optional(Type.String()) }, { $id: 'Release' });
+  const withField = Type.Object(
+    { ...ReleaseSchema.properties, aaNewField: Type.Optional(Type.String()) },
+    { $id: 'Release' },
+  );
   assert.notEqual(partFormat(AppSchema, withField), format);
   // One optional field removed, or one app field made optional.
   const { environmentVariables: _dropped, ...rest } = ReleaseSchema.properties;
   assert.notEqual(partFormat(AppSchema, Type.Object(rest, { $id: 'Release' })), format);
-  assert.notEqual(partFormat(Type.Object({ ...AppSchema.properties, website: Type.Optional(Type.String()) }, { $id: 'App' }), ReleaseSchema), format);
+  assert.notEqual(
+    partFormat(
+      Type.Object({ ...AppSchema.properties, website: Type.Optional(Type.String()) }, { $id: 'App' }),
+      ReleaseSchema,
+    ),
+    format,
+  );
 });
 
 test("a part's text is the app's JSON, written in place, and each release's range is that release's bytes, multi-byte text included", async () => {
-  const release = (version: string, changelog: string) => ({ ...listedRelease(version, '>=30.0.0 <32.0.0'), translations: { en: { changelog } } });
+  const release = (version: string, changelog: string) => ({
+    ...listedRelease(version, '>=30.0.0 <32.0.0'),
+    translations: { en: { changelog } },
+  });
   const app = listedApp('zürich', {
     translations: { en: { name: 'Zürich ✓', summary: 'emoji 🚀 and é', description: '' } },
     releases: [release('1.0.0', 'first é'), release('2.0.0', '🚀 second'), release('1.5.0', 'plain')],
@@ -36,7 +48,10 @@ test("a part's text is the app's JSON, written in place, and each release's rang
     part.releases.map((r) => text.subarray(r.start, r.end).toString('utf8')),
     fragment.releases.map((r) => r.json),
   );
-  assert.deepEqual(part.releases.map((r) => JSON.parse(text.subarray(r.start, r.end).toString('utf8')).version), ['2.0.0', '1.5.0', '1.0.0']);
+  assert.deepEqual(
+    part.releases.map((r) => JSON.parse(text.subarray(r.start, r.end).toString('utf8')).version),
+    ['2.0.0', '1.5.0', '1.0.0'],
+  );
   assert.equal(part.listingVersion, 7);
   assert.equal(part.whole.length, text.length);
 });

@@ -36,14 +36,20 @@ describe('readAppArchive', () => {
   });
 
   test('an error page instead of the archive (a mistyped URL answered 200): its size and first bytes, and what to check', async () => {
-    const page = Buffer.from('<HTML><BODY>\n<PRE>\nError opening \'walkthrough/myap.tar.gz\'\n</PRE></BODY></HTML>\n');
+    const page = Buffer.from("<HTML><BODY>\n<PRE>\nError opening 'walkthrough/myap.tar.gz'\n</PRE></BODY></HTML>\n");
     await assert.rejects(readAppArchive(page), (error: Error) => {
-      assert.match(error.message, /not a gzip-compressed tar archive \(\.tar\.gz\) but 80 bytes of HTML, beginning "<HTML><BODY> <PRE> Error opening 'walkthrough\/myap\.tar\.gz'/);
+      assert.match(
+        error.message,
+        /not a gzip-compressed tar archive \(\.tar\.gz\) but 80 bytes of HTML, beginning "<HTML><BODY> <PRE> Error opening 'walkthrough\/myap\.tar\.gz'/,
+      );
       assert.match(error.message, /check the download URL/);
       return true;
     });
     await assert.rejects(readAppArchive(Buffer.from('Not Found')), /9 bytes of text, beginning "Not Found"/);
-    await assert.rejects(readAppArchive(Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x10, 0x11, 0x12, 0x13])), /9 bytes that start with 000102fffe101112/);
+    await assert.rejects(
+      readAppArchive(Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x10, 0x11, 0x12, 0x13])),
+      /9 bytes that start with 000102fffe101112/,
+    );
   });
 
   test('one top-level folder named like an app id', async () => {
@@ -53,7 +59,10 @@ describe('readAppArchive', () => {
   });
 
   test('links, devices, FIFOs, absolute paths, .. and .git are refused, naming the member', async () => {
-    await refused('symlink-info-xml.tar.gz', /^member news\/appinfo\/info\.xml is a symbolic link \(to "\.\.\/\.\.\/real-info\.xml"\)/);
+    await refused(
+      'symlink-info-xml.tar.gz',
+      /^member news\/appinfo\/info\.xml is a symbolic link \(to "\.\.\/\.\.\/real-info\.xml"\)/,
+    );
     await refused('symlink-appinfo.tar.gz', /^member news\/appinfo is a symbolic link/);
     await refused('hardlink.tar.gz', /is a hard link/);
     await refused('fifo.tar.gz', /^member news\/pipe is a fifo/);
@@ -74,7 +83,12 @@ describe('readAppArchive', () => {
   test('a decompression bomb is refused at the inflation bound', async () => {
     await refused('bomb-1gib.tar.gz', /inflates to more than 256 MiB; is it a decompression bomb\?/);
     await assert.rejects(
-      readAppArchive(archive('bomb-1gib.tar.gz'), { maxInflatedBytes: 1024 * 1024, maxInfoXmlBytes: 512 * 1024, maxChangelogBytes: 1024 * 1024, maxIconBytes: 1024 }),
+      readAppArchive(archive('bomb-1gib.tar.gz'), {
+        maxInflatedBytes: 1024 * 1024,
+        maxInfoXmlBytes: 512 * 1024,
+        maxChangelogBytes: 1024 * 1024,
+        maxIconBytes: 1024,
+      }),
       /inflates to more than 1 MiB/,
     );
   });

@@ -36,7 +36,9 @@ describe('parseManifest: accepted', () => {
         website: '',
         discussion: '',
         screenshots: [],
-        translations: { en: { name: 'News', summary: 'An RSS/Atom feed reader', description: 'An RSS/Atom feed reader' } },
+        translations: {
+          en: { name: 'News', summary: 'An RSS/Atom feed reader', description: 'An RSS/Atom feed reader' },
+        },
       },
       release: {
         version: '8.8.2',
@@ -68,8 +70,18 @@ describe('parseManifest: accepted', () => {
       dockerInstall: { registry: 'ghcr.io', image: 'cloud-py-api/skeleton', imageTag: '1.0.0' },
       scopes: ['FILES', 'NOTIFICATIONS', 'TALK'],
       environmentVariables: [
-        { name: 'SOME_VALUE1', displayName: 'Display name 1', description: 'Some useful description of it', default: null },
-        { name: 'SOME_VALUE2', displayName: 'Display name 2', description: "Example of second variable with the 'default' value", default: '0' },
+        {
+          name: 'SOME_VALUE1',
+          displayName: 'Display name 1',
+          description: 'Some useful description of it',
+          default: null,
+        },
+        {
+          name: 'SOME_VALUE2',
+          displayName: 'Display name 2',
+          description: "Example of second variable with the 'default' value",
+          default: '0',
+        },
       ],
     });
   });
@@ -124,8 +136,17 @@ describe('parseManifest: accepted', () => {
   test('pre-release versions, digits in ids, patch-level platform bounds, php max only', () => {
     assert.equal(parse('prerelease.xml').release.version, '1.0.0-alpha.1');
     assert.equal(parse('digit-id.xml').app.id, 'twofactor_u2f');
-    assert.deepEqual([parse('nextcloud-patch-levels.xml').release.platformVersionSpec, parse('nextcloud-patch-levels.xml').release.rawPlatformVersionSpec], ['>=9.0.1 <9.0.6', '>=9.0.1 <=9.0.5']);
-    assert.deepEqual([parse('php-max-only.xml').release.phpVersionSpec, parse('php-max-only.xml').release.rawPhpVersionSpec], ['<7.2.0', '<=7.1']);
+    assert.deepEqual(
+      [
+        parse('nextcloud-patch-levels.xml').release.platformVersionSpec,
+        parse('nextcloud-patch-levels.xml').release.rawPlatformVersionSpec,
+      ],
+      ['>=9.0.1 <9.0.6', '>=9.0.1 <=9.0.5'],
+    );
+    assert.deepEqual(
+      [parse('php-max-only.xml').release.phpVersionSpec, parse('php-max-only.xml').release.rawPhpVersionSpec],
+      ['<7.2.0', '<=7.1'],
+    );
   });
 
   test('defaults: category tools; summary from description; auth becomes security', () => {
@@ -135,7 +156,11 @@ describe('parseManifest: accepted', () => {
   });
 
   test('partial translations are filled from English', () => {
-    assert.deepEqual(parse('partial-translations.xml').app.translations.de, { name: 'News', summary: 'Ein RSS-Reader', description: 'Ein RSS-Reader' });
+    assert.deepEqual(parse('partial-translations.xml').app.translations.de, {
+      name: 'News',
+      summary: 'Ein RSS-Reader',
+      description: 'Ein RSS-Reader',
+    });
   });
 
   test('documentation ids are valid but not kept; licence aliases', () => {
@@ -165,8 +190,16 @@ describe('parseManifest: refused, naming the element and its line', () => {
     ['no-author.xml', /^<author>$/, /at least one <author>/],
     ['bad-author-mail.xml', /^<author>/, /not an e-mail address/],
     ['no-bugs.xml', /^<bugs>$/, /is required/],
-    ['http-bugs.xml', /^<bugs>/, /'ftp:\/\/github\.com\/nextcloud\/news\/issues' must be an http:\/\/ or https:\/\/ address, not ftp/],
-    ['unknown-category.xml', /^<category> line 9$/, /category 'productivity' does not exist; valid ones: ai, customization/],
+    [
+      'http-bugs.xml',
+      /^<bugs>/,
+      /'ftp:\/\/github\.com\/nextcloud\/news\/issues' must be an http:\/\/ or https:\/\/ address, not ftp/,
+    ],
+    [
+      'unknown-category.xml',
+      /^<category> line 9$/,
+      /category 'productivity' does not exist; valid ones: ai, customization/,
+    ],
     ['duplicate-category.xml', /^<category>/, /given twice/],
     ['switched-doc-ids.xml', /^<user>/, /'admin-test' is not an absolute URL: use https:\/\/…/],
     ['http-docs.xml', /^<user>/, /must be an https:\/\/ address, not http$/],
@@ -176,7 +209,11 @@ describe('parseManifest: refused, naming the element and its line', () => {
     ['no-dependencies.xml', /^<dependencies>$/, /is required/],
     ['no-nextcloud.xml', /^<nextcloud>$/, /is required inside <dependencies>/],
     ['nextcloud-no-max.xml', /^<nextcloud> line \d+$/, /max-version is required/],
-    ['nextcloud-four-parts.xml', /^<nextcloud>/, /min-version="31\.0\.0\.1" is not a version Nextcloud servers can read/],
+    [
+      'nextcloud-four-parts.xml',
+      /^<nextcloud>/,
+      /min-version="31\.0\.0\.1" is not a version Nextcloud servers can read/,
+    ],
     ['nextcloud-text-version.xml', /^<nextcloud>/, /max-version="latest" is not a version/],
     ['nextcloud-min-above-max.xml', /^<nextcloud>/, /min-version 32 is above max-version 31/],
     ['php-bad-int-size.xml', /^<php>/, /min-int-size="16" must be 32 or 64/],
@@ -203,18 +240,30 @@ describe('parseManifest: refused, naming the element and its line', () => {
 
   test('every problem is listed, the first in the message', () => {
     const error = refused('deprecated.xml', /^<standalone>/, /no longer supported/);
-    assert.match(error.detail, /^info\.xml: <shipped> line \d+: <shipped> is no longer supported.* \(and 1 more problem\)$/);
+    assert.match(
+      error.detail,
+      /^info\.xml: <shipped> line \d+: <shipped> is no longer supported.* \(and 1 more problem\)$/,
+    );
   });
 });
 
 describe('parseXmlDocument: hostile or broken XML', () => {
   const refusedXml = (name: string, message: RegExp) =>
-    assert.throws(() => parseXmlDocument(manifest(name), 'info.xml'), (error: unknown) => error instanceof AppError && error.code === 'invalid_info_xml' && message.test(error.detail));
-  test('malformed, with the line', () => refusedXml('broken.xml', /^info\.xml: malformed XML: line 4: Opening and ending tag mismatch/));
-  test('billion laughs: the DOCTYPE is refused before parsing', () => refusedXml('billion-laughs.xml', /^info\.xml: line 2: a DOCTYPE or entity declaration is not allowed/));
-  test('external entities: refused the same way', () => refusedXml('external-entity.xml', /DOCTYPE or entity declaration is not allowed/));
-  test('an undefined entity is malformed', () => refusedXml('undefined-entity.xml', /malformed XML: line 4: Entity 'undefined' not defined/));
+    assert.throws(
+      () => parseXmlDocument(manifest(name), 'info.xml'),
+      (error: unknown) => error instanceof AppError && error.code === 'invalid_info_xml' && message.test(error.detail),
+    );
+  test('malformed, with the line', () =>
+    refusedXml('broken.xml', /^info\.xml: malformed XML: line 4: Opening and ending tag mismatch/));
+  test('billion laughs: the DOCTYPE is refused before parsing', () =>
+    refusedXml('billion-laughs.xml', /^info\.xml: line 2: a DOCTYPE or entity declaration is not allowed/));
+  test('external entities: refused the same way', () =>
+    refusedXml('external-entity.xml', /DOCTYPE or entity declaration is not allowed/));
+  test('an undefined entity is malformed', () =>
+    refusedXml('undefined-entity.xml', /malformed XML: line 4: Entity 'undefined' not defined/));
   test('invalid UTF-8', () => refusedXml('invalid-utf8.xml', /^info\.xml: not valid UTF-8/));
-  test('another declared encoding', () => refusedXml('latin1-declared.xml', /encoding="ISO-8859-1"; info\.xml must be UTF-8/));
-  test('a root other than <info>', () => assert.throws(() => parse('not-info-root.xml'), /the root element is <app>; it must be <info>/));
+  test('another declared encoding', () =>
+    refusedXml('latin1-declared.xml', /encoding="ISO-8859-1"; info\.xml must be UTF-8/));
+  test('a root other than <info>', () =>
+    assert.throws(() => parse('not-info-root.xml'), /the root element is <app>; it must be <info>/));
 });

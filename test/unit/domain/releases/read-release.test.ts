@@ -29,8 +29,13 @@ describe('readRelease', () => {
   });
 
   test('the folder must be the info.xml id', async () => {
-    await assert.rejects(read('folder-id-mismatch.tar.gz'), (e: unknown) =>
-      e instanceof AppError && e.code === 'invalid_archive' && e.detail === "the archive's folder is 'notes' but info.xml's <id> is 'news'; they must be the same");
+    await assert.rejects(
+      read('folder-id-mismatch.tar.gz'),
+      (e: unknown) =>
+        e instanceof AppError &&
+        e.code === 'invalid_archive' &&
+        e.detail === "the archive's folder is 'notes' but info.xml's <id> is 'news'; they must be the same",
+    );
   });
 
   test('a changelog that is not UTF-8', async () => {
@@ -38,10 +43,16 @@ describe('readRelease', () => {
   });
 
   test('billion laughs inside an archive is refused before any expansion', async () => {
-    await assert.rejects(read('billion-laughs.tar.gz'), (e: unknown) => e instanceof AppError && e.code === 'invalid_info_xml' && /DOCTYPE/.test(e.detail));
+    await assert.rejects(
+      read('billion-laughs.tar.gz'),
+      (e: unknown) => e instanceof AppError && e.code === 'invalid_info_xml' && /DOCTYPE/.test(e.detail),
+    );
   });
 
   test('categories must exist in the store', async () => {
-    await assert.rejects(readRelease(archive('minimal.tar.gz'), { nightly: false, validCategories: new Set(['tools']) }), /category 'multimedia' does not exist; valid ones: tools/);
+    await assert.rejects(
+      readRelease(archive('minimal.tar.gz'), { nightly: false, validCategories: new Set(['tools']) }),
+      /category 'multimedia' does not exist; valid ones: tools/,
+    );
   });
 });
