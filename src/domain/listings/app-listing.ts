@@ -100,13 +100,11 @@ export function toFragment(app: ListingApp): AppFragment {
   return {
     enterpriseOnly: isEnterpriseOnly,
     head: `${head.slice(0, -1)},"releases":[`,
-    releases: [...releases]
-      .sort(compareReleasesDescending)
-      .map((release) => ({
-        bounds: platformBounds(release),
-        json: 'writtenText' in release ? release.writtenText : releaseText(release),
-        exApp: isExAppRelease(release),
-      })),
+    releases: [...releases].sort(compareReleasesDescending).map((release) => ({
+      bounds: platformBounds(release),
+      json: 'writtenText' in release ? release.writtenText : releaseText(release),
+      exApp: isExAppRelease(release),
+    })),
   };
 }
 

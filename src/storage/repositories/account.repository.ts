@@ -337,14 +337,12 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
             created_at: formatTimestamp(now),
           })
           .onConflict((oc) =>
-            oc
-              .column('user_id')
-              .doUpdateSet({
-                lookup_hash: lookupHash,
-                encrypted_token: encrypted,
-                created_at: formatTimestamp(now),
-                last_used_at: null,
-              }),
+            oc.column('user_id').doUpdateSet({
+              lookup_hash: lookupHash,
+              encrypted_token: encrypted,
+              created_at: formatTimestamp(now),
+              last_used_at: null,
+            }),
           )
           .execute(),
       }));
