@@ -1,19 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { SelfServiceDeps } from './domain/accounts/account-links.ts';
 import type { ExternalLoginDeps } from './domain/accounts/external-login.ts';
-import { externalProviders } from './external-login/external-providers.ts';
-import { externalIdentityRepository } from './storage/repositories/external-identity.repository.ts';
-import type { Mailer } from './domain/mail.ts';
-import { fileMailer } from './mail/file-mailer.ts';
-import { smtpMailer } from './mail/smtp-mailer.ts';
-import { deliverAccountMail } from './domain/accounts/account-mail-jobs.ts';
-import { MailQueue } from './domain/mail-queue.ts';
-import { mailQueueRepository } from './storage/repositories/mail-queue.repository.ts';
+import type { MailQueue } from './domain/mail-queue.ts';
 import { readMirrorSnapshot } from './storage/repositories/mirror.repository.ts';
 import type { Config } from './config/config.ts';
+import { publicUrlOf } from './config/config.ts';
+import { accountsWing } from './container/accounts-wing.ts';
+import { LISTING_PART_FORMAT, listingsWing } from './container/listings-wing.ts';
+import type { ListingReports } from './container/listings-wing.ts';
+import { publishingWing } from './container/publishing-wing.ts';
 import type { SecretKeys } from './domain/accounts/secret-key.ts';
 import { deriveKeys, loadSecret } from './domain/accounts/secret-key.ts';
 import type { SessionDeps } from './domain/accounts/sessions.ts';
@@ -33,60 +30,34 @@ import type { IdentityStore } from './domain/identity/store-identity.ts';
 import type { AuditLog } from './domain/audit/audit.ts';
 import type { DiscoverDeps } from './domain/discover/manage-discover.ts';
 import type { KeyRotationStore } from './domain/identity/rotate-secret-key.ts';
-import { AppListingEngine } from './domain/listings/app-listing-engine.ts';
-import { PasswordHasher } from './domain/accounts/password-hash.ts';
-import { ListingCache } from './domain/listings/listing-cache.ts';
-import { Listings } from './domain/listings/listings.ts';
-import type { VersionStamp } from './domain/listings/version-stamp.ts';
-import type { ListingSources } from './domain/listings/listings.ts';
-import { LONGEST_WINDOW_MS, RateLimiter, signInRules } from './domain/rate-limit.ts';
+import type { Listings } from './domain/listings/listings.ts';
+import { LONGEST_WINDOW_MS, RateLimiter } from './domain/rate-limit.ts';
 import type { HousekeepingDeps } from './domain/housekeeping.ts';
 import { housekeepingRepository } from './storage/repositories/housekeeping.repository.ts';
-import type { BrowseSources, CatalogBrowseDeps } from './domain/browse/browse-catalog.ts';
-import { currentCatalog } from './domain/browse/browse-catalog.ts';
+import type { CatalogBrowseDeps } from './domain/browse/browse-catalog.ts';
 import type { RatingDeps } from './domain/ratings/rate-app.ts';
 import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
 import type { PublishDeps } from './domain/releases/publish-release.ts';
-import { createDownloader } from './downloads/archive-downloader.ts';
 import { createMirrorService } from './mirror.ts';
 import type { MirrorService } from './mirror.ts';
-import type { Downloader } from './domain/releases/publish-release.ts';
 import { createMetrics, unscrapedMetrics } from './metrics.ts';
 import type { StoreMetrics } from './metrics.ts';
 import type { DatabaseHandle } from './storage/database.ts';
 import { isDatabaseReachable, openDatabase } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
-import { PUBLISH_SLOT_LIMITS, PublishSlots } from './domain/releases/publish-slots.ts';
-import type { UnlockEnded } from './domain/apps/manage-apps.ts';
-import { revokeIssuedDuringUnlock } from './domain/identity/unlock-certificates.ts';
 import type { MigrationReport } from './storage/migrate.ts';
-import { inReadSnapshot, readSnapshot } from './storage/read-snapshot.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
 import { appRepository } from './storage/repositories/app.repository.ts';
 import { auditRepository } from './storage/repositories/audit.repository.ts';
-import { discoverRepository, loadDiscoverEntries } from './storage/repositories/discover.repository.ts';
+import { discoverRepository } from './storage/repositories/discover.repository.ts';
 import { identityRepository } from './storage/repositories/identity.repository.ts';
 import { listCategories, listCategoryIds, upsertCategories } from './storage/repositories/category.repository.ts';
-import { ContentVersionFeed } from './storage/content-version-feed.ts';
-import {
-  findIcon,
-  loadAppDetails,
-  loadCatalogSources,
-  loadIconRefs,
-  loadListedRatings,
-} from './storage/repositories/listing.repository.ts';
-import { appListingSource } from './storage/app-listing-source.ts';
-import { partFormat } from './domain/listings/app-part.ts';
-import { AppSchema, ReleaseSchema } from './domain/listings/listing-schemas.ts';
+import type { ContentVersionFeed } from './storage/content-version-feed.ts';
 import { listPlatformReleases, upsertPlatformReleases } from './storage/repositories/platform-release.repository.ts';
 import { rateLimitRepository } from './storage/repositories/rate-limit.repository.ts';
-import { ratingRepository } from './storage/repositories/rating.repository.ts';
-import { releaseRepository } from './storage/repositories/release.repository.ts';
 import { revocationRepository } from './storage/repositories/revocation.repository.ts';
-import { publishJobRepository } from './storage/repositories/publish-job.repository.ts';
-import { certificateRequestRepository } from './storage/repositories/certificate-request.repository.ts';
 import { storeSettingsRepository } from './storage/repositories/store-settings.repository.ts';
-import { PublishJobs } from './domain/releases/publish-jobs.ts';
+import type { PublishJobs } from './domain/releases/publish-jobs.ts';
 import type { CertificateRequestDeps } from './domain/identity/request-certificate.ts';
 import type { RevokeBySerialDeps } from './domain/identity/revoke-by-serial.ts';
 import type { AppOverviewDeps } from './domain/apps/app-overview.ts';
@@ -153,11 +124,7 @@ export interface Container {
   /** True when the database answers. */
   readonly isDatabaseReachable: () => Promise<boolean>;
   /** What the listings tell the operator (the server logs it): the change feed's state, saved parts that could not be read or saved. */
-  readonly listingReports: {
-    report: (event: 'listening' | 'lost', error?: Error) => void;
-    partsUnavailable: (error: unknown) => void;
-    restored: (from: VersionStamp, to: VersionStamp) => void;
-  };
+  readonly listingReports: ListingReports;
   /** Applies pending migrations (safe to run from several processes at once). */
   readonly migrate: () => Promise<MigrationReport>;
   /** The content version as this process knows it (the server reads it before GETs on PostgreSQL). */
@@ -183,20 +150,6 @@ export interface ContainerOptions {
   readonly providerTimeoutSeconds?: number;
 }
 
-/** The site's address for links in mails: the configured one, else what the server listens on. */
-export function publicUrlOf(config: Config): string {
-  if (config.publicUrl !== null) return config.publicUrl;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  return `http://${host}:${config.port}`;
-}
-
-/** SQLite (and PostgreSQL without its listening connection): writes by other processes are seen within this. */
-const VERSION_POLL_MS = 500;
-/** What shapes a saved listing part: the listing's schemas and the serialiser (docs/listing-engine.md). */
-const LISTING_PART_FORMAT = partFormat(AppSchema, ReleaseSchema);
-const LISTEN_RETRY_MS = 5000;
-/** Apps read per query batch by the listing engine: each batch is a few milliseconds on SQLite. */
-const LISTING_BATCH_APPS = 16;
 /** Expired sessions, links and old rate-limit hits are pruned this often (by one node of all). */
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
 
@@ -206,7 +159,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const now = options.now ?? (() => new Date());
   const keys = deriveKeys(loadSecret(config.secretKeyFile, !config.secretKeyFileConfigured));
   const limiter = new RateLimiter(rateLimitRepository(db), now);
-  const accounts = accountRepository(db);
+  const accountStore = accountRepository(db);
   const registry = appRepository(db);
   const revocations = revocationRepository(db);
   const identity = identityRepository(db);
@@ -233,173 +186,68 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     },
     now,
   };
-  const versions = new ContentVersionFeed(database, {
-    pollMs: VERSION_POLL_MS,
-    reconnectMs: LISTEN_RETRY_MS,
-    report: (event, error) => listingReports.report(event, error),
-    restored: (from, to) => listingReports.restored(from, to),
+  const listingSide = listingsWing(config, database, now, {
+    ...(options.listingCacheBytes === undefined ? {} : { listingCacheBytes: options.listingCacheBytes }),
+    fixedClock: options.now !== undefined,
+    metrics: () => metrics,
   });
-  const listingSources: ListingSources = {
-    ratings: () => readSnapshot(database, loadListedRatings),
-    categories: () => readSnapshot(database, listCategories),
-    platforms: () => readSnapshot(database, (trx) => listPlatformReleases(trx, { supportedOnly: true })),
-    discover: () => readSnapshot(database, loadDiscoverEntries),
-  };
-  // The website's catalogue: entries for every listed app, an app page's details when it is shown.
-  const browseSources: BrowseSources = {
-    entries: (recentSince) => readSnapshot(database, (trx) => loadCatalogSources(trx, recentSince)),
-    platforms: listingSources.platforms,
-    categories: listingSources.categories,
-    icons: () => loadIconRefs(db),
-    details: (appId, recentSince) => inReadSnapshot(database, (trx) => loadAppDetails(trx, appId, recentSince)),
-  };
-  const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
-  // The sizes are read when scraped, by which time the engine and the cache exist.
+  // The sizes are read when scraped, by which time the listing caches exist.
   const scraped = config.metrics.port !== null || config.metrics.token !== null;
   const metrics = scraped
     ? createMetrics({
-        cacheBytes: () => engine.size + smallListings.size,
+        cacheBytes: listingSide.cacheBytes,
         poolUse: database.poolUse,
-        commitProbes: () => versions.probes,
+        commitProbes: () => listingSide.versions.probes,
         trustRefusals: () => trustSource.refusals,
         ...(config.mirror === null ? {} : { mirror: () => readMirrorSnapshot(db) }),
       })
     : unscrapedMetrics();
-  const engine = new AppListingEngine(appListingSource(database), {
-    batchSize: LISTING_BATCH_APPS,
-    maxBytes: cacheBytes,
-    gzipLevel: 6,
-    partFormat: LISTING_PART_FORMAT,
-    brotliQuality: 5,
-    brotliMinSaving: config.listingBrotliMinSaving,
-    onPartsError: (error) => listingReports.partsUnavailable(error),
-    onRender: (what, ms) => metrics.listingRender(`apps-${what}`, ms / 1000),
+  const accountSide = accountsWing(config, database, now, {
+    store: accountStore,
+    keys,
+    limiter,
+    ...(options.downloadCa === undefined ? {} : { downloadCa: options.downloadCa }),
+    ...(options.providerTimeoutSeconds === undefined ? {} : { providerTimeoutSeconds: options.providerTimeoutSeconds }),
+    ...(options.mailDelivery === undefined ? {} : { mailDelivery: options.mailDelivery }),
   });
-  // The small listings (categories, platforms, ratings) are rendered whole, within the same bound.
-  const smallListings = new ListingCache({
-    maxBytes: Math.max(1024 * 1024, cacheBytes / 8),
-    onRender: (variant, ms) => metrics.listingRender(variant, ms / 1000),
-  });
-  const listings = new Listings(
-    listingSources,
-    versions,
-    engine,
-    smallListings,
-    now,
-    options.now === undefined ? Date.now : undefined,
-  );
-  const uploadLimits = { limiter, uploadsPerDay: config.limits.uploadsPerDay };
-  const smtp = config.mail.smtpUrl === null ? null : smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from });
-  const mailDirectory = path.join(config.dataDir, 'mail');
-  const mailFiles = {
-    directory: smtp === null ? mailDirectory : null,
-    notify: (message: string): void => void process.stderr.write(`${message}\n`),
-  };
-  const mailer: Mailer =
-    smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
-  const listingReports: Container['listingReports'] = {
-    report: () => undefined,
-    partsUnavailable: () => undefined,
-    restored: () => undefined,
-  };
-  const passwords = new PasswordHasher(config.passwordCost);
-  const sessionDeps = { store: accounts, keys, limiter, signIn: signInRules(config.signInLimits), now, passwords };
-  const publicUrl = publicUrlOf(config);
-  const mailQueue = new MailQueue(
-    mailQueueRepository(db),
-    (job) => deliverAccountMail(job, { store: accounts, keys, now, limiter, publicUrl, transport: mailer }),
-    now,
-    {
-      problem: (message, error) =>
-        void process.stderr.write(`${message}${error === undefined ? '' : `: ${String(error)}`}\n`),
-    },
-    options.mailDelivery === 'own',
-  );
-  const publishing: PublishDeps & DeleteReleaseDeps = {
-    download: measuredDownloads(
-      createDownloader({
-        timeoutMs: config.limits.downloadTimeoutMs,
-        maxBytes: config.limits.maxArchiveBytes,
-        maxRedirects: config.limits.maxRedirects,
-        allowPrivate: config.downloadAllowPrivate,
-        ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
-      }),
-      metrics,
-    ),
-    catalog: catalog.store,
-    slots: new PublishSlots({
-      ...PUBLISH_SLOT_LIMITS,
-      perUser: config.limits.publishesPerUser,
-      perNode: config.limits.publishesAtOnce,
-      bufferBytes: config.limits.maxArchiveBytes,
-    }),
-    trust: loadTrust,
-    revocations,
+  const publishingSide = publishingWing(config, database, now, {
     registry,
-    releases: releaseRepository(db),
-    ...uploadLimits,
-    now,
-  };
-  const publishJobReports = {
-    failed: (error: unknown, jobId: string): void =>
-      void process.stderr.write(`publish ${jobId} failed: ${String(error)}\n`),
-  };
-  const publishJobs = new PublishJobs({
-    publishing,
-    jobs: publishJobRepository(db),
-    // The download's own limit, and a minute for reading and checking the archive.
-    maxRunMs: config.limits.downloadTimeoutMs + 60_000,
-    failed: (error, jobId) => publishJobReports.failed(error, jobId),
+    accounts: accountStore,
+    revocations,
+    catalog: catalog.store,
+    limiter,
+    trust: loadTrust,
+    mailQueue: accountSide.mailQueue,
+    metrics,
+    ...(options.downloadCa === undefined ? {} : { downloadCa: options.downloadCa }),
   });
-  const certificateRequests = certificateRequestRepository(db);
-  const unlockEnded: UnlockEnded = async (appId, since, owner, acting) => {
-    await revokeIssuedDuringUnlock(appId, since, owner, acting, {
-      requests: certificateRequests,
-      revocations,
-      mail: mailQueue,
-      now,
-    });
-  };
   const audit = auditRepository(db);
-  const selfService: SelfServiceDeps = { ...sessionDeps, mail: mailQueue, publicUrl, signUpOpen: config.signUpOpen };
+  const { cacheBytes: _cacheBytes, ...listingMembers } = listingSide;
+  const { close: closeAccounts, ...accountMembers } = accountSide;
+  const { certificateRequests: certificateRequestStore, ...publishingMembers } = publishingSide;
   return {
     config,
     database,
     now,
-    listings,
-    versions,
     catalog,
     discover: { store: discoverRepository(db), now },
-    accounts: sessionDeps,
-    selfService,
-    externalLogin: {
-      ...selfService,
-      identities: externalIdentityRepository(db),
-      providers: externalProviders(config.externalLogin, options.downloadCa, options.providerTimeoutSeconds),
-    },
-    mailQueue,
-    mailFiles,
-    registration: { trust: loadTrust, revocations, registry, ...uploadLimits, now, unlockEnded },
-    appManagement: { registry, accounts, now, unlockEnded },
-    publishing,
-    ratings: { registry, ratings: ratingRepository(db), now },
-    publishJobs,
-    publishJobReports,
+    ...listingMembers,
+    ...accountMembers,
+    ...publishingMembers,
     certificateRequests: {
-      requests: certificateRequests,
+      requests: certificateRequestStore,
       settings: storeSettingsRepository(db),
       registry,
       identity,
       keys,
       ownAuthority: config.caCertFile === null,
-      mail: mailQueue,
+      mail: accountSide.mailQueue,
       limiter,
       requestsPerDay: config.limits.uploadsPerDay,
       now,
     },
     appOverview: { registry, audit },
-    serialRevocation: { requests: certificateRequests, registry, trust: loadTrust, revocations, now },
-    browse: { icon: (hash: string) => findIcon(db, hash), catalog: currentCatalog(browseSources, versions, now) },
+    serialRevocation: { requests: certificateRequestStore, registry, trust: loadTrust, revocations, now },
     identity,
     legacyAuthority: authorityFiles(config.dataDir),
     trust: loadTrust,
@@ -417,31 +265,14 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       partFormat: LISTING_PART_FORMAT,
     },
     metrics,
-    mirror: createMirrorService(config, db, publicUrl, now, options.downloadCa),
+    mirror: createMirrorService(config, db, publicUrlOf(config), now, options.downloadCa),
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
-    listingReports,
     close: async () => {
-      await publishJobs.settled();
-      await mailQueue.stop();
-      smtp?.close();
-      await versions.close();
+      await publishingSide.publishJobs.settled();
+      await closeAccounts();
+      await listingSide.versions.close();
       await database.close();
     },
-  };
-}
-
-/** The downloader, timed and counted for the metrics. */
-function measuredDownloads(download: Downloader, metrics: StoreMetrics): Downloader {
-  return async (address, into) => {
-    const started = performance.now();
-    try {
-      const result = await download(address, into);
-      metrics.download('ok', result.bytes.length, (performance.now() - started) / 1000);
-      return result;
-    } catch (error) {
-      metrics.download('refused', 0, (performance.now() - started) / 1000);
-      throw error;
-    }
   };
 }

@@ -521,3 +521,10 @@ function isAddressOrRange(entry: string): boolean {
   if (!/^\d{1,3}$/.test(prefix)) return false;
   return Number(prefix) <= (family === 4 ? 32 : 128);
 }
+
+/** The site's address for links in mails: the configured one, else what the server listens on. */
+export function publicUrlOf(config: Config): string {
+  if (config.publicUrl !== null) return config.publicUrl;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
+}

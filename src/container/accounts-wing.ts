@@ -1,0 +1,95 @@
+import path from 'node:path';
+import type { Config } from '../config/config.ts';
+import { publicUrlOf } from '../config/config.ts';
+import type { SelfServiceDeps } from '../domain/accounts/account-links.ts';
+import { deliverAccountMail } from '../domain/accounts/account-mail-jobs.ts';
+import type { ExternalLoginDeps } from '../domain/accounts/external-login.ts';
+import { PasswordHasher } from '../domain/accounts/password-hash.ts';
+import type { SecretKeys } from '../domain/accounts/secret-key.ts';
+import type { SessionDeps } from '../domain/accounts/sessions.ts';
+import type { AccountStore } from '../domain/accounts/user.ts';
+import type { Mailer } from '../domain/mail.ts';
+import { MailQueue } from '../domain/mail-queue.ts';
+import type { RateLimiter } from '../domain/rate-limit.ts';
+import { signInRules } from '../domain/rate-limit.ts';
+import { externalProviders } from '../external-login/external-providers.ts';
+import { fileMailer } from '../mail/file-mailer.ts';
+import { smtpMailer } from '../mail/smtp-mailer.ts';
+import type { DatabaseHandle } from '../storage/database.ts';
+import { externalIdentityRepository } from '../storage/repositories/external-identity.repository.ts';
+import { mailQueueRepository } from '../storage/repositories/mail-queue.repository.ts';
+
+/** Where mail goes without SMTP (null: SMTP is configured), and who hears of each such mail. */
+export interface MailFiles {
+  readonly directory: string | null;
+  notify: (message: string) => void;
+}
+
+/** The accounts and mail wing: sign-in, sessions and tokens, the website's accounts, external login, the mail queue. */
+export interface AccountsWing {
+  readonly accounts: SessionDeps & { readonly keys: SecretKeys };
+  readonly selfService: SelfServiceDeps;
+  readonly externalLogin: ExternalLoginDeps;
+  readonly mailQueue: MailQueue;
+  readonly mailFiles: MailFiles;
+  /** Stops the mail queue and closes the SMTP connections. */
+  close(): Promise<void>;
+}
+
+export interface AccountsWingOptions {
+  readonly store: AccountStore;
+  readonly keys: SecretKeys;
+  readonly limiter: RateLimiter;
+  /** Extra authorities identity providers are trusted with (tests). */
+  readonly downloadCa?: readonly string[];
+  readonly providerTimeoutSeconds?: number;
+  /** 'own': deliver only the mails this process queues (a command); 'all': every due one (a server). */
+  readonly mailDelivery?: 'own' | 'all';
+}
+
+export function accountsWing(
+  config: Config,
+  database: DatabaseHandle,
+  now: () => Date,
+  options: AccountsWingOptions,
+): AccountsWing {
+  const { db } = database;
+  const { store, keys, limiter } = options;
+  const smtp = config.mail.smtpUrl === null ? null : smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from });
+  const mailDirectory = path.join(config.dataDir, 'mail');
+  const mailFiles: MailFiles = {
+    directory: smtp === null ? mailDirectory : null,
+    notify: (message) => void process.stderr.write(`${message}\n`),
+  };
+  const mailer: Mailer =
+    smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
+  const passwords = new PasswordHasher(config.passwordCost);
+  const accounts = { store, keys, limiter, signIn: signInRules(config.signInLimits), now, passwords };
+  const publicUrl = publicUrlOf(config);
+  const mailQueue = new MailQueue(
+    mailQueueRepository(db),
+    (job) => deliverAccountMail(job, { store, keys, now, limiter, publicUrl, transport: mailer }),
+    now,
+    {
+      problem: (message, error) =>
+        void process.stderr.write(`${message}${error === undefined ? '' : `: ${String(error)}`}\n`),
+    },
+    options.mailDelivery === 'own',
+  );
+  const selfService: SelfServiceDeps = { ...accounts, mail: mailQueue, publicUrl, signUpOpen: config.signUpOpen };
+  return {
+    accounts,
+    selfService,
+    externalLogin: {
+      ...selfService,
+      identities: externalIdentityRepository(db),
+      providers: externalProviders(config.externalLogin, options.downloadCa, options.providerTimeoutSeconds),
+    },
+    mailQueue,
+    mailFiles,
+    async close() {
+      await mailQueue.stop();
+      smtp?.close();
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import type { Config } from '../config/config.ts';
+import type { BrowseSources, CatalogBrowseDeps } from '../domain/browse/browse-catalog.ts';
+import { currentCatalog } from '../domain/browse/browse-catalog.ts';
+import { AppListingEngine } from '../domain/listings/app-listing-engine.ts';
+import { partFormat } from '../domain/listings/app-part.ts';
+import { ListingCache } from '../domain/listings/listing-cache.ts';
+import { AppSchema, ReleaseSchema } from '../domain/listings/listing-schemas.ts';
+import { Listings } from '../domain/listings/listings.ts';
+import type { ListingSources } from '../domain/listings/listings.ts';
+import type { VersionStamp } from '../domain/listings/version-stamp.ts';
+import type { StoreMetrics } from '../metrics.ts';
+import { appListingSource } from '../storage/app-listing-source.ts';
+import { ContentVersionFeed } from '../storage/content-version-feed.ts';
+import type { DatabaseHandle } from '../storage/database.ts';
+import { inReadSnapshot, readSnapshot } from '../storage/read-snapshot.ts';
+import { loadDiscoverEntries } from '../storage/repositories/discover.repository.ts';
+import { listCategories } from '../storage/repositories/category.repository.ts';
+import {
+  findIcon,
+  loadAppDetails,
+  loadCatalogSources,
+  loadIconRefs,
+  loadListedRatings,
+} from '../storage/repositories/listing.repository.ts';
+import { listPlatformReleases } from '../storage/repositories/platform-release.repository.ts';
+
+/** SQLite (and PostgreSQL without its listening connection): writes by other processes are seen within this. */
+const VERSION_POLL_MS = 500;
+const LISTEN_RETRY_MS = 5000;
+/** What shapes a saved listing part: the listing's schemas and the serialiser (docs/listing-engine.md). */
+export const LISTING_PART_FORMAT = partFormat(AppSchema, ReleaseSchema);
+/** Apps read per query batch by the listing engine: each batch is a few milliseconds on SQLite. */
+const LISTING_BATCH_APPS = 16;
+
+/** What the listings tell the operator (the server logs it): the change feed's state, saved parts that could not be read or saved. */
+export interface ListingReports {
+  report: (event: 'listening' | 'lost', error?: Error) => void;
+  partsUnavailable: (error: unknown) => void;
+  restored: (from: VersionStamp, to: VersionStamp) => void;
+}
+
+/** The listings wing: the content version feed, the listing engine and caches, the website's catalogue. */
+export interface ListingsWing {
+  readonly versions: ContentVersionFeed;
+  readonly listings: Listings;
+  readonly browse: CatalogBrowseDeps;
+  readonly listingReports: ListingReports;
+  /** The bytes the listing caches hold now (the metrics read it when scraped). */
+  readonly cacheBytes: () => number;
+}
+
+export interface ListingsWingOptions {
+  readonly listingCacheBytes?: number;
+  /** A clock of the caller's (tests): the engine then does not read the wall clock for the day. */
+  readonly fixedClock: boolean;
+  /** The metrics, once they exist (they read this wing's sizes). */
+  readonly metrics: () => StoreMetrics;
+}
+
+export function listingsWing(
+  config: Config,
+  database: DatabaseHandle,
+  now: () => Date,
+  options: ListingsWingOptions,
+): ListingsWing {
+  const { db } = database;
+  const listingReports: ListingReports = {
+    report: () => undefined,
+    partsUnavailable: () => undefined,
+    restored: () => undefined,
+  };
+  const versions = new ContentVersionFeed(database, {
+    pollMs: VERSION_POLL_MS,
+    reconnectMs: LISTEN_RETRY_MS,
+    report: (event, error) => listingReports.report(event, error),
+    restored: (from, to) => listingReports.restored(from, to),
+  });
+  const listingSources: ListingSources = {
+    ratings: () => readSnapshot(database, loadListedRatings),
+    categories: () => readSnapshot(database, listCategories),
+    platforms: () => readSnapshot(database, (trx) => listPlatformReleases(trx, { supportedOnly: true })),
+    discover: () => readSnapshot(database, loadDiscoverEntries),
+  };
+  // The website's catalogue: entries for every listed app, an app page's details when it is shown.
+  const browseSources: BrowseSources = {
+    entries: (recentSince) => readSnapshot(database, (trx) => loadCatalogSources(trx, recentSince)),
+    platforms: listingSources.platforms,
+    categories: listingSources.categories,
+    icons: () => loadIconRefs(db),
+    details: (appId, recentSince) => inReadSnapshot(database, (trx) => loadAppDetails(trx, appId, recentSince)),
+  };
+  const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
+  const engine = new AppListingEngine(appListingSource(database), {
+    batchSize: LISTING_BATCH_APPS,
+    maxBytes: cacheBytes,
+    gzipLevel: 6,
+    partFormat: LISTING_PART_FORMAT,
+    brotliQuality: 5,
+    brotliMinSaving: config.listingBrotliMinSaving,
+    onPartsError: (error) => listingReports.partsUnavailable(error),
+    onRender: (what, ms) => options.metrics().listingRender(`apps-${what}`, ms / 1000),
+  });
+  // The small listings (categories, platforms, ratings) are rendered whole, within the same bound.
+  const smallListings = new ListingCache({
+    maxBytes: Math.max(1024 * 1024, cacheBytes / 8),
+    onRender: (variant, ms) => options.metrics().listingRender(variant, ms / 1000),
+  });
+  const listings = new Listings(
+    listingSources,
+    versions,
+    engine,
+    smallListings,
+    now,
+    options.fixedClock ? undefined : Date.now,
+  );
+  return {
+    versions,
+    listings,
+    browse: { icon: (hash: string) => findIcon(db, hash), catalog: currentCatalog(browseSources, versions, now) },
+    listingReports,
+    cacheBytes: () => engine.size + smallListings.size,
+  };
+}
