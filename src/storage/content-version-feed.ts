@@ -1,11 +1,7 @@
 import type { VersionStamp } from '../domain/listings/version-stamp.ts';
 import type { CommitProbe, DatabaseHandle } from './database.ts';
-import {
-  CONTENT_VERSION_QUERY,
-  contentVersionOfRow,
-  readContentVersion,
-  renewEpoch,
-} from './repositories/content-version.repository.ts';
+import { CONTENT_VERSION_QUERY, contentVersionOfRow } from './content-version-row.ts';
+import { readContentVersion, renewEpoch } from './repositories/content-version.repository.ts';
 import { onCommittedWrite } from './write-transaction.ts';
 
 /** The PostgreSQL channel the content version's trigger notifies (migration 0003). */

@@ -6,7 +6,7 @@ import { AppError } from '../errors.ts';
 import type { DatabaseTarget } from './database.ts';
 import type { AuditEntry } from '../domain/audit/audit.ts';
 import { openDatabase, sqliteFiles } from './database.ts';
-import { insertAudit } from './repositories/audit.repository.ts';
+import { insertAudit } from './audit-row.ts';
 import { readContentVersion, renewEpoch } from './repositories/content-version.repository.ts';
 import { holdExclusively } from './serving-lock.ts';
 

@@ -1,8 +1,8 @@
 import type { DeleteResult, Kysely, Transaction } from 'kysely';
 import type { AuditEntry } from '../domain/audit/audit.ts';
 import type { VersionStamp } from '../domain/listings/version-stamp.ts';
-import { insertAudit } from './repositories/audit.repository.ts';
-import { bumpContentVersion } from './repositories/content-version.repository.ts';
+import { insertAudit } from './audit-row.ts';
+import { bumpContentVersion } from './content-version-row.ts';
 import type { Database } from './schema.ts';
 
 export interface WriteOutcome<T> {

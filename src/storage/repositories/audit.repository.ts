@@ -2,26 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AuditEntry, AuditLog, AuditRecord, AuditEventType } from '../../domain/audit/audit.ts';
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import type { Database } from '../schema.ts';
-
-/** Writes the entry; called inside the transaction of the change it records. */
-export async function insertAudit(trx: Transaction<Database>, entry: AuditEntry, at: Date): Promise<void> {
-  const { actor } = entry.acting;
-  await trx
-    .insertInto('audit_log')
-    .values({
-      at: formatTimestamp(at),
-      event: entry.event,
-      actor_kind: actor.kind,
-      actor_user_id: actor.kind === 'user' ? actor.userId : null,
-      actor_name: actor.name,
-      address: entry.acting.address,
-      request_id: entry.acting.requestId,
-      app_id: entry.appId,
-      subject_user: entry.subjectUser,
-      details: JSON.stringify(entry.details),
-    })
-    .execute();
-}
+import { insertAudit } from '../audit-row.ts';
 
 /**
  * Runs `work` and records `entry` in one transaction, when `work` says it changed something

@@ -4,7 +4,8 @@ import type { IdentityStore, StoredAuthority } from '../../domain/identity/store
 import type { AuditEntry } from '../../domain/audit/audit.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import type { Database } from '../schema.ts';
-import { auditedWrite, insertAudit } from './audit.repository.ts';
+import { insertAudit } from '../audit-row.ts';
+import { auditedWrite } from './audit.repository.ts';
 
 /** The one row of `store_identity`: the secret key's fingerprint and the store's own authority. */
 export function identityRepository(db: Kysely<Database>): IdentityStore & KeyRotationStore {
