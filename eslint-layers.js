@@ -52,6 +52,7 @@ export const LAYERS = {
       'process-acting.ts',
       'project-files.ts',
       'server.ts',
+      'store-log.ts',
     ],
     packages: ['fastify'],
     why: 'commands are thin adapters over the container’s use cases',

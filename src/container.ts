@@ -9,7 +9,8 @@ import type { Config } from './config/config.ts';
 import { publicUrlOf } from './config/config.ts';
 import { accountsWing } from './container/accounts-wing.ts';
 import { LISTING_PART_FORMAT, listingsWing } from './container/listings-wing.ts';
-import type { ListingReports } from './container/listings-wing.ts';
+import { errorText, stderrLog } from './store-log.ts';
+import type { StoreLog } from './store-log.ts';
 import { publishingWing } from './container/publishing-wing.ts';
 import type { SecretKeys } from './domain/accounts/secret-key.ts';
 import { deriveKeys, loadSecret } from './domain/accounts/secret-key.ts';
@@ -86,9 +87,8 @@ export interface Container {
   /** `POST /api/v1/apps/releases` and deleting releases. */
   readonly publishing: PublishDeps & DeleteReleaseDeps;
   readonly ratings: RatingDeps;
-  /** Publishes started from the developer pages, followed by a page that refreshes; `reports.failed` goes to the log once the server runs. */
+  /** Publishes started from the developer pages, followed by a page that refreshes; a failure goes to the log. */
   readonly publishJobs: PublishJobs;
-  readonly publishJobReports: { failed: (error: unknown, jobId: string) => void };
   /** Certificates asked for on the developer pages (issued by the store's own authority, or after approval). */
   readonly certificateRequests: CertificateRequestDeps;
   /** What the developer and administrator pages read of apps and their audit trails. */
@@ -99,8 +99,8 @@ export interface Container {
   readonly selfService: SelfServiceDeps;
   /** Sign-in through OpenID Providers and GitHub, and the identities connected to accounts. */
   readonly externalLogin: ExternalLoginDeps;
-  /** Where mail goes without SMTP (null: SMTP is configured), and who hears of each such mail (the log, once the server runs). */
-  readonly mailFiles: { readonly directory: string | null; notify: (message: string) => void };
+  /** Where mail goes without SMTP (null: SMTP is configured); each such mail is told to `ContainerOptions.mailFileNotice`. */
+  readonly mailFiles: { readonly directory: string | null };
   /** The website's catalogue pages. */
   readonly browse: CatalogBrowseDeps;
   /** The secret key's fingerprint and the store's own authority (used when APPSTORE_CA_CERT is not set), shared by every node. */
@@ -123,8 +123,6 @@ export interface Container {
   readonly audit: AuditLog;
   /** True when the database answers. */
   readonly isDatabaseReachable: () => Promise<boolean>;
-  /** What the listings tell the operator (the server logs it): the change feed's state, saved parts that could not be read or saved. */
-  readonly listingReports: ListingReports;
   /** Applies pending migrations (safe to run from several processes at once). */
   readonly migrate: () => Promise<MigrationReport>;
   /** The content version as this process knows it (the server reads it before GETs on PostgreSQL). */
@@ -148,6 +146,10 @@ export interface ContainerOptions {
   readonly mailDelivery?: 'own' | 'all';
   /** Seconds an identity provider has to answer one request (default 15; tests shorten it). */
   readonly providerTimeoutSeconds?: number;
+  /** Where the parts report what an operator should hear of (the server's log; default: warnings and errors on standard error). */
+  readonly log?: StoreLog;
+  /** Who hears of each mail written to a file without SMTP, with its link (default: the log's warnings; `appstore user invite`: its output). */
+  readonly mailFileNotice?: (message: string) => void;
 }
 
 /** Expired sessions, links and old rate-limit hits are pruned this often (by one node of all). */
@@ -163,7 +165,16 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const registry = appRepository(db);
   const revocations = revocationRepository(db);
   const identity = identityRepository(db);
-  const trustReports: TrustReports = { warn: () => undefined, refused: () => undefined, changed: () => undefined };
+  const log = options.log ?? stderrLog;
+  const trustReports: TrustReports = {
+    warn: (message) => log.warn(`trust: ${message}`),
+    refused: (error) =>
+      log.error(
+        'trust: the changed authority or CRL could not be used; the previous one stays in force until it is fixed',
+        { error: errorText(error) },
+      ),
+    changed: () => log.info('trust: the authorities or revocation lists changed; the new ones apply from now on'),
+  };
   const trustSource = new TrustSource(
     async () => ({
       authorityPem:
@@ -189,6 +200,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const listingSide = listingsWing(config, database, now, {
     ...(options.listingCacheBytes === undefined ? {} : { listingCacheBytes: options.listingCacheBytes }),
     fixedClock: options.now !== undefined,
+    log,
     metrics: () => metrics,
   });
   // The sizes are read when scraped, by which time the listing caches exist.
@@ -206,6 +218,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     store: accountStore,
     keys,
     limiter,
+    log,
+    ...(options.mailFileNotice === undefined ? {} : { mailFileNotice: options.mailFileNotice }),
     ...(options.downloadCa === undefined ? {} : { downloadCa: options.downloadCa }),
     ...(options.providerTimeoutSeconds === undefined ? {} : { providerTimeoutSeconds: options.providerTimeoutSeconds }),
     ...(options.mailDelivery === undefined ? {} : { mailDelivery: options.mailDelivery }),
@@ -219,6 +233,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     trust: loadTrust,
     mailQueue: accountSide.mailQueue,
     metrics,
+    log,
     ...(options.downloadCa === undefined ? {} : { downloadCa: options.downloadCa }),
   });
   const audit = auditRepository(db);
@@ -253,7 +268,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     trust: loadTrust,
     trustSource,
     checkSecretKey: () => checkSecretKey(identity, keys, config.secretKeyFile, now()),
-    secretKeyWatch: new SecretKeyWatch(() => identity.readFingerprint(), keys.fingerprint),
+    secretKeyWatch: new SecretKeyWatch(() => identity.readFingerprint(), keys.fingerprint, {
+      replaced: () =>
+        log.error(
+          'secret key: `appstore secret-key rotate` replaced the key this node runs with; requests that use it are refused (503) until this node is restarted with the new key file',
+        ),
+    }),
     revocations,
     audit,
     housekeeping: {

@@ -5,6 +5,7 @@ import type { Config } from './config/config.ts';
 import { unknownVariables } from './config/config.ts';
 import { callbackUrl } from './domain/accounts/external-login.ts';
 import { createContainer } from './container.ts';
+import { ServerLog } from './store-log.ts';
 import { publicUrlOf } from './config/config.ts';
 import type { Container } from './container.ts';
 import { ensureOwnAuthority } from './domain/identity/store-identity.ts';
@@ -39,7 +40,9 @@ export interface StartOptions {
 /** The process's server: config → container → migrations → server → listen (`appstore serve`). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const container = createContainer(config);
+  // What the container's parts report goes to the server's log once it exists (standard error before).
+  const log = new ServerLog();
+  const container = createContainer(config, { log });
   try {
     const migrated = await container.migrate();
     await container.checkSecretKey();
@@ -56,6 +59,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         : 'external';
     const schemaCompilers = lazySchemaCompilers();
     const app = await buildServer(container, { schemaCompilers });
+    log.attach(app.log);
     if (authority === 'created')
       app.log.info(
         "created the store's certificate authority (in the database; `appstore ca certificate` prints its certificate)",
@@ -66,46 +70,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         "moved the store's certificate authority into the database (its key sealed under the secret key); the files may be removed once backed up",
       );
     for (const note of migrated.notes) app.log.warn(`migration ${note}`);
-    const reports = container.trustSource.reports;
-    reports.warn = (message) => app.log.warn(`trust: ${message}`);
-    reports.refused = (error) =>
-      app.log.error(
-        { error: error instanceof Error ? error.message : String(error) },
-        'trust: the changed authority or CRL could not be used; the previous one stays in force until it is fixed',
-      );
-    reports.changed = () =>
-      app.log.info('trust: the authorities or revocation lists changed; the new ones apply from now on');
     await container.trust();
     const unwatch = watchTrustFiles(config, container.trustSource, (message) => app.log.info(message));
-    container.listingReports.partsUnavailable = (error) =>
-      app.log.warn(
-        { error: error instanceof Error ? error.message : String(error) },
-        'saved listing parts could not be read or saved: those apps are rendered instead',
-      );
-    container.listingReports.report = (event, error) =>
-      event === 'lost'
-        ? app.log.warn(
-            { error: error?.message },
-            'content version: not listening for changes on PostgreSQL; polling every 500 ms until the connection is back',
-          )
-        : app.log.info('content version: listening for changes on PostgreSQL');
-    container.secretKeyWatch.reports.replaced = () =>
-      app.log.error(
-        'secret key: `appstore secret-key rotate` replaced the key this node runs with; requests that use it are refused (503) until this node is restarted with the new key file',
-      );
-    container.listingReports.restored = (from, to) =>
-      app.log.warn(
-        { before: `${from.instanceId}-${from.version}`, now: `${to.instanceId}-${to.version}` },
-        'content version: the database went back to an older version (restored without `appstore restore`?); this node gave it a new epoch, so no ETag given out before names other content',
-      );
-    container.publishJobReports.failed = (error, jobId) =>
-      app.log.error(
-        { job: jobId, error: error instanceof Error ? error.message : String(error) },
-        'a publish started from the developer pages failed',
-      );
     const mailDirectory = container.mailFiles.directory;
     if (mailDirectory !== null) {
-      container.mailFiles.notify = (message) => app.log.warn(message);
       app.log.warn(
         { directory: mailDirectory },
         'no SMTP server configured (APPSTORE_SMTP_URL): mails are written to files in this directory and their links to this log. Fine on one machine; set APPSTORE_SMTP_URL before real users sign up.',
@@ -164,11 +132,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         : app.log.warn({ error: error instanceof Error ? error.message : String(error) }, message),
     );
     // Mails queued by commands that could not send them, or by a node that stopped: every look.
-    container.mailQueue.reports.problem = (message, error) =>
-      app.log.warn(
-        error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) },
-        message,
-      );
     container.mailQueue.kick();
     const mailLook = setInterval(() => container.mailQueue.kick(), MAIL_LOOK_MS).unref();
     let stopping: Promise<void> | undefined;

@@ -6,6 +6,7 @@ import type { Config } from '../config/config.ts';
 import { createContainer } from '../container.ts';
 import type { Container } from '../container.ts';
 import type { CliIo } from './io.ts';
+import { lineLog } from '../store-log.ts';
 
 /** The configuration from the command's environment. */
 export function configFor(io: CliIo): Config {
@@ -19,12 +20,17 @@ export function configFor(io: CliIo): Config {
 export async function withContainer<T>(
   io: CliIo,
   work: (container: Container) => Promise<T>,
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; mailFileNotice?: (message: string) => void } = {},
 ): Promise<T> {
   const config = configFor(io);
   fs.mkdirSync(config.dataDir, { recursive: true });
   // A command delivers the mails it queues before it exits (a server tries again if it cannot).
-  const container = createContainer(config, { mailDelivery: 'own' });
+  // What the container's parts report (a mail that could not be sent …) goes to the command's errors.
+  const container = createContainer(config, {
+    mailDelivery: 'own',
+    log: lineLog((line) => io.err(line)),
+    ...(options.mailFileNotice === undefined ? {} : { mailFileNotice: options.mailFileNotice }),
+  });
   try {
     if (options.migrate !== false) {
       const migrated = await container.migrate();

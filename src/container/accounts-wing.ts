@@ -18,11 +18,12 @@ import { smtpMailer } from '../mail/smtp-mailer.ts';
 import type { DatabaseHandle } from '../storage/database.ts';
 import { externalIdentityRepository } from '../storage/repositories/external-identity.repository.ts';
 import { mailQueueRepository } from '../storage/repositories/mail-queue.repository.ts';
+import { errorText } from '../store-log.ts';
+import type { StoreLog } from '../store-log.ts';
 
-/** Where mail goes without SMTP (null: SMTP is configured), and who hears of each such mail. */
+/** Where mail goes without SMTP (null: SMTP is configured). */
 export interface MailFiles {
   readonly directory: string | null;
-  notify: (message: string) => void;
 }
 
 /** The accounts and mail wing: sign-in, sessions and tokens, the website's accounts, external login, the mail queue. */
@@ -45,6 +46,9 @@ export interface AccountsWingOptions {
   readonly providerTimeoutSeconds?: number;
   /** 'own': deliver only the mails this process queues (a command); 'all': every due one (a server). */
   readonly mailDelivery?: 'own' | 'all';
+  readonly log: StoreLog;
+  /** Who hears of each mail written to a file (without SMTP) and its link: the log's warnings unless given. */
+  readonly mailFileNotice?: (message: string) => void;
 }
 
 export function accountsWing(
@@ -57,12 +61,9 @@ export function accountsWing(
   const { store, keys, limiter } = options;
   const smtp = config.mail.smtpUrl === null ? null : smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from });
   const mailDirectory = path.join(config.dataDir, 'mail');
-  const mailFiles: MailFiles = {
-    directory: smtp === null ? mailDirectory : null,
-    notify: (message) => void process.stderr.write(`${message}\n`),
-  };
-  const mailer: Mailer =
-    smtp ?? fileMailer(mailDirectory, config.mail.from, (message) => mailFiles.notify(message), now);
+  const mailFiles: MailFiles = { directory: smtp === null ? mailDirectory : null };
+  const notice = options.mailFileNotice ?? ((message: string) => options.log.warn(message));
+  const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, notice, now);
   const passwords = new PasswordHasher(config.passwordCost);
   const accounts = { store, keys, limiter, signIn: signInRules(config.signInLimits), now, passwords };
   const publicUrl = publicUrlOf(config);
@@ -70,10 +71,7 @@ export function accountsWing(
     mailQueueRepository(db),
     (job) => deliverAccountMail(job, { store, keys, now, limiter, publicUrl, transport: mailer }),
     now,
-    {
-      problem: (message, error) =>
-        void process.stderr.write(`${message}${error === undefined ? '' : `: ${String(error)}`}\n`),
-    },
+    { problem: (message, error) => options.log.warn(message, error === undefined ? {} : { error: errorText(error) }) },
     options.mailDelivery === 'own',
   );
   const selfService: SelfServiceDeps = { ...accounts, mail: mailQueue, publicUrl, signUpOpen: config.signUpOpen };

@@ -23,6 +23,8 @@ import {
   loadListedRatings,
 } from '../storage/repositories/listing.repository.ts';
 import { listPlatformReleases } from '../storage/repositories/platform-release.repository.ts';
+import { errorText } from '../store-log.ts';
+import type { StoreLog } from '../store-log.ts';
 
 /** SQLite (and PostgreSQL without its listening connection): writes by other processes are seen within this. */
 const VERSION_POLL_MS = 500;
@@ -32,19 +34,11 @@ export const LISTING_PART_FORMAT = partFormat(AppSchema, ReleaseSchema);
 /** Apps read per query batch by the listing engine: each batch is a few milliseconds on SQLite. */
 const LISTING_BATCH_APPS = 16;
 
-/** What the listings tell the operator (the server logs it): the change feed's state, saved parts that could not be read or saved. */
-export interface ListingReports {
-  report: (event: 'listening' | 'lost', error?: Error) => void;
-  partsUnavailable: (error: unknown) => void;
-  restored: (from: VersionStamp, to: VersionStamp) => void;
-}
-
 /** The listings wing: the content version feed, the listing engine and caches, the website's catalogue. */
 export interface ListingsWing {
   readonly versions: ContentVersionFeed;
   readonly listings: Listings;
   readonly browse: CatalogBrowseDeps;
-  readonly listingReports: ListingReports;
   /** The bytes the listing caches hold now (the metrics read it when scraped). */
   readonly cacheBytes: () => number;
 }
@@ -55,6 +49,8 @@ export interface ListingsWingOptions {
   readonly fixedClock: boolean;
   /** The metrics, once they exist (they read this wing's sizes). */
   readonly metrics: () => StoreMetrics;
+  /** Where the change feed's state, a restore noticed and saved parts that failed are reported. */
+  readonly log: StoreLog;
 }
 
 export function listingsWing(
@@ -64,16 +60,22 @@ export function listingsWing(
   options: ListingsWingOptions,
 ): ListingsWing {
   const { db } = database;
-  const listingReports: ListingReports = {
-    report: () => undefined,
-    partsUnavailable: () => undefined,
-    restored: () => undefined,
-  };
+  const { log } = options;
   const versions = new ContentVersionFeed(database, {
     pollMs: VERSION_POLL_MS,
     reconnectMs: LISTEN_RETRY_MS,
-    report: (event, error) => listingReports.report(event, error),
-    restored: (from, to) => listingReports.restored(from, to),
+    report: (event, error) =>
+      event === 'lost'
+        ? log.warn(
+            'content version: not listening for changes on PostgreSQL; polling every 500 ms until the connection is back',
+            { error: error?.message },
+          )
+        : log.info('content version: listening for changes on PostgreSQL'),
+    restored: (from: VersionStamp, to: VersionStamp) =>
+      log.warn(
+        'content version: the database went back to an older version (restored without `appstore restore`?); this node gave it a new epoch, so no ETag given out before names other content',
+        { before: `${from.instanceId}-${from.version}`, now: `${to.instanceId}-${to.version}` },
+      ),
   });
   const listingSources: ListingSources = {
     ratings: () => readSnapshot(database, loadListedRatings),
@@ -97,7 +99,10 @@ export function listingsWing(
     partFormat: LISTING_PART_FORMAT,
     brotliQuality: 5,
     brotliMinSaving: config.listingBrotliMinSaving,
-    onPartsError: (error) => listingReports.partsUnavailable(error),
+    onPartsError: (error) =>
+      log.warn('saved listing parts could not be read or saved: those apps are rendered instead', {
+        error: errorText(error),
+      }),
     onRender: (what, ms) => options.metrics().listingRender(`apps-${what}`, ms / 1000),
   });
   // The small listings (categories, platforms, ratings) are rendered whole, within the same bound.
@@ -117,7 +122,6 @@ export function listingsWing(
     versions,
     listings,
     browse: { icon: (hash: string) => findIcon(db, hash), catalog: currentCatalog(browseSources, versions, now) },
-    listingReports,
     cacheBytes: () => engine.size + smallListings.size,
   };
 }

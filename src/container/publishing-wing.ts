@@ -22,6 +22,8 @@ import { certificateRequestRepository } from '../storage/repositories/certificat
 import { publishJobRepository } from '../storage/repositories/publish-job.repository.ts';
 import { ratingRepository } from '../storage/repositories/rating.repository.ts';
 import { releaseRepository } from '../storage/repositories/release.repository.ts';
+import { errorText } from '../store-log.ts';
+import type { StoreLog } from '../store-log.ts';
 
 /** The publishing wing: registering apps, managing them, publishing and deleting releases (by the API and by page jobs), ratings. */
 export interface PublishingWing {
@@ -30,7 +32,6 @@ export interface PublishingWing {
   readonly publishing: PublishDeps & DeleteReleaseDeps;
   readonly ratings: RatingDeps;
   readonly publishJobs: PublishJobs;
-  readonly publishJobReports: { failed: (error: unknown, jobId: string) => void };
   readonly certificateRequests: ReturnType<typeof certificateRequestRepository>;
 }
 
@@ -45,6 +46,7 @@ export interface PublishingWingOptions {
   readonly metrics: StoreMetrics;
   /** Extra authorities release downloads are trusted with (tests). */
   readonly downloadCa?: readonly string[];
+  readonly log: StoreLog;
 }
 
 export function publishingWing(
@@ -81,16 +83,13 @@ export function publishingWing(
     ...uploadLimits,
     now,
   };
-  const publishJobReports = {
-    failed: (error: unknown, jobId: string): void =>
-      void process.stderr.write(`publish ${jobId} failed: ${String(error)}\n`),
-  };
   const publishJobs = new PublishJobs({
     publishing,
     jobs: publishJobRepository(db),
     // The download's own limit, and a minute for reading and checking the archive.
     maxRunMs: config.limits.downloadTimeoutMs + 60_000,
-    failed: (error, jobId) => publishJobReports.failed(error, jobId),
+    failed: (error, jobId) =>
+      options.log.error('a publish started from the developer pages failed', { job: jobId, error: errorText(error) }),
   });
   const certificateRequests = certificateRequestRepository(db);
   const unlockEnded: UnlockEnded = async (appId, since, owner, acting) => {
@@ -107,7 +106,6 @@ export function publishingWing(
     publishing,
     ratings: { registry, ratings: ratingRepository(db), now },
     publishJobs,
-    publishJobReports,
     certificateRequests,
   };
 }

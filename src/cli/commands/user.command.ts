@@ -96,24 +96,29 @@ is printed here.`,
   async run(input, io) {
     const email = stringOption(input, 'email');
     if (email === undefined) throw usageError('an invitation needs --email', this.usage);
-    const user = await withContainer(io, async (container) => {
-      container.mailFiles.notify = (message) => io.out(message);
-      const created = await addUser(
-        {
-          username: positional(input, 0),
-          email,
-          firstName: stringOption(input, 'first-name'),
-          lastName: stringOption(input, 'last-name'),
-          isAdmin: flag(input, 'admin'),
-          password: null,
-          emailVerified: false,
-        },
-        cliActingFor(io),
-        container.accounts,
-      );
-      await sendInvitation(created, container.selfService);
-      return created;
-    });
+    // Without SMTP, the mail's file and link are printed here.
+    const mailFileNotice = (message: string): void => io.out(message);
+    const user = await withContainer(
+      io,
+      async (container) => {
+        const created = await addUser(
+          {
+            username: positional(input, 0),
+            email,
+            firstName: stringOption(input, 'first-name'),
+            lastName: stringOption(input, 'last-name'),
+            isAdmin: flag(input, 'admin'),
+            password: null,
+            emailVerified: false,
+          },
+          cliActingFor(io),
+          container.accounts,
+        );
+        await sendInvitation(created, container.selfService);
+        return created;
+      },
+      { mailFileNotice },
+    );
     io.out(
       `invited ${user.username}${user.isAdmin ? ' (administrator)' : ''}: a link to choose a password was mailed to ${email}`,
     );
