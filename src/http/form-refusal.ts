@@ -4,6 +4,8 @@ import type { FormState } from '../web/forms.ts';
 import { toErrorResponse } from './error-body.ts';
 import { logRefusal } from './refusal-log.ts';
 import { wantsPage } from './html-reply.ts';
+import { postedBy } from './web-visitor.ts';
+import type { Visitor } from './web-visitor.ts';
 
 /** Fields never shown again on a form (nor logged). */
 const SECRET_FIELDS = new Set(['password', 'current_password', 'csrf_token']);
@@ -38,4 +40,20 @@ export function formRefusal(error: unknown, request: FastifyRequest, reply: Fast
       ...(response.body.errors === undefined ? {} : { fields: response.body.errors }),
     },
   };
+}
+
+/** Runs a website form's work for its sender (checked by the website's guard); a refusal shows the form again. */
+export async function handleForm(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (visitor: Visitor) => Promise<FastifyReply>,
+  refused: (state: FormState, visitor: Visitor | undefined) => Promise<FastifyReply>,
+): Promise<FastifyReply> {
+  let visitor: Visitor | undefined;
+  try {
+    visitor = postedBy(request);
+    return await work(visitor);
+  } catch (error) {
+    return refused(formRefusal(error, request, reply), visitor);
+  }
 }

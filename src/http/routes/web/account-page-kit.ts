@@ -1,0 +1,58 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Container } from '../../../container.ts';
+import type { SelfServiceDeps } from '../../../domain/accounts/account-links.ts';
+import type { ExternalLoginDeps } from '../../../domain/accounts/external-login.ts';
+import type { Html } from '../../../web/html.ts';
+import type { FormState } from '../../../web/forms.ts';
+import type { ProviderChoice } from '../../../web/pages/account-pages.ts';
+import { messagePage } from '../../../web/pages/account-pages.ts';
+import { STRINGS } from '../../../web/strings.ts';
+import { showPage } from '../../page-context.ts';
+import type { PageSetting } from '../../page-context.ts';
+import { BODY_ERRORS } from '../../schemas.ts';
+import type { Visitor } from '../../web-visitor.ts';
+
+export const Redirect = { 303: Type.Null({ description: 'On to the next page' }) };
+export const text = (maxLength: number) => Type.String({ maxLength });
+export const Form = <T extends Record<string, ReturnType<typeof text>>>(fields: T) =>
+  Type.Object(fields, { additionalProperties: true });
+export const SecretParams = Type.Object({
+  secret: Type.String({ maxLength: 200, description: 'the secret part of a mailed link' }),
+});
+export const FORM_ERRORS = [...BODY_ERRORS, 'csrf_failed'] as const;
+
+/** What the account pages' route files share: the container's accounts, the providers offered, and how a page is shown. */
+export interface AccountPageKit {
+  readonly container: Container;
+  readonly deps: SelfServiceDeps;
+  readonly external: ExternalLoginDeps;
+  /** The "Sign in with …" buttons of the sign-in and sign-up pages. */
+  readonly providers: ProviderChoice[];
+  show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    build: (setting: PageSetting) => Html,
+    visitor?: Visitor,
+  ): Promise<FastifyReply>;
+  /** The page of a mailed link that does not work (mistyped, expired, used), with the way to sign in. */
+  linkProblem(request: FastifyRequest, reply: FastifyReply, state: FormState): Promise<FastifyReply>;
+}
+
+export function accountPageKit(container: Container): AccountPageKit {
+  const external = container.externalLogin;
+  return {
+    container,
+    deps: container.selfService,
+    external,
+    providers: [...external.providers.values()].map(({ id, name }) => ({ id, name })),
+    show: (request, reply, build, visitor) => showPage(request, reply, container, build, visitor),
+    linkProblem: (request, reply, state) =>
+      showPage(request, reply, container, (s) =>
+        messagePage(STRINGS.linkProblemTitle, state.problem?.detail ?? '', s.context, {
+          href: '/account/login',
+          label: STRINGS.signIn,
+        }),
+      ),
+  };
+}
