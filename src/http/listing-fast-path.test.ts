@@ -4,6 +4,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { Validators } from '../domain/listings/listings.ts';
+import { LISTING_PATHS } from './listing-addresses.ts';
 import { listingOf, notModifiedFastPath } from './listing-fast-path.ts';
 
 test('listingOf: the listing each polled address names, as the routes read it', () => {
@@ -29,6 +30,31 @@ test('listingOf: the listing each polled address names, as the routes read it', 
     'repeated: the route refuses it',
   );
   assert.equal(listingOf('/api/v1/discover'), null);
+});
+
+test('listingOf reads every address the listing routes register (listing-addresses.ts), and nothing beside them', () => {
+  const kinds = Object.entries(LISTING_PATHS).map(([name, path]) => [
+    name,
+    listingOf(path.replace(':version', '30.0.1'))?.kind,
+  ]);
+  assert.deepEqual(Object.fromEntries(kinds), {
+    apps: 'apps',
+    platformApps: 'apps',
+    exApps: 'apps',
+    ratings: 'ratings',
+    categories: 'categories',
+    discover: 'discover',
+    platforms: 'platforms',
+  });
+  for (const other of [
+    '/api/v1/apps.jsonx',
+    '/api/v1/platform/30.0.1/x/apps.json',
+    '/api/v1/platform//apps.json',
+    '/api/v2/apps.json',
+    '/api/v1/ratings.json/x',
+  ]) {
+    assert.equal(listingOf(other), null, other);
+  }
 });
 
 test("a 304 before routing carries the caller's request id, or the logged one's, and no made-up id otherwise", async () => {

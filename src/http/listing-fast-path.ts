@@ -5,6 +5,7 @@ import type { ListingName, Listings, Validators } from '../domain/listings/listi
 import { PLATFORM_VERSION_PATTERN } from '../domain/versions/semantic-version.ts';
 import { LISTING_CACHING, isNotModified } from './conditional-get.ts';
 import { corsHeadersFor } from './cors.ts';
+import { LISTING_PATHS, WHOLE_LISTINGS } from './listing-addresses.ts';
 import { callerRequestId, newRequestId } from './request-id.ts';
 
 /** `include_enterprise`: true or 1, in any case; anything else (or nothing) leaves enterprise-only apps out. */
@@ -12,31 +13,26 @@ export function includesEnterprise(value: string | undefined): boolean {
   return /^(true|1)$/i.test(value ?? '');
 }
 
-/** The listing a path names, as the listing routes read it; null for anything else. */
+const WHOLE_BY_PATH: ReadonlyMap<string, ListingName> = new Map(
+  WHOLE_LISTINGS.map((kind) => [LISTING_PATHS[kind], { kind }] as const),
+);
+const [PLATFORM_BEFORE = '', PLATFORM_AFTER = ''] = LISTING_PATHS.platformApps.split(':version');
+
+/** The listing a path names, as the listing routes read it (listing-addresses.ts); null for anything else. */
 export function listingOf(url: string): ListingName | null {
   const queryAt = url.indexOf('?');
   let path = queryAt === -1 ? url : url.slice(0, queryAt);
   // The router's own tolerance: doubled slashes and one trailing slash.
   if (path.includes('//')) path = path.replace(/\/{2,}/g, '/');
   if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-  if (!path.startsWith('/api/v1/')) return null;
-  const rest = path.slice(8);
-  switch (rest) {
-    case 'ratings.json':
-      return { kind: 'ratings' };
-    case 'categories.json':
-      return { kind: 'categories' };
-    case 'platforms.json':
-      return { kind: 'platforms' };
-    case 'discover.json':
-      return { kind: 'discover' };
-  }
+  const whole = WHOLE_BY_PATH.get(path);
+  if (whole !== undefined) return whole;
   let platform: string | undefined;
-  const exApps = rest === 'appapi_apps.json';
-  if (rest !== 'apps.json' && !exApps) {
-    const match = /^platform\/([^/]+)\/apps\.json$/.exec(rest);
-    if (match === null || !PLATFORM_VERSION_PATTERN.test(match[1] ?? '')) return null;
-    platform = match[1];
+  const exApps = path === LISTING_PATHS.exApps;
+  if (path !== LISTING_PATHS.apps && !exApps) {
+    if (!path.startsWith(PLATFORM_BEFORE) || !path.endsWith(PLATFORM_AFTER)) return null;
+    platform = path.slice(PLATFORM_BEFORE.length, path.length - PLATFORM_AFTER.length);
+    if (platform.includes('/') || !PLATFORM_VERSION_PATTERN.test(platform)) return null;
   }
   const values = queryAt === -1 ? [] : new URLSearchParams(url.slice(queryAt + 1)).getAll('include_enterprise');
   // Repeated, the route refuses it (400): leave that to the route.

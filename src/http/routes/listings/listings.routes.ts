@@ -6,6 +6,7 @@ import { includesEnterprise } from '../../listing-fast-path.ts';
 import { errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 import { ListingRequestHeaders, listingResponses } from './listings.schemas.ts';
+import { LISTING_PATHS } from '../../listing-addresses.ts';
 
 const EnterpriseQuery = Type.Object(
   {
@@ -30,7 +31,7 @@ const PlatformParams = Type.Object({
 export async function listingRoutes(app: AppServer, container: Container): Promise<void> {
   const { listings } = container;
 
-  app.get('/api/v1/apps.json', {
+  app.get(LISTING_PATHS.apps, {
     schema: {
       summary: 'Every app that has a release, with all its releases',
       tags: ['listings'],
@@ -46,7 +47,7 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
       ),
   });
 
-  app.get('/api/v1/platform/:version/apps.json', {
+  app.get(LISTING_PATHS.platformApps, {
     schema: {
       summary: 'Apps with the releases compatible with a platform version',
       tags: ['listings'],
@@ -70,7 +71,7 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
       ),
   });
 
-  app.get('/api/v1/appapi_apps.json', {
+  app.get(LISTING_PATHS.exApps, {
     schema: {
       summary: 'Every ExApp (AppAPI) with its ExApp releases, each with its container data',
       tags: ['listings'],
@@ -93,7 +94,7 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
       ),
   });
 
-  app.get('/api/v1/ratings.json', {
+  app.get(LISTING_PATHS.ratings, {
     schema: {
       summary: 'Every rating, newest first',
       tags: ['listings'],
@@ -103,7 +104,7 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
     handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'ratings' })),
   });
 
-  app.get('/api/v1/categories.json', {
+  app.get(LISTING_PATHS.categories, {
     schema: {
       summary: 'Every category, ordered by id',
       tags: ['listings'],
@@ -113,7 +114,7 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
     handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'categories' })),
   });
 
-  app.get('/api/v1/discover.json', {
+  app.get(LISTING_PATHS.discover, {
     schema: {
       summary: "The Discover section's entries (posts, showcases, carousels); expired ones left out",
       tags: ['listings'],
@@ -126,7 +127,7 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
     handler: async (request, reply) => sendListing(request, reply, await listings.open({ kind: 'discover' })),
   });
 
-  app.get('/api/v1/platforms.json', {
+  app.get(LISTING_PATHS.platforms, {
     schema: {
       summary: 'Supported platform releases (clients must not rely on the order)',
       tags: ['listings'],
