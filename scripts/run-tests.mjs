@@ -18,7 +18,13 @@ const given = process.argv.slice(2);
 const named = given.filter((arg) => !arg.startsWith('--'));
 const long = given.includes('--long');
 const flags = given.filter((arg) => arg.startsWith('--') && arg !== '--long');
-const longRuns = (file) => fs.readFileSync(path.join(root, file), 'utf8').includes('helpers/long-runs.ts');
+const sources = new Map();
+/** A test file's source, read once (the choices below look at it several times). */
+const source = (file) => {
+  if (!sources.has(file)) sources.set(file, fs.readFileSync(path.join(root, file), 'utf8'));
+  return sources.get(file);
+};
+const longRuns = (file) => source(file).includes('helpers/long-runs.ts');
 const files =
   named.length > 0
     ? named.map((file) => path.relative(root, path.resolve(file)))
@@ -41,16 +47,16 @@ try {
   process.exit(1);
 }
 // The whole suite runs the unit tests (beside the sources and under test/unit/) in one process:
-// they share no state and each took longer to start than to run. Every other file has a process.
+// they share no state and each took longer to start than to run.
 const isUnit = (file) => file.startsWith(`src${path.sep}`) || file.startsWith(path.join('test', 'unit'));
 // Integration test files that neither drive Chromium nor start processes share processes too, in
 // two groups: each group runs its files one after the other, beside the rest.
-const source = (file) => fs.readFileSync(path.join(root, file), 'utf8');
 const isLight = (file) =>
   !isUnit(file) &&
   !/helpers\/(browser|serve-process|nginx)\.ts|runAppstore\(|spawn\(/.test(source(file)) &&
   source(file).length < 20000;
 const light = files.filter(isLight);
+const lone = files.filter((file) => !isUnit(file) && !isLight(file));
 const usesBrowser = (file) => source(file).includes('helpers/browser.ts');
 const processes =
   named.length > 0 || long
@@ -66,10 +72,7 @@ const processes =
           'integration-b',
           light.filter((_, i) => i % 2 === 1),
         ),
-        ...files
-          .filter((file) => !isUnit(file) && !isLight(file))
-          .sort((a, b) => Number(usesBrowser(b)) - Number(usesBrowser(a)))
-          .map(compiledTestFile),
+        ...lone.sort((a, b) => Number(usesBrowser(b)) - Number(usesBrowser(a))).map(compiledTestFile),
         writeGroup('unit', files.filter(isUnit)),
       ];
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';

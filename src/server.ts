@@ -5,7 +5,7 @@ import type { Config } from './config/config.ts';
 import { unknownVariables } from './config/config.ts';
 import { callbackUrl } from './domain/accounts/external-login.ts';
 import { createContainer } from './container.ts';
-import { ServerLog } from './store-log.ts';
+import { errorText, ServerLog } from './store-log.ts';
 import { publicUrlOf } from './config/config.ts';
 import type { Container } from './container.ts';
 import { ensureOwnAuthority } from './domain/identity/store-identity.ts';
@@ -116,7 +116,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // after a start.
     const compiling = compileWhenIdle(schemaCompilers, container.listings.warmed(), (error) =>
       app.log.error(
-        { error: error instanceof Error ? error.message : String(error) },
+        { error: errorText(error) },
         'a route schema could not be compiled: requests to that route fail until it is fixed',
       ),
     );
@@ -127,9 +127,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (metricsServer !== null)
       app.log.info({ port: metricsServer.port }, `metrics at http://${config.host}:${metricsServer.port}/metrics`);
     const housekeeping = startHousekeeping(container, (message, error) =>
-      error === null
-        ? app.log.info(message)
-        : app.log.warn({ error: error instanceof Error ? error.message : String(error) }, message),
+      error === null ? app.log.info(message) : app.log.warn({ error: errorText(error) }, message),
     );
     // Mails queued by commands that could not send them, or by a node that stopped: every look.
     container.mailQueue.kick();

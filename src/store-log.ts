@@ -57,17 +57,19 @@ export class ServerLog implements StoreLog {
   }
 
   info(message: string, fields?: Readonly<Record<string, unknown>>): void {
-    if (this.target === null) stderrLog.info(message, fields);
-    else this.target.info(fields ?? {}, message);
+    this.send('info', message, fields);
   }
 
   warn(message: string, fields?: Readonly<Record<string, unknown>>): void {
-    if (this.target === null) stderrLog.warn(message, fields);
-    else this.target.warn(fields ?? {}, message);
+    this.send('warn', message, fields);
   }
 
   error(message: string, fields?: Readonly<Record<string, unknown>>): void {
-    if (this.target === null) stderrLog.error(message, fields);
-    else this.target.error(fields ?? {}, message);
+    this.send('error', message, fields);
+  }
+
+  private send(level: keyof StoreLog, message: string, fields?: Readonly<Record<string, unknown>>): void {
+    if (this.target === null) stderrLog[level](message, fields);
+    else this.target[level](fields ?? {}, message);
   }
 }

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { userActing } from '../../src/domain/audit/audit.ts';
 import { importCategories, importPlatformReleases } from '../../src/domain/catalog/import-catalog.ts';
+import { requestCertificate } from '../../src/domain/identity/request-certificate.ts';
 import { createUser } from './accounts.ts';
 import { TEST_ACTING } from './acting.ts';
 import { appArchive } from './app-archive.ts';
@@ -50,6 +52,16 @@ export interface DeveloperStore {
   ): Promise<{ context: BrowserContext; tab: Page }>;
   /** Serves an archive of `version`, signs it with the command the publish page shows, and publishes it there. */
   publishThroughPage(tab: Page, appId: string, version: string): Promise<void>;
+  /**
+   * A new user registers `appId` through the API, with a key made here and a certificate from the
+   * store's authority (`<keys>/<appId>.key` and `.crt`): the certificate and the user's Basic
+   * authorization header.
+   */
+  registerThroughApi(
+    username: string,
+    password: string,
+    appId: string,
+  ): Promise<{ certificate: string; auth: Record<string, string> }>;
   /** The versions apps.json lists for the app. */
   listed(appId: string): Promise<string[]>;
   close(): Promise<void>;
@@ -110,6 +122,38 @@ export async function startDeveloperStore(): Promise<DeveloperStore> {
       await tab.getByRole('button', { name: 'Publish' }).click();
       await tab.waitForURL(/\/developer\/publish\/[A-Za-z0-9_-]+$/);
       await tab.getByText(`: ${appId} ${version}.`).waitFor({ timeout: 30_000 });
+    },
+    async registerThroughApi(username, password, appId) {
+      const user = await createUser(server.container, username, password);
+      runShown(
+        `openssl req -new -newkey rsa:2048 -nodes -keyout ${appId}.key -subj /CN=${appId} -out ${appId}.csr`,
+        keys,
+      );
+      const csr = fs.readFileSync(path.join(keys, `${appId}.csr`), 'utf8');
+      const issued = await requestCertificate(
+        csr,
+        user,
+        userActing(user, null, null),
+        server.container.certificateRequests,
+      );
+      const certificate =
+        issued.status === 'issued' ? issued.certificate : assert.fail('the store’s authority issues at once');
+      fs.writeFileSync(path.join(keys, `${appId}.crt`), certificate);
+      const auth = {
+        authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+        'content-type': 'application/json',
+      };
+      const signature = runShown(
+        `printf '%s' ${appId} | openssl dgst -sha512 -sign ${appId}.key | openssl base64`,
+        keys,
+      );
+      const registered = await fetch(`${origin}/api/v1/apps`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ certificate, signature }),
+      });
+      assert.equal(registered.status, 201, await registered.text());
+      return { certificate, auth };
     },
     async listed(appId) {
       const apps = (await (await fetch(`${origin}/api/v1/apps.json`)).json()) as Array<{

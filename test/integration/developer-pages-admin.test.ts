@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
-import { userActing } from '../../src/domain/audit/audit.ts';
-import { requestCertificate } from '../../src/domain/identity/request-certificate.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { appArchive } from '../helpers/app-archive.ts';
 import { BROWSER_SKIP, fillSignIn, seriousViolations } from '../helpers/browser.ts';
@@ -25,40 +23,9 @@ describe(
     test('an administrator disables a user, features an app, edits a category, revokes a certificate and reads the audit log', async () => {
       const { server, files, origin, keys, signedIn } = store;
       const appId = 'mal_app';
-      const mallory = await createUser(server.container, 'mallory', 'granite puzzle willow sunrise');
-      await createUser(server.container, 'ada', 'marble falcon tundra violet', { isAdmin: true });
       // mallory's app, made through the API with a certificate from the store's authority.
-      runShown(
-        `openssl req -new -newkey rsa:2048 -nodes -keyout ${appId}.key -subj /CN=${appId} -out ${appId}.csr`,
-        keys,
-      );
-      const issued = await requestCertificate(
-        fs.readFileSync(path.join(keys, `${appId}.csr`), 'utf8'),
-        mallory,
-        userActing(mallory, null, null),
-        server.container.certificateRequests,
-      );
-      assert.equal(issued.status, 'issued');
-      const certificate = issued.status === 'issued' ? issued.certificate : '';
-      fs.writeFileSync(path.join(keys, `${appId}.crt`), certificate);
-      const auth = {
-        authorization: `Basic ${Buffer.from('mallory:granite puzzle willow sunrise').toString('base64')}`,
-        'content-type': 'application/json',
-      };
-      const signature = runShown(
-        `printf '%s' ${appId} | openssl dgst -sha512 -sign ${appId}.key | openssl base64`,
-        keys,
-      );
-      assert.equal(
-        (
-          await fetch(`${origin}/api/v1/apps`, {
-            method: 'POST',
-            headers: auth,
-            body: JSON.stringify({ certificate, signature }),
-          })
-        ).status,
-        201,
-      );
+      const { auth } = await store.registerThroughApi('mallory', 'granite puzzle willow sunrise', appId);
+      await createUser(server.container, 'ada', 'marble falcon tundra violet', { isAdmin: true });
       const publish = async (version: string) => {
         const bytes = await appArchive({ id: appId, version, name: 'Mallory App' });
         fs.writeFileSync(path.join(keys, `${appId}.tar.gz`), bytes);

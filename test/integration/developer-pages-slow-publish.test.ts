@@ -3,9 +3,6 @@ import { after, before, describe, test } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { userActing } from '../../src/domain/audit/audit.ts';
-import { requestCertificate } from '../../src/domain/identity/request-certificate.ts';
-import { createUser } from '../helpers/accounts.ts';
 import { buildArchive, manifestXml } from '../helpers/app-archive.ts';
 import { BROWSER_SKIP } from '../helpers/browser.ts';
 import { startDeveloperStore, runShown } from '../helpers/developer-store.ts';
@@ -24,39 +21,9 @@ describe(
     after(() => store?.close());
 
     test('a 20 MB archive from a slow host: the job page says it is working, refreshes itself, then shows the result', async (t) => {
-      const { server, files, origin, keys, signedIn } = store;
+      const { files, origin, keys, signedIn } = store;
       const appId = 'slow_big';
-      const sam = await createUser(server.container, 'sam', 'harbor lantern meadow quartz');
-      runShown(
-        `openssl req -new -newkey rsa:2048 -nodes -keyout ${appId}.key -subj /CN=${appId} -out ${appId}.csr`,
-        keys,
-      );
-      const issued = await requestCertificate(
-        fs.readFileSync(path.join(keys, `${appId}.csr`), 'utf8'),
-        sam,
-        userActing(sam, null, null),
-        server.container.certificateRequests,
-      );
-      const certificate =
-        issued.status === 'issued' ? issued.certificate : assert.fail('the store’s authority issues at once');
-      const auth = {
-        authorization: `Basic ${Buffer.from('sam:harbor lantern meadow quartz').toString('base64')}`,
-        'content-type': 'application/json',
-      };
-      const idSignature = runShown(
-        `printf '%s' ${appId} | openssl dgst -sha512 -sign ${appId}.key | openssl base64`,
-        keys,
-      );
-      assert.equal(
-        (
-          await fetch(`${origin}/api/v1/apps`, {
-            method: 'POST',
-            headers: auth,
-            body: JSON.stringify({ certificate, signature: idSignature }),
-          })
-        ).status,
-        201,
-      );
+      await store.registerThroughApi('sam', 'harbor lantern meadow quartz', appId);
 
       // 20,000,000 bytes that do not compress, trickled out in 512 KiB steps every 150 ms (about 6 s).
       const bytes = await buildArchive({

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { Linter } from 'eslint';
@@ -93,8 +94,7 @@ describe('the layers of docs/architecture.md, kept by the linter (eslint-layers.
     assert.deepEqual(lint('test/integration/x.test.ts', "import { db } from '../../src/storage/database.ts';"), []);
   });
 
-  test('every row names folders and files that exist', async () => {
-    const fs = await import('node:fs');
+  test('every row names folders and files that exist', () => {
     for (const [layer, row] of Object.entries(LAYERS)) {
       for (const name of [layer, ...row.may])
         assert.ok(fs.existsSync(path.join(ROOT, 'src', name)), `src/${name} (the row of src/${layer})`);

@@ -41,14 +41,16 @@ export interface AccountPageKit {
 
 export function accountPageKit(container: Container): AccountPageKit {
   const external = container.externalLogin;
+  const show: AccountPageKit['show'] = (request, reply, build, visitor) =>
+    showPage(request, reply, container, build, visitor);
   return {
     container,
     deps: container.selfService,
     external,
     providers: [...external.providers.values()].map(({ id, name }) => ({ id, name })),
-    show: (request, reply, build, visitor) => showPage(request, reply, container, build, visitor),
+    show,
     linkProblem: (request, reply, state) =>
-      showPage(request, reply, container, (s) =>
+      show(request, reply, (s) =>
         messagePage(STRINGS.linkProblemTitle, state.problem?.detail ?? '', s.context, {
           href: '/account/login',
           label: STRINGS.signIn,
