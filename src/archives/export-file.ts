@@ -2,11 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import type { ExportSink, ExportSource } from '../domain/mirror/mirror-export.ts';
+import type { ExportSink, ExportSource } from '../domain/mirror/export-format.ts';
 import { AppError } from '../errors.ts';
 
 /**
- * The mirror's export file (domain/mirror/mirror-export.ts): a plain POSIX tar, uncompressed (the
+ * The mirror's export file (domain/mirror/export-format.ts): a plain POSIX tar, uncompressed (the
  * archives in it are gzip already), so that an import can check each entry and read it again at
  * its place without unpacking anything to disk.
  */

@@ -1,6 +1,9 @@
 import { createExportFile, openExportFile } from '../../archives/export-file.ts';
-import { exportMirror, importMirror } from '../../domain/mirror/mirror-export.ts';
-import { mirrorStatus, planMirror, syncMirror } from '../../domain/mirror/sync-mirror.ts';
+import { exportMirror } from '../../domain/mirror/export-mirror.ts';
+import { importMirror } from '../../domain/mirror/import-mirror.ts';
+import { mirrorStatus } from '../../domain/mirror/mirror-status.ts';
+import { planMirror } from '../../domain/mirror/plan-mirror.ts';
+import { syncMirror } from '../../domain/mirror/sync-mirror.ts';
 import type { MirrorDeps, SyncReport } from '../../domain/mirror/mirror-ports.ts';
 import type { CliIo } from '../io.ts';
 import { mirrorNotConfigured } from '../../mirror.ts';

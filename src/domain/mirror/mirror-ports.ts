@@ -9,7 +9,7 @@ import type { UpstreamApp, UpstreamRelease } from './upstream-listing.ts';
 /**
  * Mirror mode's ports and records (docs/mirror.md): what a sync reads (the upstream, where
  * archives are stored), what it keeps (the records of releases considered, the store), and what
- * it reports. The use cases are in sync-mirror.ts and mirror-export.ts; the adapters
+ * it reports. The use cases are sync-mirror.ts, plan-mirror.ts, import-mirror.ts and export-mirror.ts; the adapters
  * (downloads/upstream-client.ts, archives/*-storage.ts, storage/repositories/mirror.repository.ts)
  * implement these.
  */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isAppError } from '../../errors.ts';
-import { EXPORT_FORMAT, parseExportManifest } from './mirror-export.ts';
+import { EXPORT_FORMAT, parseExportManifest } from './export-format.ts';
 import { DOCUMENTS } from './mirror-ports.ts';
 
 const SHA = 'ab'.repeat(32);
