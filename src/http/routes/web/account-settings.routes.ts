@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { changeEmail, changePassword, deleteAccount } from '../../../domain/accounts/account-settings.ts';
 import { getOrCreateToken, replaceToken } from '../../../domain/accounts/api-tokens.ts';
-import { linkedIdentities, unlinkExternal } from '../../../domain/accounts/external-login.ts';
+import { linkedIdentities, unlinkExternal } from '../../../domain/accounts/external-links.ts';
 import { openSession } from '../../../domain/accounts/sessions.ts';
 import { maskAddress } from '../../../domain/accounts/sign-up.ts';
 import type { User } from '../../../domain/accounts/user.ts';

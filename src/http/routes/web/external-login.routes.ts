@@ -1,12 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
-import {
-  beginExternalLogin,
-  chooseUsername,
-  finishExternalLogin,
-  pendingSignUp,
-} from '../../../domain/accounts/external-login.ts';
+import { beginExternalLogin, finishExternalLogin } from '../../../domain/accounts/external-sign-in.ts';
+import { chooseUsername, pendingSignUp } from '../../../domain/accounts/external-sign-up.ts';
 import type { ExternalOutcome } from '../../../domain/accounts/external-login.ts';
 import { checkFormToken } from '../../../domain/accounts/form-token.ts';
 import { AppError, isAppError } from '../../../errors.ts';
