@@ -128,3 +128,6 @@ export function signedInPages(container: Container) {
 
   return { page, form, show };
 }
+
+/** A signed-in page's GET, form POST and page shown, as `signedInPages` makes them. */
+export type SignedInPages = ReturnType<typeof signedInPages>;

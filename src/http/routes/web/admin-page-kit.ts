@@ -1,0 +1,69 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Container } from '../../../container.ts';
+import { requireAdmin } from '../../../domain/accounts/authorization.ts';
+import type { ErrorCode } from '../../../errors.ts';
+import type { FormState } from '../../../web/forms.ts';
+import type { Html } from '../../../web/html.ts';
+import type { AdminState } from '../../../web/pages/admin-pages.ts';
+import { PAGE_RESPONSE } from '../../html-reply.ts';
+import type { PageSetting } from '../../page-context.ts';
+import { errorResponses } from '../../schemas.ts';
+import type { SignedIn } from './signed-in-forms.ts';
+import { LooseForm, REDIRECT, SIGNED_IN_FORM_ERRORS, signedInPages } from './signed-in-forms.ts';
+
+const ENTRY = 'use the administration pages.';
+
+/** An administrator page's GET route: hidden from the API page, a page, a redirect to sign in, or a refusal. */
+export const adminGetSchema = () => ({
+  hide: true,
+  response: { ...PAGE_RESPONSE, ...REDIRECT, ...errorResponses('forbidden', 'invalid_request') },
+});
+
+/** An administrator form's POST route: its fields, and the refusals its use case may give besides the form's own. */
+export const adminPostSchema = (fields: readonly string[], ...codes: ErrorCode[]) => ({
+  hide: true,
+  body: LooseForm(fields, 500_000),
+  response: { ...PAGE_RESPONSE, ...REDIRECT, ...errorResponses(SIGNED_IN_FORM_ERRORS, ...codes) },
+});
+
+/** How an administrator page is shown and how its forms answer. */
+export type AdminPageKit = ReturnType<typeof adminPageKit>;
+
+/** What the administrator pages' route files share. */
+export function adminPageKit(container: Container) {
+  const pages = signedInPages(container);
+  return {
+    container,
+    /** A page only an administrator sees (anyone else: 403, or the sign-in page). */
+    page: (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      build: (who: SignedIn, setting: PageSetting) => Promise<Html>,
+    ) =>
+      pages.page(request, reply, async (who, setting) => {
+        requireAdmin(who.acting, ENTRY);
+        return build(who, setting);
+      }),
+    /** An admin form: the work returns the message; the page (built by `show`) comes back with it, or with the refusal. */
+    form:
+      (
+        form: string,
+        back: string,
+        work: (body: Record<string, string>, who: SignedIn) => Promise<string>,
+        show: (who: SignedIn, setting: PageSetting, state: AdminState, body: Record<string, string>) => Promise<Html>,
+      ) =>
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const body = request.body as Record<string, string>;
+        return pages.form(
+          request,
+          reply,
+          back,
+          async (who) => {
+            const message = await work(body, who);
+            return pages.show(request, reply, who.visitor, (setting) => show(who, setting, { form, message }, body));
+          },
+          async (state: FormState, who, setting) => show(who, setting, { form, state }, body),
+        );
+      },
+  };
+}

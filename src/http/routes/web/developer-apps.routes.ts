@@ -1,0 +1,190 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { messagePage } from '../../../web/pages/account-pages.ts';
+import type { ErrorCode } from '../../../errors.ts';
+import { deleteApp } from '../../../domain/apps/delete-app.ts';
+import { appAuditTrail, managedApp, myApps } from '../../../domain/apps/app-overview.ts';
+import {
+  addCoMaintainer,
+  lockTransfer,
+  removeCoMaintainer,
+  setAppFlags,
+  unlockTransfer,
+} from '../../../domain/apps/manage-apps.ts';
+import { deleteRelease } from '../../../domain/releases/delete-release.ts';
+import { AppError, isAppError } from '../../../errors.ts';
+import { DEV } from '../../../web/developer-strings.ts';
+import type { ManagePageState, ManageSection } from '../../../web/pages/developer-pages.ts';
+import { manageAppPage, myAppsPage } from '../../../web/pages/developer-pages.ts';
+import { totalDownloads } from '../../../domain/mirror/download-counts.ts';
+import { PAGE_RESPONSE } from '../../html-reply.ts';
+import type { PageSetting } from '../../page-context.ts';
+import { errorResponses } from '../../schemas.ts';
+import type { SignedIn } from './signed-in-forms.ts';
+import {
+  LooseForm,
+  REDIRECT as Redirect,
+  SIGNED_IN_FORM_ERRORS as FORM_ERRORS,
+  checked as on,
+  placeProblems,
+} from './signed-in-forms.ts';
+import { AppParams } from './developer-page-kit.ts';
+import type { SignedInPages } from './signed-in-forms.ts';
+import type { Container } from '../../../container.ts';
+import type { AppServer } from '../../types.ts';
+
+/** "My apps" and each app's management page: releases, co-maintainers, transfer, flags, deletion. */
+export async function developerAppRoutes(app: AppServer, container: Container, pages: SignedInPages): Promise<void> {
+  app.get('/developer', {
+    schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
+    handler: async (request, reply) =>
+      pages.page(request, reply, async (who, setting) => {
+        const managed = await myApps(who.acting, container.appOverview);
+        const ids = managed.map((m) => m.appId);
+        const [downloads, listed] = await Promise.all([container.mirror.downloads(ids), setting.catalog.details(ids)]);
+        const rows = managed.map((m) => {
+          const counts = downloads.get(m.appId);
+          return {
+            app: m,
+            listed: listed.get(m.appId)?.app ?? null,
+            downloads: counts === undefined ? null : totalDownloads(counts),
+          };
+        });
+        return myAppsPage(rows, who.user.isAdmin, setting.context);
+      }),
+  });
+
+  // Managing an app
+
+  async function managePage(appId: string, who: SignedIn, setting: PageSetting, state: ManagePageState) {
+    const managed = await managedApp(appId, who.acting, container.appOverview);
+    const trail = await appAuditTrail(managed, container.appOverview);
+    const downloads = (await container.mirror.downloads([appId])).get(appId) ?? null;
+    return manageAppPage(
+      managed,
+      (await setting.catalog.details([appId])).get(appId)?.app ?? null,
+      downloads,
+      trail,
+      who.user.isAdmin,
+      setting.formToken(),
+      state,
+      setting.context,
+    );
+  }
+
+  app.get('/developer/apps/:appId', {
+    schema: {
+      hide: true,
+      params: AppParams,
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('forbidden', 'app_not_found', 'invalid_request') },
+    },
+    handler: async (request, reply) =>
+      pages.page(request, reply, (who, setting) => managePage(request.params.appId, who, setting, {})),
+  });
+
+  /**
+   * A form of the management page: the work returns the message to show (or null when the app is
+   * gone: on to "My apps"), and a refusal shows the page with it in the form's section.
+   */
+  function manageForm<B extends Record<string, string | undefined>>(
+    section: ManageSection,
+    work: (appId: string, body: B, who: SignedIn) => Promise<string | null>,
+  ) {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const { appId } = request.params as { appId: string };
+      const back = `/developer/apps/${appId}`;
+      return pages.form(
+        request,
+        reply,
+        back,
+        async (who) => {
+          const message = await work(appId, request.body as B, who);
+          if (message === null) return reply.redirect('/developer', 303);
+          return pages.show(request, reply, who.visitor, (setting) =>
+            managePage(appId, who, setting, { section, message }),
+          );
+        },
+        async (state, who, setting) => {
+          // The app may be gone, or never have been this user's: their refusal is the page.
+          try {
+            return await managePage(appId, who, setting, { section, form: state });
+          } catch (error) {
+            if (!isAppError(error)) throw error;
+            return messagePage(DEV.myAppsTitle, state.problem?.detail ?? '', setting.context, {
+              href: '/developer',
+              label: DEV.myAppsTitle,
+            });
+          }
+        },
+      );
+    };
+  }
+
+  const manageSchema = (fields: readonly string[], ...codes: ErrorCode[]) => ({
+    hide: true,
+    params: AppParams,
+    body: LooseForm(fields, 200),
+    response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(FORM_ERRORS, 'app_not_found', ...codes) },
+  });
+
+  app.post('/developer/apps/:appId/releases/delete', {
+    schema: manageSchema(['version', 'nightly'], 'release_not_found'),
+    handler: manageForm<{ version?: string; nightly?: string }>('releases', async (appId, body, who) => {
+      const version = body.version ?? '';
+      await deleteRelease({ appId, version, nightly: on(body.nightly) }, who.user, who.acting, container.publishing);
+      return DEV.releaseDeleted(version);
+    }),
+  });
+
+  app.post('/developer/apps/:appId/maintainers/add', {
+    schema: manageSchema(['username'], 'user_not_found', 'conflict'),
+    handler: manageForm<{ username?: string }>('maintainers', async (appId, body, who) => {
+      const username = (body.username ?? '').trim();
+      const added = await addCoMaintainer(appId, username, who.acting, container.appManagement).catch(
+        placeProblems({ rename: () => 'username', field: () => 'username' }),
+      );
+      return added ? DEV.maintainerAdded(username) : DEV.maintainerAlready(username);
+    }),
+  });
+
+  app.post('/developer/apps/:appId/maintainers/remove', {
+    schema: manageSchema(['username'], 'user_not_found'),
+    handler: manageForm<{ username?: string }>('maintainers', async (appId, body, who) => {
+      const username = body.username ?? '';
+      await removeCoMaintainer(appId, username, who.acting, container.appManagement);
+      // A co-maintainer who stepped down can no longer see the page.
+      return who.user.username === username && !who.user.isAdmin ? null : DEV.maintainerRemoved(username);
+    }),
+  });
+
+  app.post('/developer/apps/:appId/transfer', {
+    schema: manageSchema(['unlock']),
+    handler: manageForm<{ unlock?: string }>('transfer', async (appId, body, who) => {
+      if (on(body.unlock)) await unlockTransfer(appId, who.acting, container.appManagement);
+      else await lockTransfer(appId, who.acting, container.appManagement);
+      return on(body.unlock) ? DEV.transferUnlocked : DEV.transferLocked;
+    }),
+  });
+
+  app.post('/developer/apps/:appId/flags', {
+    schema: manageSchema(['featured', 'enterprise']),
+    handler: manageForm<{ featured?: string; enterprise?: string }>('flags', async (appId, body, who) => {
+      await setAppFlags(
+        appId,
+        { featured: on(body.featured), enterpriseOnly: on(body.enterprise) },
+        who.acting,
+        container.appManagement,
+      );
+      return DEV.flagsSaved;
+    }),
+  });
+
+  app.post('/developer/apps/:appId/delete', {
+    schema: manageSchema(['confirm']),
+    handler: manageForm<{ confirm?: string }>('delete', async (appId, body, who) => {
+      if ((body.confirm ?? '').trim() !== appId)
+        throw new AppError('invalid_request', DEV.confirmMismatch(appId), { confirm: [DEV.confirmMismatch(appId)] });
+      await deleteApp(appId, who.user, who.acting, container.appManagement);
+      return null;
+    }),
+  });
+}

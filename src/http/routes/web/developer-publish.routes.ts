@@ -1,0 +1,69 @@
+import { Type } from 'typebox';
+import { publishJobPage, publishPage } from '../../../web/pages/developer-pages.ts';
+import { PAGE_RESPONSE } from '../../html-reply.ts';
+import { errorResponses } from '../../schemas.ts';
+import { REDIRECT as Redirect, SIGNED_IN_FORM_ERRORS as FORM_ERRORS, checked as on } from './signed-in-forms.ts';
+import { text } from './developer-page-kit.ts';
+import type { SignedInPages } from './signed-in-forms.ts';
+import type { Container } from '../../../container.ts';
+import type { AppServer } from '../../types.ts';
+
+/** Publishing a release: the form starts a job, and the job's page follows it. */
+export async function developerPublishRoutes(
+  app: AppServer,
+  container: Container,
+  pages: SignedInPages,
+): Promise<void> {
+  // Publishing a release: a job, and its page
+
+  app.get('/developer/publish', {
+    schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
+    handler: async (request, reply) =>
+      pages.page(request, reply, async (who, setting) =>
+        publishPage(who.user.isAdmin, setting.formToken(), {}, setting.context),
+      ),
+  });
+
+  app.post('/developer/publish', {
+    schema: {
+      hide: true,
+      body: Type.Object(
+        { download: text(2048), signature: text(65536), nightly: Type.Optional(text(8)) },
+        { additionalProperties: true },
+      ),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(FORM_ERRORS) },
+    },
+    handler: async (request, reply) =>
+      pages.form(
+        request,
+        reply,
+        '/developer/publish',
+        async (who) => {
+          const input = {
+            download: request.body.download.trim(),
+            signature: request.body.signature.replace(/\s+/g, ''),
+            nightly: on(request.body.nightly),
+          };
+          const id = await container.publishJobs.start(input, who.user, who.acting);
+          return reply.redirect(`/developer/publish/${id}`, 303);
+        },
+        async (state, who, setting) => publishPage(who.user.isAdmin, setting.formToken(), state, setting.context),
+      ),
+  });
+
+  app.get('/developer/publish/:job', {
+    schema: {
+      hide: true,
+      params: Type.Object({ job: Type.String({ pattern: '^[A-Za-z0-9_-]{10,64}$' }) }),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('not_found', 'invalid_request') },
+    },
+    handler: async (request, reply) =>
+      pages.page(request, reply, async (who, setting) =>
+        publishJobPage(
+          await container.publishJobs.find(request.params.job, who.user),
+          who.user.isAdmin,
+          setting.context,
+        ),
+      ),
+  });
+}
