@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { kyselySqlite } from './database.ts';
+import { kyselySqlite } from './sqlite-statements.ts';
 
 /** A query through the adapter, as Kysely runs one: prepare, then `all` with its parameters. */
 const rowsOf = (native: BetterSqlite3.Database, query: string, parameters: unknown[] = []): unknown[] =>

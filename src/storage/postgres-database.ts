@@ -1,0 +1,75 @@
+import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { DatabaseHandle, OpenOptions } from './database-handle.ts';
+import type { Database } from './schema.ts';
+import { withUnavailableErrors } from './unavailable.ts';
+
+/**
+ * A PostgreSQL database: a connection pool (OpenOptions.poolSize, default 10), and connections of
+ * their own for LISTEN. A connection that breaks (a server restart, a network cut) must not crash
+ * the process: an idle one is reported on the pool, one in use on itself (its query fails: 503,
+ * and the pool drops it).
+ */
+export function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5000,
+  });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const db = new Kysely<Database>({ dialect: withUnavailableErrors(new PostgresDialect({ pool })) });
+  let closing: Promise<void> | undefined;
+  const listeners = new Set<pg.Client>();
+  const listen: NonNullable<DatabaseHandle['listen']> = async (channel, onNotify, onLost) => {
+    if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+    let lost = false;
+    const lose = (error: Error): void => {
+      // Closing the handle ends the connection on purpose: that is not a loss to report.
+      if (lost || closing !== undefined) return;
+      lost = true;
+      listeners.delete(client);
+      onLost(error);
+    };
+    client.on('error', lose);
+    client.on('end', () => lose(new Error('the listening connection ended')));
+    client.on('notification', (message) => onNotify(message.payload ?? ''));
+    listeners.add(client);
+    try {
+      await client.connect();
+      await client.query(`listen ${channel}`);
+    } catch (error) {
+      lost = true;
+      listeners.delete(client);
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    return {
+      stop: async () => {
+        lost = true;
+        listeners.delete(client);
+        await client.end().catch(() => undefined);
+      },
+    };
+  };
+  return {
+    db,
+    dialect: 'postgres',
+    listen,
+    poolUse: () => ({
+      size: pool.options.max ?? 10,
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
+    backup: null,
+    commitProbe: null,
+    close: () =>
+      (closing ??= (async () => {
+        await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));
+        listeners.clear();
+        await db.destroy();
+      })()),
+  };
+}
