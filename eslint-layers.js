@@ -14,13 +14,13 @@ export const LAYERS = {
     why: 'domain code is free of HTTP, SQL and adapters',
   },
   storage: {
-    may: ['domain', 'errors.ts', 'metrics.ts'],
+    may: ['domain', 'errors.ts', 'metrics.ts', 'config/database.ts'],
     packages: ['fastify'],
-    why: 'storage implements the domain’s stores and knows nothing of HTTP, the CLI or the configuration',
+    why: 'storage implements the domain’s stores and knows nothing of HTTP, the CLI or the configuration but where its database is',
   },
   web: { may: ['domain', 'errors.ts'], packages: ['fastify', 'kysely'], why: 'pages are rendered from domain values' },
   http: {
-    may: ['domain', 'errors.ts', 'container.ts', 'metrics.ts', 'project-files.ts', 'web'],
+    may: ['domain', 'errors.ts', 'container.ts', 'metrics.ts', 'project-files.ts', 'web', 'config/connections.ts'],
     packages: ['kysely', 'better-sqlite3', 'pg'],
     why: 'routes call use cases through the container, never the database',
   },

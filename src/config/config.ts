@@ -3,8 +3,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { PUBLISH_SLOT_LIMITS } from '../domain/releases/publish-slots.ts';
 import { DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE } from '../domain/accounts/password-hash.ts';
-import type { DatabaseTarget } from '../storage/database.ts';
-import type { ConnectionSettings } from '../http/node-server.ts';
+import type { DatabaseTarget } from './database.ts';
+import { parseDatabaseUrl } from './database.ts';
+import type { ConnectionSettings } from './connections.ts';
 import {
   EXTERNAL_LOGIN_VARIABLES,
   listedOidcIds,
@@ -143,7 +144,6 @@ export const CONFIG_VARIABLES = [
 ] as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-export const SQLITE_FILE_NAME = 'appstore.sqlite';
 export const SECRET_KEY_FILE_NAME = 'secret.key';
 
 /** Raised when the environment cannot make a valid configuration; lists every problem at once. */
@@ -439,28 +439,6 @@ export function unknownVariables(env: Env = process.env): string[] {
   return Object.keys(env)
     .filter((name) => name.startsWith('APPSTORE_') && !name.startsWith('APPSTORE_TEST_') && !known.has(name))
     .sort();
-}
-
-function parseDatabaseUrl(raw: string | undefined, dataDir: string, problems: string[]): DatabaseTarget {
-  const sqlite: DatabaseTarget = { kind: 'sqlite', file: path.join(dataDir, SQLITE_FILE_NAME) };
-  if (raw === undefined) return sqlite;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    problems.push('APPSTORE_DATABASE_URL: not a URL; expected postgres://user:password@host:port/database');
-    return sqlite;
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    problems.push(
-      `APPSTORE_DATABASE_URL: scheme '${url.protocol.replace(/:$/, '')}' is not supported; use postgres://… (or leave it unset for SQLite in APPSTORE_DATA_DIR)`,
-    );
-    return sqlite;
-  }
-  if (url.pathname.replace(/^\//, '') === '') {
-    problems.push('APPSTORE_DATABASE_URL: the URL names no database (postgres://host/DATABASE)');
-  }
-  return { kind: 'postgres', url: raw };
 }
 
 /** A number in (0, max]: whole unless `fractional`; 0 allowed when `zeroAllowed`. */

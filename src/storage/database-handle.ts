@@ -1,13 +1,11 @@
 import type { Kysely } from 'kysely';
+import type { DatabaseTarget } from '../config/database.ts';
 import type { Database } from './schema.ts';
 
 /*
  * What a database connection offers the rest of the store, whichever of the two dialects it is
  * (database.ts opens one: sqlite-database.ts, postgres-database.ts).
  */
-
-/** Where the database is: a SQLite file, or a PostgreSQL URL (config.ts reads it from the environment). */
-export type DatabaseTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -59,3 +57,5 @@ export interface OpenOptions {
    */
   readonly holdUseLock?: boolean;
 }
+
+export type { DatabaseTarget };
