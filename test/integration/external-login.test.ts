@@ -306,7 +306,10 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
     };
 
     test('a provider that accepts the connection and never answers: 502 (not a 400 blaming the person), the same page as the other refusals, an error in the log with its cause (issue 49)', async () => {
-      const silent = net.createServer(() => undefined);
+      // It holds each connection open and silent; closing it ends them too (else the store's TLS
+      // client would wait out its own connect timeout, keeping this file's process alive).
+      const held = new Set<net.Socket>();
+      const silent = net.createServer((socket) => held.add(socket));
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       const { lines, stream } = logged();
       try {
@@ -325,6 +328,7 @@ describe(`external login through an OpenID Provider (${DIALECT})`, () => {
         assert.ok(error !== undefined, JSON.stringify(lines));
         assert.match(String(error['cause']), /timed out|TimeoutError|OAUTH_TIMEOUT/);
       } finally {
+        for (const socket of held) socket.destroy();
         silent.close();
       }
     });
