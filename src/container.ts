@@ -45,7 +45,7 @@ import { createMetrics, unscrapedMetrics } from './metrics.ts';
 import type { StoreMetrics } from './metrics.ts';
 import type { DatabaseHandle } from './storage/database.ts';
 import { isDatabaseReachable, openDatabase } from './storage/database.ts';
-import { migrateToLatest } from './storage/migrate.ts';
+import { migrateToLatest, storeExists } from './storage/migrate.ts';
 import type { MigrationReport } from './storage/migrate.ts';
 import { accountRepository } from './storage/repositories/account.repository.ts';
 import { appRepository } from './storage/repositories/app.repository.ts';
@@ -125,6 +125,8 @@ export interface Container {
   readonly isDatabaseReachable: () => Promise<boolean>;
   /** Applies pending migrations (safe to run from several processes at once). */
   readonly migrate: () => Promise<MigrationReport>;
+  /** Whether the database holds a store yet (a command that only reads refuses one that does not). */
+  readonly storeExists: () => Promise<boolean>;
   /** The content version as this process knows it (the server reads it before GETs on PostgreSQL). */
   readonly versions: ContentVersionFeed;
   /** The account mails queued by requests and commands, sent after their answer; its reports go to the log once the server runs. */
@@ -288,6 +290,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     mirror: createMirrorService(config, db, publicUrlOf(config), now, options.downloadCa),
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
+    storeExists: () => storeExists(database),
     close: async () => {
       await publishingSide.publishJobs.settled();
       await closeAccounts();

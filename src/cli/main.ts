@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { ConfigError } from '../config/config.ts';
+import { CONFIG_VARIABLES, ConfigError, unknownVariables } from '../config/config.ts';
 import { isAppError } from '../errors.ts';
 import { projectFile } from '../project-files.ts';
 import { parseCommandArguments } from './arguments.ts';
@@ -39,6 +39,7 @@ import {
   userAddCommand,
   userInviteCommand,
   userDisableCommand,
+  userAdminCommand,
   userEnableCommand,
   userListCommand,
   userPasswdCommand,
@@ -56,6 +57,7 @@ export const COMMANDS: readonly Command[] = [
   userPasswdCommand,
   userDisableCommand,
   userEnableCommand,
+  userAdminCommand,
   userListCommand,
   categoryImportCommand,
   platformImportCommand,
@@ -119,6 +121,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   const command = COMMANDS.find((c) => c.path.every((word, i) => argv[i] === word));
   if (command === undefined) return unknownCommand(argv, io, width);
   const args = argv.slice(command.path.length);
+  // `serve` says it in its log; every other command on its errors, before it runs.
+  if (command !== serveCommand) for (const line of unknownVariableWarnings(io.env)) io.err(line);
   if (args.some(isHelp)) {
     io.out(
       `${wrap(`Usage: ${command.usage}`, width - 4).replace(/\n/g, '\n    ')}\n\n${wrap(`${command.summary}.`, width)}\n\n${wrap(command.help, width)}`,
@@ -171,6 +175,15 @@ function unknownCommand(argv: readonly string[], io: CliIo, width: number): numb
         : "; run 'appstore --help'";
   io.err(`appstore: unknown command '${whole}'${hint}`);
   return 2;
+}
+
+/** `APPSTORE_*` variables the store does not read: most likely typos, named with what was meant. */
+function unknownVariableWarnings(env: CliIo['env']): string[] {
+  const known = CONFIG_VARIABLES.map((name) => name.toLowerCase());
+  return unknownVariables(env).map((name) => {
+    const meant = closest(name.toLowerCase(), known);
+    return `appstore: warning: ${name} is not a setting of this store and is ignored${meant === null ? ' (a typo?)' : `; did you mean ${meant.toUpperCase()}?`}`;
+  });
 }
 
 function reportFailure(error: unknown, io: CliIo): number {

@@ -64,6 +64,23 @@ export async function currentSchema(handle: DatabaseHandle): Promise<string> {
   return schema;
 }
 
+/** Whether the database holds a store: its migrations table (in the current schema on PostgreSQL). */
+export async function storeExists(handle: DatabaseHandle): Promise<boolean> {
+  const { rows } =
+    handle.dialect === 'postgres'
+      ? await sql<{
+          found: number;
+        }>`select 1 as found from information_schema.tables where table_schema = current_schema() and table_name = 'appstore_migrations'`.execute(
+          handle.db,
+        )
+      : await sql<{
+          found: number;
+        }>`select 1 as found from sqlite_master where type = 'table' and name = 'appstore_migrations'`.execute(
+          handle.db,
+        );
+  return rows.length > 0;
+}
+
 export interface MigrationReport {
   readonly applied: string[];
   /** What the applied steps found and did to the data, for the operator to read (each names its step). */

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { basic } from '../helpers/accounts.ts';
 import { runAppstore, runCommand } from '../helpers/run-cli.ts';
@@ -146,15 +149,61 @@ describe(`appstore user … (${DIALECT})`, () => {
     assert.equal((await whoami(basic('alice', 'first pass'))).statusCode, 200);
   });
 
+  test('admin: an existing account made an administrator, and back (audited)', async () => {
+    assert.equal((await runCommand(['user', 'admin', 'bob'], env)).stdout.trim(), 'bob is an administrator');
+    assert.match((await runCommand(['user', 'list'], env)).stdout, /^bob\t-\tadmin$/m);
+    const back = await runCommand(['user', 'admin', 'bob', '--revoke'], env);
+    assert.equal(back.stdout.trim(), 'bob is no longer an administrator');
+    assert.match((await runCommand(['user', 'list'], env)).stdout, /^bob\t-\t-$/m);
+    const events = (await server.container.audit.find({ user: 'bob', limit: 10 })).map((r) => r.event);
+    assert.ok(events.includes('user.admin_granted') && events.includes('user.admin_revoked'), events.join(', '));
+    assert.match((await runCommand(['user', 'admin', '--help'], env)).stdout, /admin pages' Users tab/);
+  });
+
   test('unknown user', async () => {
     for (const args of [
       ['user', 'token', 'nobody'],
       ['user', 'disable', 'nobody'],
       ['user', 'enable', 'nobody'],
+      ['user', 'admin', 'nobody'],
     ]) {
       const result = await runCommand(args, env);
       assert.equal(result.code, 1);
       assert.equal(result.stderr.trim(), "appstore: There is no user named 'nobody'.");
+    }
+  });
+});
+
+describe('appstore: a mistyped setting, a store that is not there', () => {
+  test('an unknown APPSTORE_ variable is named with what was meant; a command that reads creates no store', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-nostore-'));
+    try {
+      const result = await runCommand(['user', 'list'], {
+        APPSTORE_DATA_DIRR: path.join(dir, 'store'),
+        APPSTORE_DATA_DIR: path.join(dir, 'data'),
+      });
+      assert.equal(result.code, 1);
+      assert.match(
+        result.stderr,
+        /^appstore: warning: APPSTORE_DATA_DIRR is not a setting of this store and is ignored; did you mean APPSTORE_DATA_DIR\?$/m,
+      );
+      assert.match(result.stderr, /^appstore: no store at .*data: set APPSTORE_DATA_DIR .*run `appstore migrate`/m);
+      assert.equal(result.stdout, '');
+      assert.deepEqual(fs.readdirSync(dir), [], 'nothing was created');
+      for (const args of [['audit'], ['discover', 'export'], ['mirror', 'status'], ['backup', path.join(dir, 'b')]]) {
+        const refused = await runCommand(args, { APPSTORE_DATA_DIR: path.join(dir, 'data') });
+        assert.equal(refused.code, 1, `${args.join(' ')}: ${refused.stderr}`);
+        assert.match(refused.stderr, /no store at/);
+      }
+      assert.deepEqual(fs.readdirSync(dir), [], 'nothing was created');
+      // Once created, an empty list says so (on stderr: stdout stays the list, for scripts).
+      assert.equal((await runCommand(['migrate'], { APPSTORE_DATA_DIR: path.join(dir, 'data') })).code, 0);
+      const empty = await runCommand(['user', 'list'], { APPSTORE_DATA_DIR: path.join(dir, 'data') });
+      assert.equal(empty.code, 0, empty.stderr);
+      assert.equal(empty.stdout, '');
+      assert.match(empty.stderr, /no users yet: appstore user add NAME adds one/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

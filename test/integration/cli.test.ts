@@ -45,7 +45,7 @@ describe('appstore: help and usage', () => {
     assert.equal(typo.stderr.trim(), "appstore: unknown command 'user lst'; did you mean 'appstore user list'?");
     assert.match(
       (await runCommand(['user', 'frob'], {})).stderr,
-      /the user commands are: add, invite, token, passwd, disable, enable, list/,
+      /the user commands are: add, invite, token, passwd, disable, enable, admin, list/,
     );
     const missing = await runCommand(['category', 'import'], {});
     assert.equal(missing.code, 2);

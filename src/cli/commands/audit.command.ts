@@ -70,13 +70,16 @@ object (release version, certificate serial and fingerprint, ...). Never a secre
     const user = stringOption(input, 'user');
     const since = parseSince(stringOption(input, 'since'), this.usage);
     const limit = parseLimit(stringOption(input, 'limit'), this.usage);
-    const records = await withContainer(io, (container) =>
-      container.audit.find({
-        limit,
-        ...(appId === undefined ? {} : { appId }),
-        ...(user === undefined ? {} : { user }),
-        ...(since === undefined ? {} : { since }),
-      }),
+    const records = await withContainer(
+      io,
+      (container) =>
+        container.audit.find({
+          limit,
+          ...(appId === undefined ? {} : { appId }),
+          ...(user === undefined ? {} : { user }),
+          ...(since === undefined ? {} : { since }),
+        }),
+      { reads: true },
     );
     if (flag(input, 'json')) {
       io.out(
@@ -88,7 +91,7 @@ object (release version, certificate serial and fingerprint, ...). Never a secre
       );
       return 0;
     }
-    if (records.length === 0) io.out('no entries');
+    if (records.length === 0) io.err('no entries match');
     for (const record of records) io.out(line(record));
     return 0;
   },

@@ -30,7 +30,7 @@ from it (docs/operations.md).`,
           );
         return (await backup(file)).pages;
       },
-      { migrate: false },
+      { migrate: false, reads: true },
     );
     io.out(`backed up ${pages} pages to ${file} (integrity checked); keep the secret key file with it, stored apart`);
     return 0;

@@ -63,7 +63,7 @@ it still trusts (after \`appstore ca rotate\`). This is what a Nextcloud server 
 install apps published here (docs/operations.md).`,
   async run(_input, io) {
     requireOwnAuthority(configFor(io));
-    io.write(await withContainer(io, (container) => trustedOwnCertificates(container.identity)));
+    io.write(await withContainer(io, (container) => trustedOwnCertificates(container.identity), { reads: true }));
     return 0;
   },
 };

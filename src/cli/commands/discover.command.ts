@@ -32,7 +32,10 @@ export const discoverExportCommand: Command = {
   summary: "print discover.json's entries, expired ones included (JSON)",
   help: 'Prints every stored entry as a JSON array that `appstore discover import` takes back: edit it and import it again.',
   async run(_input, io) {
-    const entries = await withContainer(io, (container) => exportDiscover(cliActingFor(io), container.discover));
+    const entries = await withContainer(io, (container) => exportDiscover(cliActingFor(io), container.discover), {
+      reads: true,
+    });
+    if (entries.length === 0) io.err('no discover entries yet: appstore discover import FILE adds them');
     io.out(JSON.stringify(entries, null, 2));
     return 0;
   },

@@ -75,12 +75,16 @@ what is new. The file appears complete or not at all. See docs/mirror.md, set-up
   async run(input, io) {
     const [file = ''] = input.positionals;
     const since = typeof input.values.since === 'string' ? input.values.since : null;
-    const report = await withContainer(io, async (container) => {
-      const deps = mirrorDeps(container);
-      // The earlier file opened first: a refusal then leaves no partial file behind.
-      const base = since === null ? null : await openExportFile(since);
-      return exportMirror(cliActingFor(io), deps, createExportFile(file), base);
-    });
+    const report = await withContainer(
+      io,
+      async (container) => {
+        const deps = mirrorDeps(container);
+        // The earlier file opened first: a refusal then leaves no partial file behind.
+        const base = since === null ? null : await openExportFile(since);
+        return exportMirror(cliActingFor(io), deps, createExportFile(file), base);
+      },
+      { reads: true },
+    );
     io.out(
       `exported ${file}: export ${report.id}${report.base === null ? '' : `, incremental against ${report.base}`}`,
     );
@@ -156,8 +160,10 @@ export const mirrorStatusCommand: Command = {
   summary: 'the upstream documents last read, and every release not listed with the reason',
   help: 'Prints when each upstream document was last read (and its ETag), how many releases are listed, and each release that is not: refused by a check, or unavailable (its archive could not be downloaded), with the reason.',
   async run(_input, io) {
-    const status = await withContainer(io, (container) =>
-      mirrorStatus(cliActingFor(io), { store: mirrorDeps(container).store }),
+    const status = await withContainer(
+      io,
+      (container) => mirrorStatus(cliActingFor(io), { store: mirrorDeps(container).store }),
+      { reads: true },
     );
     if (status.lastChecked !== null)
       io.out(

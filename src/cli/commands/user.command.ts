@@ -1,5 +1,5 @@
 import { getOrCreateToken } from '../../domain/accounts/api-tokens.ts';
-import { addUser, findUser, listUsers, setActive, setPassword } from '../../domain/accounts/manage-users.ts';
+import { addUser, findUser, listUsers, setActive, setAdmin, setPassword } from '../../domain/accounts/manage-users.ts';
 import { sendInvitation } from '../../domain/accounts/password-reset.ts';
 import { flag, positional, stringOption } from '../arguments.ts';
 import type { Command } from '../command.ts';
@@ -193,13 +193,36 @@ function activeCommand(active: boolean): Command {
 export const userEnableCommand = activeCommand(true);
 export const userDisableCommand = activeCommand(false);
 
+export const userAdminCommand: Command = {
+  path: ['user', 'admin'],
+  usage: 'appstore user admin NAME [--revoke]',
+  positionals: ['NAME'],
+  options: { revoke: { type: 'boolean' } },
+  summary: 'make an existing account an administrator (--revoke takes it back)',
+  help: `Grants NAME administrator rights: the admin pages, and every app's management. With
+--revoke, takes them back. Audited as user.admin_granted or user.admin_revoked. The admin pages'
+Users tab does the same for other accounts (there, an administrator cannot take their own rights).`,
+  async run(input, io) {
+    const username = positional(input, 0);
+    const admin = !flag(input, 'revoke');
+    const user = await withContainer(io, (container) =>
+      setAdmin(username, admin, cliActingFor(io), container.accounts),
+    );
+    io.out(admin ? `${user.username} is an administrator` : `${user.username} is no longer an administrator`);
+    return 0;
+  },
+};
+
 export const userListCommand: Command = {
   path: ['user', 'list'],
   usage: 'appstore user list',
   summary: 'list users',
   help: 'One line per user, ordered by name: name, e-mail, and flags (admin, disabled, no-password).',
   async run(_input, io) {
-    const users = await withContainer(io, (container) => listUsers(cliActingFor(io), container.accounts));
+    const users = await withContainer(io, (container) => listUsers(cliActingFor(io), container.accounts), {
+      reads: true,
+    });
+    if (users.length === 0) io.err('no users yet: appstore user add NAME adds one');
     for (const user of users) {
       const flags = [
         user.isAdmin ? 'admin' : '',
