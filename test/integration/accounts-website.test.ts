@@ -111,7 +111,7 @@ describe(`accounts on the website (${DIALECT})`, () => {
       audit.map((entry) => [entry.event, entry.actor.kind, entry.actor.name, entry.subjectUser]),
       [
         ['user.created', 'visitor', 'visitor', 'carol'],
-        ['user.email_changed', 'user', 'carol', 'carol'],
+        ['user.email_confirmed', 'user', 'carol', 'carol'],
       ],
     );
     assert.ok(audit.every((entry) => entry.address !== null && entry.requestId !== null));

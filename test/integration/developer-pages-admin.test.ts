@@ -104,7 +104,10 @@ describe(
       for (const event of ['app.flags_changed', 'categories.imported', 'certificate.revoked'])
         assert.ok(log.includes(event), `${event} in ${log}`);
       await tab.goto(`${origin}/admin/audit?user=mallory&event=user.`);
-      assert.ok(((await tab.locator('table.data tbody').textContent()) ?? '').includes('user.disabled'));
+      const rows = await tab.locator('table.data tbody tr').allTextContents();
+      // Newest first: mallory's account was made before ada disabled it.
+      assert.ok(rows[0]?.includes('user.disabled'), rows.join(' | '));
+      assert.ok(rows.at(-1)?.includes('user.created'), rows.join(' | '));
       await context.close();
     });
 

@@ -65,7 +65,10 @@ export async function resetPassword(
       link.userId,
       link.email,
       now,
-      auditEntry(acting, 'user.email_changed', { subjectUser: user.username, details: { by: 'reset link' } }),
+      auditEntry(acting, link.email === user.email ? 'user.email_confirmed' : 'user.email_changed', {
+        subjectUser: user.username,
+        details: { by: 'reset link' },
+      }),
     );
   }
   await deps.store.deleteUserSessions(link.userId);

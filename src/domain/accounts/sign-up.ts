@@ -109,7 +109,11 @@ export async function verifyEmail(
     user.id,
     link.email,
     deps.now(),
-    auditEntry(acting, 'user.email_changed', { subjectUser: user.username, details: { by: 'confirmation link' } }),
+    // Confirming the address the account already gives (a sign-up's) is no change of address.
+    auditEntry(acting, link.email === user.email ? 'user.email_confirmed' : 'user.email_changed', {
+      subjectUser: user.username,
+      details: { by: 'confirmation link' },
+    }),
   );
   return toUser({ ...user, email: link.email, emailVerified: true });
 }

@@ -46,7 +46,7 @@ export async function managedApp(appId: string, acting: Acting, deps: AppOvervie
   return { ...app, role };
 }
 
-/** The audit trail (newest last) of an app `managedApp` gave its reader: those who may manage it. */
-export function appAuditTrail(app: ManagedApp, deps: AppOverviewDeps, limit = 200): Promise<AuditRecord[]> {
-  return deps.audit.find({ appId: app.appId, limit });
+/** The audit trail (newest first) of an app `managedApp` gave its reader: those who may manage it. */
+export async function appAuditTrail(app: ManagedApp, deps: AppOverviewDeps, limit = 200): Promise<AuditRecord[]> {
+  return (await deps.audit.find({ appId: app.appId, limit })).reverse();
 }

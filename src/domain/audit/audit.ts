@@ -35,6 +35,7 @@ export const AUDIT_EVENTS = [
   'user.deleted',
   'user.password_changed',
   'user.email_changed',
+  'user.email_confirmed',
   'user.external_linked',
   'user.external_unlinked',
   'token.issued',
