@@ -21,12 +21,21 @@ import { syncMirror } from '../src/domain/mirror/sync-mirror.ts';
 
 const PASSWORD = 'violet tractor nebula quilt';
 const OUT = path.join(import.meta.dirname, '..', 'docs', 'screenshots');
-const DESCRIPTION = `A fast feed reader for your Nextcloud.
+const DESCRIPTIONS: Record<string, string> = {};
+DESCRIPTIONS['news'] = `A fast feed reader for your Nextcloud.
 
 ## Features
 - Subscribe to RSS and Atom feeds
 - Read on the web, on **Android** and on **iOS**
 - Folders, starred items and full-text search
+
+See the [documentation](https://example.org/docs) for more.`;
+DESCRIPTIONS['notes'] = `Distraction-free notes, kept as Markdown files in your Nextcloud.
+
+## Features
+- Write in **Markdown**, with a preview
+- Categories from folders, favourites and search
+- Apps for Android and iOS keep the same notes
 
 See the [documentation](https://example.org/docs) for more.`;
 
@@ -82,7 +91,14 @@ try {
       payload: { certificate: readCert(`${id}.crt`), signature: readCert(`${id}.sig`) },
     });
     for (const version of ['1.0.0', '1.1.0', '2.0.0-beta.1']) {
-      const manifest = { id, name, category, version, description: DESCRIPTION, website: 'https://example.org' };
+      const manifest = {
+        id,
+        name,
+        category,
+        version,
+        description: DESCRIPTIONS[id] ?? '',
+        website: 'https://example.org',
+      };
       // News ships an icon (drawn light, as Nextcloud's are); Notes has none: the placeholder shows.
       const bytes =
         id === 'news'

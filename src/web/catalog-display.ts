@@ -1,3 +1,4 @@
+import type { NextcloudRange } from '../domain/browse/browse-catalog.ts';
 import { remember } from '../domain/bounded-map.ts';
 import type { Html } from './html.ts';
 import { html } from './html.ts';
@@ -95,4 +96,9 @@ export function starRating(stars: number, count: number): Html {
     return html`<span class="rating"><span class="stars s0" aria-hidden="true"></span> ${STRINGS.notRated}</span>`;
   const halves = Math.min(10, Math.max(0, Math.round(stars * 2)));
   return html`<span class="rating"><span class="stars s${halves * 5}" role="img" aria-label="${STRINGS.starsAlt(stars)}"></span> <span class="count">(${count})</span></span>`;
+}
+
+/** A range of Nextcloud versions, written the one way every page writes it ("29 to 32"). */
+export function rangeText(range: NextcloudRange): string {
+  return STRINGS.versionRange(range.min, range.max);
 }

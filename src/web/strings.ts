@@ -22,10 +22,23 @@ export const STRINGS = {
   installLead: "On your Nextcloud server, install it from the Apps page, or with occ (run as the web server's user):",
   appIdLabel: 'App id',
   supportedNextcloud: 'Nextcloud versions',
+  /** The one way a range of Nextcloud versions is written (releaseRange, nextcloudRange). */
   versionRange: (min: string, max: string) =>
-    max === '' ? `${min} and later` : min === max ? min : `${min} to ${max}`,
+    min === '' && max === ''
+      ? 'any'
+      : max === ''
+        ? `${min} and later`
+        : min === ''
+          ? `up to ${max}`
+          : min === max
+            ? min
+            : `${min} to ${max}`,
   downloads: 'Direct download of the latest release for each Nextcloud version',
   downloadFor: (platform: string, version: string) => `Nextcloud ${platform}: ${version}`,
+  noPlatformsListed:
+    'This store lists no Nextcloud releases yet, so it offers no direct download per version: install the app from your Nextcloud server. (An administrator adds the releases under Admin → Nextcloud releases.)',
+  noReleaseForPlatforms:
+    'No stable release of this app supports the Nextcloud releases this store lists: install it from your Nextcloud server.',
   categoryLinks: 'Categories',
   description: 'Description',
   screenshots: 'Screenshots',

@@ -188,6 +188,10 @@ describe(
         await tab.getByRole('heading', { name: 'News', level: 1 }).waitFor();
         assert.equal((await tab.locator('pre.command').first().textContent())?.trim(), 'occ app:install news');
         assert.match((await tab.locator('#install ~ dl').first().textContent()) ?? '', /30 to 32/);
+        // Each release's versions are written the same way (not ">=30 <=32").
+        const releaseFacts = (await tab.locator('.releases').textContent()) ?? '';
+        assert.doesNotMatch(releaseFacts, />=|<=/);
+        assert.match(releaseFacts, /30 to 32/);
         assert.match(
           (await tab.getByRole('link', { name: 'Nextcloud 32: 2.0.0' }).getAttribute('href')) ?? '',
           /^https:\/\/localhost:\d+\/r1\.tar\.gz$/,

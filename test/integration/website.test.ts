@@ -102,6 +102,9 @@ describe(`the public website (${DIALECT})`, () => {
     assert.match(response.body, /2\.0\.0/);
     assert.match(response.body, /[0-9A-F]{2}(:[0-9A-F]{2}){31}/, 'the certificate fingerprint');
     assert.ok(response.headers['content-security-policy']);
+    // Versions are written one way everywhere: install help and each release.
+    assert.doesNotMatch(response.body, /&gt;=|>=\d/);
+    assert.match(response.body, /<dd>30 to 32<\/dd>/);
   });
 
   test('search, filters and category pages', async () => {

@@ -119,7 +119,7 @@ export const caRevokeCommand: Command = {
   path: ['ca', 'revoke'],
   usage: 'appstore ca revoke CERT_FILE',
   positionals: ['CERT_FILE'],
-  summary: "revoke a certificate issued by the store's authority",
+  summary: 'revoke a certificate of any authority the store trusts',
   help: `Records the certificate's serial as revoked in the database: registration with it, and
 publishing for an app whose current certificate it is, are refused from now on, on every node.
 Works for certificates of any authority the store trusts (APPSTORE_CA_CERT or its own).`,

@@ -163,21 +163,37 @@ export function latestPerPlatform(
  * over its stable releases): the lowest minimum, and the highest maximum ('' when some release
  * sets none: it has no upper bound).
  */
-export function nextcloudRange(app: ListedApp): { readonly min: string; readonly max: string } | null {
+export function nextcloudRange(app: ListedApp): NextcloudRange | null {
   const releases = app.releases.filter((release) => !release.isNightly && isStable(release.version, false));
   if (releases.length === 0) return null;
   let min: string | null = null;
   let max: string | null = null;
   let unbounded = false;
   for (const release of releases) {
-    const tokens = release.rawPlatformVersionSpec.trim().split(/\s+/);
-    const low = tokens.find((t) => t.startsWith('>='))?.slice(2) ?? null;
-    const high = tokens.find((t) => t.startsWith('<='))?.slice(2) ?? null;
-    if (low !== null && (min === null || compareNumericVersions(low, min) < 0)) min = low;
-    if (high === null) unbounded = true;
-    else if (max === null || compareNumericVersions(high, max) > 0) max = high;
+    const range = releaseRange(release);
+    if (range.min !== '' && (min === null || compareNumericVersions(range.min, min) < 0)) min = range.min;
+    if (range.max === '') unbounded = true;
+    else if (max === null || compareNumericVersions(range.max, max) > 0) max = range.max;
   }
   return min === null ? null : { min, max: unbounded ? '' : (max ?? '') };
+}
+
+/** Nextcloud versions as info.xml gives them: the lowest and highest ('' where there is no bound). */
+export interface NextcloudRange {
+  readonly min: string;
+  readonly max: string;
+}
+
+/**
+ * The Nextcloud versions one release supports, as its info.xml says them (min-version and
+ * max-version, e.g. 29 and 32): what every page shows, in one way (STRINGS.versionRange).
+ */
+export function releaseRange(release: Pick<ListedApp['releases'][number], 'rawPlatformVersionSpec'>): NextcloudRange {
+  const tokens = release.rawPlatformVersionSpec.trim().split(/\s+/);
+  return {
+    min: tokens.find((t) => t.startsWith('>='))?.slice(2) ?? '',
+    max: tokens.find((t) => t.startsWith('<='))?.slice(2) ?? '',
+  };
 }
 
 export interface HomeView {

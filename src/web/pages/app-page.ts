@@ -1,5 +1,5 @@
 import { webAddressProblem } from '../../domain/encodings.ts';
-import { nextcloudRange, textsIn } from '../../domain/browse/browse-catalog.ts';
+import { nextcloudRange, releaseRange, textsIn } from '../../domain/browse/browse-catalog.ts';
 import { certificateFingerprint } from '../../domain/certificates/certificate-validator.ts';
 import { isStable } from '../../domain/versions/semantic-version.ts';
 import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
@@ -16,7 +16,7 @@ import type { FormState } from '../forms.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import { STRINGS } from '../strings.ts';
-import { countText, shortDate, starRating } from '../catalog-display.ts';
+import { countText, rangeText, shortDate, starRating } from '../catalog-display.ts';
 import type { CatalogDisplay } from './app-card.ts';
 import { appIcon, ratedAndUpdated } from './app-card.ts';
 
@@ -45,7 +45,7 @@ function releaseRow(
   <h3>${release.version}${marks.map((mark) => html` <span class="mark">${mark}</span>`)}</h3>
   <dl class="facts">
     <dt>${STRINGS.released}</dt><dd><time datetime="${release.created}">${shortDate(release.created, dateLanguage)}</time></dd>
-    <dt>${STRINGS.nextcloudVersions}</dt><dd>${release.rawPlatformVersionSpec || STRINGS.any}</dd>
+    <dt>${STRINGS.nextcloudVersions}</dt><dd>${rangeText(releaseRange(release))}</dd>
     <dt>${STRINGS.php}</dt><dd>${release.rawPhpVersionSpec || STRINGS.any}</dd>
     ${release.databases.length === 0 ? '' : html`<dt>${STRINGS.databases}</dt><dd>${release.databases.map((d) => d.id).join(', ')}</dd>`}
     <dt>${STRINGS.licences}</dt><dd>${release.licenses.join(', ')}</dd>
@@ -58,6 +58,8 @@ function releaseRow(
 /** What the app page shows besides the app: its latest versions, comments, and the visitor's rating form. */
 export interface AppPageView {
   readonly latest: ReadonlyArray<{ readonly platform: string; readonly release: ListedRelease }>;
+  /** How many Nextcloud releases this store lists (platforms.json): none means no direct downloads per version. */
+  readonly platforms: number;
   /** The app's ratings, newest first: those with a comment in the visitor's languages (or English) are shown. */
   readonly ratings: readonly ListedRating[];
   /** Null: anonymous (a link to sign in); 'maintainer': may not rate; else the form's token and the current rating. */
@@ -125,8 +127,12 @@ function installHelp(app: ListedApp, view: AppPageView, dateLanguage: string): H
   return html`<section aria-labelledby="install"><h2 id="install">${STRINGS.install}</h2>
 <p>${STRINGS.installLead}</p>
 <pre class="command" aria-label="occ"><code>occ app:install ${app.id}</code></pre>
-<dl class="facts"><dt>${STRINGS.appIdLabel}</dt><dd><code>${app.id}</code></dd>${range === null ? '' : html`<dt>${STRINGS.supportedNextcloud}</dt><dd>${STRINGS.versionRange(range.min, range.max)}</dd>`}${total === null ? '' : html`<dt>${STRINGS.downloadsHere}</dt><dd>${countText(total, dateLanguage)}</dd>`}</dl>
-${view.latest.length === 0 ? '' : html`<h3>${STRINGS.downloads}</h3><ul>${view.latest.map((row) => html`<li><a href="${row.release.download}" rel="nofollow noopener">${STRINGS.downloadFor(row.platform, row.release.version)}</a></li>`)}</ul>`}</section>`;
+<dl class="facts"><dt>${STRINGS.appIdLabel}</dt><dd><code>${app.id}</code></dd>${range === null ? '' : html`<dt>${STRINGS.supportedNextcloud}</dt><dd>${rangeText(range)}</dd>`}${total === null ? '' : html`<dt>${STRINGS.downloadsHere}</dt><dd>${countText(total, dateLanguage)}</dd>`}</dl>
+<h3>${STRINGS.downloads}</h3>${
+    view.latest.length > 0
+      ? html`<ul>${view.latest.map((row) => html`<li><a href="${row.release.download}" rel="nofollow noopener">${STRINGS.downloadFor(row.platform, row.release.version)}</a></li>`)}</ul>`
+      : html`<p class="hint">${view.platforms === 0 ? STRINGS.noPlatformsListed : STRINGS.noReleaseForPlatforms}</p>`
+  }</section>`;
 }
 
 export function appPage(app: ListedApp, view: AppPageView, context: PageContext, display: CatalogDisplay): Html {

@@ -15,7 +15,8 @@ import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
 import { STRINGS } from '../strings.ts';
 import { ACTIONS_HEADING, dataTable } from '../tables.ts';
-import { countText, starRating } from '../catalog-display.ts';
+import { countText, rangeText, starRating } from '../catalog-display.ts';
+import { releaseRange } from '../../domain/browse/browse-catalog.ts';
 
 /** A moment as the pages show it (UTC, to the minute), machine-readable in its `<time>`. */
 export const when = (date: Date): Html =>
@@ -277,7 +278,7 @@ export function manageAppPage(
   const releaseRows = releases.map(
     (
       r,
-    ) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td data-label="${DEV.nextcloud}">${r.platformVersionSpec === '*' ? STRINGS.any : r.platformVersionSpec}</td><td data-label="${DEV.published}">${when(new Date(r.created))}</td>
+    ) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td data-label="${DEV.nextcloud}">${rangeText(releaseRange(r))}</td><td data-label="${DEV.published}">${when(new Date(r.created))}</td>
 ${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${countText(releaseDownloads(downloads, r), 'en')}</td>`}<td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
   );
   const self = context.account?.username;

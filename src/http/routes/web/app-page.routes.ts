@@ -38,6 +38,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     const user = setting.visitor.user;
     const view: AppPageView = {
       latest: latestPerPlatform(listed, catalog.platforms),
+      platforms: catalog.platforms.length,
       ratings,
       rater:
         user === null
