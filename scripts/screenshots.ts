@@ -183,6 +183,7 @@ try {
       [
         'ada',
         [
+          ['admin-overview', '/admin'],
           ['admin-users', '/admin/users'],
           ['admin-certificates', '/admin/certificates'],
           ['admin-categories', '/admin/categories'],

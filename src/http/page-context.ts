@@ -33,7 +33,11 @@ function contextFor(
   const account =
     visitor.user === null || visitor.browserSecret === undefined
       ? null
-      : { username: visitor.user.username, formToken: formToken(container.accounts.keys, visitor.browserSecret) };
+      : {
+          username: visitor.user.username,
+          isAdmin: visitor.user.isAdmin,
+          formToken: formToken(container.accounts.keys, visitor.browserSecret),
+        };
   return {
     languages: visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language']),
     availableLanguages: catalog.languages,

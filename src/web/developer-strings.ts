@@ -154,6 +154,18 @@ export const ADMIN = {
   certificates: 'Certificates',
   audit: 'Audit log',
   lead: 'Everything done here is recorded in the audit log, with your name.',
+  waitingTitle: 'Waiting for you',
+  nothingWaiting: 'Nothing: no certificate request waits, and the store has its categories and Nextcloud releases.',
+  pendingRequests: (count: number) =>
+    count === 1 ? '1 certificate request waits for approval' : `${count} certificate requests wait for approval`,
+  noPlatforms:
+    'The store lists no Nextcloud releases: app pages offer no direct download per version until you add them',
+  noCategories: 'The store has no categories: apps cannot be published until you add the ones they name',
+  glanceTitle: 'At a glance',
+  usersAtGlance: (users: number, admins: number, disabled: number) =>
+    `${users} (${admins} ${admins === 1 ? 'administrator' : 'administrators'}${disabled === 0 ? '' : `, ${disabled} disabled`})`,
+  recentTitle: 'Latest changes',
+  wholeAuditLog: 'The whole audit log, with filters',
   // users
   searchUsers: 'Find users',
   searchLabel: 'Name or e-mail address contains',

@@ -18,7 +18,7 @@ export interface PageContext {
   /** This page's path and query, where the switcher returns to. */
   readonly path: string;
   /** The signed-in visitor, with their forms' CSRF token (the header's sign-out button); null: anonymous. */
-  readonly account: { readonly username: string; readonly formToken: string } | null;
+  readonly account: { readonly username: string; readonly isAdmin?: boolean; readonly formToken: string } | null;
   /** The page reloads itself after this many seconds (a publish in progress): works without JavaScript. */
   readonly refreshSeconds?: number | undefined;
 }
@@ -30,7 +30,7 @@ function accountNav(context: PageContext | undefined): Html | '' {
     const back = context.path.startsWith('/account/') ? '' : `?next=${encodeURIComponent(context.path)}`;
     return html`<li><a href="/account/login${back}">${STRINGS.signIn}</a></li><li><a href="/account/signup">${STRINGS.signUp}</a></li>`;
   }
-  return html`<li><a href="/developer">${STRINGS.navDeveloper}</a></li><li><a href="/account">${STRINGS.accountOf(account.username)}</a></li>
+  return html`<li><a href="/developer">${STRINGS.navDeveloper}</a></li>${account.isAdmin === true ? html`<li><a href="/admin">${STRINGS.navAdmin}</a></li>` : ''}<li><a href="/account">${STRINGS.accountOf(account.username)}</a></li>
 <li><form class="inline" action="/account/logout" method="post"><input type="hidden" name="${CSRF_FIELD}" value="${account.formToken}"><button type="submit" class="link">${STRINGS.signOut}</button></form></li>`;
 }
 

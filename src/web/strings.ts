@@ -5,6 +5,7 @@ export const STRINGS = {
   skipToContent: 'Skip to content',
   navApps: 'Apps',
   navApi: 'API',
+  navAdmin: 'Admin',
   featured: 'Featured apps',
   newest: 'New apps',
   updated: 'Recently updated',

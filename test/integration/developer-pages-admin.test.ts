@@ -43,8 +43,19 @@ describe(
       assert.equal((await publish('1.0.0')).status, 201);
 
       const { context, tab } = await signedIn('ada', 'marble falcon tundra violet');
-      await tab.getByRole('link', { name: 'Administration' }).click();
+      // An administrator reaches the admin pages from the site's header, on any page.
+      await tab.goto(`${origin}/`);
+      await tab.getByRole('navigation', { name: 'Site' }).getByRole('link', { name: 'Admin' }).click();
       await tab.getByRole('heading', { name: 'Administration', level: 1 }).waitFor();
+      // The overview: what waits (nothing here), counts, the latest changes (newest first).
+      assert.match(
+        (await tab.locator('section[aria-labelledby=waiting]').textContent()) ?? '',
+        /Nothing: no certificate request waits/,
+      );
+      const glance = (await tab.locator('#glance + dl').textContent()) ?? '';
+      assert.match(glance, /Users\d+ \(1 administrator\)/);
+      assert.match(glance, /Apps1Categories/);
+      assert.match((await tab.locator('table.data tbody tr').first().textContent()) ?? '', /release\.published/);
 
       // Featured: the home page and apps.json change.
       await tab.getByRole('link', { name: 'Apps', exact: true }).last().click();
@@ -113,7 +124,7 @@ describe(
 
     test('no serious or critical accessibility violation (axe-core) on any developer or admin page kind, nor overflow on a phone', async () => {
       const { browser, origin } = store;
-      const context = await browser.newContext({ bypassCSP: true, viewport: { width: 375, height: 740 } });
+      const context = await browser.newContext({ bypassCSP: true, viewport: { width: 320, height: 740 } });
       const tab = await context.newPage();
       await tab.goto(`${origin}/account/login?next=%2Fdeveloper`);
       await fillSignIn(tab, 'ada', 'marble falcon tundra violet');

@@ -135,6 +135,12 @@ export function currentCatalog(
   return async () => snapshots.get(recentWindowStart(now()), versions.current ?? (await versions.ready()));
 }
 
+/** The app's newest stable release, else its newest release of any kind (a beta, a nightly); undefined without releases. */
+export function newestRelease(app: Pick<ListedApp, 'releases'>): ListedRelease | undefined {
+  const ordered = [...app.releases].sort(compareReleasesDescending);
+  return ordered.find((release) => !release.isNightly && isStable(release.version, false)) ?? ordered[0];
+}
+
 /** The newest stable release for each supported Nextcloud major version (its newest patch release), newest first. */
 export function latestPerPlatform(
   app: ListedApp,

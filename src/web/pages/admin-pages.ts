@@ -47,11 +47,39 @@ const stateOf = (admin: AdminState, form: string): FormState => (admin.form === 
 const top = (admin: AdminState, form: string): Html =>
   html`${admin.form === form && admin.message !== undefined ? notice(admin.message) : ''}${problemBox(stateOf(admin, form))}`;
 
-export function adminOverviewPage(context: PageContext): Html {
+/** What the overview shows an administrator: what waits for them, the store at a glance, the latest changes. */
+export interface AdminOverview {
+  readonly users: number;
+  readonly disabledUsers: number;
+  readonly admins: number;
+  readonly apps: number;
+  readonly categories: number;
+  readonly platforms: number;
+  /** Certificate requests waiting for approval; null when the store issues none (an external authority). */
+  readonly pendingRequests: number | null;
+  /** The newest entries of the audit log, newest first. */
+  readonly recent: readonly AuditRecord[];
+}
+
+export function adminOverviewPage(overview: AdminOverview, context: PageContext): Html {
+  const waiting: Html[] = [];
+  if (overview.pendingRequests !== null && overview.pendingRequests > 0)
+    waiting.push(html`<li><a href="/admin/certificates">${ADMIN.pendingRequests(overview.pendingRequests)}</a></li>`);
+  if (overview.platforms === 0) waiting.push(html`<li><a href="/admin/platforms">${ADMIN.noPlatforms}</a></li>`);
+  if (overview.categories === 0) waiting.push(html`<li><a href="/admin/categories">${ADMIN.noCategories}</a></li>`);
+  const glance: ReadonlyArray<readonly [string, string, string]> = [
+    [ADMIN.users, '/admin/users', ADMIN.usersAtGlance(overview.users, overview.admins, overview.disabledUsers)],
+    [ADMIN.apps, '/admin/apps', String(overview.apps)],
+    [ADMIN.categories, '/admin/categories', String(overview.categories)],
+    [ADMIN.platforms, '/admin/platforms', String(overview.platforms)],
+  ];
   return adminLayout(
     'overview',
     ADMIN.title,
-    html`<p>${ADMIN.lead}</p><ul>${LINKS.slice(1).map(([, href, label]) => html`<li><a href="${href}">${label}</a></li>`)}</ul>`,
+    html`<p>${ADMIN.lead}</p>
+<section aria-labelledby="waiting"><h2 id="waiting">${ADMIN.waitingTitle}</h2>${waiting.length === 0 ? html`<p>${ADMIN.nothingWaiting}</p>` : html`<ul>${waiting}</ul>`}</section>
+<section aria-labelledby="glance"><h2 id="glance">${ADMIN.glanceTitle}</h2><dl class="facts">${glance.map(([label, href, value]) => html`<dt><a href="${href}">${label}</a></dt><dd>${value}</dd>`)}</dl></section>
+<section aria-labelledby="recent"><h2 id="recent">${ADMIN.recentTitle}</h2>${auditTable(overview.recent, ADMIN.recentTitle, true)}<p><a href="/admin/audit">${ADMIN.wholeAuditLog}</a></p></section>`,
     context,
   );
 }
@@ -65,8 +93,8 @@ export function adminUsersPage(
 ): Html {
   const row = (
     user: User,
-  ): Html => html`<tr><th scope="row">${user.username}</th><td class="wrap">${user.email ?? ''}</td>
-<td>${user.isActive ? ADMIN.active : html`<strong>${ADMIN.disabled}</strong>`}${user.isAdmin ? html`, ${ADMIN.administrator}` : ''}</td>
+  ): Html => html`<tr><th scope="row">${user.username}</th><td class="wrap" data-label="${ADMIN.email}">${user.email ?? ''}</td>
+<td data-label="${ADMIN.state}">${user.isActive ? ADMIN.active : html`<strong>${ADMIN.disabled}</strong>`}${user.isAdmin ? html`, ${ADMIN.administrator}` : ''}</td>
 <td class="actions">${
     user.username === context.account?.username
       ? ''
@@ -95,8 +123,8 @@ export function adminAppsPage(apps: readonly ManagedApp[], context: PageContext)
       apps.map(
         (
           app,
-        ) => html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${app.appId}</a></th><td>${app.ownerName}</td><td>${app.coMaintainers.map((m) => m.username).join(', ')}</td>
-<td>${[app.isFeatured ? ADMIN.featured : '', app.isEnterpriseOnly ? ADMIN.enterprise : '', app.transferUnlocked ? ADMIN.unlocked : ''].filter((f) => f !== '').join(', ')}</td></tr>`,
+        ) => html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${app.appId}</a></th><td data-label="${ADMIN.owner}">${app.ownerName}</td><td data-label="${ADMIN.coMaintainers}">${app.coMaintainers.map((m) => m.username).join(', ')}</td>
+<td data-label="${ADMIN.flags}">${[app.isFeatured ? ADMIN.featured : '', app.isEnterpriseOnly ? ADMIN.enterprise : '', app.transferUnlocked ? ADMIN.unlocked : ''].filter((f) => f !== '').join(', ')}</td></tr>`,
       ),
     )}`,
     context,

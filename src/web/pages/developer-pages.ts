@@ -16,7 +16,7 @@ import type { PageContext } from '../layout.ts';
 import { STRINGS } from '../strings.ts';
 import { ACTIONS_HEADING, dataTable } from '../tables.ts';
 import { countText, rangeText, starRating } from '../catalog-display.ts';
-import { releaseRange } from '../../domain/browse/browse-catalog.ts';
+import { newestRelease, releaseRange } from '../../domain/browse/browse-catalog.ts';
 
 /** A moment as the pages show it (UTC, to the minute), machine-readable in its `<time>`. */
 export const when = (date: Date): Html =>
@@ -67,10 +67,10 @@ export function myAppsPage(rows: readonly MyAppRow[], isAdmin: boolean, context:
   const table = html`<table class="data"><caption class="visually-hidden">${DEV.myAppsTitle}</caption>
 <thead><tr><th scope="col">App</th><th scope="col">Role</th><th scope="col">${DEV.latest}</th><th scope="col">${DEV.rating}</th>${counted ? html`<th scope="col">${STRINGS.downloadCount}</th>` : ''}</tr></thead>
 <tbody>${rows.map(({ app, listed, downloads }) => {
-    const latest = listed?.releases.find((r) => !r.isNightly) ?? listed?.releases[0];
+    const latest = listed === null ? undefined : newestRelease(listed);
     return html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${listed?.translations['en']?.name ?? app.appId}</a> <span class="muted">${app.appId}</span></th>
-<td>${DEV.role[app.role] ?? ''}</td><td>${latest === undefined ? DEV.noRelease : html`${latest.version}${latest.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}`}</td>
-<td>${listed === null ? '–' : starRating(ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td>${counted ? html`<td>${downloads === null ? '–' : countText(downloads, 'en')}</td>` : ''}</tr>`;
+<td data-label="Role">${DEV.role[app.role] ?? ''}</td><td data-label="${DEV.latest}">${latest === undefined ? DEV.noRelease : html`${latest.version}${latest.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}`}</td>
+<td data-label="${DEV.rating}">${listed === null ? '–' : starRating(ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td>${counted ? html`<td data-label="${STRINGS.downloadCount}">${downloads === null ? '–' : countText(downloads, 'en')}</td>` : ''}</tr>`;
   })}</tbody></table>`;
   return developerLayout(
     DEV.myAppsTitle,
@@ -99,7 +99,7 @@ function requestList(requests: readonly CertificateRequest[]): Html | '' {
 <tbody>${requests.map(
     (
       r,
-    ) => html`<tr><th scope="row">${r.appId}</th><td>${when(r.createdAt)}</td><td>${DEV.requestStatus[r.status] ?? r.status}${r.status === 'rejected' && r.reason !== '' ? html`: ${r.reason}` : ''}</td>
+    ) => html`<tr><th scope="row">${r.appId}</th><td data-label="${DEV.requested}">${when(r.createdAt)}</td><td data-label="${DEV.status}">${DEV.requestStatus[r.status] ?? r.status}${r.status === 'rejected' && r.reason !== '' ? html`: ${r.reason}` : ''}</td>
 <td>${r.status === 'issued' ? html`<a href="/developer/certificates/${r.id}/${r.appId}.crt" download>${DEV.downloadCertificate}</a> · <a href="/developer/register?app=${r.appId}">${DEV.registerWithIt}</a>` : ''}</td></tr>`,
   )}</tbody></table>`;
 }
@@ -290,7 +290,7 @@ ${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${cou
 <dl class="facts"><dt>${DEV.owner}</dt><dd>${app.ownerName}</dd><dt>${DEV.coMaintainers}</dt><dd>${app.coMaintainers.length === 0 ? DEV.none : app.coMaintainers.map((m) => m.username).join(', ')}</dd></dl>
 
 <section aria-labelledby="releases"><h2 id="releases">${DEV.releases}</h2>${around('releases')}
-${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ className: 'stack', headings: [DEV.version, DEV.nextcloud, DEV.published, ...(downloads === null ? [] : [STRINGS.downloadCount]), ACTIONS_HEADING] }, releaseRows)}</section>
+${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ headings: [DEV.version, DEV.nextcloud, DEV.published, ...(downloads === null ? [] : [STRINGS.downloadCount]), ACTIONS_HEADING] }, releaseRows)}</section>
 
 <section aria-labelledby="maintainers"><h2 id="maintainers">${DEV.coMaintainers}</h2><p>${DEV.maintainersLead}</p>${around('maintainers')}
 <ul class="plain">${app.coMaintainers.map((m) =>

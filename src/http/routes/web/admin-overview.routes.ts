@@ -2,6 +2,9 @@ import type { AppServer } from '../../types.ts';
 import { Type } from 'typebox';
 import { readAuditLog } from '../../../domain/accounts/read-audit-log.ts';
 import { allApps } from '../../../domain/apps/app-overview.ts';
+import { listUsers } from '../../../domain/accounts/manage-users.ts';
+import { categoriesForAdmin, platformsForAdmin } from '../../../domain/catalog/import-catalog.ts';
+import { pendingCertificateRequests } from '../../../domain/identity/request-certificate.ts';
 import type { FormState } from '../../../web/forms.ts';
 import type { AuditFilter } from '../../../web/pages/admin-pages.ts';
 import { adminAppsPage, adminAuditPage, adminOverviewPage } from '../../../web/pages/admin-pages.ts';
@@ -25,7 +28,31 @@ export async function adminOverviewRoutes(app: AppServer, kit: AdminPageKit): Pr
   app.get('/admin', {
     schema: adminGetSchema(),
     handler: async (request, reply) =>
-      kit.page(request, reply, async (_who, setting) => adminOverviewPage(setting.context)),
+      kit.page(request, reply, async (who, setting) => {
+        const { container } = kit;
+        const requests = container.certificateRequests;
+        const [users, apps, categories, platforms, pending, recent] = await Promise.all([
+          listUsers(who.acting, container.accounts),
+          allApps(who.acting, container.appOverview),
+          categoriesForAdmin(who.acting, container.catalog),
+          platformsForAdmin(who.acting, container.catalog),
+          requests.ownAuthority ? pendingCertificateRequests(who.acting, requests) : null,
+          readAuditLog({ limit: 10 }, who.acting, container.audit),
+        ]);
+        return adminOverviewPage(
+          {
+            users: users.length,
+            admins: users.filter((u) => u.isAdmin).length,
+            disabledUsers: users.filter((u) => !u.isActive).length,
+            apps: apps.length,
+            categories: categories.length,
+            platforms: platforms.length,
+            pendingRequests: pending === null ? null : pending.length,
+            recent,
+          },
+          setting.context,
+        );
+      }),
   });
 
   // Apps
