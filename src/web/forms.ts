@@ -47,7 +47,7 @@ function described(
     id,
     attributes: html`${ids === '' ? '' : html` aria-describedby="${ids}"`}${errors.length === 0 ? '' : html` aria-invalid="true"`}`,
     after: html`${options.hint === undefined ? '' : html`<span class="hint" id="${id}-hint">${options.hint}</span>`}
-${errors.length === 0 ? '' : html`<span class="field-error" id="${id}-error">${errors.join('; ')}</span>`}`,
+${errors.length === 0 ? '' : html`<span class="field-error" id="${id}-error">${spoken(errors.join('; '))}</span>`}`,
   };
 }
 
@@ -90,7 +90,25 @@ export function postForm(action: string, token: string, content: HtmlValue, extr
 export function problemBox(state: FormState): Html | '' {
   const { problem } = state;
   if (problem === undefined) return '';
-  return html`<div class="notice error" role="alert"><p>${problem.detail}</p></div>`;
+  return html`<div class="notice error" role="alert"><p>${spoken(problem.detail, Object.keys(problem.fields ?? {}))}</p></div>`;
+}
+
+/**
+ * A refusal as a page says it to a person: without the API's "Invalid request body: download:"
+ * (the field is marked where it is on the form), and with `code` shown as code, not backticks.
+ */
+export function spoken(detail: string, fields: readonly string[] = []): Html {
+  let text = detail.replace(/^Invalid (request body|query|path|request): /, '');
+  for (const name of fields) {
+    if (text.startsWith(`${name}: `)) {
+      text = text.slice(name.length + 2);
+      break;
+    }
+  }
+  if (text !== '') text = text.charAt(0).toUpperCase() + text.slice(1);
+  const parts = text.split('`');
+  // An odd number of backticks leaves the last one as it is.
+  return html`${parts.map((part, index) => (index % 2 === 1 && index < parts.length - 1 ? html`<code>${part}</code>` : index % 2 === 1 ? `\`${part}` : part))}`;
 }
 
 export function notice(text: HtmlValue): Html {

@@ -136,6 +136,9 @@ describe(
       await tab.getByRole('button', { name: 'Publish' }).click();
       await tab.getByText('The release was refused; nothing was saved.').waitFor({ timeout: 30_000 });
       const job = new URL(tab.url()).pathname;
+      // "Publish again" keeps what was sent (the signature is pasted again).
+      await tab.getByRole('link', { name: 'Publish again' }).click();
+      assert.equal(await tab.getByLabel('Download address (HTTPS)').inputValue(), 'https://127.0.0.1:1/nothing.tar.gz');
       for (const url of [
         '/developer',
         '/developer/certificates?app=mal_app',

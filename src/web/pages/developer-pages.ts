@@ -7,7 +7,7 @@ import type { PublishJob } from '../../domain/releases/publish-jobs.ts';
 import { releaseDownloads } from '../../domain/mirror/download-counts.ts';
 import type { AppDownloadCounts } from '../../domain/mirror/download-counts.ts';
 import { DEV } from '../developer-strings.ts';
-import { checkbox, field, notice, postForm, problemBox, textArea } from '../forms.ts';
+import { checkbox, field, notice, postForm, problemBox, spoken, textArea } from '../forms.ts';
 import type { FormState } from '../forms.ts';
 import type { Html, HtmlValue } from '../html.ts';
 import { html } from '../html.ts';
@@ -175,19 +175,27 @@ ${textArea({ name: 'signature', label: DEV.signatureLabel, hint: DEV.signatureHi
   );
 }
 
-export function publishPage(isAdmin: boolean, token: string, state: FormState, context: PageContext): Html {
+/** The publish form; `appId` (from ?app=, or kept through a refusal) fills in the commands' file names. */
+export function publishPage(
+  appId: string,
+  isAdmin: boolean,
+  token: string,
+  state: FormState,
+  context: PageContext,
+): Html {
+  const app = appId === '' ? 'APP' : appId;
   return developerLayout(
     DEV.publishTitle,
     'publish',
     isAdmin,
     html`<p>${DEV.publishLead}</p>
 <h2>${DEV.signArchive}</h2>
-${command('openssl dgst -sha512 -sign APP.key APP.tar.gz | openssl base64', DEV.signArchive)}
+${command(`openssl dgst -sha512 -sign ${app}.key ${app}.tar.gz | openssl base64`, DEV.signArchive)}
 <h2>2. ${DEV.publishTitle}</h2>${problemBox(state)}
 ${postForm(
   '/developer/publish',
   token,
-  html`${field({ name: 'download', label: DEV.downloadLabel, hint: DEV.downloadHint, type: 'text', maxLength: 2048, autocomplete: 'off' }, state)}
+  html`${appId === '' ? '' : html`<input type="hidden" name="app" value="${appId}">`}${field({ name: 'download', label: DEV.downloadLabel, hint: DEV.downloadHint, type: 'text', maxLength: 2048, autocomplete: 'off' }, state)}
 ${textArea({ name: 'signature', label: DEV.archiveSignatureLabel, hint: DEV.signatureHint, rows: 5, maxLength: 65536 }, state)}
 ${checkbox({ name: 'nightly', label: DEV.nightlyLabel, hint: DEV.nightlyHint }, state)}
 <p><button type="submit">${DEV.publishButton}</button></p>`,
@@ -202,6 +210,12 @@ function fieldList(fields: Readonly<Record<string, readonly string[]>> | undefin
   return html`<ul class="problems">${Object.entries(fields).map(([where, messages]) => html`<li><code>${where}</code>: ${messages.join('; ')}</li>`)}</ul>`;
 }
 
+/** "Publish again" after a refusal: the form with what was sent (the signature is pasted again: it is not kept). */
+function againAddress(job: PublishJob): string {
+  const query = new URLSearchParams({ download: job.download, ...(job.nightly ? { nightly: 'on' } : {}) });
+  return `/developer/publish?${query.toString()}`;
+}
+
 export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageContext): Html {
   const { state } = job;
   const source = html`<dl class="facts"><dt>${DEV.downloadLabel}</dt><dd class="wrap">${job.download}</dd><dt>${DEV.nightlyLabel}</dt><dd>${job.nightly ? 'yes' : 'no'}</dd></dl>`;
@@ -214,7 +228,7 @@ export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageC
       body = html`<div class="notice" role="status"><p>${DEV.jobDone(state.result.appId, state.result.version, state.result.created)}</p>${state.result.iconProblem === undefined ? '' : html`<p>${DEV.iconLeftOut(state.result.iconProblem)}</p>`}<p><a href="/apps/${state.result.appId}">${DEV.seeAppPage}</a> · <a href="/developer/apps/${state.result.appId}">${DEV.manageApp}</a></p></div>`;
       break;
     case 'refused':
-      body = html`<div class="notice error" role="alert"><p><strong>${DEV.jobRefused}</strong></p><p>${state.detail}</p>${fieldList(state.fields)}</div><p><a href="/developer/publish">${DEV.jobAgain}</a></p>`;
+      body = html`<div class="notice error" role="alert"><p><strong>${DEV.jobRefused}</strong></p><p>${spoken(state.detail, Object.keys(state.fields ?? {}))}</p>${fieldList(state.fields)}</div><p><a href="${againAddress(job)}">${DEV.jobAgain}</a></p>`;
       break;
     case 'failed':
       body = html`<div class="notice error" role="alert"><p><strong>${DEV.jobFailed}</strong></p><p>${state.detail}</p></div><p><a href="/developer/publish">${DEV.jobAgain}</a></p>`;

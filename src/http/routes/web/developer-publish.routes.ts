@@ -3,7 +3,7 @@ import { publishJobPage, publishPage } from '../../../web/pages/developer-pages.
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import { errorResponses } from '../../schemas.ts';
 import { REDIRECT as Redirect, SIGNED_IN_FORM_ERRORS as FORM_ERRORS, checked as on } from './signed-in-forms.ts';
-import { text } from './developer-page-kit.ts';
+import { commandId, text } from './developer-page-kit.ts';
 import type { SignedInPages } from './signed-in-forms.ts';
 import type { Container } from '../../../container.ts';
 import type { AppServer } from '../../types.ts';
@@ -17,11 +17,25 @@ export async function developerPublishRoutes(
   // Publishing a release: a job, and its page
 
   app.get('/developer/publish', {
-    schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') } },
-    handler: async (request, reply) =>
-      pages.page(request, reply, async (who, setting) =>
-        publishPage(who.user.isAdmin, setting.formToken(), {}, setting.context),
+    schema: {
+      hide: true,
+      // ?app= fills the commands in; ?download= and ?nightly= (a refused job's "Publish again") the form.
+      querystring: Type.Object(
+        { app: Type.Optional(text(64)), download: Type.Optional(text(2048)), nightly: Type.Optional(text(8)) },
+        { additionalProperties: true },
       ),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') },
+    },
+    handler: async (request, reply) => {
+      const { app: appId, download, nightly } = request.query;
+      const values = {
+        ...(download === undefined ? {} : { download }),
+        ...(on(nightly) ? { nightly: 'on' } : {}),
+      };
+      return pages.page(request, reply, async (who, setting) =>
+        publishPage(commandId(appId), who.user.isAdmin, setting.formToken(), { values }, setting.context),
+      );
+    },
   });
 
   app.post('/developer/publish', {
@@ -47,7 +61,8 @@ export async function developerPublishRoutes(
           const id = await container.publishJobs.start(input, who.user, who.acting);
           return reply.redirect(`/developer/publish/${id}`, 303);
         },
-        async (state, who, setting) => publishPage(who.user.isAdmin, setting.formToken(), state, setting.context),
+        async (state, who, setting) =>
+          publishPage(commandId(state.values?.['app']), who.user.isAdmin, setting.formToken(), state, setting.context),
       ),
   });
 
