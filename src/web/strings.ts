@@ -204,7 +204,7 @@ export const STRINGS = {
   yourRating: 'Your rating',
   rateThisApp: 'Rate this app',
   stars: 'Stars',
-  starsOption: (n: number) => `${n} of 5`,
+  starsChoice: (n: number) => (n === 1 ? '1 star' : `${n} stars`),
   comment: 'Comment (optional, Markdown)',
   commentLanguage: 'Language of the comment',
   saveRating: 'Save rating',

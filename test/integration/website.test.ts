@@ -256,13 +256,25 @@ describe(`the public website (${DIALECT})`, () => {
       // Rate and comment from the app page; hostile Markdown stays text.
       await tab.goto(`${origin}/apps/news`);
       assert.equal(await tab.getByText('Nextcloud 32').count(), 1, 'the latest version per Nextcloud version');
-      await tab.getByLabel('Stars').selectOption('4');
+      // Stars are radio buttons, reached and chosen with the keyboard; languages are named.
+      const stars = tab.getByRole('group', { name: 'Stars' });
+      await stars.getByRole('radio', { name: '5 stars' }).focus();
+      await tab.keyboard.press('ArrowDown');
+      assert.equal(await stars.getByRole('radio', { name: '4 stars' }).isChecked(), true);
+      assert.deepEqual(
+        await tab
+          .getByLabel('Language of the comment')
+          .locator('option[value="de"], option[value="pt_BR"]')
+          .allTextContents(),
+        ['Deutsch', 'Português (Brasil)'],
+      );
       await tab
         .getByLabel('Comment (optional, Markdown)')
         .fill('Solid *reader*. <img src=x onerror="alert(1)"> [x](javascript:alert(2))');
       await tab.getByRole('button', { name: 'Save rating' }).click();
       await tab.getByText('Your rating was saved.').waitFor();
       assert.equal(await tab.locator('.comment em').textContent(), 'reader');
+      assert.equal(await tab.locator('.comment').getByRole('img', { name: '4 out of 5 stars' }).count(), 1);
       assert.equal(await tab.locator('.comment img, .comment a[href^="javascript"]').count(), 0);
       const ratings = (await (await fetch(`${origin}/api/v1/ratings.json`)).json()) as Array<{
         app: string;

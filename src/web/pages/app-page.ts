@@ -16,7 +16,7 @@ import type { FormState } from '../forms.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import { STRINGS } from '../strings.ts';
-import { countText, rangeText, shortDate, starRating } from '../catalog-display.ts';
+import { countText, languageName, rangeText, shortDate, starRating } from '../catalog-display.ts';
 import type { CatalogDisplay } from './app-card.ts';
 import { appIcon, ratedAndUpdated } from './app-card.ts';
 
@@ -98,14 +98,21 @@ ${form.message === undefined ? '' : notice(form.message)}${problemBox(form)}
 ${postForm(
   `${here}/rating`,
   rater.formToken,
-  html`<p class="field"><label for="rating-stars">${STRINGS.stars}</label>
-<select id="rating-stars" name="stars" required>${own === null && stars === '' ? html`<option value=""></option>` : ''}${[5, 4, 3, 2, 1].map((n) => html`<option value="${n}"${String(n) === stars ? html` selected` : ''}>${STRINGS.starsOption(n)}</option>`)}</select></p>
+  html`<fieldset class="field star-choice"><legend>${STRINGS.stars}</legend>${[5, 4, 3, 2, 1].map(
+    (n) =>
+      html`<label><input type="radio" name="stars" value="${n}" required${String(n) === stars ? html` checked` : ''}> <span class="stars s${n * 10}" aria-hidden="true"></span> ${STRINGS.starsChoice(n)}</label>`,
+  )}</fieldset>
 <p class="field"><label for="rating-comment">${STRINGS.comment}</label><textarea id="rating-comment" name="comment" rows="4" maxlength="10000">${comment}</textarea></p>
 <p class="field"><label for="rating-language">${STRINGS.commentLanguage}</label>
-<select id="rating-language" name="language">${languages.map((l) => html`<option value="${l}"${l === language ? html` selected` : ''}>${l}</option>`)}</select></p>
+<select id="rating-language" name="language">${languages.map((l) => html`<option value="${l}" lang="${l.replace('_', '-')}"${l === language ? html` selected` : ''}>${languageName(l)}</option>`)}</select></p>
 <p><button type="submit">${STRINGS.saveRating}</button></p>`,
 )}
 ${own === null ? '' : postForm(`${here}/rating/delete`, rater.formToken, html`<button type="submit" class="secondary">${STRINGS.removeRating}</button>`)}`;
+}
+
+/** A comment's stars, drawn, with their number for screen readers. */
+function commentStars(stars: number): Html {
+  return html`<span class="stars s${stars * 10}" role="img" aria-label="${STRINGS.starsAlt(stars)}"></span>`;
 }
 
 function commentList(view: AppPageView, languages: readonly string[], dateLanguage: string): Html {
@@ -116,7 +123,7 @@ function commentList(view: AppPageView, languages: readonly string[], dateLangua
   if (comments.length === 0) return html`<p>${STRINGS.noComments}</p>`;
   return html`<ul class="comments">${comments.map(({ rating, comment }) => {
     const name = view.raterNames.get(rating.user.id) ?? STRINGS.anonymousUser;
-    return html`<li class="comment" lang="${comment.language}"><p class="card-meta"><span class="commenter">${name}</span> · ${STRINGS.starsOption(Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${shortDate(rating.ratedAt, dateLanguage)}</time></p><div class="markdown">${renderMarkdown(comment.text)}</div></li>`;
+    return html`<li class="comment" lang="${comment.language}"><p class="card-meta"><span class="commenter">${name}</span> · ${commentStars(Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${shortDate(rating.ratedAt, dateLanguage)}</time></p><div class="markdown">${renderMarkdown(comment.text)}</div></li>`;
   })}</ul>`;
 }
 
