@@ -12,6 +12,7 @@ import { installJsonParser } from './http/body-parsers.ts';
 import { installCors } from './http/cors.ts';
 import { SESSION_COOKIE } from './http/cookies.ts';
 import { installErrorHandling } from './http/error-handler.ts';
+import { errorPageContext } from './http/page-context.ts';
 import { guardPosts } from './http/web-visitor.ts';
 import { serializeRequest } from './http/log-redaction.ts';
 import { logRefusal } from './http/refusal-log.ts';
@@ -167,7 +168,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(cookie);
-  installErrorHandling(app);
+  installErrorHandling(app, (request) => errorPageContext(request, container));
   // Requests that use the secret key (writes, tokens, sessions) wait for no restart the operator
   // has to do first: after `appstore secret-key rotate`, this node refuses them until then.
   app.addHook('onRequest', async (request) => {

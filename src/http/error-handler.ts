@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { PageContext } from '../web/layout.ts';
 import { AppError } from '../errors.ts';
 import { WWW_AUTHENTICATE } from './auth.ts';
 import { toErrorResponse } from './error-body.ts';
@@ -7,9 +8,16 @@ import { allowedMethods } from './route-registry.ts';
 import { sendPage, wantsPage } from './html-reply.ts';
 import { errorPage } from '../web/pages/error-page.ts';
 
-/** Installs the one error handler and the 404/405 answers for unmatched requests. */
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
+/**
+ * Installs the one error handler and the 404/405 answers for unmatched requests. `contextOf`
+ * gives a refusal's page the site's header as the visitor sees it elsewhere (signed in or not,
+ * the language switcher); a server fault's page goes without (what failed may be what it reads).
+ */
+export function installErrorHandling(
+  app: FastifyInstance,
+  contextOf?: (request: FastifyRequest) => Promise<PageContext>,
+): void {
+  app.setErrorHandler(async (error, request, reply) => {
     const response = toErrorResponse(error, request.headers['content-type']);
     if (response.isServerFault) {
       request.log.error({ err: error, code: response.body.code }, 'request failed');
@@ -22,10 +30,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (response.status === 401 && !page) reply.header('www-authenticate', WWW_AUTHENTICATE);
     if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
     if (page) {
+      const context =
+        response.isServerFault || contextOf === undefined ? undefined : await contextOf(request).catch(() => undefined);
       return sendPage(
         request,
         reply.code(response.status),
-        errorPage(response.status, response.body.detail, request.id),
+        errorPage(response.status, response.body.detail, request.id, context),
       );
     }
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../container.ts';
 import { formToken } from '../domain/accounts/form-token.ts';
-import { categoryName } from '../domain/browse/browse-catalog.ts';
+import { categoryDescription, categoryName } from '../domain/browse/browse-catalog.ts';
 import type { PageCatalog } from '../domain/browse/browse-catalog.ts';
 import type { PageContext } from '../web/layout.ts';
 import { shownLanguage } from '../web/layout.ts';
@@ -64,6 +64,12 @@ export async function pageSetting(
   };
 }
 
+/** The context an error page is shown in: the visitor's header and languages, as on any page. */
+export async function errorPageContext(request: FastifyRequest, container: Container): Promise<PageContext> {
+  const [catalog, who] = await Promise.all([container.browse.catalog(), visitorOf(request, container)]);
+  return contextFor(request, catalog, who, container);
+}
+
 /** Sends the page `build` makes for the visitor (after a sign-in or sign-out, the new one). */
 export async function showPage(
   request: FastifyRequest,
@@ -81,5 +87,6 @@ function catalogDisplay(catalog: PageCatalog, context: PageContext, now: Date): 
   return {
     cards: { languages: context.languages, dateLanguage: shownLanguage(context), now, icons: catalog.icons },
     categoryName: (id) => categoryName(catalog.categories, id, context.languages),
+    categoryDescription: (id) => categoryDescription(catalog.categories, id, context.languages),
   };
 }

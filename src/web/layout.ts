@@ -19,6 +19,8 @@ export interface PageContext {
   readonly path: string;
   /** The signed-in visitor, with their forms' CSRF token (the header's sign-out button); null: anonymous. */
   readonly account: { readonly username: string; readonly isAdmin?: boolean; readonly formToken: string } | null;
+  /** The words searched for, shown in the header's search box (the search page). */
+  readonly query?: string | undefined;
   /** The page reloads itself after this many seconds (a publish in progress): works without JavaScript. */
   readonly refreshSeconds?: number | undefined;
 }
@@ -68,8 +70,8 @@ ${context?.refreshSeconds === undefined ? '' : html`<meta http-equiv="refresh" c
 <a class="skip" href="#main">${STRINGS.skipToContent}</a>
 <header class="site-header">
   <a class="brand" href="/">${STRINGS.siteName}</a>
-  <form class="header-search" action="/search" method="get" role="search"><label class="visually-hidden" for="header-q">${STRINGS.searchLabel}</label><input id="header-q" name="q" type="search" maxlength="100" placeholder="${STRINGS.searchLabel}"><button type="submit">${STRINGS.search}</button></form>
-  <nav aria-label="Site"><ul><li><a href="/">${STRINGS.navApps}</a></li><li><a href="/api/">${STRINGS.navApi}</a></li>${accountNav(context)}</ul></nav>
+  <form class="header-search" action="/search" method="get" role="search"><label class="visually-hidden" for="header-q">${STRINGS.searchLabel}</label><input id="header-q" name="q" type="search" maxlength="100" placeholder="${STRINGS.searchLabel}"${context?.query === undefined || context.query === '' ? '' : html` value="${context.query}"`}><button type="submit">${STRINGS.search}</button></form>
+  <nav aria-label="Site"><ul><li><a href="/search">${STRINGS.navApps}</a></li><li><a href="/api/">${STRINGS.navApi}</a></li>${accountNav(context)}</ul></nav>
 </header>
 <main id="main">
 ${main}

@@ -10,8 +10,11 @@ export const STRINGS = {
   newest: 'New apps',
   updated: 'Recently updated',
   categories: 'Categories',
-  appsInStore: (count: number) => `${count} ${count === 1 ? 'app' : 'apps'} in this store`,
+  appsInStore: (count: number) =>
+    count === 0 ? 'This store is new.' : `${count} ${count === 1 ? 'app' : 'apps'} in this store`,
   noApps: 'No apps have been published yet.',
+  firstApp: 'Are you a developer? Publish the first one:',
+  firstAppLink: 'get a certificate, register your app and publish a release',
   notRated: 'Not rated yet',
   /** `stars` from 1 to 5 (ratingToStars). */
   starsAlt: (stars: number) => `${Math.round(stars * 10) / 10} out of 5 stars`,

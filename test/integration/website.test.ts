@@ -50,7 +50,10 @@ describe(`the public website (${DIALECT})`, () => {
       server.container.catalog,
     );
     await importCategories(
-      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+      ['multimedia', 'tools'].map((id) => ({
+        id,
+        translations: { en: { name: id, description: id === 'multimedia' ? 'Music, video and photos.' : '' } },
+      })),
       TEST_ACTING,
       server.container.catalog,
     );
@@ -112,12 +115,28 @@ describe(`the public website (${DIALECT})`, () => {
     assert.equal(found.statusCode, 200);
     assert.match(found.body, /1 app found/);
     assert.match(found.body, /href="\/apps\/news"/);
-    assert.match(found.body, /value="news"/, 'the form keeps the words');
+    // One box holds the words: the header's (the filters keep them hidden); no "Relevance" without words.
+    assert.match(found.body, /<input id="header-q" name="q" type="search"[^>]* value="news">/);
+    assert.match(found.body, /<input type="hidden" name="q" value="news">/);
+    assert.doesNotMatch(found.body, /<input id="q"/);
+    assert.match(found.body, /<option value="relevance" selected>/);
+    const all = await page('/search');
+    assert.doesNotMatch(all.body, /value="relevance"/);
+    assert.match(all.body, /<option value="name" selected>/, 'all apps: by name');
+    assert.match(all.body, /<h1>All apps<\/h1>/);
+    assert.match(
+      all.body,
+      /<nav aria-label="Site"><ul><li><a href="\/search">Apps<\/a>/,
+      "the header's Apps lists them all",
+    );
     assert.match((await page('/search?q=nothing+like+it')).body, /0 apps found/);
     assert.match((await page('/search?nextcloud=31')).body, /1 app found/, 'news supports 30 to 32');
     assert.match((await page('/search?nextcloud=33.0.1')).body, /0 apps found/);
     assert.match((await page('/search?featured=1')).body, /0 apps found/);
-    assert.match((await page('/categories/multimedia')).body, /<h1>Category: multimedia<\/h1>[\s\S]*1 app found/);
+    assert.match(
+      (await page('/categories/multimedia')).body,
+      /<h1>Category: multimedia<\/h1>\s*<p class="lead">Music, video and photos\.<\/p>[\s\S]*1 app found/,
+    );
     assert.match((await page('/search?q=%3Cscript%3E')).body, /Apps matching “&lt;script&gt;”/, 'the words are text');
     const bad = await page('/search?sort=cheapest&page=x');
     assert.equal(bad.statusCode, 400);
@@ -171,6 +190,11 @@ describe(`the public website (${DIALECT})`, () => {
     const unknown = await page('/no/such/page');
     assert.equal(unknown.statusCode, 404);
     assert.match(unknown.body, /Page not found/);
+    // The same header as every page: sign-in links and the language switcher.
+    for (const body of [missing.body, unknown.body]) {
+      assert.match(body, /href="\/account\/login\?next=/);
+      assert.match(body, /<select[^>]*name="lang"/);
+    }
     const api = await page('/api/v1/nope');
     assert.equal(api.statusCode, 404);
     assert.equal(api.json().code, 'not_found');

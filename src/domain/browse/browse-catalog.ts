@@ -254,6 +254,16 @@ export function categoryName(categories: readonly Category[], id: string, langua
   return id;
 }
 
+/** A category's description in the first of `languages` that has one, else English's; '' when none has one. */
+export function categoryDescription(categories: readonly Category[], id: string, languages: readonly string[]): string {
+  const category = categories.find((candidate) => candidate.id === id);
+  for (const language of [...languages, 'en']) {
+    const description = category?.translations[language]?.description;
+    if (description !== undefined && description !== '') return description;
+  }
+  return '';
+}
+
 /** The category page's category; the refusal for an id the store does not know. */
 export function findCategory(categories: readonly Category[], id: string): Category {
   const category = categories.find((candidate) => candidate.id === id);

@@ -3,6 +3,9 @@ import type { CatalogEntry, EntrySource } from './catalog-entry.ts';
 export const SORTS = ['relevance', 'rating', 'newest', 'updated', 'name'] as const;
 export type Sort = (typeof SORTS)[number];
 
+/** A search's order when none is asked for: by relevance to its words, else (all apps) by name. */
+export const defaultSort = (text: string): Sort => (text === '' ? 'name' : 'relevance');
+
 /** Lower case without accents (Büro → buro, Ç → c), so neither case nor accents matter to a search. */
 export function foldText(text: string): string {
   return text

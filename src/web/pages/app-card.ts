@@ -21,6 +21,8 @@ export interface CardSetting {
 export interface CatalogDisplay {
   readonly cards: CardSetting;
   categoryName(id: string): string;
+  /** The category's description in the page's language ('' when it has none). */
+  categoryDescription(id: string): string;
 }
 
 /** Where an icon is served: its content hash in the address, so browsers may keep it for a year. */

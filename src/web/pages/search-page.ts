@@ -1,6 +1,6 @@
 import type { SearchQuery, SearchResult } from '../../domain/browse/search-catalog.ts';
 import type { Sort } from '../../domain/browse/search-index.ts';
-import { SORTS } from '../../domain/browse/search-index.ts';
+import { defaultSort, SORTS } from '../../domain/browse/search-index.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
@@ -24,7 +24,7 @@ function pageLink(query: SearchQuery, page: number): string {
   if (query.category !== null) params.set('category', query.category);
   if (query.nextcloud !== null) params.set('nextcloud', query.nextcloud);
   if (query.featuredOnly) params.set('featured', '1');
-  if (query.sort !== 'relevance') params.set('sort', query.sort);
+  if (query.sort !== defaultSort(query.text)) params.set('sort', query.sort);
   if (page > 1) params.set('page', String(page));
   const text = params.toString();
   return `/search${text === '' ? '' : `?${text}`}`;
@@ -46,14 +46,15 @@ export function searchPage(
   return layout(
     { title },
     html`<h1>${title}</h1>
+${query.category === null || query.text !== '' || display.categoryDescription(query.category) === '' ? '' : html`<p class="lead">${display.categoryDescription(query.category)}</p>`}
 <form class="filters" action="/search" method="get" role="search" aria-label="${STRINGS.filters}">
-  <p><label for="q">${STRINGS.searchLabel}</label> <input id="q" name="q" type="search" value="${query.text}" maxlength="100"></p>
+  ${query.text === '' ? '' : html`<input type="hidden" name="q" value="${query.text}">`}
   <p><label for="category">${STRINGS.category}</label>
   <select id="category" name="category"><option value="">${STRINGS.allCategories}</option>${categories.map((id) => html`<option value="${id}"${query.category === id ? html` selected` : ''}>${display.categoryName(id)}</option>`)}</select></p>
   <p><label for="nextcloud">${STRINGS.supportsNextcloud}</label> <input id="nextcloud" name="nextcloud" inputmode="decimal" placeholder="30" value="${query.nextcloud ?? ''}" size="8" maxlength="20"></p>
   <p><input id="featured" name="featured" type="checkbox" value="1"${query.featuredOnly ? html` checked` : ''}> <label for="featured">${STRINGS.featuredOnly}</label></p>
   <p><label for="sort">${STRINGS.sortBy}</label>
-  <select id="sort" name="sort">${SORTS.map((sort) => html`<option value="${sort}"${query.sort === sort ? html` selected` : ''}>${SORT_LABELS[sort]}</option>`)}</select></p>
+  <select id="sort" name="sort">${SORTS.filter((sort) => sort !== 'relevance' || query.text !== '').map((sort) => html`<option value="${sort}"${query.sort === sort ? html` selected` : ''}>${SORT_LABELS[sort]}</option>`)}</select></p>
   <p><button type="submit">${STRINGS.apply}</button></p>
 </form>
 <p class="lead" role="status">${STRINGS.found(result.total)}</p>

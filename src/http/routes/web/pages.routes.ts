@@ -7,7 +7,7 @@ import { findCategory } from '../../../domain/browse/browse-catalog.ts';
 import { LANGUAGE_COOKIE, LANGUAGE_PATTERN } from '../../../web/languages.ts';
 import { localPath } from '../../../web/local-path.ts';
 import { searchApps } from '../../../domain/browse/search-catalog.ts';
-import { SORTS } from '../../../domain/browse/search-index.ts';
+import { defaultSort, SORTS } from '../../../domain/browse/search-index.ts';
 import type { SearchQuery } from '../../../domain/browse/search-catalog.ts';
 import { searchPage } from '../../../web/pages/search-page.ts';
 import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
@@ -60,7 +60,13 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     const { catalog, context, display } = await pageSetting(request, reply, container);
     // A category page for a category the store does not know is a 404, not an empty list.
     if (categoryPage && query.category !== null) findCategory(catalog.categories, query.category);
-    return searchPage(query, searchApps(catalog, query), catalog.listedCategories, context, display);
+    return searchPage(
+      query,
+      searchApps(catalog, query),
+      catalog.listedCategories,
+      { ...context, query: query.text },
+      display,
+    );
   }
 
   app.get('/search', {
@@ -71,12 +77,13 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     },
     handler: async (request, reply) => {
       const q = request.query;
+      const text = (q.q ?? '').trim();
       const query: SearchQuery = {
-        text: (q.q ?? '').trim(),
+        text,
         category: q.category === undefined || q.category === '' ? null : q.category,
         nextcloud: q.nextcloud === undefined || q.nextcloud === '' ? null : q.nextcloud,
         featuredOnly: q.featured === '1',
-        sort: SORTS.find((sort) => sort === q.sort) ?? 'relevance',
+        sort: SORTS.find((sort) => sort === q.sort) ?? defaultSort(text),
         page: Number(q.page ?? '1') || 1,
       };
       return sendPage(request, reply, await showSearch(request, reply, query));

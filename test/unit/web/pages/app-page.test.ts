@@ -10,6 +10,7 @@ const context: PageContext = { languages: ['en'], availableLanguages: ['en', 'de
 const display: CatalogDisplay = {
   cards: { languages: ['en'], dateLanguage: 'en', icons: new Map(), now: new Date('2026-06-01T00:00:00Z') },
   categoryName: (id: string) => id,
+  categoryDescription: () => '',
 };
 const view = (extra: Partial<AppPageView>): AppPageView => ({
   latest: [],
