@@ -8,7 +8,7 @@ import { readMirrorSnapshot } from './storage/repositories/mirror.repository.ts'
 import type { Config } from './config/config.ts';
 import { publicUrlOf } from './config/config.ts';
 import { accountsWing } from './container/accounts-wing.ts';
-import { LISTING_PART_FORMAT, listingsWing } from './container/listings-wing.ts';
+import { listingPartFormat, listingsWing } from './container/listings-wing.ts';
 import { errorText, stderrLog } from './store-log.ts';
 import type { StoreLog } from './store-log.ts';
 import { publishingWing } from './container/publishing-wing.ts';
@@ -284,7 +284,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
       intervalMs: HOUSEKEEPING_INTERVAL_MS,
       rateLimitRetentionMs: LONGEST_WINDOW_MS,
-      partFormat: LISTING_PART_FORMAT,
+      partFormat: listingPartFormat(config),
     },
     metrics,
     mirror: createMirrorService(config, db, publicUrlOf(config), now, options.downloadCa),

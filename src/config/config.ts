@@ -68,6 +68,8 @@ export interface Config {
   readonly connections: ConnectionSettings;
   /** The site's address as visitors reach it (links in mails); null: http://host:port. */
   readonly publicUrl: string | null;
+  /** The discussion link of an app that gives none: `{id}` / `{id-dashed}` replaced; '' (the default): none. */
+  readonly discussionUrlTemplate: string;
   /** False: accounts only by an administrator's invitation (`appstore user invite`). */
   readonly signUpOpen: boolean;
   /** scrypt's work factor for new password hashes, as the exponent of N (15: 2^15). */
@@ -123,6 +125,7 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_IDLE_TIMEOUT_SECONDS',
   'APPSTORE_MAX_CONNECTIONS_PER_ADDRESS',
   'APPSTORE_PUBLIC_URL',
+  'APPSTORE_DISCUSSION_URL_TEMPLATE',
   'APPSTORE_SIGNUP',
   'APPSTORE_PASSWORD_COST',
   'APPSTORE_SMTP_URL',
@@ -300,6 +303,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
 
   const publicUrl = parsePublicUrl(get('APPSTORE_PUBLIC_URL'), problems);
+  const discussionUrlTemplate = parseDiscussionTemplate(get('APPSTORE_DISCUSSION_URL_TEMPLATE'), problems);
   const passwordCostRaw = get('APPSTORE_PASSWORD_COST');
   let passwordCost = DEFAULT_PASSWORD_COST;
   if (passwordCostRaw !== undefined) {
@@ -395,6 +399,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     signInLimits: Object.freeze(signInLimits),
     connections: Object.freeze(connections),
     publicUrl,
+    discussionUrlTemplate,
     signUpOpen: signUp !== 'closed',
     passwordCost,
     listingCacheMiB,
@@ -501,6 +506,25 @@ function isAddressOrRange(entry: string): boolean {
 }
 
 /** The site's address for links in mails: the configured one, else what the server listens on. */
+/** An http(s) address with `{id}` or `{id-dashed}` where the app id goes; unset or empty: ''. */
+function parseDiscussionTemplate(raw: string | undefined, problems: string[]): string {
+  const template = (raw ?? '').trim();
+  if (template === '') return '';
+  let url: URL | null = null;
+  try {
+    url = new URL(template.replaceAll('{id-dashed}', 'app-id').replaceAll('{id}', 'app_id'));
+  } catch {
+    url = null;
+  }
+  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:') || !/\{id(-dashed)?\}/.test(template)) {
+    problems.push(
+      'APPSTORE_DISCUSSION_URL_TEMPLATE: expected an http(s) address with {id} or {id-dashed} where the app id goes, such as https://forum.example.org/c/apps/{id-dashed}',
+    );
+    return '';
+  }
+  return template;
+}
+
 export function publicUrlOf(config: Config): string {
   if (config.publicUrl !== null) return config.publicUrl;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { Config } from '../config/config.ts';
 import type { BrowseSources, CatalogBrowseDeps } from '../domain/browse/browse-catalog.ts';
 import { currentCatalog } from '../domain/browse/browse-catalog.ts';
 import { AppListingEngine } from '../domain/listings/app-listing-engine.ts';
+import type { AppListingReads, AppListingSource } from '../domain/listings/app-listing-engine.ts';
+import { withDiscussionLink } from '../domain/listings/discussion-link.ts';
 import { partFormat } from '../domain/listings/app-part.ts';
 import { ListingCache } from '../domain/listings/listing-cache.ts';
 import { AppSchema, ReleaseSchema } from '../domain/listings/listing-schemas.ts';
@@ -30,7 +33,34 @@ import type { StoreLog } from '../store-log.ts';
 const VERSION_POLL_MS = 500;
 const LISTEN_RETRY_MS = 5000;
 /** What shapes a saved listing part: the listing's schemas and the serialiser (docs/listing-engine.md). */
-export const LISTING_PART_FORMAT = partFormat(AppSchema, ReleaseSchema);
+const SCHEMA_PART_FORMAT = partFormat(AppSchema, ReleaseSchema);
+
+/**
+ * The saved parts' format under this configuration: the schemas' and the serialiser's, and the
+ * discussion template that fills apps' links (another template: other bytes, rendered again).
+ */
+export function listingPartFormat(config: Pick<Config, 'discussionUrlTemplate'>): string {
+  if (config.discussionUrlTemplate === '') return SCHEMA_PART_FORMAT;
+  return createHash('sha256')
+    .update(`${SCHEMA_PART_FORMAT} discussion ${config.discussionUrlTemplate}`)
+    .digest('base64url')
+    .slice(0, 16);
+}
+
+/** The engine's source with every app's discussion link filled from the template (docs/configuration). */
+function withDiscussionLinks(source: AppListingSource, template: string): AppListingSource {
+  if (template === '') return source;
+  const filled = (reads: AppListingReads): AppListingReads => ({
+    ...reads,
+    load: async (ids, recentSince) =>
+      (await reads.load(ids, recentSince)).map((found) => ({ ...found, app: withDiscussionLink(found.app, template) })),
+  });
+  return {
+    ...source,
+    load: filled(source).load,
+    inOneSnapshot: (read) => source.inOneSnapshot((reads) => read(filled(reads))),
+  };
+}
 /** Apps read per query batch by the listing engine: each batch is a few milliseconds on SQLite. */
 const LISTING_BATCH_APPS = 16;
 
@@ -89,14 +119,19 @@ export function listingsWing(
     platforms: listingSources.platforms,
     categories: listingSources.categories,
     icons: () => loadIconRefs(db),
-    details: (appId, recentSince) => inReadSnapshot(database, (trx) => loadAppDetails(trx, appId, recentSince)),
+    details: async (appId, recentSince) => {
+      const details = await inReadSnapshot(database, (trx) => loadAppDetails(trx, appId, recentSince));
+      return details === null
+        ? null
+        : { ...details, app: withDiscussionLink(details.app, config.discussionUrlTemplate) };
+    },
   };
   const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
-  const engine = new AppListingEngine(appListingSource(database), {
+  const engine = new AppListingEngine(withDiscussionLinks(appListingSource(database), config.discussionUrlTemplate), {
     batchSize: LISTING_BATCH_APPS,
     maxBytes: cacheBytes,
     gzipLevel: 6,
-    partFormat: LISTING_PART_FORMAT,
+    partFormat: listingPartFormat(config),
     brotliQuality: 5,
     brotliMinSaving: config.listingBrotliMinSaving,
     onPartsError: (error) =>
