@@ -111,7 +111,7 @@ export const SECURITY_SCHEMES = {
     in: 'header',
     name: 'Authorization',
     description:
-      'The header `Authorization: Token TOKEN`, with the token from `POST /api/v1/token` (or the account page). Send it instead of a password.',
+      'The header `Authorization: Token TOKEN` (or `Authorization: Bearer TOKEN`, as many tools send it), with the token from `POST /api/v1/token` or the account page. Send it instead of a password.',
   },
 } as const;
 

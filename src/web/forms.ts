@@ -106,8 +106,12 @@ export function spoken(detail: string, fields: readonly string[] = []): Html {
     }
   }
   if (text !== '') text = text.charAt(0).toUpperCase() + text.slice(1);
+  return codeSpans(text);
+}
+
+/** Text whose `backticked` parts are shown as code (the rest as text, escaped); a lone backtick stays one. */
+export function codeSpans(text: string): Html {
   const parts = text.split('`');
-  // An odd number of backticks leaves the last one as it is.
   return html`${parts.map((part, index) => (index % 2 === 1 && index < parts.length - 1 ? html`<code>${part}</code>` : index % 2 === 1 ? `\`${part}` : part))}`;
 }
 

@@ -221,7 +221,8 @@ export const STRINGS = {
   anonymousUser: 'A user',
   // the API page
   apiTitle: 'The API',
-  apiLead: 'Nextcloud servers and publishing tools use this REST API. Its OpenAPI document is the reference:',
+  apiLead:
+    'The REST API of this store, compatible with the Nextcloud App Store API v1: Nextcloud servers and publishing tools use it unchanged. Every call below has an example to run; the machine-readable reference is the',
   openApiDocument: 'OpenAPI document (JSON)',
   parameters: 'Parameters',
   requestBody: 'Request body',

@@ -181,6 +181,25 @@ describe(`the public website (${DIALECT})`, () => {
     assert.equal((await page('/language?lang=%3Cx%3E')).statusCode, 400);
   });
 
+  test('the API page reads like a reference: groups by task, named responses, code as code', async () => {
+    const body = (await page('/api/')).body;
+    const headings = [...body.matchAll(/<h2 id="(?:tag-[a-z]+|authentication)">([^<]+)<\/h2>/g)].map((m) => m[1]);
+    assert.deepEqual(headings, [
+      'Authentication',
+      'Listings',
+      'Accounts and tokens',
+      'Registering apps',
+      'Publishing releases',
+      'Ratings',
+      'System',
+    ]);
+    assert.doesNotMatch(body, /Archives \(mirror mode\)/, 'a store that mirrors nothing serves no archives');
+    assert.doesNotMatch(body, /Default Response/);
+    assert.doesNotMatch(body, /`/, 'no Markdown backticks shown as such');
+    assert.match(body, /<code>Authorization: Bearer TOKEN<\/code>/);
+    assert.match(body, /<dt>304<\/dt><dd>Not modified/);
+  });
+
   test('errors: a browser gets a page, an API client JSON', async () => {
     const missing = await page('/apps/nope');
     assert.equal(missing.statusCode, 404);

@@ -2,6 +2,7 @@ import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
+import { codeSpans } from '../forms.ts';
 import { STRINGS } from '../strings.ts';
 
 /** The parts of a JSON Schema (as the OpenAPI document holds it) the page shows. */
@@ -69,6 +70,49 @@ export interface OpenApiDocument {
 }
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'];
+
+/**
+ * The groups of operations (the OpenAPI tags), in the order a reader needs them, each with a
+ * title and what it is for; a tag not named here comes after them, under its own name.
+ */
+const GROUPS: ReadonlyArray<readonly [tag: string, title: string, lead: string]> = [
+  [
+    'listings',
+    'Listings',
+    'What Nextcloud servers read: apps, categories, Nextcloud releases, discover entries. No account needed.',
+  ],
+  ['accounts', 'Accounts and tokens', 'Get the API token that the calls below authenticate with.'],
+  ['apps', 'Registering apps', "Register an app with its certificate (the app id's owner), and delete it."],
+  [
+    'releases',
+    'Publishing releases',
+    'Publish a release from its archive’s HTTPS address and signature, and delete one.',
+  ],
+  ['ratings', 'Ratings', 'Rate an app and comment on it.'],
+  [
+    'archives',
+    'Archives (mirror mode)',
+    'This store serves the archives of the releases it mirrors from its upstream.',
+  ],
+  ['system', 'System', 'Health, metrics and this document: for operators and their tools.'],
+];
+
+/** What each response status says when its schema gives no description of its own. */
+const STATUS_TEXT: Readonly<Record<string, string>> = {
+  '200': 'OK',
+  '201': 'Created',
+  '204': 'Done: no content',
+  '206': 'Part of the content (Range)',
+  '303': 'See other',
+  '304': 'Not modified: your copy (ETag) is current',
+};
+
+/** A response's name: its own description unless the generator's placeholder, else the status's meaning. */
+function responseName(status: string, description: string | undefined): string {
+  return description === undefined || description === '' || description === 'Default Response'
+    ? (STATUS_TEXT[status] ?? '')
+    : description;
+}
 /** How deep nested objects are listed: deeper ones are named, not expanded (the page stays small). */
 const MAX_DEPTH = 2;
 
@@ -118,7 +162,7 @@ function fieldList(raw: JsonSchema, document: OpenApiDocument, depth = 0): Html 
   return html`<ul class="fields">${properties.map(([name, property]) => {
     const target = resolve(property, document);
     const nested = depth + 1 < MAX_DEPTH ? fieldList(target.items ?? target, document, depth + 1) : '';
-    return html`<li><code>${name}</code> <span class="type">${typeText(property, document)}</span>${required.has(name) ? html` <strong>${STRINGS.required}</strong>` : ''}${property.description === undefined ? '' : html`: ${property.description}`}${nested}</li>`;
+    return html`<li><code>${name}</code> <span class="type">${typeText(property, document)}</span>${required.has(name) ? html` <strong>${STRINGS.required}</strong>` : ''}${property.description === undefined ? '' : html`: ${codeSpans(property.description)}`}${nested}</li>`;
   })}</ul>`;
 }
 
@@ -183,9 +227,10 @@ function operationBlock(
   const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
   return html`<section class="operation" aria-labelledby="${id}">
 <h3 id="${id}"><span class="method">${method.toUpperCase()}</span> <code>${path}</code></h3>
-${operation.summary === undefined ? '' : html`<p>${operation.summary}</p>`}
+${operation.summary === undefined ? '' : html`<p>${codeSpans(operation.summary)}</p>`}
+${operation.description === undefined || operation.description === operation.summary ? '' : html`<p>${codeSpans(operation.description)}</p>`}
 ${schemes.length === 0 ? '' : html`<p>${STRINGS.authenticateWith} ${schemes.map((scheme, i) => html`${i === 0 ? '' : ` ${STRINGS.or} `}<a href="#auth-${scheme}">${scheme === 'basic' ? 'Basic' : 'Token'}</a>`)}</p>`}
-${parameters.length === 0 ? '' : html`<h4>${STRINGS.parameters}</h4><ul class="fields">${parameters.map((p) => html`<li><code>${p.name}</code> <span class="type">${p.in}${p.schema === undefined ? '' : `, ${typeText(p.schema, document)}`}</span>${p.required === true ? html` <strong>${STRINGS.required}</strong>` : ''}${p.description === undefined ? '' : html`: ${p.description}`}</li>`)}</ul>`}
+${parameters.length === 0 ? '' : html`<h4>${STRINGS.parameters}</h4><ul class="fields">${parameters.map((p) => html`<li><code>${p.name}</code> <span class="type">${p.in}${p.schema === undefined ? '' : `, ${typeText(p.schema, document)}`}</span>${p.required === true ? html` <strong>${STRINGS.required}</strong>` : ''}${p.description === undefined ? '' : html`: ${codeSpans(p.description)}`}</li>`)}</ul>`}
 ${Object.entries(body).map(([type, media]) => html`<h4>${STRINGS.requestBody} <span class="type">(${type})</span></h4>${media.schema === undefined ? '' : fieldList(media.schema, document)}`)}
 ${
   responses.length === 0
@@ -193,7 +238,7 @@ ${
     : html`<h4>${STRINGS.responses}</h4><dl class="facts">${responses.map(([status, response]) => {
         const schema = status.startsWith('2') ? response.content?.['application/json']?.schema : undefined;
         const fields = schema === undefined ? '' : fieldList(schema, document);
-        return html`<dt>${status}</dt><dd>${response.description ?? ''}${schema === undefined ? '' : html` <span class="type">(${typeText(schema, document)})</span>`}${fields === '' ? '' : html`<details><summary>${STRINGS.responseFields}</summary>${fields}</details>`}</dd>`;
+        return html`<dt>${status}</dt><dd>${codeSpans(responseName(status, response.description))}${schema === undefined ? '' : html` <span class="type">(${typeText(schema, document)})</span>`}${fields === '' ? '' : html`<details><summary>${STRINGS.responseFields}</summary>${fields}</details>`}</dd>`;
       })}</dl>`
 }
 <h4>${STRINGS.example}</h4>
@@ -206,7 +251,7 @@ function authentication(document: OpenApiDocument): Html | '' {
   if (schemes.length === 0) return '';
   return html`<section aria-labelledby="authentication"><h2 id="authentication">${STRINGS.authentication}</h2>
 <p>${STRINGS.authenticationLead}</p>
-<dl class="facts">${schemes.map(([name, scheme]) => html`<dt id="auth-${name}">${name === 'basic' ? 'Basic' : 'Token'}</dt><dd>${scheme.description ?? ''}</dd>`)}</dl></section>`;
+<dl class="facts">${schemes.map(([name, scheme]) => html`<dt id="auth-${name}">${name === 'basic' ? 'Basic' : 'Token'}</dt><dd>${codeSpans(scheme.description ?? '')}</dd>`)}</dl></section>`;
 }
 
 /**
@@ -215,26 +260,38 @@ function authentication(document: OpenApiDocument): Html | '' {
  * tag with its parameters, its request body's fields (types and limits), its responses with the
  * shape of what succeeds, and a curl command. Nothing is loaded from elsewhere, and no script runs.
  */
-export function apiPage(document: OpenApiDocument, context: PageContext, origin: string): Html {
-  const groups = new Map<string, Html[]>();
+export function apiPage(
+  document: OpenApiDocument,
+  context: PageContext,
+  origin: string,
+  store: { readonly mirror: boolean },
+): Html {
+  const found = new Map<string, Html[]>();
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {
       const operation = operations[method];
       if (operation === undefined) continue;
       const tag = operation.tags?.[0] ?? 'other';
-      const list = groups.get(tag) ?? [];
+      // A store that mirrors nothing serves no archives: their routes answer 404, and are left out.
+      if (tag === 'archives' && !store.mirror) continue;
+      const list = found.get(tag) ?? [];
       list.push(operationBlock(method, path, operation, origin, document));
-      groups.set(tag, list);
+      found.set(tag, list);
     }
   }
+  const known = GROUPS.filter(([tag]) => found.has(tag));
+  const others = [...found.keys()].filter((tag) => !GROUPS.some(([known]) => known === tag)).sort();
+  const groups = [
+    ...known.map(([tag, title, lead]) => ({ tag, title, lead, blocks: found.get(tag) ?? [] })),
+    ...others.map((tag) => ({ tag, title: tag, lead: '', blocks: found.get(tag) ?? [] })),
+  ];
   return layout(
     { title: STRINGS.apiTitle },
     html`<h1>${document.info?.title ?? STRINGS.apiTitle}</h1>
 <p class="lead">${STRINGS.apiLead} <a href="/api/v1/openapi.json">${STRINGS.openApiDocument}</a></p>
-${document.info?.description === undefined ? '' : html`<p>${document.info.description}</p>`}
-<nav aria-label="${STRINGS.apiTitle}"><ul class="tags"><li><a href="#authentication">${STRINGS.authentication}</a></li>${[...groups.keys()].map((tag) => html`<li><a href="#tag-${tag}">${tag}</a></li>`)}</ul></nav>
+<nav aria-label="${STRINGS.apiTitle}"><ul class="tags"><li><a href="#authentication">${STRINGS.authentication}</a></li>${groups.map(({ tag, title }) => html`<li><a href="#tag-${tag}">${title}</a></li>`)}</ul></nav>
 ${authentication(document)}
-${[...groups].map(([tag, blocks]) => html`<section aria-labelledby="tag-${tag}"><h2 id="tag-${tag}">${tag}</h2>${blocks}</section>`)}`,
+${groups.map(({ tag, title, lead, blocks }) => html`<section aria-labelledby="tag-${tag}"><h2 id="tag-${tag}">${title}</h2>${lead === '' ? '' : html`<p>${lead}</p>`}${blocks}</section>`)}`,
     context,
   );
 }

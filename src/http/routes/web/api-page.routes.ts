@@ -28,7 +28,9 @@ export async function apiPageRoutes(app: AppServer, container: Container): Promi
         return sendPage(
           request,
           reply,
-          apiPage(app.swagger() as OpenApiDocument, context, `${request.protocol}://${request.host}`),
+          apiPage(app.swagger() as OpenApiDocument, context, `${request.protocol}://${request.host}`, {
+            mirror: container.mirror.deps !== null,
+          }),
         );
       },
     });
