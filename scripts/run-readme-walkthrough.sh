@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs the developer walkthrough of README.md exactly as written (the shell block between the
 # walkthrough markers) from the repository root, and checks the status codes it prints.
-# PORT and FILES_PORT choose the ports (default 8000 and 8443). The walkthrough/ folder is
+# PORT and FILES_PORT choose the ports (default 8001 and 8443). The walkthrough/ folder is
 # removed before and after; every process the walkthrough started is stopped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PORT=${PORT:-8000} FILES_PORT=${FILES_PORT:-8443}
+export PORT=${PORT:-8001} FILES_PORT=${FILES_PORT:-8443}
 if curl -s -o /dev/null "http://127.0.0.1:$PORT/"; then echo "walkthrough: port $PORT is in use"; exit 1; fi
 script=$(awk '/<!-- walkthrough:start -->/{on=1; next} /<!-- walkthrough:end -->/{on=0} on && !/^```/' README.md)
 rm -rf walkthrough

@@ -133,7 +133,7 @@ export const DEV = {
   deleteApp: 'Delete the app',
   appDeleted: (appId: string) => `${appId} and its releases were deleted.`,
   trailTitle: 'Audit trail',
-  trailLead: 'Who changed what on this app, newest last.',
+  trailLead: 'Who changed what on this app, newest first.',
   when: 'When',
   who: 'Who',
   what: 'What',
@@ -248,7 +248,7 @@ export const ADMIN = {
   revokedAt: 'Revoked',
   noneRevoked: 'None.',
   // audit
-  auditLead: 'Every change, who made it and from where, newest last.',
+  auditLead: 'Every change, who made it and from where, newest first.',
   filterApp: 'App id',
   filterUser: 'User (acting or concerned)',
   filterEvent: 'Event (such as app.deleted, or app. for all app events)',

@@ -46,7 +46,7 @@ function described(
   return {
     id,
     attributes: html`${ids === '' ? '' : html` aria-describedby="${ids}"`}${errors.length === 0 ? '' : html` aria-invalid="true"`}`,
-    after: html`${options.hint === undefined ? '' : html`<span class="hint" id="${id}-hint">${options.hint}</span>`}
+    after: html`${options.hint === undefined ? '' : html`<span class="hint" id="${id}-hint">${codeSpans(options.hint)}</span>`}
 ${errors.length === 0 ? '' : html`<span class="field-error" id="${id}-error">${spoken(errors.join('; '))}</span>`}`,
   };
 }

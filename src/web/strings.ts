@@ -217,7 +217,8 @@ export const STRINGS = {
   ratingSaved: 'Your rating was saved.',
   ratingRemoved: 'Your rating was removed.',
   comments: 'Comments',
-  noComments: 'No comments in this language yet.',
+  noComments: 'No comments yet.',
+  commentsInOtherLanguages: 'No comments in your language yet; these are in others.',
   anonymousUser: 'A user',
   // the API page
   apiTitle: 'The API',

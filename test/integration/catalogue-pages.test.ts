@@ -162,7 +162,7 @@ describe(
       assert.ok(overflow <= 0, `${url} is wider than the screen by ${overflow}px`);
     };
 
-    for (const width of [1280, 390]) {
+    for (const width of [1280, 390, 320]) {
       test(`at ${width} px: names, icons, stars, dates, install help, links, search, the API page`, async () => {
         const { context, tab, problems } = await watchedTab(width);
         await tab.goto(`${origin}/`);
@@ -200,6 +200,10 @@ describe(
         assert.doesNotMatch((await tab.locator('.comments').textContent()) ?? '', /@/);
         assert.match((await tab.locator('.release time').first().textContent()) ?? '', /^\w{3} \d{1,2}, \d{4}$/);
         assert.equal(await tab.getByRole('link', { name: 'Dana Dev' }).getAttribute('rel'), 'nofollow ugc noopener');
+        await noOverflow(tab, '/apps/news');
+        await tab.goto(`${origin}/apps/notes`);
+        await noOverflow(tab, '/apps/notes');
+        await tab.goBack();
         await tab.getByRole('navigation', { name: 'Categories' }).getByRole('link', { name: 'Tools' }).click();
         await tab.getByRole('heading', { name: 'Category: Tools' }).waitFor();
         await noOverflow(tab, '/categories/tools');

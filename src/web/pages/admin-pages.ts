@@ -5,7 +5,7 @@ import type { Category, PlatformRelease } from '../../domain/catalog/catalog.ts'
 import type { RevokedCertificate } from '../../domain/certificates/revoke-certificate.ts';
 import type { CertificateRequest } from '../../domain/identity/request-certificate.ts';
 import { ADMIN } from '../developer-strings.ts';
-import { checkbox, field, notice, postForm, problemBox, textArea } from '../forms.ts';
+import { checkbox, codeSpans, field, notice, postForm, problemBox, textArea } from '../forms.ts';
 import type { FormState } from '../forms.ts';
 import type { Html, HtmlValue } from '../html.ts';
 import { html } from '../html.ts';
@@ -184,7 +184,7 @@ export function adminDiscoverPage(json: string, token: string, admin: AdminState
   return adminLayout(
     'discover',
     ADMIN.discover,
-    html`<p>${ADMIN.discoverLead}</p>${top(admin, 'discover')}
+    html`<p>${codeSpans(ADMIN.discoverLead)}</p>${top(admin, 'discover')}
 ${postForm('/admin/discover', token, html`${textArea({ name: 'entries', label: ADMIN.entries, rows: 20, maxLength: 500_000, form: 'discover' }, state.values === undefined ? { values: { entries: json } } : state)}<p><button type="submit">${ADMIN.saveDiscover}</button></p>`)}`,
     context,
   );

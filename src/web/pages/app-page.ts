@@ -116,12 +116,19 @@ function commentStars(stars: number): Html {
 }
 
 function commentList(view: AppPageView, languages: readonly string[], dateLanguage: string): Html {
-  const comments = view.ratings.flatMap((rating) => {
-    const comment = commentText(rating, languages);
+  const inLanguages = (rating: ListedRating, wanted: readonly string[]) => {
+    const comment = commentText(rating, wanted);
     return comment === null ? [] : [{ rating, comment }];
-  });
-  if (comments.length === 0) return html`<p>${STRINGS.noComments}</p>`;
-  return html`<ul class="comments">${comments.map(({ rating, comment }) => {
+  };
+  let comments = view.ratings.flatMap((rating) => inLanguages(rating, languages));
+  let note: Html | '' = '';
+  if (comments.length === 0) {
+    // None in the visitor's languages: those in others rather than nothing (each marked with its language).
+    comments = view.ratings.flatMap((rating) => inLanguages(rating, Object.keys(rating.translations)));
+    if (comments.length === 0) return html`<p>${STRINGS.noComments}</p>`;
+    note = html`<p>${STRINGS.commentsInOtherLanguages}</p>`;
+  }
+  return html`${note}<ul class="comments">${comments.map(({ rating, comment }) => {
     const name = view.raterNames.get(rating.user.id) ?? STRINGS.anonymousUser;
     return html`<li class="comment" lang="${comment.language}"><p class="card-meta"><span class="commenter">${name}</span> · ${commentStars(Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${shortDate(rating.ratedAt, dateLanguage)}</time></p><div class="markdown">${renderMarkdown(comment.text)}</div></li>`;
   })}</ul>`;

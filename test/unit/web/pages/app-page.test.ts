@@ -43,3 +43,19 @@ test('without Nextcloud releases listed, the app page says why there is no direc
   assert.match(offered, /Nextcloud 32: 2\.0\.0/);
   assert.doesNotMatch(offered, /no direct download|No stable release/);
 });
+
+test('comments only in other languages are shown, said to be in others, rather than "no comments"', () => {
+  const rating = {
+    rating: 1,
+    ratedAt: '2026-05-01T00:00:00.000000Z',
+    translations: { pt_BR: { comment: 'Muito bom' } },
+    user: { id: 7, firstName: '', lastName: '' },
+    app: 'news',
+  };
+  const page = String(appPage(news, view({ ratings: [rating], raterNames: new Map([[7, 'rui']]) }), context, display));
+  assert.match(page, /No comments in your language yet; these are in others\./);
+  assert.match(page, /<li class="comment" lang="pt_BR">[\s\S]*Muito bom/);
+  assert.match(page, /role="img" aria-label="5 out of 5 stars"/, "the comment's stars, drawn");
+  const none = String(appPage(news, view({}), context, display));
+  assert.match(none, /No comments yet\./);
+});
