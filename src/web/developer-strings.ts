@@ -121,7 +121,7 @@ export const DEV = {
   lock: 'Lock again',
   flagsTitle: 'Store settings (administrators)',
   featuredLabel: 'Featured',
-  featuredHint: 'Shown first on the home page; isFeatured in the listings.',
+  featuredHint: 'Shown first on the home page, and marked as featured to Nextcloud servers.',
   enterpriseLabel: 'Enterprise only',
   enterpriseHint: 'Listed only for servers that ask for enterprise apps.',
   flagsSaved: 'The settings were saved.',

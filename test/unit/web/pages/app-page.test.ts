@@ -30,6 +30,7 @@ test('the app page writes Nextcloud versions one way: install help and every rel
   assert.match(page, /<dd>29 and later<\/dd>/, 'the install help: 1.0.0 sets no maximum');
   assert.match(page, /<dd>30 to 32<\/dd>/, "2.0.0's own range");
   assert.doesNotMatch(page, /&gt;=|&lt;=/);
+  assert.match(page, /<dt>PHP<\/dt><dd>any<\/dd>/, 'PHP "*" is any version');
 });
 
 test('without Nextcloud releases listed, the app page says why there is no direct download', () => {
