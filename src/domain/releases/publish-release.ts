@@ -183,7 +183,7 @@ async function publishNow(
   if (!isValidSignature(bytes, signature, publicKey)) {
     throw new AppError(
       'invalid_signature',
-      `The signature does not match this archive and the certificate registered for ${appId}: sign the exact file you publish: openssl dgst -sha512 -sign ${appId}.key ${appId}.tar.gz | openssl base64`,
+      `The signature does not match this archive and the certificate registered for ${appId}. Sign the exact file you publish, with \`openssl dgst -sha512 -sign ${appId}.key ${appId}.tar.gz | openssl base64\`.`,
     );
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
