@@ -301,6 +301,11 @@ describe(`the public website (${DIALECT})`, () => {
       assert.equal(await tab.getByText('Nextcloud 32').count(), 1, 'the latest version per Nextcloud version');
       // Stars are radio buttons, reached and chosen with the keyboard; languages are named.
       const stars = tab.getByRole('group', { name: 'Stars' });
+      const radio = await stars.getByRole('radio', { name: '5 stars' }).boundingBox();
+      assert.ok(
+        radio !== null && radio.width < 40,
+        `a radio button beside its stars, not stretched: ${radio?.width}px`,
+      );
       await stars.getByRole('radio', { name: '5 stars' }).focus();
       await tab.keyboard.press('ArrowDown');
       assert.equal(await stars.getByRole('radio', { name: '4 stars' }).isChecked(), true);
