@@ -57,8 +57,10 @@ export class PublishJobs {
   /**
    * Checks what can be checked at once (refused here, with the field), records the job and
    * starts it; returns the job's id. Every other check happens in the job, in `publishRelease`.
+   * With `waitMs`, it returns once the job has ended or that time has passed, whichever is first:
+   * a publish that takes a moment shows its result on the first page, without a refresh.
    */
-  async start(input: PublishInput, user: User, acting: Acting): Promise<string> {
+  async start(input: PublishInput, user: User, acting: Acting, options: { waitMs?: number } = {}): Promise<string> {
     // Refused here, before a job exists or anything is downloaded: the body, the daily limit, a
     // user with no app, too many publishes under way (issue 49).
     const admitted = await admitPublish(input, user, this.deps.publishing);
@@ -72,6 +74,11 @@ export class PublishJobs {
     }
     const run = this.run(id, input, admitted, user, acting).finally(() => this.running.delete(run));
     this.running.add(run);
+    if (options.waitMs !== undefined && options.waitMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([run, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.waitMs)))]);
+      clearTimeout(timer);
+    }
     return id;
   }
 
