@@ -56,8 +56,12 @@ const isLight = (file) =>
   !/helpers\/(browser|serve-process|nginx)\.ts|runAppstore\(|spawn\(/.test(source(file)) &&
   source(file).length < 20000;
 const light = files.filter(isLight);
-const lone = files.filter((file) => !isUnit(file) && !isLight(file));
 const usesBrowser = (file) => source(file).includes('helpers/browser.ts');
+// Files that start processes (the command, servers) but drive no browser share one process too:
+// each spends most of its time waiting for its children, and a process of its own cost half a
+// second of CPU to start. Those that drive Chromium run alone, the heaviest first.
+const spawning = files.filter((file) => !isUnit(file) && !isLight(file) && !usesBrowser(file));
+const lone = files.filter((file) => !isUnit(file) && !isLight(file) && usesBrowser(file));
 const processes =
   named.length > 0 || long
     ? files.map(compiledTestFile)
@@ -72,7 +76,15 @@ const processes =
           'integration-b',
           light.filter((_, i) => i % 2 === 1),
         ),
-        ...lone.sort((a, b) => Number(usesBrowser(b)) - Number(usesBrowser(a))).map(compiledTestFile),
+        ...lone.map(compiledTestFile),
+        writeGroup(
+          'processes-a',
+          spawning.filter((_, i) => i % 2 === 0),
+        ),
+        writeGroup(
+          'processes-b',
+          spawning.filter((_, i) => i % 2 === 1),
+        ),
         writeGroup('unit', files.filter(isUnit)),
       ];
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
