@@ -94,6 +94,7 @@ try {
       const manifest = {
         id,
         name,
+        summary: id === 'notes' ? 'Distraction-free notes in Markdown' : 'A feed reader',
         category,
         version,
         description: DESCRIPTIONS[id] ?? '',

@@ -18,6 +18,8 @@ export interface ManifestOptions {
   readonly id?: string;
   readonly version?: string;
   readonly name?: string;
+  /** <summary> (default: A feed reader). */
+  readonly summary?: string;
   readonly website?: string;
   readonly category?: string;
   /** <nextcloud min-version max-version> (default 30 and 32). */
@@ -32,7 +34,7 @@ export function manifestXml(options: ManifestOptions = {}): string {
 <info>
   <id>${options.id ?? 'news'}</id>
   <name>${options.name ?? 'News'}</name>
-  <summary>A feed reader</summary>
+  <summary>${options.summary ?? 'A feed reader'}</summary>
   <description>${options.description === undefined ? 'An RSS/Atom feed reader' : `<![CDATA[${options.description}]]>`}</description>
   <version>${options.version ?? '1.0.0'}</version>
   <licence>AGPL-3.0-or-later</licence>

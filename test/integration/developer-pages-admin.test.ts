@@ -139,6 +139,11 @@ describe(
       // "Publish again" keeps what was sent (the signature is pasted again).
       await tab.getByRole('link', { name: 'Publish again' }).click();
       assert.equal(await tab.getByLabel('Download address (HTTPS)').inputValue(), 'https://127.0.0.1:1/nothing.tar.gz');
+      // The archive's name gives the app id for the signing command.
+      assert.match(
+        (await tab.locator('pre.command').first().textContent()) ?? '',
+        /-sign nothing\.key nothing\.tar\.gz/,
+      );
       for (const url of [
         '/developer',
         '/developer/certificates?app=mal_app',

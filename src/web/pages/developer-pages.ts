@@ -210,9 +210,19 @@ function fieldList(fields: Readonly<Record<string, readonly string[]>> | undefin
   return html`<ul class="problems">${Object.entries(fields).map(([where, messages]) => html`<li><code>${where}</code>: ${messages.join('; ')}</li>`)}</ul>`;
 }
 
-/** "Publish again" after a refusal: the form with what was sent (the signature is pasted again: it is not kept). */
+/**
+ * "Publish again" after a refusal: the form with what was sent (the signature is pasted again: it
+ * is not kept), and the app's commands when the archive's name gives the app id (`myapp.tar.gz`,
+ * `myapp-1.2.0.tar.gz`, as releases are usually named); the form keeps only what looks like one.
+ */
 function againAddress(job: PublishJob): string {
-  const query = new URLSearchParams({ download: job.download, ...(job.nightly ? { nightly: 'on' } : {}) });
+  const file = job.download.split(/[?#]/)[0]?.split('/').pop() ?? '';
+  const app = /^([a-z][a-z0-9_]*?)(-v?\d[^/]*)?\.tar\.gz$/.exec(file)?.[1];
+  const query = new URLSearchParams({
+    ...(app === undefined ? {} : { app }),
+    download: job.download,
+    ...(job.nightly ? { nightly: 'on' } : {}),
+  });
   return `/developer/publish?${query.toString()}`;
 }
 
