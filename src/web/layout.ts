@@ -32,7 +32,7 @@ function accountNav(context: PageContext | undefined): Html | '' {
     const back = context.path.startsWith('/account/') ? '' : `?next=${encodeURIComponent(context.path)}`;
     return html`<li><a href="/account/login${back}">${STRINGS.signIn}</a></li><li><a href="/account/signup">${STRINGS.signUp}</a></li>`;
   }
-  return html`<li><a href="/developer">${STRINGS.navDeveloper}</a></li>${account.isAdmin === true ? html`<li><a href="/admin">${STRINGS.navAdmin}</a></li>` : ''}<li><a href="/account">${STRINGS.accountOf(account.username)}</a></li>
+  return html`<li><a href="/developer">${STRINGS.navDeveloper}</a></li>${account.isAdmin === true ? html`<li><a href="/admin">${STRINGS.navAdmin}</a></li>` : ''}<li><a href="/account" aria-label="${STRINGS.accountOf(account.username)}"><span class="wide-only">${STRINGS.accountWord} (</span>${account.username}<span class="wide-only">)</span></a></li>
 <li><form class="inline" action="/account/logout" method="post"><input type="hidden" name="${CSRF_FIELD}" value="${account.formToken}"><button type="submit" class="link">${STRINGS.signOut}</button></form></li>`;
 }
 

@@ -105,6 +105,8 @@ export const STRINGS = {
   signUp: 'Sign up',
   signOut: 'Sign out',
   accountOf: (username: string) => `Account (${username})`,
+  /** The word before the username in the header; a phone shows only the name (accountOf stays its accessible name). */
+  accountWord: 'Account',
   navDeveloper: 'My apps',
   username: 'Username',
   usernameHint: 'Letters, digits and _ . @ + - (up to 150). Shown with your apps and ratings.',

@@ -43,6 +43,17 @@ describe(
       assert.equal((await publish('1.0.0')).status, 201);
 
       const { context, tab } = await signedIn('ada', 'marble falcon tundra violet');
+      // On a 390 px phone the header's links, an administrator's six, fit one line (the account
+      // link shows the name only; its accessible name stays "Account (ada)").
+      const phone = await context.newPage();
+      await phone.setViewportSize({ width: 390, height: 800 });
+      await phone.goto(`${origin}/admin`);
+      const site = phone.getByRole('navigation', { name: 'Site' });
+      const first = await site.getByRole('link', { name: 'Apps', exact: true }).boundingBox();
+      const signOut = await site.getByRole('button', { name: 'Sign out' }).boundingBox();
+      assert.ok(first !== null && signOut !== null && Math.abs(first.y - signOut.y) < 8, 'Sign out on the same line');
+      assert.equal(await site.getByRole('link', { name: 'Account (ada)' }).count(), 1);
+      await phone.close();
       // An administrator reaches the admin pages from the site's header, on any page.
       await tab.goto(`${origin}/`);
       await tab.getByRole('navigation', { name: 'Site' }).getByRole('link', { name: 'Admin' }).click();
