@@ -201,7 +201,7 @@ export const ADMIN = {
   // categories
   categoriesLead: 'Categories that info.xml may name, with their text per language (English is required).',
   categoryId: 'Category id',
-  language: 'Language code',
+  language: 'Language',
   name: 'Name',
   description: 'Description',
   saveCategory: 'Save the category',

@@ -6,6 +6,7 @@ import type { RevokedCertificate } from '../../domain/certificates/revoke-certif
 import type { CertificateRequest } from '../../domain/identity/request-certificate.ts';
 import { ADMIN } from '../developer-strings.ts';
 import { checkbox, codeSpans, field, notice, postForm, problemBox, textArea } from '../forms.ts';
+import { languageName } from '../catalog-display.ts';
 import type { FormState } from '../forms.ts';
 import type { Html, HtmlValue } from '../html.ts';
 import { html } from '../html.ts';
@@ -146,12 +147,12 @@ export function adminCategoriesPage(
       categories.flatMap((category) =>
         Object.entries(category.translations).map(
           ([language, text]) =>
-            html`<tr><th scope="row">${category.id}</th><td>${language}</td><td>${text.name}</td><td class="wrap">${text.description}</td></tr>`,
+            html`<tr><th scope="row">${category.id}</th><td data-label="${ADMIN.language}">${languageName(language)} <span class="muted">${language}</span></td><td>${text.name}</td><td class="wrap">${text.description}</td></tr>`,
         ),
       ),
     )}
 <section aria-labelledby="edit"><h2 id="edit">${ADMIN.saveCategory}</h2>${top(admin, 'category')}
-${postForm('/admin/categories', token, html`${field({ name: 'id', label: ADMIN.categoryId, maxLength: 64, form: 'category' }, values)}${field({ name: 'language', label: ADMIN.language, maxLength: 20, form: 'category', hint: 'en, de, fr_FR …' }, values.values === undefined ? { values: { language: 'en' } } : values)}${field({ name: 'name', label: ADMIN.name, maxLength: 256, form: 'category' }, values)}${textArea({ name: 'description', label: ADMIN.description, rows: 3, maxLength: 2048, required: false, form: 'category' }, values)}<p><button type="submit">${ADMIN.saveCategory}</button></p>`)}</section>`,
+${postForm('/admin/categories', token, html`${field({ name: 'id', label: ADMIN.categoryId, maxLength: 64, form: 'category' }, values)}${field({ name: 'language', label: ADMIN.language, maxLength: 20, form: 'category', hint: 'Its code, such as en, de or fr_FR' }, values.values === undefined ? { values: { language: 'en' } } : values)}${field({ name: 'name', label: ADMIN.name, maxLength: 256, form: 'category' }, values)}${textArea({ name: 'description', label: ADMIN.description, rows: 3, maxLength: 2048, required: false, form: 'category' }, values)}<p><button type="submit">${ADMIN.saveCategory}</button></p>`)}</section>`,
     context,
   );
 }
