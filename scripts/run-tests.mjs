@@ -59,7 +59,7 @@ const light = files.filter(isLight);
 const usesBrowser = (file) => source(file).includes('helpers/browser.ts');
 // Files that start processes (the command, servers) but drive no browser share one process too:
 // each spends most of its time waiting for its children, and a process of its own cost half a
-// second of CPU to start. Those that drive Chromium run alone, the heaviest first.
+// second of CPU to start. Those that drive Chromium run alone.
 const spawning = files.filter((file) => !isUnit(file) && !isLight(file) && !usesBrowser(file));
 const lone = files.filter((file) => !isUnit(file) && !isLight(file) && usesBrowser(file));
 const processes =
@@ -68,25 +68,20 @@ const processes =
     : [
         // The shared groups first (each runs its files one after another), then the files that
         // drive Chromium (the longest alone), so that none is left running alone at the end.
-        writeGroup(
-          'integration-a',
-          light.filter((_, i) => i % 2 === 0),
-        ),
-        writeGroup(
-          'integration-b',
-          light.filter((_, i) => i % 2 === 1),
-        ),
+        ...twoGroups('integration', light),
         ...lone.map(compiledTestFile),
-        writeGroup(
-          'processes-a',
-          spawning.filter((_, i) => i % 2 === 0),
-        ),
-        writeGroup(
-          'processes-b',
-          spawning.filter((_, i) => i % 2 === 1),
-        ),
+        ...twoGroups('processes', spawning),
         writeGroup('unit', files.filter(isUnit)),
       ];
+/** Files run in two shared processes, `NAME-a` and `NAME-b`, alternately. */
+function twoGroups(name, list) {
+  return ['a', 'b'].map((half, index) =>
+    writeGroup(
+      `${name}-${half}`,
+      list.filter((_, i) => i % 2 === index),
+    ),
+  );
+}
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
 console.log(`running ${files.length} test files on ${target}${long ? ', their long runs at full size' : ''}`);
 const result = spawnSync(

@@ -195,7 +195,12 @@ export interface NextcloudRange {
  * max-version, e.g. 29 and 32): what every page shows, in one way (STRINGS.versionRange).
  */
 export function releaseRange(release: Pick<ListedApp['releases'][number], 'rawPlatformVersionSpec'>): NextcloudRange {
-  const tokens = release.rawPlatformVersionSpec.trim().split(/\s+/);
+  return specBounds(release.rawPlatformVersionSpec);
+}
+
+/** The bounds of a version spec as info.xml's attributes make it (">=8.1 <=8.4"); '' where there is none. */
+export function specBounds(spec: string): NextcloudRange {
+  const tokens = spec.trim().split(/\s+/);
   return {
     min: tokens.find((t) => t.startsWith('>='))?.slice(2) ?? '',
     max: tokens.find((t) => t.startsWith('<='))?.slice(2) ?? '',

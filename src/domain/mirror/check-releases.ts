@@ -25,12 +25,16 @@ export interface ReleaseChecks {
   readonly unchanged: number;
 }
 
-/** What a check judges by: when, under which trust settings (and their digest), with which source's kept entries. */
-export interface CheckContext {
+/** What a sync judges releases by: when, under which trust settings (and their digest), against the records from before. */
+export interface Judging {
   readonly at: string;
   readonly trust: Trust;
   readonly trustId: string;
   readonly previous: ReadonlyMap<string, MirroredRelease>;
+}
+
+/** What a check judges by, and the source's kept entries. */
+export interface CheckContext extends Judging {
   /** Releases the source keeps beyond its documents (an export's), taken as they are, by their key. */
   readonly fromKept: ReadonlyMap<string, string>;
   readonly options: SyncOptions;

@@ -1,16 +1,12 @@
-import type { Trust } from '../certificates/trust.ts';
+import type { Judging } from './check-releases.ts';
 import { certificateOfEntry, entriesOfDocuments } from './kept-releases.ts';
 import { appLeftOut, chooseReleases, releaseKey } from './mirror-policy.ts';
 import type { MirrorDeps, MirrorState, MirroredApp, MirroredRelease } from './mirror-ports.ts';
 import type { Selection } from './mirror-selection.ts';
 import { upstreamCertificateProblem } from './upstream-archive-check.ts';
 
-/** What a sync judges the releases listed before by: its time, trust settings, and what this sync recorded. */
-export interface ListedBeforeContext {
-  readonly at: string;
-  readonly trust: Trust;
-  readonly trustId: string;
-  readonly previous: ReadonlyMap<string, MirroredRelease>;
+/** What a sync judges the releases listed before by, and what this sync recorded. */
+export interface ListedBeforeContext extends Judging {
   /** This sync's records so far, by release key; those kept from before are added to it. */
   readonly records: Map<string, MirroredRelease>;
 }

@@ -1,5 +1,5 @@
 import { webAddressProblem } from '../../domain/encodings.ts';
-import { nextcloudRange, releaseRange, textsIn } from '../../domain/browse/browse-catalog.ts';
+import { nextcloudRange, releaseRange, specBounds, textsIn } from '../../domain/browse/browse-catalog.ts';
 import { certificateFingerprint } from '../../domain/certificates/certificate-validator.ts';
 import { isStable } from '../../domain/versions/semantic-version.ts';
 import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
@@ -46,7 +46,7 @@ function releaseRow(
   <dl class="facts">
     <dt>${STRINGS.released}</dt><dd><time datetime="${release.created}">${shortDate(release.created, dateLanguage)}</time></dd>
     <dt>${STRINGS.nextcloudVersions}</dt><dd>${rangeText(releaseRange(release))}</dd>
-    <dt>${STRINGS.php}</dt><dd>${phpText(release.rawPhpVersionSpec)}</dd>
+    <dt>${STRINGS.php}</dt><dd>${rangeText(specBounds(release.rawPhpVersionSpec))}</dd>
     ${release.databases.length === 0 ? '' : html`<dt>${STRINGS.databases}</dt><dd>${release.databases.map((d) => d.id).join(', ')}</dd>`}
     <dt>${STRINGS.licences}</dt><dd>${release.licenses.join(', ')}</dd>
     ${downloads === null ? '' : html`<dt>${STRINGS.downloadCount}</dt><dd>${countText(downloads, dateLanguage)}</dd>`}
@@ -108,14 +108,6 @@ ${postForm(
 <p><button type="submit">${STRINGS.saveRating}</button></p>`,
 )}
 ${own === null ? '' : postForm(`${here}/rating/delete`, rater.formToken, html`<button type="submit" class="secondary">${STRINGS.removeRating}</button>`)}`;
-}
-
-/** PHP versions as info.xml gives them (">=8.1 <=8.4"), in the words Nextcloud versions are given in. */
-function phpText(spec: string): string {
-  const tokens = spec.trim().split(/\s+/);
-  const min = tokens.find((t) => t.startsWith('>='))?.slice(2) ?? '';
-  const max = tokens.find((t) => t.startsWith('<='))?.slice(2) ?? '';
-  return STRINGS.versionRange(min, max);
 }
 
 /** A comment's stars, drawn, with their number for screen readers. */
