@@ -7,6 +7,11 @@ import type { MailQueue } from './domain/mail-queue.ts';
 import { readMirrorSnapshot } from './storage/repositories/mirror.repository.ts';
 import type { Config } from './config/config.ts';
 import { publicUrlOf } from './config/config.ts';
+import { openArchiveStorage } from './archives/open-archive-storage.ts';
+import type { KeepDeps } from './domain/archives/keep-archives.ts';
+import { archivePath } from './domain/archives/kept-archives.ts';
+import type { KeptArchives } from './domain/archives/kept-archives.ts';
+import { keptArchiveRepository } from './storage/repositories/kept-archive.repository.ts';
 import { accountsWing } from './container/accounts-wing.ts';
 import { listingPartFormat, listingsWing } from './container/listings-wing.ts';
 import { errorText, stderrLog } from './store-log.ts';
@@ -133,6 +138,8 @@ export interface Container {
   readonly mailQueue: MailQueue;
   /** Mirror mode: the sync (null without an upstream) and the archives this store serves. */
   readonly mirror: MirrorService;
+  /** The archives this store keeps for its releases (docs/decisions.md), and `appstore archives`. */
+  readonly keptArchives: KeepDeps;
   close(): Promise<void>;
 }
 
@@ -226,7 +233,18 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     ...(options.providerTimeoutSeconds === undefined ? {} : { providerTimeoutSeconds: options.providerTimeoutSeconds }),
     ...(options.mailDelivery === undefined ? {} : { mailDelivery: options.mailDelivery }),
   });
+  const publicUrl = publicUrlOf(config);
+  const archiveStorage = openArchiveStorage(config.archives, config.dataDir);
+  const archiveRecords = keptArchiveRepository(db);
+  const archives: KeptArchives = {
+    storage: archiveStorage,
+    references: archiveRecords,
+    keepNew: config.keepArchives,
+    url: (appId, version, nightly) => `${publicUrl}${archivePath(appId, version, nightly)}`,
+    failed: (message, error) => log.warn(`archives: ${message}`, { error: errorText(error) }),
+  };
   const publishingSide = publishingWing(config, database, now, {
+    archives,
     registry,
     accounts: accountStore,
     revocations,
@@ -287,7 +305,8 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       partFormat: listingPartFormat(config),
     },
     metrics,
-    mirror: createMirrorService(config, db, publicUrlOf(config), now, options.downloadCa),
+    mirror: createMirrorService(config, db, archiveStorage, publicUrl, now, options.downloadCa),
+    keptArchives: { archives, store: archiveRecords, download: publishingSide.publishing.download, now },
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
     storeExists: () => storeExists(database),

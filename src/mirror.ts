@@ -1,17 +1,17 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { directoryArchiveStorage } from './archives/directory-archive-storage.ts';
-import { s3ArchiveStorage } from './archives/s3-archive-storage.ts';
 import type { Config } from './config/config.ts';
 import { loadTrust } from './domain/certificates/trust.ts';
 import type { Trust } from './domain/certificates/trust.ts';
 import type { DownloadCounts } from './domain/mirror/download-counts.ts';
-import type { ArchiveStorage, MirrorDeps } from './domain/mirror/mirror-ports.ts';
+import type { ArchiveStorage } from './domain/archives/archive-storage.ts';
+import { archivePath } from './domain/archives/kept-archives.ts';
+import type { MirrorDeps } from './domain/mirror/mirror-ports.ts';
 import { createUpstreamClient } from './downloads/upstream-client.ts';
 import { AppError, isAppError } from './errors.ts';
 import type { Database } from './storage/schema.ts';
-import { mirrorRepository, servedArchiveRepository } from './storage/repositories/mirror.repository.ts';
+import { mirrorRepository } from './storage/repositories/mirror.repository.ts';
+import { servedArchiveRepository } from './storage/repositories/served-archive.repository.ts';
 
 /** Mirror mode as the container offers it: the sync's dependencies (null when not configured) and the archives it serves. */
 export interface MirrorService {
@@ -23,11 +23,6 @@ export interface MirrorService {
    * archives), so that the pages of a store without it make no query for them.
    */
   downloads(appIds: readonly string[]): Promise<DownloadCounts>;
-}
-
-/** The path of a release's archive on this store: stable, one per release. */
-export function archivePath(appId: string, version: string, nightly: boolean): string {
-  return `/api/v1/archives/${appId}/${nightly ? 'nightly/' : ''}${encodeURIComponent(version)}.tar.gz`;
 }
 
 /** The upstream's code-signing root and CRL, read at each sync (a replaced file counts at the next one). */
@@ -53,14 +48,11 @@ async function upstreamTrust(
 export function createMirrorService(
   config: Config,
   db: Kysely<Database>,
+  storage: ArchiveStorage,
   publicUrl: string,
   now: () => Date,
   downloadCa: readonly string[] | undefined,
 ): MirrorService {
-  const storage =
-    config.archives.kind === 's3'
-      ? s3ArchiveStorage(config.archives)
-      : directoryArchiveStorage(path.join(config.dataDir, 'archives'));
   const settings = config.mirror;
   const log = (message: string): void => void process.stderr.write(`${message}\n`);
   const deps: MirrorDeps | null =

@@ -1,3 +1,4 @@
+import { followPublicUrl } from './domain/archives/keep-archives.ts';
 import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app.ts';
@@ -70,6 +71,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         "moved the store's certificate authority into the database (its key sealed under the secret key); the files may be removed once backed up",
       );
     for (const note of migrated.notes) app.log.warn(`migration ${note}`);
+    const moved = await followPublicUrl(container.keptArchives);
+    if (moved > 0)
+      app.log.info(
+        { releases: moved, publicUrl: publicUrlOf(config) },
+        'the public URL changed: the listings now give the kept archives under it',
+      );
     await container.trust();
     const unwatch = watchTrustFiles(config, container.trustSource, (message) => app.log.info(message));
     const mailDirectory = container.mailFiles.directory;

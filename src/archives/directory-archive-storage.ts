@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { archiveKey } from '../domain/mirror/mirror-ports.ts';
-import type { ArchiveStorage } from '../domain/mirror/mirror-ports.ts';
+import { archiveKey, sha256OfKey } from '../domain/archives/archive-storage.ts';
+import type { ArchiveStorage } from '../domain/archives/archive-storage.ts';
 
 /**
- * Mirrored archives in a directory (by default `archives/` under the data directory), one file
+ * Archives in a directory (by default `archives/` under the data directory), one file
  * per SHA-256 in a folder named by its first two digits. A file is written beside its place and
  * renamed into it, so a reader, or a sync that failed halfway, never leaves half an archive.
  */
@@ -40,6 +40,30 @@ export function directoryArchiveStorage(root: string): ArchiveStorage {
         return null;
       }
       return fs.createReadStream(target, range === undefined ? {} : { start: range.start, end: range.end });
+    },
+    async delete(sha256) {
+      await fs.promises.rm(file(sha256), { force: true });
+    },
+    async *list() {
+      let folders: string[];
+      try {
+        folders = await fs.promises.readdir(root);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+      for (const folder of folders.sort()) {
+        if (!/^[0-9a-f]{2}$/.test(folder)) continue;
+        for (const name of (await fs.promises.readdir(path.join(root, folder))).sort()) {
+          const sha256 = sha256OfKey(`${folder}/${name}`);
+          if (sha256 === null) continue;
+          try {
+            yield { sha256, storedAt: (await fs.promises.stat(path.join(root, folder, name))).mtime };
+          } catch {
+            // Deleted since the folder was read.
+          }
+        }
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 import type * as Sdk from '@aws-sdk/client-s3';
 import type { S3Settings } from '../config/archives.ts';
-import { archiveKey } from '../domain/mirror/mirror-ports.ts';
-import type { ArchiveStorage } from '../domain/mirror/mirror-ports.ts';
+import { archiveKey, sha256OfKey } from '../domain/archives/archive-storage.ts';
+import type { ArchiveStorage } from '../domain/archives/archive-storage.ts';
 import { AppError } from '../errors.ts';
 
 /** How long one request to the object storage may take before it counts as unreachable. */
@@ -14,7 +14,7 @@ const notFound = (error: unknown): boolean => {
 };
 
 /**
- * Mirrored archives in a bucket of S3-compatible storage, which every node of the store reads:
+ * Archives in a bucket of S3-compatible storage, which every node of the store reads:
  * one object per SHA-256, under the same key layout as the directory (`xx/<sha>.tar.gz` after
  * the prefix). A PUT is whole or nothing, and carries the SHA-256 as its checksum, so a store
  * that checks (AWS S3, MinIO, Ceph RGW) refuses bytes damaged on the way. Nodes stream archives
@@ -96,6 +96,38 @@ export function s3ArchiveStorage(settings: S3Settings): ArchiveStorage {
         if (notFound(error)) return null;
         throw unavailable('read an archive', error);
       }
+    },
+    async delete(sha256) {
+      const { sdk, client } = await connect();
+      try {
+        await client.send(new sdk.DeleteObjectCommand({ Bucket: settings.bucket, Key: key(sha256) }));
+      } catch (error) {
+        if (notFound(error)) return;
+        throw unavailable('delete an archive', error);
+      }
+    },
+    async *list() {
+      const { sdk, client } = await connect();
+      let token: string | undefined;
+      do {
+        let page: Sdk.ListObjectsV2CommandOutput;
+        try {
+          page = await client.send(
+            new sdk.ListObjectsV2Command({
+              Bucket: settings.bucket,
+              Prefix: settings.prefix,
+              ...(token === undefined ? {} : { ContinuationToken: token }),
+            }),
+          );
+        } catch (error) {
+          throw unavailable('list the archives', error);
+        }
+        for (const object of page.Contents ?? []) {
+          const sha256 = object.Key === undefined ? null : sha256OfKey(object.Key.slice(settings.prefix.length));
+          if (sha256 !== null) yield { sha256, storedAt: object.LastModified ?? new Date(0) };
+        }
+        token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      } while (token !== undefined);
     },
   };
 }

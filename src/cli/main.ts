@@ -19,6 +19,7 @@ import {
   caRevokeCommand,
   caRotateCommand,
 } from './commands/ca.command.ts';
+import { archivesCheckCommand, archivesKeepCommand } from './commands/archives.command.ts';
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
 import { discoverExportCommand, discoverImportCommand } from './commands/discover.command.ts';
 import {
@@ -68,6 +69,8 @@ export const COMMANDS: readonly Command[] = [
   mirrorStatusCommand,
   mirrorExportCommand,
   mirrorImportCommand,
+  archivesKeepCommand,
+  archivesCheckCommand,
   appMaintainerAddCommand,
   appMaintainerRemoveCommand,
   appSetCommand,

@@ -96,6 +96,8 @@ export interface Config {
   readonly mirror: MirrorSettings | null;
   /** Where hosted archives live (archives.ts): the data directory, or S3-compatible storage. */
   readonly archives: ArchiveStorageSettings;
+  /** Keep every published release's archive and list the store's URL for it (docs/decisions.md); false: the developer's URL, as the original. */
+  readonly keepArchives: boolean;
 }
 
 /** Every variable the service reads (the README's configuration table describes each). */
@@ -107,6 +109,7 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_CA_CERT',
   'APPSTORE_CRL',
   'APPSTORE_DOWNLOAD_ALLOW_PRIVATE',
+  'APPSTORE_KEEP_ARCHIVES',
   'APPSTORE_LOG_LEVEL',
   'APPSTORE_TRUST_PROXY',
   'APPSTORE_SECRET_KEY_FILE',
@@ -381,6 +384,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const externalLogin = parseExternalLogin(env, cwd, signUp !== 'closed', problems);
   const mirror = parseMirror(env, cwd, problems);
   const archives = parseArchiveStorage(env, cwd, problems);
+  const keepArchives = parseSwitch('APPSTORE_KEEP_ARCHIVES', get('APPSTORE_KEEP_ARCHIVES'), problems, true);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -411,6 +415,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     externalLogin: Object.freeze(externalLogin),
     mirror,
     archives,
+    keepArchives,
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.ts';
+import type { KeptArchives } from '../domain/archives/kept-archives.ts';
 import type { DeleteAppDeps } from '../domain/apps/delete-app.ts';
 import type { ManageAppDeps, UnlockEnded } from '../domain/apps/manage-apps.ts';
 import type { RegisterDeps } from '../domain/apps/register-app.ts';
@@ -10,7 +11,8 @@ import type { MailQueue } from '../domain/mail-queue.ts';
 import type { RateLimiter } from '../domain/rate-limit.ts';
 import type { RatingDeps } from '../domain/ratings/rate-app.ts';
 import type { DeleteReleaseDeps } from '../domain/releases/delete-release.ts';
-import type { Downloader, PublishDeps } from '../domain/releases/publish-release.ts';
+import type { Downloader } from '../domain/archive-download.ts';
+import type { PublishDeps } from '../domain/releases/publish-release.ts';
 import { PublishJobs } from '../domain/releases/publish-jobs.ts';
 import { PUBLISH_SLOT_LIMITS, PublishSlots } from '../domain/releases/publish-slots.ts';
 import { createDownloader } from '../downloads/archive-downloader.ts';
@@ -36,6 +38,7 @@ export interface PublishingWing {
 }
 
 export interface PublishingWingOptions {
+  readonly archives: KeptArchives;
   readonly registry: AppRegistry;
   readonly accounts: AccountStore;
   readonly revocations: RevocationStore;
@@ -80,6 +83,7 @@ export function publishingWing(
     revocations,
     registry,
     releases: releaseRepository(db),
+    archives: options.archives,
     ...uploadLimits,
     now,
   };
@@ -101,8 +105,8 @@ export function publishingWing(
     });
   };
   return {
-    registration: { trust, revocations, registry, ...uploadLimits, now, unlockEnded },
-    appManagement: { registry, accounts: options.accounts, now, unlockEnded },
+    registration: { trust, revocations, registry, archives: options.archives, ...uploadLimits, now, unlockEnded },
+    appManagement: { registry, accounts: options.accounts, archives: options.archives, now, unlockEnded },
     publishing,
     ratings: { registry, ratings: ratingRepository(db), now },
     publishJobs,

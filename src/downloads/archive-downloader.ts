@@ -4,7 +4,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import { parseWebAddress } from '../domain/encodings.ts';
-import type { Downloader } from '../domain/releases/publish-release.ts';
+import type { Downloader } from '../domain/archive-download.ts';
 import { AppError } from '../errors.ts';
 import { isForbiddenAddress } from './address-guard.ts';
 

@@ -268,6 +268,8 @@ export interface ReleasesTable {
   listing_text_format: Defaulted<string>;
   /** The `updated_at` the text was made from: a text older than the row is not used. */
   listing_text_updated_at: string | null;
+  /** The developer's URL when this store keeps the archive and lists its own as `download` (migration 0021). */
+  developer_download: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ReleaseDependencyTable {

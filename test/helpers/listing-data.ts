@@ -79,6 +79,7 @@ export async function publishDirectly(
     candidate(appId, version, spec, words),
     {
       download: `https://example.org/${appId}-${version}.tar.gz`,
+      developerDownload: null,
       signature: Buffer.from(`${appId}${version}`).toString('base64'),
       sha256: 'ab'.repeat(32),
       size: 10,

@@ -26,7 +26,7 @@ export interface UpstreamStore {
 }
 
 /**
- * A second instance of this store standing in for the original: news and notes registered by a
+ * A second instance of this store standing in for the original (archives not kept): news and notes registered by a
  * developer, signed by the test authority, with the given releases published.
  */
 export async function startUpstreamStore(
@@ -34,7 +34,8 @@ export async function startUpstreamStore(
 ): Promise<UpstreamStore> {
   const files = await startArchiveServer();
   const server = await createTestServer({
-    env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' },
+    // As the original, it lists the developers' URLs (HTTPS, on the test archive server).
+    env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', APPSTORE_KEEP_ARCHIVES: '0' },
     downloadCa: [TEST_TLS_CA],
   });
   await importCategories(

@@ -194,7 +194,7 @@ describe(
         assert.match(releaseFacts, /30 to 32/);
         assert.match(
           (await tab.getByRole('link', { name: 'Nextcloud 32: 2.0.0' }).getAttribute('href')) ?? '',
-          /^https:\/\/localhost:\d+\/r1\.tar\.gz$/,
+          /\/api\/v1\/archives\/news\/2\.0\.0\.tar\.gz$/,
         );
         assert.equal(await tab.locator('.commenter').textContent(), 'wendy');
         assert.doesNotMatch((await tab.locator('.comments').textContent()) ?? '', /@/);

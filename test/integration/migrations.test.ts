@@ -100,6 +100,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0018-transfer-unlock-time',
       '0019-username-case',
       '0020-mirror-recheck',
+      '0021-kept-archives',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { syncMirror } from '../../src/domain/mirror/sync-mirror.ts';
 import type { MirrorDeps } from '../../src/domain/mirror/mirror-ports.ts';
@@ -12,28 +10,11 @@ import { certFile } from '../helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA } from '../helpers/https-archive-server.ts';
 import { startUpstreamStore } from '../helpers/mirror-upstream.ts';
 import type { UpstreamStore } from '../helpers/mirror-upstream.ts';
-import { ROOT } from '../helpers/run-cli.ts';
+import { nextcloudInstaller, phpMissing } from '../helpers/nextcloud-installer.ts';
 import { freePort } from '../helpers/serve-process.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
-
-const run = promisify(execFile);
-const INSTALLER = path.join(ROOT, 'test', 'helpers', 'nextcloud-installer.php');
-/** The PHP functions a Nextcloud server's Installer uses: curl, openssl, Phar, SimpleXML. */
-const PHP_PROBE =
-  'exit(function_exists("curl_init") && function_exists("openssl_verify") && class_exists("PharData") && function_exists("simplexml_load_file") ? 0 : 1);';
-
-async function phpMissing(): Promise<string | null> {
-  try {
-    await run('php', ['-r', PHP_PROBE]);
-    return null;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT'
-      ? 'php is not installed'
-      : 'php lacks curl, openssl, Phar or SimpleXML';
-  }
-}
 
 /**
  * A Nextcloud server pointed at the mirror (appstoreurl), with the upstream's root.crt and CRL
@@ -48,15 +29,8 @@ describe(`a Nextcloud server installs and updates from a mirror (${DIALECT})`, (
   let api: string;
   let skip: string | null;
 
-  const installer = async (command: 'install' | 'update-available', root = certFile('chain.pem')) => {
-    try {
-      const { stdout } = await run('php', [INSTALLER, command, api, 'news', root, certFile('empty.crl'), appsDir]);
-      return { code: 0, out: stdout.trim() };
-    } catch (error) {
-      const failed = error as { code?: number; stderr?: string };
-      return { code: failed.code ?? -1, out: (failed.stderr ?? '').trim() };
-    }
-  };
+  const installer = (command: 'install' | 'update-available', root = certFile('chain.pem')) =>
+    nextcloudInstaller(command, { api, appId: 'news', appsDir, root });
 
   before(async () => {
     skip = await phpMissing();

@@ -313,7 +313,9 @@ describe(`publishing and deleting releases (${DIALECT})`, () => {
     assert.match(row.archive_sha256, /^[0-9a-f]{64}$/);
     assert.equal(row.raw_platform_version_spec, '>=30 <=32');
     assert.equal(row.platform_version_spec, '>=30.0.0 <33.0.0');
-    assert.match(row.download, /^https:\/\/localhost:\d+\/a\d+\.tar\.gz$/);
+    // The store keeps the archive and lists its own URL; the developer's is kept beside it.
+    assert.equal(row.download, 'http://127.0.0.1:8000/api/v1/archives/news/1.0.0.tar.gz');
+    assert.match(row.developer_download ?? '', /^https:\/\/localhost:\d+\/a\d+\.tar\.gz$/);
     assert.doesNotMatch(row.signature, /\s/);
     assert.equal(await appName(), 'News One, rebuilt');
     const changelog = await db()

@@ -76,6 +76,7 @@ describe(`each release's listing text, written with it (${DIALECT})`, () => {
       { ...made, release },
       {
         download: `https://example.org/${appId}-${version}.tar.gz?x="y"`,
+        developerDownload: null,
         signature: Buffer.from(`${appId}${version}${clock.now().toISOString()}`).toString('base64'),
         sha256: 'ab'.repeat(32),
         size: 10,

@@ -11,6 +11,8 @@ import { decodeSignature, isValidSignature } from '../certificates/signature.ts'
 import type { Trust } from '../certificates/trust.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
+import type { KeptArchives } from '../archives/kept-archives.ts';
+import { forgetArchives } from '../archives/kept-archives.ts';
 import type { AppRegistry, RegisteredApp, RegistrationPlan } from './app-registry.ts';
 import { refuseUpstreamApp, sameCertificate } from './app-registry.ts';
 import type { UnlockEnded } from './manage-apps.ts';
@@ -24,6 +26,8 @@ export interface RegisterDeps {
   readonly now: () => Date;
   /** A registration while the app was unlocked for transfer ends the unlock. */
   readonly unlockEnded: UnlockEnded;
+  /** A new certificate deletes the app's releases, and their archives here. */
+  readonly archives: KeptArchives;
 }
 
 export interface RegistrationResult {
@@ -77,6 +81,8 @@ export async function registerApp(
     serial: valid.serial,
     fingerprint: createHash('sha256').update(new X509Certificate(certificate).raw).digest('hex'),
   };
+  // Read before: a new certificate deletes the releases, whose archives are then deleted too.
+  const archivesBefore = await deps.archives.references.ofApp(valid.appId);
   let previousOwner: number | null = null;
   let unlockedSince: Date | null = null;
   const audit = (decided: RegistrationPlan): AuditEntry | null => {
@@ -105,6 +111,7 @@ export async function registerApp(
     deps.now(),
     audit,
   );
+  if (plan.kind === 'update' && plan.certificateChanged) await forgetArchives(archivesBefore, deps.archives);
   // Taken over, or re-registered by its owner: the unlock is over (the write cleared it).
   if (plan.kind === 'update' && plan.changed && unlockedSince !== null)
     await deps.unlockEnded(valid.appId, unlockedSince, plan.ownerId, acting);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../errors.ts';
-import { DOCUMENTS, archiveKey } from './mirror-ports.ts';
+import { archiveKey } from '../archives/archive-storage.ts';
+import { DOCUMENTS } from './mirror-ports.ts';
 import type { DocumentName } from './mirror-ports.ts';
 
 /**

@@ -13,7 +13,8 @@ import {
 } from './export-format.ts';
 import type { ExportManifest, ExportSource } from './export-format.ts';
 import { MAX_DOCUMENT_BYTES } from './mirror-ports.ts';
-import type { ArchiveStorage, MirrorDeps, SyncReport, Upstream } from './mirror-ports.ts';
+import type { ArchiveStorage } from '../archives/archive-storage.ts';
+import type { MirrorDeps, SyncReport, Upstream } from './mirror-ports.ts';
 import { syncMirror } from './sync-mirror.ts';
 
 /** What the sync needs of a verified export: the manifest and where each upstream download's bytes are. */

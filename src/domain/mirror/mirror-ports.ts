@@ -1,3 +1,4 @@
+import type { ArchiveStorage } from '../archives/archive-storage.ts';
 import type { AuditEntry } from '../audit/audit.ts';
 import type { Category, PlatformRelease } from '../catalog/catalog.ts';
 import type { Trust } from '../certificates/trust.ts';
@@ -39,25 +40,6 @@ export interface Upstream {
 
 /** The upstream's documents may be large (the original's apps.json is tens of MiB), never unbounded. */
 export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
-
-const SHA256 = /^[0-9a-f]{64}$/;
-
-/** Where an archive lives under a storage's root, the same in a directory, a bucket and an export file: `xx/<sha256>.tar.gz`. */
-export function archiveKey(sha256: string): string {
-  if (!SHA256.test(sha256)) throw new Error(`not a SHA-256: ${sha256.slice(0, 80)}`);
-  return `${sha256.slice(0, 2)}/${sha256}.tar.gz`;
-}
-
-/** Where mirrored archives live, by their SHA-256 (a directory, or S3-compatible storage). */
-export interface ArchiveStorage {
-  /** How the operator knows it: "directory /var/lib/appstore/archives", "s3://bucket/prefix". */
-  readonly description: string;
-  has(sha256: string): Promise<boolean>;
-  /** Stores the bytes under their SHA-256, whole or not at all (a reader never sees half a file). */
-  put(sha256: string, bytes: Buffer): Promise<void>;
-  /** The stored bytes from `start` to `end` inclusive (all when no range); null when absent. */
-  open(sha256: string, range?: { readonly start: number; readonly end: number }): Promise<NodeJS.ReadableStream | null>;
-}
 
 export type ReleaseStatus = 'listed' | 'refused' | 'unavailable';
 

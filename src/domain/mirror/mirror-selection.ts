@@ -5,14 +5,8 @@ import { compareReleaseVersions } from '../versions/semantic-version.ts';
 import { takeKeptReleases } from './kept-releases.ts';
 import { appLeftOut, chooseReleases, releaseKey } from './mirror-policy.ts';
 import type { MirrorPolicy } from './mirror-policy.ts';
-import type {
-  ArchiveStorage,
-  MirrorState,
-  MirroredRelease,
-  PlanReason,
-  SyncOptions,
-  Upstream,
-} from './mirror-ports.ts';
+import type { ArchiveStorage } from '../archives/archive-storage.ts';
+import type { MirrorState, MirroredRelease, PlanReason, SyncOptions, Upstream } from './mirror-ports.ts';
 import type { Documents } from './upstream-documents.ts';
 import { parseCatalogue, parseListing, upstreamUnusable } from './upstream-documents.ts';
 import { mergeListings, UnusableDocument } from './upstream-listing.ts';

@@ -4,11 +4,15 @@ import type { Acting } from '../audit/audit.ts';
 import { requireReleaseManager } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
+import type { KeptArchives } from '../archives/kept-archives.ts';
+import { forgetArchives } from '../archives/kept-archives.ts';
 import type { ReleaseStore } from './release-store.ts';
 
 export interface DeleteReleaseDeps {
   readonly registry: Pick<AppRegistry, 'findApp'>;
   readonly releases: ReleaseStore;
+  /** The release's archive kept here is deleted with it (unless another release names the same bytes). */
+  readonly archives: KeptArchives;
   readonly now: () => Date;
 }
 
@@ -33,4 +37,5 @@ export async function deleteRelease(
   });
   if (!(await deps.releases.deleteRelease(release.id, deps.now(), audit)))
     throw new AppError('release_not_found', `There is no ${what}: it was just deleted.`);
+  await forgetArchives([release.sha256], deps.archives);
 }

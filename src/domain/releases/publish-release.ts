@@ -13,19 +13,15 @@ import type { Trust } from '../certificates/trust.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
 import type { CatalogStore } from '../catalog/import-catalog.ts';
+import type { Downloader } from '../archive-download.ts';
 import { parseWebAddress } from '../encodings.ts';
+import type { KeptArchives } from '../archives/kept-archives.ts';
+import { forgetArchives } from '../archives/kept-archives.ts';
 import { isLatestRelease } from './latest-release.ts';
 import { readRelease } from './read-release.ts';
 import { appNotRegistered } from './release-store.ts';
 import type { PublishSlot, PublishSlots } from './publish-slots.ts';
 import type { ReleaseStore } from './release-store.ts';
-
-/**
- * Fetches a release archive within the store's limits (`downloads/archive-downloader.ts`).
- * `into`, when given, is the buffer to read it into (a publish slot's, reused: publish-slots.ts);
- * the bytes returned are then a view of it, valid until the slot is released.
- */
-export type Downloader = (url: string, into?: Buffer) => Promise<{ readonly bytes: Buffer }>;
 
 export interface PublishInput {
   readonly download: string;
@@ -40,6 +36,8 @@ export interface PublishDeps {
   readonly revocations: RevocationLookup;
   readonly registry: AppRegistry;
   readonly releases: ReleaseStore;
+  /** Where the archive is kept (unless APPSTORE_KEEP_ARCHIVES is off), and what the save replaced is deleted. */
+  readonly archives: KeptArchives;
   readonly limiter: RateLimiter;
   readonly uploadsPerDay: number;
   /** Publishes under way per user and on this node (publish-slots.ts). */
@@ -187,27 +185,45 @@ async function publishNow(
     );
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const { created } = await deps.releases.saveRelease(
-    candidate,
-    { download: input.download, signature: signature.toString('base64'), sha256, size: bytes.length },
-    {
-      confirm: (current) => confirmStillPublishable(current, app, user),
-      isLatest: (others) => isLatestRelease(candidate.release.version, input.nightly, others),
-    },
-    deps.now(),
-    (result) =>
-      auditEntry(acting, result.created ? 'release.published' : 'release.updated', {
-        appId,
-        details: {
-          version: candidate.release.version,
-          nightly: input.nightly,
-          download: input.download,
-          sha256,
-          size: bytes.length,
-          ...(candidate.iconProblem === undefined ? {} : { icon: candidate.iconProblem }),
-        },
-      }),
-  );
+  // Kept before the release is saved: a listed release always has its archive here.
+  const keep = deps.archives.keepNew;
+  if (keep) await deps.archives.storage.put(sha256, bytes);
+  let saved;
+  try {
+    saved = await deps.releases.saveRelease(
+      candidate,
+      {
+        download: keep ? deps.archives.url(appId, candidate.release.version, input.nightly) : input.download,
+        developerDownload: keep ? input.download : null,
+        signature: signature.toString('base64'),
+        sha256,
+        size: bytes.length,
+      },
+      {
+        confirm: (current) => confirmStillPublishable(current, app, user),
+        isLatest: (others) => isLatestRelease(candidate.release.version, input.nightly, others),
+      },
+      deps.now(),
+      (result) =>
+        auditEntry(acting, result.created ? 'release.published' : 'release.updated', {
+          appId,
+          details: {
+            version: candidate.release.version,
+            nightly: input.nightly,
+            download: input.download,
+            kept: keep,
+            sha256,
+            size: bytes.length,
+            ...(candidate.iconProblem === undefined ? {} : { icon: candidate.iconProblem }),
+          },
+        }),
+    );
+  } catch (error) {
+    if (keep) await forgetArchives([sha256], deps.archives);
+    throw error;
+  }
+  await forgetArchives(saved.replaced, deps.archives);
+  const { created } = saved;
   return {
     appId,
     version: candidate.release.version,

@@ -8,8 +8,10 @@ export const appNotRegistered = (appId: string): AppError =>
 
 /** What the archive itself adds to a release: where it came from, its signature and digest. */
 export interface ArchiveFacts {
-  /** The URL as the developer gave it (not where redirects led: those links often expire). */
+  /** The URL the listings give: the store's own when it keeps the archive, else the developer's. */
   readonly download: string;
+  /** The URL as the developer gave it (not where redirects led: those links often expire), when the store keeps the archive; else null. */
+  readonly developerDownload: string | null;
   /** Plain base64, no whitespace. */
   readonly signature: string;
   readonly sha256: string;
@@ -21,6 +23,8 @@ export interface StoredRelease {
   readonly appId: string;
   readonly version: string;
   readonly isNightly: boolean;
+  /** The archive's SHA-256. */
+  readonly sha256: string;
 }
 
 /** The decisions the domain makes inside the save's transaction, on what is current there. */
@@ -32,6 +36,12 @@ export interface SaveRules {
   confirm(current: RegisteredApp | null): void;
   /** Whether the release is the app's latest, given its other stable versions. */
   isLatest(otherVersions: readonly string[]): boolean;
+}
+
+export interface SaveResult {
+  readonly created: boolean;
+  /** The SHA-256s of the archives the save replaced (the release's earlier bytes, earlier nightlies): others may still name them. */
+  readonly replaced: readonly string[];
 }
 
 /** What publishing and deleting releases need from storage. */
@@ -47,7 +57,7 @@ export interface ReleaseStore {
     rules: SaveRules,
     now: Date,
     audit: (result: { created: boolean }) => AuditEntry,
-  ): Promise<{ created: boolean }>;
+  ): Promise<SaveResult>;
   findRelease(appId: string, version: string, nightly: boolean): Promise<StoredRelease | null>;
   /** False when the release was no longer there (a concurrent delete won). */
   deleteRelease(id: number, now: Date, audit: AuditEntry): Promise<boolean>;

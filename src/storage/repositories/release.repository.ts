@@ -169,16 +169,25 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
           rules.confirm(await readRegisteredApp(trx, app.id));
           const existing = await trx
             .selectFrom('releases')
-            .select(['id', 'created_at'])
+            .select(['id', 'created_at', 'archive_sha256'])
             .where('app_id', '=', app.id)
             .where('version', '=', release.version)
             .where('is_nightly', '=', release.isNightly)
             .executeTakeFirst();
+          const replaced = existing === undefined ? [] : [existing.archive_sha256];
           // A nightly replaces every earlier nightly of the app, whatever its version.
-          if (release.isNightly)
-            await trx.deleteFrom('releases').where('app_id', '=', app.id).where('is_nightly', '=', true).execute();
+          if (release.isNightly) {
+            const earlier = await trx
+              .deleteFrom('releases')
+              .where('app_id', '=', app.id)
+              .where('is_nightly', '=', true)
+              .returning('archive_sha256')
+              .execute();
+            replaced.push(...earlier.map((r) => r.archive_sha256));
+          }
           const row = {
             download: facts.download,
+            developer_download: facts.developerDownload,
             signature: facts.signature,
             signature_digest: 'sha512',
             archive_sha256: facts.sha256,
@@ -217,7 +226,10 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
           }
           await trx.updateTable('apps').set({ last_release_at: at, updated_at: at }).where('id', '=', app.id).execute();
           await markAppsChanged(trx, [app.id]);
-          return { changed: true, result: { created: existing === undefined } };
+          return {
+            changed: true,
+            result: { created: existing === undefined, replaced: replaced.filter((sha) => sha !== facts.sha256) },
+          };
         },
         audit,
       );
@@ -227,14 +239,20 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
     async findRelease(appId, version, nightly) {
       const row = await db
         .selectFrom('releases')
-        .select(['id', 'app_id', 'version', 'is_nightly'])
+        .select(['id', 'app_id', 'version', 'is_nightly', 'archive_sha256'])
         .where('app_id', '=', appId)
         .where('version', '=', version)
         .where('is_nightly', '=', nightly)
         .executeTakeFirst();
       return row === undefined
         ? null
-        : { id: Number(row.id), appId: row.app_id, version: row.version, isNightly: toBool(row.is_nightly) };
+        : {
+            id: Number(row.id),
+            appId: row.app_id,
+            version: row.version,
+            isNightly: toBool(row.is_nightly),
+            sha256: row.archive_sha256,
+          };
     },
 
     deleteRelease: (id, now, audit) =>
