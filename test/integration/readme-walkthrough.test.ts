@@ -21,7 +21,14 @@ describe('the README developer walkthrough, run as written', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(code, 0, output);
-    for (const line of ['register: 201', 'publish: 201', 'listed: myapp 1.0.0', 'delete: 204', 'walkthrough: ok'])
+    for (const line of [
+      'register: 201',
+      'publish: 201',
+      'upload: 200',
+      'listed: myapp 1.0.0',
+      'delete: 204',
+      'walkthrough: ok',
+    ])
       assert.ok(output.split('\n').includes(line), `${line}\n${output}`);
   });
 });

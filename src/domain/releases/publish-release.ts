@@ -60,8 +60,13 @@ export function checkPublishInput(input: PublishInput): Buffer {
       download: ['Enter a valid HTTPS URL.'],
     });
   }
+  return checkSignatureField(input.signature);
+}
+
+/** The signature as given (base64 of an RSA SHA-512 signature), decoded; refused with the field named. */
+export function checkSignatureField(signature: string): Buffer {
   try {
-    return decodeSignature(input.signature);
+    return decodeSignature(signature);
   } catch (error) {
     const message = isAppError(error) ? error.detail : 'The signature is not base64.';
     throw new AppError('invalid_request', `Invalid request body: signature: ${message}`, { signature: [message] });
@@ -99,23 +104,32 @@ export interface AdmittedPublish {
  */
 export async function admitPublish(input: PublishInput, user: User, deps: PublishDeps): Promise<AdmittedPublish> {
   const signature = checkPublishInput(input);
-  if (!user.isAdmin && (await deps.registry.listApps({ userId: user.id })).length === 0) {
-    throw new AppError(
-      'forbidden',
-      'You own or co-maintain no app here, so no release of yours can be published. Register the app first (POST /api/v1/apps, or Register an app on the developer pages), or ask its owner to add you as a co-maintainer.',
-    );
-  }
-  const slot = deps.slots.admit(user.id);
+  const slot = await admitPublisher(user, deps);
   // Counted against the daily limit only once admitted: a publish refused for being one too many
   // at once (429, try again in 30 s) must not use up the day's uploads of a CI job that obeys it.
   try {
-    await deps.limiter.consume({ ...RATE_LIMITS.publish, limit: deps.uploadsPerDay }, String(user.id));
+    await countPublish(user, deps);
   } catch (error) {
     slot.release();
     throw error;
   }
   return { signature, slot };
 }
+
+/** A user who may publish something, given a place among the publishes under way (to be released). */
+export async function admitPublisher(user: User, deps: PublishDeps): Promise<PublishSlot> {
+  if (!user.isAdmin && (await deps.registry.listApps({ userId: user.id })).length === 0) {
+    throw new AppError(
+      'forbidden',
+      'You own or co-maintain no app here, so no release of yours can be published. Register the app first (POST /api/v1/apps, or Register an app on the developer pages), or ask its owner to add you as a co-maintainer.',
+    );
+  }
+  return deps.slots.admit(user.id);
+}
+
+/** One publish against the user's daily limit (429 beyond it). */
+export const countPublish = (user: User, deps: PublishDeps): Promise<void> =>
+  deps.limiter.consume({ ...RATE_LIMITS.publish, limit: deps.uploadsPerDay }, String(user.id));
 
 /**
  * `POST /api/v1/apps/releases` (contract §6), in this order, storing nothing on any failure:
@@ -142,21 +156,38 @@ export async function publishAdmitted(
   try {
     await admitted.slot.turn();
     // Read into the slot's buffer: nothing here keeps a view of it once the publish ends.
-    return await publishNow(input, admitted.signature, admitted.slot.buffer(), user, acting, deps);
+    const { bytes } = await deps.download(input.download, admitted.slot.buffer());
+    return await checkAndSave(
+      { bytes, signature: admitted.signature, nightly: input.nightly, developerDownload: input.download },
+      user,
+      acting,
+      deps,
+    );
   } finally {
     admitted.slot.release();
   }
 }
 
-async function publishNow(
-  input: PublishInput,
-  signature: Buffer,
-  buffer: Buffer,
+/** An archive to publish, downloaded from the developer's URL or uploaded (`developerDownload` null). */
+export interface ArchiveToPublish {
+  readonly bytes: Buffer;
+  readonly signature: Buffer;
+  readonly nightly: boolean;
+  readonly developerDownload: string | null;
+}
+
+/**
+ * The checks of an archive at hand, then the save: release reader, registered app, owner or
+ * co-maintainer, the app's current certificate, the signature over the exact bytes, then one
+ * transaction. An uploaded archive is always kept (there is no other place to download it from).
+ */
+export async function checkAndSave(
+  input: ArchiveToPublish,
   user: User,
   acting: Acting,
   deps: PublishDeps,
 ): Promise<PublishResult> {
-  const { bytes } = await deps.download(input.download, buffer);
+  const { bytes, signature } = input;
   const candidate = await readRelease(bytes, {
     nightly: input.nightly,
     validCategories: await deps.catalog.categoryIds(),
@@ -186,15 +217,18 @@ async function publishNow(
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   // Kept before the release is saved: a listed release always has its archive here.
-  const keep = deps.archives.keepNew;
+  const keep = deps.archives.keepNew || input.developerDownload === null;
   if (keep) await deps.archives.storage.put(sha256, bytes);
   let saved;
   try {
     saved = await deps.releases.saveRelease(
       candidate,
       {
-        download: keep ? deps.archives.url(appId, candidate.release.version, input.nightly) : input.download,
-        developerDownload: keep ? input.download : null,
+        download: keep
+          ? deps.archives.url(appId, candidate.release.version, input.nightly)
+          : (input.developerDownload ?? ''),
+        // '' for an upload: kept, with no URL of the developer's.
+        developerDownload: keep ? (input.developerDownload ?? '') : null,
         signature: signature.toString('base64'),
         sha256,
         size: bytes.length,
@@ -210,7 +244,8 @@ async function publishNow(
           details: {
             version: candidate.release.version,
             nightly: input.nightly,
-            download: input.download,
+            download: input.developerDownload,
+            ...(input.developerDownload === null ? { uploaded: true } : {}),
             kept: keep,
             sha256,
             size: bytes.length,

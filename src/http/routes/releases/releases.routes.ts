@@ -1,7 +1,11 @@
+import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
+import type { Static } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { deleteRelease } from '../../../domain/releases/delete-release.ts';
 import { publishRelease } from '../../../domain/releases/publish-release.ts';
+import { publishUpload } from '../../../domain/releases/publish-upload.ts';
+import { multipartUploadReader, uploadLimits } from '../../multipart-upload.ts';
 import { SEMVER_PATTERN } from '../../../domain/versions/semantic-version.ts';
 import { actingUser, currentUser, requireUser } from '../../auth.ts';
 import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
@@ -22,6 +26,26 @@ const PublishBody = Type.Object(
   { additionalProperties: true },
 );
 
+const jsonPublish = ({ download, signature, nightly = false }: Static<typeof PublishBody>) => ({
+  download,
+  signature,
+  nightly,
+});
+
+/** The form a CI job sends (documentation: the form is read as it streams, not validated whole). */
+const UploadBody = Type.Object(
+  {
+    archive: Type.Optional(
+      Type.String({ format: 'binary', description: 'The .tar.gz archive itself, as a file (required)' }),
+    ),
+    signature: Type.Optional(
+      Type.String({ description: 'base64 RSA SHA-512 signature over the archive bytes (required)' }),
+    ),
+    nightly: Type.Optional(Type.String({ description: 'true for a nightly' })),
+  },
+  { additionalProperties: true },
+);
+
 const VersionParam = Type.String({
   pattern: SEMVER_PATTERN.source,
   description: 'a semantic version such as 1.2.3 or 1.2.3-beta.1 (no build metadata)',
@@ -32,11 +56,26 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
   const authenticated = requireUser(container, ['basic', 'token']);
   const deps = container.publishing;
 
+  // The archive itself may come as a form (issue 52): streamed into the publish's buffer.
+  const maxBytes = container.config.limits.maxArchiveBytes;
+  await app.register(multipart, { limits: uploadLimits(maxBytes) });
+  // The form is read as it streams (multipart-upload.ts), so its schema has nothing to validate.
+  app.addHook('preValidation', async (request) => {
+    if (request.isMultipart()) request.body = {};
+  });
+
   app.post('/api/v1/apps/releases', {
     schema: {
       summary: 'Publish a release from a signed archive: 201 created, 200 updated',
+      description:
+        "JSON with `download` (the archive's HTTPS URL), or multipart/form-data with the archive itself as the file field `archive` (no web host needed: `curl -F archive=@APP.tar.gz -F signature=… -F nightly=false`). The same checks and statuses either way; the store keeps an uploaded archive and lists its own URL for it.",
       tags: ['releases'],
-      body: PublishBody,
+      body: {
+        content: {
+          'application/json': { schema: PublishBody },
+          'multipart/form-data': { schema: UploadBody },
+        },
+      },
       response: {
         200: Type.Null({ description: 'An existing release (same version and nightly flag) was updated' }),
         201: Type.Null({ description: 'The release was created' }),
@@ -57,9 +96,15 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
     },
     onRequest: authenticated,
     handler: async (request, reply) => {
-      const { download, signature, nightly = false } = request.body;
       const result = await countedUpload(container.metrics, 'publish', () =>
-        publishRelease({ download, signature, nightly }, currentUser(request), actingUser(request), deps),
+        request.isMultipart()
+          ? publishUpload(multipartUploadReader(request, maxBytes), currentUser(request), actingUser(request), deps)
+          : publishRelease(
+              jsonPublish(request.body as Static<typeof PublishBody>),
+              currentUser(request),
+              actingUser(request),
+              deps,
+            ),
       );
       request.log.info({ appId: result.appId, version: result.version, created: result.created }, 'release published');
       return sendEmpty(reply, result.created ? 201 : 200);
