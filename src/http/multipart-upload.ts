@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import type {} from '@fastify/multipart';
+import type { Multipart } from '@fastify/multipart';
 import type { UploadReader } from '../domain/releases/publish-upload.ts';
 import { AppError, isAppError } from '../errors.ts';
 
@@ -19,6 +18,35 @@ export const uploadLimits = (maxArchiveBytes: number) => ({
 const invalid = (field: string, message: string): AppError =>
   new AppError('invalid_request', `Invalid request body: ${field}: ${message}`, { [field]: [message] });
 
+/** A failure while reading a form, as the client's mistake it is (busboy's own errors carry no status). */
+export function formError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  const { code, message } = error as { code?: string; message?: string };
+  if (code === 'FST_FILES_LIMIT') return invalid('archive', 'send one archive per publish.');
+  return new AppError(
+    'invalid_request',
+    `The body could not be read as a form (multipart/form-data): ${String(message ?? error).slice(0, 160)}. Send the archive with curl -F archive=@APP.tar.gz -F signature=…`,
+  );
+}
+
+/** The first part of a streamed form, when it is a field: the page's form token. */
+export async function firstField(
+  parts: AsyncIterableIterator<Multipart>,
+): Promise<{ readonly name: string; readonly value: unknown } | null> {
+  let first: IteratorResult<Multipart>;
+  try {
+    first = await parts.next();
+  } catch (error) {
+    throw formError(error);
+  }
+  if (first.done === true) return null;
+  if (first.value.type === 'file') {
+    first.value.file.resume();
+    return null;
+  }
+  return { name: first.value.fieldname, value: first.value.value };
+}
+
 /** A form field's truthiness, as curl -F sends it. */
 function parseNightly(value: string): boolean {
   const v = value.trim().toLowerCase();
@@ -33,13 +61,13 @@ function parseNightly(value: string): boolean {
  * the first byte over `maxBytes`; other fields are kept; unknown ones are ignored, as in the JSON
  * body. A body that is not a well-formed form is a 400 naming what was wrong.
  */
-export function multipartUploadReader(request: FastifyRequest, maxBytes: number): UploadReader {
+export function multipartUploadReader(parts: AsyncIterableIterator<Multipart>, maxBytes: number): UploadReader {
   return async (into) => {
     let bytes: Buffer | null = null;
     let signature: string | undefined;
     let nightly = false;
     try {
-      for await (const part of request.parts()) {
+      for await (const part of parts) {
         if (part.type === 'file') {
           if (part.fieldname !== 'archive') {
             part.file.resume();
@@ -66,13 +94,7 @@ export function multipartUploadReader(request: FastifyRequest, maxBytes: number)
         }
       }
     } catch (error) {
-      if (isAppError(error)) throw error;
-      const { code, message } = error as { code?: string; message?: string };
-      if (code === 'FST_FILES_LIMIT') throw invalid('archive', 'send one archive per publish.');
-      throw new AppError(
-        'invalid_request',
-        `The body could not be read as a form (multipart/form-data): ${String(message ?? error).slice(0, 160)}. Send the archive with curl -F archive=@APP.tar.gz -F signature=…`,
-      );
+      throw formError(error);
     }
     if (bytes === null)
       throw invalid('archive', 'This field is required: the archive as a file (curl -F archive=@APP.tar.gz).');

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/multipart';
 import { AppError } from '../errors.ts';
 import type { Container } from '../container.ts';
 import { checkFormToken, CSRF_FIELD, formToken } from '../domain/accounts/form-token.ts';
@@ -65,6 +66,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route also serves programs, with JSON bodies or none (POST /login, /logout): those need no form token. */
     readonly jsonClients?: boolean;
+    /**
+     * A multipart form read as it streams (an archive upload): its token is its first field,
+     * checked by `acceptStreamedForm` before anything else of the form is read.
+     */
+    readonly streamedForm?: boolean;
   }
 }
 
@@ -119,10 +125,34 @@ export function guardPosts(scope: FastifyInstance, container: Container): void {
     refuseForeignOrigin(request);
     if (request.routeOptions.config.jsonClients === true && isProgram(request)) return;
     const visitor = await visitorOf(request, container);
+    if (request.routeOptions.config.streamedForm === true && request.isMultipart()) {
+      streamedSenders.set(request, visitor);
+      return;
+    }
     const body = request.body as Record<string, unknown> | null | undefined;
     checkFormToken(container.accounts.keys, visitor.browserSecret, body?.[CSRF_FIELD]);
     request.poster = visitor;
   });
+}
+
+/** The senders of streamed forms whose token is still to be read (guardPosts, acceptStreamedForm). */
+const streamedSenders = new WeakMap<FastifyRequest, Visitor>();
+
+/**
+ * A streamed form (`streamedForm`) is let in once its first field, which the page puts first, is
+ * the form token made for its sender; from then on `postedBy(request)` gives the sender. Browsers
+ * send a form's fields in the page's order.
+ */
+export function acceptStreamedForm(
+  request: FastifyRequest,
+  container: Container,
+  first: { readonly name: string; readonly value: unknown } | null,
+): void {
+  const visitor = streamedSenders.get(request);
+  if (visitor === undefined)
+    throw new Error(`${request.routeOptions.url ?? ''} is not a streamed form behind the website's guard`);
+  checkFormToken(container.accounts.keys, visitor.browserSecret, first?.name === CSRF_FIELD ? first.value : undefined);
+  request.poster = visitor;
 }
 
 /** The sender of a posted form, as the website's guard checked them. */

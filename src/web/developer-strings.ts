@@ -64,12 +64,22 @@ export const DEV = {
     'Its releases were deleted: they were signed with the old key. Publish them again, signed with the new one.',
   // publish
   publishTitle: 'Publish a release',
-  publishLead:
-    'Upload the archive (APP.tar.gz) anywhere that serves it over HTTPS, for example a release of your repository, then give its address and its signature here. The store downloads and checks it.',
+  publishLead: (kept: boolean) =>
+    kept
+      ? 'Give the store the archive (APP.tar.gz) and its signature: upload the file here, or give the address where it is served over HTTPS (a release of your repository, say). The store checks it and keeps a copy, which Nextcloud servers download.'
+      : 'Give the store the archive (APP.tar.gz) and its signature: upload the file here (the store then keeps it), or give the address where it is served over HTTPS (a release of your repository, say), which Nextcloud servers download from.',
   signArchive: '1. Sign the archive with your key',
+  uploadTitle: 'Upload the file',
+  uploadButton: 'Upload and publish',
+  addressTitle: 'Or give its address',
+  archiveFileLabel: 'Archive (.tar.gz)',
+  archiveFileHint: 'The file you signed, as it is.',
+  uploadedArchive: 'uploaded with the form',
   downloadLabel: 'Download address (HTTPS)',
-  downloadHint:
-    'Where the store downloads the .tar.gz from. It must stay there: Nextcloud servers download it from there too.',
+  downloadHint: (kept: boolean) =>
+    kept
+      ? 'Where the store downloads the .tar.gz from; it keeps a copy, so Nextcloud servers do not depend on that host.'
+      : 'Where the store downloads the .tar.gz from. It must stay there: Nextcloud servers download it from there too.',
   archiveSignatureLabel: 'Signature of the archive (base64)',
   nightlyLabel: 'Nightly release',
   nightlyHint: 'A nightly replaces the earlier nightly of the app; servers install it only when asked for nightlies.',

@@ -86,6 +86,27 @@ export function postForm(action: string, token: string, content: HtmlValue, extr
   return html`<form class="form${extraClass === '' ? '' : ` ${extraClass}`}" action="${action}" method="post">${csrfField(token)}${content}</form>`;
 }
 
+/**
+ * A form that posts a file (multipart/form-data), read by the store as it streams: the CSRF token
+ * is its first field (the server checks it before reading the rest).
+ */
+export function uploadForm(action: string, token: string, content: HtmlValue): Html {
+  return html`<form class="form" action="${action}" method="post" enctype="multipart/form-data">${csrfField(token)}${content}</form>`;
+}
+
+/** A labelled file input, with its hint and error. */
+export function fileField(
+  options: Pick<FieldOptions, 'name' | 'label' | 'hint' | 'form'> & { readonly accept?: string },
+  state: FormState = {},
+): Html {
+  const { id, attributes, after } = described(options, state);
+  return html`<p class="field">
+<label for="${id}">${options.label}</label>
+<input id="${id}" name="${options.name}" type="file"${options.accept === undefined ? '' : html` accept="${options.accept}"`} required${attributes}>
+${after}
+</p>`;
+}
+
 /** The refusal at the top of a form, announced to screen readers. */
 export function problemBox(state: FormState): Html | '' {
   const { problem } = state;

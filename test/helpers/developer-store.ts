@@ -118,8 +118,11 @@ export async function startDeveloperStore(): Promise<DeveloperStore> {
       const command = (await shownCommand(tab, '1. Sign the archive with your key')).replace(/APP/g, appId);
       const signature = runShown(command, keys);
       await tab.getByLabel('Download address (HTTPS)').fill(`${files.origin}/${appId}-${version}.tar.gz`);
-      await tab.getByLabel('Signature of the archive (base64)').fill(signature);
-      await tab.getByRole('button', { name: 'Publish' }).click();
+      await tab
+        .locator('form[action="/developer/publish"]')
+        .getByLabel('Signature of the archive (base64)')
+        .fill(signature);
+      await tab.getByRole('button', { name: 'Publish', exact: true }).click();
       await tab.waitForURL(/\/developer\/publish\/[A-Za-z0-9_-]+$/);
       await tab.getByText(`: ${appId} ${version}.`).waitFor({ timeout: 30_000 });
     },

@@ -62,6 +62,22 @@ export class WebClient {
     );
   }
 
+  /** Posts a multipart form (an upload) as built by `multipartForm`, the fields in its order. */
+  async postMultipart(
+    url: string,
+    form: { payload: Buffer; headers: Record<string, string> },
+  ): Promise<LightMyRequestResponse> {
+    return this.keep(
+      await this.app.inject({
+        method: 'POST',
+        url,
+        remoteAddress: this.address,
+        headers: { accept: 'text/html', cookie: this.cookieHeader(), ...form.headers },
+        payload: form.payload,
+      }),
+    );
+  }
+
   /** The CSRF token in the last page's forms. */
   csrfToken(): string {
     const match = /name="csrf_token" value="([^"]+)"/.exec(this.last?.body ?? '');

@@ -4,6 +4,7 @@ import { createUser } from '../helpers/accounts.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
+import { multipartForm } from '../helpers/multipart.ts';
 import { WebClient } from '../helpers/web-client.ts';
 
 describe(`the developer forms keep what was typed and speak to people (${DIALECT})`, () => {
@@ -54,5 +55,33 @@ describe(`the developer forms keep what was typed and speak to people (${DIALECT
     const hostile = await web.get('/developer/publish?app=%3Cscript%3E');
     assert.equal(hostile.statusCode, 200);
     assert.match(hostile.body, /-sign APP\.key APP\.tar\.gz/, 'only an app id fills the commands');
+  });
+
+  test('the upload form: its token must come first; a sender with no app is told so on the form', async () => {
+    const page = await web.get('/developer/publish');
+    assert.match(
+      page.body,
+      /<form class="form" action="\/developer\/publish\/upload" method="post" enctype="multipart\/form-data"><input type="hidden" name="csrf_token"/,
+    );
+    const token = web.csrfToken();
+    const archive = { name: 'archive', value: Buffer.from('bytes'), filename: 'a.tar.gz' };
+    const late = await web.postMultipart(
+      '/developer/publish/upload',
+      multipartForm([archive, { name: 'csrf_token', value: token }, { name: 'signature', value: 'c2ln' }]),
+    );
+    assert.equal(late.statusCode, 403, 'a token after the file is not read');
+    assert.match(late.body, /form|token/i);
+    const wrong = await web.postMultipart(
+      '/developer/publish/upload',
+      multipartForm([{ name: 'csrf_token', value: 'x'.repeat(40) }, archive]),
+    );
+    assert.equal(wrong.statusCode, 403);
+    const first = await web.postMultipart(
+      '/developer/publish/upload',
+      multipartForm([{ name: 'csrf_token', value: token }, archive, { name: 'signature', value: 'c2ln' }]),
+    );
+    assert.equal(first.statusCode, 403, first.body.slice(0, 300));
+    assert.match(first.body, /own or co-maintain no app/);
+    assert.match(first.body, /Upload the file/, 'shown on the publish page, with both forms');
   });
 });

@@ -143,8 +143,11 @@ describe(
       // A publish refused at once (nothing listens there): its page is a page kind too.
       await tab.goto(`${origin}/developer/publish`);
       await tab.getByLabel('Download address (HTTPS)').fill('https://127.0.0.1:1/nothing.tar.gz');
-      await tab.getByLabel('Signature of the archive (base64)').fill('c2lnbmF0dXJl');
-      await tab.getByRole('button', { name: 'Publish' }).click();
+      await tab
+        .locator('form[action="/developer/publish"]')
+        .getByLabel('Signature of the archive (base64)')
+        .fill('c2lnbmF0dXJl');
+      await tab.getByRole('button', { name: 'Publish', exact: true }).click();
       await tab.getByText('The release was refused; nothing was saved.').waitFor({ timeout: 30_000 });
       const job = new URL(tab.url()).pathname;
       // "Publish again" keeps what was sent (the signature is pasted again).

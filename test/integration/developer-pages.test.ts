@@ -6,6 +6,7 @@ import path from 'node:path';
 import { BROWSER_SKIP, fillSignIn } from '../helpers/browser.ts';
 import { startDeveloperStore, runShown, shownCommand } from '../helpers/developer-store.ts';
 import type { DeveloperStore } from '../helpers/developer-store.ts';
+import { appArchive } from '../helpers/app-archive.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 
 /** A developer's whole way through the pages, as a person would go it (the admin pages and the slow publish have files of their own). */
@@ -146,6 +147,38 @@ describe(`the developer pages, end to end in Chromium (${DIALECT})`, { skip: BRO
     }
     await tess.context.close();
     assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('publish by uploading the file on the publish page: the job page says so; a wrong signature is refused there', async () => {
+    const { keys, signedIn, registerThroughApi, listed, origin } = store;
+    const appId = 'upload_notes';
+    await registerThroughApi('uma', 'quiet harbour lantern moss', appId);
+    const { context, tab } = await signedIn('uma', 'quiet harbour lantern moss', { width: 390, height: 844 });
+    const archive = path.join(keys, `${appId}.tar.gz`);
+    fs.writeFileSync(archive, await appArchive({ id: appId, version: '2.0.0', name: 'Upload Notes' }));
+    await tab.goto(`${origin}/developer/publish?app=${appId}`);
+    const signature = runShown(await shownCommand(tab, '1. Sign the archive with your key'), keys);
+    const upload = tab.locator('form[action="/developer/publish/upload"]');
+    await upload.getByLabel('Archive (.tar.gz)').setInputFiles(archive);
+    await upload.getByLabel('Signature of the archive (base64)').fill(signature);
+    await tab.getByRole('button', { name: 'Upload and publish' }).click();
+    await tab.waitForURL(/\/developer\/publish\/[A-Za-z0-9_-]+$/);
+    await tab.getByText(`Published: ${appId} 2.0.0.`).waitFor();
+    assert.match((await tab.locator('dl.facts').textContent()) ?? '', /uploaded with the form/);
+    assert.deepEqual(await listed(appId), ['2.0.0']);
+    const served = await fetch(`${origin}/api/v1/archives/${appId}/2.0.0.tar.gz`);
+    assert.equal(served.status, 200);
+    assert.ok(Buffer.from(await served.arrayBuffer()).equals(fs.readFileSync(archive)));
+
+    await tab.goto(`${origin}/developer/publish`);
+    await upload.getByLabel('Archive (.tar.gz)').setInputFiles(archive);
+    await upload.getByLabel('Signature of the archive (base64)').fill('c2lnbmF0dXJl');
+    await tab.getByRole('button', { name: 'Upload and publish' }).click();
+    await tab.getByText('The release was refused; nothing was saved.').waitFor();
+    assert.match((await tab.locator('[role=alert]').textContent()) ?? '', /signature/i);
+    await tab.getByRole('link', { name: 'Publish again' }).click();
+    await tab.waitForURL(`${origin}/developer/publish`);
     await context.close();
   });
 });

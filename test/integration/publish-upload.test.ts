@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
 import { createUser } from '../helpers/accounts.ts';
+import { multipartForm as form } from '../helpers/multipart.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { appArchive, signWith } from '../helpers/app-archive.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
@@ -18,24 +19,6 @@ import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 
 const run = promisify(execFile);
-
-/** A multipart/form-data body as a browser or curl sends it. */
-function form(parts: ReadonlyArray<{ name: string; value: string | Buffer; filename?: string }>): {
-  payload: Buffer;
-  headers: Record<string, string>;
-} {
-  const boundary = `----appstore${Math.random().toString(16).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    const disposition = `form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`;
-    const type = part.filename === undefined ? '' : 'Content-Type: application/gzip\r\n';
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`));
-    chunks.push(Buffer.isBuffer(part.value) ? part.value : Buffer.from(part.value));
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 /**
  * Publishing with the archive itself (issue 52): what a CI job sends with curl -F, no web host.

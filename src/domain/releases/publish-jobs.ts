@@ -5,6 +5,8 @@ import type { Acting } from '../audit/audit.ts';
 import type { User } from '../accounts/user.ts';
 import type { AdmittedPublish, PublishDeps, PublishInput, PublishResult } from './publish-release.ts';
 import { admitPublish, publishAdmitted } from './publish-release.ts';
+import { publishUpload } from './publish-upload.ts';
+import type { UploadReader } from './publish-upload.ts';
 
 /**
  * A publish started from the developer pages: the form answers at once with the job's page,
@@ -93,23 +95,70 @@ export class PublishJobs {
     try {
       state = { status: 'done', result: await publishAdmitted(input, admitted, user, acting, this.deps.publishing) };
     } catch (error) {
-      if (isAppError(error))
-        state = {
-          status: 'refused',
-          code: error.code,
-          detail: error.detail,
-          ...(error.errors === undefined ? {} : { fields: error.errors }),
-        };
-      else {
-        this.deps.failed(error, id);
-        state = { status: 'failed', detail: FAILED };
-      }
+      state = this.ended(error, id);
     }
     try {
       await this.deps.jobs.finish(id, state, this.deps.publishing.now());
     } catch (error) {
       this.deps.failed(error, id);
     }
+  }
+
+  /**
+   * An archive uploaded on the developer pages: published now (its bytes are in the request, so
+   * nothing waits for a host), and recorded as a job (`download` ''), so that its result has the
+   * same page. A refusal before the form is read (no app of theirs, too many at once) is thrown,
+   * for the form to show; one about what was sent is the job's.
+   */
+  async runUpload(read: UploadReader, user: User, acting: Acting): Promise<string> {
+    const id = randomBytes(18).toString('base64url');
+    const { now } = this.deps.publishing;
+    let created = false;
+    const create = async (nightly: boolean): Promise<void> => {
+      if (created) return;
+      created = true;
+      await this.deps.jobs.create({ id, userId: user.id, download: '', nightly }, now());
+    };
+    let reading = false;
+    const run = (async () => {
+      let state: Exclude<PublishJobState, { status: 'running' }>;
+      try {
+        const result = await publishUpload(
+          async (into) => {
+            reading = true;
+            const form = await read(into);
+            await create(form.nightly);
+            return form;
+          },
+          user,
+          acting,
+          this.deps.publishing,
+        );
+        state = { status: 'done', result };
+      } catch (error) {
+        if (!reading) throw error;
+        state = this.ended(error, id);
+      }
+      await create(false);
+      await this.deps.jobs.finish(id, state, now());
+    })();
+    const tracked = run.catch(() => undefined).finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
+    await run;
+    return id;
+  }
+
+  /** A job's end from what its publish threw: a refusal, or a failure of the store (logged). */
+  private ended(error: unknown, id: string): Exclude<PublishJobState, { status: 'running' | 'done' }> {
+    if (isAppError(error))
+      return {
+        status: 'refused',
+        code: error.code,
+        detail: error.detail,
+        ...(error.errors === undefined ? {} : { fields: error.errors }),
+      };
+    this.deps.failed(error, id);
+    return { status: 'failed', detail: FAILED };
   }
 
   /** The job, for the user who started it only (others are told there is none). */

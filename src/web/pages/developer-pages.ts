@@ -7,7 +7,7 @@ import type { PublishJob } from '../../domain/releases/publish-jobs.ts';
 import { releaseDownloads } from '../../domain/mirror/download-counts.ts';
 import type { AppDownloadCounts } from '../../domain/mirror/download-counts.ts';
 import { DEV } from '../developer-strings.ts';
-import { checkbox, field, notice, postForm, problemBox, spoken, textArea } from '../forms.ts';
+import { checkbox, field, fileField, notice, postForm, problemBox, spoken, textArea, uploadForm } from '../forms.ts';
 import type { FormState } from '../forms.ts';
 import type { Html, HtmlValue } from '../html.ts';
 import { html } from '../html.ts';
@@ -176,28 +176,46 @@ ${textArea({ name: 'signature', label: DEV.signatureLabel, hint: DEV.signatureHi
 }
 
 /** The publish form; `appId` (from ?app=, or kept through a refusal) fills in the commands' file names. */
+/** Which of the publish page's two forms a refusal belongs to. */
+export type PublishForm = 'upload' | 'address';
+
 export function publishPage(
   appId: string,
   isAdmin: boolean,
   token: string,
   state: FormState,
   context: PageContext,
+  options: { readonly kept: boolean; readonly refusedForm?: PublishForm },
 ): Html {
   const app = appId === '' ? 'APP' : appId;
+  const refused = options.refusedForm ?? 'address';
+  const upload: FormState = refused === 'upload' ? state : {};
+  const address: FormState = refused === 'address' ? state : {};
+  const hiddenApp = appId === '' ? '' : html`<input type="hidden" name="app" value="${appId}">`;
   return developerLayout(
     DEV.publishTitle,
     'publish',
     isAdmin,
-    html`<p>${DEV.publishLead}</p>
+    html`<p>${DEV.publishLead(options.kept)}</p>
 <h2>${DEV.signArchive}</h2>
 ${command(`openssl dgst -sha512 -sign ${app}.key ${app}.tar.gz | openssl base64`, DEV.signArchive)}
-<h2>2. ${DEV.publishTitle}</h2>${problemBox(state)}
+<h2>2. ${DEV.publishTitle}</h2>
+<h3>${DEV.uploadTitle}</h3>${problemBox(upload)}
+${uploadForm(
+  '/developer/publish/upload',
+  token,
+  html`${fileField({ name: 'archive', form: 'upload', label: DEV.archiveFileLabel, hint: DEV.archiveFileHint, accept: '.gz,.tgz,application/gzip' }, upload)}
+${textArea({ name: 'signature', form: 'upload', label: DEV.archiveSignatureLabel, hint: DEV.signatureHint, rows: 5, maxLength: 65536 }, upload)}
+${checkbox({ name: 'nightly', form: 'upload', label: DEV.nightlyLabel, hint: DEV.nightlyHint }, upload)}
+<p><button type="submit">${DEV.uploadButton}</button></p>`,
+)}
+<h3>${DEV.addressTitle}</h3>${problemBox(address)}
 ${postForm(
   '/developer/publish',
   token,
-  html`${appId === '' ? '' : html`<input type="hidden" name="app" value="${appId}">`}${field({ name: 'download', label: DEV.downloadLabel, hint: DEV.downloadHint, type: 'text', maxLength: 2048, autocomplete: 'off' }, state)}
-${textArea({ name: 'signature', label: DEV.archiveSignatureLabel, hint: DEV.signatureHint, rows: 5, maxLength: 65536 }, state)}
-${checkbox({ name: 'nightly', label: DEV.nightlyLabel, hint: DEV.nightlyHint }, state)}
+  html`${hiddenApp}${field({ name: 'download', label: DEV.downloadLabel, hint: DEV.downloadHint(options.kept), type: 'text', maxLength: 2048, autocomplete: 'off' }, address)}
+${textArea({ name: 'signature', label: DEV.archiveSignatureLabel, hint: DEV.signatureHint, rows: 5, maxLength: 65536 }, address)}
+${checkbox({ name: 'nightly', label: DEV.nightlyLabel, hint: DEV.nightlyHint }, address)}
 <p><button type="submit">${DEV.publishButton}</button></p>`,
 )}`,
     context,
@@ -216,6 +234,7 @@ function fieldList(fields: Readonly<Record<string, readonly string[]>> | undefin
  * `myapp-1.2.0.tar.gz`, as releases are usually named); the form keeps only what looks like one.
  */
 function againAddress(job: PublishJob): string {
+  if (job.download === '') return '/developer/publish';
   const file = job.download.split(/[?#]/)[0]?.split('/').pop() ?? '';
   const app = /^([a-z][a-z0-9_]*?)(-v?\d[^/]*)?\.tar\.gz$/.exec(file)?.[1];
   const query = new URLSearchParams({
@@ -228,7 +247,7 @@ function againAddress(job: PublishJob): string {
 
 export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageContext): Html {
   const { state } = job;
-  const source = html`<dl class="facts"><dt>${DEV.downloadLabel}</dt><dd class="wrap">${job.download}</dd><dt>${DEV.nightlyLabel}</dt><dd>${job.nightly ? 'yes' : 'no'}</dd></dl>`;
+  const source = html`<dl class="facts">${job.download === '' ? html`<dt>${DEV.archiveFileLabel}</dt><dd>${DEV.uploadedArchive}</dd>` : html`<dt>${DEV.downloadLabel}</dt><dd class="wrap">${job.download}</dd>`}<dt>${DEV.nightlyLabel}</dt><dd>${job.nightly ? 'yes' : 'no'}</dd></dl>`;
   let body: Html;
   switch (state.status) {
     case 'running':

@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
+import { AppError } from '../../../errors.ts';
 import type { Static } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { deleteRelease } from '../../../domain/releases/delete-release.ts';
@@ -26,11 +27,17 @@ const PublishBody = Type.Object(
   { additionalProperties: true },
 );
 
-const jsonPublish = ({ download, signature, nightly = false }: Static<typeof PublishBody>) => ({
-  download,
-  signature,
-  nightly,
-});
+/** The JSON body, validated by the schema when there is one (a request without a body has none to validate). */
+function jsonPublish(body: Static<typeof PublishBody> | undefined) {
+  if (typeof body !== 'object' || body === null)
+    throw new AppError(
+      'invalid_request',
+      'Invalid request body: (body): send a JSON object {"download", "signature", "nightly"?}, or the archive itself as multipart/form-data.',
+      { '(body)': ['must be object'] },
+    );
+  const { download, signature, nightly = false } = body;
+  return { download, signature, nightly };
+}
 
 /** The form a CI job sends (documentation: the form is read as it streams, not validated whole). */
 const UploadBody = Type.Object(
@@ -98,9 +105,14 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
     handler: async (request, reply) => {
       const result = await countedUpload(container.metrics, 'publish', () =>
         request.isMultipart()
-          ? publishUpload(multipartUploadReader(request, maxBytes), currentUser(request), actingUser(request), deps)
+          ? publishUpload(
+              multipartUploadReader(request.parts(), maxBytes),
+              currentUser(request),
+              actingUser(request),
+              deps,
+            )
           : publishRelease(
-              jsonPublish(request.body as Static<typeof PublishBody>),
+              jsonPublish(request.body as Static<typeof PublishBody> | undefined),
               currentUser(request),
               actingUser(request),
               deps,

@@ -1,4 +1,8 @@
+import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
+import { AppError } from '../../../errors.ts';
+import { firstField, multipartUploadReader, uploadLimits } from '../../multipart-upload.ts';
+import { acceptStreamedForm } from '../../web-visitor.ts';
 import { publishJobPage, publishPage } from '../../../web/pages/developer-pages.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -18,6 +22,7 @@ export async function developerPublishRoutes(
   pages: SignedInPages,
 ): Promise<void> {
   // Publishing a release: a job, and its page
+  const kept = container.keptArchives.archives.keepNew;
 
   app.get('/developer/publish', {
     schema: {
@@ -36,7 +41,7 @@ export async function developerPublishRoutes(
         ...(on(nightly) ? { nightly: 'on' } : {}),
       };
       return pages.page(request, reply, async (who, setting) =>
-        publishPage(commandId(appId), who.user.isAdmin, setting.formToken(), { values }, setting.context),
+        publishPage(commandId(appId), who.user.isAdmin, setting.formToken(), { values }, setting.context, { kept }),
       );
     },
   });
@@ -66,8 +71,47 @@ export async function developerPublishRoutes(
           return reply.redirect(`/developer/publish/${id}`, 303);
         },
         async (state, who, setting) =>
-          publishPage(commandId(state.values?.['app']), who.user.isAdmin, setting.formToken(), state, setting.context),
+          publishPage(commandId(state.values?.['app']), who.user.isAdmin, setting.formToken(), state, setting.context, {
+            kept,
+          }),
       ),
+  });
+
+  // The archive itself, read as it streams (issue 52): the form's token first, then the file.
+  const maxBytes = container.config.limits.maxArchiveBytes;
+  await app.register(async (scope) => {
+    await scope.register(multipart, { limits: uploadLimits(maxBytes) });
+    scope.post('/developer/publish/upload', {
+      config: { streamedForm: true },
+      schema: {
+        hide: true,
+        response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(FORM_ERRORS, 'invalid_archive') },
+      },
+      handler: async (request, reply) => {
+        if (!request.isMultipart())
+          throw new AppError('invalid_request', 'Send the archive with the upload form of /developer/publish.');
+        const parts = request.parts();
+        acceptStreamedForm(request, container, await firstField(parts));
+        return pages.form(
+          request,
+          reply,
+          '/developer/publish',
+          async (who) => {
+            const id = await container.publishJobs.runUpload(
+              multipartUploadReader(parts, maxBytes),
+              who.user,
+              who.acting,
+            );
+            return reply.redirect(`/developer/publish/${id}`, 303);
+          },
+          async (state, who, setting) =>
+            publishPage('', who.user.isAdmin, setting.formToken(), state, setting.context, {
+              kept,
+              refusedForm: 'upload',
+            }),
+        );
+      },
+    });
   });
 
   app.get('/developer/publish/:job', {
