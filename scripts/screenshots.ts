@@ -15,6 +15,7 @@ import { fillSignIn, launchBrowser } from '../test/helpers/browser.ts';
 import { certFile, readCert } from '../test/helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, startArchiveServer } from '../test/helpers/https-archive-server.ts';
 import { createTestServer } from '../test/helpers/test-server.ts';
+import { downloadStatsRepository } from '../src/storage/repositories/download-stats.repository.ts';
 import { TEST_ACTING } from '../test/helpers/acting.ts';
 import { startUpstreamStore } from '../test/helpers/mirror-upstream.ts';
 import { syncMirror } from '../src/domain/mirror/sync-mirror.ts';
@@ -136,6 +137,24 @@ try {
     },
   });
   if (rated.statusCode >= 300) throw new Error(rated.body);
+  // Downloads for the manage page's charts: some now, and some over the past weeks.
+  const releaseIds = await server.container.database.db
+    .selectFrom('releases')
+    .select(['id', 'version'])
+    .where('app_id', '=', 'news')
+    .orderBy('id')
+    .execute();
+  for (const [i, release] of releaseIds.entries()) {
+    const days = Array.from({ length: 12 }, (_, week) => ({
+      releaseId: Number(release.id),
+      day: new Date(Date.now() - (week * 7 + 1) * 86_400_000).toISOString().slice(0, 10),
+      count: Math.max(0, 40 + i * 25 - week * (5 + i * 3) + ((week * 7) % 11)),
+    }));
+    await downloadStatsRepository(server.container.database.db).add(days);
+  }
+  const latest = releaseIds[releaseIds.length - 1]?.version ?? '';
+  for (let i = 0; i < 5; i += 1) await server.app.inject({ url: `/api/v1/archives/news/${latest}.tar.gz` });
+  await server.container.downloads.counter.flush();
   await server.app.listen({ host: '127.0.0.1', port: 0 });
   const origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
   fs.mkdirSync(OUT, { recursive: true });
@@ -221,6 +240,7 @@ async function mirrorScreenshots(browser: Awaited<ReturnType<typeof launchBrowse
     await syncMirror(TEST_ACTING, mirror.container.mirror.deps);
     await createUser(mirror.container, 'ada', PASSWORD, { isAdmin: true });
     for (let i = 0; i < 3; i += 1) await mirror.app.inject({ url: '/api/v1/archives/news/1.1.0.tar.gz' });
+    await mirror.container.downloads.counter.flush();
     await mirror.app.listen({ host: '127.0.0.1', port: 0 });
     const origin = `http://127.0.0.1:${(mirror.app.server.address() as AddressInfo).port}`;
     for (const [kind, viewport] of [

@@ -12,6 +12,9 @@ import type { KeepDeps } from './domain/archives/keep-archives.ts';
 import { archivePath } from './domain/archives/kept-archives.ts';
 import type { KeptArchives } from './domain/archives/kept-archives.ts';
 import { keptArchiveRepository } from './storage/repositories/kept-archive.repository.ts';
+import { DownloadCounter } from './domain/archives/download-counter.ts';
+import type { DownloadStatsDeps } from './domain/apps/app-downloads.ts';
+import { downloadStatsRepository } from './storage/repositories/download-stats.repository.ts';
 import { accountsWing } from './container/accounts-wing.ts';
 import { listingPartFormat, listingsWing } from './container/listings-wing.ts';
 import { errorText, stderrLog } from './store-log.ts';
@@ -140,6 +143,11 @@ export interface Container {
   readonly mirror: MirrorService;
   /** The archives this store keeps for its releases (docs/decisions.md), and `appstore archives`. */
   readonly keptArchives: KeepDeps;
+  /** Downloads of the archives this store serves: counted in batches, read by the API and the pages. */
+  readonly downloads: {
+    readonly counter: DownloadCounter;
+    readonly stats: DownloadStatsDeps;
+  };
   close(): Promise<void>;
 }
 
@@ -243,6 +251,12 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     url: (appId, version, nightly) => `${publicUrl}${archivePath(appId, version, nightly)}`,
     failed: (message, error) => log.warn(`archives: ${message}`, { error: errorText(error) }),
   };
+  const downloadStats = downloadStatsRepository(db);
+  const downloadCounter = new DownloadCounter(downloadStats, now, (error) =>
+    log.warn('downloads: counts could not be written; they are kept and written with the next batch', {
+      error: errorText(error),
+    }),
+  );
   const publishingSide = publishingWing(config, database, now, {
     archives,
     registry,
@@ -307,11 +321,14 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     metrics,
     mirror: createMirrorService(config, db, archiveStorage, publicUrl, now, options.downloadCa),
     keptArchives: { archives, store: archiveRecords, download: publishingSide.publishing.download, now },
+    downloads: { counter: downloadCounter, stats: { registry, stats: downloadStats, now } },
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
     storeExists: () => storeExists(database),
     close: async () => {
       await publishingSide.publishJobs.settled();
+      // Downloads counted but not written yet are written before the database closes (SIGTERM).
+      await downloadCounter.close();
       await closeAccounts();
       await listingSide.versions.close();
       await database.close();

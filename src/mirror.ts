@@ -3,7 +3,6 @@ import type { Kysely } from 'kysely';
 import type { Config } from './config/config.ts';
 import { loadTrust } from './domain/certificates/trust.ts';
 import type { Trust } from './domain/certificates/trust.ts';
-import type { DownloadCounts } from './domain/mirror/download-counts.ts';
 import type { ArchiveStorage } from './domain/archives/archive-storage.ts';
 import { archivePath } from './domain/archives/kept-archives.ts';
 import type { MirrorDeps } from './domain/mirror/mirror-ports.ts';
@@ -18,11 +17,6 @@ export interface MirrorService {
   readonly deps: MirrorDeps | null;
   readonly storage: ArchiveStorage;
   readonly archives: ReturnType<typeof servedArchiveRepository>;
-  /**
-   * The download counts the pages show: read only in mirror mode (only then does the store serve
-   * archives), so that the pages of a store without it make no query for them.
-   */
-  downloads(appIds: readonly string[]): Promise<DownloadCounts>;
 }
 
 /** The upstream's code-signing root and CRL, read at each sync (a replaced file counts at the next one). */
@@ -74,14 +68,7 @@ export function createMirrorService(
           now,
           log,
         };
-  const archives = servedArchiveRepository(db);
-  const none: DownloadCounts = new Map();
-  return {
-    deps,
-    storage,
-    archives,
-    downloads: (appIds) => (settings === null ? Promise.resolve(none) : archives.downloads(appIds)),
-  };
+  return { deps, storage, archives: servedArchiveRepository(db) };
 }
 
 export const mirrorNotConfigured = (): AppError =>

@@ -38,6 +38,9 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** Downloads counted are written this often, in one batch (docs/operations.md). */
+const DOWNLOAD_WRITE_MS = 10_000;
+
 /** The process's server: config → container → migrations → server → listen (`appstore serve`). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -89,7 +92,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (config.publicUrl === null)
       app.log.info(
         { publicUrl: publicUrlOf(config) },
-        'links in mails use this address; set APPSTORE_PUBLIC_URL to the address visitors use',
+        'links in mails and the URLs of kept archives in the listings use this address; set APPSTORE_PUBLIC_URL to the address visitors and Nextcloud servers use',
       );
     for (const provider of container.externalLogin.providers.values()) {
       const redirectUri = callbackUrl(container.externalLogin, provider.id);
@@ -136,6 +139,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const housekeeping = startHousekeeping(container, (message, error) =>
       error === null ? app.log.info(message) : app.log.warn({ error: errorText(error) }, message),
     );
+    container.downloads.counter.start(DOWNLOAD_WRITE_MS);
     // Mails queued by commands that could not send them, or by a node that stopped: every look.
     container.mailQueue.kick();
     const mailLook = setInterval(() => container.mailQueue.kick(), MAIL_LOOK_MS).unref();
@@ -146,6 +150,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         compiling.stop();
         housekeeping.stop();
         clearInterval(mailLook);
+        // Counted downloads are written first: a slow download still being sent must not hold
+        // them past a forced exit; those counted while requests finish are written at the close.
+        await container.downloads.counter.flush();
         await metricsServer?.close();
         await app.close();
         await container.close();

@@ -22,6 +22,7 @@ import * as transferUnlockTime from './migrations/0018-transfer-unlock-time.ts';
 import * as usernameCase from './migrations/0019-username-case.ts';
 import * as mirrorRecheck from './migrations/0020-mirror-recheck.ts';
 import * as keptArchives from './migrations/0021-kept-archives.ts';
+import * as downloadDays from './migrations/0022-download-days.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -51,6 +52,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0019-username-case', usernameCase],
   ['0020-mirror-recheck', mirrorRecheck],
   ['0021-kept-archives', keptArchives],
+  ['0022-download-days', downloadDays],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

@@ -405,6 +405,13 @@ export interface ReleaseDownloadsTable {
   count: number | string | bigint;
 }
 
+/** Downloads of a release on one day, UTC (migration 0022). */
+export interface ReleaseDownloadDaysTable {
+  release_id: number;
+  day: string;
+  count: number | string | bigint;
+}
+
 export interface Database {
   content_version: ContentVersionTable;
   users: UsersTable;
@@ -447,6 +454,7 @@ export interface Database {
   mirror_documents: MirrorDocumentsTable;
   mirror_releases: MirrorReleasesTable;
   release_downloads: ReleaseDownloadsTable;
+  release_download_days: ReleaseDownloadDaysTable;
 }
 
 export function toBool(value: boolean | number): boolean {

@@ -97,6 +97,7 @@ export const DEV = {
   seeAppPage: 'See the app page',
   manageApp: 'Manage the app',
   // manage
+  notCounted: 'not counted (served by its developer’s host)',
   manageLead: (role: string) => `Your role: ${role}.`,
   owner: 'Owner',
   coMaintainers: 'Co-maintainers',

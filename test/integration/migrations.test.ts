@@ -39,6 +39,7 @@ const TABLES = [
   'rating_translations',
   'ratings',
   'release_databases',
+  'release_download_days',
   'release_downloads',
   'release_external_apps',
   'release_licenses',
@@ -101,6 +102,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0019-username-case',
       '0020-mirror-recheck',
       '0021-kept-archives',
+      '0022-download-days',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

@@ -74,6 +74,7 @@ describe(`a Nextcloud server installs and updates from a mirror (${DIALECT})`, (
       /<version>1\.1\.0<\/version>/,
     );
 
+    await mirror.container.downloads.counter.flush();
     const counts = await mirror.container.database.db.selectFrom('release_downloads').select('count').execute();
     assert.deepEqual(
       counts.map((c) => Number(c.count)),

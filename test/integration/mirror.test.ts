@@ -113,6 +113,7 @@ describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
     assert.equal(missing.statusCode, 404);
     assert.equal(JSON.parse(missing.body).code, 'archive_not_found');
 
+    await mirror.container.downloads.counter.flush();
     const counts = await mirror.container.database.db.selectFrom('release_downloads').select('count').execute();
     assert.deepEqual(
       counts.map((c) => Number(c.count)),

@@ -4,8 +4,8 @@ import { certificateFingerprint } from '../../domain/certificates/certificate-va
 import { isStable } from '../../domain/versions/semantic-version.ts';
 import type { ListedApp, ListedRelease } from '../../domain/listings/app-listing.ts';
 import { compareReleasesDescending } from '../../domain/listings/app-listing.ts';
-import { releaseDownloads, totalDownloads } from '../../domain/mirror/download-counts.ts';
-import type { AppDownloadCounts } from '../../domain/mirror/download-counts.ts';
+import { releaseDownloads, totalDownloads } from '../../domain/archives/download-counts.ts';
+import type { AppDownloadCounts } from '../../domain/archives/download-counts.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout, shownLanguage } from '../layout.ts';

@@ -4,9 +4,11 @@ import type { ManagedApp } from '../../domain/apps/app-overview.ts';
 import type { CertificateRequest } from '../../domain/identity/request-certificate.ts';
 import type { ListedApp } from '../../domain/listings/app-listing.ts';
 import type { PublishJob } from '../../domain/releases/publish-jobs.ts';
-import { releaseDownloads } from '../../domain/mirror/download-counts.ts';
-import type { AppDownloadCounts } from '../../domain/mirror/download-counts.ts';
+import { releaseDownloads } from '../../domain/archives/download-counts.ts';
+import type { AppDownloadCounts } from '../../domain/archives/download-counts.ts';
 import { DEV } from '../developer-strings.ts';
+import { downloadCharts } from '../download-chart.ts';
+import type { DownloadChart } from '../../domain/archives/download-weeks.ts';
 import { checkbox, field, fileField, notice, postForm, problemBox, spoken, textArea, uploadForm } from '../forms.ts';
 import type { FormState } from '../forms.ts';
 import type { Html, HtmlValue } from '../html.ts';
@@ -302,10 +304,14 @@ export function auditTable(
   );
 }
 
+/** A release's downloads, or why there is no number (its archive is downloaded from the developer's host). */
+const countOrUnknown = (count: number | null): string => (count === null ? DEV.notCounted : countText(count, 'en'));
+
 export function manageAppPage(
   app: ManagedApp,
   listed: ListedApp | null,
   downloads: AppDownloadCounts | null,
+  chart: DownloadChart,
   trail: readonly AuditRecord[],
   isAdmin: boolean,
   token: string,
@@ -322,7 +328,7 @@ export function manageAppPage(
     (
       r,
     ) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td data-label="${DEV.nextcloud}">${rangeText(releaseRange(r))}</td><td data-label="${DEV.published}">${when(new Date(r.created))}</td>
-${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${countText(releaseDownloads(downloads, r), 'en')}</td>`}<td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
+${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${countOrUnknown(releaseDownloads(downloads, r))}</td>`}<td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
   );
   const self = context.account?.username;
   return developerLayout(
@@ -334,6 +340,8 @@ ${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${cou
 
 <section aria-labelledby="releases"><h2 id="releases">${DEV.releases}</h2>${around('releases')}
 ${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ headings: [DEV.version, DEV.nextcloud, DEV.published, ...(downloads === null ? [] : [STRINGS.downloadCount]), ACTIONS_HEADING] }, releaseRows)}</section>
+
+${releases.length === 0 ? '' : html`<section aria-labelledby="downloads"><h2 id="downloads">${STRINGS.downloadCount}</h2>${downloadCharts(chart)}</section>`}
 
 <section aria-labelledby="maintainers"><h2 id="maintainers">${DEV.coMaintainers}</h2><p>${DEV.maintainersLead}</p>${around('maintainers')}
 <ul class="plain">${app.coMaintainers.map((m) =>

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_SERIES_DAYS, appDownloadStats } from '../../../domain/apps/app-downloads.ts';
 import type { Container } from '../../../container.ts';
 import { deleteApp } from '../../../domain/apps/delete-app.ts';
 import { registerApp } from '../../../domain/apps/register-app.ts';
@@ -81,5 +82,46 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
       await deleteApp(request.params.appId, currentUser(request), actingUser(request), container.appManagement);
       return sendEmpty(reply, 204);
     },
+  });
+
+  const DownloadEntry = Type.Object({
+    version: Type.String(),
+    isNightly: Type.Boolean(),
+    download: Type.String({ description: 'The URL the listings give' }),
+    downloadCount: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'Downloads of the archive this store serves; null when it is downloaded from elsewhere (not counted)',
+    }),
+    downloadsByDay: Type.Optional(
+      Type.Array(Type.Object({ date: Type.String({ description: 'YYYY-MM-DD, UTC' }), count: Type.Integer() }), {
+        description: 'With ?days=N: the days of the last N with downloads, oldest first',
+      }),
+    ),
+  });
+  app.get('/api/v1/apps/:appId/downloads', {
+    schema: {
+      summary: "An app's downloads per release (owner and co-maintainers), and per day with ?days=N",
+      description:
+        "The original's 5.0.0 route, the same fields. The store counts the archives it serves (a download whole, or from its first byte; HEAD and later ranges are not downloads), per release and day, without addresses; counts are written every few seconds.",
+      tags: ['apps'],
+      params: Type.Object({ appId: AppIdParam }),
+      querystring: Type.Object(
+        {
+          days: Type.Optional(
+            Type.String({ pattern: '^[0-9]{1,6}$', description: `a whole number of days, 1 to ${MAX_SERIES_DAYS}` }),
+          ),
+        },
+        { additionalProperties: true },
+      ),
+      response: {
+        200: Type.Array(DownloadEntry),
+        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'app_not_found'),
+      },
+    },
+    onRequest: authenticated,
+    handler: async (request) =>
+      appDownloadStats(request.params.appId, currentUser(request), container.downloads.stats, {
+        ...(request.query.days === undefined ? {} : { days: Number(request.query.days) }),
+      }),
   });
 }

@@ -31,9 +31,10 @@ export function parseRange(
 }
 
 /**
- * The archives this store hosts (mirror mode, docs/mirror.md): one stable URL per release, which
- * the listings give as `download`. ETag (the SHA-256), Range and HEAD, as download tools and
- * Nextcloud's HTTP client expect. Each full download (or one from the first byte) is counted.
+ * The archives this store hosts (kept at publish, uploaded, or mirrored: docs/decisions.md,
+ * docs/mirror.md): one stable URL per release, which the listings give as `download`. ETag (the
+ * SHA-256), Range and HEAD, as download tools and Nextcloud's HTTP client expect. Each full
+ * download (or one from the first byte) is counted, in memory and written in batches.
  */
 export async function archiveRoutes(app: AppServer, container: Container): Promise<void> {
   const { archives, storage } = container.mirror;
@@ -43,7 +44,7 @@ export async function archiveRoutes(app: AppServer, container: Container): Promi
   });
   const schema = {
     description:
-      'The URL the listings give as `download` for a release taken from the upstream (mirror mode). ETag is the SHA-256; HEAD, If-None-Match (304) and one Range (206) are answered.',
+      'The URL the listings give as `download` for a release whose archive this store keeps (published or uploaded here, or taken from the upstream in mirror mode). ETag is the SHA-256; HEAD, If-None-Match (304) and one Range (206) are answered.',
     tags: ['archives'],
     params,
     response: {
@@ -98,7 +99,7 @@ export async function archiveRoutes(app: AppServer, container: Container): Promi
       const head = request.method === 'HEAD';
       const body = head ? null : await storage.open(found.sha256, range ?? undefined);
       if (head ? !(await storage.has(found.sha256)) : body === null) throw missing();
-      if (!head && (range === null || range.start === 0)) void archives.countDownload(found.releaseId);
+      if (!head && (range === null || range.start === 0)) container.downloads.counter.count(found.releaseId);
       const sent = range ?? { start: 0, end: found.size - 1 };
       reply
         .headers(headers)
@@ -109,11 +110,11 @@ export async function archiveRoutes(app: AppServer, container: Container): Promi
     };
   // HEAD has a handler of its own (see above); the API page documents it with the GET.
   for (const [url, nightly, summary] of [
-    ['/api/v1/archives/:appId/:file', false, "A mirrored release's archive (HEAD, If-None-Match and one Range too)"],
+    ['/api/v1/archives/:appId/:file', false, "A release's archive kept here (HEAD, If-None-Match and one Range too)"],
     [
       '/api/v1/archives/:appId/nightly/:file',
       true,
-      "A mirrored nightly release's archive (HEAD, If-None-Match and one Range too)",
+      "A nightly release's archive kept here (HEAD, If-None-Match and one Range too)",
     ],
   ] as const) {
     app.route({ method: 'GET', url, exposeHeadRoute: false, schema: { ...schema, summary }, handler: serve(nightly) });

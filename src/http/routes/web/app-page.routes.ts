@@ -48,7 +48,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
             : 'maintainer',
       form,
       raterNames,
-      downloads: (await container.mirror.downloads([listed.id])).get(listed.id) ?? null,
+      downloads: (await container.downloads.stats.stats.counts([listed.id])).get(listed.id) ?? null,
     };
     return sendPage(request, reply, appPage(listed, view, context, display));
   }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { chartStart, downloadChart } from '../../../domain/archives/download-weeks.ts';
 import { messagePage } from '../../../web/pages/account-pages.ts';
 import type { ErrorCode } from '../../../errors.ts';
 import { deleteApp } from '../../../domain/apps/delete-app.ts';
@@ -15,7 +16,7 @@ import { AppError, isAppError } from '../../../errors.ts';
 import { DEV } from '../../../web/developer-strings.ts';
 import type { ManagePageState, ManageSection } from '../../../web/pages/developer-pages.ts';
 import { manageAppPage, myAppsPage } from '../../../web/pages/developer-pages.ts';
-import { totalDownloads } from '../../../domain/mirror/download-counts.ts';
+import { totalDownloads } from '../../../domain/archives/download-counts.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import type { PageSetting } from '../../page-context.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -40,7 +41,10 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
       pages.page(request, reply, async (who, setting) => {
         const managed = await myApps(who.acting, container.appOverview);
         const ids = managed.map((m) => m.appId);
-        const [downloads, listed] = await Promise.all([container.mirror.downloads(ids), setting.catalog.details(ids)]);
+        const [downloads, listed] = await Promise.all([
+          container.downloads.stats.stats.counts(ids),
+          setting.catalog.details(ids),
+        ]);
         const rows = managed.map((m) => {
           const counts = downloads.get(m.appId);
           return {
@@ -54,15 +58,24 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
   });
 
   // Managing an app
+  /** The downloads chart's weeks: about a quarter. */
+  const CHART_WEEKS = 12;
 
   async function managePage(appId: string, who: SignedIn, setting: PageSetting, state: ManagePageState) {
     const managed = await managedApp(appId, who.acting, container.appOverview);
     const trail = await appAuditTrail(managed, container.appOverview);
-    const downloads = (await container.mirror.downloads([appId])).get(appId) ?? null;
+    const downloads = (await container.downloads.stats.stats.counts([appId])).get(appId) ?? null;
+    const today = container.now();
+    const chart = downloadChart(
+      await container.downloads.stats.stats.releaseDownloads(appId, chartStart(today, CHART_WEEKS)),
+      today,
+      CHART_WEEKS,
+    );
     return manageAppPage(
       managed,
       (await setting.catalog.details([appId])).get(appId)?.app ?? null,
       downloads,
+      chart,
       trail,
       who.user.isAdmin,
       setting.formToken(),
