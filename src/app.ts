@@ -37,6 +37,7 @@ import { listingRoutes } from './http/routes/listings/listings.routes.ts';
 import { archiveRoutes } from './http/routes/archives/archives.routes.ts';
 import { ratingRoutes } from './http/routes/ratings/ratings.routes.ts';
 import { releaseRoutes } from './http/routes/releases/releases.routes.ts';
+import { feedRoutes } from './http/routes/web/feeds.routes.ts';
 import { systemRoutes } from './http/routes/system/system.routes.ts';
 import { accountPageRoutes } from './http/routes/web/account-pages.routes.ts';
 import { developerPageRoutes } from './http/routes/web/developer-pages.routes.ts';
@@ -214,6 +215,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     appRoutes,
     releaseRoutes,
     ratingRoutes,
+    feedRoutes,
   ]) {
     await app.register(async (scope) => routes(scope, container));
   }

@@ -13,6 +13,12 @@ import { archivePath } from './domain/archives/kept-archives.ts';
 import type { KeptArchives } from './domain/archives/kept-archives.ts';
 import { keptArchiveRepository } from './storage/repositories/kept-archive.repository.ts';
 import { DownloadCounter } from './domain/archives/download-counter.ts';
+import type { AppStatusDeps } from './domain/apps/app-status.ts';
+import type { NotificationLookDeps } from './domain/notifications/notification-look.ts';
+import { notificationRepository } from './storage/repositories/notification.repository.ts';
+import type { FeedStore } from './domain/feeds/release-feed.ts';
+import { feedRepository } from './storage/repositories/feed.repository.ts';
+import { appStatusRepository } from './storage/repositories/app-status.repository.ts';
 import type { DownloadStatsDeps } from './domain/apps/app-downloads.ts';
 import { downloadStatsRepository } from './storage/repositories/download-stats.repository.ts';
 import { accountsWing } from './container/accounts-wing.ts';
@@ -143,6 +149,14 @@ export interface Container {
   readonly mirror: MirrorService;
   /** The archives this store keeps for its releases (docs/decisions.md), and `appstore archives`. */
   readonly keptArchives: KeepDeps;
+  /** The site's address as visitors and Nextcloud servers reach it (APPSTORE_PUBLIC_URL, else host and port). */
+  readonly publicUrl: string;
+  /** The release feeds' reads (issue 52). */
+  readonly feeds: FeedStore;
+  /** Deprecation, orphaning and retired releases (issue 52). */
+  readonly appStatus: AppStatusDeps;
+  /** Notifications found by looking (certificates about to expire, a new Nextcloud major), and the account page's settings. */
+  readonly notificationLook: NotificationLookDeps;
   /** Downloads of the archives this store serves: counted in batches, read by the API and the pages. */
   readonly downloads: {
     readonly counter: DownloadCounter;
@@ -322,6 +336,10 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     mirror: createMirrorService(config, db, archiveStorage, publicUrl, now, options.downloadCa),
     keptArchives: { archives, store: archiveRecords, download: publishingSide.publishing.download, now },
     downloads: { counter: downloadCounter, stats: { registry, stats: downloadStats, now } },
+    appStatus: { registry, statuses: appStatusRepository(db), notify: accountSide.mailQueue, now },
+    notificationLook: { store: notificationRepository(db), mail: accountSide.mailQueue, now },
+    publicUrl,
+    feeds: feedRepository(db),
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
     storeExists: () => storeExists(database),

@@ -1,6 +1,7 @@
 import type { Container } from './container.ts';
 import { runHousekeeping } from './domain/housekeeping.ts';
 import { runScheduledSync } from './domain/mirror/scheduled-sync.ts';
+import { runNotificationLook } from './domain/notifications/notification-look.ts';
 import { isAppError } from './errors.ts';
 
 /** How often a node looks whether the pruning is due (it runs once per interval, by one node). */
@@ -40,6 +41,16 @@ export function startHousekeeping(
     if (running) return;
     running = true;
     runHousekeeping(container.housekeeping)
+      .then(() =>
+        runNotificationLook(container.housekeeping.store, container.housekeeping.holder, container.notificationLook),
+      )
+      .then((look) => {
+        if (look !== null && look.expiring + look.majors > 0)
+          report(
+            `notifications: ${look.expiring} apps' certificates expire within 30 days, ${look.majors} apps lack a release for the new Nextcloud major; their maintainers are mailed`,
+            null,
+          );
+      })
       .catch((error: unknown) => report('housekeeping failed: tried again at the next look', error))
       .finally(() => {
         running = false;

@@ -20,6 +20,7 @@ import {
   caRotateCommand,
 } from './commands/ca.command.ts';
 import { archivesCheckCommand, archivesKeepCommand } from './commands/archives.command.ts';
+import { appDeprecateCommand, appOrphanCommand, releaseRetireCommand } from './commands/app-status.command.ts';
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
 import { discoverExportCommand, discoverImportCommand } from './commands/discover.command.ts';
 import {
@@ -75,12 +76,15 @@ export const COMMANDS: readonly Command[] = [
   appMaintainerRemoveCommand,
   appSetCommand,
   appTransferCommand,
+  appDeprecateCommand,
+  appOrphanCommand,
   caInitCommand,
   caIssueCommand,
   caRevokeCommand,
   caCertificateCommand,
   caRotateCommand,
   releaseInspectCommand,
+  releaseRetireCommand,
   secretKeyRotateCommand,
   auditCommand,
   backupCommand,

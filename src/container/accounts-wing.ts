@@ -1,3 +1,4 @@
+import { notificationRepository } from '../storage/repositories/notification.repository.ts';
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import { publicUrlOf } from '../config/config.ts';
@@ -67,9 +68,19 @@ export function accountsWing(
   const passwords = new PasswordHasher(config.passwordCost);
   const accounts = { store, keys, limiter, signIn: signInRules(config.signInLimits), now, passwords };
   const publicUrl = publicUrlOf(config);
+  const notifications = notificationRepository(db);
   const mailQueue = new MailQueue(
     mailQueueRepository(db),
-    (job) => deliverAccountMail(job, { store, keys, now, limiter, publicUrl, transport: mailer }),
+    (job) =>
+      deliverAccountMail(job, {
+        store,
+        keys,
+        now,
+        limiter,
+        publicUrl,
+        transport: mailer,
+        optedOut: (userId) => notifications.optedOut(userId),
+      }),
     now,
     { problem: (message, error) => options.log.warn(message, error === undefined ? {} : { error: errorText(error) }) },
     options.mailDelivery === 'own',

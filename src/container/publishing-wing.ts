@@ -84,6 +84,7 @@ export function publishingWing(
     registry,
     releases: releaseRepository(db),
     archives: options.archives,
+    notify: options.mailQueue,
     ...uploadLimits,
     now,
   };

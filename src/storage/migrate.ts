@@ -23,6 +23,8 @@ import * as usernameCase from './migrations/0019-username-case.ts';
 import * as mirrorRecheck from './migrations/0020-mirror-recheck.ts';
 import * as keptArchives from './migrations/0021-kept-archives.ts';
 import * as downloadDays from './migrations/0022-download-days.ts';
+import * as appStatus from './migrations/0023-app-status.ts';
+import * as notifications from './migrations/0024-notifications.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -53,6 +55,8 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0020-mirror-recheck', mirrorRecheck],
   ['0021-kept-archives', keptArchives],
   ['0022-download-days', downloadDays],
+  ['0023-app-status', appStatus],
+  ['0024-notifications', notifications],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

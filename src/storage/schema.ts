@@ -131,6 +131,12 @@ export interface AppsTable {
   /** '' registered here; 'upstream' taken from the mirrored store (migration 0015). */
   source: Defaulted<string>;
   upstream_hash: Defaulted<string>;
+  /** Deprecated by its owner: when, why, and the app to use instead ('' none) (migration 0023). */
+  deprecated_at: ColumnType<string | null, string | null | undefined, string | null>;
+  deprecation_reason: Defaulted<string>;
+  successor_id: Defaulted<string>;
+  /** Looking for maintainers since (null: not). */
+  orphaned_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The listing engine's compressed part of one app, as of its listing version (derived data). */
@@ -270,6 +276,10 @@ export interface ReleasesTable {
   listing_text_updated_at: string | null;
   /** The developer's URL when this store keeps the archive and lists its own as `download` (migration 0021). */
   developer_download: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Retired (no longer offered to servers): when, why ('security', 'broken', 'other') and a note (migration 0023). */
+  retired_at: ColumnType<string | null, string | null | undefined, string | null>;
+  retirement_reason: Defaulted<string>;
+  retirement_note: Defaulted<string>;
 }
 
 export interface ReleaseDependencyTable {
@@ -412,6 +422,18 @@ export interface ReleaseDownloadDaysTable {
   count: number | string | bigint;
 }
 
+/** Notification kinds a user turned off (migration 0024). */
+export interface NotificationOptoutsTable {
+  user_id: number | string | bigint;
+  kind: string;
+}
+
+/** Notifications found by looking that were sent already, by key (migration 0024). */
+export interface NotificationsSentTable {
+  key: string;
+  sent_at: string;
+}
+
 export interface Database {
   content_version: ContentVersionTable;
   users: UsersTable;
@@ -455,6 +477,8 @@ export interface Database {
   mirror_releases: MirrorReleasesTable;
   release_downloads: ReleaseDownloadsTable;
   release_download_days: ReleaseDownloadDaysTable;
+  notification_optouts: NotificationOptoutsTable;
+  notifications_sent: NotificationsSentTable;
 }
 
 export function toBool(value: boolean | number): boolean {

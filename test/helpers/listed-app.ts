@@ -75,6 +75,7 @@ export function entrySourceOf(app: ListedApp): EntrySource {
     translations: app.translations,
     categories: app.categories,
     isFeatured: app.isFeatured,
+    isDeprecated: app.isDeprecated === true,
     ratingOverall: app.ratingOverall,
     ratingNumOverall: app.ratingNumOverall,
     created: app.created,

@@ -33,6 +33,8 @@ const TABLES = [
   'mail_queue',
   'mirror_documents',
   'mirror_releases',
+  'notification_optouts',
+  'notifications_sent',
   'platform_releases',
   'publish_jobs',
   'rate_limit_hits',
@@ -103,6 +105,8 @@ describe(`migrations (${DIALECT})`, () => {
       '0020-mirror-recheck',
       '0021-kept-archives',
       '0022-download-days',
+      '0023-app-status',
+      '0024-notifications',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

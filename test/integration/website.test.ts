@@ -191,9 +191,15 @@ describe(`the public website (${DIALECT})`, () => {
       'Registering apps',
       'Publishing releases',
       'Ratings',
+      'Archives',
+      'Feeds',
       'System',
     ]);
-    assert.doesNotMatch(body, /Archives \(mirror mode\)/, 'a store that mirrors nothing serves no archives');
+    assert.match(
+      body,
+      /GET \/api\/v1\/archives\/\{appId\}\/\{file\}|\/api\/v1\/archives\//,
+      'a store that keeps archives serves them',
+    );
     assert.doesNotMatch(body, /Default Response/);
     assert.doesNotMatch(body, /`/, 'no Markdown backticks shown as such');
     assert.match(body, /<code>Authorization: Bearer TOKEN<\/code>/);

@@ -12,6 +12,7 @@ import {
   verificationMail,
 } from './account-mails.ts';
 import type { SessionDeps } from './sessions.ts';
+import { notificationMail } from '../notifications/notifications.ts';
 import type { AccountMailJob } from './mail-jobs.ts';
 
 /** What turning a job into mails needs: the accounts and links, the per-recipient limit, and the transport. */
@@ -19,6 +20,8 @@ export interface AccountMailDeps extends Pick<SessionDeps, 'store' | 'keys' | 'n
   readonly limiter: RateLimiter;
   readonly publicUrl: string;
   readonly transport: Mailer;
+  /** The notification kinds a user turned off (issue 52). */
+  readonly optedOut: (userId: number) => Promise<ReadonlySet<string>>;
 }
 
 /** What a delivery did: mails sent, and mails not sent because their recipient had too many this hour. */
@@ -86,6 +89,21 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
       const user = await deps.store.findUserById(job.userId);
       if (user === null || user.email === null || !user.isActive) return [];
       return [unlockRevocationMail(user.email, user.username, job, link('/developer/certificates'))];
+    }
+    case 'notify': {
+      const mails: OutgoingMail[] = [];
+      for (const userId of new Set(job.userIds)) {
+        const user = await deps.store.findUserById(userId);
+        if (user === null || user.email === null || !user.isActive) continue;
+        if ((await deps.optedOut(userId)).has(job.notification.kind)) continue;
+        mails.push(
+          notificationMail(user.email, user.username, job.notification, {
+            settings: link('/account#notifications'),
+            site: link('/'),
+          }),
+        );
+      }
+      return mails;
     }
   }
 }

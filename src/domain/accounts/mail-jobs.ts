@@ -1,3 +1,5 @@
+import type { NotifyJob } from '../notifications/notifications.ts';
+
 /**
  * A mail the account use cases ask for. The request only records it (one row, whatever the
  * case): which accounts an address has, the links and the mail itself are made after the answer,
@@ -28,7 +30,9 @@ export type AccountMailJob =
       readonly reason: string;
     }
   /** A certificate the user got for an app while its owner had it unlocked for transfer was revoked when the unlock ended. */
-  | { readonly kind: 'certificate-revoked'; readonly userId: number; readonly appId: string; readonly serial: string };
+  | { readonly kind: 'certificate-revoked'; readonly userId: number; readonly appId: string; readonly serial: string }
+  /** A notification (issue 52) to these users, each unless they turned its kind off. */
+  | NotifyJob;
 
 /** Where the use cases leave their mails: the queue (storage), delivered after the answer. */
 export interface MailJobQueue {

@@ -223,15 +223,18 @@ const SECTION_SIZE = 12;
  * updated" leaves out the apps "New apps" shows already, so a young store does not show the same
  * apps twice (the section is left out when nothing is left). Made once per catalogue.
  */
-export function homeView(apps: readonly CatalogEntry[], index: SearchIndex): HomeView {
-  const newest = inOrder(apps, index.orders.newest.subarray(0, SECTION_SIZE));
+export function homeView(all: readonly CatalogEntry[], index: SearchIndex): HomeView {
+  // Deprecated apps are not shown off (issue 52); a search that asks for them finds them.
+  const shownOff = (list: readonly CatalogEntry[]): CatalogEntry[] => list.filter((app) => !app.isDeprecated);
+  const apps = shownOff(all);
+  const newest = shownOff(inOrder(all, index.orders.newest)).slice(0, SECTION_SIZE);
   const shown = new Set(newest.map((app) => app.id));
   const counts = new Map<string, number>();
   for (const app of apps) for (const category of app.categories) counts.set(category, (counts.get(category) ?? 0) + 1);
   return {
     featured: apps.filter((app) => app.isFeatured).slice(0, SECTION_SIZE),
     newest,
-    updated: inOrder(apps, index.orders.updated)
+    updated: shownOff(inOrder(all, index.orders.updated))
       .filter((app) => !shown.has(app.id))
       .slice(0, SECTION_SIZE),
     categories: [...counts]

@@ -13,6 +13,8 @@ export interface CatalogEntry {
   readonly translations: Readonly<Record<string, { readonly name: string; readonly summary: string }>>;
   readonly categories: readonly string[];
   readonly isFeatured: boolean;
+  /** Deprecated by its owner: off the home page and out of a search unless asked for (issue 52). */
+  readonly isDeprecated: boolean;
   readonly ratingOverall: number;
   readonly ratingNumOverall: number;
   readonly created: string;

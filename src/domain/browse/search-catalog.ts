@@ -11,6 +11,8 @@ export interface SearchQuery {
   /** A Nextcloud version (such as 30 or 30.0.2) some release must support; null: any. */
   readonly nextcloud: string | null;
   readonly featuredOnly: boolean;
+  /** Deprecated apps too (left out unless asked for). */
+  readonly deprecated: boolean;
   readonly sort: Sort;
   /** 1-based. */
   readonly page: number;
@@ -57,6 +59,7 @@ export function searchApps(catalog: Searchable, query: SearchQuery): SearchResul
   const kept = (app: CatalogEntry): boolean =>
     (query.category === null || app.categories.includes(query.category)) &&
     (!query.featuredOnly || app.isFeatured) &&
+    (query.deprecated || !app.isDeprecated) &&
     (nextcloud === null || app.platforms.some((bounds) => coreSatisfies(nextcloud, bounds)));
   const matches: number[] = [];
   for (const i of catalog.index.orders[query.sort])

@@ -12,6 +12,7 @@ const source = (
   translations: texts,
   categories: [],
   isFeatured: false,
+  isDeprecated: false,
   ratingOverall: 0.5,
   ratingNumOverall: 0,
   created: '2026-01-01',

@@ -47,13 +47,31 @@ export const isExAppRelease = (release: ListingRelease): boolean =>
   'writtenText' in release ? release.exApp : release.aaIsSystem !== undefined;
 
 /** An app as apps.json shows it (api.md, App), with the flag that filters it. */
-export interface ListedApp extends AppData, RatingAggregate {
+export interface ListedApp extends AppData, RatingAggregate, AppStatusFields {
   readonly isEnterpriseOnly: boolean;
   readonly created: string;
   readonly lastModified: string;
   readonly isFeatured: boolean;
   readonly certificate: string;
   readonly releases: readonly ListedRelease[];
+}
+
+/**
+ * What the listings add about an app that is over (issue 52): present only where set, so that an
+ * app that is not deprecated, orphaned or with retired releases is listed exactly as before.
+ */
+export interface AppStatusFields {
+  readonly isDeprecated?: true;
+  readonly deprecationReason?: string;
+  /** The app to use instead. */
+  readonly successor?: string;
+  readonly isOrphan?: true;
+  /** Releases no longer offered (not in `releases`): mirrors retire them too. */
+  readonly retiredReleases?: ReadonlyArray<{
+    readonly version: string;
+    readonly isNightly: boolean;
+    readonly reason: string;
+  }>;
 }
 
 /** An app as the listing engine reads it: its releases with their fields or their written texts. */

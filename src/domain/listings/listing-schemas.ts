@@ -123,6 +123,20 @@ export const AppSchema = Type.Object(
     ),
     isFeatured: Type.Boolean(),
     certificate: Type.String({ description: 'PEM, CR LF line separators' }),
+    isDeprecated: Type.Optional(Type.Literal(true, { description: 'Only when its owner deprecated the app' })),
+    deprecationReason: Type.Optional(Type.String({ description: 'Only when deprecated' })),
+    successor: Type.Optional(Type.String({ description: 'The app to use instead, when the owner named one' })),
+    isOrphan: Type.Optional(Type.Literal(true, { description: 'Only when the app looks for maintainers' })),
+    retiredReleases: Type.Optional(
+      Type.Array(
+        Type.Object({
+          version: Type.String(),
+          isNightly: Type.Boolean(),
+          reason: Type.String({ description: 'security, broken or other' }),
+        }),
+        { description: 'Only when some are: releases no longer offered (not in releases)' },
+      ),
+    ),
     releases: Type.Array(Type.Ref('Release')),
   },
   { $id: 'App', title: 'App' },

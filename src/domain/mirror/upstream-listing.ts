@@ -26,6 +26,8 @@ export interface UpstreamApp {
   readonly app: AppData;
   readonly certificate: string;
   readonly isFeatured: boolean;
+  /** What the upstream says of an app that is over (issue 52; this store's additive fields, absent from the original's). */
+  readonly status: UpstreamAppStatus;
   readonly created: string;
   readonly lastModified: string;
   readonly releases: readonly UpstreamRelease[];
@@ -236,9 +238,47 @@ function readApp(value: unknown, where: string): UpstreamApp {
     },
     certificate: text(entry.certificate, `${id}.certificate`),
     isFeatured: entry.isFeatured === true,
+    status: upstreamStatus(entry),
     created: upstreamTimestamp(entry.created, `${id}.created`),
     lastModified: upstreamTimestamp(entry.lastModified ?? entry.created, `${id}.lastModified`),
     releases: list(entry.releases, `${id}.releases`).map((r, i) => readRelease(r, `${id}.releases[${i}]`)),
+  };
+}
+
+export interface UpstreamAppStatus {
+  readonly deprecated: { readonly reason: string; readonly successor: string } | null;
+  readonly orphan: boolean;
+  readonly retired: ReadonlyArray<{ readonly version: string; readonly nightly: boolean; readonly reason: string }>;
+}
+
+const short = (value: unknown): string => (typeof value === 'string' ? value.slice(0, 500) : '');
+
+/** The status fields as this store lists them; anything malformed is read as not set. */
+function upstreamStatus(entry: Record<string, unknown>): UpstreamAppStatus {
+  const successor = short(entry['successor']);
+  const retired = Array.isArray(entry['retiredReleases']) ? (entry['retiredReleases'] as unknown[]) : [];
+  return {
+    deprecated:
+      entry['isDeprecated'] === true
+        ? {
+            reason: short(entry['deprecationReason']),
+            successor: /^[a-z][a-z0-9_]{0,30}[a-z0-9]$/.test(successor) ? successor : '',
+          }
+        : null,
+    orphan: entry['isOrphan'] === true,
+    retired: retired.flatMap((r) => {
+      if (typeof r !== 'object' || r === null) return [];
+      const { version, isNightly, reason } = r as Record<string, unknown>;
+      return typeof version === 'string' && version.length <= 64
+        ? [
+            {
+              version,
+              nightly: isNightly === true,
+              reason: ['security', 'broken'].includes(String(reason)) ? String(reason) : 'other',
+            },
+          ]
+        : [];
+    }),
   };
 }
 

@@ -93,7 +93,10 @@ export class PublishJobs {
   ): Promise<void> {
     let state: Exclude<PublishJobState, { status: 'running' }>;
     try {
-      state = { status: 'done', result: await publishAdmitted(input, admitted, user, acting, this.deps.publishing) };
+      state = {
+        status: 'done',
+        result: await publishAdmitted(input, admitted, user, acting, this.deps.publishing, 'page'),
+      };
     } catch (error) {
       state = this.ended(error, id);
     }
@@ -133,6 +136,7 @@ export class PublishJobs {
           user,
           acting,
           this.deps.publishing,
+          'page',
         );
         state = { status: 'done', result };
       } catch (error) {

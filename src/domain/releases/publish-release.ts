@@ -16,6 +16,7 @@ import type { CatalogStore } from '../catalog/import-catalog.ts';
 import type { Downloader } from '../archive-download.ts';
 import { parseWebAddress } from '../encodings.ts';
 import type { KeptArchives } from '../archives/kept-archives.ts';
+import type { NotifyQueue } from '../notifications/notifications.ts';
 import { forgetArchives } from '../archives/kept-archives.ts';
 import { isLatestRelease } from './latest-release.ts';
 import { readRelease } from './read-release.ts';
@@ -38,6 +39,8 @@ export interface PublishDeps {
   readonly releases: ReleaseStore;
   /** Where the archive is kept (unless APPSTORE_KEEP_ARCHIVES is off), and what the save replaced is deleted. */
   readonly archives: KeptArchives;
+  /** The publisher is mailed when a publish let in fails (issue 52; unless they turned it off). */
+  readonly notify: NotifyQueue;
   readonly limiter: RateLimiter;
   readonly uploadsPerDay: number;
   /** Publishes under way per user and on this node (publish-slots.ts). */
@@ -152,6 +155,7 @@ export async function publishAdmitted(
   user: User,
   acting: Acting,
   deps: PublishDeps,
+  origin: PublishOrigin = 'api',
 ): Promise<PublishResult> {
   try {
     await admitted.slot.turn();
@@ -163,9 +167,31 @@ export async function publishAdmitted(
       acting,
       deps,
     );
+  } catch (error) {
+    await notifyFailure(user, `${ORIGINS[origin]}, from ${input.download}`, error, deps);
+    throw error;
   } finally {
     admitted.slot.release();
   }
+}
+
+/** Where a publish came from, as its failure mail says it. */
+export type PublishOrigin = 'api' | 'page';
+const ORIGINS: Record<PublishOrigin, string> = { api: 'through the API', page: 'on the publish page' };
+
+/** Mails the publisher that a publish let in failed, and why (never throws: the refusal is what the caller hears). */
+export async function notifyFailure(
+  user: User,
+  source: string,
+  error: unknown,
+  deps: Pick<PublishDeps, 'notify'>,
+): Promise<void> {
+  const detail = isAppError(error)
+    ? error.detail
+    : 'The store failed while checking it; the failure was logged. Try again later.';
+  await deps.notify
+    .enqueue({ kind: 'notify', userIds: [user.id], notification: { kind: 'publish-failed', source, detail } })
+    .catch(() => undefined);
 }
 
 /** An archive to publish, downloaded from the developer's URL or uploaded (`developerDownload` null). */

@@ -1,8 +1,8 @@
 import { AppError } from '../../errors.ts';
 import type { Acting } from '../audit/audit.ts';
 import type { User } from '../accounts/user.ts';
-import type { PublishDeps, PublishResult } from './publish-release.ts';
-import { admitPublisher, checkAndSave, checkSignatureField, countPublish } from './publish-release.ts';
+import type { PublishDeps, PublishOrigin, PublishResult } from './publish-release.ts';
+import { admitPublisher, checkAndSave, checkSignatureField, countPublish, notifyFailure } from './publish-release.ts';
 
 /**
  * `POST /api/v1/apps/releases` with the archive itself (multipart/form-data, issue 52): what a CI
@@ -26,6 +26,7 @@ export async function publishUpload(
   user: User,
   acting: Acting,
   deps: PublishDeps,
+  origin: PublishOrigin = 'api',
 ): Promise<PublishResult> {
   // A place among the publishes under way before a byte is read: uploads hold memory as
   // downloads do (publish-slots.ts).
@@ -48,6 +49,14 @@ export async function publishUpload(
       acting,
       deps,
     );
+  } catch (error) {
+    await notifyFailure(
+      user,
+      `${origin === 'api' ? 'through the API' : 'on the publish page'}, an uploaded archive`,
+      error,
+      deps,
+    );
+    throw error;
   } finally {
     slot.release();
   }

@@ -2,7 +2,7 @@ import type { AppDetails, IconRef } from '../../domain/browse/browse-catalog.ts'
 import type { EntrySource } from '../../domain/browse/catalog-entry.ts';
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import type { ListedApp, ListingApp, ListingRelease } from '../../domain/listings/app-listing.ts';
+import type { AppStatusFields, ListedApp, ListingApp, ListingRelease } from '../../domain/listings/app-listing.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
 import { aggregateRatings } from '../../domain/listings/rating-aggregate.ts';
 import type { AppTranslation, Author, Screenshot } from '../../domain/releases/release-data.ts';
@@ -19,7 +19,13 @@ import {
 
 /** The apps that are listed: those with at least one release. */
 const hasRelease = (eb: ExpressionBuilder<Database, 'apps'>) =>
-  eb.exists(eb.selectFrom('releases').select('releases.id').whereRef('releases.app_id', '=', 'apps.id'));
+  eb.exists(
+    eb
+      .selectFrom('releases')
+      .select('releases.id')
+      .whereRef('releases.app_id', '=', 'apps.id')
+      .where('releases.retired_at', 'is', null),
+  );
 
 /** Apps that have at least one release, ordered by id, with the version of their last listed change. */
 export async function loadListedAppIndex(db: Kysely<Database>): Promise<Array<{ id: string; listingVersion: number }>> {
@@ -126,7 +132,11 @@ export async function loadListingApps(
 
 /** The releases of the apps in scope (every release when it is null), for the columns a caller selects. */
 function releaseRows(db: Kysely<Database>, scope: { readonly appIds: readonly string[] } | null) {
-  return db.selectFrom('releases').$if(scope !== null, (q) => q.where('app_id', 'in', scope?.appIds ?? []));
+  // A retired release is no longer offered (issue 52).
+  return db
+    .selectFrom('releases')
+    .where('retired_at', 'is', null)
+    .$if(scope !== null, (q) => q.where('app_id', 'in', scope?.appIds ?? []));
 }
 
 async function exAppReleaseIds(
@@ -171,7 +181,7 @@ async function loadAppsWith<R>(
     .execute();
   const appIds = ids ?? [];
   const some = ids !== null;
-  const [translations, authors, screenshots, categories, ratings, releasesOf] = await Promise.all([
+  const [translations, authors, screenshots, categories, ratings, releasesOf, retired] = await Promise.all([
     db
       .selectFrom('app_translations')
       .selectAll()
@@ -204,7 +214,15 @@ async function loadAppsWith<R>(
       .orderBy('id')
       .execute(),
     releasesFor(some ? { appIds } : null),
+    db
+      .selectFrom('releases')
+      .select(['app_id', 'version', 'is_nightly', 'retirement_reason'])
+      .where('retired_at', 'is not', null)
+      .$if(some, (q) => q.where('app_id', 'in', appIds))
+      .orderBy('id')
+      .execute(),
   ]);
+  const retiredOf = groupBy(retired, (r) => r.app_id);
   const byApp = <T extends { app_id: string }>(rows: readonly T[]) => groupBy(rows, (r) => r.app_id);
   const translationsOf = byApp(translations);
   const authorsOf = byApp(authors);
@@ -249,10 +267,37 @@ async function loadAppsWith<R>(
           (ratingsOf.get(app.id) ?? []).map((r) => ({ rating: Number(r.rating), ratedAt: r.rated_at })),
           recentSince,
         ),
+        ...statusFields(app, retiredOf.get(app.id) ?? []),
         releases: releasesOf(app.id),
       },
     };
   });
+}
+
+/** The app's deprecation, orphaning and retired releases, as fields present only where set. */
+function statusFields(
+  app: { deprecated_at: string | null; deprecation_reason: string; successor_id: string; orphaned_at: string | null },
+  retired: ReadonlyArray<{ version: string; is_nightly: boolean | number; retirement_reason: string }>,
+): AppStatusFields {
+  return {
+    ...(app.deprecated_at === null
+      ? {}
+      : {
+          isDeprecated: true as const,
+          deprecationReason: app.deprecation_reason,
+          ...(app.successor_id === '' ? {} : { successor: app.successor_id }),
+        }),
+    ...(app.orphaned_at === null ? {} : { isOrphan: true as const }),
+    ...(retired.length === 0
+      ? {}
+      : {
+          retiredReleases: retired.map((r) => ({
+            version: r.version,
+            isNightly: toBool(r.is_nightly),
+            reason: r.retirement_reason,
+          })),
+        }),
+  };
 }
 
 /**
@@ -264,7 +309,7 @@ async function loadAppsWith<R>(
 export async function loadCatalogSources(db: Kysely<Database>, recentSince: string): Promise<EntrySource[]> {
   const apps = await db
     .selectFrom('apps')
-    .select(['id', 'created_at', 'updated_at', 'last_release_at', 'is_featured'])
+    .select(['id', 'created_at', 'updated_at', 'last_release_at', 'is_featured', 'deprecated_at'])
     .where(hasRelease)
     .orderBy('id')
     .execute();
@@ -276,7 +321,12 @@ export async function loadCatalogSources(db: Kysely<Database>, recentSince: stri
       .execute(),
     db.selectFrom('app_screenshots').select(['app_id', 'url', 'small_thumbnail']).where('position', '=', 0).execute(),
     db.selectFrom('app_categories').select(['app_id', 'category_id']).orderBy('position').execute(),
-    db.selectFrom('releases').select(['app_id', 'platform_version_spec']).distinct().execute(),
+    db
+      .selectFrom('releases')
+      .select(['app_id', 'platform_version_spec'])
+      .where('retired_at', 'is', null)
+      .distinct()
+      .execute(),
     db.selectFrom('ratings').select(['app_id', 'rating', 'rated_at']).orderBy('id').execute(),
   ]);
   const translationsOf = groupBy(translations, (r) => r.app_id);
@@ -299,6 +349,7 @@ export async function loadCatalogSources(db: Kysely<Database>, recentSince: stri
       ),
       categories: (categoriesOf.get(app.id) ?? []).map((c) => c.category_id),
       isFeatured: toBool(app.is_featured),
+      isDeprecated: app.deprecated_at !== null,
       ratingOverall: aggregate.ratingOverall,
       ratingNumOverall: aggregate.ratingNumOverall,
       created: app.created_at,

@@ -61,9 +61,15 @@ async function writeApp(
       .map((r) => r.upstream.created)
       .sort()
       .at(-1) ?? null;
+  const { status } = upstream;
   const row = {
     certificate: upstream.certificate,
     is_featured: upstream.isFeatured,
+    // Carried over as the upstream says it (issue 52), dated by the upstream's last change.
+    deprecated_at: status.deprecated === null ? null : upstream.lastModified,
+    deprecation_reason: status.deprecated?.reason ?? '',
+    successor_id: status.deprecated?.successor ?? '',
+    orphaned_at: status.orphan ? upstream.lastModified : null,
     created_at: upstream.created,
     updated_at: upstream.lastModified,
     last_release_at: lastRelease,
@@ -128,6 +134,21 @@ async function writeApp(
     .execute();
   const gone = stored.filter((r) => !keep.has(`${r.version} ${toBool(r.is_nightly)}`)).map((r) => Number(r.id));
   if (gone.length > 0) await trx.deleteFrom('releases').where('id', 'in', gone).execute();
+  // Releases the upstream retired are retired here too; those it offers again, offered again.
+  const retired = new Map(status.retired.map((r) => [`${r.version} ${r.nightly}`, r.reason]));
+  for (const release of stored) {
+    const reason = retired.get(`${release.version} ${toBool(release.is_nightly)}`);
+    await trx
+      .updateTable('releases')
+      .set(
+        reason === undefined
+          ? { retired_at: null, retirement_reason: '', retirement_note: '' }
+          : { retired_at: upstream.lastModified, retirement_reason: reason, retirement_note: '' },
+      )
+      .where('id', '=', Number(release.id))
+      .where('retired_at', reason === undefined ? 'is not' : 'is', null)
+      .execute();
+  }
 }
 
 async function replaceRecords(trx: Trx, records: readonly MirroredRelease[]): Promise<void> {

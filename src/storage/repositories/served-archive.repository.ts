@@ -6,6 +6,8 @@ export interface ServedArchive {
   readonly releaseId: number;
   readonly sha256: string;
   readonly size: number;
+  /** Why its developer retired it (issue 52); null when it is offered. */
+  readonly retired: string | null;
 }
 
 /** What the archive route reads: where a release's archive is. */
@@ -15,7 +17,13 @@ export function servedArchiveRepository(db: Kysely<Database>) {
       const row = await db
         .selectFrom('releases')
         .innerJoin('apps', 'apps.id', 'releases.app_id')
-        .select(['releases.id', 'releases.archive_sha256', 'releases.archive_size'])
+        .select([
+          'releases.id',
+          'releases.archive_sha256',
+          'releases.archive_size',
+          'releases.retired_at',
+          'releases.retirement_reason',
+        ])
         .where('releases.app_id', '=', appId)
         .where('releases.version', '=', version)
         .where('releases.is_nightly', '=', nightly)
@@ -23,7 +31,12 @@ export function servedArchiveRepository(db: Kysely<Database>) {
         .executeTakeFirst();
       return row === undefined
         ? null
-        : { releaseId: Number(row.id), sha256: row.archive_sha256, size: Number(row.archive_size) };
+        : {
+            releaseId: Number(row.id),
+            sha256: row.archive_sha256,
+            size: Number(row.archive_size),
+            retired: row.retired_at === null ? null : row.retirement_reason,
+          };
     },
   };
 }

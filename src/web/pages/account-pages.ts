@@ -1,6 +1,7 @@
+import { NOTIFICATION_KINDS, NOTIFICATION_LABELS } from '../../domain/notifications/notifications.ts';
 import type { LinkedIdentity } from '../../domain/accounts/external-identity.ts';
 import type { User } from '../../domain/accounts/user.ts';
-import { field, notice, postForm, problemBox } from '../forms.ts';
+import { checkbox, field, notice, postForm, problemBox } from '../forms.ts';
 import type { FormState } from '../forms.ts';
 import type { Html, HtmlValue } from '../html.ts';
 import { html } from '../html.ts';
@@ -176,7 +177,7 @@ ${postForm(
 }
 
 /** Which of the account page's forms a refusal or a message belongs to. */
-export type AccountSection = 'methods' | 'token' | 'password' | 'email' | 'delete';
+export type AccountSection = 'methods' | 'token' | 'password' | 'email' | 'notifications' | 'delete';
 
 export interface AccountPageState {
   readonly section?: AccountSection;
@@ -192,6 +193,21 @@ export interface AccountPageState {
 export interface AccountMethods {
   readonly providers: readonly ProviderChoice[];
   readonly linked: readonly LinkedIdentity[];
+  /** The notification kinds the user turned off (issue 52). */
+  readonly notificationsOff?: ReadonlySet<string>;
+}
+
+/** The mails about the user's apps, each on unless turned off. */
+function notificationsSection(methods: AccountMethods, token: string, message: Html | ''): Html {
+  const off = methods.notificationsOff ?? new Set<string>();
+  return html`<section aria-labelledby="notifications"><h2 id="notifications">${STRINGS.notificationsTitle}</h2>
+<p>${STRINGS.notificationsLead}</p>${message}
+${postForm(
+  '/account/notifications',
+  token,
+  html`<fieldset><legend>${STRINGS.notificationsLegend}</legend>${NOTIFICATION_KINDS.map((kind) => checkbox({ name: `on-${kind}`, label: NOTIFICATION_LABELS[kind], checked: !off.has(kind), form: 'notify' }))}</fieldset>
+<input type="hidden" name="sent" value="1"><p><button type="submit">${STRINGS.save}</button></p>`,
+)}</section>`;
 }
 
 function methodsSection(user: User, methods: AccountMethods, token: string, state: AccountPageState): Html | '' {
@@ -259,6 +275,8 @@ ${currentPassword(user, 'password', formOf('password'))}
 ${field({ name: 'password', label: STRINGS.newPassword, type: 'password', autocomplete: 'new-password', hint: STRINGS.passwordHint, form: 'password' }, formOf('password'))}
 <p><button type="submit">${STRINGS.save}</button></p>`,
 )}</section>
+
+${notificationsSection(methods, token, messageOf('notifications'))}
 
 <section aria-labelledby="email"><h2 id="email">${STRINGS.changeEmailTitle}</h2>
 <p>${STRINGS.changeEmailHint}</p>${messageOf('email')}${problemBox(formOf('email'))}

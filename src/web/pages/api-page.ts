@@ -86,14 +86,15 @@ const GROUPS: ReadonlyArray<readonly [tag: string, title: string, lead: string]>
   [
     'releases',
     'Publishing releases',
-    'Publish a release from its archive’s HTTPS address and signature, and delete one.',
+    'Publish a release from its archive (uploaded, or from its HTTPS address) and signature, delete one, and see its downloads.',
   ],
   ['ratings', 'Ratings', 'Rate an app and comment on it.'],
   [
     'archives',
-    'Archives (mirror mode)',
-    'This store serves the archives of the releases it mirrors from its upstream.',
+    'Archives',
+    'The archives this store keeps of its releases (and, in mirror mode, of those it mirrors): what the listings give as download.',
   ],
+  ['feeds', 'Feeds', 'The newest releases as Atom and RSS, for feed readers.'],
   ['system', 'System', 'Health, metrics and this document: for operators and their tools.'],
 ];
 
@@ -264,7 +265,7 @@ export function apiPage(
   document: OpenApiDocument,
   context: PageContext,
   origin: string,
-  store: { readonly mirror: boolean },
+  store: { readonly mirror: boolean; readonly keepsArchives: boolean },
 ): Html {
   const found = new Map<string, Html[]>();
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
@@ -272,8 +273,8 @@ export function apiPage(
       const operation = operations[method];
       if (operation === undefined) continue;
       const tag = operation.tags?.[0] ?? 'other';
-      // A store that mirrors nothing serves no archives: their routes answer 404, and are left out.
-      if (tag === 'archives' && !store.mirror) continue;
+      // A store that keeps no archives and mirrors nothing serves none: their routes answer 404, and are left out.
+      if (tag === 'archives' && !store.mirror && !store.keepsArchives) continue;
       const list = found.get(tag) ?? [];
       list.push(operationBlock(method, path, operation, origin, document));
       found.set(tag, list);

@@ -55,7 +55,7 @@ export function appCard(app: CatalogEntry, setting: CardSetting): Html {
     head = html`<li class="card">
   <a class="card-link" href="/apps/${encodeURIComponent(app.id)}">
     ${app.shot === null ? html`<span class="card-shot card-shot-none">${appIcon(app.id, setting.icons, 'large')}</span>` : html`<img class="card-shot" src="${app.shot}" alt="" loading="lazy" referrerpolicy="no-referrer">`}
-    <span class="card-title">${appIcon(app.id, setting.icons)}<span class="card-name" lang="${texts.language}">${texts.name}</span></span>
+    <span class="card-title">${appIcon(app.id, setting.icons)}<span class="card-name" lang="${texts.language}">${texts.name}</span>${app.isDeprecated ? html` <span class="mark">${STRINGS.deprecatedMark}</span>` : ''}</span>
   </a>
   <p class="card-summary" lang="${texts.language}">${texts.summary}</p>
   <p class="card-meta">${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · `.text;

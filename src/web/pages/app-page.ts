@@ -149,6 +149,20 @@ function installHelp(app: ListedApp, view: AppPageView, dateLanguage: string): H
   }</section>`;
 }
 
+/** A deprecated app says so first, with its successor; an orphaned one asks for maintainers (issue 52). */
+function statusBanners(app: ListedApp): Html {
+  const contact = app.issueTracker !== '' ? app.issueTracker : app.discussion;
+  return html`${
+    app.isDeprecated === true
+      ? html`<div class="notice warning" role="note"><p><strong>${STRINGS.deprecated}</strong> ${app.deprecationReason ?? ''}</p>${app.successor === undefined ? '' : html`<p>${STRINGS.useInstead} <a href="/apps/${app.successor}">${app.successor}</a></p>`}</div>`
+      : ''
+  }${
+    app.isOrphan === true
+      ? html`<div class="notice" role="note"><p><strong>${STRINGS.lookingForMaintainers}</strong> ${STRINGS.orphanLead}${contact === '' ? '' : html` <a href="${contact}" rel="nofollow noopener">${STRINGS.orphanContact}</a>`}</p></div>`
+      : ''
+  }`;
+}
+
 export function appPage(app: ListedApp, view: AppPageView, context: PageContext, display: CatalogDisplay): Html {
   const { languages } = context;
   const { dateLanguage } = display.cards;
@@ -169,6 +183,7 @@ export function appPage(app: ListedApp, view: AppPageView, context: PageContext,
 <div class="app-title">${appIcon(app.id, display.cards.icons, 'large')}<div><h1>${texts.name}</h1>
 <p class="lead">${texts.summary}</p></div></div>
 <p class="card-meta">${ratedAndUpdated(app, display.cards)}</p>
+${statusBanners(app)}
 <nav aria-label="${STRINGS.categoryLinks}"><ul class="tags">${app.categories.map((id) => html`<li><a href="/categories/${encodeURIComponent(id)}">${display.categoryName(id)}</a></li>`)}</ul></nav>
 ${
   app.screenshots.length === 0

@@ -8,6 +8,8 @@ import { releaseDownloads } from '../../domain/archives/download-counts.ts';
 import type { AppDownloadCounts } from '../../domain/archives/download-counts.ts';
 import { DEV } from '../developer-strings.ts';
 import { downloadCharts } from '../download-chart.ts';
+import { statusSections } from './app-status-section.ts';
+import type { AppStatus } from '../../domain/apps/app-status.ts';
 import type { DownloadChart } from '../../domain/archives/download-weeks.ts';
 import { checkbox, field, fileField, notice, postForm, problemBox, spoken, textArea, uploadForm } from '../forms.ts';
 import type { FormState } from '../forms.ts';
@@ -272,7 +274,7 @@ export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageC
 }
 
 /** Which form of the management page a refusal or a message belongs to. */
-export type ManageSection = 'releases' | 'maintainers' | 'transfer' | 'flags' | 'delete';
+export type ManageSection = 'releases' | 'status' | 'retired' | 'maintainers' | 'transfer' | 'flags' | 'delete';
 
 export interface ManagePageState {
   readonly section?: ManageSection;
@@ -312,6 +314,7 @@ export function manageAppPage(
   listed: ListedApp | null,
   downloads: AppDownloadCounts | null,
   chart: DownloadChart,
+  status: AppStatus,
   trail: readonly AuditRecord[],
   isAdmin: boolean,
   token: string,
@@ -342,6 +345,8 @@ ${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${cou
 ${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ headings: [DEV.version, DEV.nextcloud, DEV.published, ...(downloads === null ? [] : [STRINGS.downloadCount]), ACTIONS_HEADING] }, releaseRows)}</section>
 
 ${releases.length === 0 ? '' : html`<section aria-labelledby="downloads"><h2 id="downloads">${STRINGS.downloadCount}</h2>${downloadCharts(chart)}</section>`}
+
+${statusSections({ base, token, owns, status, listed, formOf, around })}
 
 <section aria-labelledby="maintainers"><h2 id="maintainers">${DEV.coMaintainers}</h2><p>${DEV.maintainersLead}</p>${around('maintainers')}
 <ul class="plain">${app.coMaintainers.map((m) =>

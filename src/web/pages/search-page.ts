@@ -24,6 +24,7 @@ function pageLink(query: SearchQuery, page: number): string {
   if (query.category !== null) params.set('category', query.category);
   if (query.nextcloud !== null) params.set('nextcloud', query.nextcloud);
   if (query.featuredOnly) params.set('featured', '1');
+  if (query.deprecated) params.set('deprecated', '1');
   if (query.sort !== defaultSort(query.text)) params.set('sort', query.sort);
   if (page > 1) params.set('page', String(page));
   const text = params.toString();
@@ -53,6 +54,7 @@ ${query.category === null || query.text !== '' || display.categoryDescription(qu
   <select id="category" name="category"><option value="">${STRINGS.allCategories}</option>${categories.map((id) => html`<option value="${id}"${query.category === id ? html` selected` : ''}>${display.categoryName(id)}</option>`)}</select></p>
   <p><label for="nextcloud">${STRINGS.supportsNextcloud}</label> <input id="nextcloud" name="nextcloud" inputmode="decimal" placeholder="30" value="${query.nextcloud ?? ''}" size="8" maxlength="20"></p>
   <p><input id="featured" name="featured" type="checkbox" value="1"${query.featuredOnly ? html` checked` : ''}> <label for="featured">${STRINGS.featuredOnly}</label></p>
+  <p><input id="deprecated" name="deprecated" type="checkbox" value="1"${query.deprecated ? html` checked` : ''}> <label for="deprecated">${STRINGS.includeDeprecated}</label></p>
   <p><label for="sort">${STRINGS.sortBy}</label>
   <select id="sort" name="sort">${SORTS.filter((sort) => sort !== 'relevance' || query.text !== '').map((sort) => html`<option value="${sort}"${query.sort === sort ? html` selected` : ''}>${SORT_LABELS[sort]}</option>`)}</select></p>
   <p><button type="submit">${STRINGS.apply}</button></p>

@@ -73,6 +73,11 @@ export async function archiveRoutes(app: AppServer, container: Container): Promi
         );
       const found = await archives.find(appId, version, nightly);
       if (found === null) throw missing();
+      if (found.retired !== null)
+        throw new AppError(
+          'archive_not_found',
+          `${appId} ${version}${nightly ? ' (nightly)' : ''} was retired by its developer (${found.retired}): it is no longer offered. The listings give the releases to install.`,
+        );
       const etag = `"${found.sha256}"`;
       const headers = {
         etag,

@@ -19,6 +19,7 @@ import { userActing } from '../../../domain/audit/audit.ts';
 import type { AccountPageKit } from './account-page-kit.ts';
 import { Form, FORM_ERRORS, Redirect, text } from './account-page-kit.ts';
 import { handleForm } from '../../form-refusal.ts';
+import { NOTIFICATION_KINDS } from '../../../domain/notifications/notifications.ts';
 
 /** The account page: token, password, address, linked identities, deletion (`/account`, `/account/…`). */
 export async function accountSettingsRoutes(app: AppServer, kit: AccountPageKit): Promise<void> {
@@ -32,7 +33,11 @@ export async function accountSettingsRoutes(app: AppServer, kit: AccountPageKit)
     user: User,
     state: AccountPageState,
   ) => {
-    const methods: AccountMethods = { providers, linked: await linkedIdentities(user, external) };
+    const methods: AccountMethods = {
+      providers,
+      linked: await linkedIdentities(user, external),
+      notificationsOff: await container.notificationLook.store.optedOut(user.id),
+    };
     return show(request, reply, (s) => accountPage(user, s.formToken(), state, s.context, methods), visitor);
   };
   const providerName = (id: string | undefined): string | null =>
@@ -169,6 +174,26 @@ export async function accountSettingsRoutes(app: AppServer, kit: AccountPageKit)
       return showAccount(request, reply, { user, browserSecret: session.sessionId }, user, {
         section: 'password',
         message: STRINGS.passwordChanged,
+      });
+    }),
+  });
+
+  app.post('/account/notifications', {
+    schema: {
+      hide: true,
+      body: Type.Object(
+        { sent: Type.Optional(text(8)) },
+        { additionalProperties: true, description: 'on-KIND for each kind kept on' },
+      ),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses(ACCOUNT_ERRORS, 'not_authenticated') },
+    },
+    handler: accountForm('notifications', async (user, visitor, body, request, reply) => {
+      const fields = body as Record<string, string | undefined>;
+      const off = NOTIFICATION_KINDS.filter((kind) => (fields[`on-${kind}`] ?? '') === '');
+      await container.notificationLook.store.setOptedOut(user.id, off);
+      return showAccount(request, reply, visitor, user, {
+        section: 'notifications',
+        message: STRINGS.notificationsSaved,
       });
     }),
   });

@@ -30,6 +30,7 @@ export async function apiPageRoutes(app: AppServer, container: Container): Promi
           reply,
           apiPage(app.swagger() as OpenApiDocument, context, `${request.protocol}://${request.host}`, {
             mirror: container.mirror.deps !== null,
+            keepsArchives: container.keptArchives.archives.keepNew,
           }),
         );
       },

@@ -12,6 +12,7 @@ import {
   unlockTransfer,
 } from '../../../domain/apps/manage-apps.ts';
 import { deleteRelease } from '../../../domain/releases/delete-release.ts';
+import { deprecateApp, retireRelease, setOrphan } from '../../../domain/apps/app-status.ts';
 import { AppError, isAppError } from '../../../errors.ts';
 import { DEV } from '../../../web/developer-strings.ts';
 import type { ManagePageState, ManageSection } from '../../../web/pages/developer-pages.ts';
@@ -76,6 +77,7 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
       (await setting.catalog.details([appId])).get(appId)?.app ?? null,
       downloads,
       chart,
+      await container.appStatus.statuses.status(appId),
       trail,
       who.user.isAdmin,
       setting.formToken(),
@@ -146,6 +148,49 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
       await deleteRelease({ appId, version, nightly: on(body.nightly) }, who.user, who.acting, container.publishing);
       return DEV.releaseDeleted(version);
     }),
+  });
+
+  // Saying an app is over (issue 52)
+  app.post('/developer/apps/:appId/status/deprecate', {
+    schema: manageSchema(['reason', 'successor', 'undo'], 'app_not_found'),
+    handler: manageForm<{ reason?: string; successor?: string; undo?: string }>('status', async (appId, body, who) => {
+      const undo = on(body.undo);
+      await deprecateApp(
+        appId,
+        undo ? null : { reason: body.reason ?? '', successor: body.successor ?? '' },
+        who.acting,
+        container.appStatus,
+      );
+      return undo ? DEV.undeprecated : DEV.deprecatedDone;
+    }),
+  });
+
+  app.post('/developer/apps/:appId/status/orphan', {
+    schema: manageSchema(['orphan'], 'app_not_found'),
+    handler: manageForm<{ orphan?: string }>('status', async (appId, body, who) => {
+      const orphan = on(body.orphan);
+      await setOrphan(appId, orphan, who.acting, container.appStatus);
+      return orphan ? DEV.orphaned : DEV.adopted;
+    }),
+  });
+
+  app.post('/developer/apps/:appId/releases/retire', {
+    schema: manageSchema(['release', 'reason', 'note', 'undo'], 'release_not_found'),
+    handler: manageForm<{ release?: string; reason?: string; note?: string; undo?: string }>(
+      'retired',
+      async (appId, body, who) => {
+        // "1.2.0" or "1.2.0 nightly", as the form's choices name them.
+        const [version = '', kind = ''] = (body.release ?? '').trim().split(' ');
+        const undo = on(body.undo);
+        await retireRelease(
+          { appId, version, nightly: kind === 'nightly' },
+          undo ? null : { reason: body.reason ?? '', note: body.note ?? '' },
+          who.acting,
+          container.appStatus,
+        );
+        return undo ? DEV.releaseRestored(version) : DEV.releaseRetired(version);
+      },
+    ),
   });
 
   app.post('/developer/apps/:appId/maintainers/add', {

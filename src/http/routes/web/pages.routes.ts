@@ -50,6 +50,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
         }),
       ),
       featured: Type.Optional(Type.String({ enum: ['', '1'], description: '1 for featured apps only' })),
+      deprecated: Type.Optional(Type.String({ enum: ['', '1'], description: '1 to include deprecated apps' })),
       sort: Type.Optional(Type.String({ enum: ['', ...SORTS], description: `one of ${SORTS.join(', ')}` })),
       page: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$', description: 'a page number' })),
     },
@@ -83,6 +84,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
         category: q.category === undefined || q.category === '' ? null : q.category,
         nextcloud: q.nextcloud === undefined || q.nextcloud === '' ? null : q.nextcloud,
         featuredOnly: q.featured === '1',
+        deprecated: q.deprecated === '1',
         sort: SORTS.find((sort) => sort === q.sort) ?? defaultSort(text),
         page: Number(q.page ?? '1') || 1,
       };
@@ -108,6 +110,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
             category: request.params.category,
             nextcloud: null,
             featuredOnly: false,
+            deprecated: false,
             sort: 'rating',
             page: 1,
           },

@@ -45,6 +45,7 @@ const query = (overrides: Partial<SearchQuery> = {}): SearchQuery => ({
   category: null,
   nextcloud: null,
   featuredOnly: false,
+  deprecated: false,
   sort: 'relevance',
   page: 1,
   ...overrides,
