@@ -62,6 +62,24 @@ export const DEV = {
   updated: (appId: string) => `The certificate of ${appId} is updated.`,
   releasesDeleted:
     'Its releases were deleted: they were signed with the old key. Publish them again, signed with the new one.',
+  // the skeleton generator (issue 52)
+  generateNav: 'New app',
+  generateTitle: 'Start a new app',
+  generateLead:
+    'Name your app and get a skeleton to start from: a .tar.gz with appinfo/info.xml, the PHP bootstrap, the usual folders and a README with the next steps. The store accepts it as it is, so the first release can be published as soon as the app has a certificate.',
+  idLabel: 'App id',
+  idHint: 'Lower-case letters, digits and underscores; the folder and the certificate use it.',
+  nameLabel: 'Name',
+  summaryLabel: 'Summary',
+  summaryHint: 'One sentence (optional).',
+  authorLabel: 'Your name',
+  authorEmailLabel: 'Your e-mail address (optional)',
+  categoryLabel: 'Category',
+  minLabel: 'Lowest Nextcloud version',
+  maxLabel: 'Highest Nextcloud version',
+  bugsLabel: 'Where users report bugs (optional)',
+  bugsHint: 'An http(s) address, such as your repository’s issues; else the app’s page here.',
+  generateButton: 'Download the skeleton',
   // publish
   publishTitle: 'Publish a release',
   publishLead: (kept: boolean) =>

@@ -163,6 +163,7 @@ describe(
         '/developer/certificates?app=mal_app',
         '/developer/register',
         '/developer/publish',
+        '/developer/apps/generate',
         job,
         '/developer/apps/mal_app',
         '/admin',

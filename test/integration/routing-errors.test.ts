@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { Writable } from 'node:stream';
 import { buildServer } from '../../src/app.ts';
 import { AppError } from '../../src/errors.ts';
+import { allowedMethods, registeredRoutes } from '../../src/http/route-registry.ts';
 import { basic, createUser } from '../helpers/accounts.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
@@ -48,6 +49,30 @@ describe(`routing and errors (${DIALECT})`, () => {
     const health = await server.app.inject({ method: 'POST', url: '/healthz' });
     assert.equal(health.statusCode, 405);
     assert.equal(health.headers.allow, 'GET, HEAD');
+  });
+
+  test('every route: a method it does not serve is a 405 whose Allow names those it does (issue 52)', async () => {
+    const routes = registeredRoutes(server.app);
+    const paths = new Map<string, Set<string>>();
+    for (const route of routes) {
+      const url = route.url.replace(/:(\w+)/g, (_m, name: string) =>
+        name === 'lang' ? 'en' : name === 'version' ? '1.0.0' : name === 'file' ? '1.0.0.tar.gz' : 'news',
+      );
+      if (url.includes('*')) continue;
+      const methods = paths.get(url) ?? new Set<string>();
+      methods.add(route.method);
+      paths.set(url, methods);
+    }
+    assert.ok(paths.size > 40, `${paths.size} paths`);
+    for (const [url, methods] of paths) {
+      const served = allowedMethods(server.app, url);
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+        if (served.includes(method)) continue;
+        const response = await server.app.inject({ method, url });
+        assert.equal(response.statusCode, 405, `${method} ${url} (serves ${[...methods].join(', ')})`);
+        assert.equal(response.headers.allow, served.join(', '), `${method} ${url}`);
+      }
+    }
   });
 
   test('405 also through doubled slashes', async () => {

@@ -26,12 +26,13 @@ import { newestRelease, releaseRange } from '../../domain/browse/browse-catalog.
 export const when = (date: Date): Html =>
   html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 16).replace('T', ' ')}</time>`;
 
-type DeveloperSection = 'apps' | 'certificate' | 'register' | 'publish';
+export type DeveloperSection = 'apps' | 'generate' | 'certificate' | 'register' | 'publish';
 
 /** The developer pages' own navigation, under the site header. */
 function developerNav(active: DeveloperSection | null, isAdmin: boolean): Html {
   const links: Array<[DeveloperSection, string, string]> = [
     ['apps', '/developer', DEV.myAppsTitle],
+    ['generate', '/developer/apps/generate', DEV.generateNav],
     ['certificate', '/developer/certificates', DEV.stepCertificate],
     ['register', '/developer/register', DEV.stepRegister],
     ['publish', '/developer/publish', DEV.stepPublish],
@@ -39,7 +40,7 @@ function developerNav(active: DeveloperSection | null, isAdmin: boolean): Html {
   return html`<nav class="subnav" aria-label="${DEV.sections}"><ul>${links.map(([key, href, label]) => html`<li><a href="${href}"${key === active ? html` aria-current="page"` : ''}>${label}</a></li>`)}${isAdmin ? html`<li><a href="/admin">${DEV.navAdmin}</a></li>` : ''}</ul></nav>`;
 }
 
-function developerLayout(
+export function developerLayout(
   title: string,
   active: DeveloperSection | null,
   isAdmin: boolean,

@@ -3,6 +3,7 @@ import { installFormParser } from '../../body-parsers.ts';
 import type { AppServer } from '../../types.ts';
 import { developerAppRoutes } from './developer-apps.routes.ts';
 import { developerCertificateRoutes } from './developer-certificates.routes.ts';
+import { developerGenerateRoutes } from './developer-generate.routes.ts';
 import { developerPublishRoutes } from './developer-publish.routes.ts';
 import { developerRegisterRoutes } from './developer-register.routes.ts';
 import { signedInPages } from './signed-in-forms.ts';
@@ -16,6 +17,7 @@ import { signedInPages } from './signed-in-forms.ts';
 export async function developerPageRoutes(app: AppServer, container: Container): Promise<void> {
   installFormParser(app);
   const pages = signedInPages(container);
+  await developerGenerateRoutes(app, container, pages);
   await developerAppRoutes(app, container, pages);
   await developerCertificateRoutes(app, container, pages);
   await developerRegisterRoutes(app, container, pages);
