@@ -17,6 +17,9 @@ import type { AppStatusDeps } from './domain/apps/app-status.ts';
 import type { NotificationLookDeps } from './domain/notifications/notification-look.ts';
 import { notificationRepository } from './storage/repositories/notification.repository.ts';
 import type { FeedStore } from './domain/feeds/release-feed.ts';
+import { SubscriptionKeyCheck } from './domain/listings/subscription-keys.ts';
+import type { SubscriptionKeyStore } from './domain/listings/subscription-keys.ts';
+import { subscriptionKeyRepository } from './storage/repositories/subscription-key.repository.ts';
 import { feedRepository } from './storage/repositories/feed.repository.ts';
 import { appStatusRepository } from './storage/repositories/app-status.repository.ts';
 import type { DownloadStatsDeps } from './domain/apps/app-downloads.ts';
@@ -151,6 +154,8 @@ export interface Container {
   readonly keptArchives: KeepDeps;
   /** The site's address as visitors and Nextcloud servers reach it (APPSTORE_PUBLIC_URL, else host and port). */
   readonly publicUrl: string;
+  /** Subscription keys (X-NC-Subscription-Key): the store, and the check the listings ask. */
+  readonly subscriptionKeys: { readonly store: SubscriptionKeyStore; readonly check: SubscriptionKeyCheck };
   /** The release feeds' reads (issue 52). */
   readonly feeds: FeedStore;
   /** Deprecation, orphaning and retired releases (issue 52). */
@@ -266,6 +271,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     failed: (message, error) => log.warn(`archives: ${message}`, { error: errorText(error) }),
   };
   const downloadStats = downloadStatsRepository(db);
+  const subscriptionKeys = subscriptionKeyRepository(db);
   const downloadCounter = new DownloadCounter(downloadStats, now, (error) =>
     log.warn('downloads: counts could not be written; they are kept and written with the next batch', {
       error: errorText(error),
@@ -340,6 +346,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     notificationLook: { store: notificationRepository(db), mail: accountSide.mailQueue, now },
     publicUrl,
     feeds: feedRepository(db),
+    subscriptionKeys: { store: subscriptionKeys, check: new SubscriptionKeyCheck(subscriptionKeys, now) },
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),
     storeExists: () => storeExists(database),

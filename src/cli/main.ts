@@ -20,6 +20,11 @@ import {
   caRotateCommand,
 } from './commands/ca.command.ts';
 import { archivesCheckCommand, archivesKeepCommand } from './commands/archives.command.ts';
+import {
+  subscriptionKeyAddCommand,
+  subscriptionKeyListCommand,
+  subscriptionKeyRevokeCommand,
+} from './commands/subscription-key.command.ts';
 import { appDeprecateCommand, appOrphanCommand, releaseRetireCommand } from './commands/app-status.command.ts';
 import { categoryImportCommand, platformImportCommand } from './commands/catalog-import.command.ts';
 import { discoverExportCommand, discoverImportCommand } from './commands/discover.command.ts';
@@ -85,6 +90,9 @@ export const COMMANDS: readonly Command[] = [
   caRotateCommand,
   releaseInspectCommand,
   releaseRetireCommand,
+  subscriptionKeyAddCommand,
+  subscriptionKeyListCommand,
+  subscriptionKeyRevokeCommand,
   secretKeyRotateCommand,
   auditCommand,
   backupCommand,

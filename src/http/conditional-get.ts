@@ -13,12 +13,19 @@ import { ChunkStream } from './chunk-stream.ts';
 /** Every listing response's caching headers, the 304s answered before routing included. */
 export const LISTING_CACHING = { vary: 'Accept-Encoding', 'cache-control': 'public, no-cache' } as const;
 
+/** A listing answered for a subscription key (issue 52): for that server only, and varying with the key. */
+export const KEYED_LISTING_CACHING = {
+  vary: 'Accept-Encoding, X-NC-Subscription-Key',
+  'cache-control': 'private, no-cache',
+} as const;
+
 export async function sendListing(
   request: FastifyRequest,
   reply: FastifyReply,
   listing: Listing,
+  caching: typeof LISTING_CACHING | typeof KEYED_LISTING_CACHING = LISTING_CACHING,
 ): Promise<FastifyReply> {
-  reply.headers(LISTING_CACHING);
+  reply.headers(caching);
   if (isNotModified(request.headers, listing.etag, listing.changedAt)) {
     reply.header('etag', listing.etag).header('last-modified', listing.changedAt.toUTCString());
     return reply.code(304).send();

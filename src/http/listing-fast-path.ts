@@ -149,6 +149,8 @@ export function notModifiedFastPath(
     const { headers } = request;
     const ifNoneMatch = headers['if-none-match'];
     if (ifNoneMatch === undefined && headers['if-modified-since'] === undefined) return false;
+    // A subscription key may list other apps (issue 52): the routes check it.
+    if (headers['x-nc-subscription-key'] !== undefined) return false;
     const url = request.url ?? '';
     const found = validatorsFor(url);
     if (found === null) return false;

@@ -25,6 +25,8 @@ import * as keptArchives from './migrations/0021-kept-archives.ts';
 import * as downloadDays from './migrations/0022-download-days.ts';
 import * as appStatus from './migrations/0023-app-status.ts';
 import * as notifications from './migrations/0024-notifications.ts';
+import * as subscriptionKeys from './migrations/0025-subscription-keys.ts';
+import * as donations from './migrations/0026-donations.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -57,6 +59,8 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0022-download-days', downloadDays],
   ['0023-app-status', appStatus],
   ['0024-notifications', notifications],
+  ['0025-subscription-keys', subscriptionKeys],
+  ['0026-donations', donations],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

@@ -137,6 +137,8 @@ export interface AppsTable {
   successor_id: Defaulted<string>;
   /** Looking for maintainers since (null: not). */
   orphaned_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The latest release's `<donation>` links, JSON (migration 0026). */
+  donations: Defaulted<string>;
 }
 
 /** The listing engine's compressed part of one app, as of its listing version (derived data). */
@@ -434,6 +436,15 @@ export interface NotificationsSentTable {
   sent_at: string;
 }
 
+/** Subscription keys, by their SHA-256 (migration 0025). */
+export interface SubscriptionKeysTable {
+  id: Generated<number | string | bigint>;
+  label: string;
+  key_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
 export interface Database {
   content_version: ContentVersionTable;
   users: UsersTable;
@@ -479,6 +490,7 @@ export interface Database {
   release_download_days: ReleaseDownloadDaysTable;
   notification_optouts: NotificationOptoutsTable;
   notifications_sent: NotificationsSentTable;
+  subscription_keys: SubscriptionKeysTable;
 }
 
 export function toBool(value: boolean | number): boolean {

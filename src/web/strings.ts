@@ -88,6 +88,7 @@ export const STRINGS = {
   supportsNextcloud: 'Supports Nextcloud',
   featuredOnly: 'Featured only',
   includeDeprecated: 'Include deprecated apps',
+  donate: (type: string) => (type === 'paypal' ? 'Donate (PayPal)' : type === 'stripe' ? 'Donate (Stripe)' : 'Donate'),
   notificationsTitle: 'Mails about your apps',
   notificationsLead:
     'The store mails the owners and co-maintainers of an app when something needs them. Each kind can be turned off.',

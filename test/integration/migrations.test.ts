@@ -52,6 +52,7 @@ const TABLES = [
   'sessions',
   'store_identity',
   'store_settings',
+  'subscription_keys',
   'users',
 ];
 
@@ -107,6 +108,8 @@ describe(`migrations (${DIALECT})`, () => {
       '0022-download-days',
       '0023-app-status',
       '0024-notifications',
+      '0025-subscription-keys',
+      '0026-donations',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

@@ -166,6 +166,29 @@ describe(`publishing an uploaded archive (${DIALECT})`, () => {
     assert.equal((await fetch(`${origin}/api/v1/archives/news/nightly/1.1.0.tar.gz`)).status, 200);
   });
 
+  test('<donation> links of the latest release show on the app page; a bad one is refused with the element', async () => {
+    const bytes = await appArchive({
+      version: '1.5.0',
+      extra:
+        '<donation type="paypal">https://paypal.example/news</donation><donation title="Buy me a coffee">https://coffee.example/news</donation>',
+    });
+    const published = await upload('alice', [
+      { name: 'archive', value: bytes, filename: 'news.tar.gz' },
+      { name: 'signature', value: signWith('news', bytes) },
+    ]);
+    assert.equal(published.statusCode, 201, published.body);
+    const page = await server.app.inject({ url: '/apps/news', headers: { accept: 'text/html' } });
+    assert.match(page.body, /<a href="https:\/\/paypal\.example\/news" rel="nofollow noopener">Donate \(PayPal\)<\/a>/);
+    assert.match(page.body, /<a href="https:\/\/coffee\.example\/news" rel="nofollow noopener">Buy me a coffee<\/a>/);
+    const bad = await appArchive({ version: '1.6.0', extra: '<donation type="gold">http://plain.example</donation>' });
+    const refused = await upload('alice', [
+      { name: 'archive', value: bad, filename: 'news.tar.gz' },
+      { name: 'signature', value: signWith('news', bad) },
+    ]);
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.json().detail, /<donation>/);
+  });
+
   test('refusals as from a URL, each naming the problem; nothing is saved', async () => {
     const before = await releases();
     const bytes = await appArchive({ version: '2.0.0' });

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.ts';
 import { appIdProblem } from '../app-id.ts';
+import type { Donation } from '../releases/release-data.ts';
 
 /**
  * The release feeds (issue 52), at the original's paths and parameters: the newest ten releases
@@ -33,6 +34,8 @@ export interface FeedStore {
   /** The newest releases (by publish time) that the query lets in, at most `limit`. */
   newestReleases(query: FeedQuery, limit: number): Promise<FeedRelease[]>;
   appExists(appId: string): Promise<boolean>;
+  /** The app's donation links, as its latest release gives them (the app page shows them). */
+  donations(appId: string): Promise<Donation[]>;
 }
 
 /** `true`, `1` (and an empty value, `?nightly`) ask for them; anything else does not. */

@@ -6,7 +6,7 @@ import { LANGUAGE_CODE_PATTERN } from '../catalog/catalog.ts';
 import { appIdProblem } from '../app-id.ts';
 import { parseExternalApp } from './external-app.ts';
 import { normaliseLicence } from './licences.ts';
-import type { AppTranslation, Author, Dependency, Manifest, Screenshot } from './release-data.ts';
+import type { AppTranslation, Author, Dependency, Donation, Manifest, Screenshot } from './release-data.ts';
 import {
   NO_REQUIREMENT,
   SEMVER_PATTERN,
@@ -272,6 +272,21 @@ function single(info: XmlNode, name: string, problems: Problems): XmlNode | null
   return nodes[0] ?? null;
 }
 
+/** Up to three `<donation>` links, https only; the type (paypal, stripe, other) and a title optional. */
+function parseDonations(info: XmlNode, problems: Problems): Donation[] {
+  const nodes = childrenNamed(info, 'donation');
+  if (nodes.length > 3) problems.add(nodes[3] ?? null, 'at most three <donation> links are allowed');
+  return nodes.slice(0, 3).flatMap((node): Donation[] => {
+    const url = checkedUrl(node, text(node), 'https', problems, '<donation>');
+    const rawType = node.attributes['type'] ?? 'other';
+    const type = rawType === 'paypal' || rawType === 'stripe' || rawType === 'other' ? rawType : null;
+    if (type === null) problems.add(node, `type '${rawType.slice(0, 20)}' is not paypal, stripe or other`);
+    const title = (node.attributes['title'] ?? '').trim();
+    if (title.length > 100) problems.add(node, 'title is longer than 100 characters');
+    return url === '' || type === null ? [] : [{ url, type, title: title.slice(0, 100) }];
+  });
+}
+
 /** Fills each text's missing languages from its English value (the union of all languages given). */
 function translations(
   name: Map<string, string>,
@@ -356,6 +371,7 @@ export function parseManifest(info: XmlNode, validCategories: ReadonlySet<string
   const issueTracker =
     bugsNode === null ? '' : checkedUrl(bugsNode, text(bugsNode), 'http or https', problems, '<bugs>');
   const screenshots = parseScreenshots(info, problems);
+  const donations = parseDonations(info, problems);
   const dependencies = parseDependencies(info, problems);
   checkPhpClasses(info, problems);
   const externalApp = parseExternalApp(info, (node, message, element) => problems.add(node, message, element));
@@ -367,6 +383,7 @@ export function parseManifest(info: XmlNode, validCategories: ReadonlySet<string
   }
 
   return {
+    donations,
     app: {
       id,
       categories,

@@ -86,6 +86,7 @@ export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): P
     app: manifest.app,
     release: { ...manifest.release, isNightly: options.nightly, translations },
     icon,
+    donations: manifest.donations,
     ...(problems.length === 0 || icon !== null ? {} : { iconProblem: `the icon was left out: ${problems.join('; ')}` }),
   };
 }

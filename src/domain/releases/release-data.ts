@@ -65,10 +65,20 @@ export interface ReleaseCandidate {
   readonly icon: AppIcon | null;
   /** Why an icon in the archive was left out (the release is published all the same). */
   readonly iconProblem?: string;
+  /** `<donation>` links (issue 52), shown on the app page when this release is the app's latest. */
+  readonly donations?: readonly Donation[];
+}
+
+/** A donation link of info.xml: `<donation type="paypal|stripe|other" title="…">https://…</donation>`. */
+export interface Donation {
+  readonly url: string;
+  readonly type: 'paypal' | 'stripe' | 'other';
+  readonly title: string;
 }
 
 /** The manifest part: everything info.xml says (the changelog and nightly flag come from elsewhere). */
 export interface Manifest {
   readonly app: AppData;
+  readonly donations: readonly Donation[];
   readonly release: Omit<ReleaseData, 'isNightly' | 'translations'>;
 }

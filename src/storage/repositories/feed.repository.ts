@@ -1,11 +1,21 @@
 import type { Kysely } from 'kysely';
 import type { FeedStore } from '../../domain/feeds/release-feed.ts';
+import type { Donation } from '../../domain/releases/release-data.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 
 /** The feeds' releases: the newest ones a query lets in, with their app's name and changelog in a language. */
 export function feedRepository(db: Kysely<Database>): FeedStore {
   return {
+    async donations(appId) {
+      const row = await db.selectFrom('apps').select('donations').where('id', '=', appId).executeTakeFirst();
+      try {
+        const parsed = JSON.parse(row?.donations ?? '[]') as unknown;
+        return Array.isArray(parsed) ? (parsed as Donation[]) : [];
+      } catch {
+        return [];
+      }
+    },
     async appExists(appId) {
       return (await db.selectFrom('apps').select('id').where('id', '=', appId).executeTakeFirst()) !== undefined;
     },

@@ -223,6 +223,11 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
           if (rules.isLatest(others.map((o) => o.version))) {
             await replaceAppData(trx, app, at);
             await replaceIcon(trx, app.id, candidate.icon, at);
+            await trx
+              .updateTable('apps')
+              .set({ donations: JSON.stringify(candidate.donations ?? []) })
+              .where('id', '=', app.id)
+              .execute();
           }
           await trx.updateTable('apps').set({ last_release_at: at, updated_at: at }).where('id', '=', app.id).execute();
           await markAppsChanged(trx, [app.id]);

@@ -1,3 +1,4 @@
+import type { Donation } from '../../domain/releases/release-data.ts';
 import { webAddressProblem } from '../../domain/encodings.ts';
 import { nextcloudRange, releaseRange, specBounds, textsIn } from '../../domain/browse/browse-catalog.ts';
 import { certificateFingerprint } from '../../domain/certificates/certificate-validator.ts';
@@ -67,8 +68,10 @@ export interface AppPageView {
   readonly form: FormState & { readonly message?: string };
   /** The names raters are shown by (never their e-mail addresses), by user id. */
   readonly raterNames: ReadonlyMap<number, string>;
-  /** Downloads per release (`downloadKey`) when this store serves the app's archives (mirror mode); null: they are elsewhere. */
+  /** Downloads per release (`downloadKey`) when this store serves the app's archives; null: they are elsewhere. */
   readonly downloads: AppDownloadCounts | null;
+  /** The latest release's `<donation>` links (issue 52). */
+  readonly donations?: readonly Donation[];
 }
 
 const COMMENT_LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt_BR', 'ru', 'pl', 'ja', 'zh_CN'];
@@ -176,6 +179,7 @@ export function appPage(app: ListedApp, view: AppPageView, context: PageContext,
     link(app.userDocs, STRINGS.userDocs),
     link(app.adminDocs, STRINGS.adminDocs),
     link(app.developerDocs, STRINGS.developerDocs),
+    ...(view.donations ?? []).map((d) => link(d.url, d.title === '' ? STRINGS.donate(d.type) : d.title)),
   ];
   return layout(
     { title: texts.name, description: texts.summary },

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { PLATFORM_VERSION_PATTERN } from '../../../domain/versions/semantic-version.ts';
-import { sendListing } from '../../conditional-get.ts';
+import { KEYED_LISTING_CACHING, LISTING_CACHING, sendListing } from '../../conditional-get.ts';
 import { includesEnterprise } from '../../listing-fast-path.ts';
 import { errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
@@ -30,6 +30,20 @@ const PlatformParams = Type.Object({
  */
 export async function listingRoutes(app: AppServer, container: Container): Promise<void> {
   const { listings } = container;
+  const { check } = container.subscriptionKeys;
+  /**
+   * Enterprise-only apps too: `include_enterprise`, or a subscription key this store knows
+   * (X-NC-Subscription-Key, issue 52). An answer for a key is private to that server.
+   */
+  const enterprise = async (request: {
+    query: { include_enterprise?: string };
+    headers: Record<string, string | string[] | undefined>;
+  }): Promise<{ includeEnterprise: boolean; caching: typeof LISTING_CACHING | typeof KEYED_LISTING_CACHING }> => {
+    const key = request.headers['x-nc-subscription-key'];
+    const caching = key === undefined ? LISTING_CACHING : KEYED_LISTING_CACHING;
+    if (includesEnterprise(request.query.include_enterprise)) return { includeEnterprise: true, caching };
+    return { includeEnterprise: key !== undefined && (await check.valid(key)), caching };
+  };
 
   app.get(LISTING_PATHS.apps, {
     schema: {
@@ -39,12 +53,10 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
       querystring: EnterpriseQuery,
       response: listingResponses('App', 'Apps with all their releases'),
     },
-    handler: async (request, reply) =>
-      sendListing(
-        request,
-        reply,
-        await listings.open({ kind: 'apps', includeEnterprise: includesEnterprise(request.query.include_enterprise) }),
-      ),
+    handler: async (request, reply) => {
+      const { includeEnterprise, caching } = await enterprise(request);
+      return sendListing(request, reply, await listings.open({ kind: 'apps', includeEnterprise }), caching);
+    },
   });
 
   app.get(LISTING_PATHS.platformApps, {
@@ -59,16 +71,15 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
         ...errorResponses('invalid_request'),
       },
     },
-    handler: async (request, reply) =>
-      sendListing(
+    handler: async (request, reply) => {
+      const { includeEnterprise, caching } = await enterprise(request);
+      return sendListing(
         request,
         reply,
-        await listings.open({
-          kind: 'apps',
-          includeEnterprise: includesEnterprise(request.query.include_enterprise),
-          platform: request.params.version,
-        }),
-      ),
+        await listings.open({ kind: 'apps', includeEnterprise, platform: request.params.version }),
+        caching,
+      );
+    },
   });
 
   app.get(LISTING_PATHS.exApps, {
@@ -82,16 +93,15 @@ export async function listingRoutes(app: AppServer, container: Container): Promi
         'Apps with their ExApp releases (aaIsSystem, deployMethods, apiScopes, environmentVariables added to each release); apps without one are left out',
       ),
     },
-    handler: async (request, reply) =>
-      sendListing(
+    handler: async (request, reply) => {
+      const { includeEnterprise, caching } = await enterprise(request);
+      return sendListing(
         request,
         reply,
-        await listings.open({
-          kind: 'apps',
-          includeEnterprise: includesEnterprise(request.query.include_enterprise),
-          exApps: true,
-        }),
-      ),
+        await listings.open({ kind: 'apps', includeEnterprise, exApps: true }),
+        caching,
+      );
+    },
   });
 
   app.get(LISTING_PATHS.ratings, {

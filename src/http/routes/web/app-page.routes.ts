@@ -49,6 +49,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
       form,
       raterNames,
       downloads: (await container.downloads.stats.stats.counts([listed.id])).get(listed.id) ?? null,
+      donations: await container.feeds.donations(listed.id),
     };
     return sendPage(request, reply, appPage(listed, view, context, display));
   }

@@ -25,6 +25,7 @@ function refused(name: string, where: RegExp, message: RegExp, code = 'invalid_i
 describe('parseManifest: accepted', () => {
   test('minimal.xml', () => {
     assert.deepEqual(parse('minimal.xml'), {
+      donations: [],
       app: {
         id: 'news',
         categories: ['multimedia'],
