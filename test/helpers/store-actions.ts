@@ -1,3 +1,4 @@
+import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../src/container.ts';
@@ -70,6 +71,18 @@ export async function tokenOf(send: Send, username: string, password: string): P
   });
   assert.equal(answer.status, 200, answer.text);
   return answer.json<{ token: string }>().token;
+}
+
+/** The categories an app archive of the fixtures names (multimedia, tools, …), each with an English name. */
+export async function importTestCategories(
+  container: Container,
+  ids: readonly string[] = ['multimedia', 'tools'],
+): Promise<void> {
+  await importCategories(
+    ids.map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
+    TEST_ACTING,
+    container.catalog,
+  );
 }
 
 /** Registers one of the fixture apps (news, notes: their certificate and signature over the id); the status. */

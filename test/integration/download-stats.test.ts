@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { addCoMaintainer } from '../../src/domain/apps/manage-apps.ts';
-import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
 import { dayOf } from '../../src/domain/archives/download-counter.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
@@ -14,6 +13,7 @@ import { startServeProcess } from '../helpers/serve-process.ts';
 import { WebClient } from '../helpers/web-client.ts';
 import { weekStart } from '../../src/domain/archives/download-weeks.ts';
 import { shortDate } from '../../src/web/catalog-display.ts';
+import { importTestCategories } from '../helpers/store-actions.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
@@ -33,11 +33,7 @@ describe(`download statistics (${DIALECT})`, () => {
   before(async () => {
     files = await startArchiveServer();
     server = await createTestServer({ env: ENV, downloadCa: [TEST_TLS_CA] });
-    await importCategories(
-      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
-      TEST_ACTING,
-      server.container.catalog,
-    );
+    await importTestCategories(server.container);
     for (const name of ['alice', 'carol', 'stranger'])
       tokens[name] = await getOrCreateToken(
         await createUser(server.container, name, name === 'carol' ? 'carol password here' : null),

@@ -4,18 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
-import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
 import { archiveKey } from '../../src/domain/archives/archive-storage.ts';
 import { followPublicUrl } from '../../src/domain/archives/keep-archives.ts';
-import { createUser } from '../helpers/accounts.ts';
-import { TEST_ACTING } from '../helpers/acting.ts';
 import { appArchive, signWith } from '../helpers/app-archive.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, TEST_TLS_CA_FILE, startArchiveServer } from '../helpers/https-archive-server.ts';
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
 import { nextcloudInstaller, phpMissing } from '../helpers/nextcloud-installer.ts';
 import { runAppstore } from '../helpers/run-cli.ts';
+import { importTestCategories, injectSend, registerFixtureApp, userWithToken } from '../helpers/store-actions.ts';
 import { freePort } from '../helpers/serve-process.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
@@ -50,23 +47,9 @@ describe(`archives kept by the store (${DIALECT})`, () => {
       downloadCa: [TEST_TLS_CA],
     });
     storageDir = path.join(server.container.config.dataDir, 'archives');
-    await importCategories(
-      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
-      TEST_ACTING,
-      server.container.catalog,
-    );
-    token = await getOrCreateToken(
-      await createUser(server.container, 'alice', null),
-      TEST_ACTING,
-      server.container.accounts,
-    );
-    const registered = await server.app.inject({
-      method: 'POST',
-      url: '/api/v1/apps',
-      headers: { authorization: `Token ${token}` },
-      payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') },
-    });
-    assert.equal(registered.statusCode, 201, registered.body);
+    await importTestCategories(server.container);
+    token = await userWithToken(server.container, 'alice');
+    await registerFixtureApp(injectSend(server.app), token, 'news');
     await server.app.listen({ host: '127.0.0.1', port });
   });
   after(async () => {
@@ -235,23 +218,9 @@ describe(`appstore archives keep and check (${DIALECT})`, () => {
       },
       downloadCa: [TEST_TLS_CA],
     });
-    await importCategories(
-      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
-      TEST_ACTING,
-      server.container.catalog,
-    );
-    token = await getOrCreateToken(
-      await createUser(server.container, 'alice', null),
-      TEST_ACTING,
-      server.container.accounts,
-    );
-    const registered = await server.app.inject({
-      method: 'POST',
-      url: '/api/v1/apps',
-      headers: { authorization: `Token ${token}` },
-      payload: { certificate: readCert('news.crt'), signature: readCert('news.sig') },
-    });
-    assert.equal(registered.statusCode, 201, registered.body);
+    await importTestCategories(server.container);
+    token = await userWithToken(server.container, 'alice');
+    await registerFixtureApp(injectSend(server.app), token, 'news');
   });
   after(async () => {
     await server.close();

@@ -4,7 +4,7 @@ import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { userActing } from '../../src/domain/audit/audit.ts';
 import { retireRelease } from '../../src/domain/apps/app-status.ts';
 import { addCoMaintainer } from '../../src/domain/apps/manage-apps.ts';
-import { importCategories, importPlatformReleases } from '../../src/domain/catalog/import-catalog.ts';
+import { importPlatformReleases } from '../../src/domain/catalog/import-catalog.ts';
 import { lookForNotifications } from '../../src/domain/notifications/notification-look.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
@@ -14,6 +14,7 @@ import { TEST_TLS_CA, startArchiveServer } from '../helpers/https-archive-server
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
 import { startMailServer } from '../helpers/mail-server.ts';
 import type { MailServer } from '../helpers/mail-server.ts';
+import { importTestCategories } from '../helpers/store-actions.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
@@ -41,11 +42,7 @@ describe(`notifications by mail (${DIALECT})`, () => {
       },
       downloadCa: [TEST_TLS_CA],
     });
-    await importCategories(
-      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
-      TEST_ACTING,
-      server.container.catalog,
-    );
+    await importTestCategories(server.container);
     const alice = await createUser(server.container, 'alice', 'alice password here', { email: 'alice@example.org' });
     await createUser(server.container, 'carl', null, { email: 'carl@example.org' });
     token = await getOrCreateToken(alice, TEST_ACTING, server.container.accounts);

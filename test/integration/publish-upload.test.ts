@@ -7,13 +7,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
-import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { multipartForm as form } from '../helpers/multipart.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { appArchive, signWith } from '../helpers/app-archive.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
 import { freePort } from '../helpers/serve-process.ts';
+import { importTestCategories } from '../helpers/store-actions.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
@@ -41,11 +41,7 @@ describe(`publishing an uploaded archive (${DIALECT})`, () => {
         APPSTORE_MAX_ARCHIVE_MIB: '1',
       },
     });
-    await importCategories(
-      ['multimedia', 'tools'].map((id) => ({ id, translations: { en: { name: id, description: '' } } })),
-      TEST_ACTING,
-      server.container.catalog,
-    );
+    await importTestCategories(server.container);
     for (const name of ['alice', 'bob'])
       tokens[name] = await getOrCreateToken(
         await createUser(server.container, name, null),
