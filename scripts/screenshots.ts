@@ -197,6 +197,7 @@ try {
           ['developer-certificate', '/developer/certificates?app=news'],
           ['developer-register', '/developer/register?app=news'],
           ['developer-publish', '/developer/publish'],
+          ['developer-generate', '/developer/apps/generate'],
           ['developer-manage', '/developer/apps/news'],
         ],
       ],
