@@ -61,11 +61,11 @@ ${hiddenTable(
 }
 
 /** The manage page's downloads section; null when the store serves none of the app's archives. */
-export function downloadCharts(chart: DownloadChart): Html {
+export function downloadCharts(chart: DownloadChart, appId: string): Html {
   if (chart.releases.length === 0)
     return html`<p>The store counts the downloads of the archives it keeps; it keeps none of this app's releases yet (they were published before it kept archives: <code>appstore archives keep</code>).</p>`;
   const total = chart.weeks.reduce((sum, w) => sum + w.count, 0);
   return html`${total === 0 ? html`<p>No downloads in the last ${chart.weeks.length} weeks.</p>` : weeksChart(chart)}
 ${releasesChart(chart)}
-<p class="hint">Counted: each archive the store served whole or from its first byte, per day; nothing about who downloaded. The same numbers: <code>GET /api/v1/apps/{id}/downloads?days=84</code>.</p>`;
+<p class="hint">Counted: each archive the store served whole or from its first byte, per day; nothing about who downloaded. The same numbers: <code>GET /api/v1/apps/${appId}/downloads?days=84</code>.</p>`;
 }

@@ -56,7 +56,7 @@ export function atomFeed(channel: FeedChannel, releases: readonly FeedRelease[])
 <id>${xmlText(entryId(channel, r))}</id>
 <published>${rfc3339(r.created)}</published>
 <updated>${rfc3339(r.updated)}</updated>
-<author><name>${xmlText(r.appName)}</name></author>
+<author><name>${xmlText(r.author === '' ? r.appName : r.author)}</name></author>
 <content type="html">${xmlText(changelogHtml(r))}</content>
 </entry>`,
   );

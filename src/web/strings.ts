@@ -96,6 +96,7 @@ export const STRINGS = {
   notificationsSaved: 'Your mail settings are saved.',
   deprecated: 'Deprecated by its developer.',
   useInstead: 'Use instead:',
+  deprecatedInstall: 'Its developer deprecated this app (see above): install it only if you know you need it.',
   deprecatedMark: 'deprecated',
   lookingForMaintainers: 'Looking for maintainers.',
   orphanLead: 'Its developer would hand this app over to someone who keeps it going.',

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
 import { after, before, describe, test } from 'node:test';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { importCategories, importPlatformReleases } from '../../src/domain/catalog/import-catalog.ts';
@@ -12,6 +14,27 @@ import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 import { WebClient } from '../helpers/web-client.ts';
+
+/** One file of a .tar.gz, as text. */
+async function readArchiveFile(archive: Buffer, name: string): Promise<string> {
+  const extract = tar.extract();
+  let found = '';
+  const done = new Promise<void>((resolve, reject) => {
+    extract.on('entry', (header, stream, next) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
+      stream.on('end', () => {
+        if (header.name === name) found = Buffer.concat(chunks).toString('utf8');
+        next();
+      });
+    });
+    extract.on('finish', resolve);
+    extract.on('error', reject);
+  });
+  extract.end(zlib.gunzipSync(archive));
+  await done;
+  return found;
+}
 
 /** The app skeleton generator (issue 52): what it makes, the store accepts and publishes. */
 describe(`the app skeleton generator (${DIALECT})`, () => {
@@ -74,6 +97,11 @@ describe(`the app skeleton generator (${DIALECT})`, () => {
     assert.equal(answer.headers['content-type'], 'application/gzip');
     assert.equal(answer.headers['content-disposition'], 'attachment; filename="news.tar.gz"');
     const bytes = answer.rawPayload;
+    const readme = await readArchiveFile(bytes, 'news/README.md');
+    assert.match(
+      readme,
+      /-F archive=@news\.tar\.gz -F signature="\$SIGNATURE" http:\/\/127\.0\.0\.1:8000\/api\/v1\/apps\/releases/,
+    );
     const read = await readRelease(bytes, { nightly: false, validCategories: new Set(['tools', 'office']) });
     assert.equal(read.app.id, 'news');
     assert.equal(read.app.translations['en']?.name, 'News <& Friends>');

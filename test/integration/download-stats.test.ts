@@ -182,6 +182,7 @@ describe(`download statistics (${DIALECT})`, () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<svg viewBox="0 0 600 190" aria-hidden="true" focusable="false">/);
     assert.match(page.body, /<caption>Downloads per week<\/caption>/);
+    assert.match(page.body, /GET \/api\/v1\/apps\/news\/downloads\?days=84/);
     const thisWeek = shortDate(weekStart(new Date()).toISOString(), 'en');
     assert.match(page.body, new RegExp(`<th scope="row">${thisWeek}</th><td>7</td>`));
     assert.match(page.body, /<caption>Downloads by release<\/caption>.*<th scope="row">1\.0\.0<\/th><td>7<\/td>/s);

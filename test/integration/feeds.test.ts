@@ -111,6 +111,7 @@ describe(`release feeds, Atom and RSS (${DIALECT})`, () => {
     assert.doesNotMatch(content, /href="javascript/i);
     assert.ok(!response.body.includes('\u0001') && !response.body.includes('\u0008'), 'no character XML forbids');
     assert.equal(hostile?.id, 'https://apps.example.org/apps/notes#release-1.0.0');
+    assert.match(response.body, /<author><name>Ann Ø<\/name><\/author>/, 'the developer, not the app');
   });
 
   test('?app=, ?nightly=true, ?prerelease=true; the name in the feed’s language', async () => {

@@ -73,7 +73,7 @@ function checked(input: SkeletonInput, categories: readonly string[], appPage: (
   return { ...input, id, name, summary, author, email, bugs };
 }
 
-function files(input: SkeletonInput, today: string): Record<string, string> {
+function files(input: SkeletonInput, today: string, store: string): Record<string, string> {
   const ns = namespaceOf(input.id);
   const author =
     input.email === ''
@@ -142,7 +142,7 @@ Made with the app store's skeleton generator. What to do next:
    \`tar -czf ${input.id}.tar.gz ${input.id}\` from the folder above this one, sign it with
    \`openssl dgst -sha512 -sign ${input.id}.key ${input.id}.tar.gz | openssl base64 -A\`, and publish
    it on the store's publish page, or from CI:
-   \`curl -H "Authorization: Token $TOKEN" -F archive=@${input.id}.tar.gz -F signature="$SIGNATURE" STORE/api/v1/apps/releases\`.
+   \`curl -H "Authorization: Token $TOKEN" -F archive=@${input.id}.tar.gz -F signature="$SIGNATURE" ${store}/api/v1/apps/releases\`.
 `,
   };
 }
@@ -153,12 +153,14 @@ export async function generateSkeleton(
   categories: readonly string[],
   appPage: (id: string) => string,
   now: Date,
+  /** The store's address, for the README's commands. */
+  store: string,
 ): Promise<Skeleton> {
   const app = checked(input, categories, appPage);
   const pack = tar.pack();
   const mtime = now;
   pack.entry({ name: `${app.id}/`, type: 'directory', mode: 0o755, mtime });
-  for (const [path, content] of Object.entries(files(app, now.toISOString().slice(0, 10)))) {
+  for (const [path, content] of Object.entries(files(app, now.toISOString().slice(0, 10), store))) {
     pack.entry({ name: `${app.id}/${path}`, mode: 0o644, mtime }, content);
   }
   pack.finalize();

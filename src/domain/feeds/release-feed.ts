@@ -22,6 +22,8 @@ export interface FeedQuery {
 export interface FeedRelease {
   readonly appId: string;
   readonly appName: string;
+  /** The app's first author, as info.xml names them ('' none). */
+  readonly author: string;
   readonly version: string;
   readonly nightly: boolean;
   /** Markdown, as published; '' when the release has none. */

@@ -56,7 +56,7 @@ function describeNonGzip(bytes: Buffer): string {
   const text = textStart(bytes);
   if (text !== null) {
     const html = /^\s*<(!doctype|html|head|body|\?xml)/i.test(text);
-    return `this is not a gzip-compressed tar archive (.tar.gz) but ${bytes.length} bytes of ${html ? 'HTML' : 'text'}, beginning ${JSON.stringify(text)}: check the download URL (the server may have answered with an error page)`;
+    return `this is not a gzip-compressed tar archive (.tar.gz) but ${bytes.length} bytes of ${html ? 'HTML' : 'text'}, beginning ${JSON.stringify(text)}: check the download URL (the server may have answered with an error page), or the file uploaded`;
   }
   return `this is not a gzip-compressed tar archive (.tar.gz): ${bytes.length} bytes that start with ${bytes.subarray(0, 8).toString('hex')}`;
 }

@@ -34,7 +34,7 @@ export function feedRepository(db: Kysely<Database>): FeedStore {
         .execute();
       if (rows.length === 0) return [];
       const languages = [...new Set([query.language, 'en'])];
-      const [names, changelogs] = await Promise.all([
+      const [names, changelogs, authors] = await Promise.all([
         db
           .selectFrom('app_translations')
           .select(['app_id', 'language', 'name'])
@@ -51,12 +51,19 @@ export function feedRepository(db: Kysely<Database>): FeedStore {
           )
           .where('language', 'in', languages)
           .execute(),
+        db
+          .selectFrom('app_authors')
+          .select(['app_id', 'name'])
+          .where('app_id', 'in', [...new Set(rows.map((r) => r.app_id))])
+          .where('position', '=', 0)
+          .execute(),
       ]);
       const pick = <T extends { language: string }>(list: readonly T[]): T | undefined =>
         list.find((t) => t.language === query.language) ?? list.find((t) => t.language === 'en');
       return rows.map((row) => ({
         appId: row.app_id,
         appName: pick(names.filter((n) => n.app_id === row.app_id))?.name ?? row.app_id,
+        author: authors.find((a) => a.app_id === row.app_id)?.name ?? '',
         version: row.version,
         nightly: toBool(row.is_nightly),
         changelog: pick(changelogs.filter((c) => Number(c.release_id) === Number(row.id)))?.changelog ?? '',

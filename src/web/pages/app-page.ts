@@ -142,7 +142,7 @@ function installHelp(app: ListedApp, view: AppPageView, dateLanguage: string): H
   const range = nextcloudRange(app);
   const total = view.downloads === null ? null : totalDownloads(view.downloads);
   return html`<section aria-labelledby="install"><h2 id="install">${STRINGS.install}</h2>
-<p>${STRINGS.installLead}</p>
+<p>${STRINGS.installLead}</p>${app.isDeprecated === true ? html`<p class="hint">${STRINGS.deprecatedInstall}</p>` : ''}
 <pre class="command" aria-label="occ"><code>occ app:install ${app.id}</code></pre>
 <dl class="facts"><dt>${STRINGS.appIdLabel}</dt><dd><code>${app.id}</code></dd>${range === null ? '' : html`<dt>${STRINGS.supportedNextcloud}</dt><dd>${rangeText(range)}</dd>`}${total === null ? '' : html`<dt>${STRINGS.downloadsHere}</dt><dd>${countText(total, dateLanguage)}</dd>`}</dl>
 <h3>${STRINGS.downloads}</h3>${

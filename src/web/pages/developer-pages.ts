@@ -345,7 +345,7 @@ ${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${cou
 <section aria-labelledby="releases"><h2 id="releases">${DEV.releases}</h2>${around('releases')}
 ${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ headings: [DEV.version, DEV.nextcloud, DEV.published, ...(downloads === null ? [] : [STRINGS.downloadCount]), ACTIONS_HEADING] }, releaseRows)}</section>
 
-${releases.length === 0 ? '' : html`<section aria-labelledby="downloads"><h2 id="downloads">${STRINGS.downloadCount}</h2>${downloadCharts(chart)}</section>`}
+${releases.length === 0 ? '' : html`<section aria-labelledby="downloads"><h2 id="downloads">${STRINGS.downloadCount}</h2>${downloadCharts(chart, app.appId)}</section>`}
 
 ${statusSections({ base, token, owns, status, listed, formOf, around })}
 

@@ -75,6 +75,7 @@ export async function developerGenerateRoutes(
             categories.map((c) => c.id),
             (id) => `${container.publicUrl}/apps/${id}`,
             container.now(),
+            container.publicUrl,
           );
           return reply
             .type('application/gzip')

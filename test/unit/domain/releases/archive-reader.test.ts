@@ -42,7 +42,7 @@ describe('readAppArchive', () => {
         error.message,
         /not a gzip-compressed tar archive \(\.tar\.gz\) but 80 bytes of HTML, beginning "<HTML><BODY> <PRE> Error opening 'walkthrough\/myap\.tar\.gz'/,
       );
-      assert.match(error.message, /check the download URL/);
+      assert.match(error.message, /check the download URL .*, or the file uploaded/);
       return true;
     });
     await assert.rejects(readAppArchive(Buffer.from('Not Found')), /9 bytes of text, beginning "Not Found"/);
