@@ -267,6 +267,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     storage: archiveStorage,
     references: archiveRecords,
     keepNew: config.keepArchives,
+    base: `${publicUrl}/api/v1/archives/`,
     url: (appId, version, nightly) => `${publicUrl}${archivePath(appId, version, nightly)}`,
     failed: (message, error) => log.warn(`archives: ${message}`, { error: errorText(error) }),
   };

@@ -181,6 +181,7 @@ describe(`archives kept by the store (${DIALECT})`, () => {
       ...server.container.keptArchives,
       archives: {
         ...server.container.keptArchives.archives,
+        base: 'https://apps.example.org/api/v1/archives/',
         url: (appId, version) => `https://apps.example.org/api/v1/archives/${appId}/${version}.tar.gz`,
       },
     });

@@ -39,7 +39,8 @@ export interface KeepStore {
    * changed meanwhile (deleted, or published again with other bytes): nothing is saved then.
    */
   markKept(release: UnkeptRelease, url: string, now: Date): Promise<boolean>;
-  kept(): Promise<KeptRelease[]>;
+  /** The kept releases whose listed URL does not begin with `base` (none, unless the public URL changed). */
+  keptElsewhere(base: string): Promise<KeptRelease[]>;
   /** New URLs for kept releases (their listings are written again). */
   moveKept(moves: ReadonlyArray<{ readonly id: number; readonly download: string }>, now: Date): Promise<void>;
 }
@@ -113,7 +114,7 @@ export async function keepPublishedArchives(
  * each is written again (at `serve`'s start). Returns how many moved.
  */
 export async function followPublicUrl(deps: Pick<KeepDeps, 'archives' | 'store' | 'now'>): Promise<number> {
-  const moves = (await deps.store.kept())
+  const moves = (await deps.store.keptElsewhere(deps.archives.base))
     .map((r) => ({ id: r.id, from: r.download, download: deps.archives.url(r.appId, r.version, r.nightly) }))
     .filter((m) => m.from !== m.download);
   if (moves.length > 0) await deps.store.moveKept(moves, deps.now());

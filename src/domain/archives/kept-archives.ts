@@ -29,7 +29,9 @@ export interface KeptArchives {
   readonly references: ArchiveReferences;
   /** Whether a publish keeps its archive (APPSTORE_KEEP_ARCHIVES). */
   readonly keepNew: boolean;
-  /** The store's URL of a release's archive (absolute, under APPSTORE_PUBLIC_URL). */
+  /** Where the store's archive URLs begin: `{APPSTORE_PUBLIC_URL}/api/v1/archives/`. */
+  readonly base: string;
+  /** The store's URL of a release's archive (absolute, under `base`). */
   url(appId: string, version: string, nightly: boolean): string;
   /** An archive that could not be deleted: for the log (the check finds it later). */
   readonly failed: (message: string, error: unknown) => void;

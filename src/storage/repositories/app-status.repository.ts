@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction, UpdateResult } from 'kysely';
+import type { AuditEntry } from '../../domain/audit/audit.ts';
 import type { AppStatusStore, RetirementReason } from '../../domain/apps/app-status.ts';
 import { RETIREMENT_REASONS } from '../../domain/apps/app-status.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
@@ -44,81 +45,81 @@ export function appStatusRepository(db: Kysely<Database>): AppStatusStore {
     },
 
     async setDeprecation(appId, deprecation, now, audit) {
-      const at = formatTimestamp(now);
-      const { result } = await writeTransaction(
-        db,
-        now,
-        async (trx) => {
-          const updated = await trx
-            .updateTable('apps')
-            .set(
-              deprecation === null
-                ? { deprecated_at: null, deprecation_reason: '', successor_id: '' }
-                : { deprecated_at: at, deprecation_reason: deprecation.reason, successor_id: deprecation.successor },
-            )
-            .where('id', '=', appId)
-            .executeTakeFirst();
-          const found = Number(updated.numUpdatedRows) > 0;
-          if (found) await markAppsChanged(trx, [appId]);
-          return { changed: found, result: found };
-        },
-        audit,
+      return listedChange(db, now, audit, appId, (trx) =>
+        trx
+          .updateTable('apps')
+          .set(
+            deprecation === null
+              ? { deprecated_at: null, deprecation_reason: '', successor_id: '' }
+              : {
+                  deprecated_at: formatTimestamp(now),
+                  deprecation_reason: deprecation.reason,
+                  successor_id: deprecation.successor,
+                },
+          )
+          .where('id', '=', appId)
+          .executeTakeFirst(),
       );
-      return result;
     },
 
     async setOrphan(appId, orphan, now, audit) {
-      const { result } = await writeTransaction(
-        db,
-        now,
-        async (trx) => {
-          const updated = await trx
-            .updateTable('apps')
-            .set({ orphaned_at: orphan ? formatTimestamp(now) : null })
-            .where('id', '=', appId)
-            .$if(orphan, (q) => q.where('orphaned_at', 'is', null))
-            .executeTakeFirst();
-          const changed = Number(updated.numUpdatedRows) > 0;
-          if (changed) await markAppsChanged(trx, [appId]);
-          // Already so: nothing changes, but the app is there.
-          const exists =
-            changed ||
-            (await trx.selectFrom('apps').select('id').where('id', '=', appId).executeTakeFirst()) !== undefined;
-          return { changed, result: exists };
-        },
-        audit,
+      const changed = await listedChange(db, now, audit, appId, (trx) =>
+        trx
+          .updateTable('apps')
+          .set({ orphaned_at: orphan ? formatTimestamp(now) : null })
+          .where('id', '=', appId)
+          .where('orphaned_at', orphan ? 'is' : 'is not', null)
+          .executeTakeFirst(),
       );
-      return result;
+      // Already so: nothing changed, but the app is there.
+      return (
+        changed || (await db.selectFrom('apps').select('id').where('id', '=', appId).executeTakeFirst()) !== undefined
+      );
     },
 
     async setRetired(target, retirement, now, audit) {
-      const { result } = await writeTransaction(
-        db,
-        now,
-        async (trx) => {
-          const updated = await trx
-            .updateTable('releases')
-            .set(
-              retirement === null
-                ? { retired_at: null, retirement_reason: '', retirement_note: '' }
-                : {
-                    retired_at: formatTimestamp(now),
-                    retirement_reason: retirement.reason,
-                    retirement_note: retirement.note,
-                  },
-            )
-            .where('app_id', '=', target.appId)
-            .where('version', '=', target.version)
-            .where('is_nightly', '=', target.nightly)
-            .where('retired_at', retirement === null ? 'is not' : 'is', null)
-            .executeTakeFirst();
-          const changed = Number(updated.numUpdatedRows) > 0;
-          if (changed) await markAppsChanged(trx, [target.appId]);
-          return { changed, result: changed };
-        },
-        audit,
+      return listedChange(db, now, audit, target.appId, (trx) =>
+        trx
+          .updateTable('releases')
+          .set(
+            retirement === null
+              ? { retired_at: null, retirement_reason: '', retirement_note: '' }
+              : {
+                  retired_at: formatTimestamp(now),
+                  retirement_reason: retirement.reason,
+                  retirement_note: retirement.note,
+                },
+          )
+          .where('app_id', '=', target.appId)
+          .where('version', '=', target.version)
+          .where('is_nightly', '=', target.nightly)
+          .where('retired_at', retirement === null ? 'is not' : 'is', null)
+          .executeTakeFirst(),
       );
-      return result;
     },
   };
+}
+
+/**
+ * One update of what the listings show of an app, in a write transaction that moves the content
+ * version (and the app's listing) only when it changed a row; true when it did.
+ */
+async function listedChange(
+  db: Kysely<Database>,
+  now: Date,
+  audit: AuditEntry,
+  appId: string,
+  update: (trx: Transaction<Database>) => Promise<UpdateResult>,
+): Promise<boolean> {
+  const { result } = await writeTransaction(
+    db,
+    now,
+    async (trx) => {
+      const changed = Number((await update(trx)).numUpdatedRows) > 0;
+      if (changed) await markAppsChanged(trx, [appId]);
+      return { changed, result: changed };
+    },
+    audit,
+  );
+  return result;
 }

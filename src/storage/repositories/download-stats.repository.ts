@@ -1,4 +1,4 @@
-import type { Expression, Kysely, SqlBool } from 'kysely';
+import type { Kysely } from 'kysely';
 import { downloadKey } from '../../domain/archives/download-counts.ts';
 import type { DownloadCounts } from '../../domain/archives/download-counts.ts';
 import type { DownloadCountStore } from '../../domain/archives/download-counter.ts';
@@ -6,14 +6,7 @@ import type { DownloadStatsStore } from '../../domain/apps/app-downloads.ts';
 import type { ReleaseDownloads } from '../../domain/archives/download-counts.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
-
-/** Whether the store serves the release's archive (kept or uploaded here, or taken from an upstream). */
-const served = (eb: {
-  or(list: Expression<SqlBool>[]): Expression<SqlBool>;
-  (column: 'apps.source', op: '=', value: string): Expression<SqlBool>;
-  (column: 'releases.developer_download', op: 'is not', value: null): Expression<SqlBool>;
-}): Expression<SqlBool> =>
-  eb.or([eb('apps.source', '=', 'upstream'), eb('releases.developer_download', 'is not', null)]);
+import { servedHere } from './served-archive.repository.ts';
 
 /** Download counts: written in batches (download-counter.ts), read by the API and the pages. */
 export function downloadStatsRepository(db: Kysely<Database>): DownloadCountStore & DownloadStatsStore {
@@ -71,7 +64,7 @@ export function downloadStatsRepository(db: Kysely<Database>): DownloadCountStor
         .leftJoin('release_downloads', 'release_downloads.release_id', 'releases.id')
         .select(['releases.app_id', 'releases.version', 'releases.is_nightly', 'release_downloads.count'])
         .where('releases.app_id', 'in', [...new Set(appIds)].slice(0, 1000))
-        .where(served)
+        .where(servedHere)
         .execute();
       for (const row of rows) {
         let app = counts.get(row.app_id);
@@ -86,14 +79,13 @@ export function downloadStatsRepository(db: Kysely<Database>): DownloadCountStor
         .selectFrom('releases')
         .innerJoin('apps', 'apps.id', 'releases.app_id')
         .leftJoin('release_downloads', 'release_downloads.release_id', 'releases.id')
-        .select([
+        .select((eb) => [
           'releases.id',
           'releases.version',
           'releases.is_nightly',
           'releases.download',
-          'releases.developer_download',
-          'apps.source',
           'release_downloads.count',
+          servedHere(eb).as('served'),
         ])
         .where('releases.app_id', '=', appId)
         .execute();
@@ -120,7 +112,7 @@ export function downloadStatsRepository(db: Kysely<Database>): DownloadCountStor
         version: row.version,
         nightly: toBool(row.is_nightly),
         download: row.download,
-        served: row.source === 'upstream' || row.developer_download !== null,
+        served: toBool(row.served),
         total: Number(row.count ?? 0),
         days: days.get(Number(row.id)) ?? [],
       }));

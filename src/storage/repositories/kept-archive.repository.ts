@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { KeepStore } from '../../domain/archives/keep-archives.ts';
 import type { ArchiveReferences } from '../../domain/archives/kept-archives.ts';
@@ -5,6 +6,7 @@ import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 import { writeTransaction } from '../write-transaction.ts';
 import { markAppsChanged } from './content-version.repository.ts';
+import { servedHere } from './served-archive.repository.ts';
 
 /** Which releases name which archives, and the kept releases' URLs (domain/archives). */
 export function keptArchiveRepository(db: Kysely<Database>): ArchiveReferences & KeepStore {
@@ -31,7 +33,7 @@ export function keptArchiveRepository(db: Kysely<Database>): ArchiveReferences &
         .selectFrom('releases')
         .innerJoin('apps', 'apps.id', 'releases.app_id')
         .select('releases.archive_sha256')
-        .where((eb) => eb.or([eb('apps.source', '=', 'upstream'), eb('releases.developer_download', 'is not', null)]))
+        .where(servedHere)
         .execute();
       return new Set(rows.map((row) => row.archive_sha256));
     },
@@ -83,11 +85,13 @@ export function keptArchiveRepository(db: Kysely<Database>): ArchiveReferences &
       });
       return result;
     },
-    async kept() {
+    async keptElsewhere(base) {
+      // At every start: only the rows a new public URL moves are read (usually none).
       const rows = await db
         .selectFrom('releases')
         .select(['id', 'app_id', 'version', 'is_nightly', 'download'])
         .where('developer_download', 'is not', null)
+        .where(sql<boolean>`substr(download, 1, ${base.length}) <> ${base}`)
         .execute();
       return rows.map((row) => ({
         id: Number(row.id),

@@ -1,5 +1,12 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+
+/**
+ * Whether the store serves a release's archive (kept or uploaded here, or taken from an upstream):
+ * the one condition the archive route, the download counts and the archives check share.
+ */
+export const servedHere = (eb: ExpressionBuilder<Database, 'apps' | 'releases'>) =>
+  eb.or([eb('apps.source', '=', 'upstream'), eb('releases.developer_download', 'is not', null)]);
 
 /** A release whose archive this store serves (kept at publish, or taken from the upstream). */
 export interface ServedArchive {
@@ -27,7 +34,7 @@ export function servedArchiveRepository(db: Kysely<Database>) {
         .where('releases.app_id', '=', appId)
         .where('releases.version', '=', version)
         .where('releases.is_nightly', '=', nightly)
-        .where((eb) => eb.or([eb('apps.source', '=', 'upstream'), eb('releases.developer_download', 'is not', null)]))
+        .where(servedHere)
         .executeTakeFirst();
       return row === undefined
         ? null
