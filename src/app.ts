@@ -24,6 +24,7 @@ import { trackRoutes } from './http/route-registry.ts';
 import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
 import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
+import { scopedTokenRoutes } from './http/routes/accounts/scoped-token.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
 import {
   AppSchema,
@@ -212,6 +213,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     listingRoutes,
     archiveRoutes,
     tokenRoutes,
+    scopedTokenRoutes,
     appRoutes,
     releaseRoutes,
     ratingRoutes,

@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   // accounts and authentication
   'not_authenticated', // no, malformed or wrong credentials
   'forbidden', // authenticated, but not allowed
+  'insufficient_scope', // a scoped token without the scope (or the app) the action needs
   'csrf_failed', // a session-authenticated change without the CSRF token
   'rate_limited',
   'user_exists',

@@ -1,4 +1,5 @@
 import { notificationRepository } from '../storage/repositories/notification.repository.ts';
+import { accessTokenRepository } from '../storage/repositories/access-token.repository.ts';
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import { publicUrlOf } from '../config/config.ts';
@@ -66,7 +67,8 @@ export function accountsWing(
   const notice = options.mailFileNotice ?? ((message: string) => options.log.warn(message));
   const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, notice, now);
   const passwords = new PasswordHasher(config.passwordCost);
-  const accounts = { store, keys, limiter, signIn: signInRules(config.signInLimits), now, passwords };
+  const tokens = accessTokenRepository(db);
+  const accounts = { store, keys, limiter, signIn: signInRules(config.signInLimits), now, passwords, tokens };
   const publicUrl = publicUrlOf(config);
   const notifications = notificationRepository(db);
   const mailQueue = new MailQueue(

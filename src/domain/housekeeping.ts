@@ -16,6 +16,11 @@ export interface HousekeepingStore {
   pruneRateLimitHits(before: Date): Promise<number>;
   /** Publishes started from the developer pages before `before` . */
   prunePublishJobs(before: Date): Promise<number>;
+  /**
+   * Tokens expired before `personalBefore` (a user's: the account page shows them expired for a
+   * while) or `publishingBefore` (trusted publishing's), and the used ID tokens past their expiry.
+   */
+  pruneTokens(personalBefore: Date, publishingBefore: Date, now: Date): Promise<number>;
   /** Records that this node uses this listing part format now. */
   markPartFormatInUse(format: string, now: Date): Promise<void>;
   /** Removes the saved listing parts of formats no node has marked since `before`; the parts removed. */
@@ -41,6 +46,7 @@ export interface HousekeepingReport {
   readonly rateLimitHits: number;
   readonly listingParts: number;
   readonly publishJobs: number;
+  readonly tokens: number;
 }
 
 const TASK = 'prune';
@@ -50,6 +56,8 @@ const LEASE_MS = 5 * 60_000;
 const PART_FORMAT_RETENTION_MS = 86_400_000;
 /** A publish's page is kept a week (the developer may come back to read a refusal). */
 const PUBLISH_JOB_RETENTION_MS = 7 * 86_400_000;
+/** An expired token stays listed (as expired) for 30 days, so its owner sees what stopped working. */
+const EXPIRED_TOKEN_RETENTION_MS = 30 * 86_400_000;
 
 /**
  * Marks this node's listing part format as in use, then runs the pruning when it is due and no
@@ -71,6 +79,11 @@ export async function runHousekeeping(deps: HousekeepingDeps): Promise<Housekeep
     rateLimitHits: await deps.store.pruneRateLimitHits(new Date(now.getTime() - deps.rateLimitRetentionMs)),
     listingParts: await deps.store.prunePartFormats(new Date(now.getTime() - PART_FORMAT_RETENTION_MS)),
     publishJobs: await deps.store.prunePublishJobs(new Date(now.getTime() - PUBLISH_JOB_RETENTION_MS)),
+    tokens: await deps.store.pruneTokens(
+      new Date(now.getTime() - EXPIRED_TOKEN_RETENTION_MS),
+      new Date(now.getTime() - 86_400_000),
+      now,
+    ),
   };
   await deps.store.release(TASK, deps.holder, now);
   return report;

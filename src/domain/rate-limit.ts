@@ -12,6 +12,13 @@ export interface RateLimitRule {
 /** The limits of contract §8; every node shares the counters. Sign-in limits are settings (`signInRules`). */
 export const RATE_LIMITS = {
   newToken: { bucket: 'token-new', limit: 30, windowMs: 60_000, what: 'Too many new tokens for this user' },
+  scopedToken: { bucket: 'token-scoped', limit: 100, windowMs: 3_600_000, what: 'Too many tokens made by this user' },
+  trustedPublishing: {
+    bucket: 'trusted-publishing',
+    limit: 60,
+    windowMs: 60_000,
+    what: 'Too many trusted publishing exchanges from this address',
+  },
   register: {
     bucket: 'app-register',
     limit: 100,

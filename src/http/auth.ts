@@ -6,6 +6,8 @@ import { authenticateWithPassword, authenticateWithToken } from '../domain/accou
 import { checkCsrf, resolveSession } from '../domain/accounts/sessions.ts';
 import type { User } from '../domain/accounts/user.ts';
 import { isBase64 } from '../domain/encodings.ts';
+import { requireScope } from '../domain/accounts/token-scopes.ts';
+import type { TokenScope } from '../domain/accounts/token-scopes.ts';
 import { AppError } from '../errors.ts';
 import { csrfHeader, readSessionCookie } from './cookies.ts';
 
@@ -17,6 +19,11 @@ declare module 'fastify' {
 }
 
 export type AuthScheme = 'basic' | 'token' | 'session';
+/**
+ * What a scoped token needs for a route: a scope, 'any' (every token, as revoking itself) or
+ * 'full' (only unscoped credentials: Basic, the session, the account's unscoped token).
+ */
+export type RouteScope = TokenScope | 'any' | 'full';
 export const WWW_AUTHENTICATE = 'Basic realm="appstore", Token';
 
 type Credentials = { scheme: 'basic'; username: string; password: string } | { scheme: 'token'; token: string };
@@ -122,9 +129,19 @@ export const SECURITY_SCHEMES = {
 export function requireUser(
   container: Container,
   schemes: readonly AuthScheme[],
+  scope: RouteScope = 'full',
 ): onRequestAsyncHookHandler & { readonly authSchemes: readonly AuthScheme[] } {
   const guard = async (request: FastifyRequest, _reply: FastifyReply) => {
-    request.user = await identify(request, container, schemes);
+    const user = await identify(request, container, schemes);
+    if (scope === 'full' && user.limits !== undefined) {
+      throw new AppError(
+        'insufficient_scope',
+        "This route needs the account's full rights, which no scoped token has: use Basic authentication or the account's unscoped token.",
+        { scope: ['needs an unscoped credential'] },
+      );
+    }
+    if (scope !== 'full' && scope !== 'any') requireScope(user, scope);
+    request.user = user;
   };
   // Read by `declareSecurity`, so the OpenAPI document says how each route authenticates.
   return Object.assign(guard, { authSchemes: schemes });

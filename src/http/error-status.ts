@@ -13,6 +13,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   method_not_allowed: 405,
   not_authenticated: 401,
   forbidden: 403,
+  insufficient_scope: 403,
   csrf_failed: 403,
   rate_limited: 429,
   user_exists: 409,

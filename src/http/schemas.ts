@@ -23,7 +23,11 @@ export const BODY_ERRORS = [
   'payload_too_large',
 ] as const satisfies readonly ErrorCode[];
 /** What an authenticated route may be refused for before its handler runs. */
-export const AUTH_ERRORS = ['not_authenticated', 'rate_limited'] as const satisfies readonly ErrorCode[];
+export const AUTH_ERRORS = [
+  'not_authenticated',
+  'rate_limited',
+  'insufficient_scope',
+] as const satisfies readonly ErrorCode[];
 
 /**
  * The error responses of a route, from the codes it refuses with: the statuses come from the one

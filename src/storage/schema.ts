@@ -445,6 +445,21 @@ export interface SubscriptionKeysTable {
   revoked_at: string | null;
 }
 
+/** Scoped tokens and trusted publishing's short-lived ones (migration 0027). */
+export interface AccessTokensTable {
+  id: Generated<number | string | bigint>;
+  user_id: number;
+  kind: string;
+  name: string;
+  lookup_hash: string;
+  scopes: string;
+  apps: string | null;
+  created_at: string;
+  expires_at: string;
+  last_used_at: string | null;
+  provenance: string | null;
+}
+
 export interface Database {
   content_version: ContentVersionTable;
   users: UsersTable;
@@ -491,6 +506,7 @@ export interface Database {
   notification_optouts: NotificationOptoutsTable;
   notifications_sent: NotificationsSentTable;
   subscription_keys: SubscriptionKeysTable;
+  access_tokens: AccessTokensTable;
 }
 
 export function toBool(value: boolean | number): boolean {

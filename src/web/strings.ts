@@ -169,6 +169,9 @@ export const STRINGS = {
   showToken: 'Show my token',
   replaceToken: 'Replace my token',
   replaceTokenHint: 'The current token stops working at once.',
+  scopedTokensLead:
+    'This token can do everything your account can. For a CI job or a script, make a token that can do only what it needs, for some apps, for a while:',
+  scopedTokensLink: 'tokens with scopes and expiry',
   tokenShownTitle: 'Your API token',
   tokenShownText: 'Copy it now: this page is not kept, and the token is not shown again unless you ask for it.',
   tokenReplacedText: 'This is your new token; the old one no longer works. Copy it now.',

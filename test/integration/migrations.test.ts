@@ -9,6 +9,7 @@ import { DIALECT, createTestDatabase } from '../helpers/test-database.ts';
 import type { TestDatabase } from '../helpers/test-database.ts';
 
 const TABLES = [
+  'access_tokens',
   'account_links',
   'api_tokens',
   'app_authors',
@@ -110,6 +111,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0024-notifications',
       '0025-subscription-keys',
       '0026-donations',
+      '0027-scoped-tokens',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

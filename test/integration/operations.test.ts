@@ -278,6 +278,7 @@ describe(`housekeeping (${DIALECT})`, () => {
         rateLimitHits: 1,
         listingParts: 2,
         publishJobs: 0,
+        tokens: 0,
       });
       assert.deepEqual(
         (await db.selectFrom('listing_parts').select('format').execute()).map((row) => row.format),

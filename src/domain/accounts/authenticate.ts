@@ -2,6 +2,8 @@ import { AppError } from '../../errors.ts';
 import type { RateLimiter, SignInRules } from '../rate-limit.ts';
 import type { PasswordHasher } from './password-hash.ts';
 import type { SecretKeys } from './secret-key.ts';
+import type { AccessTokenStore } from './scoped-tokens.ts';
+import { readScopedToken } from './scoped-token-format.ts';
 import { tokenLookupHash } from './token-codec.ts';
 import { toUser } from './user.ts';
 import type { AccountStore, User, UserRecord } from './user.ts';
@@ -14,6 +16,8 @@ export interface AuthDeps {
   readonly now: () => Date;
   /** Hashes and checks passwords, at the store's cost (APPSTORE_PASSWORD_COST). */
   readonly passwords: PasswordHasher;
+  /** Scoped tokens and trusted publishing's (issue 53). */
+  readonly tokens: AccessTokenStore;
 }
 
 /** One message for an unknown user, a wrong password and a password-less account. */
@@ -86,6 +90,7 @@ export async function authenticateWithPassword(
  * invalid ones count against the client address, and over the limit they are answered 429.
  */
 export async function authenticateWithToken(token: string, clientAddress: string, deps: AuthDeps): Promise<User> {
+  if (readScopedToken(token) !== null) return authenticateWithScopedToken(token, clientAddress, deps);
   const lookupHash = tokenLookupHash(deps.keys, token);
   const record = await deps.store.findUserByTokenHash(lookupHash);
   if (record === null) {
@@ -96,4 +101,49 @@ export async function authenticateWithToken(token: string, clientAddress: string
   refuseInactive(record);
   await deps.store.markTokenUsed(lookupHash, deps.now());
   return toUser(record);
+}
+
+async function refuseUnknownToken(clientAddress: string, deps: AuthDeps, detail: string): Promise<never> {
+  await deps.limiter.check(deps.signIn.invalidTokensPerAddress, clientAddress);
+  await deps.limiter.hit(deps.signIn.invalidTokensPerAddress, clientAddress);
+  throw new AppError('not_authenticated', detail);
+}
+
+/**
+ * A scoped token (`apst_…`) or trusted publishing's (`aptp_…`): its user, with the token's limits.
+ * One with a wrong checksum is refused before any look-up; an expired one is refused by name.
+ */
+async function authenticateWithScopedToken(token: string, clientAddress: string, deps: AuthDeps): Promise<User> {
+  const shape = readScopedToken(token);
+  const unknown =
+    shape?.kind === 'publishing'
+      ? 'Invalid token: this trusted publishing token is unknown or was revoked. Exchange a new ID token at POST /api/v1/trusted-publishing/token.'
+      : 'Invalid token: it is unknown or was revoked. Make a new one on the account page or with POST /api/v1/tokens.';
+  if (shape === null || !shape.checksumValid) return refuseUnknownToken(clientAddress, deps, unknown);
+  const found = await deps.tokens.findByHash(tokenLookupHash(deps.keys, token));
+  if (found === null) return refuseUnknownToken(clientAddress, deps, unknown);
+  const now = deps.now();
+  const { token: stored, user: record } = found;
+  if (stored.expiresAt <= now) {
+    throw new AppError(
+      'not_authenticated',
+      stored.kind === 'publishing'
+        ? `This trusted publishing token expired at ${stored.expiresAt.toISOString()} (they live 15 minutes): exchange a new ID token.`
+        : `The token '${stored.name}' expired on ${stored.expiresAt.toISOString().slice(0, 10)}: make a new one on the account page.`,
+    );
+  }
+  refuseInactive(record);
+  await deps.tokens.markUsed(stored.id, now);
+  return {
+    ...toUser(record),
+    limits: {
+      tokenId: stored.id,
+      kind: stored.kind,
+      name: stored.name,
+      scopes: stored.scopes,
+      apps: stored.apps,
+      expiresAt: stored.expiresAt,
+      provenance: stored.provenance,
+    },
+  };
 }

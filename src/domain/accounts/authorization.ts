@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.ts';
 import type { Acting } from '../audit/audit.ts';
+import { requireAppInScope } from './token-scopes.ts';
 import type { User } from './user.ts';
 
 /** Who may act on an app: its owner, its co-maintainers, and the store's admins. */
@@ -48,6 +49,7 @@ export function canRate(user: User, access: AppAccess): boolean {
 }
 
 export function requireReleaseManager(user: User, access: AppAccess): void {
+  requireAppInScope(user, access.appId);
   if (!canManageReleases(user, access)) {
     throw new AppError(
       'forbidden',
@@ -58,6 +60,7 @@ export function requireReleaseManager(user: User, access: AppAccess): void {
 
 /** `action` completes "Only the owner of <app> may …", and may add a sentence of advice. */
 export function requireAppManager(user: User, access: AppAccess, action: string): void {
+  requireAppInScope(user, access.appId);
   if (!canManageApp(user, access)) throw new AppError('forbidden', `Only the owner of ${access.appId} may ${action}`);
 }
 

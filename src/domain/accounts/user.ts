@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../audit/audit.ts';
+import type { CredentialLimits } from './token-scopes.ts';
 /** A user as the rest of the service sees it: never with its password hash. */
 export interface User {
   readonly id: number;
@@ -12,6 +13,8 @@ export interface User {
   readonly hasPassword: boolean;
   /** False after a website sign-up or a change of address until the mailed link is followed. */
   readonly emailVerified: boolean;
+  /** Set when the request came with a scoped token: what it may do (`token-scopes.ts`). Absent: everything the account may. */
+  readonly limits?: CredentialLimits;
 }
 
 /** What storage returns for authentication. */

@@ -1,3 +1,4 @@
+import { requireAppInScope } from '../accounts/token-scopes.ts';
 import { AppError } from '../../errors.ts';
 import { canManageReleases } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
@@ -59,6 +60,7 @@ export async function appDownloadStats(
       { days: [`expected 1 to ${MAX_SERIES_DAYS}`] },
     );
   const app = await requireApp(appId, deps.registry);
+  requireAppInScope(user, appId);
   if (!canManageReleases(user, app))
     throw new AppError('forbidden', `Only the owner and co-maintainers of ${appId} may see its download numbers.`);
   const since = days === undefined ? null : dayOf(new Date(deps.now().getTime() - (days - 1) * 86_400_000));

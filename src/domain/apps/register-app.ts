@@ -1,3 +1,4 @@
+import { requireAppInScope } from '../accounts/token-scopes.ts';
 import { X509Certificate, createHash } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
@@ -71,6 +72,7 @@ export async function registerApp(
   const valid = await validateCertificate(certificate, await deps.trust(), deps.revocations, deps.now());
   const weak = weakKeyProblem(valid.publicKey, 'certificate');
   if (weak !== null) throw new AppError('invalid_certificate', `${weak} Then ask for a certificate for the new key.`);
+  requireAppInScope(user, valid.appId);
   if (!isValidSignature(Buffer.from(valid.appId, 'utf8'), decodeSignature(input.signature), valid.publicKey)) {
     throw new AppError(
       'invalid_signature',

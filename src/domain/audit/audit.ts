@@ -24,6 +24,8 @@ export interface Acting {
   readonly address: string | null;
   /** The request's id, as in the request log; null from the command line. */
   readonly requestId: string | null;
+  /** The scoped token the user acted through (issue 53): recorded with each entry as `via`. */
+  readonly via?: string;
 }
 
 export const AUDIT_EVENTS = [
@@ -40,6 +42,20 @@ export const AUDIT_EVENTS = [
   'user.external_unlinked',
   'token.issued',
   'token.replaced',
+  'token.created',
+  'token.revoked',
+  'trusted_publisher.added',
+  'trusted_publisher.removed',
+  'trusted_publishing.exchanged',
+  'oidc_issuer.allowed',
+  'oidc_issuer.removed',
+  'user.two_factor_enabled',
+  'user.two_factor_removed',
+  'user.recovery_code_used',
+  'user.recovery_codes_renewed',
+  'user.passkey_added',
+  'user.passkey_removed',
+  'settings.two_factor_required',
   'app.registered',
   'app.certificate_changed',
   'app.transferred',
@@ -101,17 +117,34 @@ export function auditEntry(
     event,
     appId: about.appId ?? null,
     subjectUser: about.subjectUser ?? null,
-    details: about.details ?? {},
+    details: acting.via === undefined ? (about.details ?? {}) : { ...about.details, via: acting.via },
   };
 }
 
 /** A user acting through a request. */
 export function userActing(
-  user: { id: number; username: string; isAdmin: boolean },
+  user: {
+    id: number;
+    username: string;
+    isAdmin: boolean;
+    limits?: { readonly kind: string; readonly name: string; readonly tokenId: number };
+  },
   address: string | null,
   requestId: string | null,
 ): Acting {
-  return { actor: { kind: 'user', userId: user.id, name: user.username }, isAdmin: user.isAdmin, address, requestId };
+  const acting: Acting = {
+    actor: { kind: 'user', userId: user.id, name: user.username },
+    isAdmin: user.isAdmin,
+    address,
+    requestId,
+  };
+  const limits = user.limits;
+  if (limits === undefined) return acting;
+  const via =
+    limits.kind === 'publishing'
+      ? `trusted publishing token #${limits.tokenId} (${limits.name})`
+      : `token #${limits.tokenId} '${limits.name}'`;
+  return { ...acting, via };
 }
 
 /** Someone not signed in, through a request. */

@@ -25,6 +25,13 @@ export interface NotificationStore {
   markSent(key: string, now: Date): Promise<boolean>;
   /** The apps published here (not mirrored), with their maintainers, certificate and releases' ranges. */
   maintainedApps(): Promise<MaintainedApp[]>;
+  /** The users' own tokens (not trusted publishing's) that expire between `from` and `until`. */
+  expiringTokens(
+    from: Date,
+    until: Date,
+  ): Promise<
+    ReadonlyArray<{ readonly id: number; readonly userId: number; readonly name: string; readonly expiresAt: Date }>
+  >;
   /** The newest supported Nextcloud major and when its first release was listed; null without any. */
   newestMajor(): Promise<{ readonly major: number; readonly since: string } | null>;
 }
@@ -38,10 +45,12 @@ export interface NotificationLookDeps {
 const DAY_MS = 86_400_000;
 export const EXPIRY_WARNING_DAYS = 30;
 export const NEW_MAJOR_DAYS = 30;
+export const TOKEN_WARNING_DAYS = 7;
 
 export interface LookReport {
   readonly expiring: number;
   readonly majors: number;
+  readonly tokens: number;
 }
 
 export async function lookForNotifications(deps: NotificationLookDeps): Promise<LookReport> {
@@ -84,7 +93,17 @@ export async function lookForNotifications(deps: NotificationLookDeps): Promise<
       majors += 1;
     }
   }
-  return { expiring, majors };
+  let tokens = 0;
+  for (const token of await deps.store.expiringTokens(now, new Date(now.getTime() + TOKEN_WARNING_DAYS * DAY_MS))) {
+    if (!(await deps.store.markSent(`token-expiring:${token.id}`, now))) continue;
+    await deps.mail.enqueue({
+      kind: 'notify',
+      userIds: [token.userId],
+      notification: { kind: 'token-expiring', name: token.name, expiresAt: token.expiresAt.toISOString() },
+    });
+    tokens += 1;
+  }
+  return { expiring, majors, tokens };
 }
 
 const TASK = 'notify';

@@ -11,6 +11,7 @@ export const NOTIFICATION_KINDS = [
   'release-retired',
   'certificate-expiring',
   'platform-major',
+  'token-expiring',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -20,6 +21,7 @@ export const NOTIFICATION_LABELS: Record<NotificationKind, string> = {
   'release-retired': 'An administrator retired a release of an app I maintain',
   'certificate-expiring': "An app's certificate expires within 30 days",
   'platform-major': 'A new Nextcloud major version has no compatible release of an app I maintain',
+  'token-expiring': 'A token of mine expires within a week',
 };
 
 export type Notification =
@@ -33,7 +35,8 @@ export type Notification =
       readonly note: string;
     }
   | { readonly kind: 'certificate-expiring'; readonly appId: string; readonly notAfter: string }
-  | { readonly kind: 'platform-major'; readonly appId: string; readonly major: number };
+  | { readonly kind: 'platform-major'; readonly appId: string; readonly major: number }
+  | { readonly kind: 'token-expiring'; readonly name: string; readonly expiresAt: string };
 
 /** A notification to these users, each unless they turned its kind off: a job of the mail queue. */
 export interface NotifyJob {
@@ -82,6 +85,12 @@ export function notificationMail(
         to,
         subject: `${notification.appId} has no release for Nextcloud ${notification.major}`,
         text: `${hello}Nextcloud ${notification.major} is out, and no release of ${notification.appId} supports it yet: servers upgraded to it cannot install or keep the app. Publish a release whose info.xml allows ${notification.major} (<nextcloud max-version="${notification.major}"/>).\n\nThe app: ${links.site}developer/apps/${notification.appId}${off}${SIGNATURE}`,
+      };
+    case 'token-expiring':
+      return {
+        to,
+        subject: `Your token '${notification.name}' expires on ${notification.expiresAt.slice(0, 10)}`,
+        text: `${hello}Your app store token '${notification.name}' expires on ${notification.expiresAt.slice(0, 16).replace('T', ' ')} UTC. Whatever uses it (a CI job, a script) will then be refused. Make a new token on your account page and put it where the old one is: ${links.site}account/tokens\n\nBetter still for CI: publish with trusted publishing, which needs no stored token at all: ${links.site}api#trusted-publishing${off}${SIGNATURE}`,
       };
   }
 }

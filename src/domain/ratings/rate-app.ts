@@ -1,3 +1,4 @@
+import { requireAppInScope } from '../accounts/token-scopes.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
@@ -42,6 +43,7 @@ export async function rateApp(
   deps: RatingDeps,
 ): Promise<{ created: boolean }> {
   const app = await requireApp(appId, deps.registry);
+  requireAppInScope(user, appId);
   if (!canRate(user, app))
     throw new AppError('forbidden', `You maintain ${appId}: its owner and co-maintainers cannot rate it.`);
   const language = input.language ?? 'en';
@@ -70,6 +72,7 @@ export async function rateApp(
 /** `DELETE /api/v1/apps/{id}/ratings`: removes the caller's rating. */
 export async function unrateApp(appId: string, user: User, acting: Acting, deps: RatingDeps): Promise<void> {
   await requireApp(appId, deps.registry);
+  requireAppInScope(user, appId);
   if (!(await deps.ratings.deleteRating(appId, user.id, deps.now(), auditEntry(acting, 'rating.deleted', { appId }))))
     throw new AppError('rating_not_found', `You have not rated ${appId}.`);
 }

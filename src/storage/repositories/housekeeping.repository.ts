@@ -73,6 +73,18 @@ export function housekeepingRepository(db: Kysely<Database>): HousekeepingStore 
           .numDeletedRows,
       );
     },
+    async pruneTokens(personalBefore, publishingBefore) {
+      const result = await db
+        .deleteFrom('access_tokens')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('kind', '=', 'personal'), eb('expires_at', '<=', formatTimestamp(personalBefore))]),
+            eb.and([eb('kind', '=', 'publishing'), eb('expires_at', '<=', formatTimestamp(publishingBefore))]),
+          ]),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
     markPartFormatInUse: (format, now) => markPartFormatInUse(db, format, formatTimestamp(now)),
     prunePartFormats: (before) => removeUnusedPartFormats(db, formatTimestamp(before)),
   };

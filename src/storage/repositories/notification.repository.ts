@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { NotificationStore } from '../../domain/notifications/notification-look.ts';
-import { formatTimestamp } from '../../domain/timestamps.ts';
+import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 
@@ -51,6 +51,22 @@ export function notificationRepository(db: Kysely<Database>): NotificationStore 
           .map((r) => r.platform_version_spec),
       }));
     },
+    async expiringTokens(from, until) {
+      const rows = await db
+        .selectFrom('access_tokens')
+        .select(['id', 'user_id', 'name', 'expires_at'])
+        .where('kind', '=', 'personal')
+        .where('expires_at', '>', formatTimestamp(from))
+        .where('expires_at', '<=', formatTimestamp(until))
+        .execute();
+      return rows.map((row) => ({
+        id: Number(row.id),
+        userId: Number(row.user_id),
+        name: row.name,
+        expiresAt: parseTimestamp(row.expires_at),
+      }));
+    },
+
     async newestMajor() {
       const rows = await db
         .selectFrom('platform_releases')

@@ -263,7 +263,8 @@ ${shown === undefined ? '' : html`<div class="notice" role="status"><p>${shown.r
 ${problemBox(formOf('token'))}
 <div class="actions">${postForm('/account/token', token, html`<button type="submit">${STRINGS.showToken}</button>`, 'inline')}
 ${postForm('/account/token/new', token, html`<button type="submit" class="secondary" aria-describedby="replace-hint">${STRINGS.replaceToken}</button>`, 'inline')}</div>
-<p class="hint" id="replace-hint">${STRINGS.replaceTokenHint}</p></section>
+<p class="hint" id="replace-hint">${STRINGS.replaceTokenHint}</p>
+<p>${STRINGS.scopedTokensLead} <a href="/account/tokens">${STRINGS.scopedTokensLink}</a></p></section>
 
 <section aria-labelledby="password"><h2 id="password">${user.hasPassword ? STRINGS.changePasswordTitle : STRINGS.setPasswordTitle}</h2>
 <p>${user.hasPassword ? STRINGS.changePasswordHint : STRINGS.setPasswordHint}</p>${messageOf('password')}${problemBox(formOf('password'))}

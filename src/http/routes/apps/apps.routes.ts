@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_SERIES_DAYS, appDownloadStats } from '../../../domain/apps/app-downloads.ts';
+import type { TokenScope } from '../../../domain/accounts/token-scopes.ts';
 import type { Container } from '../../../container.ts';
 import { deleteApp } from '../../../domain/apps/delete-app.ts';
 import { registerApp } from '../../../domain/apps/register-app.ts';
@@ -31,7 +32,7 @@ const RegisterBody = Type.Object(
 
 /** `POST /api/v1/apps` (register an app id, or update its certificate or owner) and `DELETE /api/v1/apps/{id}`. */
 export async function appRoutes(app: AppServer, container: Container): Promise<void> {
-  const authenticated = requireUser(container, ['basic', 'token']);
+  const authenticated = (scope: TokenScope) => requireUser(container, ['basic', 'token'], scope);
 
   app.post('/api/v1/apps', {
     schema: {
@@ -54,7 +55,7 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
         ]),
       },
     },
-    onRequest: authenticated,
+    onRequest: authenticated('app:register'),
     handler: async (request, reply) => {
       const result = await countedUpload(container.metrics, 'register', () =>
         registerApp(request.body, currentUser(request), actingUser(request), container.registration),
@@ -77,7 +78,7 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
         ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'app_not_found'),
       },
     },
-    onRequest: authenticated,
+    onRequest: authenticated('app:delete'),
     handler: async (request, reply) => {
       await deleteApp(request.params.appId, currentUser(request), actingUser(request), container.appManagement);
       return sendEmpty(reply, 204);
@@ -118,7 +119,7 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
         ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'app_not_found'),
       },
     },
-    onRequest: authenticated,
+    onRequest: authenticated('app:downloads'),
     handler: async (request) =>
       appDownloadStats(request.params.appId, currentUser(request), container.downloads.stats, {
         ...(request.query.days === undefined ? {} : { days: Number(request.query.days) }),

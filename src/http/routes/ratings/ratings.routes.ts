@@ -10,7 +10,7 @@ const AppIdParams = Type.Object({ appId: AppIdParam });
 
 /** Rating an app: one rating per user and app; its maintainers cannot rate it. (ratings.json is a listing.) */
 export async function ratingRoutes(app: AppServer, container: Container): Promise<void> {
-  const authenticated = requireUser(container, ['basic', 'token']);
+  const authenticated = requireUser(container, ['basic', 'token'], 'rating:write');
 
   app.post('/api/v1/apps/:appId/ratings', {
     schema: {

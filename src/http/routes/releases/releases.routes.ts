@@ -60,7 +60,6 @@ const VersionParam = Type.String({
 
 /** Publishing releases (`POST /api/v1/apps/releases`) and deleting them. */
 export async function releaseRoutes(app: AppServer, container: Container): Promise<void> {
-  const authenticated = requireUser(container, ['basic', 'token']);
   const deps = container.publishing;
 
   // The archive itself may come as a form (issue 52): streamed into the publish's buffer.
@@ -101,7 +100,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
         ]),
       },
     },
-    onRequest: authenticated,
+    onRequest: requireUser(container, ['basic', 'token'], 'release:publish'),
     handler: async (request, reply) => {
       const result = await countedUpload(container.metrics, 'publish', () =>
         request.isMultipart()
@@ -134,7 +133,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
           ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'release_not_found'),
         },
       },
-      onRequest: authenticated,
+      onRequest: requireUser(container, ['basic', 'token'], 'release:delete'),
       handler: async (request, reply) => {
         await deleteRelease({ ...request.params, nightly }, currentUser(request), actingUser(request), deps);
         return sendEmpty(reply, 204);

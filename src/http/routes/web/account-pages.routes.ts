@@ -4,6 +4,7 @@ import type { AppServer } from '../../types.ts';
 import { accountPageKit } from './account-page-kit.ts';
 import { accountResetRoutes } from './account-reset.routes.ts';
 import { accountSettingsRoutes } from './account-settings.routes.ts';
+import { accountTokenRoutes } from './account-tokens.routes.ts';
 import { accountSignInRoutes } from './account-sign-in.routes.ts';
 import { accountSignUpRoutes } from './account-sign-up.routes.ts';
 
@@ -20,4 +21,5 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   await accountSignUpRoutes(app, kit);
   await accountResetRoutes(app, kit);
   await accountSettingsRoutes(app, kit);
+  await accountTokenRoutes(app, kit);
 }
