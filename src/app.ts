@@ -25,6 +25,7 @@ import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
 import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { scopedTokenRoutes } from './http/routes/accounts/scoped-token.routes.ts';
+import { trustedPublishingRoutes } from './http/routes/accounts/trusted-publishing.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
 import {
   AppSchema,
@@ -214,6 +215,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     archiveRoutes,
     tokenRoutes,
     scopedTokenRoutes,
+    trustedPublishingRoutes,
     appRoutes,
     releaseRoutes,
     ratingRoutes,

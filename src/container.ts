@@ -6,7 +6,7 @@ import type { ExternalLoginDeps } from './domain/accounts/external-login.ts';
 import type { MailQueue } from './domain/mail-queue.ts';
 import { readMirrorSnapshot } from './storage/repositories/mirror.repository.ts';
 import type { Config } from './config/config.ts';
-import { publicUrlOf } from './config/config.ts';
+import { publicUrlOf, trustedPublishingAudiences } from './config/config.ts';
 import { openArchiveStorage } from './archives/open-archive-storage.ts';
 import type { KeepDeps } from './domain/archives/keep-archives.ts';
 import { archivePath } from './domain/archives/kept-archives.ts';
@@ -25,6 +25,9 @@ import { appStatusRepository } from './storage/repositories/app-status.repositor
 import type { DownloadStatsDeps } from './domain/apps/app-downloads.ts';
 import { downloadStatsRepository } from './storage/repositories/download-stats.repository.ts';
 import { accountsWing } from './container/accounts-wing.ts';
+import type { TrustedPublishingDeps } from './domain/trusted-publishing/trusted-publishing.ts';
+import { idTokenVerifier } from './trusted-publishing/id-token-verifier.ts';
+import { trustedPublisherRepository } from './storage/repositories/trusted-publisher.repository.ts';
 import { listingPartFormat, listingsWing } from './container/listings-wing.ts';
 import { errorText, stderrLog } from './store-log.ts';
 import type { StoreLog } from './store-log.ts';
@@ -154,6 +157,8 @@ export interface Container {
   readonly keptArchives: KeepDeps;
   /** The site's address as visitors and Nextcloud servers reach it (APPSTORE_PUBLIC_URL, else host and port). */
   readonly publicUrl: string;
+  /** Trusted publishing (issue 53): publishers, issuers, and the exchange of CI jobs' ID tokens. */
+  readonly trustedPublishing: TrustedPublishingDeps;
   /** Subscription keys (X-NC-Subscription-Key): the store, and the check the listings ask. */
   readonly subscriptionKeys: { readonly store: SubscriptionKeyStore; readonly check: SubscriptionKeyCheck };
   /** The release feeds' reads (issue 52). */
@@ -346,6 +351,25 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     appStatus: { registry, statuses: appStatusRepository(db), notify: accountSide.mailQueue, now },
     notificationLook: { store: notificationRepository(db), mail: accountSide.mailQueue, now },
     publicUrl,
+    trustedPublishing: {
+      publishers: trustedPublisherRepository(db),
+      registry,
+      accounts: accountStore,
+      tokens: accountSide.accounts.tokens,
+      verifier: idTokenVerifier(
+        {
+          timeoutMs: Math.min(config.limits.downloadTimeoutMs, 15_000),
+          maxRedirects: config.limits.maxRedirects,
+          allowPrivate: config.downloadAllowPrivate,
+          ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
+        },
+        now,
+      ),
+      keys,
+      limiter,
+      audiences: trustedPublishingAudiences(config),
+      now,
+    },
     feeds: feedRepository(db),
     subscriptionKeys: { store: subscriptionKeys, check: new SubscriptionKeyCheck(subscriptionKeys, now) },
     isDatabaseReachable: () => isDatabaseReachable(db),

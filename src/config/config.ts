@@ -72,6 +72,8 @@ export interface Config {
   readonly discussionUrlTemplate: string;
   /** False: accounts only by an administrator's invitation (`appstore user invite`). */
   readonly signUpOpen: boolean;
+  /** The audience CI jobs' ID tokens must name (APPSTORE_TRUSTED_PUBLISHING_AUDIENCE); null: the public URL. */
+  readonly trustedPublishingAudience: string | null;
   /** scrypt's work factor for new password hashes, as the exponent of N (15: 2^15). */
   readonly passwordCost: number;
   /** Bound on the listing bodies and platform cuts kept in memory (the apps' compressed parts come on top). */
@@ -130,6 +132,7 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_PUBLIC_URL',
   'APPSTORE_DISCUSSION_URL_TEMPLATE',
   'APPSTORE_SIGNUP',
+  'APPSTORE_TRUSTED_PUBLISHING_AUDIENCE',
   'APPSTORE_PASSWORD_COST',
   'APPSTORE_SMTP_URL',
   'APPSTORE_MAIL_FROM',
@@ -405,6 +408,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicUrl,
     discussionUrlTemplate,
     signUpOpen: signUp !== 'closed',
+    trustedPublishingAudience: get('APPSTORE_TRUSTED_PUBLISHING_AUDIENCE')?.trim() || null,
     passwordCost,
     listingCacheMiB,
     listingBrotliMinSaving,
@@ -528,6 +532,13 @@ function parseDiscussionTemplate(raw: string | undefined, problems: string[]): s
     return '';
   }
   return template;
+}
+
+/** The audiences a CI job's ID token may name: the configured one, or the public URL with and without its last slash. */
+export function trustedPublishingAudiences(config: Config): string[] {
+  if (config.trustedPublishingAudience !== null) return [config.trustedPublishingAudience];
+  const url = publicUrlOf(config).replace(/\/+$/, '');
+  return [url, `${url}/`];
 }
 
 export function publicUrlOf(config: Config): string {

@@ -28,6 +28,7 @@ import * as notifications from './migrations/0024-notifications.ts';
 import * as subscriptionKeys from './migrations/0025-subscription-keys.ts';
 import * as donations from './migrations/0026-donations.ts';
 import * as scopedTokens from './migrations/0027-scoped-tokens.ts';
+import * as trustedPublishing from './migrations/0028-trusted-publishing.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -63,6 +64,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0025-subscription-keys', subscriptionKeys],
   ['0026-donations', donations],
   ['0027-scoped-tokens', scopedTokens],
+  ['0028-trusted-publishing', trustedPublishing],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

@@ -276,6 +276,8 @@ export interface ReleasesTable {
   listing_text_format: Defaulted<string>;
   /** The `updated_at` the text was made from: a text older than the row is not used. */
   listing_text_updated_at: string | null;
+  /** JSON: where a release published through trusted publishing came from (migration 0028). */
+  provenance: Generated<string | null>;
   /** The developer's URL when this store keeps the archive and lists its own as `download` (migration 0021). */
   developer_download: ColumnType<string | null, string | null | undefined, string | null>;
   /** Retired (no longer offered to servers): when, why ('security', 'broken', 'other') and a note (migration 0023). */
@@ -460,6 +462,36 @@ export interface AccessTokensTable {
   provenance: string | null;
 }
 
+/** Trusted publishing (migration 0028). */
+export interface TrustedPublishersTable {
+  id: Generated<number | string | bigint>;
+  app_id: string;
+  provider: string;
+  issuer: string;
+  repository: string;
+  repository_id: string | null;
+  owner_id: string | null;
+  workflow: string | null;
+  environment: string | null;
+  ref: string | null;
+  claims: string | null;
+  created_at: string;
+  created_by: string;
+}
+
+export interface OidcIssuersTable {
+  url: string;
+  provider: string;
+  name: string;
+  required_claims: Generated<string>;
+  created_at: string;
+}
+
+export interface UsedIdTokensTable {
+  token_hash: string;
+  expires_at: string;
+}
+
 export interface Database {
   content_version: ContentVersionTable;
   users: UsersTable;
@@ -507,6 +539,9 @@ export interface Database {
   notifications_sent: NotificationsSentTable;
   subscription_keys: SubscriptionKeysTable;
   access_tokens: AccessTokensTable;
+  trusted_publishers: TrustedPublishersTable;
+  oidc_issuers: OidcIssuersTable;
+  used_id_tokens: UsedIdTokensTable;
 }
 
 export function toBool(value: boolean | number): boolean {

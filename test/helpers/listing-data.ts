@@ -80,6 +80,7 @@ export async function publishDirectly(
     {
       download: `https://example.org/${appId}-${version}.tar.gz`,
       developerDownload: null,
+      provenance: null,
       signature: Buffer.from(`${appId}${version}`).toString('base64'),
       sha256: 'ab'.repeat(32),
       size: 10,

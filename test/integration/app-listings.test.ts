@@ -125,13 +125,14 @@ describe(`apps.json, platform listings and ratings (${DIALECT})`, () => {
         .sort(),
       ['deprecationReason', 'isDeprecated', 'isOrphan', 'retiredReleases', 'successor'],
     );
-    // apps.json's releases: every field but the AppAPI ones (appapi_apps.json only, tested in exapps.test.ts).
+    // apps.json's releases: every field but the AppAPI ones (appapi_apps.json only, tested in exapps.test.ts)
+    // and provenance (only on releases published through trusted publishing, trusted-publishing.test.ts).
     const releaseKeys: string[] = [...(ReleaseSchema.required ?? [])].sort();
     assert.deepEqual(
       Object.keys(ReleaseSchema.properties)
         .filter((key) => !releaseKeys.includes(key))
         .sort(),
-      ['aaIsSystem', 'apiScopes', 'deployMethods', 'environmentVariables'],
+      ['aaIsSystem', 'apiScopes', 'deployMethods', 'environmentVariables', 'provenance'],
     );
     for (const app of listed) {
       assert.deepEqual(Object.keys(app).sort(), appKeys, `${app.id}: fields`);

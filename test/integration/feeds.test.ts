@@ -53,6 +53,7 @@ describe(`release feeds, Atom and RSS (${DIALECT})`, () => {
         {
           download: `https://example.org/${appId}-${version}.tar.gz`,
           developerDownload: null,
+          provenance: null,
           signature: 'c2ln',
           sha256: 'ab'.repeat(32),
           size: 10,

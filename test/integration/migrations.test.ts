@@ -36,6 +36,7 @@ const TABLES = [
   'mirror_releases',
   'notification_optouts',
   'notifications_sent',
+  'oidc_issuers',
   'platform_releases',
   'publish_jobs',
   'rate_limit_hits',
@@ -54,6 +55,8 @@ const TABLES = [
   'store_identity',
   'store_settings',
   'subscription_keys',
+  'trusted_publishers',
+  'used_id_tokens',
   'users',
 ];
 
@@ -112,6 +115,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0025-subscription-keys',
       '0026-donations',
       '0027-scoped-tokens',
+      '0028-trusted-publishing',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

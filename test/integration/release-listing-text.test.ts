@@ -77,6 +77,7 @@ describe(`each release's listing text, written with it (${DIALECT})`, () => {
       {
         download: `https://example.org/${appId}-${version}.tar.gz?x="y"`,
         developerDownload: null,
+        provenance: null,
         signature: Buffer.from(`${appId}${version}${clock.now().toISOString()}`).toString('base64'),
         sha256: 'ab'.repeat(32),
         size: 10,

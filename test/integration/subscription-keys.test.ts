@@ -39,6 +39,7 @@ describe(`subscription keys (${DIALECT})`, () => {
         {
           download: `https://example.org/${appId}.tar.gz`,
           developerDownload: null,
+          provenance: null,
           signature: 'c2ln',
           sha256: 'ab'.repeat(32),
           size: 10,

@@ -1,3 +1,4 @@
+import type { Provenance } from '../accounts/token-scopes.ts';
 import type { appApiFields } from '../releases/external-app.ts';
 import type { AppData, ReleaseData } from '../releases/release-data.ts';
 import { compareReleaseVersions, parseSpec } from '../versions/semantic-version.ts';
@@ -15,6 +16,8 @@ export interface ListedRelease extends Omit<ReleaseData, 'externalApp'>, Partial
   readonly lastModified: string;
   readonly signature: string;
   readonly signatureDigest: string;
+  /** Where the release was built and published from, when it came through trusted publishing (issue 53). */
+  readonly provenance?: Provenance;
 }
 
 export type AppApiFields = ReturnType<typeof appApiFields>;

@@ -95,6 +95,25 @@ export const ReleaseSchema = Type.Object(
         },
       ),
     ),
+    provenance: Type.Optional(
+      Type.Object(
+        {
+          provider: Type.String({ description: 'github, gitlab or oidc' }),
+          issuer: Type.String(),
+          repository: Type.String(),
+          commit: Type.Union([Type.String(), Type.Null()]),
+          workflow: Type.Union([Type.String(), Type.Null()]),
+          ref: Type.Union([Type.String(), Type.Null()]),
+          environment: Type.Union([Type.String(), Type.Null()]),
+          runId: Type.Union([Type.String(), Type.Null()]),
+          runUrl: Type.Union([Type.String(), Type.Null()]),
+        },
+        {
+          description:
+            'Only on releases published through trusted publishing: the CI job (repository, commit, workflow, run) the store verified',
+        },
+      ),
+    ),
   },
   { $id: 'Release', title: 'Release' },
 );

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { auditEntry } from '../audit/audit.ts';
+import type { Provenance } from '../accounts/token-scopes.ts';
 import type { Acting } from '../audit/audit.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { requireReleaseManager } from '../accounts/authorization.ts';
@@ -258,6 +259,7 @@ export async function checkAndSave(
         signature: signature.toString('base64'),
         sha256,
         size: bytes.length,
+        provenance: user.limits?.provenance ?? null,
       },
       {
         confirm: (current) => confirmStillPublishable(current, app, user),
@@ -276,6 +278,7 @@ export async function checkAndSave(
             sha256,
             size: bytes.length,
             ...(candidate.iconProblem === undefined ? {} : { icon: candidate.iconProblem }),
+            ...provenanceDetails(user.limits?.provenance ?? null),
           },
         }),
     );
@@ -291,4 +294,15 @@ export async function checkAndSave(
     created,
     ...(candidate.iconProblem === undefined ? {} : { iconProblem: candidate.iconProblem }),
   };
+}
+
+/** Where a trusted publishing job ran, for the audit entry of its release. */
+function provenanceDetails(provenance: Provenance | null): Record<string, string> {
+  if (provenance === null) return {};
+  const details: Record<string, string> = { provenance: provenance.provider, repository: provenance.repository };
+  if (provenance.commit !== null) details['commit'] = provenance.commit;
+  if (provenance.workflow !== null) details['workflow'] = provenance.workflow;
+  if (provenance.runUrl !== null) details['run'] = provenance.runUrl;
+  else if (provenance.runId !== null) details['run'] = provenance.runId;
+  return details;
 }

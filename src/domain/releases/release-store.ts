@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../audit/audit.ts';
+import type { Provenance } from '../accounts/token-scopes.ts';
 import { AppError } from '../../errors.ts';
 import type { RegisteredApp } from '../apps/app-registry.ts';
 import type { ReleaseCandidate } from './release-data.ts';
@@ -16,6 +17,8 @@ export interface ArchiveFacts {
   readonly signature: string;
   readonly sha256: string;
   readonly size: number;
+  /** Where a release published through trusted publishing came from (issue 53); null otherwise. */
+  readonly provenance: Provenance | null;
 }
 
 export interface StoredRelease {

@@ -73,7 +73,11 @@ export function housekeepingRepository(db: Kysely<Database>): HousekeepingStore 
           .numDeletedRows,
       );
     },
-    async pruneTokens(personalBefore, publishingBefore) {
+    async pruneTokens(personalBefore, publishingBefore, now) {
+      const used = await db
+        .deleteFrom('used_id_tokens')
+        .where('expires_at', '<=', formatTimestamp(now))
+        .executeTakeFirst();
       const result = await db
         .deleteFrom('access_tokens')
         .where((eb) =>
@@ -83,7 +87,7 @@ export function housekeepingRepository(db: Kysely<Database>): HousekeepingStore 
           ]),
         )
         .executeTakeFirst();
-      return Number(result.numDeletedRows);
+      return Number(result.numDeletedRows) + Number(used.numDeletedRows);
     },
     markPartFormatInUse: (format, now) => markPartFormatInUse(db, format, formatTimestamp(now)),
     prunePartFormats: (before) => removeUnusedPartFormats(db, formatTimestamp(before)),

@@ -1,3 +1,4 @@
+import type { Provenance } from '../../domain/accounts/token-scopes.ts';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
@@ -25,6 +26,7 @@ export const LISTED_RELEASE_COLUMNS = [
   'min_int_size',
   'created_at',
   'updated_at',
+  'provenance',
 ] as const;
 
 export type ListedReleaseRow = Pick<Selectable<ReleasesTable>, (typeof LISTED_RELEASE_COLUMNS)[number]>;
@@ -165,6 +167,8 @@ export function toListedRelease(row: ListedReleaseRow, details: ReleaseDetails):
       (details.changelogs.get(id) ?? []).map((t) => [t.language, { changelog: t.changelog }]),
     ),
     ...externalFields(details.externals.get(id)),
+    // Additive, and only where set (issue 53): every other release is listed as before.
+    ...(row.provenance === null ? {} : { provenance: JSON.parse(row.provenance) as Provenance }),
   };
 }
 
@@ -207,6 +211,17 @@ function sampleFormat(): string {
     min_int_size: 64,
     created_at: '2026-01-02T03:04:05.000000Z',
     updated_at: '2026-01-02T03:04:06.000000Z',
+    provenance: JSON.stringify({
+      provider: 'github',
+      issuer: 'https://token.actions.githubusercontent.com',
+      repository: 'o/r',
+      commit: 'abc',
+      workflow: 'o/r/.github/workflows/r.yml@refs/tags/v1',
+      ref: 'refs/tags/v1',
+      environment: null,
+      runId: '1/1',
+      runUrl: 'https://github.com/o/r/actions/runs/1/attempts/1',
+    }),
   };
   const dependencyRow = { release_id: 1, name: 'pgsql', version_spec: '>=12.0.0', raw_version_spec: '>=12' };
   const details = (isSystem: number, variables: string): ReleaseDetails => ({
@@ -251,7 +266,7 @@ function sampleFormat(): string {
   const text = [
     toListedRelease(row, details(0, variables)),
     toListedRelease({ ...row, is_nightly: 0, min_int_size: 32 }, details(1, '[]')),
-    toListedRelease({ ...row, is_nightly: false }, NO_DETAILS),
+    toListedRelease({ ...row, is_nightly: false, provenance: null }, NO_DETAILS),
   ]
     .map(releaseText)
     .join('\n');

@@ -197,6 +197,7 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
             platform_version_spec: release.platformVersionSpec,
             raw_platform_version_spec: release.rawPlatformVersionSpec,
             min_int_size: release.minIntSize,
+            provenance: facts.provenance === null ? null : JSON.stringify(facts.provenance),
             updated_at: at,
           };
           const inserted = await trx
