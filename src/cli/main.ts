@@ -41,6 +41,14 @@ import { auditCommand } from './commands/audit.command.ts';
 import { backupCommand } from './commands/backup.command.ts';
 import { restoreCommand } from './commands/restore.command.ts';
 import { secretKeyRotateCommand } from './commands/secret-key.command.ts';
+import {
+  trustedIssuerAddCommand,
+  trustedIssuerListCommand,
+  trustedIssuerRemoveCommand,
+  trustedPublisherAddCommand,
+  trustedPublisherListCommand,
+  trustedPublisherRemoveCommand,
+} from './commands/trusted-publishing.command.ts';
 import { serveCommand } from './commands/serve.command.ts';
 import {
   userAddCommand,
@@ -93,6 +101,12 @@ export const COMMANDS: readonly Command[] = [
   subscriptionKeyAddCommand,
   subscriptionKeyListCommand,
   subscriptionKeyRevokeCommand,
+  trustedIssuerAddCommand,
+  trustedIssuerListCommand,
+  trustedIssuerRemoveCommand,
+  trustedPublisherAddCommand,
+  trustedPublisherListCommand,
+  trustedPublisherRemoveCommand,
   secretKeyRotateCommand,
   auditCommand,
   backupCommand,

@@ -1,5 +1,7 @@
 /** The developer and administrator pages' own text, in English, in one place (the rest of the site's is in `strings.ts`). */
 export const DEV = {
+  publishedFrom: 'Published from',
+  notTrusted: 'not through trusted publishing',
   navDeveloper: 'Developer',
   navAdmin: 'Administration',
   sections: 'Developer pages',

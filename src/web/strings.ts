@@ -172,6 +172,8 @@ export const STRINGS = {
   scopedTokensLead:
     'This token can do everything your account can. For a CI job or a script, make a token that can do only what it needs, for some apps, for a while:',
   scopedTokensLink: 'tokens with scopes and expiry',
+  builtFrom: 'Published from',
+  verifiedBuild: '(trusted publishing: the store verified the CI job)',
   tokenShownTitle: 'Your API token',
   tokenShownText: 'Copy it now: this page is not kept, and the token is not shown again unless you ask for it.',
   tokenReplacedText: 'This is your new token; the old one no longer works. Copy it now.',

@@ -18,6 +18,7 @@ import {
   userWithToken,
 } from '../helpers/store-actions.ts';
 import type { Send } from '../helpers/store-actions.ts';
+import { WebClient } from '../helpers/web-client.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
@@ -65,7 +66,7 @@ describe(`trusted publishing (${DIALECT})`, () => {
     await importTestCategories(server.container);
     aliceToken = await userWithToken(server.container, 'alice');
     await registerFixtureApp(send, aliceToken, 'news');
-    const bobToken = await userWithToken(server.container, 'bob');
+    const bobToken = await userWithToken(server.container, 'bob', 'bob password here');
     await registerFixtureApp(send, bobToken, 'notes');
     const admin = cliActing('root');
     const deps = server.container.trustedPublishing;
@@ -303,5 +304,48 @@ describe(`trusted publishing (${DIALECT})`, () => {
       /Only administrators/,
     );
     await createUser(server.container, 'carol', null);
+  });
+
+  test('the manage page adds and removes publishers; the app page shows where a release came from', async () => {
+    const web = new WebClient(server.app);
+    await web.get('/account/login');
+    await web.post('/account/login', { username: 'bob', password: 'bob password here', next: '/developer' });
+    const page = await web.get('/developer/apps/notes');
+    assert.match(page.body, /Trusted publishers/);
+    const wrong = await web.post('/developer/apps/notes/publishers/add', {
+      provider: 'github',
+      repository: 'bob',
+      workflow: 'x.yml',
+    });
+    assert.equal(wrong.statusCode, 400);
+    assert.match(wrong.body, /name the repository as owner\/name/);
+    const added = await web.post('/developer/apps/notes/publishers/add', {
+      provider: 'github',
+      repository: 'bob/notes',
+      workflow: '.github/workflows/release.yml',
+      environment: '',
+      issuer: '',
+    });
+    assert.equal(added.statusCode, 200, added.body);
+    assert.match(added.body, /GitHub bob\/notes \.github\/workflows\/release\.yml/);
+    const id = /name="id" value="(\d+)"/.exec(added.body)?.[1];
+    assert.ok(id !== undefined);
+    const removed = await web.post('/developer/apps/notes/publishers/remove', { id });
+    assert.equal(removed.statusCode, 200, removed.body);
+    assert.ok(!removed.body.includes(`name="id" value="${id}"`), 'no longer listed');
+    assert.match(removed.body, /The trusted publisher was removed/);
+    // Another owner's app: refused.
+    const other = await web.post('/developer/apps/news/publishers/add', {
+      provider: 'github',
+      repository: 'bob/news',
+      workflow: 'x.yml',
+    });
+    assert.equal(other.statusCode, 403);
+
+    const appPage = await send('GET', '/apps/news', { headers: { accept: 'text/html' } });
+    assert.match(
+      appPage.text,
+      /Published from<\/dt><dd><a href="[^"]+\/alice\/news\/actions\/runs\/9001\/attempts\/1"/,
+    );
   });
 });

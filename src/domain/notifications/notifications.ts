@@ -90,7 +90,7 @@ export function notificationMail(
       return {
         to,
         subject: `Your token '${notification.name}' expires on ${notification.expiresAt.slice(0, 10)}`,
-        text: `${hello}Your app store token '${notification.name}' expires on ${notification.expiresAt.slice(0, 16).replace('T', ' ')} UTC. Whatever uses it (a CI job, a script) will then be refused. Make a new token on your account page and put it where the old one is: ${links.site}account/tokens\n\nBetter still for CI: publish with trusted publishing, which needs no stored token at all: ${links.site}api#trusted-publishing${off}${SIGNATURE}`,
+        text: `${hello}Your app store token '${notification.name}' expires on ${notification.expiresAt.slice(0, 16).replace('T', ' ')} UTC. Whatever uses it (a CI job, a script) will then be refused. Make a new token on your account page and put it where the old one is: ${links.site}account/tokens\n\nBetter still for CI: publish with trusted publishing, which needs no stored token at all: ${links.site}api/#trusted-publishing${off}${SIGNATURE}`,
       };
   }
 }

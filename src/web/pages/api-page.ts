@@ -1,3 +1,4 @@
+import { githubWorkflow, gitlabJob } from '../ci-workflows.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
@@ -255,6 +256,23 @@ function authentication(document: OpenApiDocument): Html | '' {
 <dl class="facts">${schemes.map(([name, scheme]) => html`<dt id="auth-${name}">${name === 'basic' ? 'Basic' : 'Token'}</dt><dd>${codeSpans(scheme.description ?? '')}</dd>`)}</dl></section>`;
 }
 
+/** How CI publishes with no stored token (issue 53): the steps, and the workflow files for this store. */
+function trustedPublishing(origin: string): Html {
+  return html`<section aria-labelledby="trusted-publishing"><h2 id="trusted-publishing">Trusted publishing from CI</h2>
+<p>GitHub Actions and GitLab CI can publish releases with no store token saved anywhere: the CI job's OpenID Connect ID token, minted for this store, is exchanged at <code>POST /api/v1/trusted-publishing/token</code> for a token that publishes one app for 15 minutes, and each release records the repository, commit and run it came from.</p>
+<ol>
+<li>On the app's manage page (<a href="/developer">My apps</a>), under <em>Trusted publishers</em>, name the repository and workflow file (GitHub) or the project (GitLab), and optionally the environment.</li>
+<li>Copy <a href="/static/publish-release.sh">publish-release.sh</a> into the repository (sh, curl and openssl: nothing else), as <code>.github/publish-release.sh</code> or <code>ci/publish-release.sh</code>.</li>
+<li>Keep the app's code-signing key as a CI secret <code>APP_SIGNING_KEY</code> (the store never sees it), and add the workflow below.</li>
+<li>Once a release is published this way, revoke the token the CI held before: on <a href="/account/tokens">your tokens</a>, or <code>DELETE /api/v1/token</code> with it.</li>
+</ol>
+<h3>GitHub Actions</h3>
+<pre class="command"><code>${githubWorkflow(origin, 'APP_ID')}</code></pre>
+<h3>GitLab CI</h3>
+<pre class="command"><code>${gitlabJob(origin, 'APP_ID')}</code></pre>
+<p>Tokens for scripts that are not CI jobs: <a href="/account/tokens">tokens with scopes and expiry</a> (<code>apst_…</code>).</p></section>`;
+}
+
 /**
  * The API page (`/api/`, `/api/v1/`): the OpenAPI document, readable, rendered on the server from
  * the same document `/api/v1/openapi.json` serves: how to authenticate, then each operation by
@@ -290,8 +308,9 @@ export function apiPage(
     { title: STRINGS.apiTitle },
     html`<h1>${document.info?.title ?? STRINGS.apiTitle}</h1>
 <p class="lead">${STRINGS.apiLead} <a href="/api/v1/openapi.json">${STRINGS.openApiDocument}</a></p>
-<nav aria-label="${STRINGS.apiTitle}"><ul class="tags"><li><a href="#authentication">${STRINGS.authentication}</a></li>${groups.map(({ tag, title }) => html`<li><a href="#tag-${tag}">${title}</a></li>`)}</ul></nav>
+<nav aria-label="${STRINGS.apiTitle}"><ul class="tags"><li><a href="#authentication">${STRINGS.authentication}</a></li><li><a href="#trusted-publishing">Trusted publishing</a></li>${groups.map(({ tag, title }) => html`<li><a href="#tag-${tag}">${title}</a></li>`)}</ul></nav>
 ${authentication(document)}
+${trustedPublishing(origin)}
 ${groups.map(({ tag, title, lead, blocks }) => html`<section aria-labelledby="tag-${tag}"><h2 id="tag-${tag}">${title}</h2>${lead === '' ? '' : html`<p>${lead}</p>`}${blocks}</section>`)}`,
     context,
   );

@@ -1,3 +1,4 @@
+import { provenanceCell } from './trusted-publishers-section.ts';
 import type { Donation } from '../../domain/releases/release-data.ts';
 import { webAddressProblem } from '../../domain/encodings.ts';
 import { nextcloudRange, releaseRange, specBounds, textsIn } from '../../domain/browse/browse-catalog.ts';
@@ -50,6 +51,7 @@ function releaseRow(
     <dt>${STRINGS.php}</dt><dd>${rangeText(specBounds(release.rawPhpVersionSpec))}</dd>
     ${release.databases.length === 0 ? '' : html`<dt>${STRINGS.databases}</dt><dd>${release.databases.map((d) => d.id).join(', ')}</dd>`}
     <dt>${STRINGS.licences}</dt><dd>${release.licenses.join(', ')}</dd>
+    ${release.provenance === undefined ? '' : html`<dt>${STRINGS.builtFrom}</dt><dd>${provenanceCell(release.provenance, '')} <span class="muted">${STRINGS.verifiedBuild}</span></dd>`}
     ${downloads === null ? '' : html`<dt>${STRINGS.downloadCount}</dt><dd>${countText(downloads, dateLanguage)}</dd>`}
   </dl>
   ${changelog === '' ? '' : html`<details><summary>${STRINGS.changelog}</summary><div class="markdown">${renderMarkdown(changelog)}</div></details>`}

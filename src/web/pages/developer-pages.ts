@@ -9,6 +9,8 @@ import type { AppDownloadCounts } from '../../domain/archives/download-counts.ts
 import { DEV } from '../developer-strings.ts';
 import { downloadCharts } from '../download-chart.ts';
 import { statusSections } from './app-status-section.ts';
+import { provenanceCell, publishersSection } from './trusted-publishers-section.ts';
+import type { TrustedPublisher } from '../../domain/trusted-publishing/publishers.ts';
 import type { AppStatus } from '../../domain/apps/app-status.ts';
 import type { DownloadChart } from '../../domain/archives/download-weeks.ts';
 import { checkbox, field, fileField, notice, postForm, problemBox, spoken, textArea, uploadForm } from '../forms.ts';
@@ -275,7 +277,8 @@ export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageC
 }
 
 /** Which form of the management page a refusal or a message belongs to. */
-export type ManageSection = 'releases' | 'status' | 'retired' | 'maintainers' | 'transfer' | 'flags' | 'delete';
+export type ManageSection =
+  'releases' | 'status' | 'retired' | 'publishers' | 'maintainers' | 'transfer' | 'flags' | 'delete';
 
 export interface ManagePageState {
   readonly section?: ManageSection;
@@ -316,6 +319,7 @@ export function manageAppPage(
   downloads: AppDownloadCounts | null,
   chart: DownloadChart,
   status: AppStatus,
+  publishers: readonly TrustedPublisher[],
   trail: readonly AuditRecord[],
   isAdmin: boolean,
   token: string,
@@ -332,7 +336,7 @@ export function manageAppPage(
     (
       r,
     ) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td data-label="${DEV.nextcloud}">${rangeText(releaseRange(r))}</td><td data-label="${DEV.published}">${when(new Date(r.created))}</td>
-${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${countOrUnknown(releaseDownloads(downloads, r))}</td>`}<td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
+${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${countOrUnknown(releaseDownloads(downloads, r))}</td>`}<td data-label="${DEV.publishedFrom}">${provenanceCell(r.provenance, DEV.notTrusted)}</td><td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
   );
   const self = context.account?.username;
   return developerLayout(
@@ -343,11 +347,13 @@ ${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${cou
 <dl class="facts"><dt>${DEV.owner}</dt><dd>${app.ownerName}</dd><dt>${DEV.coMaintainers}</dt><dd>${app.coMaintainers.length === 0 ? DEV.none : app.coMaintainers.map((m) => m.username).join(', ')}</dd></dl>
 
 <section aria-labelledby="releases"><h2 id="releases">${DEV.releases}</h2>${around('releases')}
-${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ headings: [DEV.version, DEV.nextcloud, DEV.published, ...(downloads === null ? [] : [STRINGS.downloadCount]), ACTIONS_HEADING] }, releaseRows)}</section>
+${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ headings: [DEV.version, DEV.nextcloud, DEV.published, ...(downloads === null ? [] : [STRINGS.downloadCount]), DEV.publishedFrom, ACTIONS_HEADING] }, releaseRows)}</section>
 
 ${releases.length === 0 ? '' : html`<section aria-labelledby="downloads"><h2 id="downloads">${STRINGS.downloadCount}</h2>${downloadCharts(chart, app.appId)}</section>`}
 
 ${statusSections({ base, token, owns, status, listed, formOf, around })}
+
+${publishersSection({ base, token, owns, publishers, form: formOf('publishers'), around: around('publishers') })}
 
 <section aria-labelledby="maintainers"><h2 id="maintainers">${DEV.coMaintainers}</h2><p>${DEV.maintainersLead}</p>${around('maintainers')}
 <ul class="plain">${app.coMaintainers.map((m) =>

@@ -37,7 +37,7 @@ export function tokensPage(
   return layout(
     { title: 'Tokens' },
     html`<div class="narrow"><h1>Tokens</h1>
-<p>A token lets a script or a CI job act for you, with only the scopes you give it, on only the apps you name, until it expires (at most ${MAX_TOKEN_DAYS} days). Tokens start with <code>apst_</code>, which secret scanners recognise. For publishing from GitHub Actions or GitLab CI, <a href="/api#trusted-publishing">trusted publishing</a> needs no stored token at all. Your account's unscoped token is on <a href="/account#token">the account page</a>.</p>
+<p>A token lets a script or a CI job act for you, with only the scopes you give it, on only the apps you name, until it expires (at most ${MAX_TOKEN_DAYS} days). Tokens start with <code>apst_</code>, which secret scanners recognise. For publishing from GitHub Actions or GitLab CI, <a href="/api/#trusted-publishing">trusted publishing</a> needs no stored token at all. Your account's unscoped token is on <a href="/account#token">the account page</a>.</p>
 ${state.message === undefined ? '' : notice(state.message)}
 ${state.made === undefined ? '' : html`<div class="notice" role="status"><p>Copy the token <strong>${state.made.name}</strong> now: it is shown only this once.</p><p><label for="made-token">Token</label><input id="made-token" class="token" type="text" readonly value="${state.made.token}"></p></div>`}
 <section aria-labelledby="list"><h2 id="list">Your tokens</h2>

@@ -74,7 +74,7 @@ export async function scopedTokenRoutes(app: AppServer, container: Container): P
     schema: {
       summary: "The account's scoped tokens (never their text), newest first",
       tags: ['accounts'],
-      response: { 200: Type.Array(ScopedToken), ...errorResponses(AUTH_ERRORS) },
+      response: { 200: Type.Array(ScopedToken), ...errorResponses(BODY_ERRORS, AUTH_ERRORS) },
     },
     onRequest: managing,
     handler: async (request) => {
@@ -107,7 +107,10 @@ export async function scopedTokenRoutes(app: AppServer, container: Container): P
       summary: 'Revoke one scoped token',
       tags: ['accounts'],
       params: Type.Object({ tokenId: Type.String({ pattern: '^[0-9]{1,15}$' }) }),
-      response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(AUTH_ERRORS, 'not_found') },
+      response: {
+        204: Type.Null({ description: 'Revoked' }),
+        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'not_found'),
+      },
     },
     onRequest: managing,
     handler: async (request, reply) => {
@@ -122,7 +125,7 @@ export async function scopedTokenRoutes(app: AppServer, container: Container): P
       tags: ['accounts'],
       response: {
         200: Type.Object({ revoked: Type.Integer({ description: 'How many tokens stopped working' }) }),
-        ...errorResponses(AUTH_ERRORS),
+        ...errorResponses(BODY_ERRORS, AUTH_ERRORS),
       },
     },
     onRequest: managing,
@@ -135,7 +138,7 @@ export async function scopedTokenRoutes(app: AppServer, container: Container): P
     schema: {
       summary: 'The token of this request revokes itself (any token, scoped or not)',
       tags: ['accounts'],
-      response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(AUTH_ERRORS) },
+      response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(BODY_ERRORS, AUTH_ERRORS) },
     },
     onRequest: requireUser(container, ['token'], 'any'),
     handler: async (request, reply) => {

@@ -1,3 +1,8 @@
+import {
+  addPublisher,
+  listPublishers,
+  removePublisher,
+} from '../../../domain/trusted-publishing/trusted-publishing.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { chartStart, downloadChart } from '../../../domain/archives/download-weeks.ts';
 import { messagePage } from '../../../web/pages/account-pages.ts';
@@ -78,6 +83,7 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
       downloads,
       chart,
       await container.appStatus.statuses.status(appId),
+      await listPublishers(appId, container.trustedPublishing),
       trail,
       who.user.isAdmin,
       setting.formToken(),
@@ -191,6 +197,55 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
         return undo ? DEV.releaseRestored(version) : DEV.releaseRetired(version);
       },
     ),
+  });
+
+  // Trusted publishers (issue 53)
+  app.post('/developer/apps/:appId/publishers/add', {
+    schema: manageSchema(
+      ['provider', 'issuer', 'repository', 'workflow', 'environment', 'ref', 'repositoryId', 'ownerId', 'claims'],
+      'forbidden',
+      'conflict',
+    ),
+    handler: manageForm<Record<string, string | undefined>>('publishers', async (appId, body, who) => {
+      const claims = Object.fromEntries(
+        (body['claims'] ?? '')
+          .split(/\r?\n/)
+          .map((line) => line.trim())
+          .filter((line) => line !== '')
+          .map((line) => {
+            const at = line.indexOf('=');
+            return at < 0 ? [line, ''] : [line.slice(0, at).trim(), line.slice(at + 1).trim()];
+          }),
+      );
+      const { provider = '', issuer, repository, workflow, environment, ref, repositoryId, ownerId } = body;
+      await addPublisher(
+        appId,
+        {
+          provider,
+          ...(issuer === undefined ? {} : { issuer }),
+          ...(repository === undefined ? {} : { repository }),
+          ...(workflow === undefined ? {} : { workflow }),
+          ...(environment === undefined ? {} : { environment }),
+          ...(ref === undefined ? {} : { ref }),
+          ...(repositoryId === undefined ? {} : { repositoryId }),
+          ...(ownerId === undefined ? {} : { ownerId }),
+          claims,
+        },
+        who.acting,
+        container.trustedPublishing,
+      );
+      return 'The trusted publisher was added: its next job can publish.';
+    }),
+  });
+
+  app.post('/developer/apps/:appId/publishers/remove', {
+    schema: manageSchema(['id'], 'forbidden', 'not_found'),
+    handler: manageForm<{ id?: string }>('publishers', async (appId, body, who) => {
+      const id = Number(body.id ?? '');
+      if (!Number.isInteger(id)) throw new AppError('invalid_request', 'Which trusted publisher? The form names none.');
+      await removePublisher(appId, id, who.acting, container.trustedPublishing);
+      return 'The trusted publisher was removed: its jobs can no longer publish.';
+    }),
   });
 
   app.post('/developer/apps/:appId/maintainers/add', {

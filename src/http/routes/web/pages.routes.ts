@@ -19,6 +19,8 @@ import { AppError } from '../../../errors.ts';
 import { etagListMatches } from '../../conditional-get.ts';
 
 const STYLESHEET = fs.readFileSync(projectFile('src/web/static/site.css'));
+/** The script of trusted publishing's workflows (issue 53): developers copy it into their repositories. */
+const PUBLISH_SCRIPT = fs.readFileSync(projectFile('src/web/static/publish-release.sh'));
 
 const ICON_HEADERS = {
   'cache-control': 'public, max-age=31536000, immutable',
@@ -182,5 +184,15 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     schema: { hide: true },
     handler: async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
+  });
+
+  app.get('/static/publish-release.sh', {
+    schema: { hide: true },
+    handler: async (_request, reply) =>
+      reply
+        .type('text/plain; charset=utf-8')
+        .header('cache-control', 'public, max-age=3600')
+        .header('content-disposition', 'inline; filename="publish-release.sh"')
+        .send(PUBLISH_SCRIPT),
   });
 }
