@@ -187,6 +187,8 @@ try {
     await tab.getByRole('button', { name: 'Show my token' }).click();
     await tab.screenshot({ path: path.join(OUT, `account-${kind}.png`), fullPage: true });
     await shoot('app-signed-in', '/apps/news');
+    await shoot('account-tokens', '/account/tokens');
+    await shoot('account-security', '/account/security');
     await tab.getByRole('button', { name: 'Sign out' }).click();
     // The developer pages, as the owner of news and notes; then the admin pages.
     for (const [user, pages] of [

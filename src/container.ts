@@ -25,6 +25,7 @@ import { appStatusRepository } from './storage/repositories/app-status.repositor
 import type { DownloadStatsDeps } from './domain/apps/app-downloads.ts';
 import { downloadStatsRepository } from './storage/repositories/download-stats.repository.ts';
 import { accountsWing } from './container/accounts-wing.ts';
+import type { TwoFactorDeps } from './domain/accounts/two-factor.ts';
 import type { TrustedPublishingDeps } from './domain/trusted-publishing/trusted-publishing.ts';
 import { idTokenVerifier } from './trusted-publishing/id-token-verifier.ts';
 import { trustedPublisherRepository } from './storage/repositories/trusted-publisher.repository.ts';
@@ -99,7 +100,7 @@ export interface Container {
   /** Categories and platform releases (`appstore category|platform import`). */
   readonly catalog: CatalogDeps;
   /** Users, passwords, tokens, sessions. */
-  readonly accounts: SessionDeps & { readonly keys: SecretKeys };
+  readonly accounts: SessionDeps & TwoFactorDeps & { readonly keys: SecretKeys };
   /** `POST /api/v1/apps`. */
   readonly registration: RegisterDeps;
   /** Co-maintainers, flags, transfer (`appstore app …`) and `DELETE /api/v1/apps/{id}`. */
@@ -116,7 +117,7 @@ export interface Container {
   /** Revoking a certificate the store knows by its serial (the admin pages). */
   readonly serialRevocation: RevokeBySerialDeps;
   /** The website's accounts: sign-up, mailed links, the account page. */
-  readonly selfService: SelfServiceDeps;
+  readonly selfService: SelfServiceDeps & TwoFactorDeps;
   /** Sign-in through OpenID Providers and GitHub, and the identities connected to accounts. */
   readonly externalLogin: ExternalLoginDeps;
   /** Where mail goes without SMTP (null: SMTP is configured); each such mail is told to `ContainerOptions.mailFileNotice`. */

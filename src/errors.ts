@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'method_not_allowed',
   // accounts and authentication
   'not_authenticated', // no, malformed or wrong credentials
+  'second_factor_required', // the password was right; the account's second factor is due (or Basic cannot carry it)
   'forbidden', // authenticated, but not allowed
   'insufficient_scope', // a scoped token without the scope (or the app) the action needs
   'csrf_failed', // a session-authenticated change without the CSRF token

@@ -41,6 +41,7 @@ import { auditCommand } from './commands/audit.command.ts';
 import { backupCommand } from './commands/backup.command.ts';
 import { restoreCommand } from './commands/restore.command.ts';
 import { secretKeyRotateCommand } from './commands/secret-key.command.ts';
+import { twoFactorRequireCommand } from './commands/two-factor.command.ts';
 import {
   trustedIssuerAddCommand,
   trustedIssuerListCommand,
@@ -107,6 +108,7 @@ export const COMMANDS: readonly Command[] = [
   trustedPublisherAddCommand,
   trustedPublisherListCommand,
   trustedPublisherRemoveCommand,
+  twoFactorRequireCommand,
   secretKeyRotateCommand,
   auditCommand,
   backupCommand,

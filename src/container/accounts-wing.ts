@@ -1,5 +1,9 @@
 import { notificationRepository } from '../storage/repositories/notification.repository.ts';
 import { accessTokenRepository } from '../storage/repositories/access-token.repository.ts';
+import { twoFactorRepository } from '../storage/repositories/two-factor.repository.ts';
+import type { TwoFactorDeps } from '../domain/accounts/two-factor.ts';
+import { webauthnCeremonies } from '../passkeys/webauthn-ceremonies.ts';
+import { STRINGS } from '../web/strings.ts';
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import { publicUrlOf } from '../config/config.ts';
@@ -30,8 +34,8 @@ export interface MailFiles {
 
 /** The accounts and mail wing: sign-in, sessions and tokens, the website's accounts, external login, the mail queue. */
 export interface AccountsWing {
-  readonly accounts: SessionDeps & { readonly keys: SecretKeys };
-  readonly selfService: SelfServiceDeps;
+  readonly accounts: SessionDeps & TwoFactorDeps & { readonly keys: SecretKeys };
+  readonly selfService: SelfServiceDeps & TwoFactorDeps;
   readonly externalLogin: ExternalLoginDeps;
   readonly mailQueue: MailQueue;
   readonly mailFiles: MailFiles;
@@ -68,8 +72,19 @@ export function accountsWing(
   const mailer: Mailer = smtp ?? fileMailer(mailDirectory, config.mail.from, notice, now);
   const passwords = new PasswordHasher(config.passwordCost);
   const tokens = accessTokenRepository(db);
-  const accounts = { store, keys, limiter, signIn: signInRules(config.signInLimits), now, passwords, tokens };
   const publicUrl = publicUrlOf(config);
+  const accounts: AccountsWing['accounts'] = {
+    store,
+    keys,
+    limiter,
+    signIn: signInRules(config.signInLimits),
+    now,
+    passwords,
+    tokens,
+    twoFactor: twoFactorRepository(db),
+    passkeys: webauthnCeremonies(publicUrl, STRINGS.siteName),
+    issuerName: STRINGS.siteName,
+  };
   const notifications = notificationRepository(db);
   const mailQueue = new MailQueue(
     mailQueueRepository(db),
@@ -87,7 +102,12 @@ export function accountsWing(
     { problem: (message, error) => options.log.warn(message, error === undefined ? {} : { error: errorText(error) }) },
     options.mailDelivery === 'own',
   );
-  const selfService: SelfServiceDeps = { ...accounts, mail: mailQueue, publicUrl, signUpOpen: config.signUpOpen };
+  const selfService: SelfServiceDeps & TwoFactorDeps = {
+    ...accounts,
+    mail: mailQueue,
+    publicUrl,
+    signUpOpen: config.signUpOpen,
+  };
   return {
     accounts,
     selfService,

@@ -13,6 +13,12 @@ export interface RateLimitRule {
 export const RATE_LIMITS = {
   newToken: { bucket: 'token-new', limit: 30, windowMs: 60_000, what: 'Too many new tokens for this user' },
   scopedToken: { bucket: 'token-scoped', limit: 100, windowMs: 3_600_000, what: 'Too many tokens made by this user' },
+  secondFactor: {
+    bucket: 'second-factor',
+    limit: 10,
+    windowMs: 15 * 60_000,
+    what: 'Too many second-factor attempts for this account',
+  },
   trustedPublishing: {
     bucket: 'trusted-publishing',
     limit: 60,

@@ -7,6 +7,7 @@ import { checkCsrf, resolveSession } from '../domain/accounts/sessions.ts';
 import type { User } from '../domain/accounts/user.ts';
 import { isBase64 } from '../domain/encodings.ts';
 import { requireScope } from '../domain/accounts/token-scopes.ts';
+import { refuseBasicWrite } from '../domain/accounts/two-factor.ts';
 import type { TokenScope } from '../domain/accounts/token-scopes.ts';
 import { AppError } from '../errors.ts';
 import { csrfHeader, readSessionCookie } from './cookies.ts';
@@ -83,9 +84,11 @@ export async function identify(
         `This route accepts ${accepted(schemes)} authentication, not ${SCHEME_NAMES[credentials.scheme]}.`,
       );
     }
-    return credentials.scheme === 'basic'
-      ? authenticateWithPassword(credentials.username, credentials.password, request.ip, deps)
-      : authenticateWithToken(credentials.token, request.ip, deps);
+    if (credentials.scheme === 'token') return authenticateWithToken(credentials.token, request.ip, deps);
+    const user = await authenticateWithPassword(credentials.username, credentials.password, request.ip, deps);
+    // Basic cannot carry a second factor: with one (or one required), it may only read.
+    if (!SAFE_METHODS.has(request.method)) await refuseBasicWrite(user, deps);
+    return user;
   }
   const sessionId = schemes.includes('session') ? readSessionCookie(request) : undefined;
   if (sessionId !== undefined) {

@@ -55,3 +55,22 @@ export function loginFlowSecret(request: FastifyRequest, reply: FastifyReply): s
   });
   return secret;
 }
+
+/** A sign-in waiting for its second factor (issue 53): HttpOnly, ten minutes, only under /account/login. */
+export const SECOND_FACTOR_COOKIE = 'appstore_second_factor';
+const SECOND_FACTOR_PATH = '/account/login';
+
+export function readSecondFactorCookie(request: FastifyRequest): string | undefined {
+  const value = request.cookies[SECOND_FACTOR_COOKIE];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function setSecondFactorCookie(request: FastifyRequest, reply: FastifyReply, id: string | null): void {
+  reply.setCookie(SECOND_FACTOR_COOKIE, id ?? '', {
+    path: SECOND_FACTOR_PATH,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: request.protocol === 'https',
+    maxAge: id === null ? 0 : 600,
+  });
+}

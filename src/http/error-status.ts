@@ -12,6 +12,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   not_found: 404,
   method_not_allowed: 405,
   not_authenticated: 401,
+  second_factor_required: 401,
   forbidden: 403,
   insufficient_scope: 403,
   csrf_failed: 403,

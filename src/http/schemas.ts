@@ -27,6 +27,7 @@ export const AUTH_ERRORS = [
   'not_authenticated',
   'rate_limited',
   'insufficient_scope',
+  'second_factor_required',
 ] as const satisfies readonly ErrorCode[];
 
 /**

@@ -29,6 +29,7 @@ import * as subscriptionKeys from './migrations/0025-subscription-keys.ts';
 import * as donations from './migrations/0026-donations.ts';
 import * as scopedTokens from './migrations/0027-scoped-tokens.ts';
 import * as trustedPublishing from './migrations/0028-trusted-publishing.ts';
+import * as twoFactor from './migrations/0029-two-factor.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -65,6 +66,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0026-donations', donations],
   ['0027-scoped-tokens', scopedTokens],
   ['0028-trusted-publishing', trustedPublishing],
+  ['0029-two-factor', twoFactor],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

@@ -35,6 +35,8 @@ export interface UsersTable {
   updated_at: Timestamp;
   /** Null until the user follows the link mailed to the address (sign-up, change of address). */
   email_verified_at: Timestamp | null;
+  /** Whether the account has a second factor: an authenticator app or a passkey (migration 0029). */
+  two_factor: ColumnType<boolean | number, boolean | undefined, boolean>;
 }
 
 export interface AccountLinksTable {
@@ -492,6 +494,43 @@ export interface UsedIdTokensTable {
   expires_at: string;
 }
 
+/** Two-factor sign-in (migration 0029). */
+export interface TotpSecretsTable {
+  user_id: number;
+  sealed_secret: string;
+  confirmed_at: string | null;
+  last_step: ColumnType<number | string | bigint, number | undefined, number>;
+  created_at: string;
+}
+
+export interface RecoveryCodesTable {
+  code_hash: string;
+  user_id: number;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface PasskeysTable {
+  id: Generated<number | string | bigint>;
+  user_id: number;
+  credential_id: string;
+  public_key: string;
+  counter: ColumnType<number | string | bigint, number | undefined, number>;
+  transports: Generated<string>;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface PendingChallengesTable {
+  id_hash: string;
+  user_id: number;
+  purpose: string;
+  challenge: string | null;
+  next: Generated<string>;
+  expires_at: string;
+}
+
 export interface Database {
   content_version: ContentVersionTable;
   users: UsersTable;
@@ -542,6 +581,10 @@ export interface Database {
   trusted_publishers: TrustedPublishersTable;
   oidc_issuers: OidcIssuersTable;
   used_id_tokens: UsedIdTokensTable;
+  totp_secrets: TotpSecretsTable;
+  recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  pending_challenges: PendingChallengesTable;
 }
 
 export function toBool(value: boolean | number): boolean {

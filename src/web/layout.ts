@@ -8,6 +8,8 @@ export interface PageOptions {
   readonly title: string;
   readonly language?: string;
   readonly description?: string;
+  /** The site's own scripts this page needs (the passkey prompts); most pages have none. */
+  readonly scripts?: readonly string[];
 }
 
 /** What every page knows of its visitor: their languages, best first, and where they are. */
@@ -52,7 +54,7 @@ function languageSwitcher(context: PageContext): Html {
 </form>`;
 }
 
-/** The shell of every page: landmarks, a skip link, the header and the footer; one stylesheet, no script. */
+/** The shell of every page: landmarks, a skip link, the header and the footer; one stylesheet, and a script only where a page asks for one. */
 export function layout(options: PageOptions, main: HtmlValue, context?: PageContext): Html {
   const title = options.title === STRINGS.siteName ? STRINGS.siteName : `${options.title} – ${STRINGS.siteName}`;
   return html`<!doctype html>
@@ -65,6 +67,7 @@ ${options.description === undefined ? '' : html`<meta name="description" content
 ${context?.refreshSeconds === undefined ? '' : html`<meta http-equiv="refresh" content="${context.refreshSeconds}">`}
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/site.css">
+${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head>
 <body>
 <a class="skip" href="#main">${STRINGS.skipToContent}</a>

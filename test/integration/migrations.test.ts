@@ -37,11 +37,14 @@ const TABLES = [
   'notification_optouts',
   'notifications_sent',
   'oidc_issuers',
+  'passkeys',
+  'pending_challenges',
   'platform_releases',
   'publish_jobs',
   'rate_limit_hits',
   'rating_translations',
   'ratings',
+  'recovery_codes',
   'release_databases',
   'release_download_days',
   'release_downloads',
@@ -55,6 +58,7 @@ const TABLES = [
   'store_identity',
   'store_settings',
   'subscription_keys',
+  'totp_secrets',
   'trusted_publishers',
   'used_id_tokens',
   'users',
@@ -116,6 +120,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0026-donations',
       '0027-scoped-tokens',
       '0028-trusted-publishing',
+      '0029-two-factor',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

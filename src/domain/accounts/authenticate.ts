@@ -3,6 +3,7 @@ import type { RateLimiter, SignInRules } from '../rate-limit.ts';
 import type { PasswordHasher } from './password-hash.ts';
 import type { SecretKeys } from './secret-key.ts';
 import type { AccessTokenStore } from './scoped-tokens.ts';
+import type { TwoFactorStore } from './two-factor-store.ts';
 import { readScopedToken } from './scoped-token-format.ts';
 import { tokenLookupHash } from './token-codec.ts';
 import { toUser } from './user.ts';
@@ -18,6 +19,8 @@ export interface AuthDeps {
   readonly passwords: PasswordHasher;
   /** Scoped tokens and trusted publishing's (issue 53). */
   readonly tokens: AccessTokenStore;
+  /** Second factors (issue 53): Basic may not write for an account that has one. */
+  readonly twoFactor: TwoFactorStore;
 }
 
 /** One message for an unknown user, a wrong password and a password-less account. */

@@ -3,6 +3,9 @@ import { AppError } from '../../errors.ts';
 import type { AuthDeps } from './authenticate.ts';
 import { authenticateWithPassword } from './authenticate.ts';
 import { toUser } from './user.ts';
+import { checkSecondFactor } from './two-factor.ts';
+import type { TwoFactorDeps } from './two-factor.ts';
+import { userActing } from '../audit/audit.ts';
 import { hmacHex } from './token-codec.ts';
 import type { User } from './user.ts';
 
@@ -26,14 +29,27 @@ export interface ActiveSession {
 
 const randomId = (): string => randomBytes(32).toString('base64url');
 
-/** `POST /login`: checks the password (same limits as Basic) and opens a server-side session. */
+/**
+ * `POST /login`: checks the password (same limits as Basic) and opens a server-side session. An
+ * account with a second factor needs `code` too (the authenticator app's, or a recovery code).
+ */
 export async function login(
   username: string,
   password: string,
   clientAddress: string,
-  deps: SessionDeps,
+  deps: SessionDeps & TwoFactorDeps,
+  code?: string,
 ): Promise<NewSession> {
-  return openSession(await authenticateWithPassword(username, password, clientAddress, deps), deps);
+  const user = await authenticateWithPassword(username, password, clientAddress, deps);
+  if (user.twoFactor === true) {
+    if (code === undefined || code.trim() === '')
+      throw new AppError(
+        'second_factor_required',
+        'This account signs in with a second factor: send "code" with the password (the 6 digits of the authenticator app, or a recovery code).',
+      );
+    await checkSecondFactor(user, code, userActing(user, clientAddress, null), deps);
+  }
+  return openSession(user, deps);
 }
 
 /** A new session for a user already authenticated (after sign-in, or after a password change ended the others). */

@@ -1,3 +1,6 @@
+import { authenticateWithPassword } from './authenticate.ts';
+import { beginSecondFactor } from './second-factor-sign-in.ts';
+import type { TwoFactorDeps } from './two-factor.ts';
 import { auditEntry, userActing, visitorActing } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
 import { AppError } from '../../errors.ts';
@@ -6,7 +9,7 @@ import { takeLink } from './account-links.ts';
 import type { SelfServiceDeps } from './account-links.ts';
 import { createAccount, checkChosenUsername, checkEmailAddress, usernameTaken } from './manage-users.ts';
 import { checkNewPassword } from './password-rules.ts';
-import { login } from './sessions.ts';
+import { openSession } from './sessions.ts';
 import type { NewSession } from './sessions.ts';
 import { toUser } from './user.ts';
 import type { User } from './user.ts';
@@ -128,16 +131,21 @@ export function maskAddress(email: string): string {
 
 /**
  * The website's sign-in: as `POST /login`, except that the right password for an account whose
- * address is not confirmed yet mails a new confirmation link (within its limit) and says where.
+ * address is not confirmed yet mails a new confirmation link (within its limit) and says where,
+ * and that an account with a second factor goes on to ask for it (`secondFactor`: the id of the
+ * sign-in under way, for its cookie).
  */
 export async function signInOnWebsite(
   username: string,
   password: string,
   clientAddress: string,
-  deps: SelfServiceDeps,
-): Promise<NewSession> {
+  next: string,
+  deps: SelfServiceDeps & TwoFactorDeps,
+): Promise<{ readonly session: NewSession } | { readonly secondFactor: string }> {
   try {
-    return await login(username, password, clientAddress, deps);
+    const user = await authenticateWithPassword(username, password, clientAddress, deps);
+    if (user.twoFactor === true) return { secondFactor: await beginSecondFactor(user, next, deps) };
+    return { session: await openSession(user, deps) };
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'email_not_verified') throw error;
     const record = await deps.store.findUserByUsername(username);

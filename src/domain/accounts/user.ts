@@ -13,6 +13,8 @@ export interface User {
   readonly hasPassword: boolean;
   /** False after a website sign-up or a change of address until the mailed link is followed. */
   readonly emailVerified: boolean;
+  /** Whether the account signs in with a second factor (an authenticator app or a passkey), issue 53. */
+  readonly twoFactor?: boolean;
   /** Set when the request came with a scoped token: what it may do (`token-scopes.ts`). Absent: everything the account may. */
   readonly limits?: CredentialLimits;
 }

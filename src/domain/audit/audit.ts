@@ -52,6 +52,7 @@ export const AUDIT_EVENTS = [
   'user.two_factor_enabled',
   'user.two_factor_removed',
   'user.recovery_code_used',
+  'user.second_factor_sign_in',
   'user.recovery_codes_renewed',
   'user.passkey_added',
   'user.passkey_removed',

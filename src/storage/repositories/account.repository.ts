@@ -22,6 +22,7 @@ export type UserRow = Selectable<
     | 'is_admin'
     | 'is_active'
     | 'email_verified_at'
+    | 'two_factor'
   >
 >;
 
@@ -35,6 +36,7 @@ export const USER_COLUMNS = [
   'users.is_admin',
   'users.is_active',
   'users.email_verified_at',
+  'users.two_factor',
 ] as const;
 
 /** Inserts the user's row and returns its id. */
@@ -83,6 +85,7 @@ export function toRecord(row: UserRow): UserRecord {
     isActive: toBool(row.is_active),
     hasPassword: row.password_hash !== null,
     emailVerified: row.email_verified_at !== null,
+    twoFactor: toBool(row.two_factor),
     passwordHash: row.password_hash,
   };
 }

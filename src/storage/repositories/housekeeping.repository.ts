@@ -56,9 +56,19 @@ export function housekeepingRepository(db: Kysely<Database>): HousekeepingStore 
       );
     },
     async pruneLoginFlows(now) {
-      return Number(
-        (await db.deleteFrom('external_login_flows').where('expires_at', '<=', formatTimestamp(now)).executeTakeFirst())
-          .numDeletedRows,
+      return (
+        Number(
+          (
+            await db
+              .deleteFrom('external_login_flows')
+              .where('expires_at', '<=', formatTimestamp(now))
+              .executeTakeFirst()
+          ).numDeletedRows,
+        ) +
+        Number(
+          (await db.deleteFrom('pending_challenges').where('expires_at', '<=', formatTimestamp(now)).executeTakeFirst())
+            .numDeletedRows,
+        )
       );
     },
     async pruneRateLimitHits(before) {

@@ -256,6 +256,7 @@ export function accountPage(
 ${state.welcome === undefined ? '' : notice(html`${STRINGS.welcome(state.welcome.provider)}${state.welcome.addressInUse ? html` ${STRINGS.welcomeAddressInUse}` : ''}`)}
 <dl class="facts"><dt>${STRINGS.username}</dt><dd>${user.username}</dd><dt>${STRINGS.email}</dt><dd>${user.email ?? STRINGS.noEmail}${user.email !== null && !user.emailVerified ? html` (${STRINGS.unconfirmed})` : ''}</dd></dl>
 ${methodsSection(user, methods, token, state)}
+<p><a href="/account/security">${STRINGS.securityLink}</a>: ${user.twoFactor === true ? STRINGS.secondFactorOn : STRINGS.secondFactorOff}</p>
 
 <section aria-labelledby="token"><h2 id="token">${STRINGS.apiToken}</h2>
 <p>${STRINGS.apiTokenLead}</p>

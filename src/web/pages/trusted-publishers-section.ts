@@ -64,10 +64,12 @@ ${field({ name: 'repository', label: 'Repository or project', hint: 'GitHub: own
 ${field({ name: 'workflow', label: 'Workflow file (GitHub)', hint: 'The file under .github/workflows, such as release.yml', required: false, maxLength: 120, form: 'publisher' }, form)}
 ${field({ name: 'environment', label: 'Environment (optional)', hint: 'Only jobs that run in this deployment environment', required: false, maxLength: 255, form: 'publisher' }, form)}
 ${field({ name: 'ref', label: 'Ref (GitLab, optional)', hint: 'Only pipelines for this branch or tag, such as main', required: false, maxLength: 255, form: 'publisher' }, form)}
+<details><summary>Another issuer, numeric ids, claims</summary>
 ${field({ name: 'issuer', label: 'Issuer (optional)', hint: 'Empty: github.com or gitlab.com. GitHub Enterprise Server, a self-managed GitLab or another CI: its issuer URL, once an administrator allows it.', required: false, maxLength: 300, form: 'publisher' }, form)}
 ${field({ name: 'repositoryId', label: 'Repository or project id (optional)', hint: 'The numeric id; empty: pinned at the first publish. A deleted and re-created repository of the same name has another id.', required: false, maxLength: 20, form: 'publisher' }, form)}
 ${field({ name: 'ownerId', label: 'Owner or namespace id (optional)', hint: 'The numeric id; empty: pinned at the first publish', required: false, maxLength: 20, form: 'publisher' }, form)}
 ${textArea({ name: 'claims', label: 'Claims (another issuer)', hint: 'One claim=value per line; the issuer says which claims must be named', required: false, rows: 3, maxLength: 4000, form: 'publisher' }, form)}
+</details>
 <p><button type="submit">Trust this workflow</button></p>`,
       )
     : ''

@@ -9,6 +9,12 @@ export const LoginBody = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 150 }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
+    code: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: 'For an account with a second factor: the authenticator app’s 6 digits, or a recovery code',
+      }),
+    ),
   },
   { description: 'As JSON or as an application/x-www-form-urlencoded form' },
 );

@@ -26,7 +26,8 @@ export async function sessionRoutes(app: AppServer, container: Container): Promi
       response: { 200: LoginResponse, ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'csrf_failed') },
     },
     handler: async (request, reply) => {
-      const session = await login(request.body.username, request.body.password, request.ip, deps);
+      const { username, password, code } = request.body;
+      const session = await login(username, password, request.ip, deps, code);
       setSessionCookies(request, reply, session);
       reply.header('cache-control', 'no-store');
       return {

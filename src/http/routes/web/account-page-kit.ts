@@ -1,3 +1,4 @@
+import type { TwoFactorDeps } from '../../../domain/accounts/two-factor.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
@@ -25,7 +26,7 @@ export const FORM_ERRORS = [...BODY_ERRORS, 'csrf_failed'] as const;
 /** What the account pages' route files share: the container's accounts, the providers offered, and how a page is shown. */
 export interface AccountPageKit {
   readonly container: Container;
-  readonly deps: SelfServiceDeps;
+  readonly deps: SelfServiceDeps & TwoFactorDeps;
   readonly external: ExternalLoginDeps;
   /** The "Sign in with …" buttons of the sign-in and sign-up pages. */
   readonly providers: ProviderChoice[];

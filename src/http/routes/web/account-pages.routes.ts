@@ -5,6 +5,7 @@ import { accountPageKit } from './account-page-kit.ts';
 import { accountResetRoutes } from './account-reset.routes.ts';
 import { accountSettingsRoutes } from './account-settings.routes.ts';
 import { accountTokenRoutes } from './account-tokens.routes.ts';
+import { accountSecurityRoutes } from './account-security.routes.ts';
 import { accountSignInRoutes } from './account-sign-in.routes.ts';
 import { accountSignUpRoutes } from './account-sign-up.routes.ts';
 
@@ -22,4 +23,5 @@ export async function accountPageRoutes(app: AppServer, container: Container): P
   await accountResetRoutes(app, kit);
   await accountSettingsRoutes(app, kit);
   await accountTokenRoutes(app, kit);
+  await accountSecurityRoutes(app, kit);
 }

@@ -3,7 +3,7 @@ import { endSession } from '../../../domain/accounts/sessions.ts';
 import { signInOnWebsite } from '../../../domain/accounts/sign-up.ts';
 import { localPath } from '../../../web/local-path.ts';
 import { loginPage } from '../../../web/pages/account-pages.ts';
-import { readSessionCookie, setSessionCookies } from '../../cookies.ts';
+import { readSecondFactorCookie, readSessionCookie, setSecondFactorCookie, setSessionCookies } from '../../cookies.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import { errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
@@ -11,6 +11,19 @@ import { postedBy, visitorOf } from '../../web-visitor.ts';
 import type { AccountPageKit } from './account-page-kit.ts';
 import { Form, FORM_ERRORS, Redirect, text } from './account-page-kit.ts';
 import { handleForm } from '../../form-refusal.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  finishWithCode,
+  finishWithPasskey,
+  passkeySignInOptions,
+  pendingSignIn,
+} from '../../../domain/accounts/second-factor-sign-in.ts';
+import type { NewSession } from '../../../domain/accounts/sessions.ts';
+import { secondFactorRequired } from '../../../domain/accounts/two-factor.ts';
+import type { User } from '../../../domain/accounts/user.ts';
+import type { FormState } from '../../../web/forms.ts';
+import { secondFactorPage } from '../../../web/pages/security-pages.ts';
+import { parsedAnswer } from './passkey-answer.ts';
 
 /** Sign-in and sign-out (`/account/login`, `/account/logout`). */
 export async function accountSignInRoutes(app: AppServer, kit: AccountPageKit): Promise<void> {
@@ -50,14 +63,103 @@ export async function accountSignInRoutes(app: AppServer, kit: AccountPageKit): 
         request,
         reply,
         async () => {
-          const session = await signInOnWebsite(username, password, request.ip, deps);
-          setSessionCookies(request, reply, session);
-          return reply.redirect(next, 303);
+          const signedIn = await signInOnWebsite(username, password, request.ip, next, deps);
+          if ('secondFactor' in signedIn) {
+            setSecondFactorCookie(request, reply, signedIn.secondFactor);
+            return reply.redirect('/account/login/second-factor', 303);
+          }
+          setSessionCookies(request, reply, signedIn.session);
+          return reply.redirect(await afterSignIn(signedIn.session.user, next), 303);
         },
         async (state, visitor) =>
           show(request, reply, (s) => loginPage(next, s.formToken(), state, s.context, providers), visitor),
       );
     },
+  });
+
+  /** Where a signed-in user goes: on, unless an administrator requires a second factor they lack. */
+  const afterSignIn = async (user: User, next: string): Promise<string> =>
+    user.twoFactor !== true && (await secondFactorRequired(user, deps)) ? '/account/security?required=1' : next;
+
+  // The second step of a sign-in with a second factor (issue 53)
+  const secondStep = async (request: FastifyRequest, reply: FastifyReply, state: FormState) => {
+    const pending = await pendingSignIn(readSecondFactorCookie(request), deps);
+    if (pending === null) return reply.redirect('/account/login', 303);
+    return show(request, reply, (s) => secondFactorPage(pending, s.formToken(), state, s.context));
+  };
+  const signedInWith = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: { session: NewSession; next: string },
+  ) => {
+    setSecondFactorCookie(request, reply, null);
+    setSessionCookies(request, reply, done.session);
+    return reply.redirect(done.next, 303);
+  };
+  const SECOND_STEP_RESPONSES = {
+    ...PAGE_RESPONSE,
+    ...Redirect,
+    ...errorResponses(FORM_ERRORS, 'not_authenticated', 'rate_limited', 'conflict'),
+  };
+
+  app.get('/account/login/second-factor', {
+    schema: { hide: true, response: { ...PAGE_RESPONSE, ...Redirect } },
+    handler: async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return secondStep(request, reply, {});
+    },
+  });
+
+  app.post('/account/login/second-factor', {
+    schema: { hide: true, body: Form({ code: text(40) }), response: SECOND_STEP_RESPONSES },
+    handler: async (request, reply) =>
+      handleForm(
+        request,
+        reply,
+        async () =>
+          signedInWith(
+            request,
+            reply,
+            await finishWithCode(readSecondFactorCookie(request), request.body.code, request.ip, request.id, deps),
+          ),
+        async (state) => secondStep(request, reply, state),
+      ),
+  });
+
+  app.post('/account/login/passkey/options', {
+    schema: {
+      hide: true,
+      response: {
+        200: Type.Object({ options: Type.Unknown() }),
+        ...errorResponses(FORM_ERRORS, 'not_authenticated', 'rate_limited', 'conflict'),
+      },
+    },
+    handler: async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { options: await passkeySignInOptions(readSecondFactorCookie(request), deps) };
+    },
+  });
+
+  app.post('/account/login/passkey', {
+    schema: { hide: true, body: Form({ response: text(20_000) }), response: SECOND_STEP_RESPONSES },
+    handler: async (request, reply) =>
+      handleForm(
+        request,
+        reply,
+        async () =>
+          signedInWith(
+            request,
+            reply,
+            await finishWithPasskey(
+              readSecondFactorCookie(request),
+              parsedAnswer(request.body.response),
+              request.ip,
+              request.id,
+              deps,
+            ),
+          ),
+        async (state) => secondStep(request, reply, state),
+      ),
   });
 
   app.post('/account/logout', {

@@ -21,6 +21,8 @@ import { etagListMatches } from '../../conditional-get.ts';
 const STYLESHEET = fs.readFileSync(projectFile('src/web/static/site.css'));
 /** The script of trusted publishing's workflows (issue 53): developers copy it into their repositories. */
 const PUBLISH_SCRIPT = fs.readFileSync(projectFile('src/web/static/publish-release.sh'));
+/** The passkey prompts of the sign-in and security pages: the site's one script. */
+const PASSKEY_SCRIPT = fs.readFileSync(projectFile('src/web/static/passkeys.js'));
 
 const ICON_HEADERS = {
   'cache-control': 'public, max-age=31536000, immutable',
@@ -184,6 +186,12 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     schema: { hide: true },
     handler: async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
+  });
+
+  app.get('/static/passkeys.js', {
+    schema: { hide: true },
+    handler: async (_request, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PASSKEY_SCRIPT),
   });
 
   app.get('/static/publish-release.sh', {

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../../errors.ts';
+import { auditEntry, userActing } from '../audit/audit.ts';
+import type { SessionDeps, NewSession } from './sessions.ts';
+import { openSession } from './sessions.ts';
+import { hmacHex } from './token-codec.ts';
+import { checkPasskey, checkSecondFactor } from './two-factor.ts';
+import type { TwoFactorDeps } from './two-factor.ts';
+import { toUser } from './user.ts';
+import type { User } from './user.ts';
+
+/**
+ * A website sign-in whose password was right, waiting for the second factor (issue 53): a
+ * random id in an HttpOnly cookie (its keyed hash stored), ten minutes, one account. The session
+ * opens only once a code of the authenticator app, a recovery code or a passkey checks out.
+ */
+export const SECOND_FACTOR_WINDOW_MS = 10 * 60_000;
+
+export type SignInDeps = SessionDeps & TwoFactorDeps;
+
+const expired = (): AppError =>
+  new AppError('not_authenticated', 'This sign-in has expired (ten minutes): sign in with your password again.');
+
+export async function beginSecondFactor(user: User, next: string, deps: SignInDeps): Promise<string> {
+  const id = randomBytes(32).toString('base64url');
+  const now = deps.now();
+  await deps.twoFactor.createChallenge(
+    hmacHex(deps.keys.session, id),
+    user.id,
+    'sign-in',
+    next,
+    new Date(now.getTime() + SECOND_FACTOR_WINDOW_MS),
+  );
+  return id;
+}
+
+export interface PendingSignIn {
+  readonly user: User;
+  readonly next: string;
+  readonly hasTotp: boolean;
+  readonly hasPasskeys: boolean;
+}
+
+export async function pendingSignIn(id: string | undefined, deps: SignInDeps): Promise<PendingSignIn | null> {
+  if (id === undefined) return null;
+  const pending = await deps.twoFactor.findChallenge(hmacHex(deps.keys.session, id), 'sign-in', deps.now());
+  if (pending === null) return null;
+  const record = await deps.store.findUserById(pending.userId);
+  if (record === null || !record.isActive) return null;
+  const totp = await deps.twoFactor.totp(record.id);
+  const passkeys = await deps.twoFactor.passkeys(record.id);
+  return {
+    user: toUser(record),
+    next: pending.next,
+    hasTotp: totp?.confirmed === true,
+    hasPasskeys: passkeys.length > 0,
+  };
+}
+
+async function finish(
+  id: string,
+  pending: PendingSignIn,
+  factor: string,
+  address: string,
+  requestId: string,
+  deps: SignInDeps,
+): Promise<{ session: NewSession; next: string }> {
+  await deps.twoFactor.deleteChallenge(hmacHex(deps.keys.session, id));
+  const session = await openSession(pending.user, deps);
+  await deps.twoFactor.recordSignIn(
+    auditEntry(userActing(pending.user, address, requestId), 'user.second_factor_sign_in', {
+      subjectUser: pending.user.username,
+      details: { factor },
+    }),
+    deps.now(),
+  );
+  return { session, next: pending.next };
+}
+
+/** The second step with a code: the authenticator app's, or a recovery code. */
+export async function finishWithCode(
+  id: string | undefined,
+  code: string,
+  address: string,
+  requestId: string,
+  deps: SignInDeps,
+): Promise<{ session: NewSession; next: string }> {
+  const pending = await pendingSignIn(id, deps);
+  if (pending === null || id === undefined) throw expired();
+  const factor = await checkSecondFactor(pending.user, code, userActing(pending.user, address, requestId), deps);
+  return finish(id, pending, factor, address, requestId, deps);
+}
+
+/** The options for the browser's passkey prompt; the challenge is kept with the sign-in. */
+export async function passkeySignInOptions(id: string | undefined, deps: SignInDeps): Promise<unknown> {
+  const pending = await pendingSignIn(id, deps);
+  if (pending === null || id === undefined) throw expired();
+  const passkeys = await deps.twoFactor.passkeys(pending.user.id);
+  if (passkeys.length === 0) throw new AppError('conflict', 'This account has no passkey: use a code.');
+  const { options, challenge } = await deps.passkeys.authenticationOptions(passkeys);
+  await deps.twoFactor.setChallenge(hmacHex(deps.keys.session, id), challenge);
+  return options;
+}
+
+export async function finishWithPasskey(
+  id: string | undefined,
+  response: unknown,
+  address: string,
+  requestId: string,
+  deps: SignInDeps,
+): Promise<{ session: NewSession; next: string }> {
+  const pending = await pendingSignIn(id, deps);
+  if (pending === null || id === undefined) throw expired();
+  const stored = await deps.twoFactor.findChallenge(hmacHex(deps.keys.session, id), 'sign-in', deps.now());
+  if (stored?.challenge === null || stored === null)
+    throw new AppError('not_authenticated', 'Ask for the passkey prompt first.');
+  await checkPasskey(pending.user, response, stored.challenge, deps);
+  return finish(id, pending, 'passkey', address, requestId, deps);
+}

@@ -1,0 +1,202 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { authenticateWithPassword } from '../../../domain/accounts/authenticate.ts';
+import { hmacHex } from '../../../domain/accounts/token-codec.ts';
+import {
+  addPasskey,
+  confirmTotp,
+  passkeyRegistrationOptions,
+  pendingTotp,
+  removePasskey,
+  removeTotp,
+  renewRecoveryCodes,
+  secondFactorRequired,
+  startTotp,
+} from '../../../domain/accounts/two-factor.ts';
+import type { User } from '../../../domain/accounts/user.ts';
+import { userActing } from '../../../domain/audit/audit.ts';
+import { AppError } from '../../../errors.ts';
+import type { SecurityPageState, SecuritySection } from '../../../web/pages/security-pages.ts';
+import { securityPage } from '../../../web/pages/security-pages.ts';
+import { handleForm } from '../../form-refusal.ts';
+import { PAGE_RESPONSE } from '../../html-reply.ts';
+import { errorResponses } from '../../schemas.ts';
+import type { AppServer } from '../../types.ts';
+import { postedBy, visitorOf } from '../../web-visitor.ts';
+import type { Visitor } from '../../web-visitor.ts';
+import type { AccountPageKit } from './account-page-kit.ts';
+import { Form, FORM_ERRORS, Redirect, text } from './account-page-kit.ts';
+import { parsedAnswer } from './passkey-answer.ts';
+
+const TICKET_MS = 10 * 60_000;
+
+/** `/account/security` (issue 53): the authenticator app, passkeys and recovery codes of the account. */
+export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit): Promise<void> {
+  const { container, show } = kit;
+  const deps = container.accounts;
+  const toLogin = (reply: FastifyReply) => reply.redirect('/account/login?next=%2Faccount%2Fsecurity', 303);
+
+  const showSecurity = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    visitor: Visitor,
+    user: User,
+    state: SecurityPageState,
+  ) => {
+    reply.header('cache-control', 'no-store');
+    // The account as it is now: a factor added or removed by this request shows.
+    const fresh = (await deps.store.findUserById(user.id)) ?? user;
+    const totp = await deps.twoFactor.totp(user.id);
+    const status = {
+      hasPassword: fresh.hasPassword,
+      totp: totp?.confirmed === true,
+      pendingTotp: await pendingTotp(user, deps),
+      passkeys: await deps.twoFactor.passkeys(user.id),
+      recoveryLeft: await deps.twoFactor.recoveryCodesLeft(user.id),
+      required: await secondFactorRequired(fresh, deps),
+    };
+    return show(request, reply, (s) => securityPage(status, s.formToken(), state, s.context), visitor);
+  };
+
+  app.get('/account/security', {
+    schema: {
+      hide: true,
+      querystring: Type.Object({ required: Type.Optional(text(5)) }, { additionalProperties: true }),
+      response: { ...PAGE_RESPONSE, ...Redirect, ...errorResponses('invalid_request') },
+    },
+    handler: async (request, reply) => {
+      const visitor = await visitorOf(request, container);
+      if (visitor.user === null) return toLogin(reply);
+      return showSecurity(request, reply, visitor, visitor.user, {});
+    },
+  });
+
+  /** A form of the page: signed in only; a refusal shows the page with it in the form's section. */
+  const securityForm =
+    (
+      section: SecuritySection,
+      work: (user: User, body: Readonly<Record<string, string>>, request: FastifyRequest) => Promise<SecurityPageState>,
+    ) =>
+    async (request: FastifyRequest, reply: FastifyReply) =>
+      handleForm(
+        request,
+        reply,
+        async (visitor) => {
+          if (visitor.user === null) return toLogin(reply);
+          const state = await work(visitor.user, request.body as Record<string, string>, request);
+          return showSecurity(request, reply, visitor, visitor.user, { section, ...state });
+        },
+        async (state, visitor) => {
+          if (visitor?.user === undefined || visitor.user === null) return toLogin(reply);
+          return showSecurity(request, reply, visitor, visitor.user, { section, form: state });
+        },
+      );
+  const acting = (user: User, request: FastifyRequest) => userActing(user, request.ip, request.id);
+  /** Removing a factor, or replacing the recovery codes, asks for the password again. */
+  const confirmPassword = async (user: User, body: Readonly<Record<string, string>>, request: FastifyRequest) => {
+    const password = body['current_password'] ?? '';
+    if (password === '')
+      throw new AppError('invalid_request', 'Type your current password to confirm.', {
+        current_password: ['your current password'],
+      });
+    await authenticateWithPassword(user.username, password, request.ip, deps);
+  };
+  const RESPONSES = {
+    ...PAGE_RESPONSE,
+    ...Redirect,
+    ...errorResponses(FORM_ERRORS, 'rate_limited', 'conflict', 'forbidden', 'not_found', 'not_authenticated'),
+  };
+
+  app.post('/account/security/totp/start', {
+    schema: { hide: true, body: Form({}), response: RESPONSES },
+    handler: securityForm('totp', async (user) => {
+      await startTotp(user, deps);
+      return {};
+    }),
+  });
+
+  app.post('/account/security/totp/confirm', {
+    schema: { hide: true, body: Form({ code: text(20) }), response: RESPONSES },
+    handler: securityForm('totp', async (user, body, request) => ({
+      message: 'The authenticator app is on: signing in now asks for its code.',
+      recoveryCodes: await confirmTotp(user, body['code'] ?? '', acting(user, request), deps),
+    })),
+  });
+
+  app.post('/account/security/totp/remove', {
+    schema: { hide: true, body: Form({ current_password: text(1024) }), response: RESPONSES },
+    handler: securityForm('totp', async (user, body, request) => {
+      await confirmPassword(user, body, request);
+      await removeTotp(user, acting(user, request), deps);
+      return { message: 'The authenticator app was removed.' };
+    }),
+  });
+
+  app.post('/account/security/recovery', {
+    schema: { hide: true, body: Form({ current_password: text(1024) }), response: RESPONSES },
+    handler: securityForm('recovery', async (user, body, request) => {
+      await confirmPassword(user, body, request);
+      return { recoveryCodes: await renewRecoveryCodes(user, acting(user, request), deps) };
+    }),
+  });
+
+  app.post('/account/security/passkeys/options', {
+    schema: {
+      hide: true,
+      response: {
+        200: Type.Object({ options: Type.Unknown(), ticket: Type.String() }),
+        ...errorResponses(FORM_ERRORS, 'not_authenticated', 'forbidden'),
+      },
+    },
+    handler: async (request, reply) => {
+      const user = postedBy(request).user;
+      if (user === null) throw new AppError('not_authenticated', 'Sign in first.');
+      const { options, challenge } = await passkeyRegistrationOptions(user, deps);
+      const ticket = randomBytes(32).toString('base64url');
+      const hash = hmacHex(deps.keys.session, ticket);
+      await deps.twoFactor.createChallenge(hash, user.id, 'passkey', '', new Date(deps.now().getTime() + TICKET_MS));
+      await deps.twoFactor.setChallenge(hash, challenge);
+      reply.header('cache-control', 'no-store');
+      return { options, ticket };
+    },
+  });
+
+  app.post('/account/security/passkeys', {
+    schema: {
+      hide: true,
+      body: Form({ response: text(20_000), ticket: text(100), name: text(100) }),
+      response: RESPONSES,
+    },
+    handler: securityForm('passkeys', async (user, body, request) => {
+      const hash = hmacHex(deps.keys.session, body['ticket'] ?? '');
+      const pending = await deps.twoFactor.findChallenge(hash, 'passkey', deps.now());
+      if (pending === null || pending.userId !== user.id || pending.challenge === null)
+        throw new AppError('not_authenticated', 'This passkey prompt has expired: press the button again.');
+      await deps.twoFactor.deleteChallenge(hash);
+      const codes = await addPasskey(
+        user,
+        parsedAnswer(body['response'] ?? ''),
+        pending.challenge,
+        body['name'] ?? '',
+        acting(user, request),
+        deps,
+      );
+      return { message: 'The passkey was added: signing in can now use it.', recoveryCodes: codes };
+    }),
+  });
+
+  app.post('/account/security/passkeys/:passkeyId/remove', {
+    schema: {
+      hide: true,
+      params: Type.Object({ passkeyId: Type.String({ pattern: '^[0-9]{1,15}$' }) }),
+      body: Form({}),
+      response: RESPONSES,
+    },
+    handler: securityForm('passkeys', async (user, _body, request) => {
+      const { passkeyId } = request.params as { passkeyId: string };
+      await removePasskey(user, Number(passkeyId), acting(user, request), deps);
+      return { message: 'The passkey was removed.' };
+    }),
+  });
+}

@@ -1,0 +1,109 @@
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+} from '@simplewebauthn/server';
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransportFuture,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { PasskeyCeremonies } from '../domain/accounts/two-factor.ts';
+import { AppError } from '../errors.ts';
+
+const refuse = (detail: string): AppError => new AppError('not_authenticated', detail);
+
+/**
+ * Passkeys through @simplewebauthn/server (issue 53): the relying party is the store's public
+ * address (its host name is the RP ID, its origin the expected origin). No attestation is asked
+ * for: the store trusts the passkey's public key, not a vendor's certificate.
+ */
+export function webauthnCeremonies(publicUrl: string, siteName: string): PasskeyCeremonies {
+  const url = new URL(publicUrl);
+  const rpID = url.hostname;
+  const origin = url.origin;
+  const transports = (list: readonly string[]) => list as AuthenticatorTransportFuture[];
+  return {
+    async registrationOptions(user, existing) {
+      const options = await generateRegistrationOptions({
+        rpName: siteName,
+        rpID,
+        userName: user.username,
+        userID: new TextEncoder().encode(`user:${user.id}`),
+        attestationType: 'none',
+        excludeCredentials: existing.map((passkey) => ({
+          id: passkey.credentialId,
+          transports: transports(passkey.transports),
+        })),
+        authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+      });
+      return { options, challenge: options.challenge };
+    },
+
+    async verifyRegistration(response, challenge) {
+      let verified;
+      try {
+        verified = await verifyRegistrationResponse({
+          response: response as RegistrationResponseJSON,
+          expectedChallenge: challenge,
+          expectedOrigin: origin,
+          expectedRPID: rpID,
+          requireUserVerification: false,
+        });
+      } catch (error) {
+        throw refuse(
+          `The passkey could not be added: ${error instanceof Error ? error.message : 'it did not verify'}.`,
+        );
+      }
+      if (!verified.verified) throw refuse('The passkey could not be added: it did not verify.');
+      const { credential } = verified.registrationInfo;
+      return {
+        credentialId: credential.id,
+        publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+        counter: credential.counter,
+        transports: credential.transports ?? [],
+      };
+    },
+
+    async authenticationOptions(credentials) {
+      const options = await generateAuthenticationOptions({
+        rpID,
+        allowCredentials: credentials.map((passkey) => ({
+          id: passkey.credentialId,
+          transports: transports(passkey.transports),
+        })),
+        userVerification: 'preferred',
+      });
+      return { options, challenge: options.challenge };
+    },
+
+    credentialIdOf(response) {
+      const id = (response as { id?: unknown } | null)?.id;
+      return typeof id === 'string' ? id : null;
+    },
+
+    async verifyAuthentication(response, challenge, passkey) {
+      let verified;
+      try {
+        verified = await verifyAuthenticationResponse({
+          response: response as AuthenticationResponseJSON,
+          expectedChallenge: challenge,
+          expectedOrigin: origin,
+          expectedRPID: rpID,
+          credential: {
+            id: passkey.credentialId,
+            publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
+            counter: passkey.counter,
+            transports: transports(passkey.transports),
+          },
+          requireUserVerification: false,
+        });
+      } catch (error) {
+        throw refuse(`The passkey did not sign in: ${error instanceof Error ? error.message : 'it did not verify'}.`);
+      }
+      if (!verified.verified) throw refuse('The passkey did not sign in: it did not verify.');
+      return { counter: verified.authenticationInfo.newCounter };
+    },
+  };
+}
