@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { listPublishers } from '../../src/domain/trusted-publishing/trusted-publishing.ts';
 import { appArchive } from '../helpers/app-archive.ts';
 import { certFile } from '../helpers/certificate-fixtures.ts';
 import { githubClaims, startCiIssuers } from '../helpers/ci-issuer.ts';
@@ -112,8 +113,12 @@ describe(`trusted publishing from a workflow, through the bundle (${DIALECT})`, 
     const release = apps.find((app) => app.id === 'news')?.releases[0];
     assert.equal(release?.version, '1.0.0');
     assert.equal(release?.provenance?.repository, 'alice/news');
-    const pinned = await runAppstore(['trusted-publisher', 'list', 'news'], env);
-    assert.match(pinned.stdout, /\t2002\t1001\n$/, 'the ids were pinned at the first publish');
+    const [publisher] = await listPublishers('news', server.container.trustedPublishing);
+    assert.deepEqual(
+      [publisher?.repositoryId, publisher?.ownerId],
+      ['2002', '1001'],
+      'the ids were pinned at the first publish',
+    );
     const page = await (await fetch(`${serve.url}/apps/news`)).text();
     assert.match(page, /Published from/);
 
