@@ -26,9 +26,10 @@ export const BODY_ERRORS = [
 export const AUTH_ERRORS = [
   'not_authenticated',
   'rate_limited',
-  'insufficient_scope',
   'second_factor_required',
 ] as const satisfies readonly ErrorCode[];
+/** The same for a route that takes tokens: a scoped token without the route's scope (or app) is refused too. */
+export const TOKEN_AUTH_ERRORS = [...AUTH_ERRORS, 'insufficient_scope'] as const satisfies readonly ErrorCode[];
 
 /**
  * The error responses of a route, from the codes it refuses with: the statuses come from the one

@@ -167,6 +167,21 @@ describe(`scoped tokens (${DIALECT})`, () => {
       if (route.scope === 'full') assert.match(body.detail, /full rights/);
       else assert.ok(body.detail.includes(`'${route.scope}'`), body.detail);
     }
+    // And each route with a token of each single scope it does not need.
+    const single = new Map<string, string>();
+    for (const scope of TOKEN_SCOPES) single.set(scope, await tokenWith([scope]));
+    for (const route of routes) {
+      for (const [scope, token] of single) {
+        if (scope === route.scope) continue;
+        const answer = await send(route.method, route.url, {
+          headers: { authorization: `Token ${token}` },
+          ...(route.payload === undefined ? {} : { payload: route.payload }),
+        });
+        assert.equal(answer.status, 403, `${route.method} ${route.url} with ${scope}: ${answer.text}`);
+        const detail = answer.json<{ detail: string }>().detail;
+        assert.ok(route.scope === 'full' || detail.includes(`'${route.scope}'`), detail);
+      }
+    }
     // The seed's routes take no scoped token at all where they never took a token.
     const token = await tokenWith(TOKEN_SCOPES);
     const seed = await send('POST', '/api/v1/token', { headers: { authorization: `Token ${token}` } });

@@ -14,7 +14,7 @@ import {
 import { TOKEN_SCOPES } from '../../../domain/accounts/token-scopes.ts';
 import { actingUser, currentUser, requireUser } from '../../auth.ts';
 import { sendEmpty } from '../../reply.ts';
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errorResponses, TOKEN_AUTH_ERRORS } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 
 const ScopedToken = Type.Object(
@@ -74,7 +74,7 @@ export async function scopedTokenRoutes(app: AppServer, container: Container): P
     schema: {
       summary: "The account's scoped tokens (never their text), newest first",
       tags: ['accounts'],
-      response: { 200: Type.Array(ScopedToken), ...errorResponses(BODY_ERRORS, AUTH_ERRORS) },
+      response: { 200: Type.Array(ScopedToken), ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS) },
     },
     onRequest: managing,
     handler: async (request) => {
@@ -91,7 +91,7 @@ export async function scopedTokenRoutes(app: AppServer, container: Container): P
       body: NewToken,
       response: {
         201: Type.Intersect([ScopedToken, Type.Object({ token: Type.String({ description: 'Shown once' }) })]),
-        ...errorResponses(BODY_ERRORS, AUTH_ERRORS),
+        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS),
       },
     },
     onRequest: managing,
@@ -109,7 +109,7 @@ export async function scopedTokenRoutes(app: AppServer, container: Container): P
       params: Type.Object({ tokenId: Type.String({ pattern: '^[0-9]{1,15}$' }) }),
       response: {
         204: Type.Null({ description: 'Revoked' }),
-        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'not_found'),
+        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS, 'not_found'),
       },
     },
     onRequest: managing,
@@ -125,7 +125,7 @@ export async function scopedTokenRoutes(app: AppServer, container: Container): P
       tags: ['accounts'],
       response: {
         200: Type.Object({ revoked: Type.Integer({ description: 'How many tokens stopped working' }) }),
-        ...errorResponses(BODY_ERRORS, AUTH_ERRORS),
+        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS),
       },
     },
     onRequest: managing,

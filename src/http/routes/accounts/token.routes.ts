@@ -1,7 +1,7 @@
 import type { Container } from '../../../container.ts';
 import { getOrCreateToken, replaceToken } from '../../../domain/accounts/api-tokens.ts';
 import { actingUser, currentUser, requireUser } from '../../auth.ts';
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errorResponses, TOKEN_AUTH_ERRORS } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 import { EmptyBody, TokenResponse } from './accounts.schemas.ts';
 
@@ -25,7 +25,7 @@ export async function tokenRoutes(app: AppServer, container: Container): Promise
       summary: 'A new API token; the previous one stops working at once (30 a minute)',
       tags: ['accounts'],
       body: EmptyBody,
-      response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, AUTH_ERRORS) },
+      response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS) },
     },
     onRequest: requireUser(container, ['basic', 'token']),
     handler: async (request) => ({ token: await replaceToken(currentUser(request), actingUser(request), deps) }),

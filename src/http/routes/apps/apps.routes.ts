@@ -5,7 +5,7 @@ import type { Container } from '../../../container.ts';
 import { deleteApp } from '../../../domain/apps/delete-app.ts';
 import { registerApp } from '../../../domain/apps/register-app.ts';
 import { actingUser, currentUser, requireUser } from '../../auth.ts';
-import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { TOKEN_AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import { sendEmpty } from '../../reply.ts';
 import type { AppServer } from '../../types.ts';
 import { countedUpload } from '../../../metrics.ts';
@@ -42,7 +42,7 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
       response: {
         201: Type.Null({ description: 'Registered: the caller owns the app' }),
         204: Type.Null({ description: 'Updated (a new certificate deletes every release)' }),
-        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, [
+        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS, [
           'invalid_certificate',
           'certificate_untrusted',
           'certificate_expired',
@@ -75,7 +75,7 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
       params: Type.Object({ appId: AppIdParam }),
       response: {
         204: Type.Null({ description: 'Deleted' }),
-        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'app_not_found'),
+        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS, 'forbidden', 'app_not_found'),
       },
     },
     onRequest: authenticated('app:delete'),
@@ -116,7 +116,7 @@ export async function appRoutes(app: AppServer, container: Container): Promise<v
       ),
       response: {
         200: Type.Array(DownloadEntry),
-        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'app_not_found'),
+        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS, 'forbidden', 'app_not_found'),
       },
     },
     onRequest: authenticated('app:downloads'),

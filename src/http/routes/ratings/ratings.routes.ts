@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { rateApp, unrateApp } from '../../../domain/ratings/rate-app.ts';
 import { actingUser, currentUser, requireUser } from '../../auth.ts';
-import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { TOKEN_AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import { sendEmpty } from '../../reply.ts';
 import type { AppServer } from '../../types.ts';
 
@@ -28,7 +28,7 @@ export async function ratingRoutes(app: AppServer, container: Container): Promis
       response: {
         200: Type.Null({ description: 'The earlier rating was replaced' }),
         201: Type.Null({ description: 'Rated' }),
-        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'app_not_found'),
+        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS, 'forbidden', 'app_not_found'),
       },
     },
     onRequest: authenticated,
@@ -51,7 +51,7 @@ export async function ratingRoutes(app: AppServer, container: Container): Promis
       params: AppIdParams,
       response: {
         204: Type.Null({ description: 'Removed' }),
-        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'app_not_found', 'rating_not_found'),
+        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS, 'app_not_found', 'rating_not_found'),
       },
     },
     onRequest: authenticated,

@@ -9,7 +9,7 @@ import { publishUpload } from '../../../domain/releases/publish-upload.ts';
 import { multipartUploadReader, uploadLimits } from '../../multipart-upload.ts';
 import { SEMVER_PATTERN } from '../../../domain/versions/semantic-version.ts';
 import { actingUser, currentUser, requireUser } from '../../auth.ts';
-import { AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
+import { TOKEN_AUTH_ERRORS, AppIdParam, BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import { sendEmpty } from '../../reply.ts';
 import type { AppServer } from '../../types.ts';
 import { countedUpload } from '../../../metrics.ts';
@@ -85,7 +85,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
       response: {
         200: Type.Null({ description: 'An existing release (same version and nightly flag) was updated' }),
         201: Type.Null({ description: 'The release was created' }),
-        ...errorResponses(BODY_ERRORS, AUTH_ERRORS, [
+        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS, [
           'invalid_download',
           'invalid_archive',
           'invalid_info_xml',
@@ -130,7 +130,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
         params: Type.Object({ appId: AppIdParam, version: VersionParam }),
         response: {
           204: Type.Null({ description: 'Deleted' }),
-          ...errorResponses(BODY_ERRORS, AUTH_ERRORS, 'forbidden', 'release_not_found'),
+          ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS, 'forbidden', 'release_not_found'),
         },
       },
       onRequest: requireUser(container, ['basic', 'token'], 'release:delete'),
