@@ -12,7 +12,23 @@ import type {
 import type { PasskeyCeremonies } from '../domain/accounts/two-factor.ts';
 import { AppError } from '../errors.ts';
 
-const refuse = (detail: string): AppError => new AppError('not_authenticated', detail);
+/** The library's verification, its failure (a throw or `verified: false`) as a 401 that says what did not work. */
+async function verifying<T extends { verified: boolean }>(
+  what: string,
+  work: () => Promise<T>,
+): Promise<T & { verified: true }> {
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    throw new AppError(
+      'not_authenticated',
+      `${what}: ${error instanceof Error ? error.message : 'it did not verify'}.`,
+    );
+  }
+  if (!result.verified) throw new AppError('not_authenticated', `${what}: it did not verify.`);
+  return result as T & { verified: true };
+}
 
 /**
  * Passkeys through @simplewebauthn/server (issue 53): the relying party is the store's public
@@ -42,21 +58,15 @@ export function webauthnCeremonies(publicUrl: string, siteName: string): Passkey
     },
 
     async verifyRegistration(response, challenge) {
-      let verified;
-      try {
-        verified = await verifyRegistrationResponse({
+      const verified = await verifying('The passkey could not be added', () =>
+        verifyRegistrationResponse({
           response: response as RegistrationResponseJSON,
           expectedChallenge: challenge,
           expectedOrigin: origin,
           expectedRPID: rpID,
           requireUserVerification: false,
-        });
-      } catch (error) {
-        throw refuse(
-          `The passkey could not be added: ${error instanceof Error ? error.message : 'it did not verify'}.`,
-        );
-      }
-      if (!verified.verified) throw refuse('The passkey could not be added: it did not verify.');
+        }),
+      );
       const { credential } = verified.registrationInfo;
       return {
         credentialId: credential.id,
@@ -84,9 +94,8 @@ export function webauthnCeremonies(publicUrl: string, siteName: string): Passkey
     },
 
     async verifyAuthentication(response, challenge, passkey) {
-      let verified;
-      try {
-        verified = await verifyAuthenticationResponse({
+      const verified = await verifying('The passkey did not sign in', () =>
+        verifyAuthenticationResponse({
           response: response as AuthenticationResponseJSON,
           expectedChallenge: challenge,
           expectedOrigin: origin,
@@ -98,11 +107,8 @@ export function webauthnCeremonies(publicUrl: string, siteName: string): Passkey
             transports: transports(passkey.transports),
           },
           requireUserVerification: false,
-        });
-      } catch (error) {
-        throw refuse(`The passkey did not sign in: ${error instanceof Error ? error.message : 'it did not verify'}.`);
-      }
-      if (!verified.verified) throw refuse('The passkey did not sign in: it did not verify.');
+        }),
+      );
       return { counter: verified.authenticationInfo.newCounter };
     },
   };

@@ -57,6 +57,16 @@ export async function pendingSignIn(id: string | undefined, deps: SignInDeps): P
   };
 }
 
+/** The sign-in under way with this id, or the refusal to start again. */
+async function requirePending(
+  id: string | undefined,
+  deps: SignInDeps,
+): Promise<{ readonly id: string; readonly pending: PendingSignIn }> {
+  const pending = await pendingSignIn(id, deps);
+  if (pending === null || id === undefined) throw expired();
+  return { id, pending };
+}
+
 async function finish(
   id: string,
   pending: PendingSignIn,
@@ -85,20 +95,18 @@ export async function finishWithCode(
   requestId: string,
   deps: SignInDeps,
 ): Promise<{ session: NewSession; next: string }> {
-  const pending = await pendingSignIn(id, deps);
-  if (pending === null || id === undefined) throw expired();
+  const { pending, id: known } = await requirePending(id, deps);
   const factor = await checkSecondFactor(pending.user, code, userActing(pending.user, address, requestId), deps);
-  return finish(id, pending, factor, address, requestId, deps);
+  return finish(known, pending, factor, address, requestId, deps);
 }
 
 /** The options for the browser's passkey prompt; the challenge is kept with the sign-in. */
 export async function passkeySignInOptions(id: string | undefined, deps: SignInDeps): Promise<unknown> {
-  const pending = await pendingSignIn(id, deps);
-  if (pending === null || id === undefined) throw expired();
+  const { pending, id: known } = await requirePending(id, deps);
   const passkeys = await deps.twoFactor.passkeys(pending.user.id);
   if (passkeys.length === 0) throw new AppError('conflict', 'This account has no passkey: use a code.');
   const { options, challenge } = await deps.passkeys.authenticationOptions(passkeys);
-  await deps.twoFactor.setChallenge(hmacHex(deps.keys.session, id), challenge);
+  await deps.twoFactor.setChallenge(hmacHex(deps.keys.session, known), challenge);
   return options;
 }
 
@@ -109,11 +117,10 @@ export async function finishWithPasskey(
   requestId: string,
   deps: SignInDeps,
 ): Promise<{ session: NewSession; next: string }> {
-  const pending = await pendingSignIn(id, deps);
-  if (pending === null || id === undefined) throw expired();
-  const stored = await deps.twoFactor.findChallenge(hmacHex(deps.keys.session, id), 'sign-in', deps.now());
+  const { pending, id: known } = await requirePending(id, deps);
+  const stored = await deps.twoFactor.findChallenge(hmacHex(deps.keys.session, known), 'sign-in', deps.now());
   if (stored?.challenge === null || stored === null)
     throw new AppError('not_authenticated', 'Ask for the passkey prompt first.');
   await checkPasskey(pending.user, response, stored.challenge, deps);
-  return finish(id, pending, 'passkey', address, requestId, deps);
+  return finish(known, pending, 'passkey', address, requestId, deps);
 }

@@ -13,6 +13,8 @@ import { showPage } from '../../page-context.ts';
 import type { PageSetting } from '../../page-context.ts';
 import { BODY_ERRORS } from '../../schemas.ts';
 import type { Visitor } from '../../web-visitor.ts';
+import { handleForm } from '../../form-refusal.ts';
+import type { User } from '../../../domain/accounts/user.ts';
 
 export const Redirect = { 303: Type.Null({ description: 'On to the next page' }) };
 export const text = (maxLength: number) => Type.String({ maxLength });
@@ -58,4 +60,46 @@ export function accountPageKit(container: Container): AccountPageKit {
         }),
       ),
   };
+}
+
+/** Off to sign in, and back to `page` afterwards. */
+export function toSignIn(reply: FastifyReply, page: string): FastifyReply {
+  return reply.redirect(`/account/login?next=${encodeURIComponent(page)}`, 303);
+}
+
+/**
+ * A form of a signed-in page (`/account/tokens`, `/account/security`): `work` runs for the
+ * signed-in sender; a refusal shows the page again with what was wrong (`refused`); a sender who
+ * is not signed in goes to sign in, and back to `page`.
+ */
+export function signedInForm(
+  page: string,
+  work: (
+    user: User,
+    body: Readonly<Record<string, string>>,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    visitor: Visitor,
+  ) => Promise<FastifyReply>,
+  refused: (
+    user: User,
+    state: FormState,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    visitor: Visitor,
+  ) => Promise<FastifyReply>,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply) =>
+    handleForm(
+      request,
+      reply,
+      async (visitor) =>
+        visitor.user === null
+          ? toSignIn(reply, page)
+          : work(visitor.user, request.body as Record<string, string>, request, reply, visitor),
+      async (state, visitor) =>
+        visitor?.user === undefined || visitor.user === null
+          ? toSignIn(reply, page)
+          : refused(visitor.user, state, request, reply, visitor),
+    );
 }

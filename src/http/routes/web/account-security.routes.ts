@@ -19,23 +19,22 @@ import { userActing } from '../../../domain/audit/audit.ts';
 import { AppError } from '../../../errors.ts';
 import type { SecurityPageState, SecuritySection } from '../../../web/pages/security-pages.ts';
 import { securityPage } from '../../../web/pages/security-pages.ts';
-import { handleForm } from '../../form-refusal.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import { errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 import { postedBy, visitorOf } from '../../web-visitor.ts';
 import type { Visitor } from '../../web-visitor.ts';
 import type { AccountPageKit } from './account-page-kit.ts';
-import { Form, FORM_ERRORS, Redirect, text } from './account-page-kit.ts';
+import { Form, FORM_ERRORS, Redirect, signedInForm, text, toSignIn } from './account-page-kit.ts';
 import { parsedAnswer } from './passkey-answer.ts';
 
 const TICKET_MS = 10 * 60_000;
+const PAGE = '/account/security';
 
 /** `/account/security` (issue 53): the authenticator app, passkeys and recovery codes of the account. */
 export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit): Promise<void> {
   const { container, show } = kit;
   const deps = container.accounts;
-  const toLogin = (reply: FastifyReply) => reply.redirect('/account/login?next=%2Faccount%2Fsecurity', 303);
 
   const showSecurity = async (
     request: FastifyRequest,
@@ -67,31 +66,22 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
     },
     handler: async (request, reply) => {
       const visitor = await visitorOf(request, container);
-      if (visitor.user === null) return toLogin(reply);
+      if (visitor.user === null) return toSignIn(reply, PAGE);
       return showSecurity(request, reply, visitor, visitor.user, {});
     },
   });
 
   /** A form of the page: signed in only; a refusal shows the page with it in the form's section. */
-  const securityForm =
-    (
-      section: SecuritySection,
-      work: (user: User, body: Readonly<Record<string, string>>, request: FastifyRequest) => Promise<SecurityPageState>,
-    ) =>
-    async (request: FastifyRequest, reply: FastifyReply) =>
-      handleForm(
-        request,
-        reply,
-        async (visitor) => {
-          if (visitor.user === null) return toLogin(reply);
-          const state = await work(visitor.user, request.body as Record<string, string>, request);
-          return showSecurity(request, reply, visitor, visitor.user, { section, ...state });
-        },
-        async (state, visitor) => {
-          if (visitor?.user === undefined || visitor.user === null) return toLogin(reply);
-          return showSecurity(request, reply, visitor, visitor.user, { section, form: state });
-        },
-      );
+  const securityForm = (
+    section: SecuritySection,
+    work: (user: User, body: Readonly<Record<string, string>>, request: FastifyRequest) => Promise<SecurityPageState>,
+  ) =>
+    signedInForm(
+      PAGE,
+      async (user, body, request, reply, visitor) =>
+        showSecurity(request, reply, visitor, user, { section, ...(await work(user, body, request)) }),
+      (user, state, request, reply, visitor) => showSecurity(request, reply, visitor, user, { section, form: state }),
+    );
   const acting = (user: User, request: FastifyRequest) => userActing(user, request.ip, request.id);
   /** Removing a factor, or replacing the recovery codes, asks for the password again. */
   const confirmPassword = async (user: User, body: Readonly<Record<string, string>>, request: FastifyRequest) => {

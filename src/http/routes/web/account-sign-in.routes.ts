@@ -87,15 +87,23 @@ export async function accountSignInRoutes(app: AppServer, kit: AccountPageKit): 
     if (pending === null) return reply.redirect('/account/login', 303);
     return show(request, reply, (s) => secondFactorPage(pending, s.formToken(), state, s.context));
   };
-  const signedInWith = async (
+  /** The second step's form: once `finish` checks the factor, the session's cookies and on; a refusal shows the step again. */
+  const secondStepForm = (
     request: FastifyRequest,
     reply: FastifyReply,
-    done: { session: NewSession; next: string },
-  ) => {
-    setSecondFactorCookie(request, reply, null);
-    setSessionCookies(request, reply, done.session);
-    return reply.redirect(done.next, 303);
-  };
+    finish: (id: string | undefined) => Promise<{ session: NewSession; next: string }>,
+  ) =>
+    handleForm(
+      request,
+      reply,
+      async () => {
+        const done = await finish(readSecondFactorCookie(request));
+        setSecondFactorCookie(request, reply, null);
+        setSessionCookies(request, reply, done.session);
+        return reply.redirect(done.next, 303);
+      },
+      async (state) => secondStep(request, reply, state),
+    );
   const SECOND_STEP_RESPONSES = {
     ...PAGE_RESPONSE,
     ...Redirect,
@@ -113,17 +121,7 @@ export async function accountSignInRoutes(app: AppServer, kit: AccountPageKit): 
   app.post('/account/login/second-factor', {
     schema: { hide: true, body: Form({ code: text(40) }), response: SECOND_STEP_RESPONSES },
     handler: async (request, reply) =>
-      handleForm(
-        request,
-        reply,
-        async () =>
-          signedInWith(
-            request,
-            reply,
-            await finishWithCode(readSecondFactorCookie(request), request.body.code, request.ip, request.id, deps),
-          ),
-        async (state) => secondStep(request, reply, state),
-      ),
+      secondStepForm(request, reply, (id) => finishWithCode(id, request.body.code, request.ip, request.id, deps)),
   });
 
   app.post('/account/login/passkey/options', {
@@ -143,22 +141,8 @@ export async function accountSignInRoutes(app: AppServer, kit: AccountPageKit): 
   app.post('/account/login/passkey', {
     schema: { hide: true, body: Form({ response: text(20_000) }), response: SECOND_STEP_RESPONSES },
     handler: async (request, reply) =>
-      handleForm(
-        request,
-        reply,
-        async () =>
-          signedInWith(
-            request,
-            reply,
-            await finishWithPasskey(
-              readSecondFactorCookie(request),
-              parsedAnswer(request.body.response),
-              request.ip,
-              request.id,
-              deps,
-            ),
-          ),
-        async (state) => secondStep(request, reply, state),
+      secondStepForm(request, reply, (id) =>
+        finishWithPasskey(id, parsedAnswer(request.body.response), request.ip, request.id, deps),
       ),
   });
 

@@ -12,14 +12,15 @@ import { userActing } from '../../../domain/audit/audit.ts';
 import { AppError } from '../../../errors.ts';
 import type { TokensPageState } from '../../../web/pages/tokens-page.ts';
 import { tokensPage } from '../../../web/pages/tokens-page.ts';
-import { handleForm } from '../../form-refusal.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import { errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
 import { visitorOf } from '../../web-visitor.ts';
 import type { Visitor } from '../../web-visitor.ts';
 import type { AccountPageKit } from './account-page-kit.ts';
-import { Form, FORM_ERRORS, Redirect, text } from './account-page-kit.ts';
+import { Form, FORM_ERRORS, Redirect, signedInForm, text, toSignIn } from './account-page-kit.ts';
+
+const PAGE = '/account/tokens';
 
 const MESSAGES: Readonly<Record<string, string>> = {
   revoked: 'The token was revoked: it no longer works.',
@@ -45,7 +46,6 @@ function tokenRequest(body: Readonly<Record<string, string>>) {
 export async function accountTokenRoutes(app: AppServer, kit: AccountPageKit): Promise<void> {
   const { container, show } = kit;
   const deps = container.accounts;
-  const toLogin = (reply: FastifyReply) => reply.redirect('/account/login?next=%2Faccount%2Ftokens', 303);
   const showTokens = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -66,36 +66,25 @@ export async function accountTokenRoutes(app: AppServer, kit: AccountPageKit): P
     },
     handler: async (request, reply) => {
       const visitor = await visitorOf(request, container);
-      if (visitor.user === null) return toLogin(reply);
+      if (visitor.user === null) return toSignIn(reply, PAGE);
       const message = MESSAGES[request.query.done ?? ''];
       return showTokens(request, reply, visitor, visitor.user, message === undefined ? {} : { message });
     },
   });
 
   /** A tokens form: signed in only; a refusal shows the page with what was wrong. */
-  const tokensForm =
-    (
-      work: (
-        user: User,
-        body: Readonly<Record<string, string>>,
-        request: FastifyRequest,
-        reply: FastifyReply,
-        visitor: Visitor,
-      ) => Promise<FastifyReply>,
-    ) =>
-    async (request: FastifyRequest, reply: FastifyReply) =>
-      handleForm(
-        request,
-        reply,
-        async (visitor) => {
-          if (visitor.user === null) return toLogin(reply);
-          return work(visitor.user, request.body as Record<string, string>, request, reply, visitor);
-        },
-        async (state, visitor) => {
-          if (visitor?.user === undefined || visitor.user === null) return toLogin(reply);
-          return showTokens(request, reply, visitor, visitor.user, { form: state });
-        },
-      );
+  const tokensForm = (
+    work: (
+      user: User,
+      body: Readonly<Record<string, string>>,
+      request: FastifyRequest,
+      reply: FastifyReply,
+      visitor: Visitor,
+    ) => Promise<FastifyReply>,
+  ) =>
+    signedInForm(PAGE, work, (user, state, request, reply, visitor) =>
+      showTokens(request, reply, visitor, user, { form: state }),
+    );
   const FORM_RESPONSES = {
     ...PAGE_RESPONSE,
     ...Redirect,
