@@ -1,5 +1,4 @@
 import { AppError } from '../../errors.ts';
-import type { User } from './user.ts';
 
 /**
  * What a scoped token may do (issue 53). The account's one unscoped token (`POST /api/v1/token`),
@@ -67,8 +66,13 @@ export interface Provenance {
   readonly runUrl: string | null;
 }
 
+/** Whoever acts, as far as their credential goes: a user (`limits` set when they came with a scoped token). */
+export interface Credentialed {
+  readonly limits?: CredentialLimits;
+}
+
 /** Refuses a credential that lacks `scope` (403 naming it); full credentials pass. */
-export function requireScope(user: User, scope: TokenScope): void {
+export function requireScope(user: Credentialed, scope: TokenScope): void {
   const limits = user.limits;
   if (limits === undefined || limits.scopes.includes(scope)) return;
   throw new AppError(
@@ -79,7 +83,7 @@ export function requireScope(user: User, scope: TokenScope): void {
 }
 
 /** Refuses a credential limited to other apps (403); full credentials and unlimited tokens pass. */
-export function requireAppInScope(user: User, appId: string): void {
+export function requireAppInScope(user: Credentialed, appId: string): void {
   const apps = user.limits?.apps ?? null;
   if (apps === null || apps.includes(appId)) return;
   throw new AppError(
@@ -87,9 +91,4 @@ export function requireAppInScope(user: User, appId: string): void {
     `This token may act only on ${apps.length === 1 ? 'the app' : 'the apps'} ${apps.join(', ')}, not on ${appId}.`,
     { app: [`not in the token's apps: ${appId}`] },
   );
-}
-
-/** Whether the credential may do everything the account may (no scoped token). */
-export function isFullCredential(user: User): boolean {
-  return user.limits === undefined;
 }
