@@ -41,7 +41,7 @@ export function parseAuthorization(header: string): Credentials {
   if (match === null) {
     throw new AppError(
       'not_authenticated',
-      'Malformed Authorization header: expected "Basic <base64 of user:password>" or "Token <token>".',
+      'Malformed Authorization header: expected "Basic <base64 of user:password>", "Token <token>" or "Bearer <token>".',
     );
   }
   const [, rawScheme = '', value = ''] = match;
@@ -121,7 +121,7 @@ export const SECURITY_SCHEMES = {
     in: 'header',
     name: 'Authorization',
     description:
-      'The header `Authorization: Token TOKEN` (or `Authorization: Bearer TOKEN`, as many tools send it), with the token from `POST /api/v1/token` or the account page. Send it instead of a password.',
+      'The header `Authorization: Token TOKEN` (or `Authorization: Bearer TOKEN`, as many tools send it), with the token from `POST /api/v1/token` or the account page. Send it instead of a password. Scoped tokens (`apst_…`, made on /account/tokens or with `POST /api/v1/tokens`) may use only the routes their scopes name (403 `insufficient_scope` otherwise); trusted publishing gives CI jobs `aptp_…` tokens that publish one app. An account with a second factor cannot write with Basic: it uses a token.',
   },
 } as const;
 

@@ -13,6 +13,10 @@ export const CLOCK_SKEW_SECONDS = 60;
 const KEYS_MAX_AGE_MS = 60 * 60_000;
 const REFRESH_COOLDOWN_MS = 5_000;
 const MAX_DOCUMENT_BYTES = 256 * 1024;
+/** The longest an ID token may claim to live from now: longer is not a CI job's token (and could outlive the replay record). */
+const MAX_LIFETIME_SECONDS = 7 * 86_400;
+/** Three base64url segments, nothing else (no padding, no whitespace jose's decoder would skip). */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** Asymmetric algorithms only: never `none`, never an HMAC keyed with something public. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA'];
 
@@ -38,6 +42,8 @@ export function idTokenVerifier(
   const download: DownloadOptions = { ...options, maxBytes: MAX_DOCUMENT_BYTES };
   const agent: Agent = guardedAgent(download);
   const cache = new Map<string, CachedKeys>();
+  /** Fetches under way, shared by the tokens that wait for them (a burst of tokens with a new kid fetches once). */
+  const loading = new Map<string, Promise<CachedKeys>>();
 
   async function fetchJson(url: string, what: string): Promise<unknown> {
     const signal = AbortSignal.timeout(download.timeoutMs);
@@ -54,12 +60,29 @@ export function idTokenVerifier(
       const body = await readLimited(response, host, MAX_DOCUMENT_BYTES, what, download, signal);
       return JSON.parse(body.toString('utf8')) as unknown;
     } catch (error) {
-      const reason = error instanceof AppError ? error.detail : error instanceof Error ? error.message : 'failed';
-      throw new AppError('identity_provider_unavailable', `Could not read the ${what} of the issuer: ${reason}.`);
+      // The download guard speaks of archives; here it fetched the issuer's documents.
+      const reason = (
+        error instanceof AppError ? error.detail : error instanceof Error ? error.message : 'failed'
+      ).replace('could not fetch the archive from', 'could not reach');
+      const hint = reason.includes('private, loopback or reserved')
+        ? ' (an issuer on the intranet, such as GitHub Enterprise Server, needs APPSTORE_DOWNLOAD_ALLOW_PRIVATE=1)'
+        : '';
+      throw new AppError(
+        'identity_provider_unavailable',
+        `Could not read the ${what} of the issuer: ${reason}${hint}.`,
+      );
     }
   }
 
-  async function loadKeys(issuer: string): Promise<CachedKeys> {
+  function loadKeys(issuer: string): Promise<CachedKeys> {
+    const under = loading.get(issuer);
+    if (under !== undefined) return under;
+    const load = fetchKeys(issuer).finally(() => loading.delete(issuer));
+    loading.set(issuer, load);
+    return load;
+  }
+
+  async function fetchKeys(issuer: string): Promise<CachedKeys> {
     const discovery = (await fetchJson(`${issuer}/.well-known/openid-configuration`, 'discovery document')) as {
       issuer?: unknown;
       jwks_uri?: unknown;
@@ -98,6 +121,8 @@ export function idTokenVerifier(
     async verify(idToken, { issuers, audiences, now }) {
       let unverified: JWTPayload;
       let kid: string | undefined;
+      if (!COMPACT_JWS.test(idToken) || !canonical(idToken))
+        throw refuse('it is not a JWT in compact form (three base64url parts, without padding or spaces)');
       try {
         unverified = decodeJwt(idToken);
         kid = decodeProtectedHeader(idToken).kid;
@@ -122,6 +147,8 @@ export function idTokenVerifier(
         });
         if (typeof payload.iat === 'number' && payload.iat > now.getTime() / 1000 + CLOCK_SKEW_SECONDS)
           throw refuse('it was issued in the future (iat)');
+        if ((payload.exp ?? 0) > now.getTime() / 1000 + MAX_LIFETIME_SECONDS)
+          throw refuse('it claims to be valid for more than 7 days (exp): no CI job token does');
         return { ...payload, iss: issuer.url, exp: payload.exp ?? 0 };
       } catch (error) {
         if (error instanceof AppError) throw error;
@@ -131,9 +158,15 @@ export function idTokenVerifier(
   };
 }
 
+/** Each segment decodes and encodes back to itself: no second text of the same bytes. */
+function canonical(idToken: string): boolean {
+  return idToken.split('.').every((part) => Buffer.from(part, 'base64url').toString('base64url') === part);
+}
+
 function explain(error: unknown, audiences: readonly string[]): AppError {
   if (error instanceof errors.JWTExpired) return refuse('it has expired (exp): ask the CI for a new one');
   if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf') return refuse('it is not valid yet (nbf is in the future)');
     if (error.claim === 'aud')
       return refuse(
         `its audience (aud) is not this store: request the token with the audience ${JSON.stringify(audiences[0] ?? '')}`,

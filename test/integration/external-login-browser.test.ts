@@ -147,6 +147,7 @@ describe(`signing in in Chromium: external login, passkeys (${DIALECT})`, { skip
     await fillSignIn(tab, 'pat', PASSWORD);
     await tab.waitForURL(`${origin}/account/security`);
     await tab.getByLabel('Name of the new passkey').fill('Test phone');
+    await tab.locator('#passkey-add-current_password').fill(PASSWORD);
     await tab.getByRole('button', { name: 'Add a passkey' }).click();
     await tab.getByText('The passkey was added').waitFor();
     assert.equal(await tab.locator('.recovery-codes li').count(), 10);

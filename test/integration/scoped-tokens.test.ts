@@ -111,6 +111,7 @@ describe(`scoped tokens (${DIALECT})`, () => {
       [{ name: '  ', scopes: ['release:publish'] }, 'name'],
       [{ name: 'x', scopes: ['release:publish'], apps: ['Not An App'] }, 'apps'],
       [{ name: 'x', scopes: ['release:publish'], expiresInDays: 400 }, 'expiresInDays'],
+      [{ name: 'x', scopes: ['release:publish'], apps: [] }, 'apps'],
     ];
     for (const [payload, field] of cases) {
       const answer = await send('POST', '/api/v1/tokens', { headers: { authorization: alice }, payload });
@@ -207,6 +208,49 @@ describe(`scoped tokens (${DIALECT})`, () => {
     assert.ok(more.json<{ detail: string }>().detail.includes("'app:delete'"));
     const same = await make({ name: 'same', scopes: ['token:manage'], expiresInDays: 30 }, `Token ${narrow}`);
     assert.equal(same.status, 201, same.text);
+
+    // A token for one app manages only tokens within its limits: it sees and revokes no others.
+    const forNotes = await tokenWith(['token:manage', 'app:downloads'], ['notes']);
+    const inside = (
+      await make({ name: 'inside', scopes: ['app:downloads'], apps: ['notes'] }, `Token ${forNotes}`)
+    ).json<{
+      id: number;
+    }>();
+    const listed = (await send('GET', '/api/v1/tokens', { headers: { authorization: `Token ${forNotes}` } })).json<
+      Array<{ id: number; apps: string[] | null }>
+    >();
+    assert.ok(
+      listed.length > 0 && listed.every((t) => t.apps !== null && t.apps.every((a) => a === 'notes')),
+      JSON.stringify(listed),
+    );
+    const wide = (await send('GET', '/api/v1/tokens', { headers: { authorization: alice } })).json<
+      Array<{ id: number; apps: string[] | null }>
+    >();
+    const outside = wide.find((t) => t.apps === null);
+    assert.ok(outside !== undefined);
+    const refusedRevoke = await send('DELETE', `/api/v1/tokens/${outside.id}`, {
+      headers: { authorization: `Token ${forNotes}` },
+    });
+    assert.equal(refusedRevoke.status, 403, refusedRevoke.text);
+    const unscoped = (await send('POST', '/api/v1/token', { headers: { authorization: alice } })).json<{
+      token: string;
+    }>().token;
+    const all = await send('DELETE', '/api/v1/tokens', { headers: { authorization: `Token ${forNotes}` } });
+    assert.equal(all.status, 200, all.text);
+    assert.ok(all.json<{ revoked: number }>().revoked >= 1);
+    assert.equal(
+      (await send('POST', '/api/v1/token/new', { headers: { authorization: `Token ${unscoped}` } })).status,
+      200,
+      'the unscoped token survives',
+    );
+    const remaining = (await send('GET', '/api/v1/tokens', { headers: { authorization: alice } })).json<
+      Array<{ id: number }>
+    >();
+    assert.ok(
+      remaining.some((t) => t.id === outside.id),
+      'tokens outside its limits survive',
+    );
+    assert.ok(!remaining.some((t) => t.id === inside.id));
   });
 
   test('an expired token gets 401 saying so; the owner is told by mail a week before', async () => {

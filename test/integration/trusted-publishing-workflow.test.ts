@@ -104,7 +104,7 @@ describe(`trusted publishing from a workflow, through the bundle (${DIALECT})`, 
         CURL_CA_BUNDLE: TEST_TLS_CA_FILE,
       },
     });
-    assert.equal(published.stdout.trim(), 'published news.tar.gz (new release)');
+    assert.equal(published.stdout.trim(), 'published news.tar.gz (new release of news)');
 
     const apps = (await (await fetch(`${serve.url}/api/v1/platform/30.0.0/apps.json`)).json()) as Array<{
       id: string;

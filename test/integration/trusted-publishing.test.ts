@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { cliActing } from '../../src/domain/audit/audit.ts';
-import { addPublisher, allowIssuer } from '../../src/domain/trusted-publishing/trusted-publishing.ts';
+import { addPublisher, allowIssuer, listPublishers } from '../../src/domain/trusted-publishing/trusted-publishing.ts';
+import { unlockTransfer } from '../../src/domain/apps/manage-apps.ts';
 import { createUser } from '../helpers/accounts.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { startCiIssuers, githubClaims, gitlabClaims } from '../helpers/ci-issuer.ts';
@@ -198,9 +199,36 @@ describe(`trusted publishing (${DIALECT})`, () => {
     await refused(await issuers.other.mint({ sub: 'x', aud: AUDIENCE }, { now }), 401, /is not one this store allows/);
     await refused('not.a.jwt', 401, /not a JWT/);
 
+    await refused(
+      await issuers.github.mint(githubClaims({ aud: AUDIENCE }), { now, lifetimeSeconds: 8 * 86_400 }),
+      401,
+      /more than 7 days/,
+    );
+    await refused(
+      await issuers.github.mint(
+        githubClaims({ aud: AUDIENCE, workflow_ref: 'alice/news/.github/workflows/RELEASE.YML@refs/tags/v1.0.0' }),
+        { now },
+      ),
+      403,
+      /the workflow is not the trusted one/,
+    );
+    await refused(await issuers.github.mint(githubClaims({ aud: AUDIENCE }), { now }), 404, /nosuchapp/, 'nosuchapp');
+
     const once = await issuers.github.mint(githubClaims({ aud: AUDIENCE }), { now });
     assert.equal((await exchange(once)).status, 200);
     await refused(once, 401, /exchanged already: each is used once/);
+    // Other texts of the same token: spare bits of the last base64url character, whitespace.
+    const last = once.at(-1) ?? 'A';
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const sibling = `${once.slice(0, -1)}${alphabet[alphabet.indexOf(last) ^ 1]}`;
+    for (const text of [sibling, `${once} `, `${once.slice(0, -4)} ${once.slice(-4)}`]) {
+      const answer = await exchange(text);
+      assert.equal(answer.status, 401, `${answer.text}`);
+    }
+    // Without a jti, the signature's bytes mark it.
+    const anonymous = await issuers.github.mint(githubClaims({ aud: AUDIENCE, jti: undefined }), { now });
+    assert.equal((await exchange(anonymous)).status, 200);
+    await refused(anonymous, 401, /exchanged already/);
   });
 
   test('a deleted and re-created repository of the same name is not trusted (ids pinned at first use)', async () => {
@@ -253,6 +281,13 @@ describe(`trusted publishing (${DIALECT})`, () => {
       /another ref \(the token says "feature"\)/,
     );
     await refused(
+      await issuers.gitlab.mint(gitlabClaims({ aud: AUDIENCE, ref_type: 'tag', ref_path: 'refs/tags/main' }), {
+        now: clock.now(),
+      }),
+      403,
+      /another ref/,
+    );
+    await refused(
       await issuers.gitlab.mint(gitlabClaims({ aud: AUDIENCE }), { now: clock.now() }),
       403,
       /The app notes does not trust this CI job/,
@@ -303,6 +338,10 @@ describe(`trusted publishing (${DIALECT})`, () => {
       allowIssuer({ url: 'https://x.example', provider: 'oidc', requiredClaims: ['sub'] }, bob, deps),
       /Only administrators/,
     );
+    await assert.rejects(
+      addPublisher('notes', { provider: 'gitlab', repository: 'bob/notes', workflow: 'release.yml' }, bob, deps),
+      /GitLab publishers have no workflow/,
+    );
     await createUser(server.container, 'carol', null);
   });
 
@@ -346,6 +385,19 @@ describe(`trusted publishing (${DIALECT})`, () => {
     assert.match(
       appPage.text,
       /Published from<\/dt><dd><a href="[^"]+\/alice\/news\/actions\/runs\/9001\/attempts\/1"/,
+    );
+  });
+
+  test('a new owner starts without the old owner’s trusted publishers', async () => {
+    assert.ok((await listPublishers('news', server.container.trustedPublishing)).length > 0);
+    await unlockTransfer('news', TEST_ACTING, server.container.appManagement);
+    const carol = await userWithToken(server.container, 'dave');
+    assert.equal(await registerFixtureApp(send, carol, 'news'), 204);
+    assert.deepEqual(await listPublishers('news', server.container.trustedPublishing), []);
+    await refused(
+      await issuers.github.mint(githubClaims({ aud: AUDIENCE }), { now: clock.now() }),
+      403,
+      /No app on this store trusts/,
     );
   });
 });

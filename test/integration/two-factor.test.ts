@@ -69,9 +69,14 @@ describe(`two-factor sign-in (${DIALECT})`, () => {
     assert.ok(key !== undefined, 'the key is shown');
     assert.match(started.body, /href="otpauth:\/\/totp\/App%20Store%3Atina\?secret=/);
     secret = fromBase32(key);
-    const wrong = await web.post('/account/security/totp/confirm', { code: '000000' === code() ? '111111' : '000000' });
+    const wrong = await web.post('/account/security/totp/confirm', {
+      code: '000000' === code() ? '111111' : '000000',
+      current_password: PASSWORD,
+    });
     assert.equal(wrong.statusCode, 400);
-    const confirmed = await web.post('/account/security/totp/confirm', { code: code() });
+    const noPassword = await web.post('/account/security/totp/confirm', { code: code(), current_password: '' });
+    assert.equal(noPassword.statusCode, 400, 'adding a factor asks for the password again');
+    const confirmed = await web.post('/account/security/totp/confirm', { code: code(), current_password: PASSWORD });
     assert.equal(confirmed.statusCode, 200, confirmed.body);
     recovery = [...confirmed.body.matchAll(/<li><code>([a-z2-9]{5}-[a-z2-9]{5})<\/code><\/li>/g)].map(
       (m) => m[1] ?? '',
@@ -107,6 +112,13 @@ describe(`two-factor sign-in (${DIALECT})`, () => {
     const replay = await again.post('/account/login/second-factor', { code: used });
     assert.match(replay.body, /wrong or was used already/);
     assert.equal(replay.statusCode, 401, 'the same code twice');
+    // Successes do not count against the limit: a dozen sign-ins in a row all pass.
+    for (let i = 0; i < 12; i++) {
+      clock.advance(30_000);
+      const ok = await send('POST', '/login', { payload: { username: 'tina', password: PASSWORD, code: code() } });
+      assert.equal(ok.status, 200, ok.text);
+    }
+    await again.get('/account/login/second-factor');
     for (let i = 0; i < 10; i++) await again.post('/account/login/second-factor', { code: '000001' });
     const limited = await again.post('/account/login/second-factor', { code: code(1) });
     assert.equal(limited.statusCode, 429);
@@ -152,6 +164,9 @@ describe(`two-factor sign-in (${DIALECT})`, () => {
     await web.get('/account/security');
     const refused = await web.post('/account/security/totp/remove', { current_password: 'not it' });
     assert.equal(refused.statusCode, 401);
+    assert.match(refused.body, /That is not your current password/);
+    const passkeyWithout = await web.post('/account/security/passkeys/remove', { passkey: '1', current_password: '' });
+    assert.equal(passkeyWithout.statusCode, 400, 'removing a passkey asks for the password too');
     const removed = await web.post('/account/security/totp/remove', { current_password: PASSWORD });
     assert.equal(removed.statusCode, 200, removed.body);
     assert.match(removed.body, /Second factor: <strong>off<\/strong>/);
@@ -168,6 +183,10 @@ describe(`two-factor sign-in (${DIALECT})`, () => {
     const signedIn = await signIn(web, 'root');
     assert.equal(signedIn.headers.location, '/account/security?required=1');
     assert.match((await web.get('/account/security?required=1')).body, /requires a second factor for your account/);
+    const developer = await web.get('/developer');
+    assert.equal(developer.statusCode, 303);
+    assert.equal(developer.headers.location, '/account/security?required=1');
+    assert.equal((await web.get('/admin')).headers.location, '/account/security?required=1');
     const write = await send('POST', '/api/v1/token', { headers: { authorization: basic('root', PASSWORD) } });
     assert.equal(write.status, 401);
     assert.match(write.json<{ detail: string }>().detail, /requires a second factor/);

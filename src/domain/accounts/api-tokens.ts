@@ -5,19 +5,24 @@ import { RATE_LIMITS } from '../rate-limit.ts';
 import type { SecretKeys } from './secret-key.ts';
 import { decryptToken, encryptToken, generateToken, tokenLookupHash } from './token-codec.ts';
 import type { AccountStore, User } from './user.ts';
+import type { TwoFactorStore } from './two-factor-store.ts';
+import { refuseWithoutRequiredFactor } from './two-factor.ts';
 
 export interface TokenDeps {
   readonly store: AccountStore;
+  /** Whether an administrator requires a second factor the user lacks (then no token). */
+  readonly twoFactor: Pick<TwoFactorStore, 'requirement' | 'ownsApps'>;
   readonly keys: SecretKeys;
   readonly limiter: RateLimiter;
   readonly now: () => Date;
 }
 
 /** The user's token (`POST /api/v1/token`, `appstore user token`), created when there is none. */
-type TokenOwner = Pick<User, 'id' | 'username'>;
+type TokenOwner = Pick<User, 'id' | 'username' | 'isAdmin' | 'twoFactor'>;
 
 /** The user's token (`POST /api/v1/token`, `appstore user token`), created when there is none. */
 export async function getOrCreateToken(user: TokenOwner, acting: Acting, deps: TokenDeps): Promise<string> {
+  await refuseWithoutRequiredFactor(user, deps);
   const existing = await readToken(user, acting, deps);
   if (existing !== null) return existing;
   const token = generateToken();
@@ -37,6 +42,7 @@ export async function getOrCreateToken(user: TokenOwner, acting: Acting, deps: T
 
 /** A new token (`POST /api/v1/token/new`): the old one stops working at once. 30 a minute. */
 export async function replaceToken(user: TokenOwner, acting: Acting, deps: TokenDeps): Promise<string> {
+  await refuseWithoutRequiredFactor(user, deps);
   await deps.limiter.consume(RATE_LIMITS.newToken, String(user.id));
   return replaceStoredToken(user, acting, 'asked for', deps);
 }

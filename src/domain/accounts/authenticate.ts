@@ -27,7 +27,7 @@ export interface AuthDeps {
 export const INVALID_CREDENTIALS =
   'Invalid username or password. Accounts created through an external login have no password: use an API token (Authorization: Token <token>).';
 export const INVALID_TOKEN =
-  'Invalid token: it is unknown or was replaced. Get a new one with POST /api/v1/token/new (Basic authentication).';
+  'Invalid token: it is unknown, or was replaced or revoked. Get one on the account page, or with POST /api/v1/token (Basic authentication, for an account without a second factor).';
 
 export const ACCOUNT_DISABLED = 'This account is disabled. Ask an administrator of the store to enable it.';
 

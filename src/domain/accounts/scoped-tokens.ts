@@ -10,6 +10,8 @@ import { tokenLookupHash } from './token-codec.ts';
 import { isTokenScope, requireScope, TOKEN_SCOPES } from './token-scopes.ts';
 import type { CredentialKind, Provenance, TokenScope } from './token-scopes.ts';
 import type { User, UserRecord } from './user.ts';
+import type { TwoFactorStore } from './two-factor-store.ts';
+import { refuseWithoutRequiredFactor } from './two-factor.ts';
 
 /** A scoped token as stored and listed: never its text, which is shown once. */
 export interface AccessToken {
@@ -44,6 +46,7 @@ export interface AccessTokenStore {
 
 export interface ScopedTokenDeps {
   readonly tokens: AccessTokenStore;
+  readonly twoFactor: Pick<TwoFactorStore, 'requirement' | 'ownsApps'>;
   readonly keys: SecretKeys;
   readonly limiter: RateLimiter;
   readonly now: () => Date;
@@ -80,6 +83,8 @@ function checkedRequest(user: User, request: TokenRequest, now: Date) {
     );
   const scopes = TOKEN_SCOPES.filter((scope) => request.scopes.includes(scope));
   if (scopes.length === 0) throw refuse('scopes', `choose at least one scope of ${TOKEN_SCOPES.join(', ')}`);
+  if (request.apps !== undefined && request.apps.length === 0)
+    throw refuse('apps', 'name at least one app, or leave "apps" out for a token for every app');
   const apps = [...new Set(request.apps ?? [])];
   for (const app of apps) {
     const problem = appIdProblem(app);
@@ -119,6 +124,7 @@ export async function createScopedToken(
   deps: ScopedTokenDeps,
 ): Promise<{ readonly token: string; readonly record: AccessToken }> {
   const now = deps.now();
+  if (user.limits === undefined) await refuseWithoutRequiredFactor(user, deps);
   const checked = checkedRequest(user, request, now);
   await deps.limiter.consume(RATE_LIMITS.scopedToken, String(user.id));
   const token = generateScopedToken('personal');
@@ -147,20 +153,50 @@ export async function createScopedToken(
   return { token, record: { ...record, id, lastUsedAt: null } };
 }
 
+/**
+ * Whether a token lies within the limits of the credential that asks: every one for a full
+ * credential; for a scoped token (with `token:manage`), those with no scope and no app it lacks.
+ * A scoped token sees and revokes only those, so a token for one app cannot undo the others.
+ */
+function withinLimits(user: User, token: AccessToken): boolean {
+  const limits = user.limits;
+  if (limits === undefined) return true;
+  const apps = limits.apps;
+  return (
+    token.scopes.every((scope) => limits.scopes.includes(scope)) &&
+    (apps === null || (token.apps !== null && token.apps.every((app) => apps.includes(app))))
+  );
+}
+
 export async function listScopedTokens(user: User, deps: ScopedTokenDeps): Promise<AccessToken[]> {
-  return deps.tokens.list(user.id, 'personal');
+  return (await deps.tokens.list(user.id, 'personal')).filter((token) => withinLimits(user, token));
 }
 
 export async function revokeScopedToken(user: User, id: number, acting: Acting, deps: ScopedTokenDeps): Promise<void> {
   const audit = auditEntry(acting, 'token.revoked', { subjectUser: user.username, details: { token: id } });
-  if (!(await deps.tokens.revoke(user.id, id, audit, deps.now())))
+  const token = (await deps.tokens.list(user.id, 'personal')).find((entry) => entry.id === id);
+  if (token !== undefined && !withinLimits(user, token))
+    throw new AppError(
+      'insufficient_scope',
+      `Token ${id} may do more than this token may: revoke it with a wider one.`,
+    );
+  if (token === undefined || !(await deps.tokens.revoke(user.id, id, audit, deps.now())))
     throw new AppError('not_found', `You have no token ${id}: it was revoked already, or is another account's.`);
 }
 
-/** Every token of the account, scoped and unscoped: what to do after a leak. */
+/**
+ * Every token of the account, scoped and unscoped: what to do after a leak. Asked with a scoped
+ * token, the tokens within its limits (the unscoped one is not).
+ */
 export async function revokeAllTokens(user: User, acting: Acting, deps: ScopedTokenDeps): Promise<number> {
   const audit = auditEntry(acting, 'token.revoked', { subjectUser: user.username, details: { token: 'all' } });
-  return deps.tokens.revokeAll(user.id, audit, deps.now());
+  if (user.limits === undefined) return deps.tokens.revokeAll(user.id, audit, deps.now());
+  let revoked = 0;
+  for (const token of await listScopedTokens(user, deps)) {
+    const one = auditEntry(acting, 'token.revoked', { subjectUser: user.username, details: { token: token.id } });
+    if (await deps.tokens.revoke(user.id, token.id, one, deps.now())) revoked += 1;
+  }
+  return revoked;
 }
 
 /** `DELETE /api/v1/token`: the token the request came with stops working, whatever its scopes. */

@@ -119,8 +119,13 @@ export async function finishWithPasskey(
 ): Promise<{ session: NewSession; next: string }> {
   const { pending, id: known } = await requirePending(id, deps);
   const stored = await deps.twoFactor.findChallenge(hmacHex(deps.keys.session, known), 'sign-in', deps.now());
-  if (stored?.challenge === null || stored === null)
+  if (stored === null || stored.challenge === null || stored.challenge === '')
     throw new AppError('not_authenticated', 'Ask for the passkey prompt first.');
-  await checkPasskey(pending.user, response, stored.challenge, deps);
+  try {
+    await checkPasskey(pending.user, response, stored.challenge, deps);
+  } finally {
+    // A challenge answers one prompt: after a try, right or wrong, the next needs a new one.
+    await deps.twoFactor.setChallenge(hmacHex(deps.keys.session, known), '');
+  }
   return finish(known, pending, 'passkey', address, requestId, deps);
 }

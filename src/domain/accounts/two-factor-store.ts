@@ -45,7 +45,8 @@ export interface TwoFactorStore {
   /** Marks the code used; false when it is unknown or used. */
   useRecoveryCode(userId: number, hash: string, now: Date, audit: AuditEntry): Promise<boolean>;
   passkeys(userId: number): Promise<Passkey[]>;
-  addPasskey(passkey: NewPasskey, recovery: readonly string[], now: Date, audit: AuditEntry): Promise<void>;
+  /** False when a passkey with this credential id exists already (this account's or another's). */
+  addPasskey(passkey: NewPasskey, recovery: readonly string[], now: Date, audit: AuditEntry): Promise<boolean>;
   usePasskey(id: number, counter: number, now: Date): Promise<void>;
   removePasskey(userId: number, id: number, now: Date, audit: AuditEntry): Promise<boolean>;
   createChallenge(

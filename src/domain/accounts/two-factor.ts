@@ -52,6 +52,7 @@ export interface TwoFactorDeps {
 }
 
 export const RECOVERY_CODES = 10;
+const TRANSPORTS = new Set(['usb', 'nfc', 'ble', 'internal', 'hybrid', 'smart-card', 'cable']);
 const RECOVERY_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 
 function newRecoveryCode(): string {
@@ -103,13 +104,14 @@ export async function pendingTotp(user: User, deps: TwoFactorDeps): Promise<{ se
 
 /** Confirms the app with a code it shows; the recovery codes (shown once) when this is the account's first factor. */
 export async function confirmTotp(user: User, code: string, acting: Acting, deps: TwoFactorDeps): Promise<string[]> {
-  await deps.limiter.consume(RATE_LIMITS.secondFactor, String(user.id));
+  await deps.limiter.check(RATE_LIMITS.secondFactor, String(user.id));
   const existing = await deps.twoFactor.totp(user.id);
   if (existing === null || existing.confirmed)
     throw new AppError('conflict', 'There is no authenticator app being set up: start again.');
   const secret = sealed(deps, user.id).open(existing.sealed);
   const step = secret === null ? null : matchingStep(secret, code, deps.now(), 0);
-  if (step === null)
+  if (step === null) {
+    await deps.limiter.hit(RATE_LIMITS.secondFactor, String(user.id));
     throw new AppError(
       'invalid_request',
       'That code is not the one the app shows now: check the phone’s clock, and type the 6 digits.',
@@ -117,6 +119,7 @@ export async function confirmTotp(user: User, code: string, acting: Acting, deps
         code: ['the 6 digits the app shows now'],
       },
     );
+  }
   const first = !user.twoFactor;
   const recovery = first ? freshRecoveryCodes(deps.keys, user.id) : { codes: [], hashes: [] };
   await deps.twoFactor.confirmTotp(
@@ -161,7 +164,8 @@ export async function checkSecondFactor(
   acting: Acting,
   deps: TwoFactorDeps,
 ): Promise<'totp' | 'recovery'> {
-  await deps.limiter.consume(RATE_LIMITS.secondFactor, String(user.id));
+  // Only failures count against the limit: a person who signs in often is never stopped.
+  await deps.limiter.check(RATE_LIMITS.secondFactor, String(user.id));
   const totp = await deps.twoFactor.totp(user.id);
   if (totp?.confirmed === true) {
     const secret = sealed(deps, user.id).open(totp.sealed);
@@ -177,6 +181,7 @@ export async function checkSecondFactor(
     );
     if (used) return 'recovery';
   }
+  await deps.limiter.hit(RATE_LIMITS.secondFactor, String(user.id));
   throw new AppError(
     'not_authenticated',
     'That code is wrong or was used already: type the 6 digits your authenticator app shows now, or one of your recovery codes.',
@@ -208,12 +213,19 @@ export async function addPasskey(
   const label = name.trim().slice(0, 100) || 'Passkey';
   const first = !user.twoFactor;
   const recovery = first ? freshRecoveryCodes(deps.keys, user.id) : { codes: [], hashes: [] };
-  await deps.twoFactor.addPasskey(
-    { userId: user.id, ...verified, name: label },
+  const added = await deps.twoFactor.addPasskey(
+    {
+      userId: user.id,
+      ...verified,
+      // Only the transports WebAuthn defines, a few of them: they are shown back to the browser.
+      transports: verified.transports.filter((entry) => TRANSPORTS.has(entry)).slice(0, 6),
+      name: label,
+    },
     recovery.hashes,
     deps.now(),
     auditEntry(acting, 'user.passkey_added', { subjectUser: user.username, details: { name: label } }),
   );
+  if (!added) throw new AppError('conflict', 'This passkey is registered already.');
   return recovery.codes;
 }
 
@@ -230,21 +242,53 @@ export async function checkPasskey(
   challenge: string,
   deps: TwoFactorDeps,
 ): Promise<void> {
-  await deps.limiter.consume(RATE_LIMITS.secondFactor, String(user.id));
+  await deps.limiter.check(RATE_LIMITS.secondFactor, String(user.id));
+  const failed = async (error: unknown): Promise<never> => {
+    await deps.limiter.hit(RATE_LIMITS.secondFactor, String(user.id));
+    throw error;
+  };
   const credentialId = deps.passkeys.credentialIdOf(response);
   const passkey = (await deps.twoFactor.passkeys(user.id)).find((entry) => entry.credentialId === credentialId);
   if (passkey === undefined)
-    throw new AppError('not_authenticated', 'That passkey is not one of this account: use another, or a code.');
-  const { counter } = await deps.passkeys.verifyAuthentication(response, challenge, passkey);
+    return failed(
+      new AppError('not_authenticated', 'That passkey is not one of this account: use another, or a code.'),
+    );
+  const { counter } = await deps.passkeys.verifyAuthentication(response, challenge, passkey).catch(failed);
   await deps.twoFactor.usePasskey(passkey.id, counter, deps.now());
 }
 
 /** Whether an administrator requires a second factor of this user (admins; or admins and app owners). */
-export async function secondFactorRequired(user: User, deps: Pick<TwoFactorDeps, 'twoFactor'>): Promise<boolean> {
+export async function secondFactorRequired(
+  user: Pick<User, 'id' | 'isAdmin'>,
+  deps: { readonly twoFactor: Pick<TwoFactorStore, 'requirement' | 'ownsApps'> },
+): Promise<boolean> {
   const requirement = await deps.twoFactor.requirement();
   if (requirement === 'none') return false;
   if (user.isAdmin) return true;
   return requirement === 'maintainers' && (await deps.twoFactor.ownsApps(user.id));
+}
+
+/**
+ * Tokens for an account an administrator requires a second factor of, which has none: refused
+ * (the account page says how to add one). A token made then would stand in for the factor.
+ */
+/** Whether an administrator requires a second factor of this user, and they have none yet. */
+export async function lacksRequiredFactor(
+  user: Pick<User, 'id' | 'isAdmin' | 'twoFactor'>,
+  deps: { readonly twoFactor: Pick<TwoFactorStore, 'requirement' | 'ownsApps'> },
+): Promise<boolean> {
+  return user.twoFactor !== true && (await secondFactorRequired(user, deps));
+}
+
+export async function refuseWithoutRequiredFactor(
+  user: Pick<User, 'id' | 'isAdmin' | 'twoFactor'>,
+  deps: { readonly twoFactor: Pick<TwoFactorStore, 'requirement' | 'ownsApps'> },
+): Promise<void> {
+  if (await lacksRequiredFactor(user, deps))
+    throw new AppError(
+      'forbidden',
+      'An administrator of this store requires a second factor for your account before it gets tokens: add an authenticator app or a passkey on /account/security first.',
+    );
 }
 
 /**

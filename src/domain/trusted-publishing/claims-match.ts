@@ -35,7 +35,7 @@ function checkPinned(claims: IdTokenClaims, pinned: string | null, name: string,
   if (value === pinned) return null;
   return {
     claim: name,
-    detail: `${name} differs from the one this publisher trusts (${said(claims, name)}): the ${what} was deleted and made again under the same name, or this is another one. The owner can register it anew on the app's page.`,
+    detail: `${name} differs from the one this publisher trusts (${said(claims, name)}): the ${what} was deleted and made again under the same name, or this is another one; the owner can register it anew on the app's page`,
   };
 }
 
@@ -74,14 +74,20 @@ export function matchPublisher(claims: IdTokenClaims, publisher: TrustedPublishe
     checkPinned(claims, publisher.ownerId, ownerClaim, github ? "repository's owner" : "project's namespace");
   if (pinnedProblem !== null) return fail(pinnedProblem);
   if (github) {
-    const expected = `${publisher.repository}/.github/workflows/${publisher.workflow ?? ''}@`;
-    const workflowRef = claim(claims, 'workflow_ref');
-    if (workflowRef === null || !workflowRef.toLowerCase().startsWith(expected.toLowerCase()))
+    // The owner/name part ignores case, as GitHub does; the workflow's path is a file in git: exact.
+    const workflowRef = claim(claims, 'workflow_ref') ?? '';
+    const [repositoryPart = '', ...rest] = workflowRef.split('/.github/workflows/');
+    const file = rest.join('/.github/workflows/');
+    if (
+      !same(repositoryPart, publisher.repository) ||
+      !file.startsWith(`${publisher.workflow ?? ''}@`) ||
+      (publisher.workflow ?? '') === ''
+    )
       return fail({
         claim: 'workflow_ref',
         detail: `the workflow is not the trusted one (${said(claims, 'workflow_ref')})`,
       });
-  } else if (publisher.ref !== null && claim(claims, 'ref') !== publisher.ref) {
+  } else if (publisher.ref !== null && !gitlabRefMatches(claims, publisher.ref)) {
     return fail({ claim: 'ref', detail: `the pipeline runs for another ref (${said(claims, 'ref')})` });
   }
   if (publisher.environment !== null && !same(claim(claims, 'environment'), publisher.environment))
@@ -98,6 +104,16 @@ export function matchPublisher(claims: IdTokenClaims, publisher: TrustedPublishe
       ownerId: publisher.ownerId === null ? ownerId : null,
     },
   };
+}
+
+/**
+ * A GitLab publisher's ref: `refs/heads/main` or `refs/tags/v1` match the job's `ref_path`; a
+ * plain name (`main`) is a branch: the job's `ref` and `ref_type: branch` (a tag of the same
+ * name, which anyone who may push tags can make, is not it).
+ */
+function gitlabRefMatches(claims: IdTokenClaims, ref: string): boolean {
+  if (ref.startsWith('refs/')) return claim(claims, 'ref_path') === ref;
+  return claim(claims, 'ref') === ref && claim(claims, 'ref_type') === 'branch';
 }
 
 /** Where the job ran, from its claims, as the release records it. */

@@ -110,6 +110,13 @@ export function checkedPublisher(
   const environment = optional(request.environment);
   if (environment !== null && environment.length > 255) throw refuse('environment', 'at most 255 characters');
   const base = { appId, provider, issuer, repositoryId, ownerId, environment } as const;
+  // A field the provider does not use is refused, not dropped: the owner meant something by it.
+  const unused = (field: 'workflow' | 'ref', by: string) => {
+    if (optional(request[field]) !== null) throw refuse(field, `${by} publishers have no ${field}; leave it empty`);
+  };
+  if (provider !== 'github') unused('workflow', provider === 'gitlab' ? 'GitLab' : 'Other issuers’');
+  if (provider !== 'gitlab')
+    unused('ref', provider === 'github' ? 'GitHub (the workflow file decides)' : 'Other issuers’');
   if (provider === 'github') {
     const repository = optional(request.repository) ?? '';
     if (!GITHUB_REPOSITORY.test(repository))

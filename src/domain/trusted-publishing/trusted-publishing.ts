@@ -197,6 +197,19 @@ function auditedClaims(claims: IdTokenClaims): Record<string, string> {
   return kept;
 }
 
+/**
+ * What marks an ID token as used: its issuer and `jti` when it has one, else its signature's
+ * bytes. Not the text: base64url's spare bits and the decoder's leniency give many texts of one
+ * token (the verifier also refuses texts that are not canonical).
+ */
+export function replayKey(idToken: string, claims: IdTokenClaims & { readonly iss: string }): string {
+  const jti = claims['jti'];
+  const signature = Buffer.from(idToken.slice(idToken.lastIndexOf('.') + 1), 'base64url');
+  const identity =
+    typeof jti === 'string' && jti !== '' ? `jti ${claims.iss} ${jti}` : `sig ${signature.toString('hex')}`;
+  return createHash('sha256').update(identity).digest('hex');
+}
+
 export interface PublishingToken {
   readonly token: string;
   readonly expiresAt: Date;
@@ -216,6 +229,7 @@ export async function exchangeIdToken(
   deps: TrustedPublishingDeps,
 ): Promise<PublishingToken> {
   await deps.limiter.consume(RATE_LIMITS.trustedPublishing, address);
+  if (appId !== undefined) await requireApp(appId, deps.registry);
   const now = deps.now();
   const claims = await deps.verifier.verify(idToken, {
     issuers: await allowedIssuers(deps),
@@ -260,8 +274,7 @@ export async function exchangeIdToken(
   const owner = await deps.accounts.findUserById(app.ownerId);
   if (owner === null || !owner.isActive)
     throw new AppError('forbidden', `The owner of ${app.appId} cannot publish now (the account is disabled).`);
-  const tokenHash = createHash('sha256').update(idToken).digest('hex');
-  if (!(await deps.publishers.markIdTokenUsed(tokenHash, new Date(claims.exp * 1000))))
+  if (!(await deps.publishers.markIdTokenUsed(replayKey(idToken, claims), new Date(claims.exp * 1000))))
     throw new AppError(
       'not_authenticated',
       'This ID token was exchanged already: each is used once. Ask the CI for a new one.',

@@ -55,7 +55,8 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
       db,
       now,
       async (trx) => {
-        const decided = plan(await readRegisteredApp(trx, appId));
+        const existing = await readRegisteredApp(trx, appId);
+        const decided = plan(existing);
         if (decided.kind === 'create') {
           await trx
             .insertInto('apps')
@@ -82,6 +83,9 @@ export function appRepository(db: Kysely<Database>): AppRegistry {
             .execute();
           // Their signatures were made with the old key: they cannot be verified any more.
           if (decided.certificateChanged) await trx.deleteFrom('releases').where('app_id', '=', appId).execute();
+          // A new owner decides anew which CI may publish the app: the old owner's choices end.
+          if (existing !== null && decided.ownerId !== existing.ownerId)
+            await trx.deleteFrom('trusted_publishers').where('app_id', '=', appId).execute();
           await markAppsChanged(trx, [appId]);
         }
         return { changed: decided.changed, result: decided };

@@ -4,6 +4,7 @@ import type { TwoFactorRequirement, TwoFactorStore } from '../../domain/accounts
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import type { Database } from '../schema.ts';
 import { auditedWrite } from './audit.repository.ts';
+import { isUniqueViolation } from '../database-errors.ts';
 
 const REQUIREMENT = 'two-factor-required';
 
@@ -128,23 +129,28 @@ export function twoFactorRepository(db: Kysely<Database>): TwoFactorStore {
     },
 
     async addPasskey(passkey, recovery, now, audit) {
-      await auditedWrite(db, audit, now, async (trx) => {
-        await trx
-          .insertInto('passkeys')
-          .values({
-            user_id: passkey.userId,
-            credential_id: passkey.credentialId,
-            public_key: passkey.publicKey,
-            counter: passkey.counter,
-            transports: passkey.transports.join(' '),
-            name: passkey.name,
-            created_at: formatTimestamp(now),
-          })
-          .execute();
-        await insertCodes(trx, passkey.userId, recovery, formatTimestamp(now));
-        await refreshFlag(trx, passkey.userId);
-        return { changed: true, result: undefined };
-      });
+      try {
+        return await auditedWrite(db, audit, now, async (trx) => {
+          await trx
+            .insertInto('passkeys')
+            .values({
+              user_id: passkey.userId,
+              credential_id: passkey.credentialId,
+              public_key: passkey.publicKey,
+              counter: passkey.counter,
+              transports: passkey.transports.join(' '),
+              name: passkey.name,
+              created_at: formatTimestamp(now),
+            })
+            .execute();
+          await insertCodes(trx, passkey.userId, recovery, formatTimestamp(now));
+          await refreshFlag(trx, passkey.userId);
+          return { changed: true, result: true };
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) return false;
+        throw error;
+      }
     },
 
     async usePasskey(id, counter, now) {

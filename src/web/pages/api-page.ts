@@ -262,7 +262,7 @@ function trustedPublishing(origin: string): Html {
 <p>GitHub Actions and GitLab CI can publish releases with no store token saved anywhere: the CI job's OpenID Connect ID token, minted for this store, is exchanged at <code>POST /api/v1/trusted-publishing/token</code> for a token that publishes one app for 15 minutes, and each release records the repository, commit and run it came from.</p>
 <ol>
 <li>On the app's manage page (<a href="/developer">My apps</a>), under <em>Trusted publishers</em>, name the repository and workflow file (GitHub) or the project (GitLab), and optionally the environment.</li>
-<li>Copy <a href="/static/publish-release.sh">publish-release.sh</a> into the repository (sh, curl and openssl: nothing else), as <code>.github/publish-release.sh</code> or <code>ci/publish-release.sh</code>.</li>
+<li>Copy <a href="/static/publish-release.sh">publish-release.sh</a> into the repository (sh, tar, curl and openssl: nothing else), as <code>.github/publish-release.sh</code> or <code>ci/publish-release.sh</code>.</li>
 <li>Keep the app's code-signing key as a CI secret <code>APP_SIGNING_KEY</code> (the store never sees it), and add the workflow below.</li>
 <li>Once a release is published this way, revoke the token the CI held before: on <a href="/account/tokens">your tokens</a>, or <code>DELETE /api/v1/token</code> with it.</li>
 </ol>

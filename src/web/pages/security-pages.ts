@@ -109,7 +109,7 @@ ${
       ? html`<p>Add this key to your authenticator app (or open the link on the phone), then type the code it shows.</p>
 <p><label for="totp-secret">Key</label> <input id="totp-secret" class="token" type="text" readonly value="${status.pendingTotp.secret}"></p>
 <p><a href="${status.pendingTotp.uri}">Open in the authenticator app</a></p>
-${postForm('/account/security/totp/confirm', token, html`${field({ name: 'code', label: 'Code from the app', autocomplete: 'one-time-code', maxLength: 10, form: 'totp' }, formOf('totp'))}<p><button type="submit">Turn it on</button></p>`)}`
+${postForm('/account/security/totp/confirm', token, html`${field({ name: 'code', label: 'Code from the app', autocomplete: 'one-time-code', maxLength: 10, form: 'totp' }, formOf('totp'))}${password('totp')}<p><button type="submit">Turn it on</button></p>`)}`
       : postForm(
           '/account/security/totp/start',
           token,
@@ -121,9 +121,11 @@ ${postForm('/account/security/totp/confirm', token, html`${field({ name: 'code',
 ${
   status.passkeys.length === 0
     ? html`<p>No passkeys.</p>`
-    : html`<ul class="plain">${status.passkeys.map((passkey) => html`<li>${passkey.name} <span class="muted">added ${day(passkey.createdAt)}${passkey.lastUsedAt === null ? '' : `, last used ${day(passkey.lastUsedAt)}`}</span> ${postForm(`/account/security/passkeys/${passkey.id}/remove`, token, html`<button type="submit" class="secondary" aria-label="Remove the passkey ${passkey.name}">Remove</button>`, 'inline')}</li>`)}</ul>`
+    : html`<ul class="plain">${status.passkeys.map((passkey) => html`<li>${passkey.name} <span class="muted">added ${day(passkey.createdAt)}${passkey.lastUsedAt === null ? '' : `, last used ${day(passkey.lastUsedAt)}`}</span></li>`)}</ul>
+${postForm('/account/security/passkeys/remove', token, html`<p class="field"><label for="passkey-remove">Passkey to remove</label> <select id="passkey-remove" name="passkey">${status.passkeys.map((passkey) => html`<option value="${String(passkey.id)}">${passkey.name}</option>`)}</select></p>${password('passkeys')}<p><button type="submit" class="secondary">Remove the passkey</button></p>`)}`
 }
-${postForm('/account/security/passkeys', token, html`<input type="hidden" name="response" value=""><input type="hidden" name="ticket" value="">${field({ name: 'name', label: 'Name of the new passkey', hint: 'Such as the device it is on', required: false, maxLength: 100, form: 'passkey' }, formOf('passkeys'))}<p><button type="submit" data-passkey="create" data-options="/account/security/passkeys/options">Add a passkey</button> <span class="hint" role="status" data-passkey-status></span></p>`)}</section>
+<h3>Add a passkey</h3>
+${postForm('/account/security/passkeys', token, html`<input type="hidden" name="response" value=""><input type="hidden" name="ticket" value="">${field({ name: 'name', label: 'Name of the new passkey', hint: 'Such as the device it is on', required: false, maxLength: 100, form: 'passkey' }, formOf('passkeys'))}${field({ name: 'current_password', label: 'Current password', type: 'password', autocomplete: 'current-password', maxLength: 1024, form: 'passkey-add' }, formOf('passkeys'))}<p><button type="submit" data-passkey="create" data-options="/account/security/passkeys/options">Add a passkey</button> <span class="hint" role="status" data-passkey-status></span></p>`)}</section>
 
 ${
   any

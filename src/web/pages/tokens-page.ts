@@ -21,7 +21,7 @@ const minute = (date: Date): string => `${date.toISOString().slice(0, 16).replac
 
 function tokenRow(token: AccessToken, now: Date, formToken: string): Html {
   const expired = token.expiresAt <= now;
-  return html`<tr><th scope="row">${token.name}</th><td>${token.scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}</td><td>${token.apps === null ? 'all' : token.apps.join(', ')}</td><td>${day(token.createdAt)}</td><td>${expired ? html`<strong>expired</strong> ${day(token.expiresAt)}` : day(token.expiresAt)}</td><td>${token.lastUsedAt === null ? 'never' : minute(token.lastUsedAt)}</td><td>${postForm(`/account/tokens/${token.id}/revoke`, formToken, html`<button type="submit" class="secondary" aria-label="Revoke ${token.name}">Revoke</button>`, 'inline')}</td></tr>`;
+  return html`<tr><th scope="row">${token.name}</th><td data-label="Scopes">${token.scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}</td><td data-label="Apps">${token.apps === null ? 'all' : token.apps.join(', ')}</td><td data-label="Made">${day(token.createdAt)}</td><td data-label="Expires">${expired ? html`<strong>expired</strong> ${day(token.expiresAt)}` : day(token.expiresAt)}</td><td data-label="Last used">${token.lastUsedAt === null ? 'never' : minute(token.lastUsedAt)}</td><td>${postForm(`/account/tokens/${token.id}/revoke`, formToken, html`<button type="submit" class="secondary" aria-label="Revoke ${token.name}">Revoke</button>`, 'inline')}</td></tr>`;
 }
 
 /** `/account/tokens`: the account's scoped tokens, a form to make one, and revoking one or all. */
@@ -36,10 +36,11 @@ export function tokensPage(
   const chosen = form.values;
   return layout(
     { title: 'Tokens' },
-    html`<div class="narrow"><h1>Tokens</h1>
+    html`<h1>Tokens</h1><div class="narrow">
 <p>A token lets a script or a CI job act for you, with only the scopes you give it, on only the apps you name, until it expires (at most ${MAX_TOKEN_DAYS} days). Tokens start with <code>apst_</code>, which secret scanners recognise. For publishing from GitHub Actions or GitLab CI, <a href="/api/#trusted-publishing">trusted publishing</a> needs no stored token at all. Your account's unscoped token is on <a href="/account#token">the account page</a>.</p>
 ${state.message === undefined ? '' : notice(state.message)}
 ${state.made === undefined ? '' : html`<div class="notice" role="status"><p>Copy the token <strong>${state.made.name}</strong> now: it is shown only this once.</p><p><label for="made-token">Token</label><input id="made-token" class="token" type="text" readonly value="${state.made.token}"></p></div>`}
+</div>
 <section aria-labelledby="list"><h2 id="list">Your tokens</h2>
 ${
   tokens.length === 0
@@ -54,7 +55,7 @@ ${
 ${postForm('/account/tokens/revoke-all', formToken, html`<p><button type="submit" class="danger" aria-describedby="revoke-all-hint">Revoke every token</button></p><p class="hint" id="revoke-all-hint">Every scoped token and your unscoped one stop working at once: what to do when one may have leaked.</p>`)}`
 }
 </section>
-<section aria-labelledby="new"><h2 id="new">Make a token</h2>${problemBox(form)}
+<section aria-labelledby="new" class="narrow"><h2 id="new">Make a token</h2>${problemBox(form)}
 ${postForm(
   '/account/tokens',
   formToken,
@@ -73,7 +74,7 @@ ${postForm(
 ${field({ name: 'apps', label: 'Only these apps', hint: 'App ids, separated by spaces or commas; empty: every app you may act on', required: false, maxLength: 2000, form: 'new' }, form)}
 ${field({ name: 'days', label: 'Expires in (days)', hint: `1 to ${MAX_TOKEN_DAYS}; empty: ${DEFAULT_TOKEN_DAYS}`, required: false, maxLength: 3, form: 'new' }, form)}
 <p><button type="submit">Make the token</button></p>`,
-)}</section></div>`,
+)}</section>`,
     context,
   );
 }

@@ -45,7 +45,7 @@ ${
           html`<li>${describePublisher(publisher)}<span class="muted">${pinned(publisher)}</span> ${
             owns
               ? postForm(
-                  `${base}/publishers/remove`,
+                  `${base}/publishers/remove#publishers`,
                   token,
                   html`<input type="hidden" name="id" value="${String(publisher.id)}"><button type="submit" class="secondary" aria-label="Remove the trusted publisher ${describePublisher(publisher)}">Remove</button>`,
                   'inline',
@@ -57,13 +57,13 @@ ${
 ${
   owns
     ? postForm(
-        `${base}/publishers/add`,
+        `${base}/publishers/add#publishers`,
         token,
         html`<p class="field"><label for="publisher-provider">CI</label> <select id="publisher-provider" name="provider">${PROVIDERS.map(([value, label]) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`)}</select></p>
 ${field({ name: 'repository', label: 'Repository or project', hint: 'GitHub: owner/name. GitLab: the project path, such as group/project.', required: false, maxLength: 200, form: 'publisher' }, form)}
 ${field({ name: 'workflow', label: 'Workflow file (GitHub)', hint: 'The file under .github/workflows, such as release.yml', required: false, maxLength: 120, form: 'publisher' }, form)}
 ${field({ name: 'environment', label: 'Environment (optional)', hint: 'Only jobs that run in this deployment environment', required: false, maxLength: 255, form: 'publisher' }, form)}
-${field({ name: 'ref', label: 'Ref (GitLab, optional)', hint: 'Only pipelines for this branch or tag, such as main', required: false, maxLength: 255, form: 'publisher' }, form)}
+${field({ name: 'ref', label: 'Ref (GitLab, optional)', hint: 'Only pipelines for this branch (such as main), or a full ref such as refs/tags/v1.0', required: false, maxLength: 255, form: 'publisher' }, form)}
 <details><summary>Another issuer, numeric ids, claims</summary>
 ${field({ name: 'issuer', label: 'Issuer (optional)', hint: 'Empty: github.com or gitlab.com. GitHub Enterprise Server, a self-managed GitLab or another CI: its issuer URL, once an administrator allows it.', required: false, maxLength: 300, form: 'publisher' }, form)}
 ${field({ name: 'repositoryId', label: 'Repository or project id (optional)', hint: 'The numeric id; empty: pinned at the first publish. A deleted and re-created repository of the same name has another id.', required: false, maxLength: 20, form: 'publisher' }, form)}

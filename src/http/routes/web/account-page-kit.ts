@@ -14,6 +14,8 @@ import type { PageSetting } from '../../page-context.ts';
 import { BODY_ERRORS } from '../../schemas.ts';
 import type { Visitor } from '../../web-visitor.ts';
 import { handleForm } from '../../form-refusal.ts';
+import { toSignIn } from './signed-in-forms.ts';
+export { toSignIn } from './signed-in-forms.ts';
 import type { User } from '../../../domain/accounts/user.ts';
 
 export const Redirect = { 303: Type.Null({ description: 'On to the next page' }) };
@@ -60,11 +62,6 @@ export function accountPageKit(container: Container): AccountPageKit {
         }),
       ),
   };
-}
-
-/** Off to sign in, and back to `page` afterwards. */
-export function toSignIn(reply: FastifyReply, page: string): FastifyReply {
-  return reply.redirect(`/account/login?next=${encodeURIComponent(page)}`, 303);
 }
 
 /**

@@ -83,14 +83,23 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
       (user, state, request, reply, visitor) => showSecurity(request, reply, visitor, user, { section, form: state }),
     );
   const acting = (user: User, request: FastifyRequest) => userActing(user, request.ip, request.id);
-  /** Removing a factor, or replacing the recovery codes, asks for the password again. */
+  /** Adding or removing a factor, or replacing the recovery codes, asks for the password again (a session may predate the factor). */
   const confirmPassword = async (user: User, body: Readonly<Record<string, string>>, request: FastifyRequest) => {
     const password = body['current_password'] ?? '';
     if (password === '')
       throw new AppError('invalid_request', 'Type your current password to confirm.', {
         current_password: ['your current password'],
       });
-    await authenticateWithPassword(user.username, password, request.ip, deps);
+    try {
+      await authenticateWithPassword(user.username, password, request.ip, deps);
+    } catch (error) {
+      // The sign-in's wording would speak of usernames and external logins: here only the password can be wrong.
+      if (error instanceof AppError && error.code === 'not_authenticated')
+        throw new AppError('not_authenticated', 'That is not your current password.', {
+          current_password: ['not your current password'],
+        });
+      throw error;
+    }
   };
   const RESPONSES = {
     ...PAGE_RESPONSE,
@@ -107,11 +116,14 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
   });
 
   app.post('/account/security/totp/confirm', {
-    schema: { hide: true, body: Form({ code: text(20) }), response: RESPONSES },
-    handler: securityForm('totp', async (user, body, request) => ({
-      message: 'The authenticator app is on: signing in now asks for its code.',
-      recoveryCodes: await confirmTotp(user, body['code'] ?? '', acting(user, request), deps),
-    })),
+    schema: { hide: true, body: Form({ code: text(20), current_password: text(1024) }), response: RESPONSES },
+    handler: securityForm('totp', async (user, body, request) => {
+      await confirmPassword(user, body, request);
+      return {
+        message: 'The authenticator app is on: signing in now asks for its code.',
+        recoveryCodes: await confirmTotp(user, body['code'] ?? '', acting(user, request), deps),
+      };
+    }),
   });
 
   app.post('/account/security/totp/remove', {
@@ -155,10 +167,11 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
   app.post('/account/security/passkeys', {
     schema: {
       hide: true,
-      body: Form({ response: text(20_000), ticket: text(100), name: text(100) }),
+      body: Form({ response: text(20_000), ticket: text(100), name: text(100), current_password: text(1024) }),
       response: RESPONSES,
     },
     handler: securityForm('passkeys', async (user, body, request) => {
+      await confirmPassword(user, body, request);
       const hash = hmacHex(deps.keys.session, body['ticket'] ?? '');
       const pending = await deps.twoFactor.findChallenge(hash, 'passkey', deps.now());
       if (pending === null || pending.userId !== user.id || pending.challenge === null)
@@ -176,16 +189,15 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
     }),
   });
 
-  app.post('/account/security/passkeys/:passkeyId/remove', {
+  app.post('/account/security/passkeys/remove', {
     schema: {
       hide: true,
-      params: Type.Object({ passkeyId: Type.String({ pattern: '^[0-9]{1,15}$' }) }),
-      body: Form({}),
+      body: Form({ passkey: Type.String({ pattern: '^[0-9]{1,15}$' }), current_password: text(1024) }),
       response: RESPONSES,
     },
-    handler: securityForm('passkeys', async (user, _body, request) => {
-      const { passkeyId } = request.params as { passkeyId: string };
-      await removePasskey(user, Number(passkeyId), acting(user, request), deps);
+    handler: securityForm('passkeys', async (user, body, request) => {
+      await confirmPassword(user, body, request);
+      await removePasskey(user, Number(body['passkey']), acting(user, request), deps);
       return { message: 'The passkey was removed.' };
     }),
   });

@@ -19,7 +19,8 @@ import {
   pendingSignIn,
 } from '../../../domain/accounts/second-factor-sign-in.ts';
 import type { NewSession } from '../../../domain/accounts/sessions.ts';
-import { secondFactorRequired } from '../../../domain/accounts/two-factor.ts';
+import { lacksRequiredFactor } from '../../../domain/accounts/two-factor.ts';
+import { REQUIRED_FACTOR_PAGE } from './signed-in-forms.ts';
 import type { User } from '../../../domain/accounts/user.ts';
 import type { FormState } from '../../../web/forms.ts';
 import { secondFactorPage } from '../../../web/pages/security-pages.ts';
@@ -79,7 +80,7 @@ export async function accountSignInRoutes(app: AppServer, kit: AccountPageKit): 
 
   /** Where a signed-in user goes: on, unless an administrator requires a second factor they lack. */
   const afterSignIn = async (user: User, next: string): Promise<string> =>
-    user.twoFactor !== true && (await secondFactorRequired(user, deps)) ? '/account/security?required=1' : next;
+    (await lacksRequiredFactor(user, deps)) ? REQUIRED_FACTOR_PAGE : next;
 
   // The second step of a sign-in with a second factor (issue 53)
   const secondStep = async (request: FastifyRequest, reply: FastifyReply, state: FormState) => {

@@ -30,6 +30,7 @@ const MESSAGES: Readonly<Record<string, string>> = {
 /** The form's fields as the domain's request: scopes from the ticked boxes, apps split on spaces and commas. */
 function tokenRequest(body: Readonly<Record<string, string>>) {
   const days = (body['days'] ?? '').trim();
+  const apps = (body['apps'] ?? '').split(/[\s,]+/).filter((app) => app !== '');
   if (days !== '' && !/^[0-9]{1,3}$/.test(days))
     throw new AppError('invalid_request', 'Cannot make this token: the expiry is a whole number of days.', {
       days: ['a whole number of days'],
@@ -37,7 +38,7 @@ function tokenRequest(body: Readonly<Record<string, string>>) {
   return {
     name: body['name'] ?? '',
     scopes: TOKEN_SCOPES.filter((scope) => (body[`scope-${scope}`] ?? '') !== ''),
-    apps: (body['apps'] ?? '').split(/[\s,]+/).filter((app) => app !== ''),
+    ...(apps.length === 0 ? {} : { apps }),
     ...(days === '' ? {} : { expiresInDays: Number(days) }),
   };
 }

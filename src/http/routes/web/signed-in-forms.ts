@@ -7,6 +7,7 @@ import { BODY_ERRORS } from '../../schemas.ts';
 import { userActing } from '../../../domain/audit/audit.ts';
 import type { Acting } from '../../../domain/audit/audit.ts';
 import type { User } from '../../../domain/accounts/user.ts';
+import { lacksRequiredFactor } from '../../../domain/accounts/two-factor.ts';
 import type { FormState } from '../../../web/forms.ts';
 import type { Html } from '../../../web/html.ts';
 import { formRefusal } from '../../form-refusal.ts';
@@ -38,6 +39,9 @@ export async function signedInVisitor(request: FastifyRequest, container: Contai
   const visitor = await visitorOf(request, container);
   return visitor.user === null ? null : signedIn(visitor.user, visitor, request);
 }
+
+/** Where a user goes who lacks the second factor an administrator requires. */
+export const REQUIRED_FACTOR_PAGE = '/account/security?required=1';
 
 /** What the developer and admin forms answer besides a page: on to another page. */
 export const REDIRECT = { 303: Type.Null({ description: 'On to the next page' }) };
@@ -96,6 +100,8 @@ export function signedInPages(container: Container) {
   ): Promise<FastifyReply> {
     const who = await signedInVisitor(request, container);
     if (who === null) return toSignIn(reply, request.url);
+    // An administrator requires a second factor of this user, who has none: that comes first.
+    if (await lacksRequiredFactor(who.user, container.accounts)) return reply.redirect(REQUIRED_FACTOR_PAGE, 303);
     return show(request, reply, who.visitor, (setting) => build(who, setting));
   }
 
@@ -117,6 +123,11 @@ export function signedInPages(container: Container) {
       const visitor = postedBy(request);
       if (visitor.user === null) return toSignIn(reply, back);
       who = signedIn(visitor.user, visitor, request);
+      if (await lacksRequiredFactor(who.user, container.accounts))
+        throw new AppError(
+          'forbidden',
+          'An administrator of this store requires a second factor for your account: add an authenticator app or a passkey on /account/security first.',
+        );
       return await work(who);
     } catch (error) {
       const state = formRefusal(error, request, reply);
