@@ -137,6 +137,19 @@ try {
     },
   });
   if (rated.statusCode >= 300) throw new Error(rated.body);
+  // Two scoped tokens for the tokens page.
+  for (const payload of [
+    { name: 'GitHub release workflow', scopes: ['release:publish'], apps: ['news'], expiresInDays: 30 },
+    { name: 'Download numbers script', scopes: ['app:downloads'] },
+  ]) {
+    const made = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      headers: { authorization: basic('rosa', PASSWORD) },
+      payload,
+    });
+    if (made.statusCode >= 300) throw new Error(made.body);
+  }
   // Downloads for the manage page's charts: some now, and some over the past weeks.
   const releaseIds = await server.container.database.db
     .selectFrom('releases')
