@@ -7,9 +7,8 @@ import type { AccessTokensTable, Database } from '../schema.ts';
 import { toRecord, USER_COLUMNS } from './account.repository.ts';
 import { auditedWrite } from './audit.repository.ts';
 
-const TOKEN_COLUMNS = [
-  'access_tokens.id',
-  'access_tokens.user_id',
+/** The token's own fields (with its id and user's beside them in TOKEN_COLUMNS). */
+const TOKEN_FIELDS = [
   'access_tokens.kind',
   'access_tokens.name',
   'access_tokens.scopes',
@@ -19,6 +18,7 @@ const TOKEN_COLUMNS = [
   'access_tokens.last_used_at',
   'access_tokens.provenance',
 ] as const;
+const TOKEN_COLUMNS = ['access_tokens.id', 'access_tokens.user_id', ...TOKEN_FIELDS] as const;
 
 type TokenRow = Omit<Selectable<AccessTokensTable>, 'lookup_hash'>;
 
@@ -65,18 +65,7 @@ export function accessTokenRepository(db: Kysely<Database>): AccessTokenStore {
       const row = await db
         .selectFrom('access_tokens')
         .innerJoin('users', 'users.id', 'access_tokens.user_id')
-        .select([
-          ...USER_COLUMNS,
-          'access_tokens.id as token_id',
-          'access_tokens.kind',
-          'access_tokens.name',
-          'access_tokens.scopes',
-          'access_tokens.apps',
-          'access_tokens.created_at',
-          'access_tokens.expires_at',
-          'access_tokens.last_used_at',
-          'access_tokens.provenance',
-        ])
+        .select([...USER_COLUMNS, 'access_tokens.id as token_id', ...TOKEN_FIELDS])
         .where('access_tokens.lookup_hash', '=', lookupHash)
         .executeTakeFirst();
       if (row === undefined) return null;

@@ -69,15 +69,18 @@ export function accountPageKit(container: Container): AccountPageKit {
  * signed-in sender; a refusal shows the page again with what was wrong (`refused`); a sender who
  * is not signed in goes to sign in, and back to `page`.
  */
+/** What a signed-in page's form does for its sender. */
+export type SignedInWork = (
+  user: User,
+  body: Readonly<Record<string, string>>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  visitor: Visitor,
+) => Promise<FastifyReply>;
+
 export function signedInForm(
   page: string,
-  work: (
-    user: User,
-    body: Readonly<Record<string, string>>,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    visitor: Visitor,
-  ) => Promise<FastifyReply>,
+  work: SignedInWork,
   refused: (
     user: User,
     state: FormState,

@@ -19,6 +19,7 @@ import { visitorOf } from '../../web-visitor.ts';
 import type { Visitor } from '../../web-visitor.ts';
 import type { AccountPageKit } from './account-page-kit.ts';
 import { Form, FORM_ERRORS, Redirect, signedInForm, text, toSignIn } from './account-page-kit.ts';
+import type { SignedInWork } from './account-page-kit.ts';
 
 const PAGE = '/account/tokens';
 
@@ -74,15 +75,7 @@ export async function accountTokenRoutes(app: AppServer, kit: AccountPageKit): P
   });
 
   /** A tokens form: signed in only; a refusal shows the page with what was wrong. */
-  const tokensForm = (
-    work: (
-      user: User,
-      body: Readonly<Record<string, string>>,
-      request: FastifyRequest,
-      reply: FastifyReply,
-      visitor: Visitor,
-    ) => Promise<FastifyReply>,
-  ) =>
+  const tokensForm = (work: SignedInWork) =>
     signedInForm(PAGE, work, (user, state, request, reply, visitor) =>
       showTokens(request, reply, visitor, user, { form: state }),
     );
