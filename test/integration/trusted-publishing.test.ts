@@ -381,6 +381,11 @@ describe(`trusted publishing (${DIALECT})`, () => {
     });
     assert.equal(other.statusCode, 403);
 
+    // The CI token the other issuer's job got for notes is listed to its owner, who can revoke it.
+    const tokens = await web.get('/account/tokens');
+    assert.match(tokens.body, /CI jobs publishing now/);
+    assert.match(tokens.body, /<th scope="row">ci:notes run [0-9a-f-]+<\/th>/);
+
     const appPage = await send('GET', '/apps/news', { headers: { accept: 'text/html' } });
     assert.match(
       appPage.text,

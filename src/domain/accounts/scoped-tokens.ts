@@ -172,9 +172,20 @@ export async function listScopedTokens(user: User, deps: ScopedTokenDeps): Promi
   return (await deps.tokens.list(user.id, 'personal')).filter((token) => withinLimits(user, token));
 }
 
+/** Trusted publishing's tokens for the user's apps that still work: CI jobs running now (the tokens page lists them). */
+export async function activePublishingTokens(user: User, deps: ScopedTokenDeps): Promise<AccessToken[]> {
+  const now = deps.now();
+  return (await deps.tokens.list(user.id, 'publishing')).filter(
+    (token) => token.expiresAt > now && withinLimits(user, token),
+  );
+}
+
 export async function revokeScopedToken(user: User, id: number, acting: Acting, deps: ScopedTokenDeps): Promise<void> {
   const audit = auditEntry(acting, 'token.revoked', { subjectUser: user.username, details: { token: id } });
-  const token = (await deps.tokens.list(user.id, 'personal')).find((entry) => entry.id === id);
+  const token = [
+    ...(await deps.tokens.list(user.id, 'personal')),
+    ...(await deps.tokens.list(user.id, 'publishing')),
+  ].find((entry) => entry.id === id);
   if (token !== undefined && !withinLimits(user, token))
     throw new AppError(
       'insufficient_scope',

@@ -19,14 +19,16 @@ export interface TokensPageState {
 const day = (date: Date): string => date.toISOString().slice(0, 10);
 const minute = (date: Date): string => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-function tokenRow(token: AccessToken, now: Date, formToken: string): Html {
+function tokenRow(token: AccessToken, now: Date, formToken: string, precise = false): Html {
+  const when = precise ? minute : day;
   const expired = token.expiresAt <= now;
-  return html`<tr><th scope="row">${token.name}</th><td data-label="Scopes">${token.scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}</td><td data-label="Apps">${token.apps === null ? 'all' : token.apps.join(', ')}</td><td data-label="Made">${day(token.createdAt)}</td><td data-label="Expires">${expired ? html`<strong>expired</strong> ${day(token.expiresAt)}` : day(token.expiresAt)}</td><td data-label="Last used">${token.lastUsedAt === null ? 'never' : minute(token.lastUsedAt)}</td><td>${postForm(`/account/tokens/${token.id}/revoke`, formToken, html`<button type="submit" class="secondary" aria-label="Revoke ${token.name}">Revoke</button>`, 'inline')}</td></tr>`;
+  return html`<tr><th scope="row">${token.name}</th><td data-label="Scopes">${token.scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}</td><td data-label="Apps">${token.apps === null ? 'all' : token.apps.join(', ')}</td><td data-label="Made">${when(token.createdAt)}</td><td data-label="Expires">${expired ? html`<strong>expired</strong> ${when(token.expiresAt)}` : when(token.expiresAt)}</td><td data-label="Last used">${token.lastUsedAt === null ? 'never' : minute(token.lastUsedAt)}</td><td>${postForm(`/account/tokens/${token.id}/revoke`, formToken, html`<button type="submit" class="secondary" aria-label="Revoke ${token.name}">Revoke</button>`, 'inline')}</td></tr>`;
 }
 
 /** `/account/tokens`: the account's scoped tokens, a form to make one, and revoking one or all. */
 export function tokensPage(
   tokens: readonly AccessToken[],
+  publishing: readonly AccessToken[],
   now: Date,
   formToken: string,
   state: TokensPageState,
@@ -55,6 +57,19 @@ ${
 ${postForm('/account/tokens/revoke-all', formToken, html`<p><button type="submit" class="danger" aria-describedby="revoke-all-hint">Revoke every token</button></p><p class="hint" id="revoke-all-hint">Every scoped token and your unscoped one stop working at once: what to do when one may have leaked.</p>`)}`
 }
 </section>
+${
+  publishing.length === 0
+    ? ''
+    : html`<section aria-labelledby="ci"><h2 id="ci">CI jobs publishing now</h2>
+<p>Tokens trusted publishing gave CI jobs for your apps (<code>aptp_</code>): each publishes one app and ends 15 minutes after it was made. Revoke one you do not expect.</p>
+${dataTable(
+  {
+    caption: 'CI jobs publishing now',
+    headings: ['Job', 'Scopes', 'Apps', 'Made', 'Expires', 'Last used', ACTIONS_HEADING],
+  },
+  publishing.map((token) => tokenRow(token, now, formToken, true)),
+)}</section>`
+}
 <section aria-labelledby="new" class="narrow"><h2 id="new">Make a token</h2>${problemBox(form)}
 ${postForm(
   '/account/tokens',

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   createScopedToken,
+  activePublishingTokens,
   listScopedTokens,
   revokeAllTokens,
   revokeScopedToken,
@@ -57,7 +58,13 @@ export async function accountTokenRoutes(app: AppServer, kit: AccountPageKit): P
   ) => {
     reply.header('cache-control', 'no-store');
     const tokens = await listScopedTokens(user, deps);
-    return show(request, reply, (s) => tokensPage(tokens, deps.now(), s.formToken(), state, s.context), visitor);
+    const publishing = await activePublishingTokens(user, deps);
+    return show(
+      request,
+      reply,
+      (s) => tokensPage(tokens, publishing, deps.now(), s.formToken(), state, s.context),
+      visitor,
+    );
   };
 
   app.get('/account/tokens', {
