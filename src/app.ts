@@ -195,6 +195,9 @@ export async function buildServer(container: Container, options: ServerOptions =
   // Mails being sent finish before the database can close; none start after.
   app.addHook('onClose', async () => container.mailQueue.stop());
   app.addHook('onResponse', async (request, reply) => {
+    // A response whose headers went out before shutdown began kept its connection alive: once
+    // it is done, that connection is idle, and is closed (server.close() closed only those idle then).
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
     container.metrics.request(
       request.routeOptions.url ?? 'unmatched',
       request.method,
