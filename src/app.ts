@@ -26,6 +26,7 @@ import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
 import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { scopedTokenRoutes } from './http/routes/accounts/scoped-token.routes.ts';
 import { trustedPublishingRoutes } from './http/routes/accounts/trusted-publishing.routes.ts';
+import { upgradePlanRoutes } from './http/routes/apps/upgrade-plan.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
 import {
   AppSchema,
@@ -220,6 +221,7 @@ export async function buildServer(container: Container, options: ServerOptions =
     scopedTokenRoutes,
     trustedPublishingRoutes,
     appRoutes,
+    upgradePlanRoutes,
     releaseRoutes,
     ratingRoutes,
     feedRoutes,

@@ -1,0 +1,198 @@
+import { AppError } from '../../errors.ts';
+import { APP_ID_PATTERN } from '../app-id.ts';
+import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
+import {
+  compareReleaseVersions,
+  coreSatisfies,
+  isStable,
+  parsePlatformVersion,
+  parseSemanticVersion,
+  parseSpec,
+} from '../versions/semantic-version.ts';
+import type { VersionCore } from '../versions/semantic-version.ts';
+
+/**
+ * The upgrade planner (issue 54 §4): an administrator pastes `occ app:list --output=json` and
+ * names the Nextcloud version to upgrade to; for each app, the release to take there (or why
+ * there is none) and the changelogs from the installed version to it, combined. Nothing pasted
+ * is kept.
+ */
+export interface InstalledApp {
+  readonly id: string;
+  readonly version: string;
+  readonly enabled: boolean;
+}
+
+export const MAX_PLANNED_APPS = 1000;
+
+function refuse(field: string, message: string): AppError {
+  return new AppError('invalid_request', `Cannot plan the upgrade: ${message}.`, { [field]: [message] });
+}
+
+/**
+ * The apps of `occ app:list --output=json`: `{"enabled": {"id": "version", …}, "disabled": {…}}`
+ * (values may also be objects with a `version`, as `--output=json_pretty` of some versions give).
+ */
+export function installedApps(list: unknown): InstalledApp[] {
+  if (typeof list !== 'object' || list === null || Array.isArray(list))
+    throw refuse('apps', 'paste the output of occ app:list --output=json: an object with "enabled" and "disabled"');
+  const groups = list as Record<string, unknown>;
+  if (!('enabled' in groups) && !('disabled' in groups))
+    throw refuse(
+      'apps',
+      'the pasted object has neither "enabled" nor "disabled": is it the output of occ app:list --output=json?',
+    );
+  const apps: InstalledApp[] = [];
+  for (const [group, enabled] of [
+    ['enabled', true],
+    ['disabled', false],
+  ] as const) {
+    const entries = groups[group] ?? {};
+    if (typeof entries !== 'object' || entries === null || Array.isArray(entries))
+      throw refuse('apps', `"${group}" is not an object of app ids and versions`);
+    for (const [id, value] of Object.entries(entries as Record<string, unknown>)) {
+      const version =
+        typeof value === 'string'
+          ? value
+          : typeof value === 'object' && value !== null && typeof (value as { version?: unknown }).version === 'string'
+            ? (value as { version: string }).version
+            : null;
+      if (version === null || version.length > 40)
+        throw refuse('apps', `the version of ${id.slice(0, 40)} in "${group}" is not a version string`);
+      // Ids this store cannot hold (shipped apps have ordinary ids; anything else is noise) are kept as they are.
+      apps.push({ id: id.slice(0, 64), version, enabled });
+    }
+  }
+  if (apps.length > MAX_PLANNED_APPS) throw refuse('apps', `at most ${MAX_PLANNED_APPS} apps at once`);
+  return apps;
+}
+
+export type PlannedApp =
+  | {
+      readonly id: string;
+      readonly installed: string;
+      readonly enabled: boolean;
+      readonly status: 'not-listed';
+      readonly reason: string;
+    }
+  | {
+      readonly id: string;
+      readonly installed: string;
+      readonly enabled: boolean;
+      readonly status: 'no-release';
+      readonly reason: string;
+      readonly isExApp: boolean;
+    }
+  | {
+      readonly id: string;
+      readonly installed: string;
+      readonly enabled: boolean;
+      readonly status: 'up-to-date' | 'update';
+      readonly isExApp: boolean;
+      /** The release to take on the target version (the installed one when it is the newest there). */
+      readonly release: { readonly version: string; readonly download: string; readonly platformVersionSpec: string };
+      /** The changelogs of the releases after the installed version, up to the one to take, newest first. */
+      readonly changelogs: ReadonlyArray<{ readonly version: string; readonly changelog: string }>;
+    };
+
+export interface UpgradePlan {
+  readonly nextcloud: string;
+  readonly apps: readonly PlannedApp[];
+}
+
+/** The target as `33`, `33.0` or `33.0.1`: the release core its specs are checked against. */
+export function targetVersion(text: string): VersionCore {
+  const parts = text.trim().split('.');
+  while (parts.length < 3) parts.push('0');
+  const core = parsePlatformVersion(parts.join('.'));
+  if (core === null)
+    throw refuse('nextcloud', `'${text.slice(0, 20)}' is not a Nextcloud version such as 33 or 33.0.1`);
+  return core;
+}
+
+const changelogOf = (release: ListedRelease, language: string): string =>
+  (release.translations[language]?.changelog ?? '').trim() || (release.translations['en']?.changelog ?? '').trim();
+
+function newer(a: string, b: string): boolean {
+  const x = parseSemanticVersion(a);
+  const y = parseSemanticVersion(b);
+  if (x === null || y === null) return false;
+  return compareReleaseVersions({ version: a, isNightly: false }, { version: b, isNightly: false }) > 0;
+}
+
+/** The plan for each installed app, from the store's listings of those apps. */
+export function planUpgrade(
+  installed: readonly InstalledApp[],
+  nextcloud: string,
+  listed: ReadonlyMap<string, ListedApp>,
+  language = 'en',
+): UpgradePlan {
+  const target = targetVersion(nextcloud);
+  const label = target.join('.');
+  const apps = installed.map((app): PlannedApp => {
+    const base = { id: app.id, installed: app.version, enabled: app.enabled };
+    const listing = APP_ID_PATTERN.test(app.id) ? listed.get(app.id) : undefined;
+    if (listing === undefined)
+      return {
+        ...base,
+        status: 'not-listed',
+        reason: 'This store does not list it: it ships with Nextcloud, or comes from elsewhere.',
+      };
+    const stable = listing.releases.filter((release) => isStable(release.version, release.isNightly));
+    const isExApp = listing.releases.some((release) => release.aaIsSystem !== undefined);
+    const fitting = stable
+      .filter((release) => coreSatisfies(target, parseSpec(release.platformVersionSpec)))
+      .sort((a, b) => compareReleaseVersions(b, a));
+    const best = fitting[0];
+    if (best === undefined) {
+      const newest = [...stable].sort((a, b) => compareReleaseVersions(b, a))[0];
+      return {
+        ...base,
+        status: 'no-release',
+        isExApp,
+        reason:
+          newest === undefined
+            ? 'It has no stable release.'
+            : `No release supports Nextcloud ${label} yet; the newest, ${newest.version}, needs ${newest.rawPlatformVersionSpec}. Disable it before upgrading, or wait.`,
+      };
+    }
+    if (newer(app.version, best.version))
+      return {
+        ...base,
+        status: 'no-release',
+        isExApp,
+        reason: `The installed ${app.version} is newer than the newest release for Nextcloud ${label} (${best.version}): keep it only if it supports ${label}.`,
+      };
+    const update = newer(best.version, app.version);
+    // Every release after the installed one up to the one to take, whatever it supports: what changed.
+    const changelogs = update
+      ? [...stable]
+          .sort((a, b) => compareReleaseVersions(b, a))
+          .filter((release) => newer(release.version, app.version) && !newer(release.version, best.version))
+          .map((release) => ({ version: release.version, changelog: changelogOf(release, language) }))
+          .filter((entry) => entry.changelog !== '')
+      : [];
+    return {
+      ...base,
+      status: update ? 'update' : 'up-to-date',
+      isExApp,
+      release: { version: best.version, download: best.download, platformVersionSpec: best.rawPlatformVersionSpec },
+      changelogs,
+    };
+  });
+  return { nextcloud: label, apps };
+}
+
+/** `POST /api/v1/upgrade-plan` and the planner page: the pasted list, planned from the catalogue's listings. */
+export async function upgradePlan(
+  input: { readonly apps: unknown; readonly nextcloud: string },
+  catalog: { details(appIds: readonly string[]): Promise<ReadonlyMap<string, { readonly app: ListedApp }>> },
+  language = 'en',
+): Promise<UpgradePlan> {
+  targetVersion(input.nextcloud);
+  const installed = installedApps(input.apps);
+  const ids = [...new Set(installed.map((app) => app.id).filter((id) => APP_ID_PATTERN.test(id)))];
+  const details = await catalog.details(ids);
+  const listed = new Map([...details].map(([id, entry]) => [id, entry.app]));
+  return planUpgrade(installed, input.nextcloud, listed, language);
+}
