@@ -190,10 +190,22 @@ try {
       ['sign-in', '/account/login'],
       ['sign-up', '/account/signup'],
       ['api', '/api/'],
+      ['upgrade', '/upgrade'],
       ['external-refused', '/account/external/example/callback?state=forged'],
     ] as const) {
       await shoot(name, url);
     }
+    // The upgrade planner with a plan: news installed at an older version, a shipped app, a disabled one.
+    await tab.goto(`${origin}/upgrade`);
+    await tab.getByLabel('The output of occ app:list --output=json').fill(
+      JSON.stringify({
+        enabled: { files: '2.2.0', news: '0.9.0', notes: '1.0.0' },
+        disabled: { encryption: '2.18.0' },
+      }),
+    );
+    await tab.getByRole('button', { name: 'Plan the upgrade' }).click();
+    await tab.waitForLoadState('networkidle');
+    await tab.screenshot({ path: path.join(OUT, `upgrade-plan-${kind}.png`), fullPage: true });
     await tab.goto(`${origin}/account/login?next=%2Faccount`);
     await fillSignIn(tab, 'rosa', PASSWORD);
     await tab.waitForURL(`${origin}/account`);

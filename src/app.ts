@@ -27,6 +27,7 @@ import { tokenRoutes } from './http/routes/accounts/token.routes.ts';
 import { scopedTokenRoutes } from './http/routes/accounts/scoped-token.routes.ts';
 import { trustedPublishingRoutes } from './http/routes/accounts/trusted-publishing.routes.ts';
 import { upgradePlanRoutes } from './http/routes/apps/upgrade-plan.routes.ts';
+import { upgradePlannerRoutes } from './http/routes/web/upgrade-planner.routes.ts';
 import { appRoutes } from './http/routes/apps/apps.routes.ts';
 import {
   AppSchema,
@@ -238,6 +239,7 @@ export async function buildServer(container: Container, options: ServerOptions =
       accountPageRoutes,
       externalLoginRoutes,
       apiPageRoutes,
+      upgradePlannerRoutes,
       developerPageRoutes,
       adminPageRoutes,
     ]) {

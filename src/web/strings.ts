@@ -173,6 +173,8 @@ export const STRINGS = {
     'This token can do everything your account can. For a CI job or a script, make a token that can do only what it needs, for some apps, for a while:',
   scopedTokensLink: 'tokens with scopes and expiry',
   builtFrom: 'Published from',
+  upgradeLead: 'Upgrading Nextcloud?',
+  upgradeLink: 'See which release of each of your apps to take',
   securityLink: 'Sign-in security',
   secondFactorOn: 'a second factor is on',
   secondFactorOff: 'no second factor (an authenticator app or a passkey)',

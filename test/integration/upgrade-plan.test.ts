@@ -11,6 +11,7 @@ import {
   userWithToken,
 } from '../helpers/store-actions.ts';
 import type { Send } from '../helpers/store-actions.ts';
+import { WebClient } from '../helpers/web-client.ts';
 import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
@@ -126,5 +127,23 @@ describe(`the upgrade planner (${DIALECT})`, () => {
       assert.equal(answer.status, 400, answer.text);
       assert.ok(Object.keys(answer.json<{ errors: Record<string, unknown> }>().errors).includes(field), answer.text);
     }
+  });
+
+  test('the page: paste, choose the version, read the plan with the changes; a paste that is not JSON is refused', async () => {
+    const web = new WebClient(server.app);
+    const empty = await web.get('/upgrade');
+    assert.equal(empty.statusCode, 200);
+    const wrong = await web.post('/upgrade', { apps: 'enabled: news', nextcloud: '33' });
+    assert.equal(wrong.statusCode, 400);
+    assert.match(wrong.body, /What was pasted is not JSON/);
+    const planned = await web.post('/upgrade', { apps: JSON.stringify(OCC_APP_LIST), nextcloud: '33' });
+    assert.equal(planned.statusCode, 200, planned.body);
+    assert.match(planned.body, /Your apps on Nextcloud 33\.0\.0/);
+    assert.match(
+      planned.body,
+      /<th scope="row">news<\/th><td data-label="Installed">1\.0\.0<\/td><td data-label="Take">2\.0\.0<\/td>/,
+    );
+    assert.match(planned.body, /<summary>news: 1\.0\.0 → 2\.0\.0<\/summary>/);
+    assert.match(planned.body, /No release supports Nextcloud 33\.0\.0 yet/);
   });
 });

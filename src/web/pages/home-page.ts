@@ -16,6 +16,7 @@ export function homePage(view: HomeView, context: PageContext, display: CatalogD
     { title: STRINGS.siteName, description: STRINGS.tagline },
     html`<h1>${STRINGS.tagline}</h1>
 <p class="lead">${STRINGS.appsInStore(view.total)}</p>
+${view.total === 0 ? '' : html`<p>${STRINGS.upgradeLead} <a href="/upgrade">${STRINGS.upgradeLink}</a></p>`}
 ${view.total === 0 ? html`<p>${STRINGS.noApps}</p><p>${STRINGS.firstApp} <a href="/developer">${STRINGS.firstAppLink}</a></p>` : ''}
 ${section('featured', STRINGS.featured, view.featured)}
 ${section('newest', STRINGS.newest, view.newest)}
