@@ -212,7 +212,7 @@ describe(`fuzzing every route (${DIALECT})`, () => {
     token = await getOrCreateToken(
       await server.container.accounts.store.findUserByUsername('bob').then((r) => {
         assert.ok(r !== null);
-        return { id: r.id, username: r.username, isAdmin: r.isAdmin };
+        return { id: r.id, username: r.username, isAdmin: r.isAdmin, hasPassword: r.hasPassword };
       }),
       TEST_ACTING,
       server.container.accounts,

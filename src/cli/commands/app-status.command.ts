@@ -1,13 +1,8 @@
 import { RETIREMENT_REASONS, deprecateApp, retireRelease, setOrphan } from '../../domain/apps/app-status.ts';
-import { flag, positional } from '../arguments.ts';
-import type { Command, CommandInput } from '../command.ts';
+import { flag, positional, stringOption } from '../arguments.ts';
+import type { Command } from '../command.ts';
 import { usageError } from '../command.ts';
 import { cliActingFor, withContainer } from '../context.ts';
-
-const text = (input: CommandInput, name: string): string | undefined => {
-  const value = input.values[name];
-  return typeof value === 'string' ? value : undefined;
-};
 
 export const appDeprecateCommand: Command = {
   path: ['app', 'deprecate'],
@@ -22,12 +17,12 @@ The owner does the same on the app's manage page.`,
   async run(input, io) {
     const app = positional(input, 0);
     const undo = flag(input, 'undo');
-    const reason = text(input, 'reason');
+    const reason = stringOption(input, 'reason');
     if (undo === (reason !== undefined)) throw usageError('give --reason, or --undo', this.usage);
     await withContainer(io, (container) =>
       deprecateApp(
         app,
-        undo ? null : { reason: reason ?? '', successor: text(input, 'successor') ?? '' },
+        undo ? null : { reason: reason ?? '', successor: stringOption(input, 'successor') ?? '' },
         cliActingFor(io),
         container.appStatus,
       ),
@@ -71,13 +66,13 @@ The app's owners and co-maintainers are mailed when an administrator retires a r
   async run(input, io) {
     const [app, version] = [positional(input, 0), positional(input, 1)];
     const undo = flag(input, 'undo');
-    const reason = text(input, 'reason');
+    const reason = stringOption(input, 'reason');
     if (undo === (reason !== undefined)) throw usageError('give --reason, or --undo', this.usage);
     const nightly = flag(input, 'nightly');
     await withContainer(io, (container) =>
       retireRelease(
         { appId: app, version, nightly },
-        undo ? null : { reason: reason ?? '', note: text(input, 'note') ?? '' },
+        undo ? null : { reason: reason ?? '', note: stringOption(input, 'note') ?? '' },
         cliActingFor(io),
         container.appStatus,
       ),

@@ -18,7 +18,7 @@ export interface TokenDeps {
 }
 
 /** The user's token (`POST /api/v1/token`, `appstore user token`), created when there is none. */
-type TokenOwner = Pick<User, 'id' | 'username' | 'isAdmin' | 'twoFactor'>;
+type TokenOwner = Pick<User, 'id' | 'username' | 'isAdmin' | 'twoFactor' | 'hasPassword'>;
 
 /** The user's token (`POST /api/v1/token`, `appstore user token`), created when there is none. */
 export async function getOrCreateToken(user: TokenOwner, acting: Acting, deps: TokenDeps): Promise<string> {

@@ -2,6 +2,7 @@ import { AppError } from '../../errors.ts';
 import type { RateLimiter, SignInRules } from '../rate-limit.ts';
 import type { PasswordHasher } from './password-hash.ts';
 import type { SecretKeys } from './secret-key.ts';
+import { limitsOf } from './scoped-tokens.ts';
 import type { AccessTokenStore } from './scoped-tokens.ts';
 import type { TwoFactorStore } from './two-factor-store.ts';
 import { readScopedToken } from './scoped-token-format.ts';
@@ -139,14 +140,6 @@ async function authenticateWithScopedToken(token: string, clientAddress: string,
   await deps.tokens.markUsed(stored.id, now);
   return {
     ...toUser(record),
-    limits: {
-      tokenId: stored.id,
-      kind: stored.kind,
-      name: stored.name,
-      scopes: stored.scopes,
-      apps: stored.apps,
-      expiresAt: stored.expiresAt,
-      provenance: stored.provenance,
-    },
+    limits: limitsOf(stored),
   };
 }

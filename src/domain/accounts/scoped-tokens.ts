@@ -8,23 +8,23 @@ import { generateScopedToken } from './scoped-token-format.ts';
 import type { SecretKeys } from './secret-key.ts';
 import { tokenLookupHash } from './token-codec.ts';
 import { isTokenScope, requireScope, TOKEN_SCOPES } from './token-scopes.ts';
-import type { CredentialKind, Provenance, TokenScope } from './token-scopes.ts';
+import type { CredentialKind, CredentialLimits } from './token-scopes.ts';
 import type { User, UserRecord } from './user.ts';
 import type { TwoFactorStore } from './two-factor-store.ts';
 import { refuseWithoutRequiredFactor } from './two-factor.ts';
 
-/** A scoped token as stored and listed: never its text, which is shown once. */
-export interface AccessToken {
+/** A scoped token as stored and listed (its limits, and whose it is): never its text, which is shown once. */
+export interface AccessToken extends Omit<CredentialLimits, 'tokenId'> {
   readonly id: number;
   readonly userId: number;
-  readonly kind: CredentialKind;
-  readonly name: string;
-  readonly scopes: readonly TokenScope[];
-  readonly apps: readonly string[] | null;
   readonly createdAt: Date;
-  readonly expiresAt: Date;
   readonly lastUsedAt: Date | null;
-  readonly provenance: Provenance | null;
+}
+
+/** What a request that came with this token may do. */
+export function limitsOf(token: AccessToken): CredentialLimits {
+  const { id, userId: _user, createdAt: _created, lastUsedAt: _used, ...limits } = token;
+  return { ...limits, tokenId: id };
 }
 
 export type NewAccessToken = Omit<AccessToken, 'id' | 'lastUsedAt'> & { readonly lookupHash: string };

@@ -75,16 +75,16 @@ async function finish(
   requestId: string,
   deps: SignInDeps,
 ): Promise<{ session: NewSession; next: string }> {
-  await deps.twoFactor.deleteChallenge(hmacHex(deps.keys.session, id));
-  const session = await openSession(pending.user, deps);
-  await deps.twoFactor.recordSignIn(
+  // The sign-in under way ends (it cannot be finished twice) with its audit entry, then the session opens.
+  await deps.twoFactor.finishSignIn(
+    hmacHex(deps.keys.session, id),
     auditEntry(userActing(pending.user, address, requestId), 'user.second_factor_sign_in', {
       subjectUser: pending.user.username,
       details: { factor },
     }),
     deps.now(),
   );
-  return { session, next: pending.next };
+  return { session: await openSession(pending.user, deps), next: pending.next };
 }
 
 /** The second step with a code: the authenticator app's, or a recovery code. */

@@ -55,12 +55,14 @@ export interface TwoFactorStore {
     purpose: ChallengePurpose,
     next: string,
     expiresAt: Date,
+    /** The WebAuthn challenge, when it is known at once (a passkey's registration). */
+    challenge?: string,
   ): Promise<void>;
   findChallenge(idHash: string, purpose: ChallengePurpose, now: Date): Promise<PendingChallenge | null>;
   setChallenge(idHash: string, challenge: string): Promise<void>;
   deleteChallenge(idHash: string): Promise<void>;
-  /** Records a sign-in completed with a second factor in the audit log. */
-  recordSignIn(audit: AuditEntry, now: Date): Promise<void>;
+  /** Ends the sign-in under way, and records in the audit log that it was completed with a second factor. */
+  finishSignIn(idHash: string, audit: AuditEntry, now: Date): Promise<void>;
   requirement(): Promise<TwoFactorRequirement>;
   setRequirement(requirement: TwoFactorRequirement, now: Date, audit: AuditEntry): Promise<void>;
   /** Whether the user owns an app (the requirement `maintainers`). */

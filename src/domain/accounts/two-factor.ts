@@ -94,12 +94,19 @@ export async function startTotp(user: User, deps: TwoFactorDeps): Promise<{ secr
   return { secret: base32(secret), uri: otpauthUri(secret, deps.issuerName, user.username) };
 }
 
-/** The unconfirmed secret again (the page shows it until confirmed); null when there is none. */
-export async function pendingTotp(user: User, deps: TwoFactorDeps): Promise<{ secret: string; uri: string } | null> {
+/** Whether the authenticator app is on, and the secret being set up (the page shows it until confirmed). */
+export async function totpStatus(
+  user: User,
+  deps: TwoFactorDeps,
+): Promise<{ readonly on: boolean; readonly pending: { secret: string; uri: string } | null }> {
   const existing = await deps.twoFactor.totp(user.id);
-  if (existing === null || existing.confirmed) return null;
+  if (existing === null || existing.confirmed) return { on: existing !== null, pending: null };
   const secret = sealed(deps, user.id).open(existing.sealed);
-  return secret === null ? null : { secret: base32(secret), uri: otpauthUri(secret, deps.issuerName, user.username) };
+  return {
+    on: false,
+    pending:
+      secret === null ? null : { secret: base32(secret), uri: otpauthUri(secret, deps.issuerName, user.username) },
+  };
 }
 
 /** Confirms the app with a code it shows; the recovery codes (shown once) when this is the account's first factor. */
@@ -259,9 +266,11 @@ export async function checkPasskey(
 
 /** Whether an administrator requires a second factor of this user (admins; or admins and app owners). */
 export async function secondFactorRequired(
-  user: Pick<User, 'id' | 'isAdmin'>,
+  user: Pick<User, 'id' | 'isAdmin' | 'hasPassword'>,
   deps: { readonly twoFactor: Pick<TwoFactorStore, 'requirement' | 'ownsApps'> },
 ): Promise<boolean> {
+  // An account from an external login cannot add a factor here: its provider has its own.
+  if (!user.hasPassword) return false;
   const requirement = await deps.twoFactor.requirement();
   if (requirement === 'none') return false;
   if (user.isAdmin) return true;
@@ -274,14 +283,14 @@ export async function secondFactorRequired(
  */
 /** Whether an administrator requires a second factor of this user, and they have none yet. */
 export async function lacksRequiredFactor(
-  user: Pick<User, 'id' | 'isAdmin' | 'twoFactor'>,
+  user: Pick<User, 'id' | 'isAdmin' | 'twoFactor' | 'hasPassword'>,
   deps: { readonly twoFactor: Pick<TwoFactorStore, 'requirement' | 'ownsApps'> },
 ): Promise<boolean> {
   return user.twoFactor !== true && (await secondFactorRequired(user, deps));
 }
 
 export async function refuseWithoutRequiredFactor(
-  user: Pick<User, 'id' | 'isAdmin' | 'twoFactor'>,
+  user: Pick<User, 'id' | 'isAdmin' | 'twoFactor' | 'hasPassword'>,
   deps: { readonly twoFactor: Pick<TwoFactorStore, 'requirement' | 'ownsApps'> },
 ): Promise<void> {
   if (await lacksRequiredFactor(user, deps))
@@ -301,7 +310,7 @@ export async function refuseBasicWrite(user: User, deps: Pick<TwoFactorDeps, 'tw
       'second_factor_required',
       'This account signs in with a second factor, which Basic authentication cannot carry: use a token instead (Authorization: Token …), made on the account page (/account/tokens) after signing in.',
     );
-  if (await secondFactorRequired(user, deps))
+  if (await lacksRequiredFactor(user, deps))
     throw new AppError(
       'second_factor_required',
       'An administrator of this store requires a second factor for your account: sign in on the website, set one up (/account/security), then use a token (Authorization: Token …) here.',

@@ -3,6 +3,7 @@ import { APP_ID_PATTERN } from '../app-id.ts';
 import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
 import {
   compareReleaseVersions,
+  compareSemanticVersions,
   coreSatisfies,
   isStable,
   parsePlatformVersion,
@@ -113,21 +114,20 @@ export function targetVersion(text: string): VersionCore {
 const changelogOf = (release: ListedRelease, language: string): string =>
   (release.translations[language]?.changelog ?? '').trim() || (release.translations['en']?.changelog ?? '').trim();
 
+/** Whether `a` comes after `b`; false when either is not a version (a shipped app's may not be). */
 function newer(a: string, b: string): boolean {
   const x = parseSemanticVersion(a);
   const y = parseSemanticVersion(b);
-  if (x === null || y === null) return false;
-  return compareReleaseVersions({ version: a, isNightly: false }, { version: b, isNightly: false }) > 0;
+  return x !== null && y !== null && compareSemanticVersions(x, y) > 0;
 }
 
 /** The plan for each installed app, from the store's listings of those apps. */
 export function planUpgrade(
   installed: readonly InstalledApp[],
-  nextcloud: string,
+  target: VersionCore,
   listed: ReadonlyMap<string, ListedApp>,
   language = 'en',
 ): UpgradePlan {
-  const target = targetVersion(nextcloud);
   const label = target.join('.');
   const apps = installed.map((app): PlannedApp => {
     const base = { id: app.id, installed: app.version, enabled: app.enabled };
@@ -138,14 +138,14 @@ export function planUpgrade(
         status: 'not-listed',
         reason: 'This store does not list it: it ships with Nextcloud, or comes from elsewhere.',
       };
-    const stable = listing.releases.filter((release) => isStable(release.version, release.isNightly));
-    const isExApp = listing.releases.some((release) => release.aaIsSystem !== undefined);
-    const fitting = stable
-      .filter((release) => coreSatisfies(target, parseSpec(release.platformVersionSpec)))
+    // Newest first, once: what fits the target, the newest of all, and the changes come from this order.
+    const stable = listing.releases
+      .filter((release) => isStable(release.version, release.isNightly))
       .sort((a, b) => compareReleaseVersions(b, a));
-    const best = fitting[0];
+    const isExApp = listing.releases.some((release) => release.aaIsSystem !== undefined);
+    const best = stable.find((release) => coreSatisfies(target, parseSpec(release.platformVersionSpec)));
     if (best === undefined) {
-      const newest = [...stable].sort((a, b) => compareReleaseVersions(b, a))[0];
+      const newest = stable[0];
       return {
         ...base,
         status: 'no-release',
@@ -166,8 +166,7 @@ export function planUpgrade(
     const update = newer(best.version, app.version);
     // Every release after the installed one up to the one to take, whatever it supports: what changed.
     const changelogs = update
-      ? [...stable]
-          .sort((a, b) => compareReleaseVersions(b, a))
+      ? stable
           .filter((release) => newer(release.version, app.version) && !newer(release.version, best.version))
           .map((release) => ({ version: release.version, changelog: changelogOf(release, language) }))
           .filter((entry) => entry.changelog !== '')
@@ -189,10 +188,10 @@ export async function upgradePlan(
   catalog: { details(appIds: readonly string[]): Promise<ReadonlyMap<string, { readonly app: ListedApp }>> },
   language = 'en',
 ): Promise<UpgradePlan> {
-  targetVersion(input.nextcloud);
+  const target = targetVersion(input.nextcloud);
   const installed = installedApps(input.apps);
   const ids = [...new Set(installed.map((app) => app.id).filter((id) => APP_ID_PATTERN.test(id)))];
   const details = await catalog.details(ids);
   const listed = new Map([...details].map(([id, entry]) => [id, entry.app]));
-  return planUpgrade(installed, input.nextcloud, listed, language);
+  return planUpgrade(installed, target, listed, language);
 }

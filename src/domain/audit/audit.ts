@@ -149,8 +149,8 @@ export function userActing(
 }
 
 /** Someone not signed in, through a request. */
-export function visitorActing(address: string | null, requestId: string | null): Acting {
-  return { actor: { kind: 'visitor', name: 'visitor' }, isAdmin: false, address, requestId };
+export function visitorActing(address: string | null, requestId: string | null, name = 'visitor'): Acting {
+  return { actor: { kind: 'visitor', name }, isAdmin: false, address, requestId };
 }
 
 /** The command line, run by `osUser`. */

@@ -85,7 +85,10 @@ export class SubscriptionKeyCheck {
     const known = this.seen.get(hash);
     if (known !== undefined && known.until > at) return known.valid;
     const valid = await this.store.isValid(hash);
-    if (this.seen.size >= MAX_REMEMBERED) this.seen.clear();
+    // The oldest answer makes room (a Map keeps insertion order): a flood of unknown keys cannot
+    // empty the memory of the valid ones all at once.
+    if (this.seen.size >= MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value ?? '');
+    this.seen.delete(hash);
     this.seen.set(hash, { valid, until: at + REMEMBER_MS });
     return valid;
   }

@@ -1,4 +1,4 @@
-import { APP_ID_PATTERN } from '../app-id.ts';
+import { APP_ID_PATTERN, appIdProblem } from '../app-id.ts';
 import type { AppData, Dependency, ReleaseData } from '../releases/release-data.ts';
 import type { EnvironmentVariable, ExternalApp } from '../releases/external-app.ts';
 
@@ -262,7 +262,7 @@ function upstreamStatus(entry: Record<string, unknown>): UpstreamAppStatus {
       entry['isDeprecated'] === true
         ? {
             reason: short(entry['deprecationReason']),
-            successor: /^[a-z][a-z0-9_]{0,30}[a-z0-9]$/.test(successor) ? successor : '',
+            successor: appIdProblem(successor) === null ? successor : '',
           }
         : null,
     orphan: entry['isOrphan'] === true,

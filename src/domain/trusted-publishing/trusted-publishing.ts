@@ -8,7 +8,7 @@ import { tokenLookupHash } from '../accounts/token-codec.ts';
 import type { AccountStore } from '../accounts/user.ts';
 import { requireApp } from '../apps/app-registry.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
-import { auditEntry } from '../audit/audit.ts';
+import { auditEntry, visitorActing } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
@@ -285,15 +285,11 @@ export async function exchangeIdToken(
   const token = generateScopedToken('publishing');
   const expiresAt = new Date(now.getTime() + PUBLISHING_TOKEN_MS);
   const name = `${provenance.repository}${provenance.runId === null ? '' : ` run ${provenance.runId}`}`.slice(0, 100);
-  const acting: Acting = {
-    actor: {
-      kind: 'visitor',
-      name: `trusted publisher (${provenance.provider} ${provenance.repository})`.slice(0, 150),
-    },
-    isAdmin: false,
+  const acting = visitorActing(
     address,
-    requestId: null,
-  };
+    null,
+    `trusted publisher (${provenance.provider} ${provenance.repository})`.slice(0, 150),
+  );
   await deps.tokens.insert(
     {
       userId: owner.id,

@@ -4,6 +4,7 @@ import type { TwoFactorRequirement, TwoFactorStore } from '../../domain/accounts
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps.ts';
 import type { Database } from '../schema.ts';
 import { auditedWrite } from './audit.repository.ts';
+import { storeSettingsRepository } from './store-settings.repository.ts';
 import { isUniqueViolation } from '../database-errors.ts';
 
 const REQUIREMENT = 'two-factor-required';
@@ -34,6 +35,8 @@ async function insertCodes(trx: Transaction<Database>, userId: number, hashes: r
 
 /** Two-factor sign-in's storage (migration 0029). */
 export function twoFactorRepository(db: Kysely<Database>): TwoFactorStore {
+  // The requirement is a store setting like the others (audited only when it changes).
+  const settings = storeSettingsRepository(db);
   return {
     async totp(userId) {
       const row = await db.selectFrom('totp_secrets').selectAll().where('user_id', '=', userId).executeTakeFirst();
@@ -174,10 +177,17 @@ export function twoFactorRepository(db: Kysely<Database>): TwoFactorStore {
       });
     },
 
-    async createChallenge(idHash, userId, purpose, next, expiresAt) {
+    async createChallenge(idHash, userId, purpose, next, expiresAt, challenge) {
       await db
         .insertInto('pending_challenges')
-        .values({ id_hash: idHash, user_id: userId, purpose, next, expires_at: formatTimestamp(expiresAt) })
+        .values({
+          id_hash: idHash,
+          user_id: userId,
+          purpose,
+          next,
+          expires_at: formatTimestamp(expiresAt),
+          challenge: challenge ?? null,
+        })
         .execute();
     },
 
@@ -200,30 +210,20 @@ export function twoFactorRepository(db: Kysely<Database>): TwoFactorStore {
       await db.deleteFrom('pending_challenges').where('id_hash', '=', idHash).execute();
     },
 
-    async recordSignIn(audit, now) {
-      await auditedWrite(db, audit, now, async () => ({ changed: true, result: undefined }));
+    async finishSignIn(idHash, audit, now) {
+      await auditedWrite(db, audit, now, async (trx) => {
+        await trx.deleteFrom('pending_challenges').where('id_hash', '=', idHash).execute();
+        return { changed: true, result: undefined };
+      });
     },
 
     async requirement() {
-      const row = await db
-        .selectFrom('store_settings')
-        .select('value')
-        .where('name', '=', REQUIREMENT)
-        .executeTakeFirst();
-      const value = row?.value;
+      const value = await settings.get(REQUIREMENT);
       return value === 'admins' || value === 'maintainers' ? value : 'none';
     },
 
     async setRequirement(requirement: TwoFactorRequirement, now, audit) {
-      const at = formatTimestamp(now);
-      await auditedWrite(db, audit, now, async (trx) => {
-        await trx
-          .insertInto('store_settings')
-          .values({ name: REQUIREMENT, value: requirement, updated_at: at })
-          .onConflict((oc) => oc.column('name').doUpdateSet({ value: requirement, updated_at: at }))
-          .execute();
-        return { changed: true, result: undefined };
-      });
+      await settings.set(REQUIREMENT, requirement, now, audit);
     },
 
     async ownsApps(userId) {

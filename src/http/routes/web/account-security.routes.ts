@@ -7,7 +7,7 @@ import {
   addPasskey,
   confirmTotp,
   passkeyRegistrationOptions,
-  pendingTotp,
+  totpStatus,
   removePasskey,
   removeTotp,
   renewRecoveryCodes,
@@ -44,16 +44,15 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
     state: SecurityPageState,
   ) => {
     reply.header('cache-control', 'no-store');
-    // The account as it is now: a factor added or removed by this request shows.
-    const fresh = (await deps.store.findUserById(user.id)) ?? user;
-    const totp = await deps.twoFactor.totp(user.id);
+    // The factors as they are now (a form of this request may have changed them), read once.
+    const totp = await totpStatus(user, deps);
     const status = {
-      hasPassword: fresh.hasPassword,
-      totp: totp?.confirmed === true,
-      pendingTotp: await pendingTotp(user, deps),
+      hasPassword: user.hasPassword,
+      totp: totp.on,
+      pendingTotp: totp.pending,
       passkeys: await deps.twoFactor.passkeys(user.id),
       recoveryLeft: await deps.twoFactor.recoveryCodesLeft(user.id),
-      required: await secondFactorRequired(fresh, deps),
+      required: await secondFactorRequired(user, deps),
     };
     return show(request, reply, (s) => securityPage(status, s.formToken(), state, s.context), visitor);
   };
@@ -157,8 +156,14 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
       const { options, challenge } = await passkeyRegistrationOptions(user, deps);
       const ticket = randomBytes(32).toString('base64url');
       const hash = hmacHex(deps.keys.session, ticket);
-      await deps.twoFactor.createChallenge(hash, user.id, 'passkey', '', new Date(deps.now().getTime() + TICKET_MS));
-      await deps.twoFactor.setChallenge(hash, challenge);
+      await deps.twoFactor.createChallenge(
+        hash,
+        user.id,
+        'passkey',
+        '',
+        new Date(deps.now().getTime() + TICKET_MS),
+        challenge,
+      );
       reply.header('cache-control', 'no-store');
       return { options, ticket };
     },

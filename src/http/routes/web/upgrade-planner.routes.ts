@@ -5,6 +5,7 @@ import type { UpgradePlan } from '../../../domain/apps/upgrade-plan.ts';
 import type { FormState } from '../../../web/forms.ts';
 import { upgradePlannerPage } from '../../../web/pages/upgrade-planner-page.ts';
 import { AppError } from '../../../errors.ts';
+import { LANGUAGE_COOKIE, visitorLanguages } from '../../../web/languages.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { handleForm } from '../../form-refusal.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
@@ -62,8 +63,9 @@ export async function upgradePlannerRoutes(app: AppServer, container: Container)
             );
           }
           const catalog = await container.browse.catalog();
-          const languages = request.headers['accept-language'] ?? '';
-          const language = /^[a-z]{2}/.exec(languages)?.[0] ?? 'en';
+          // Changelogs in the visitor's language as the pages choose it (their choice, else the browser's).
+          const language =
+            visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language'])[0] ?? 'en';
           const plan = await upgradePlan({ apps, nextcloud: request.body.nextcloud }, catalog, language);
           // The pasted list is shown again (it is the visitor's own), so a second version can be tried.
           return page(request, reply, { values: { apps: request.body.apps, nextcloud: request.body.nextcloud } }, plan);
