@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hotp, stepAt } from '../../src/domain/accounts/totp.ts';
-import { setTwoFactorRequirement } from '../../src/domain/accounts/two-factor.ts';
+import { lacksRequiredFactor, setTwoFactorRequirement } from '../../src/domain/accounts/two-factor.ts';
 import { basic, createUser } from '../helpers/accounts.ts';
 import { TEST_ACTING } from '../helpers/acting.ts';
 import { TestClock } from '../helpers/clock.ts';
@@ -195,6 +195,9 @@ describe(`two-factor sign-in (${DIALECT})`, () => {
       (await send('POST', '/api/v1/token', { headers: { authorization: basic('tina', PASSWORD) } })).status,
       200,
     );
+    // An admin without a password (an external login) cannot add a factor here: not required of them.
+    const external = await createUser(server.container, 'extadmin', null, { isAdmin: true });
+    assert.equal(await lacksRequiredFactor(external, server.container.accounts), false);
     await assert.rejects(
       setTwoFactorRequirement('everyone', TEST_ACTING, server.container.accounts),
       /none, admins or maintainers/,
