@@ -8,8 +8,13 @@ const ROOT = path.dirname(new URL(import.meta.url).pathname);
 
 /** Folder (or file) under src/ → what it may import from src/ besides itself, and why. */
 export const LAYERS = {
+  i18n: {
+    may: [],
+    packages: ['fastify', 'kysely', 'better-sqlite3', 'pg', 'undici', 'nodemailer'],
+    why: 'the message catalogues are text and language rules, below everything that speaks',
+  },
   domain: {
-    may: ['domain', 'errors.ts'],
+    may: ['domain', 'errors.ts', 'i18n'],
     packages: ['fastify', 'kysely', 'better-sqlite3', 'pg', 'undici', 'nodemailer'],
     why: 'domain code is free of HTTP, SQL and adapters',
   },
@@ -18,9 +23,22 @@ export const LAYERS = {
     packages: ['fastify'],
     why: 'storage implements the domain’s stores and knows nothing of HTTP, the CLI or the configuration but where its database is',
   },
-  web: { may: ['domain', 'errors.ts'], packages: ['fastify', 'kysely'], why: 'pages are rendered from domain values' },
+  web: {
+    may: ['domain', 'errors.ts', 'i18n'],
+    packages: ['fastify', 'kysely'],
+    why: 'pages are rendered from domain values',
+  },
   http: {
-    may: ['domain', 'errors.ts', 'container.ts', 'metrics.ts', 'project-files.ts', 'web', 'config/connections.ts'],
+    may: [
+      'domain',
+      'errors.ts',
+      'i18n',
+      'container.ts',
+      'metrics.ts',
+      'project-files.ts',
+      'web',
+      'config/connections.ts',
+    ],
     packages: ['kysely', 'better-sqlite3', 'pg'],
     why: 'routes call use cases through the container, never the database',
   },

@@ -24,7 +24,7 @@ export function sourceFingerprint() {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+      else if ((entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) || entry.name.endsWith('.json')) {
         const stat = fs.statSync(full);
         hash.update(`${path.relative(ROOT, full)} ${stat.size} ${stat.mtimeMs}\n`);
       }

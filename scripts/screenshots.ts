@@ -195,6 +195,24 @@ try {
     ] as const) {
       await shoot(name, url);
     }
+    // The same pages in German and in Arabic (right to left), as a browser asking for them gets them.
+    for (const language of ['de', 'ar']) {
+      const translated = await browser.newPage({
+        viewport,
+        extraHTTPHeaders: { 'x-request-id': 'screenshot', 'accept-language': language },
+      });
+      for (const [name, url] of [
+        ['home', '/'],
+        ['app', '/apps/news'],
+        ['search', '/search?q=n'],
+        ['sign-in', '/account/login'],
+        ['api', '/api/'],
+      ] as const) {
+        await translated.goto(`${origin}${url}`, { waitUntil: 'networkidle' });
+        await translated.screenshot({ path: path.join(OUT, `${language}-${name}-${kind}.png`), fullPage: true });
+      }
+      await translated.close();
+    }
     // The upgrade planner with a plan: news installed at an older version, a shipped app, a disabled one.
     await tab.goto(`${origin}/upgrade`);
     await tab.getByLabel('The output of occ app:list --output=json').fill(

@@ -4,7 +4,9 @@ import { formToken } from '../domain/accounts/form-token.ts';
 import { categoryDescription, categoryName } from '../domain/browse/browse-catalog.ts';
 import type { PageCatalog } from '../domain/browse/browse-catalog.ts';
 import type { PageContext } from '../web/layout.ts';
-import { shownLanguage } from '../web/layout.ts';
+import { pageTexts } from '../web/page-texts.ts';
+import type { PageTexts } from '../web/page-texts.ts';
+import { siteLanguageOf } from '../i18n/site-languages.ts';
 import type { CatalogDisplay } from '../web/pages/app-card.ts';
 import { LANGUAGE_COOKIE, visitorLanguages } from '../web/languages.ts';
 import type { Html } from '../web/html.ts';
@@ -38,8 +40,10 @@ function contextFor(
           isAdmin: visitor.user.isAdmin,
           formToken: formToken(container.accounts.keys, visitor.browserSecret),
         };
+  const languages = visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language']);
   return {
-    languages: visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language']),
+    languages,
+    t: pageTexts(siteLanguageOf(languages)),
     availableLanguages: catalog.languages,
     path: request.url,
     account,
@@ -85,8 +89,21 @@ export async function showPage(
 /** Cards and category names for the visitor's languages, as of `now`. */
 function catalogDisplay(catalog: PageCatalog, context: PageContext, now: Date): CatalogDisplay {
   return {
-    cards: { languages: context.languages, dateLanguage: shownLanguage(context), now, icons: catalog.icons },
+    cards: {
+      languages: context.languages,
+      dateLanguage: context.t.language,
+      now,
+      icons: catalog.icons,
+      strings: context.t.site,
+    },
     categoryName: (id) => categoryName(catalog.categories, id, context.languages),
     categoryDescription: (id) => categoryDescription(catalog.categories, id, context.languages),
   };
+}
+
+/** The site's text in the language of the visitor making `request` (the switcher's choice, else Accept-Language). */
+export function requestTexts(request: FastifyRequest): PageTexts {
+  return pageTexts(
+    siteLanguageOf(visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language'])),
+  );
 }

@@ -30,6 +30,7 @@ import * as donations from './migrations/0026-donations.ts';
 import * as scopedTokens from './migrations/0027-scoped-tokens.ts';
 import * as trustedPublishing from './migrations/0028-trusted-publishing.ts';
 import * as twoFactor from './migrations/0029-two-factor.ts';
+import * as userLanguage from './migrations/0030-user-language.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -67,6 +68,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0027-scoped-tokens', scopedTokens],
   ['0028-trusted-publishing', trustedPublishing],
   ['0029-two-factor', twoFactor],
+  ['0030-user-language', userLanguage],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

@@ -37,6 +37,8 @@ export interface UsersTable {
   email_verified_at: Timestamp | null;
   /** Whether the account has a second factor: an authenticator app or a passkey (migration 0029). */
   two_factor: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** The site language the user last chose (migration 0030); null: English. */
+  language: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccountLinksTable {

@@ -1,3 +1,4 @@
+import { STRINGS } from './strings.ts';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { languageName, shortDate, starRating, timeAgo } from './catalog-display.ts';
@@ -23,10 +24,10 @@ describe('catalogue display helpers', () => {
   });
 
   test('stars to the nearest half with a text alternative; none without ratings', () => {
-    const shown = starRating(4.26, 12).text;
+    const shown = starRating(STRINGS, 4.26, 12).text;
     assert.match(shown, /class="stars s45" role="img" aria-label="4\.3 out of 5 stars"/);
     assert.match(shown, /\(12\)/);
-    assert.match(starRating(3, 0).text, /Not rated yet/);
-    assert.doesNotMatch(starRating(3, 0).text, /role="img"/);
+    assert.match(starRating(STRINGS, 3, 0).text, /Not rated yet/);
+    assert.doesNotMatch(starRating(STRINGS, 3, 0).text, /role="img"/);
   });
 });

@@ -1,8 +1,8 @@
+import type { SiteStrings } from './strings.ts';
 import type { NextcloudRange } from '../domain/browse/browse-catalog.ts';
 import { remember } from '../domain/bounded-map.ts';
 import type { Html } from './html.ts';
 import { html } from './html.ts';
-import { STRINGS } from './strings.ts';
 
 /**
  * One formatter per kind and language, made on first use: pages render dozens of dates per view
@@ -23,6 +23,7 @@ function cached<T>(make: (tag: string) => T): (tag: string) => T {
 
 const relativeTime = cached((tag) => new Intl.RelativeTimeFormat(tag, { numeric: 'auto' }));
 const mediumDate = cached((tag) => new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeZone: 'UTC' }));
+const dayMonth = cached((tag) => new Intl.DateTimeFormat(tag, { day: 'numeric', month: 'short', timeZone: 'UTC' }));
 const wholeNumber = cached((tag) => new Intl.NumberFormat(tag, { maximumFractionDigits: 0 }));
 const ownName = cached((tag): string | null => {
   const name = new Intl.DisplayNames([tag], { type: 'language', fallback: 'none' }).of(tag);
@@ -91,14 +92,21 @@ export function shortDate(iso: string, language: string): string {
  * A rating as five stars, filled to the nearest half (CSS only: the page allows no inline style),
  * with its text alternative and the count beside it. `stars` from 1 to 5.
  */
-export function starRating(stars: number, count: number): Html {
+export function starRating(s: SiteStrings, stars: number, count: number): Html {
   if (count === 0)
-    return html`<span class="rating"><span class="stars s0" aria-hidden="true"></span> ${STRINGS.notRated}</span>`;
+    return html`<span class="rating"><span class="stars s0" aria-hidden="true"></span> ${s.notRated}</span>`;
   const halves = Math.min(10, Math.max(0, Math.round(stars * 2)));
-  return html`<span class="rating"><span class="stars s${halves * 5}" role="img" aria-label="${STRINGS.starsAlt(stars)}"></span> <span class="count">(${count})</span></span>`;
+  return html`<span class="rating"><span class="stars s${halves * 5}" role="img" aria-label="${s.starsAlt(stars)}"></span> <span class="count">(${count})</span></span>`;
 }
 
 /** A range of Nextcloud versions, written the one way every page writes it ("29 to 32"). */
-export function rangeText(range: NextcloudRange): string {
-  return STRINGS.versionRange(range.min, range.max);
+export function rangeText(s: SiteStrings, range: NextcloudRange): string {
+  return s.versionRange(range.min, range.max);
+}
+
+/** A day without its year, as `language` writes it ("9 Nov", "9. Nov.", "11月9日"): for recent weeks. */
+export function dayAndMonth(iso: string, language: string): string {
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return '';
+  return dayMonth(bcp47(language) ?? 'en').format(at);
 }

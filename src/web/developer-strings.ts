@@ -1,322 +1,103 @@
-/** The developer and administrator pages' own text, in English, in one place (the rest of the site's is in `strings.ts`). */
-export const DEV = {
-  publishedFrom: 'Published from',
-  notTrusted: 'not through trusted publishing',
-  navDeveloper: 'Developer',
-  navAdmin: 'Administration',
-  sections: 'Developer pages',
-  myAppsTitle: 'My apps',
-  myAppsLead:
-    'The apps you own or co-maintain. Publishing starts with a certificate for the app id, then registering the app, then a release.',
-  noAppsYet: 'You do not own or co-maintain any app yet. Start by getting a certificate for your app id.',
-  role: { owner: 'owner', 'co-maintainer': 'co-maintainer', admin: 'administrator', none: '' } as Record<
-    string,
-    string
-  >,
-  latest: 'Latest release',
-  noRelease: 'no release yet',
-  rating: 'Rating',
-  manage: (appId: string) => `Manage ${appId}`,
-  steps: 'How publishing works',
-  stepCertificate: 'Get a certificate',
-  stepRegister: 'Register an app',
-  stepPublish: 'Publish a release',
-  // certificate
-  certificateTitle: 'Get a certificate',
-  certificateLead:
-    'Every app is signed with a key only you hold. The store certifies that key for your app id: you send a certificate request (CSR), never the key.',
-  certificateExternal:
-    "This store trusts an external certificate authority whose key it does not hold, so it cannot issue certificates here: ask the store's administrators how to get one.",
-  certificateApproval:
-    'An administrator approves each certificate on this store: after you send the request, you get a mail with the decision, and the certificate appears below.',
-  certificateAutomatic: 'This store issues the certificate at once if the app id is free (or yours).',
-  appIdLabel: 'Your app id',
-  appIdHint: 'Lower-case letters and underscores, as in the id element of appinfo/info.xml.',
-  showCommands: 'Fill in the commands',
-  makeCsr: '1. On your machine, make the key and the request',
-  makeCsrHint:
-    'The key (APP.key) stays on your machine: keep it safe, it signs every release. The request (APP.csr) holds only the public key and the app id.',
-  pasteCsr: '2. Paste the request',
-  csrLabel: 'Certificate request (the whole .csr file)',
-  csrHint: 'Begins with -----BEGIN CERTIFICATE REQUEST-----. Its CN must be the app id.',
-  requestCertificate: 'Request the certificate',
-  issuedTitle: (appId: string) => `Your certificate for ${appId}`,
-  issuedText: 'Save it as APP.crt beside your key. Then register the app with it.',
-  downloadCertificate: 'Download the certificate',
-  pendingText: (appId: string) =>
-    `Your request for ${appId} waits for an administrator. You get a mail when it is decided.`,
-  yourRequests: 'Your certificate requests',
-  requestStatus: { pending: 'waiting for approval', issued: 'issued', rejected: 'declined' } as Record<string, string>,
-  requested: 'Requested',
-  status: 'Status',
-  registerWithIt: 'Register the app with it',
-  // register
-  registerTitle: 'Register an app',
-  registerLead:
-    'Registering makes you the owner of the app id. Paste the certificate and a signature of the app id made with your key.',
-  signId: '1. Sign the app id with your key',
-  certificateLabel: 'Certificate (PEM)',
-  certificateHint: 'The whole APP.crt, -----BEGIN CERTIFICATE----- included.',
-  signatureLabel: 'Signature of the app id (base64)',
-  signatureHint: 'What the command above prints.',
-  registerButton: 'Register',
-  registered: (appId: string) => `${appId} is registered to you. Publish its first release next.`,
-  updated: (appId: string) => `The certificate of ${appId} is updated.`,
-  releasesDeleted:
-    'Its releases were deleted: they were signed with the old key. Publish them again, signed with the new one.',
-  // the skeleton generator (issue 52)
-  generateNav: 'New app',
-  generateTitle: 'Start a new app',
-  generateLead:
-    'Name your app and get a skeleton to start from: a .tar.gz with appinfo/info.xml, the PHP bootstrap, the usual folders and a README with the next steps. The store accepts it as it is, so the first release can be published as soon as the app has a certificate.',
-  idLabel: 'App id',
-  idHint: 'Lower-case letters, digits and underscores; the folder and the certificate use it.',
-  nameLabel: 'Name',
-  summaryLabel: 'Summary',
-  summaryHint: 'One sentence (optional).',
-  authorLabel: 'Your name',
-  authorEmailLabel: 'Your e-mail address (optional)',
-  categoryLabel: 'Category',
-  minLabel: 'Lowest Nextcloud version',
-  maxLabel: 'Highest Nextcloud version',
-  bugsLabel: 'Where users report bugs (optional)',
-  bugsHint: 'An http(s) address, such as your repository’s issues; else the app’s page here.',
-  generateButton: 'Download the skeleton',
-  // publish
-  publishTitle: 'Publish a release',
-  publishLead: (kept: boolean) =>
-    kept
-      ? 'Give the store the archive (APP.tar.gz) and its signature: upload the file here, or give the address where it is served over HTTPS (a release of your repository, say). The store checks it and keeps a copy, which Nextcloud servers download.'
-      : 'Give the store the archive (APP.tar.gz) and its signature: upload the file here (the store then keeps it), or give the address where it is served over HTTPS (a release of your repository, say), which Nextcloud servers download from.',
-  signArchive: '1. Sign the archive with your key',
-  uploadTitle: 'Upload the file',
-  uploadButton: 'Upload and publish',
-  addressTitle: 'Or give its address',
-  archiveFileLabel: 'Archive (.tar.gz)',
-  archiveFileHint: 'The file you signed, as it is.',
-  uploadedArchive: 'uploaded with the form',
-  downloadLabel: 'Download address (HTTPS)',
-  downloadHint: (kept: boolean) =>
-    kept
-      ? 'Where the store downloads the .tar.gz from; it keeps a copy, so Nextcloud servers do not depend on that host.'
-      : 'Where the store downloads the .tar.gz from. It must stay there: Nextcloud servers download it from there too.',
-  archiveSignatureLabel: 'Signature of the archive (base64)',
-  nightlyLabel: 'Nightly release',
-  nightlyHint: 'A nightly replaces the earlier nightly of the app; servers install it only when asked for nightlies.',
-  publishButton: 'Publish',
-  jobTitle: 'Publishing',
-  jobRunning:
-    'The store is downloading and checking the archive. This page refreshes by itself; a large archive from a slow host can take a minute.',
-  jobRefresh: 'Refresh now',
-  jobDone: (appId: string, version: string, created: boolean) =>
-    `${created ? 'Published' : 'Updated'}: ${appId} ${version}.`,
-  jobRefused: 'The release was refused; nothing was saved.',
-  jobFailed: 'The publish did not finish.',
-  jobAgain: 'Publish again',
-  problemIn: (element: string) => `In info.xml, ${element}`,
-  seeAppPage: 'See the app page',
-  manageApp: 'Manage the app',
-  // manage
-  notCounted: 'not counted (served by its developer’s host)',
-  manageLead: (role: string) => `Your role: ${role}.`,
-  owner: 'Owner',
-  coMaintainers: 'Co-maintainers',
-  none: 'none',
-  appPage: 'Public app page',
-  releases: 'Releases',
-  noReleases: 'No releases. Publish one.',
-  version: 'Version',
-  nextcloud: 'Nextcloud',
-  published: 'Published',
-  /** The release was published; its icon was not (the reason starts with "the icon was left out: …"). */
-  iconLeftOut: (problem: string) =>
-    `Note: ${problem}. The app is shown with a placeholder until a release brings an icon that can be used.`,
-  deleteRelease: (version: string) => `Delete ${version}`,
-  releaseDeleted: (version: string) => `Release ${version} was deleted.`,
-  // an app that is over (issue 52)
-  statusTitle: 'Deprecation',
-  deprecateLead:
-    'Deprecate the app when it should no longer be installed: it stays listed for the servers that have it, with your reason and the app to use instead, but leaves the home page and searches.',
-  deprecationReasonLabel: 'Why',
-  deprecationReasonHint: 'A sentence or two, shown on the app page and in the listings.',
-  successorLabel: 'The app to use instead',
-  successorHint: 'Its app id in this store (optional).',
-  deprecateButton: 'Deprecate the app',
-  undeprecateButton: 'Take the deprecation back',
-  deprecatedSince: (day: string) => `Deprecated since ${day}:`,
-  deprecatedDone: 'The app is deprecated.',
-  undeprecated: 'The app is no longer deprecated.',
-  maintainersWanted: 'Looking for maintainers',
-  orphanLead: 'Say so when you would hand the app over: its page asks for help, and the listings say it (isOrphan).',
-  orphanSince: (day: string) => `The app has been looking for maintainers since ${day}.`,
-  orphanButton: 'Say the app looks for maintainers',
-  adoptButton: 'No longer looking',
-  orphaned: 'The app page now asks for maintainers.',
-  adopted: 'The app no longer looks for maintainers.',
-  retiredTitle: 'Retired releases',
-  retireLead:
-    'Retire a release that must not be installed any more (a security hole, a broken build): servers are no longer offered it, mirrors retire it too, and it can be offered again.',
-  releaseLabel: 'Release',
-  retireReasonLabel: 'Why',
-  retireSecurity: 'a security problem',
-  retireBroken: 'broken',
-  retireOther: 'another reason',
-  retireNoteLabel: 'Note',
-  retireNoteHint: 'What users should know (optional).',
-  retireButton: 'Retire the release',
-  restoreButton: (version: string) => `Offer ${version} again`,
-  releaseRetired: (version: string) => `Release ${version} is retired: servers are no longer offered it.`,
-  releaseRestored: (version: string) => `Release ${version} is offered again.`,
-  maintainersLead:
-    'Co-maintainers publish and delete releases. Only the owner (and administrators) change the certificate, the co-maintainers, or delete the app.',
-  addMaintainer: 'Add a co-maintainer',
-  usernameLabel: 'Username',
-  add: 'Add',
-  remove: (username: string) => `Remove ${username}`,
-  leave: 'Stop co-maintaining this app',
-  maintainerAdded: (username: string) => `${username} co-maintains the app now.`,
-  maintainerAlready: (username: string) => `${username} co-maintained the app already.`,
-  maintainerRemoved: (username: string) => `${username} no longer co-maintains the app.`,
-  transferTitle: 'Transfer ownership',
-  transferLocked:
-    'To hand the app to another developer, unlock it: the next valid registration of the app id by anyone makes them the owner, and locks it again.',
-  transferUnlocked:
-    'The app is unlocked for transfer. The new owner registers it (Register an app) with a certificate for the app id: the one you give them with its key (the releases stay), or a new one they get here (the releases are deleted, being signed with the old key). Until then you stay the owner.',
-  unlock: 'Unlock for transfer',
-  lock: 'Lock again',
-  flagsTitle: 'Store settings (administrators)',
-  featuredLabel: 'Featured',
-  featuredHint: 'Shown first on the home page, and marked as featured to Nextcloud servers.',
-  enterpriseLabel: 'Enterprise only',
-  enterpriseHint: 'Listed only for servers that ask for enterprise apps.',
-  flagsSaved: 'The settings were saved.',
-  deleteTitle: 'Delete the app',
-  deleteLead:
-    'Deletes the app with all its releases and ratings, from the store and its listings. This cannot be undone.',
-  confirmLabel: (appId: string) => `Type ${appId} to confirm`,
-  confirmMismatch: (appId: string) => `Type the app id, ${appId}, exactly.`,
-  deleteApp: 'Delete the app',
-  appDeleted: (appId: string) => `${appId} and its releases were deleted.`,
-  trailTitle: 'Audit trail',
-  trailLead: 'Who changed what on this app, newest first.',
-  when: 'When',
-  who: 'Who',
-  what: 'What',
-  details: 'Details',
-  noTrail: 'Nothing recorded yet.',
-  save: 'Save',
-} as const;
+import type { Messages } from '../i18n/messages.ts';
+import { messagesFor } from '../i18n/messages.ts';
+import type { SiteLanguage } from '../i18n/site-languages.ts';
 
-export const ADMIN = {
-  title: 'Administration',
-  sections: 'Administration pages',
-  overview: 'Overview',
-  users: 'Users',
-  apps: 'Apps',
-  categories: 'Categories',
-  platforms: 'Nextcloud releases',
-  discover: 'Discover',
-  certificates: 'Certificates',
-  audit: 'Audit log',
-  lead: 'Everything done here is recorded in the audit log, with your name.',
-  waitingTitle: 'Waiting for you',
-  nothingWaiting: 'Nothing: no certificate request waits, and the store has its categories and Nextcloud releases.',
-  pendingRequests: (count: number) =>
-    count === 1 ? '1 certificate request waits for approval' : `${count} certificate requests wait for approval`,
-  noPlatforms:
-    'The store lists no Nextcloud releases: app pages offer no direct download per version until you add them',
-  noCategories: 'The store has no categories: apps cannot be published until you add the ones they name',
-  glanceTitle: 'At a glance',
-  usersAtGlance: (users: number, admins: number, disabled: number) =>
-    `${users} (${admins} ${admins === 1 ? 'administrator' : 'administrators'}${disabled === 0 ? '' : `, ${disabled} disabled`})`,
-  recentTitle: 'Latest changes',
-  wholeAuditLog: 'The whole audit log, with filters',
-  // users
-  searchUsers: 'Find users',
-  searchLabel: 'Name or e-mail address contains',
-  search: 'Search',
-  userCount: (n: number) => `${n} ${n === 1 ? 'user' : 'users'} shown`,
-  username: 'Username',
-  email: 'E-mail',
-  state: 'State',
-  active: 'active',
-  disabled: 'disabled',
-  administrator: 'administrator',
-  disable: (u: string) => `Disable ${u}`,
-  enable: (u: string) => `Enable ${u}`,
-  makeAdmin: (u: string) => `Make ${u} an administrator`,
-  revokeAdmin: (u: string) => `Take administrator rights from ${u}`,
-  inviteTitle: 'Create a user with an invitation',
-  inviteLead: 'The user gets a mail with a link (valid seven days) to choose their password.',
-  inviteAdmin: 'Administrator',
-  invite: 'Create and invite',
-  invited: (u: string, email: string) => `${u} was created; an invitation was mailed to ${email}.`,
-  disabledDone: (u: string) => `${u} is disabled: they cannot sign in or use their token.`,
-  enabledDone: (u: string) => `${u} is enabled again.`,
-  adminDone: (u: string, admin: boolean) =>
-    admin ? `${u} is an administrator now.` : `${u} is no longer an administrator.`,
-  // apps
-  appsLead: 'Every registered app. Flags, co-maintainers, transfer and deletion are on each app’s page.',
-  owner: 'Owner',
-  coMaintainers: 'Co-maintainers',
-  flags: 'Flags',
-  featured: 'featured',
-  enterprise: 'enterprise only',
-  unlocked: 'unlocked for transfer',
-  // categories
-  categoriesLead: 'Categories that info.xml may name, with their text per language (English is required).',
-  categoryId: 'Category id',
-  language: 'Language',
-  name: 'Name',
-  description: 'Description',
-  saveCategory: 'Save the category',
-  categorySaved: (id: string) => `Category ${id} saved.`,
-  // platforms
-  platformsLead:
-    'Nextcloud releases: hasRelease and isSupported as platforms.json shows them (only supported ones are listed there).',
-  version: 'Version',
-  hasRelease: 'Has a release',
-  isSupported: 'Supported',
-  savePlatform: 'Save the release',
-  platformSaved: (v: string) => `Nextcloud ${v} saved.`,
-  // discover
-  discoverLead:
-    'The entries of discover.json, as JSON (the format of `appstore discover export`). The whole list is checked and replaces the current one, or is refused whole.',
-  entries: 'Entries (JSON)',
-  saveDiscover: 'Replace the entries',
-  discoverSaved: (n: number, changed: boolean) => (changed ? `${n} entries saved.` : 'Nothing changed.'),
-  // certificates
-  approvalTitle: 'How certificates are issued',
-  approvalLabel: 'Require an administrator’s approval for each certificate',
-  approvalHint: 'Otherwise the store issues a certificate at once for a free app id.',
-  approvalSaved: 'Saved.',
-  queueTitle: 'Waiting for approval',
-  queueEmpty: 'No request is waiting.',
-  requestedBy: 'Requested by',
-  approve: (id: string) => `Approve ${id}`,
-  reject: (id: string) => `Decline ${id}`,
-  reason: 'Reason (mailed to the developer)',
-  approved: (id: string) => `The certificate for ${id} was issued; the developer was mailed.`,
-  rejected: (id: string) => `The request for ${id} was declined; the developer was mailed.`,
-  revokeTitle: 'Revoke a certificate',
-  revokeLead:
-    'Registration with a revoked certificate, and publishing for an app registered with it, are refused from now on, on every node.',
-  serial: 'Serial number (hexadecimal)',
-  serialHint: 'As `openssl x509 -noout -serial` prints it. For certificates issued here or registered for an app.',
-  orCertificate: 'Or the certificate itself (PEM)',
-  revokeReason: 'Reason (kept in the record)',
-  revoke: 'Revoke',
-  revokedDone: (serial: string, app: string | null, already: boolean) =>
-    `${already ? 'Already revoked' : 'Revoked'}: certificate ${serial}${app === null ? '' : ` (${app})`}.`,
-  revokedList: 'Revoked certificates',
-  issuer: 'Issuer',
-  revokedAt: 'Revoked',
-  noneRevoked: 'None.',
-  // audit
-  auditLead: 'Every change, who made it and from where, newest first.',
-  filterApp: 'App id',
-  filterUser: 'User (acting or concerned)',
-  filterEvent: 'Event (such as app.deleted, or app. for all app events)',
-  filterSince: 'Since (date)',
-  filter: 'Filter',
-} as const;
+/** The developer pages' own text in one language (catalogue group `dev`; the rest of the site's is in `strings.ts`). */
+function makeDevStrings(m: Messages) {
+  const texts = m.group('dev');
+  return {
+    ...texts,
+    role: {
+      owner: texts.roleOwner,
+      'co-maintainer': texts.roleCoMaintainer,
+      admin: texts.roleAdmin,
+      none: '',
+    } as Readonly<Record<string, string>>,
+    requestStatus: {
+      pending: texts.requestPending,
+      issued: texts.requestIssued,
+      rejected: texts.requestRejected,
+    } as Readonly<Record<string, string>>,
+    manage: (appId: string) => m.format('dev.manage', { appId }),
+    issuedTitle: (appId: string) => m.format('dev.issuedTitle', { appId }),
+    pendingText: (appId: string) => m.format('dev.pendingText', { appId }),
+    registered: (appId: string) => m.format('dev.registered', { appId }),
+    updated: (appId: string) => m.format('dev.updated', { appId }),
+    publishLead: (kept: boolean) => (kept ? texts.publishLeadKept : texts.publishLeadLinked),
+    downloadHint: (kept: boolean) => (kept ? texts.downloadHintKept : texts.downloadHintLinked),
+    jobDone: (appId: string, version: string, created: boolean) =>
+      m.format(created ? 'dev.jobPublished' : 'dev.jobUpdated', { appId, version }),
+    problemIn: (element: string) => m.format('dev.problemIn', { element }),
+    manageLead: (role: string) => m.format('dev.manageLead', { role }),
+    iconLeftOut: (problem: string) => m.format('dev.iconLeftOut', { problem }),
+    deleteRelease: (version: string) => m.format('dev.deleteRelease', { version }),
+    releaseDeleted: (version: string) => m.format('dev.releaseDeleted', { version }),
+    deprecatedSince: (day: string) => m.format('dev.deprecatedSince', { day }),
+    orphanSince: (day: string) => m.format('dev.orphanSince', { day }),
+    restoreButton: (version: string) => m.format('dev.restoreButton', { version }),
+    releaseRetired: (version: string) => m.format('dev.releaseRetired', { version }),
+    releaseRestored: (version: string) => m.format('dev.releaseRestored', { version }),
+    remove: (username: string) => m.format('dev.remove', { username }),
+    maintainerAdded: (username: string) => m.format('dev.maintainerAdded', { username }),
+    maintainerAlready: (username: string) => m.format('dev.maintainerAlready', { username }),
+    maintainerRemoved: (username: string) => m.format('dev.maintainerRemoved', { username }),
+    confirmLabel: (appId: string) => m.format('dev.confirmLabel', { appId }),
+    confirmMismatch: (appId: string) => m.format('dev.confirmMismatch', { appId }),
+    appDeleted: (appId: string) => m.format('dev.appDeleted', { appId }),
+    chartWeeksCaption: (weeks: number) => m.format('dev.chartWeeksCaption', { weeks }),
+    chartReleasesCaptionTop: (top: number, all: number) => m.format('dev.chartReleasesCaptionTop', { top, all }),
+    chartNoDownloads: (weeks: number) => m.format('dev.chartNoDownloads', { weeks }),
+    idsPinned: (ids: string) => m.format('dev.idsPinned', { ids }),
+    removePublisher: (publisher: string) => m.format('dev.removePublisher', { publisher }),
+  } as const;
+}
+
+/** The administration pages' own text in one language (catalogue group `admin`). */
+function makeAdminStrings(m: Messages) {
+  const texts = m.group('admin');
+  return {
+    ...texts,
+    pendingRequests: (count: number) => m.format('admin.pendingRequests', { count }),
+    usersAtGlance: (users: number, admins: number, disabled: number) =>
+      m.format('admin.usersAtGlance', { users, admins, disabled }),
+    userCount: (n: number) => m.format('admin.userCount', { n }),
+    disable: (u: string) => m.format('admin.disable', { u }),
+    enable: (u: string) => m.format('admin.enable', { u }),
+    makeAdmin: (u: string) => m.format('admin.makeAdmin', { u }),
+    revokeAdmin: (u: string) => m.format('admin.revokeAdmin', { u }),
+    invited: (u: string, email: string) => m.format('admin.invited', { u, email }),
+    disabledDone: (u: string) => m.format('admin.disabledDone', { u }),
+    enabledDone: (u: string) => m.format('admin.enabledDone', { u }),
+    adminDone: (u: string, admin: boolean) => m.format(admin ? 'admin.madeAdmin' : 'admin.noLongerAdmin', { u }),
+    categorySaved: (id: string) => m.format('admin.categorySaved', { id }),
+    platformSaved: (v: string) => m.format('admin.platformSaved', { v }),
+    discoverSaved: (n: number, changed: boolean) =>
+      changed ? m.format('admin.discoverSaved', { n }) : texts.discoverUnchanged,
+    approve: (id: string) => m.format('admin.approve', { id }),
+    reject: (id: string) => m.format('admin.reject', { id }),
+    approved: (id: string) => m.format('admin.approved', { id }),
+    rejected: (id: string) => m.format('admin.rejected', { id }),
+    revokedDone: (serial: string, app: string | null, already: boolean) =>
+      app === null
+        ? m.format(already ? 'admin.alreadyRevoked' : 'admin.revokedDone', { serial })
+        : m.format(already ? 'admin.alreadyRevokedApp' : 'admin.revokedDoneApp', { serial, app }),
+  } as const;
+}
+
+export type DevStrings = ReturnType<typeof makeDevStrings>;
+export type AdminStrings = ReturnType<typeof makeAdminStrings>;
+
+const madeDev = new Map<SiteLanguage, DevStrings>();
+const madeAdmin = new Map<SiteLanguage, AdminStrings>();
+
+export function devStrings(language: SiteLanguage): DevStrings {
+  let strings = madeDev.get(language);
+  if (strings === undefined) madeDev.set(language, (strings = makeDevStrings(messagesFor(language))));
+  return strings;
+}
+
+export function adminStrings(language: SiteLanguage): AdminStrings {
+  let strings = madeAdmin.get(language);
+  if (strings === undefined) madeAdmin.set(language, (strings = makeAdminStrings(messagesFor(language))));
+  return strings;
+}

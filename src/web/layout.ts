@@ -1,12 +1,13 @@
 import type { Html, HtmlValue } from './html.ts';
 import { html } from './html.ts';
-import { STRINGS } from './strings.ts';
+import type { PageTexts } from './page-texts.ts';
+import { pageTexts } from './page-texts.ts';
+import { SITE_LANGUAGES } from '../i18n/site-languages.ts';
 import { languageName } from './catalog-display.ts';
 import { CSRF_FIELD } from '../domain/accounts/form-token.ts';
 
 export interface PageOptions {
   readonly title: string;
-  readonly language?: string;
   readonly description?: string;
   /** The site's own scripts this page needs (the passkey prompts); most pages have none. */
   readonly scripts?: readonly string[];
@@ -15,6 +16,8 @@ export interface PageOptions {
 /** What every page knows of its visitor: their languages, best first, and where they are. */
 export interface PageContext {
   readonly languages: readonly string[];
+  /** The site's own text, in the first of the visitor's languages the site is shipped in (else English). */
+  readonly t: PageTexts;
   /** The languages the switcher offers. */
   readonly availableLanguages: readonly string[];
   /** This page's path and query, where the switcher returns to. */
@@ -30,35 +33,46 @@ export interface PageContext {
 function accountNav(context: PageContext | undefined): Html | '' {
   if (context === undefined) return '';
   const { account } = context;
+  const s = context.t.site;
   if (account === null) {
     const back = context.path.startsWith('/account/') ? '' : `?next=${encodeURIComponent(context.path)}`;
-    return html`<li><a href="/account/login${back}">${STRINGS.signIn}</a></li><li><a href="/account/signup">${STRINGS.signUp}</a></li>`;
+    return html`<li><a href="/account/login${back}">${s.signIn}</a></li><li><a href="/account/signup">${s.signUp}</a></li>`;
   }
-  return html`<li><a href="/developer">${STRINGS.navDeveloper}</a></li>${account.isAdmin === true ? html`<li><a href="/admin">${STRINGS.navAdmin}</a></li>` : ''}<li><a href="/account" aria-label="${STRINGS.accountOf(account.username)}"><span class="wide-only">${STRINGS.accountWord} (</span>${account.username}<span class="wide-only">)</span></a></li>
-<li><form class="inline" action="/account/logout" method="post"><input type="hidden" name="${CSRF_FIELD}" value="${account.formToken}"><button type="submit" class="link">${STRINGS.signOut}</button></form></li>`;
+  return html`<li><a href="/developer">${s.navDeveloper}</a></li>${account.isAdmin === true ? html`<li><a href="/admin">${s.navAdmin}</a></li>` : ''}<li><a href="/account" aria-label="${s.accountOf(account.username)}"><span class="wide-only">${s.accountWord} (</span>${account.username}<span class="wide-only">)</span></a></li>
+<li><form class="inline" action="/account/logout" method="post"><input type="hidden" name="${CSRF_FIELD}" value="${account.formToken}"><button type="submit" class="link">${s.signOut}</button></form></li>`;
 }
 
-/** The switcher: a plain form, so it works without JavaScript; the choice is kept in a cookie. */
-/** The language the site is shown in: the visitor's first one the catalogue has texts in, else English. */
+/** The language app texts are shown in: the visitor's first one the catalogue has texts in, else English. */
 export function shownLanguage(context: PageContext): string {
   return context.languages.find((l) => context.availableLanguages.includes(l)) ?? 'en';
 }
 
+/**
+ * The switcher: a plain form, so it works without JavaScript; the choice is kept in a cookie. It
+ * offers the languages the site is shipped in, then those only apps have texts in (the site's
+ * own text stays English in those).
+ */
 function languageSwitcher(context: PageContext): Html {
-  const current = shownLanguage(context);
+  const offered = [
+    ...SITE_LANGUAGES,
+    ...context.availableLanguages.filter((l) => !(SITE_LANGUAGES as readonly string[]).includes(l)),
+  ];
+  const current = context.languages.find((l) => offered.includes(l)) ?? context.t.language;
   return html`<form class="language" action="/language" method="get">
 <input type="hidden" name="next" value="${context.path}">
-<label for="lang">${STRINGS.language}</label>
-<select id="lang" name="lang">${context.availableLanguages.map((l) => html`<option value="${l}" lang="${l.replace('_', '-')}"${l === current ? html` selected` : ''}>${languageName(l)}</option>`)}</select>
-<button type="submit">${STRINGS.change}</button>
+<label for="lang">${context.t.site.language}</label>
+<select id="lang" name="lang">${offered.map((l) => html`<option value="${l}" lang="${l.replace('_', '-')}"${l === current ? html` selected` : ''}>${languageName(l)}</option>`)}</select>
+<button type="submit">${context.t.site.change}</button>
 </form>`;
 }
 
 /** The shell of every page: landmarks, a skip link, the header and the footer; one stylesheet, and a script only where a page asks for one. */
 export function layout(options: PageOptions, main: HtmlValue, context?: PageContext): Html {
-  const title = options.title === STRINGS.siteName ? STRINGS.siteName : `${options.title} – ${STRINGS.siteName}`;
+  const t = context?.t ?? pageTexts('en');
+  const s = t.site;
+  const title = options.title === s.siteName ? s.siteName : `${options.title} – ${s.siteName}`;
   return html`<!doctype html>
-<html lang="${options.language ?? 'en'}">
+<html lang="${t.tag}" dir="${t.dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -70,16 +84,16 @@ ${context?.refreshSeconds === undefined ? '' : html`<meta http-equiv="refresh" c
 ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head>
 <body>
-<a class="skip" href="#main">${STRINGS.skipToContent}</a>
+<a class="skip" href="#main">${s.skipToContent}</a>
 <header class="site-header">
-  <a class="brand" href="/">${STRINGS.siteName}</a>
-  <form class="header-search" action="/search" method="get" role="search"><label class="visually-hidden" for="header-q">${STRINGS.searchLabel}</label><input id="header-q" name="q" type="search" maxlength="100" placeholder="${STRINGS.searchLabel}"${context?.query === undefined || context.query === '' ? '' : html` value="${context.query}"`}><button type="submit">${STRINGS.search}</button></form>
-  <nav aria-label="Site"><ul><li><a href="/search">${STRINGS.navApps}</a></li><li><a href="/api/">${STRINGS.navApi}</a></li>${accountNav(context)}</ul></nav>
+  <a class="brand" href="/">${s.siteName}</a>
+  <form class="header-search" action="/search" method="get" role="search"><label class="visually-hidden" for="header-q">${s.searchLabel}</label><input id="header-q" name="q" type="search" maxlength="100" placeholder="${s.searchLabel}"${context?.query === undefined || context.query === '' ? '' : html` value="${context.query}"`}><button type="submit">${s.search}</button></form>
+  <nav aria-label="${s.siteNavigation}"><ul><li><a href="/search">${s.navApps}</a></li><li><a href="/api/">${s.navApi}</a></li>${accountNav(context)}</ul></nav>
 </header>
 <main id="main">
 ${main}
 </main>
-<footer class="site-footer"><p>${STRINGS.tagline}</p>${context === undefined ? '' : languageSwitcher(context)}</footer>
+<footer class="site-footer"><p>${s.tagline}</p>${context === undefined ? '' : languageSwitcher(context)}</footer>
 </body>
 </html>
 `;

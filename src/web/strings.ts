@@ -1,265 +1,90 @@
-/** The site's own text, in English, in one place: ready for translation. */
-export const STRINGS = {
-  siteName: 'App Store',
-  tagline: 'Apps for your Nextcloud server',
-  skipToContent: 'Skip to content',
-  navApps: 'Apps',
-  navApi: 'API',
-  navAdmin: 'Admin',
-  featured: 'Featured apps',
-  newest: 'New apps',
-  updated: 'Recently updated',
-  categories: 'Categories',
-  appsInStore: (count: number) =>
-    count === 0 ? 'This store is new.' : `${count} ${count === 1 ? 'app' : 'apps'} in this store`,
-  noApps: 'No apps have been published yet.',
-  firstApp: 'Are you a developer? Publish the first one:',
-  firstAppLink: 'get a certificate, register your app and publish a release',
-  notRated: 'Not rated yet',
-  /** `stars` from 1 to 5 (ratingToStars). */
-  starsAlt: (stars: number) => `${Math.round(stars * 10) / 10} out of 5 stars`,
-  updatedAgo: (ago: string) => `Updated ${ago}`,
-  released: 'Released',
-  downloadCount: 'Downloads',
-  downloadsHere: 'Downloads from this store',
-  install: 'Install',
-  installLead: "On your Nextcloud server, install it from the Apps page, or with occ (run as the web server's user):",
-  appIdLabel: 'App id',
-  supportedNextcloud: 'Nextcloud versions',
-  /** The one way a range of Nextcloud versions is written (releaseRange, nextcloudRange). */
-  versionRange: (min: string, max: string) =>
-    min === '' && max === ''
-      ? 'any'
-      : max === ''
-        ? `${min} and later`
-        : min === ''
-          ? `up to ${max}`
-          : min === max
-            ? min
-            : `${min} to ${max}`,
-  downloads: 'Direct download of the latest release for each Nextcloud version',
-  downloadFor: (platform: string, version: string) => `Nextcloud ${platform}: ${version}`,
-  noPlatformsListed:
-    'This store lists no Nextcloud releases yet, so it offers no direct download per version: install the app from your Nextcloud server. (An administrator adds the releases under Admin → Nextcloud releases.)',
-  noReleaseForPlatforms:
-    'No stable release of this app supports the Nextcloud releases this store lists: install it from your Nextcloud server.',
-  categoryLinks: 'Categories',
-  description: 'Description',
-  screenshots: 'Screenshots',
-  screenshotOf: (name: string, n: number) => `Screenshot ${n} of ${name}`,
-  releases: 'Releases',
-  nextcloudVersions: 'Nextcloud',
-  php: 'PHP',
-  databases: 'Databases',
-  licences: 'Licences',
-  nightly: 'nightly',
-  preRelease: 'pre-release',
-  changelog: 'Changelog',
-  authors: 'Authors',
-  links: 'Links',
-  website: 'Website',
-  issues: 'Issue tracker',
-  discussion: 'Discussion',
-  userDocs: 'User documentation',
-  adminDocs: 'Administrator documentation',
-  developerDocs: 'Developer documentation',
-  certificate: 'Certificate fingerprint (SHA-256)',
-  ratings: 'Ratings',
-  overall: 'Overall',
-  recent: 'Last 90 days',
-  any: 'any',
-  notFoundTitle: 'Page not found',
-  notFoundText: 'There is nothing at this address. The app may have been removed, or the link is mistyped.',
-  forbiddenTitle: 'Not allowed',
-  errorTitle: 'Something went wrong',
-  errorText: 'The store could not show this page; the failure was logged. Please try again later.',
-  backHome: 'Back to the apps',
-  language: 'Language',
-  change: 'Change',
-  requestErrorTitle: 'This request cannot be answered',
-  search: 'Search',
-  searchLabel: 'Search apps',
-  filters: 'Search and filters',
-  category: 'Category',
-  allCategories: 'All categories',
-  categoryTitle: (name: string) => `Category: ${name}`,
-  allApps: 'All apps',
-  resultsFor: (text: string) => `Apps matching “${text}”`,
-  supportsNextcloud: 'Supports Nextcloud',
-  featuredOnly: 'Featured only',
-  includeDeprecated: 'Include deprecated apps',
-  donate: (type: string) => (type === 'paypal' ? 'Donate (PayPal)' : type === 'stripe' ? 'Donate (Stripe)' : 'Donate'),
-  notificationsTitle: 'Mails about your apps',
-  notificationsLead:
-    'The store mails the owners and co-maintainers of an app when something needs them. Each kind can be turned off.',
-  notificationsLegend: 'Mail me when',
-  notificationsSaved: 'Your mail settings are saved.',
-  deprecated: 'Deprecated by its developer.',
-  useInstead: 'Use instead:',
-  deprecatedInstall: 'Its developer deprecated this app (see above): install it only if you know you need it.',
-  deprecatedMark: 'deprecated',
-  lookingForMaintainers: 'Looking for maintainers.',
-  orphanLead: 'Its developer would hand this app over to someone who keeps it going.',
-  orphanContact: 'Offer to help',
-  sortBy: 'Sort by',
-  sortRelevance: 'Relevance',
-  sortRating: 'Rating',
-  sortNewest: 'Newest',
-  sortUpdated: 'Recently updated',
-  sortName: 'Name',
-  apply: 'Show apps',
-  found: (count: number) => `${count} ${count === 1 ? 'app' : 'apps'} found`,
-  nothingFound: 'No app matches. Try fewer words, or another category or Nextcloud version.',
-  pages: 'Pages',
-  previous: 'Previous page',
-  next: 'Next page',
-  pageOf: (page: number, pages: number) => `Page ${page} of ${pages}`,
-  // accounts
-  signIn: 'Sign in',
-  signUp: 'Sign up',
-  signOut: 'Sign out',
-  accountOf: (username: string) => `Account (${username})`,
-  /** The word before the username in the header; a phone shows only the name (accountOf stays its accessible name). */
-  accountWord: 'Account',
-  navDeveloper: 'My apps',
-  username: 'Username',
-  usernameHint: 'Letters, digits and _ . @ + - (up to 150). Shown with your apps and ratings.',
-  email: 'E-mail address',
-  emailHint: 'We send a link to confirm it. It is never shown to others.',
-  password: 'Password',
-  passwordHint: 'At least 10 characters and hard to guess: several words make a good one.',
-  newPassword: 'New password',
-  currentPassword: 'Current password',
-  signInTitle: 'Sign in',
-  signInLead: 'Sign in to rate apps, and to get the API token for publishing your own.',
-  noAccount: 'No account yet?',
-  forgotPassword: 'Forgot your password?',
-  signUpTitle: 'Create an account',
-  signUpLead: 'An account lets you rate and comment on apps, and publish apps of your own.',
-  signUpClosed: 'Sign-up is by invitation only on this store: ask one of its administrators for an account.',
-  haveAccount: 'Already have an account?',
-  checkInboxTitle: 'Check your inbox',
-  checkInboxSignUp: (email: string) =>
-    `We have sent a link to ${email}. Open it within three days to confirm your address; then you can sign in.`,
-  verifyTitle: 'Confirm your e-mail address',
-  verifyLead: 'Press the button to confirm this address for your account.',
-  verifyButton: 'Confirm my address',
-  verifiedTitle: 'Address confirmed',
-  verifiedText: (email: string) => `${email} is now confirmed.`,
-  linkProblemTitle: 'This link does not work',
-  resetTitle: 'Reset your password',
-  resetLead: 'Give the address of your account: we send you a link to choose a new password.',
-  resetButton: 'Send me a link',
-  resetSentText:
-    'If an account has this address, we have sent a link to it. It works once, within an hour. Nothing arrived? Check the spam folder, or the address.',
-  newPasswordTitle: 'Choose a new password',
-  newPasswordLead: (username: string) =>
-    `For the account ${username}. Every device signed in to it will be signed out.`,
-  setPassword: 'Set the password',
-  passwordSetTitle: 'Password changed',
-  passwordSetText:
-    'Your new password is set, and every session of the account has ended. Sign in with the new password.',
-  accountTitle: 'Your account',
-  signedInAs: (username: string) => `Signed in as ${username}`,
-  unconfirmed: 'not confirmed yet',
-  noEmail: 'no address',
-  apiToken: 'API token',
-  apiTokenLead:
-    'Publishing tools and scripts authenticate with this token (Authorization: Token …). It is shown only when you ask for it.',
-  showToken: 'Show my token',
-  replaceToken: 'Replace my token',
-  replaceTokenHint: 'The current token stops working at once.',
-  scopedTokensLead:
-    'This token can do everything your account can. For a CI job or a script, make a token that can do only what it needs, for some apps, for a while:',
-  scopedTokensLink: 'tokens with scopes and expiry',
-  builtFrom: 'Published from',
-  upgradeLead: 'Upgrading Nextcloud?',
-  upgradeLink: 'See which release of each of your apps to take',
-  securityLink: 'Sign-in security',
-  secondFactorOn: 'a second factor is on',
-  secondFactorOff: 'no second factor (an authenticator app or a passkey)',
-  verifiedBuild: '(trusted publishing: the store verified the CI job)',
-  tokenShownTitle: 'Your API token',
-  tokenShownText: 'Copy it now: this page is not kept, and the token is not shown again unless you ask for it.',
-  tokenReplacedText: 'This is your new token; the old one no longer works. Copy it now.',
-  changePasswordTitle: 'Change password',
-  changePasswordHint: 'Every other device signed in to your account will be signed out.',
-  passwordChanged: 'Your password was changed; other sessions have ended.',
-  changeEmailTitle: 'Change e-mail address',
-  changeEmailHint: 'We send a link to the new address; your account keeps the current one until you open it.',
-  emailChangeSent: (email: string) => `We have sent a link to ${email}. Your address changes when you open it.`,
-  deleteAccountTitle: 'Delete account',
-  deleteAccountHint:
-    'Deletes your account, its token and your ratings. Apps you own must be transferred or deleted first.',
-  deleteAccount: 'Delete my account',
-  accountDeletedTitle: 'Account deleted',
-  accountDeletedText: 'Your account, its token and your ratings are gone.',
-  save: 'Save',
-  send: 'Send',
-  // external login (docs/external-login.md)
-  signInWith: (provider: string) => `Sign in with ${provider}`,
-  orWithPassword: 'Or with your username and password',
-  externalFailedTitle: (provider: string) => `Signing in with ${provider} did not work`,
-  externalFailedTitleGeneric: 'Signing in did not work',
-  tryAgain: 'Back to the sign-in page',
-  chooseUsernameTitle: 'Choose your username',
-  chooseUsernameLead: (provider: string, suggestion: string) =>
-    suggestion === ''
-      ? `You are signed in with ${provider}. Choose the name this store shows on your apps and comments.`
-      : `You are signed in with ${provider}, but the name ${suggestion} is taken here (or cannot be used). Choose another: it is shown on your apps and comments.`,
-  createAccount: 'Create my account',
-  signInMethods: 'Ways to sign in',
-  signInMethodsLead:
-    'Connect an account you have elsewhere to sign in with it. Connecting happens only from here, while you are signed in.',
-  passwordMethod: 'Password',
-  passwordSet: 'set',
-  passwordNone: 'none: you sign in through a connected account (set one below to use Basic authentication too)',
-  connectedAs: (label: string) => `connected as ${label}`,
-  notConnected: 'not connected',
-  connect: (provider: string) => `Connect ${provider}`,
-  disconnect: (provider: string) => `Disconnect ${provider}`,
-  connected: (provider: string) => `${provider} is now connected to your account.`,
-  alreadyConnected: (provider: string) => `This ${provider} identity was connected to your account already.`,
-  disconnected: (provider: string) => `${provider} is disconnected from your account.`,
-  welcome: (provider: string) =>
-    `Welcome! Your account was created with ${provider}. It has no password: you sign in with ${provider}, and publishing tools use your API token below.`,
-  welcomeAddressInUse:
-    "The address your provider gave is already another account's on this store, so this account has none yet. If that account is yours, sign in to it with its password and connect this provider there instead.",
-  setPasswordTitle: 'Set a password',
-  setPasswordHint:
-    'Your account has no password yet. With one, you can also sign in with your username, and use Basic authentication.',
-  confirmUsername: 'Type your username to confirm',
-  // ratings on the app page
-  yourRating: 'Your rating',
-  rateThisApp: 'Rate this app',
-  stars: 'Stars',
-  starsChoice: (n: number) => (n === 1 ? '1 star' : `${n} stars`),
-  comment: 'Comment (optional, Markdown)',
-  commentLanguage: 'Language of the comment',
-  saveRating: 'Save rating',
-  removeRating: 'Remove my rating',
-  signInToRate: 'Sign in to rate this app',
-  maintainersCannotRate: 'You maintain this app, so you cannot rate it.',
-  ratingSaved: 'Your rating was saved.',
-  ratingRemoved: 'Your rating was removed.',
-  comments: 'Comments',
-  noComments: 'No comments yet.',
-  commentsInOtherLanguages: 'No comments in your language yet; these are in others.',
-  anonymousUser: 'A user',
-  // the API page
-  apiTitle: 'The API',
-  apiLead:
-    'The REST API of this store, compatible with the Nextcloud App Store API v1: Nextcloud servers and publishing tools use it unchanged. Every call below has an example to run; the machine-readable reference is the',
-  openApiDocument: 'OpenAPI document (JSON)',
-  parameters: 'Parameters',
-  requestBody: 'Request body',
-  responses: 'Responses',
-  responseFields: 'Fields',
-  required: 'required',
-  example: 'Example',
-  or: 'or',
-  authentication: 'Authentication',
-  authenticationLead:
-    'Reading the listings needs no account. Registering apps, publishing, deleting and rating need one of these; an operation says which it takes.',
-  authenticateWith: 'Authenticate with',
-} as const;
+import type { Messages } from '../i18n/messages.ts';
+import { messagesFor } from '../i18n/messages.ts';
+import type { SiteLanguage } from '../i18n/site-languages.ts';
+
+/**
+ * The site's own text in one language: the messages of `src/i18n/catalogues/` (group `site`), as
+ * texts, and as functions where a message has placeholders. A message's wording lives only in
+ * the catalogues; what is chosen here is which whole message a case takes.
+ */
+function makeSiteStrings(m: Messages) {
+  return {
+    ...m.group('site'),
+    appsInStore: (count: number) => m.format('site.appsInStore', { count }),
+    /** `stars` from 1 to 5 (ratingToStars). */
+    starsAlt: (stars: number) => m.format('site.starsAlt', { stars: Math.round(stars * 10) / 10 }),
+    updatedAgo: (ago: string) => m.format('site.updatedAgo', { ago }),
+    /** The one way a range of Nextcloud versions is written (releaseRange, nextcloudRange). */
+    versionRange: (min: string, max: string) =>
+      m.format('site.versionRange', {
+        kind:
+          min === '' && max === ''
+            ? 'any'
+            : max === ''
+              ? 'from'
+              : min === ''
+                ? 'upTo'
+                : min === max
+                  ? 'exactly'
+                  : 'both',
+        min,
+        max,
+      }),
+    downloadFor: (platform: string, version: string) => m.format('site.downloadFor', { platform, version }),
+    screenshotOf: (name: string, n: number) => m.format('site.screenshotOf', { name, n }),
+    categoryTitle: (name: string) => m.format('site.categoryTitle', { name }),
+    resultsFor: (text: string) => m.format('site.resultsFor', { text }),
+    donate: (type: string) =>
+      m.format('site.donate', { type: type === 'paypal' || type === 'stripe' ? type : 'other' }),
+    found: (count: number) => m.format('site.found', { count }),
+    pageOf: (page: number, pages: number) => m.format('site.pageOf', { page, pages }),
+    accountOf: (username: string) => m.format('site.accountOf', { username }),
+    checkInboxSignUp: (email: string) => m.format('site.checkInboxSignUp', { email }),
+    verifiedText: (email: string) => m.format('site.verifiedText', { email }),
+    newPasswordLead: (username: string) => m.format('site.newPasswordLead', { username }),
+    signedInAs: (username: string) => m.format('site.signedInAs', { username }),
+    emailChangeSent: (email: string) => m.format('site.emailChangeSent', { email }),
+    signInWith: (provider: string) => m.format('site.signInWith', { provider }),
+    externalFailedTitle: (provider: string) => m.format('site.externalFailedTitle', { provider }),
+    chooseUsernameLead: (provider: string, suggestion: string) =>
+      suggestion === ''
+        ? m.format('site.chooseUsernameLead', { provider })
+        : m.format('site.chooseUsernameLeadTaken', { provider, suggestion }),
+    connectedAs: (label: string) => m.format('site.connectedAs', { label }),
+    connect: (provider: string) => m.format('site.connect', { provider }),
+    disconnect: (provider: string) => m.format('site.disconnect', { provider }),
+    connected: (provider: string) => m.format('site.connected', { provider }),
+    alreadyConnected: (provider: string) => m.format('site.alreadyConnected', { provider }),
+    disconnected: (provider: string) => m.format('site.disconnected', { provider }),
+    welcome: (provider: string) => m.format('site.welcome', { provider }),
+    starsChoice: (n: number) => m.format('site.starsChoice', { n }),
+    passkeyAdded: (added: string) => m.format('site.passkeyAdded', { added }),
+    passkeyAddedUsed: (added: string, used: string) => m.format('site.passkeyAddedUsed', { added, used }),
+    recoveryLeft: (left: number) => m.format('site.recoveryLeft', { left }),
+    planSupports: (spec: string) => m.format('site.planSupports', { spec }),
+    planNoneFits: (nextcloud: string, newest: string, needs: string) =>
+      m.format('site.planNoneFits', { nextcloud, newest, needs }),
+    planInstalledNewer: (installed: string, nextcloud: string, best: string) =>
+      m.format('site.planInstalledNewer', { installed, nextcloud, best }),
+    planResult: (nextcloud: string) => m.format('site.planResult', { nextcloud }),
+    revokeToken: (name: string) => m.format('site.revokeToken', { name }),
+    tokenDaysHint: (max: number, fallback: number) => m.format('site.tokenDaysHint', { max, default: fallback }),
+  } as const;
+}
+
+export type SiteStrings = ReturnType<typeof makeSiteStrings>;
+
+const made = new Map<SiteLanguage, SiteStrings>();
+
+/** The site's text in `language`, made once per language. */
+export function siteStrings(language: SiteLanguage): SiteStrings {
+  let strings = made.get(language);
+  if (strings === undefined) {
+    strings = makeSiteStrings(messagesFor(language));
+    made.set(language, strings);
+  }
+  return strings;
+}
+
+/** The English text, for what has no visitor: logs, the CLI, a page rendered before a request is known. */
+export const STRINGS = siteStrings('en');

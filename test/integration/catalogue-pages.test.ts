@@ -1,3 +1,5 @@
+import { SITE_LANGUAGES } from '../../src/i18n/site-languages.ts';
+import { languageName } from '../../src/web/catalog-display.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -260,7 +262,12 @@ describe(
       await tab.goto(`${origin}/`);
       assert.match((await tab.locator('#categories + ul').textContent()) ?? '', /Werkzeuge/);
       assert.match((await tab.locator('.card-meta time').first().textContent()) ?? '', /heute/);
-      assert.deepEqual(await tab.locator('#lang option').allTextContents(), ['Deutsch', 'English']);
+      assert.deepEqual(
+        await tab.locator('#lang option').allTextContents(),
+        SITE_LANGUAGES.map((language) => languageName(language)),
+        'the shipped languages (the catalogue has only German and English app texts), each by its own name',
+      );
+      assert.equal(await tab.locator('html').getAttribute('lang'), 'de');
       await tab.goto(`${origin}/apps/news`);
       await tab.getByRole('heading', { name: 'Nachrichten', level: 1 }).waitFor();
       assert.match((await tab.locator('.release time').first().textContent()) ?? '', /^\d{2}\.\d{2}\.\d{4}$/);

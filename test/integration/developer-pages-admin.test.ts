@@ -158,7 +158,7 @@ describe(
         (await tab.locator('pre.command').first().textContent()) ?? '',
         /-sign nothing\.key nothing\.tar\.gz/,
       );
-      for (const url of [
+      const every = [
         '/developer',
         '/developer/certificates?app=mal_app',
         '/developer/register',
@@ -174,14 +174,28 @@ describe(
         '/admin/discover',
         '/admin/certificates',
         '/admin/audit',
-      ]) {
-        await tab.goto(`${origin}${url}`);
-        const { serious, all } = await seriousViolations(tab);
-        assert.deepEqual(serious, [], `${url}: ${all}`);
-        const overflow = await tab.evaluate(
-          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-        );
-        assert.ok(overflow <= 0, `${url} is wider than the phone by ${overflow}px`);
+      ];
+      // Every page kind in English and in Arabic (right to left); languages-browser.test.ts
+      // checks all nine in npm run test:long.
+      for (const language of ['en', 'ar']) {
+        await context.addCookies([{ name: 'appstore_lang', value: language, url: origin }]);
+        for (const url of every) {
+          await tab.goto(`${origin}${url}`);
+          assert.equal(await tab.locator('html').getAttribute('lang'), language.replace('_', '-'), url);
+          const { serious, all } = await seriousViolations(tab);
+          assert.deepEqual(serious, [], `${language} ${url}: ${all}`);
+          const overflow = await tab.evaluate(
+            () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          );
+          const widest = await tab.evaluate(() =>
+            [...document.querySelectorAll('body *')]
+              .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+              .slice(-3)
+              .map((e) => `${e.tagName}.${e.className}: ${(e.textContent ?? '').slice(0, 60)}`)
+              .join(' | '),
+          );
+          assert.ok(overflow <= 0, `${language} ${url} is wider than the phone by ${overflow}px: ${widest}`);
+        }
       }
       await context.close();
     });

@@ -121,6 +121,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0027-scoped-tokens',
       '0028-trusted-publishing',
       '0029-two-factor',
+      '0030-user-language',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

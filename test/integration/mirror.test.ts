@@ -124,7 +124,7 @@ describe(`mirror mode: a second store as the upstream (${DIALECT})`, () => {
     // The app page and the developer pages (here an admin's) show the counts.
     const page = (await mirror.app.inject({ url: '/apps/news', headers: { accept: 'text/html' } })).body;
     assert.match(page, /<dt>Downloads from this store<\/dt><dd>1<\/dd>/);
-    assert.match(page, /<h3>1\.1\.0<\/h3>[\s\S]*?<dt>Downloads<\/dt><dd>1<\/dd>/);
+    assert.match(page, /<h3><bdi>1\.1\.0<\/bdi><\/h3>[\s\S]*?<dt>Downloads<\/dt><dd>1<\/dd>/);
     assert.match(
       (await mirror.app.inject({ url: '/apps/notes', headers: { accept: 'text/html' } })).body,
       /<dt>Downloads from this store<\/dt><dd>0<\/dd>/,

@@ -123,7 +123,7 @@ describe(`notifications by mail (${DIALECT})`, () => {
     for (const to of ['alice@example.org', 'carl@example.org']) {
       const received = await mail.nextMailTo(to);
       assert.equal(received.subject, 'news 1.0.0 was retired by an administrator');
-      assert.match(received.text, /\(security: CVE-2026-1\)/);
+      assert.match(received.text, /\(a security problem: CVE-2026-1\)/);
     }
     await retireRelease(
       { appId: 'news', version: '1.0.0', nightly: false },

@@ -264,7 +264,7 @@ describe(`scoped tokens (${DIALECT})`, () => {
     let warned = await mail.nextMailTo('alice@example.org');
     // Earlier tests' refused publishes were mailed too.
     while (warned.subject.startsWith('A publish')) warned = await mail.nextMailTo('alice@example.org');
-    assert.match(warned.subject, /^Your token '.+' expires on \d{4}-\d\d-\d\d$/);
+    assert.match(warned.subject, /^Your token “.+” expires on \d{4}-\d\d-\d\d$/);
     assert.equal((await lookForNotifications(server.container.notificationLook)).tokens, 0, 'once');
 
     clock.advance(3 * 86_400_000 + 1000);

@@ -148,11 +148,11 @@ describe(`the public website (${DIALECT})`, () => {
     assert.match(
       (await server.app.inject({ method: 'GET', url: '/apps/news', headers: { 'accept-language': 'de-DE,de;q=0.9' } }))
         .body,
-      /<h1>Nachrichten<\/h1>/,
+      /<h1 lang="de" dir="ltr">Nachrichten<\/h1>/,
     );
     assert.match(
       (await server.app.inject({ method: 'GET', url: '/apps/news', headers: { 'accept-language': 'fr' } })).body,
-      /<h1>News &lt;b&gt;/,
+      /<h1 lang="en" dir="ltr">News &lt;b&gt;/,
     );
     const home = (await page('/')).body;
     assert.match(home, /<form class="language" action="\/language" method="get">/);
@@ -167,7 +167,7 @@ describe(`the public website (${DIALECT})`, () => {
       url: '/apps/news',
       headers: { cookie: 'appstore_lang=de', 'accept-language': 'en' },
     });
-    assert.match(inGerman.body, /<h1>Nachrichten<\/h1>/, 'the choice wins over the browser');
+    assert.match(inGerman.body, /<h1 lang="de" dir="ltr">Nachrichten<\/h1>/, 'the choice wins over the browser');
     assert.equal(
       (await page('/language?lang=de&next=%2F%2Fevil.example%2F')).headers.location,
       '/',
@@ -262,6 +262,22 @@ describe(`the public website (${DIALECT})`, () => {
         }
       };
       await check(['/', '/apps/news', '/search?q=news', '/categories/multimedia', '/apps/nope', '/account', '/api/']);
+      // The same page kinds in German and in Arabic (right to left); languages-browser.test.ts
+      // checks all nine in npm run test:long.
+      for (const language of ['de', 'ar']) {
+        await context.addCookies([{ name: 'appstore_lang', value: language, url: origin }]);
+        await check([
+          '/',
+          '/apps/news',
+          '/search?q=news',
+          '/account',
+          '/account/security',
+          '/account/tokens',
+          '/upgrade',
+        ]);
+      }
+      await context.addCookies([{ name: 'appstore_lang', value: 'en', url: origin }]);
+      await tab.goto(`${origin}/`);
       await tab.getByRole('button', { name: 'Sign out' }).click();
       await check(['/account/login', '/account/signup', '/account/reset']);
       await context.close();

@@ -13,6 +13,10 @@ import {
 } from './account-mails.ts';
 import type { SessionDeps } from './sessions.ts';
 import { notificationMail } from '../notifications/notifications.ts';
+import { messagesFor } from '../../i18n/messages.ts';
+import type { Messages } from '../../i18n/messages.ts';
+import { isSiteLanguage } from '../../i18n/site-languages.ts';
+import type { User } from './user.ts';
 import type { AccountMailJob } from './mail-jobs.ts';
 
 /** What turning a job into mails needs: the accounts and links, the per-recipient limit, and the transport. */
@@ -30,6 +34,17 @@ export interface Delivered {
   readonly heldBack: number;
 }
 
+/** The messages a user's mails are written in: the language they last chose on the site, else English. */
+function messagesOf(user: Pick<User, 'language'> | undefined): Messages {
+  const language = user?.language;
+  return messagesFor(isSiteLanguage(language) ? language : 'en');
+}
+
+/** The language of an address's mail that names no account: its account's, if it has one. */
+async function addressMessages(email: string, deps: AccountMailDeps): Promise<Messages> {
+  return messagesOf((await deps.store.findUsersByEmail(email))[0]);
+}
+
 /** The mails of one job, each made with a new link where it needs one. */
 async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<OutgoingMail[]> {
   const link = (path: string): string => siteUrl(deps, path);
@@ -43,20 +58,30 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
       const owners = await deps.store.findUsersByEmail(job.email);
       if (owners.some((owner) => owner.id !== user.id && (owner.emailVerified || owner.id < user.id))) return [];
       const secret = await createLink(user.id, 'verify-email', job.email, LINK_LIFETIME_MS['verify-email'], deps);
-      return [verificationMail(job.email, user.username, link(`/account/verify/${secret}`), job.newAccount)];
+      return [
+        verificationMail(messagesOf(user), job.email, user.username, link(`/account/verify/${secret}`), job.newAccount),
+      ];
     }
     case 'signed-up': {
       const user = await deps.store.findUserById(job.userId);
       if (user === null) return [];
       // The address had an account before this one signed up (or one confirmed it since).
       const owners = await deps.store.findUsersByEmail(job.email);
-      if (owners.some((owner) => owner.id !== user.id && (owner.emailVerified || owner.id < user.id)))
-        return [addressTakenMail(job.email, link('/account/login'), link('/account/reset'))];
+      const owner = owners.find((other) => other.id !== user.id && (other.emailVerified || other.id < user.id));
+      if (owner !== undefined)
+        return [addressTakenMail(messagesOf(owner), job.email, link('/account/login'), link('/account/reset'))];
       const secret = await createLink(user.id, 'verify-email', job.email, LINK_LIFETIME_MS['verify-email'], deps);
-      return [verificationMail(job.email, user.username, link(`/account/verify/${secret}`), true)];
+      return [verificationMail(messagesOf(user), job.email, user.username, link(`/account/verify/${secret}`), true)];
     }
     case 'address-taken':
-      return [addressTakenMail(job.email, link('/account/login'), link('/account/reset'))];
+      return [
+        addressTakenMail(
+          await addressMessages(job.email, deps),
+          job.email,
+          link('/account/login'),
+          link('/account/reset'),
+        ),
+      ];
     case 'password-reset': {
       const mails: OutgoingMail[] = [];
       for (const user of await deps.store.findUsersByEmail(job.email)) {
@@ -69,7 +94,7 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
           LINK_LIFETIME_MS['reset-password'],
           deps,
         );
-        mails.push(passwordResetMail(user.email, user.username, link(`/account/reset/${secret}`)));
+        mails.push(passwordResetMail(messagesOf(user), user.email, user.username, link(`/account/reset/${secret}`)));
       }
       return mails;
     }
@@ -78,17 +103,19 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
       if (user === null || user.email === null) return [];
       await deps.store.deleteLinks(user.id, 'reset-password');
       const secret = await createLink(user.id, 'reset-password', user.email, LINK_LIFETIME_MS.invitation, deps);
-      return [invitationMail(user.email, user.username, link(`/account/reset/${secret}`))];
+      return [invitationMail(messagesOf(user), user.email, user.username, link(`/account/reset/${secret}`))];
     }
     case 'certificate-decided': {
       const user = await deps.store.findUserById(job.userId);
       if (user === null || user.email === null || !user.isActive) return [];
-      return [certificateDecisionMail(user.email, user.username, job, link('/developer/certificates'))];
+      return [
+        certificateDecisionMail(messagesOf(user), user.email, user.username, job, link('/developer/certificates')),
+      ];
     }
     case 'certificate-revoked': {
       const user = await deps.store.findUserById(job.userId);
       if (user === null || user.email === null || !user.isActive) return [];
-      return [unlockRevocationMail(user.email, user.username, job, link('/developer/certificates'))];
+      return [unlockRevocationMail(messagesOf(user), user.email, user.username, job, link('/developer/certificates'))];
     }
     case 'notify': {
       const mails: OutgoingMail[] = [];
@@ -97,7 +124,7 @@ async function mailsOf(job: AccountMailJob, deps: AccountMailDeps): Promise<Outg
         if (user === null || user.email === null || !user.isActive) continue;
         if ((await deps.optedOut(userId)).has(job.notification.kind)) continue;
         mails.push(
-          notificationMail(user.email, user.username, job.notification, {
+          notificationMail(messagesOf(user), user.email, user.username, job.notification, {
             settings: link('/account#notifications'),
             site: link('/'),
           }),

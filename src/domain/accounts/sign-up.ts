@@ -18,6 +18,8 @@ export interface SignUpInput {
   readonly username: string;
   readonly email: string;
   readonly password: string;
+  /** The site language the form was shown in: the account's mails are written in it. */
+  readonly language?: string;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function signUp(
   // One mail, within the account's limit. Whether the address has another account is not even
   // asked here (issue 49): the delivery, after the answer, decides between a confirmation link
   // and a note to the address's owner, so the request does the same work by construction.
+  if (input.language !== undefined && input.language !== 'en') await deps.store.setLanguage(user.id, input.language);
   await deps.limiter.consume(RATE_LIMITS.verificationMails, String(user.id));
   await deps.mail.enqueue({ kind: 'signed-up', userId: user.id, email });
 }

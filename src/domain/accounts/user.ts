@@ -15,6 +15,8 @@ export interface User {
   readonly emailVerified: boolean;
   /** Whether the account signs in with a second factor (an authenticator app or a passkey), issue 53. */
   readonly twoFactor?: boolean;
+  /** The site language the user last chose (or signed up in): their mails are written in it; null: English. */
+  readonly language?: string | null;
   /** Set when the request came with a scoped token: what it may do (`token-scopes.ts`). Absent: everything the account may. */
   readonly limits?: CredentialLimits;
 }
@@ -60,6 +62,8 @@ export interface AccountStore {
   findUserByTokenHash(lookupHash: string): Promise<UserRecord | null>;
   /** Records that the token was used (at most about once a minute: the account page shows it). */
   markTokenUsed(lookupHash: string, now: Date): Promise<void>;
+  /** Keeps the site language the user chose (a preference: not audited). */
+  setLanguage(userId: number, language: string): Promise<void>;
   listUsers(): Promise<User[]>;
   /** Null when the name is taken. */
   createUser(user: NewUser, now: Date, audit: AuditEntry): Promise<User | null>;

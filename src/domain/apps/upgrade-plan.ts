@@ -68,6 +68,11 @@ export function installedApps(list: unknown): InstalledApp[] {
   return apps;
 }
 
+export type NoReleaseWhy =
+  | { readonly kind: 'no-stable' }
+  | { readonly kind: 'none-fits'; readonly newest: string; readonly needs: string }
+  | { readonly kind: 'installed-newer'; readonly best: string };
+
 export type PlannedApp =
   | {
       readonly id: string;
@@ -82,6 +87,8 @@ export type PlannedApp =
       readonly enabled: boolean;
       readonly status: 'no-release';
       readonly reason: string;
+      /** Why, as facts the website words in the visitor's language (the API gives `reason`). */
+      readonly why: NoReleaseWhy;
       readonly isExApp: boolean;
     }
   | {
@@ -150,6 +157,10 @@ export function planUpgrade(
         ...base,
         status: 'no-release',
         isExApp,
+        why:
+          newest === undefined
+            ? { kind: 'no-stable' }
+            : { kind: 'none-fits', newest: newest.version, needs: newest.rawPlatformVersionSpec },
         reason:
           newest === undefined
             ? 'It has no stable release.'
@@ -161,6 +172,7 @@ export function planUpgrade(
         ...base,
         status: 'no-release',
         isExApp,
+        why: { kind: 'installed-newer', best: best.version },
         reason: `The installed ${app.version} is newer than the newest release for Nextcloud ${label} (${best.version}): keep it only if it supports ${label}.`,
       };
     const update = newer(best.version, app.version);

@@ -1,3 +1,5 @@
+import type { Messages } from '../../i18n/messages.ts';
+import { mailText } from '../mail.ts';
 import type { OutgoingMail } from '../mail.ts';
 
 /**
@@ -50,47 +52,74 @@ export interface NotifyQueue {
   enqueue(job: NotifyJob): Promise<void>;
 }
 
-const SIGNATURE = '\n\n-- \nThe app store';
+const RETIREMENT_REASON_MESSAGES = {
+  security: 'dev.retireSecurity',
+  broken: 'dev.retireBroken',
+  other: 'dev.retireOther',
+} as const;
 
-/** The mail of a notification to one recipient; `links` are absolute. */
+/** The mail of a notification to one recipient, in their language; `links` are absolute. */
 export function notificationMail(
+  m: Messages,
   to: string,
   username: string,
   notification: Notification,
   links: { readonly settings: string; readonly site: string },
 ): OutgoingMail {
-  const off = `\n\nYou get this because you maintain apps on the app store; turn this kind of mail off on your account page: ${links.settings}`;
-  const hello = `Hello ${username},\n\n`;
+  const mail = (subject: string, paragraphs: readonly string[]): OutgoingMail => ({
+    to,
+    subject,
+    text: mailText(m, m.format('mail.hello', { username }), [
+      ...paragraphs,
+      m.format('mail.notificationFooter', { link: links.settings }),
+    ]),
+  });
   switch (notification.kind) {
     case 'publish-failed':
-      return {
-        to,
-        subject: 'A publish of yours was refused',
-        text: `${hello}A release you published (${notification.source}) was not saved:\n\n${notification.detail}\n\nNothing was changed. Fix what it says and publish again.${off}${SIGNATURE}`,
-      };
-    case 'release-retired':
-      return {
-        to,
-        subject: `${notification.appId} ${notification.version} was retired by an administrator`,
-        text: `${hello}An administrator of the app store retired ${notification.appId} ${notification.version}${notification.nightly ? ' (nightly)' : ''} (${notification.reason}${notification.note === '' ? '' : `: ${notification.note}`}). Nextcloud servers are no longer offered it.\n\nThe app's page for its maintainers: ${links.site}developer/apps/${notification.appId}${off}${SIGNATURE}`,
-      };
-    case 'certificate-expiring':
-      return {
-        to,
-        subject: `The certificate of ${notification.appId} expires on ${notification.notAfter.slice(0, 10)}`,
-        text: `${hello}The certificate registered for ${notification.appId} expires on ${notification.notAfter.slice(0, 10)}. After that, releases signed with it can no longer be published. Get a new certificate for the app id and register it (the certificate pages show how): ${links.site}developer/certificates?app=${notification.appId}${off}${SIGNATURE}`,
-      };
-    case 'platform-major':
-      return {
-        to,
-        subject: `${notification.appId} has no release for Nextcloud ${notification.major}`,
-        text: `${hello}Nextcloud ${notification.major} is out, and no release of ${notification.appId} supports it yet: servers upgraded to it cannot install or keep the app. Publish a release whose info.xml allows ${notification.major} (<nextcloud max-version="${notification.major}"/>).\n\nThe app: ${links.site}developer/apps/${notification.appId}${off}${SIGNATURE}`,
-      };
-    case 'token-expiring':
-      return {
-        to,
-        subject: `Your token '${notification.name}' expires on ${notification.expiresAt.slice(0, 10)}`,
-        text: `${hello}Your app store token '${notification.name}' expires on ${notification.expiresAt.slice(0, 16).replace('T', ' ')} UTC. Whatever uses it (a CI job, a script) will then be refused. Make a new token on your account page and put it where the old one is: ${links.site}account/tokens\n\nBetter still for CI: publish with trusted publishing, which needs no stored token at all: ${links.site}api/#trusted-publishing${off}${SIGNATURE}`,
-      };
+      return mail(m.format('mail.publishFailedSubject'), [
+        m.format('mail.publishFailedText', { source: notification.source }),
+        notification.detail,
+        m.format('mail.publishFailedNext'),
+      ]);
+    case 'release-retired': {
+      const { appId, version, note } = notification;
+      const known = RETIREMENT_REASON_MESSAGES[notification.reason as keyof typeof RETIREMENT_REASON_MESSAGES];
+      const label = known === undefined ? notification.reason : m.format(known);
+      const reason = note === '' ? label : `${label}: ${note}`;
+      return mail(m.format('mail.retiredSubject', { appId, version }), [
+        m.format(notification.nightly ? 'mail.retiredTextNightly' : 'mail.retiredText', { appId, version, reason }),
+        m.format('mail.appPageForMaintainers', { link: `${links.site}developer/apps/${appId}` }),
+      ]);
+    }
+    case 'certificate-expiring': {
+      const { appId } = notification;
+      const day = notification.notAfter.slice(0, 10);
+      return mail(m.format('mail.certificateExpiringSubject', { appId, day }), [
+        m.format('mail.certificateExpiringText', {
+          appId,
+          day,
+          link: `${links.site}developer/certificates?app=${appId}`,
+        }),
+      ]);
+    }
+    case 'platform-major': {
+      const { appId } = notification;
+      const major = String(notification.major);
+      return mail(m.format('mail.platformMajorSubject', { appId, major }), [
+        m.format('mail.platformMajorText', { appId, major, element: `<nextcloud max-version="${major}"/>` }),
+        m.format('mail.theApp', { link: `${links.site}developer/apps/${appId}` }),
+      ]);
+    }
+    case 'token-expiring': {
+      const { name } = notification;
+      return mail(m.format('mail.tokenExpiringSubject', { name, day: notification.expiresAt.slice(0, 10) }), [
+        m.format('mail.tokenExpiringText', {
+          name,
+          moment: notification.expiresAt.slice(0, 16).replace('T', ' '),
+          link: `${links.site}account/tokens`,
+        }),
+        m.format('mail.tokenExpiringBetter', { link: `${links.site}api/#trusted-publishing` }),
+      ]);
+    }
   }
 }

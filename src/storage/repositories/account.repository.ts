@@ -23,6 +23,7 @@ export type UserRow = Selectable<
     | 'is_active'
     | 'email_verified_at'
     | 'two_factor'
+    | 'language'
   >
 >;
 
@@ -37,6 +38,7 @@ export const USER_COLUMNS = [
   'users.is_active',
   'users.email_verified_at',
   'users.two_factor',
+  'users.language',
 ] as const;
 
 /** Inserts the user's row and returns its id. */
@@ -86,6 +88,7 @@ export function toRecord(row: UserRow): UserRecord {
     hasPassword: row.password_hash !== null,
     emailVerified: row.email_verified_at !== null,
     twoFactor: toBool(row.two_factor),
+    language: row.language,
     passwordHash: row.password_hash,
   };
 }
@@ -131,6 +134,14 @@ export function accountRepository(db: Kysely<Database>): AccountStore {
       return row === undefined ? null : toRecord(row);
     },
 
+    async setLanguage(userId, language) {
+      await db
+        .updateTable('users')
+        .set({ language })
+        .where('id', '=', userId)
+        .where((eb) => eb.or([eb('language', 'is', null), eb('language', '!=', language)]))
+        .execute();
+    },
     async markTokenUsed(lookupHash, now) {
       const at = formatTimestamp(now);
       const aMinuteAgo = formatTimestamp(new Date(now.getTime() - 60_000));

@@ -4,7 +4,6 @@ import type { AuditRecord } from '../../domain/audit/audit.ts';
 import type { Category, PlatformRelease } from '../../domain/catalog/catalog.ts';
 import type { RevokedCertificate } from '../../domain/certificates/revoke-certificate.ts';
 import type { CertificateRequest } from '../../domain/identity/request-certificate.ts';
-import { ADMIN } from '../developer-strings.ts';
 import { checkbox, codeSpans, field, notice, postForm, problemBox, textArea } from '../forms.ts';
 import { languageName } from '../catalog-display.ts';
 import type { FormState } from '../forms.ts';
@@ -13,20 +12,26 @@ import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
 import { auditTable, when } from './developer-pages.ts';
-import { ACTIONS_HEADING, dataTable } from '../tables.ts';
+import { actionsHeading, dataTable } from '../tables.ts';
 
 export type AdminSection =
   'overview' | 'users' | 'apps' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit';
 
-const LINKS: ReadonlyArray<readonly [AdminSection, string, string]> = [
-  ['overview', '/admin', ADMIN.overview],
-  ['users', '/admin/users', ADMIN.users],
-  ['apps', '/admin/apps', ADMIN.apps],
-  ['categories', '/admin/categories', ADMIN.categories],
-  ['platforms', '/admin/platforms', ADMIN.platforms],
-  ['discover', '/admin/discover', ADMIN.discover],
-  ['certificates', '/admin/certificates', ADMIN.certificates],
-  ['audit', '/admin/audit', ADMIN.audit],
+const LINKS: ReadonlyArray<
+  readonly [
+    AdminSection,
+    string,
+    'overview' | 'users' | 'apps' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit',
+  ]
+> = [
+  ['overview', '/admin', 'overview'],
+  ['users', '/admin/users', 'users'],
+  ['apps', '/admin/apps', 'apps'],
+  ['categories', '/admin/categories', 'categories'],
+  ['platforms', '/admin/platforms', 'platforms'],
+  ['discover', '/admin/discover', 'discover'],
+  ['certificates', '/admin/certificates', 'certificates'],
+  ['audit', '/admin/audit', 'audit'],
 ];
 
 /** What a form of an admin page shows after it was sent: a message, or the refusal (and which form it belongs to). */
@@ -37,9 +42,10 @@ export interface AdminState {
 }
 
 function adminLayout(section: AdminSection, title: string, body: HtmlValue, context: PageContext): Html {
+  const A = context.t.admin;
   return layout(
     { title },
-    html`<nav class="subnav" aria-label="${ADMIN.sections}"><ul>${LINKS.map(([key, href, label]) => html`<li><a href="${href}"${key === section ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav><h1>${title}</h1>${body}`,
+    html`<nav class="subnav" aria-label="${A.sections}"><ul>${LINKS.map(([key, href, label]) => html`<li><a href="${href}"${key === section ? html` aria-current="page"` : ''}>${A[label]}</a></li>`)}</ul></nav><h1>${title}</h1>${body}`,
     context,
   );
 }
@@ -63,24 +69,25 @@ export interface AdminOverview {
 }
 
 export function adminOverviewPage(overview: AdminOverview, context: PageContext): Html {
+  const A = context.t.admin;
   const waiting: Html[] = [];
   if (overview.pendingRequests !== null && overview.pendingRequests > 0)
-    waiting.push(html`<li><a href="/admin/certificates">${ADMIN.pendingRequests(overview.pendingRequests)}</a></li>`);
-  if (overview.platforms === 0) waiting.push(html`<li><a href="/admin/platforms">${ADMIN.noPlatforms}</a></li>`);
-  if (overview.categories === 0) waiting.push(html`<li><a href="/admin/categories">${ADMIN.noCategories}</a></li>`);
+    waiting.push(html`<li><a href="/admin/certificates">${A.pendingRequests(overview.pendingRequests)}</a></li>`);
+  if (overview.platforms === 0) waiting.push(html`<li><a href="/admin/platforms">${A.noPlatforms}</a></li>`);
+  if (overview.categories === 0) waiting.push(html`<li><a href="/admin/categories">${A.noCategories}</a></li>`);
   const glance: ReadonlyArray<readonly [string, string, string]> = [
-    [ADMIN.users, '/admin/users', ADMIN.usersAtGlance(overview.users, overview.admins, overview.disabledUsers)],
-    [ADMIN.apps, '/admin/apps', String(overview.apps)],
-    [ADMIN.categories, '/admin/categories', String(overview.categories)],
-    [ADMIN.platforms, '/admin/platforms', String(overview.platforms)],
+    [A.users, '/admin/users', A.usersAtGlance(overview.users, overview.admins, overview.disabledUsers)],
+    [A.apps, '/admin/apps', String(overview.apps)],
+    [A.categories, '/admin/categories', String(overview.categories)],
+    [A.platforms, '/admin/platforms', String(overview.platforms)],
   ];
   return adminLayout(
     'overview',
-    ADMIN.title,
-    html`<p>${ADMIN.lead}</p>
-<section aria-labelledby="waiting"><h2 id="waiting">${ADMIN.waitingTitle}</h2>${waiting.length === 0 ? html`<p>${ADMIN.nothingWaiting}</p>` : html`<ul>${waiting}</ul>`}</section>
-<section aria-labelledby="glance"><h2 id="glance">${ADMIN.glanceTitle}</h2><dl class="facts">${glance.map(([label, href, value]) => html`<dt><a href="${href}">${label}</a></dt><dd>${value}</dd>`)}</dl></section>
-<section aria-labelledby="recent"><h2 id="recent">${ADMIN.recentTitle}</h2>${auditTable(overview.recent, ADMIN.recentTitle, true)}<p><a href="/admin/audit">${ADMIN.wholeAuditLog}</a></p></section>`,
+    A.title,
+    html`<p>${A.lead}</p>
+<section aria-labelledby="waiting"><h2 id="waiting">${A.waitingTitle}</h2>${waiting.length === 0 ? html`<p>${A.nothingWaiting}</p>` : html`<ul>${waiting}</ul>`}</section>
+<section aria-labelledby="glance"><h2 id="glance">${A.glanceTitle}</h2><dl class="facts">${glance.map(([label, href, value]) => html`<dt><a href="${href}">${label}</a></dt><dd>${value}</dd>`)}</dl></section>
+<section aria-labelledby="recent"><h2 id="recent">${A.recentTitle}</h2>${auditTable(context.t, overview.recent, A.recentTitle, true)}<p><a href="/admin/audit">${A.wholeAuditLog}</a></p></section>`,
     context,
   );
 }
@@ -92,40 +99,45 @@ export function adminUsersPage(
   admin: AdminState,
   context: PageContext,
 ): Html {
+  const s = context.t.site;
+  const A = context.t.admin;
   const row = (
     user: User,
-  ): Html => html`<tr><th scope="row">${user.username}</th><td class="wrap" data-label="${ADMIN.email}">${user.email ?? ''}</td>
-<td data-label="${ADMIN.state}">${user.isActive ? ADMIN.active : html`<strong>${ADMIN.disabled}</strong>`}${user.isAdmin ? html`, ${ADMIN.administrator}` : ''}</td>
+  ): Html => html`<tr><th scope="row">${user.username}</th><td class="wrap" data-label="${A.email}">${user.email ?? ''}</td>
+<td data-label="${A.state}">${user.isActive ? A.active : html`<strong>${A.disabled}</strong>`}${user.isAdmin ? html`, ${A.administrator}` : ''}</td>
 <td class="actions">${
     user.username === context.account?.username
       ? ''
-      : html`${postForm('/admin/users/active', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="active" value="${user.isActive ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isActive ? ADMIN.disable(user.username) : ADMIN.enable(user.username)}</button>`, 'inline')}
-${postForm('/admin/users/admin', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="admin" value="${user.isAdmin ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isAdmin ? ADMIN.revokeAdmin(user.username) : ADMIN.makeAdmin(user.username)}</button>`, 'inline')}`
+      : html`${postForm('/admin/users/active', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="active" value="${user.isActive ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isActive ? A.disable(user.username) : A.enable(user.username)}</button>`, 'inline')}
+${postForm('/admin/users/admin', token, html`<input type="hidden" name="username" value="${user.username}"><input type="hidden" name="admin" value="${user.isAdmin ? '' : 'on'}"><input type="hidden" name="q" value="${query}"><button type="submit" class="secondary">${user.isAdmin ? A.revokeAdmin(user.username) : A.makeAdmin(user.username)}</button>`, 'inline')}`
   }</td></tr>`;
   return adminLayout(
     'users',
-    ADMIN.users,
-    html`<form class="form inline-form" action="/admin/users" method="get" role="search">${field({ name: 'q', label: ADMIN.searchLabel, type: 'search', required: false, maxLength: 100, form: 'search' }, { values: { q: query } })}<p><button type="submit">${ADMIN.search}</button></p></form>
+    A.users,
+    html`<form class="form inline-form" action="/admin/users" method="get" role="search">${field({ name: 'q', label: A.searchLabel, type: 'search', required: false, maxLength: 100, form: 'search' }, { values: { q: query } })}<p><button type="submit">${A.search}</button></p></form>
 ${top(admin, 'users')}
-<p class="muted">${ADMIN.userCount(users.length)}</p>
-${dataTable({ caption: ADMIN.users, headings: [ADMIN.username, ADMIN.email, ADMIN.state, ACTIONS_HEADING] }, users.map(row))}
-<section aria-labelledby="invite"><h2 id="invite">${ADMIN.inviteTitle}</h2><p>${ADMIN.inviteLead}</p>${top(admin, 'invite')}
-${postForm('/admin/users/invite', token, html`${field({ name: 'username', label: ADMIN.username, maxLength: 150, autocomplete: 'off', form: 'invite' }, stateOf(admin, 'invite'))}${field({ name: 'email', label: ADMIN.email, type: 'email', maxLength: 254, autocomplete: 'off', form: 'invite' }, stateOf(admin, 'invite'))}${checkbox({ name: 'admin', label: ADMIN.inviteAdmin, form: 'invite' }, stateOf(admin, 'invite'))}<p><button type="submit">${ADMIN.invite}</button></p>`)}</section>`,
+<p class="muted">${A.userCount(users.length)}</p>
+${dataTable(s, { caption: A.users, headings: [A.username, A.email, A.state, actionsHeading(s)] }, users.map(row))}
+<section aria-labelledby="invite"><h2 id="invite">${A.inviteTitle}</h2><p>${A.inviteLead}</p>${top(admin, 'invite')}
+${postForm('/admin/users/invite', token, html`${field({ name: 'username', label: A.username, maxLength: 150, autocomplete: 'off', form: 'invite' }, stateOf(admin, 'invite'))}${field({ name: 'email', label: A.email, type: 'email', maxLength: 254, autocomplete: 'off', form: 'invite' }, stateOf(admin, 'invite'))}${checkbox({ name: 'admin', label: A.inviteAdmin, form: 'invite' }, stateOf(admin, 'invite'))}<p><button type="submit">${A.invite}</button></p>`)}</section>`,
     context,
   );
 }
 
 export function adminAppsPage(apps: readonly ManagedApp[], context: PageContext): Html {
+  const s = context.t.site;
+  const A = context.t.admin;
   return adminLayout(
     'apps',
-    ADMIN.apps,
-    html`<p>${ADMIN.appsLead}</p>${dataTable(
-      { caption: ADMIN.apps, headings: ['App', ADMIN.owner, ADMIN.coMaintainers, ADMIN.flags] },
+    A.apps,
+    html`<p>${A.appsLead}</p>${dataTable(
+      s,
+      { caption: A.apps, headings: ['App', A.owner, A.coMaintainers, A.flags] },
       apps.map(
         (
           app,
-        ) => html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${app.appId}</a></th><td data-label="${ADMIN.owner}">${app.ownerName}</td><td data-label="${ADMIN.coMaintainers}">${app.coMaintainers.map((m) => m.username).join(', ')}</td>
-<td data-label="${ADMIN.flags}">${[app.isFeatured ? ADMIN.featured : '', app.isEnterpriseOnly ? ADMIN.enterprise : '', app.transferUnlocked ? ADMIN.unlocked : ''].filter((f) => f !== '').join(', ')}</td></tr>`,
+        ) => html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${app.appId}</a></th><td data-label="${A.owner}">${app.ownerName}</td><td data-label="${A.coMaintainers}">${app.coMaintainers.map((m) => m.username).join(', ')}</td>
+<td data-label="${A.flags}">${[app.isFeatured ? A.featured : '', app.isEnterpriseOnly ? A.enterprise : '', app.transferUnlocked ? A.unlocked : ''].filter((f) => f !== '').join(', ')}</td></tr>`,
       ),
     )}`,
     context,
@@ -138,21 +150,24 @@ export function adminCategoriesPage(
   admin: AdminState,
   context: PageContext,
 ): Html {
+  const s = context.t.site;
+  const A = context.t.admin;
   const values = stateOf(admin, 'category');
   return adminLayout(
     'categories',
-    ADMIN.categories,
-    html`<p>${ADMIN.categoriesLead}</p>${dataTable(
-      { headings: [ADMIN.categoryId, ADMIN.language, ADMIN.name, ADMIN.description] },
+    A.categories,
+    html`<p>${A.categoriesLead}</p>${dataTable(
+      s,
+      { headings: [A.categoryId, A.language, A.name, A.description] },
       categories.flatMap((category) =>
         Object.entries(category.translations).map(
           ([language, text]) =>
-            html`<tr><th scope="row">${category.id}</th><td data-label="${ADMIN.language}">${languageName(language)} <span class="muted">${language}</span></td><td>${text.name}</td><td class="wrap">${text.description}</td></tr>`,
+            html`<tr><th scope="row">${category.id}</th><td data-label="${A.language}">${languageName(language)} <span class="muted">${language}</span></td><td>${text.name}</td><td class="wrap">${text.description}</td></tr>`,
         ),
       ),
     )}
-<section aria-labelledby="edit"><h2 id="edit">${ADMIN.saveCategory}</h2>${top(admin, 'category')}
-${postForm('/admin/categories', token, html`${field({ name: 'id', label: ADMIN.categoryId, maxLength: 64, form: 'category' }, values)}${field({ name: 'language', label: ADMIN.language, maxLength: 20, form: 'category', hint: 'Its code, such as en, de or fr_FR' }, values.values === undefined ? { values: { language: 'en' } } : values)}${field({ name: 'name', label: ADMIN.name, maxLength: 256, form: 'category' }, values)}${textArea({ name: 'description', label: ADMIN.description, rows: 3, maxLength: 2048, required: false, form: 'category' }, values)}<p><button type="submit">${ADMIN.saveCategory}</button></p>`)}</section>`,
+<section aria-labelledby="edit"><h2 id="edit">${A.saveCategory}</h2>${top(admin, 'category')}
+${postForm('/admin/categories', token, html`${field({ name: 'id', label: A.categoryId, maxLength: 64, form: 'category' }, values)}${field({ name: 'language', label: A.language, maxLength: 20, form: 'category', hint: A.languageCodeHint }, values.values === undefined ? { values: { language: 'en' } } : values)}${field({ name: 'name', label: A.name, maxLength: 256, form: 'category' }, values)}${textArea({ name: 'description', label: A.description, rows: 3, maxLength: 2048, required: false, form: 'category' }, values)}<p><button type="submit">${A.saveCategory}</button></p>`)}</section>`,
     context,
   );
 }
@@ -163,30 +178,34 @@ export function adminPlatformsPage(
   admin: AdminState,
   context: PageContext,
 ): Html {
+  const s = context.t.site;
+  const A = context.t.admin;
   const values = stateOf(admin, 'platform');
   return adminLayout(
     'platforms',
-    ADMIN.platforms,
-    html`<p>${ADMIN.platformsLead}</p>${dataTable(
-      { headings: [ADMIN.version, ADMIN.hasRelease, ADMIN.isSupported] },
+    A.platforms,
+    html`<p>${A.platformsLead}</p>${dataTable(
+      s,
+      { headings: [A.version, A.hasRelease, A.isSupported] },
       platforms.map(
         (p) =>
           html`<tr><th scope="row">${p.version}</th><td>${p.hasRelease ? 'yes' : 'no'}</td><td>${p.isSupported ? 'yes' : 'no'}</td></tr>`,
       ),
     )}
-<section aria-labelledby="edit"><h2 id="edit">${ADMIN.savePlatform}</h2>${top(admin, 'platform')}
-${postForm('/admin/platforms', token, html`${field({ name: 'version', label: ADMIN.version, maxLength: 20, form: 'platform', hint: 'X.Y.Z, such as 32.0.1' }, values)}${checkbox({ name: 'hasRelease', label: ADMIN.hasRelease, form: 'platform', checked: true }, values)}${checkbox({ name: 'isSupported', label: ADMIN.isSupported, form: 'platform', checked: true }, values)}<p><button type="submit">${ADMIN.savePlatform}</button></p>`)}</section>`,
+<section aria-labelledby="edit"><h2 id="edit">${A.savePlatform}</h2>${top(admin, 'platform')}
+${postForm('/admin/platforms', token, html`${field({ name: 'version', label: A.version, maxLength: 20, form: 'platform', hint: 'X.Y.Z, such as 32.0.1' }, values)}${checkbox({ name: 'hasRelease', label: A.hasRelease, form: 'platform', checked: true }, values)}${checkbox({ name: 'isSupported', label: A.isSupported, form: 'platform', checked: true }, values)}<p><button type="submit">${A.savePlatform}</button></p>`)}</section>`,
     context,
   );
 }
 
 export function adminDiscoverPage(json: string, token: string, admin: AdminState, context: PageContext): Html {
+  const A = context.t.admin;
   const state = stateOf(admin, 'discover');
   return adminLayout(
     'discover',
-    ADMIN.discover,
-    html`<p>${codeSpans(ADMIN.discoverLead)}</p>${top(admin, 'discover')}
-${postForm('/admin/discover', token, html`${textArea({ name: 'entries', label: ADMIN.entries, rows: 20, maxLength: 500_000, form: 'discover' }, state.values === undefined ? { values: { entries: json } } : state)}<p><button type="submit">${ADMIN.saveDiscover}</button></p>`)}`,
+    A.discover,
+    html`<p>${codeSpans(A.discoverLead)}</p>${top(admin, 'discover')}
+${postForm('/admin/discover', token, html`${textArea({ name: 'entries', label: A.entries, rows: 20, maxLength: 500_000, form: 'discover' }, state.values === undefined ? { values: { entries: json } } : state)}<p><button type="submit">${A.saveDiscover}</button></p>`)}`,
     context,
   );
 }
@@ -204,36 +223,39 @@ export function adminCertificatesPage(
   admin: AdminState,
   context: PageContext,
 ): Html {
+  const s = context.t.site;
+  const A = context.t.admin;
   const revokeState = stateOf(admin, 'revoke');
   return adminLayout(
     'certificates',
-    ADMIN.certificates,
+    A.certificates,
     html`${
       model.ownAuthority
-        ? html`<section aria-labelledby="approval"><h2 id="approval">${ADMIN.approvalTitle}</h2>${top(admin, 'approval')}
-${postForm('/admin/certificates/approval', token, html`${checkbox({ name: 'required', label: ADMIN.approvalLabel, hint: ADMIN.approvalHint, checked: model.approvalRequired, form: 'approval' })}<p><button type="submit">Save</button></p>`)}</section>
-<section aria-labelledby="queue"><h2 id="queue">${ADMIN.queueTitle}</h2>${top(admin, 'queue')}
+        ? html`<section aria-labelledby="approval"><h2 id="approval">${A.approvalTitle}</h2>${top(admin, 'approval')}
+${postForm('/admin/certificates/approval', token, html`${checkbox({ name: 'required', label: A.approvalLabel, hint: A.approvalHint, checked: model.approvalRequired, form: 'approval' })}<p><button type="submit">Save</button></p>`)}</section>
+<section aria-labelledby="queue"><h2 id="queue">${A.queueTitle}</h2>${top(admin, 'queue')}
 ${
   model.pending.length === 0
-    ? html`<p>${ADMIN.queueEmpty}</p>`
+    ? html`<p>${A.queueEmpty}</p>`
     : html`<ul class="plain">${model.pending.map(
         (
           r,
-        ) => html`<li class="card"><p><strong>${r.appId}</strong> · ${ADMIN.requestedBy} ${r.username} · ${when(r.createdAt)}</p>
-${postForm('/admin/certificates/approve', token, html`<input type="hidden" name="id" value="${r.id}"><button type="submit">${ADMIN.approve(r.appId)}</button>`, 'inline')}
-${postForm('/admin/certificates/reject', token, html`<input type="hidden" name="id" value="${r.id}">${field({ name: 'reason', label: ADMIN.reason, required: false, maxLength: 1000, form: `reject-${r.id}` })}<p><button type="submit" class="secondary">${ADMIN.reject(r.appId)}</button></p>`)}</li>`,
+        ) => html`<li class="card"><p><strong>${r.appId}</strong> · ${A.requestedBy} ${r.username} · ${when(r.createdAt)}</p>
+${postForm('/admin/certificates/approve', token, html`<input type="hidden" name="id" value="${r.id}"><button type="submit">${A.approve(r.appId)}</button>`, 'inline')}
+${postForm('/admin/certificates/reject', token, html`<input type="hidden" name="id" value="${r.id}">${field({ name: 'reason', label: A.reason, required: false, maxLength: 1000, form: `reject-${r.id}` })}<p><button type="submit" class="secondary">${A.reject(r.appId)}</button></p>`)}</li>`,
       )}</ul>`
 }</section>`
         : ''
     }
-<section aria-labelledby="revoke"><h2 id="revoke">${ADMIN.revokeTitle}</h2><p>${ADMIN.revokeLead}</p>${top(admin, 'revoke')}
-${postForm('/admin/certificates/revoke', token, html`${field({ name: 'serial', label: ADMIN.serial, hint: ADMIN.serialHint, required: false, maxLength: 200, autocomplete: 'off', form: 'revoke' }, revokeState)}${textArea({ name: 'certificate', label: ADMIN.orCertificate, rows: 6, required: false, maxLength: 16384, form: 'revoke' }, revokeState)}${field({ name: 'reason', label: ADMIN.revokeReason, required: false, maxLength: 500, form: 'revoke' }, revokeState)}<p><button type="submit" class="danger">${ADMIN.revoke}</button></p>`)}</section>
-<section aria-labelledby="revoked"><h2 id="revoked">${ADMIN.revokedList}</h2>
+<section aria-labelledby="revoke"><h2 id="revoke">${A.revokeTitle}</h2><p>${A.revokeLead}</p>${top(admin, 'revoke')}
+${postForm('/admin/certificates/revoke', token, html`${field({ name: 'serial', label: A.serial, hint: A.serialHint, required: false, maxLength: 200, autocomplete: 'off', form: 'revoke' }, revokeState)}${textArea({ name: 'certificate', label: A.orCertificate, rows: 6, required: false, maxLength: 16384, form: 'revoke' }, revokeState)}${field({ name: 'reason', label: A.revokeReason, required: false, maxLength: 500, form: 'revoke' }, revokeState)}<p><button type="submit" class="danger">${A.revoke}</button></p>`)}</section>
+<section aria-labelledby="revoked"><h2 id="revoked">${A.revokedList}</h2>
 ${
   model.revoked.length === 0
-    ? html`<p>${ADMIN.noneRevoked}</p>`
+    ? html`<p>${A.noneRevoked}</p>`
     : dataTable(
-        { headings: [ADMIN.serial, ADMIN.issuer, ADMIN.revokedAt, ADMIN.revokeReason] },
+        s,
+        { headings: [A.serial, A.issuer, A.revokedAt, A.revokeReason] },
         model.revoked.map(
           (r) =>
             html`<tr><th scope="row" class="wrap"><code>${r.serial}</code></th><td class="wrap">${r.issuer}</td><td>${when(r.revokedAt)}</td><td>${r.reason}</td></tr>`,
@@ -257,12 +279,13 @@ export function adminAuditPage(
   state: FormState,
   context: PageContext,
 ): Html {
+  const A = context.t.admin;
   const values = { values: { ...filter }, ...(state.problem === undefined ? {} : { problem: state.problem }) };
   return adminLayout(
     'audit',
-    ADMIN.audit,
-    html`<p>${ADMIN.auditLead}</p><form class="form inline-form" action="/admin/audit" method="get">${field({ name: 'app', label: ADMIN.filterApp, required: false, maxLength: 64, form: 'audit' }, values)}${field({ name: 'user', label: ADMIN.filterUser, required: false, maxLength: 150, form: 'audit' }, values)}${field({ name: 'event', label: ADMIN.filterEvent, required: false, maxLength: 64, form: 'audit' }, values)}${field({ name: 'since', label: ADMIN.filterSince, required: false, maxLength: 30, form: 'audit', hint: 'YYYY-MM-DD' }, values)}<p><button type="submit">${ADMIN.filter}</button></p></form>
-${problemBox(state)}${auditTable(records, ADMIN.audit, true)}`,
+    A.audit,
+    html`<p>${A.auditLead}</p><form class="form inline-form" action="/admin/audit" method="get">${field({ name: 'app', label: A.filterApp, required: false, maxLength: 64, form: 'audit' }, values)}${field({ name: 'user', label: A.filterUser, required: false, maxLength: 150, form: 'audit' }, values)}${field({ name: 'event', label: A.filterEvent, required: false, maxLength: 64, form: 'audit' }, values)}${field({ name: 'since', label: A.filterSince, required: false, maxLength: 30, form: 'audit', hint: 'YYYY-MM-DD' }, values)}<p><button type="submit">${A.filter}</button></p></form>
+${problemBox(state)}${auditTable(context.t, records, A.audit, true)}`,
     context,
   );
 }

@@ -1,10 +1,11 @@
+import type { SiteStrings } from '../strings.ts';
+import type { PageTexts } from '../page-texts.ts';
 import { githubWorkflow, gitlabJob } from '../ci-workflows.ts';
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
 import { codeSpans } from '../forms.ts';
-import { STRINGS } from '../strings.ts';
 
 /** The parts of a JSON Schema (as the OpenAPI document holds it) the page shows. */
 export interface JsonSchema {
@@ -76,43 +77,34 @@ const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'];
  * The groups of operations (the OpenAPI tags), in the order a reader needs them, each with a
  * title and what it is for; a tag not named here comes after them, under its own name.
  */
-const GROUPS: ReadonlyArray<readonly [tag: string, title: string, lead: string]> = [
-  [
-    'listings',
-    'Listings',
-    'What Nextcloud servers read: apps, categories, Nextcloud releases, discover entries. No account needed.',
-  ],
-  ['accounts', 'Accounts and tokens', 'Get the API token that the calls below authenticate with.'],
-  ['apps', 'Registering apps', "Register an app with its certificate (the app id's owner), and delete it."],
-  [
-    'releases',
-    'Publishing releases',
-    'Publish a release from its archive (uploaded, or from its HTTPS address) and signature, delete one, and see its downloads.',
-  ],
-  ['ratings', 'Ratings', 'Rate an app and comment on it.'],
-  [
-    'archives',
-    'Archives',
-    'The archives this store keeps of its releases (and, in mirror mode, of those it mirrors): what the listings give as download.',
-  ],
-  ['feeds', 'Feeds', 'The newest releases as Atom and RSS, for feed readers.'],
-  ['system', 'System', 'Health, metrics and this document: for operators and their tools.'],
-];
+const GROUPS = [
+  ['listings', 'apiGroupListings', 'apiGroupListingsLead'],
+  ['accounts', 'apiGroupAccounts', 'apiGroupAccountsLead'],
+  ['apps', 'apiGroupApps', 'apiGroupAppsLead'],
+  ['releases', 'apiGroupReleases', 'apiGroupReleasesLead'],
+  ['ratings', 'apiGroupRatings', 'apiGroupRatingsLead'],
+  ['archives', 'apiGroupArchives', 'apiGroupArchivesLead'],
+  ['feeds', 'apiGroupFeeds', 'apiGroupFeedsLead'],
+  ['system', 'apiGroupSystem', 'apiGroupSystemLead'],
+] as const satisfies ReadonlyArray<readonly [tag: string, title: keyof SiteStrings, lead: keyof SiteStrings]>;
 
 /** What each response status says when its schema gives no description of its own. */
-const STATUS_TEXT: Readonly<Record<string, string>> = {
-  '200': 'OK',
-  '201': 'Created',
-  '204': 'Done: no content',
-  '206': 'Part of the content (Range)',
-  '303': 'See other',
-  '304': 'Not modified: your copy (ETag) is current',
+const STATUS_TEXT: Readonly<Record<string, keyof SiteStrings>> = {
+  '200': 'status200',
+  '201': 'status201',
+  '204': 'status204',
+  '206': 'status206',
+  '303': 'status303',
+  '304': 'status304',
 };
 
 /** A response's name: its own description unless the generator's placeholder, else the status's meaning. */
-function responseName(status: string, description: string | undefined): string {
+function responseName(s: SiteStrings, status: string, description: string | undefined): string {
+  const known = STATUS_TEXT[status];
   return description === undefined || description === '' || description === 'Default Response'
-    ? (STATUS_TEXT[status] ?? '')
+    ? known === undefined
+      ? ''
+      : String(s[known])
     : description;
 }
 /** How deep nested objects are listed: deeper ones are named, not expanded (the page stays small). */
@@ -153,18 +145,18 @@ function typeText(raw: JsonSchema, document: OpenApiDocument): string {
 }
 
 /** The object's fields: name, type and limits, required or not, description; nested objects to MAX_DEPTH. */
-function fieldList(raw: JsonSchema, document: OpenApiDocument, depth = 0): Html | '' {
+function fieldList(s: SiteStrings, raw: JsonSchema, document: OpenApiDocument, depth = 0): Html | '' {
   const schema = resolve(raw, document);
   const properties = Object.entries(schema.properties ?? {});
   if (properties.length === 0) {
-    if (schema.items !== undefined && depth < MAX_DEPTH) return fieldList(schema.items, document, depth);
+    if (schema.items !== undefined && depth < MAX_DEPTH) return fieldList(s, schema.items, document, depth);
     return '';
   }
   const required = new Set(schema.required ?? []);
   return html`<ul class="fields">${properties.map(([name, property]) => {
     const target = resolve(property, document);
-    const nested = depth + 1 < MAX_DEPTH ? fieldList(target.items ?? target, document, depth + 1) : '';
-    return html`<li><code>${name}</code> <span class="type">${typeText(property, document)}</span>${required.has(name) ? html` <strong>${STRINGS.required}</strong>` : ''}${property.description === undefined ? '' : html`: ${codeSpans(property.description)}`}${nested}</li>`;
+    const nested = depth + 1 < MAX_DEPTH ? fieldList(s, target.items ?? target, document, depth + 1) : '';
+    return html`<li><code>${name}</code> <span class="type">${typeText(property, document)}</span>${required.has(name) ? html` <strong>${s.required}</strong>` : ''}${property.description === undefined ? '' : html`: ${codeSpans(property.description)}`}${nested}</li>`;
   })}</ul>`;
 }
 
@@ -216,6 +208,7 @@ function curlExample(
 }
 
 function operationBlock(
+  s: SiteStrings,
   method: string,
   path: string,
   operation: OpenApiOperation,
@@ -231,46 +224,49 @@ function operationBlock(
 <h3 id="${id}"><span class="method">${method.toUpperCase()}</span> <code>${path}</code></h3>
 ${operation.summary === undefined ? '' : html`<p>${codeSpans(operation.summary)}</p>`}
 ${operation.description === undefined || operation.description === operation.summary ? '' : html`<p>${codeSpans(operation.description)}</p>`}
-${schemes.length === 0 ? '' : html`<p>${STRINGS.authenticateWith} ${schemes.map((scheme, i) => html`${i === 0 ? '' : ` ${STRINGS.or} `}<a href="#auth-${scheme}">${scheme === 'basic' ? 'Basic' : 'Token'}</a>`)}</p>`}
-${parameters.length === 0 ? '' : html`<h4>${STRINGS.parameters}</h4><ul class="fields">${parameters.map((p) => html`<li><code>${p.name}</code> <span class="type">${p.in}${p.schema === undefined ? '' : `, ${typeText(p.schema, document)}`}</span>${p.required === true ? html` <strong>${STRINGS.required}</strong>` : ''}${p.description === undefined ? '' : html`: ${codeSpans(p.description)}`}</li>`)}</ul>`}
-${Object.entries(body).map(([type, media]) => html`<h4>${STRINGS.requestBody} <span class="type">(${type})</span></h4>${media.schema === undefined ? '' : fieldList(media.schema, document)}`)}
+${schemes.length === 0 ? '' : html`<p>${s.authenticateWith} ${schemes.map((scheme, i) => html`${i === 0 ? '' : ` ${s.or} `}<a href="#auth-${scheme}">${scheme === 'basic' ? 'Basic' : 'Token'}</a>`)}</p>`}
+${parameters.length === 0 ? '' : html`<h4>${s.parameters}</h4><ul class="fields">${parameters.map((p) => html`<li><code>${p.name}</code> <span class="type">${p.in}${p.schema === undefined ? '' : `, ${typeText(p.schema, document)}`}</span>${p.required === true ? html` <strong>${s.required}</strong>` : ''}${p.description === undefined ? '' : html`: ${codeSpans(p.description)}`}</li>`)}</ul>`}
+${Object.entries(body).map(([type, media]) => html`<h4>${s.requestBody} <span class="type">(${type})</span></h4>${media.schema === undefined ? '' : fieldList(s, media.schema, document)}`)}
 ${
   responses.length === 0
     ? ''
-    : html`<h4>${STRINGS.responses}</h4><dl class="facts">${responses.map(([status, response]) => {
+    : html`<h4>${s.responses}</h4><dl class="facts">${responses.map(([status, response]) => {
         const schema = status.startsWith('2') ? response.content?.['application/json']?.schema : undefined;
-        const fields = schema === undefined ? '' : fieldList(schema, document);
-        return html`<dt>${status}</dt><dd>${codeSpans(responseName(status, response.description))}${schema === undefined ? '' : html` <span class="type">(${typeText(schema, document)})</span>`}${fields === '' ? '' : html`<details><summary>${STRINGS.responseFields}</summary>${fields}</details>`}</dd>`;
+        const fields = schema === undefined ? '' : fieldList(s, schema, document);
+        return html`<dt>${status}</dt><dd>${codeSpans(responseName(s, status, response.description))}${schema === undefined ? '' : html` <span class="type">(${typeText(schema, document)})</span>`}${fields === '' ? '' : html`<details><summary>${s.responseFields}</summary>${fields}</details>`}</dd>`;
       })}</dl>`
 }
-<h4>${STRINGS.example}</h4>
+<h4>${s.example}</h4>
 <pre class="command"><code>${curlExample(method, path, operation, schemes, origin, document)}</code></pre>
 </section>`;
 }
 
-function authentication(document: OpenApiDocument): Html | '' {
+function authentication(s: SiteStrings, document: OpenApiDocument): Html | '' {
   const schemes = Object.entries(document.components?.securitySchemes ?? {});
   if (schemes.length === 0) return '';
-  return html`<section aria-labelledby="authentication"><h2 id="authentication">${STRINGS.authentication}</h2>
-<p>${STRINGS.authenticationLead}</p>
+  return html`<section aria-labelledby="authentication"><h2 id="authentication">${s.authentication}</h2>
+<p>${s.authenticationLead}</p>
 <dl class="facts">${schemes.map(([name, scheme]) => html`<dt id="auth-${name}">${name === 'basic' ? 'Basic' : 'Token'}</dt><dd>${codeSpans(scheme.description ?? '')}</dd>`)}</dl></section>`;
 }
 
 /** How CI publishes with no stored token (issue 53): the steps, and the workflow files for this store. */
-function trustedPublishing(origin: string): Html {
-  return html`<section aria-labelledby="trusted-publishing"><h2 id="trusted-publishing">Trusted publishing from CI</h2>
-<p>GitHub Actions and GitLab CI can publish releases with no store token saved anywhere: the CI job's OpenID Connect ID token, minted for this store, is exchanged at <code>POST /api/v1/trusted-publishing/token</code> for a token that publishes one app for 15 minutes, and each release records the repository, commit and run it came from.</p>
+function trustedPublishing(t: PageTexts, origin: string): Html {
+  const s = t.site;
+  const code = (inner: Html): Html => html`<code>${inner}</code>`;
+  const tokens = (inner: Html): Html => html`<a href="/account/tokens">${inner}</a>`;
+  return html`<section aria-labelledby="trusted-publishing"><h2 id="trusted-publishing">${s.tpTitle}</h2>
+<p>${t.tagged('site.tpLead', { code })}</p>
 <ol>
-<li>On the app's manage page (<a href="/developer">My apps</a>), under <em>Trusted publishers</em>, name the repository and workflow file (GitHub) or the project (GitLab), and optionally the environment.</li>
-<li>Copy <a href="/static/publish-release.sh">publish-release.sh</a> into the repository (sh, tar, curl and openssl: nothing else), as <code>.github/publish-release.sh</code> or <code>ci/publish-release.sh</code>.</li>
-<li>Keep the app's code-signing key as a CI secret <code>APP_SIGNING_KEY</code> (the store never sees it), and add the workflow below.</li>
-<li>Once a release is published this way, revoke the token the CI held before: on <a href="/account/tokens">your tokens</a>, or <code>DELETE /api/v1/token</code> with it.</li>
+<li>${t.tagged('site.tpStep1', { myapps: (inner) => html`<a href="/developer">${inner}</a>`, em: (inner) => html`<em>${inner}</em>` })}</li>
+<li>${t.tagged('site.tpStep2', { script: (inner) => html`<a href="/static/publish-release.sh">${inner}</a>`, code })}</li>
+<li>${t.tagged('site.tpStep3', { code })}</li>
+<li>${t.tagged('site.tpStep4', { tokens, code })}</li>
 </ol>
 <h3>GitHub Actions</h3>
 <pre class="command"><code>${githubWorkflow(origin, 'APP_ID')}</code></pre>
 <h3>GitLab CI</h3>
 <pre class="command"><code>${gitlabJob(origin, 'APP_ID')}</code></pre>
-<p>Tokens for scripts that are not CI jobs: <a href="/account/tokens">tokens with scopes and expiry</a> (<code>apst_…</code>).</p></section>`;
+<p>${t.tagged('site.tpOtherScripts', { tokens, code })}</p></section>`;
 }
 
 /**
@@ -285,6 +281,7 @@ export function apiPage(
   origin: string,
   store: { readonly mirror: boolean; readonly keepsArchives: boolean },
 ): Html {
+  const s = context.t.site;
   const found = new Map<string, Html[]>();
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {
@@ -294,23 +291,23 @@ export function apiPage(
       // A store that keeps no archives and mirrors nothing serves none: their routes answer 404, and are left out.
       if (tag === 'archives' && !store.mirror && !store.keepsArchives) continue;
       const list = found.get(tag) ?? [];
-      list.push(operationBlock(method, path, operation, origin, document));
+      list.push(operationBlock(s, method, path, operation, origin, document));
       found.set(tag, list);
     }
   }
   const known = GROUPS.filter(([tag]) => found.has(tag));
   const others = [...found.keys()].filter((tag) => !GROUPS.some(([known]) => known === tag)).sort();
   const groups = [
-    ...known.map(([tag, title, lead]) => ({ tag, title, lead, blocks: found.get(tag) ?? [] })),
+    ...known.map(([tag, title, lead]) => ({ tag, title: s[title], lead: s[lead], blocks: found.get(tag) ?? [] })),
     ...others.map((tag) => ({ tag, title: tag, lead: '', blocks: found.get(tag) ?? [] })),
   ];
   return layout(
-    { title: STRINGS.apiTitle },
-    html`<h1>${document.info?.title ?? STRINGS.apiTitle}</h1>
-<p class="lead">${STRINGS.apiLead} <a href="/api/v1/openapi.json">${STRINGS.openApiDocument}</a></p>
-<nav aria-label="${STRINGS.apiTitle}"><ul class="tags"><li><a href="#authentication">${STRINGS.authentication}</a></li><li><a href="#trusted-publishing">Trusted publishing</a></li>${groups.map(({ tag, title }) => html`<li><a href="#tag-${tag}">${title}</a></li>`)}</ul></nav>
-${authentication(document)}
-${trustedPublishing(origin)}
+    { title: s.apiTitle },
+    html`<h1>${document.info?.title ?? s.apiTitle}</h1>
+<p class="lead">${context.t.tagged('site.apiLead', { doc: (inner) => html`<a href="/api/v1/openapi.json">${inner}</a>` })}</p>
+<nav aria-label="${s.apiTitle}"><ul class="tags"><li><a href="#authentication">${s.authentication}</a></li><li><a href="#trusted-publishing">${s.tpTitle}</a></li>${groups.map(({ tag, title }) => html`<li><a href="#tag-${tag}">${title}</a></li>`)}</ul></nav>
+${authentication(s, document)}
+${trustedPublishing(context.t, origin)}
 ${groups.map(({ tag, title, lead, blocks }) => html`<section aria-labelledby="tag-${tag}"><h2 id="tag-${tag}">${title}</h2>${lead === '' ? '' : html`<p>${lead}</p>`}${blocks}</section>`)}`,
     context,
   );

@@ -1,3 +1,4 @@
+import type { SiteStrings } from '../strings.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import type { CatalogEntry } from '../../domain/browse/catalog-entry.ts';
 import { shownLanguageOf, textsIn } from '../../domain/browse/browse-catalog.ts';
@@ -5,16 +6,18 @@ import type { IconRef } from '../../domain/browse/browse-catalog.ts';
 import { starRating, timeAgo } from '../catalog-display.ts';
 import type { Html } from '../html.ts';
 import { html, trusted } from '../html.ts';
-import { STRINGS } from '../strings.ts';
+import { textLanguage } from '../page-texts.ts';
 
 /** What cards need besides the app: the visitor's languages, the time, and the apps' icons. */
 export interface CardSetting {
   readonly languages: readonly string[];
-  /** The language dates are written in (the one the page is shown in). */
+  /** The language the site's text and dates are written in (the one the page is shown in). */
   readonly dateLanguage: string;
   readonly now: Date;
   /** App id → its icon; apps without one get the placeholder. */
   readonly icons: ReadonlyMap<string, IconRef>;
+  /** The site's text in the page's language. */
+  readonly strings: SiteStrings;
 }
 
 /** What catalogue pages show apps with: cards, and category names in the visitor's languages. */
@@ -37,7 +40,7 @@ export function appIcon(appId: string, icons: ReadonlyMap<string, IconRef>, size
     : html`<img class="icon icon-${size}${icon.dark ? ' icon-dark' : ''}" src="${iconAddress(icon.hash)}" alt="" width="${pixels}" height="${pixels}">`;
 }
 
-/** Each entry's card as far as its date, by the language of its texts: made once per entry (a catalogue's entries live as long as it). */
+/** Each entry's card as far as its date, by the language of its texts and the page's: made once per entry (a catalogue's entries live as long as it). */
 const cardsOf = new WeakMap<CatalogEntry, Map<string, string>>();
 
 /**
@@ -46,7 +49,8 @@ const cardsOf = new WeakMap<CatalogEntry, Map<string, string>>();
  * All but "updated … ago" is rendered once per entry and language.
  */
 export function appCard(app: CatalogEntry, setting: CardSetting): Html {
-  const language = shownLanguageOf(app, setting.languages);
+  const s = setting.strings;
+  const language = `${shownLanguageOf(app, setting.languages)} ${setting.dateLanguage}`;
   let cards = cardsOf.get(app);
   if (cards === undefined) cardsOf.set(app, (cards = new Map()));
   let head = cards.get(language);
@@ -55,10 +59,10 @@ export function appCard(app: CatalogEntry, setting: CardSetting): Html {
     head = html`<li class="card">
   <a class="card-link" href="/apps/${encodeURIComponent(app.id)}">
     ${app.shot === null ? html`<span class="card-shot card-shot-none">${appIcon(app.id, setting.icons, 'large')}</span>` : html`<img class="card-shot" src="${app.shot}" alt="" loading="lazy" referrerpolicy="no-referrer">`}
-    <span class="card-title">${appIcon(app.id, setting.icons)}<span class="card-name" lang="${texts.language}">${texts.name}</span>${app.isDeprecated ? html` <span class="mark">${STRINGS.deprecatedMark}</span>` : ''}</span>
+    <span class="card-title">${appIcon(app.id, setting.icons)}<span class="card-name"${textLanguage(texts.language)}>${texts.name}</span>${app.isDeprecated ? html` <span class="mark">${s.deprecatedMark}</span>` : ''}</span>
   </a>
-  <p class="card-summary" lang="${texts.language}">${texts.summary}</p>
-  <p class="card-meta">${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · `.text;
+  <p class="card-summary"${textLanguage(texts.language)}>${texts.summary}</p>
+  <p class="card-meta">${starRating(s, ratingToStars(app.ratingOverall), app.ratingNumOverall)} · `.text;
     cards.set(language, head);
   }
   return html`${trusted(head)}${updated(app, setting)}</p>
@@ -69,12 +73,12 @@ type Rated = Pick<CatalogEntry, 'ratingOverall' | 'ratingNumOverall' | 'lastModi
 
 /** When the app was last updated ("Updated 3 days ago"). */
 function updated(app: Rated, setting: CardSetting): Html {
-  return html`<time datetime="${app.lastModified}">${STRINGS.updatedAgo(timeAgo(app.lastModified, setting.now, setting.dateLanguage))}</time>`;
+  return html`<time datetime="${app.lastModified}">${setting.strings.updatedAgo(timeAgo(app.lastModified, setting.now, setting.dateLanguage))}</time>`;
 }
 
 /** The app's stars and when it was last updated: under the app page's title. */
 export function ratedAndUpdated(app: Rated, setting: CardSetting): Html {
-  return html`${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)} · ${updated(app, setting)}`;
+  return html`${starRating(setting.strings, ratingToStars(app.ratingOverall), app.ratingNumOverall)} · ${updated(app, setting)}`;
 }
 
 export function appList(apps: readonly CatalogEntry[], setting: CardSetting): Html {

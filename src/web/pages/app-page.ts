@@ -1,3 +1,4 @@
+import type { SiteStrings } from '../strings.ts';
 import { provenanceCell } from './trusted-publishers-section.ts';
 import type { Donation } from '../../domain/releases/release-data.ts';
 import { webAddressProblem } from '../../domain/encodings.ts';
@@ -11,13 +12,13 @@ import type { AppDownloadCounts } from '../../domain/archives/download-counts.ts
 import type { Html } from '../html.ts';
 import { html } from '../html.ts';
 import { layout, shownLanguage } from '../layout.ts';
+import { textLanguage } from '../page-texts.ts';
 import type { PageContext } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
 import { notice, postForm, problemBox } from '../forms.ts';
 import type { FormState } from '../forms.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
-import { STRINGS } from '../strings.ts';
 import { countText, languageName, rangeText, shortDate, starRating } from '../catalog-display.ts';
 import type { CatalogDisplay } from './app-card.ts';
 import { appIcon, ratedAndUpdated } from './app-card.ts';
@@ -30,31 +31,30 @@ function link(url: string, label: string): Html | '' {
 }
 
 function releaseRow(
+  s: SiteStrings,
   release: ListedRelease,
   languages: readonly string[],
   dateLanguage: string,
   downloads: number | null,
 ): Html {
-  const changelog =
-    [...languages, 'en']
-      .map((language) => release.translations[language]?.changelog)
-      .find((text) => text !== undefined && text !== '') ?? '';
-  const marks = [
-    release.isNightly ? STRINGS.nightly : '',
-    !isStable(release.version, false) ? STRINGS.preRelease : '',
-  ].filter((m) => m !== '');
+  const changelogLanguage =
+    [...languages, 'en'].find((language) => (release.translations[language]?.changelog ?? '') !== '') ?? 'en';
+  const changelog = release.translations[changelogLanguage]?.changelog ?? '';
+  const marks = [release.isNightly ? s.nightly : '', !isStable(release.version, false) ? s.preRelease : ''].filter(
+    (m) => m !== '',
+  );
   return html`<li class="release">
-  <h3>${release.version}${marks.map((mark) => html` <span class="mark">${mark}</span>`)}</h3>
+  <h3><bdi>${release.version}</bdi>${marks.map((mark) => html` <span class="mark">${mark}</span>`)}</h3>
   <dl class="facts">
-    <dt>${STRINGS.released}</dt><dd><time datetime="${release.created}">${shortDate(release.created, dateLanguage)}</time></dd>
-    <dt>${STRINGS.nextcloudVersions}</dt><dd>${rangeText(releaseRange(release))}</dd>
-    <dt>${STRINGS.php}</dt><dd>${rangeText(specBounds(release.rawPhpVersionSpec))}</dd>
-    ${release.databases.length === 0 ? '' : html`<dt>${STRINGS.databases}</dt><dd>${release.databases.map((d) => d.id).join(', ')}</dd>`}
-    <dt>${STRINGS.licences}</dt><dd>${release.licenses.join(', ')}</dd>
-    ${release.provenance === undefined ? '' : html`<dt>${STRINGS.builtFrom}</dt><dd>${provenanceCell(release.provenance, '')} <span class="muted">${STRINGS.verifiedBuild}</span></dd>`}
-    ${downloads === null ? '' : html`<dt>${STRINGS.downloadCount}</dt><dd>${countText(downloads, dateLanguage)}</dd>`}
+    <dt>${s.released}</dt><dd><time datetime="${release.created}">${shortDate(release.created, dateLanguage)}</time></dd>
+    <dt>${s.nextcloudVersions}</dt><dd>${rangeText(s, releaseRange(release))}</dd>
+    <dt>${s.php}</dt><dd>${rangeText(s, specBounds(release.rawPhpVersionSpec))}</dd>
+    ${release.databases.length === 0 ? '' : html`<dt>${s.databases}</dt><dd>${release.databases.map((d) => d.id).join(', ')}</dd>`}
+    <dt>${s.licences}</dt><dd>${release.licenses.join(', ')}</dd>
+    ${release.provenance === undefined ? '' : html`<dt>${s.builtFrom}</dt><dd>${provenanceCell(release.provenance, '')} <span class="muted">${s.verifiedBuild}</span></dd>`}
+    ${downloads === null ? '' : html`<dt>${s.downloadCount}</dt><dd>${countText(downloads, dateLanguage)}</dd>`}
   </dl>
-  ${changelog === '' ? '' : html`<details><summary>${STRINGS.changelog}</summary><div class="markdown">${renderMarkdown(changelog)}</div></details>`}
+  ${changelog === '' ? '' : html`<details><summary>${s.changelog}</summary><div class="markdown"${textLanguage(changelogLanguage)}>${renderMarkdown(changelog)}</div></details>`}
 </li>`;
 }
 
@@ -87,40 +87,41 @@ function commentText(rating: ListedRating, languages: readonly string[]): { lang
 }
 
 function ratingForm(app: ListedApp, view: AppPageView, context: PageContext): Html {
+  const s = context.t.site;
   const { rater, form } = view;
   const here = `/apps/${encodeURIComponent(app.id)}`;
   if (rater === null)
-    return html`<p><a href="/account/login?next=${encodeURIComponent(here)}">${STRINGS.signInToRate}</a></p>`;
-  if (rater === 'maintainer') return html`<p>${STRINGS.maintainersCannotRate}</p>`;
+    return html`<p><a href="/account/login?next=${encodeURIComponent(here)}">${s.signInToRate}</a></p>`;
+  if (rater === 'maintainer') return html`<p>${s.maintainersCannotRate}</p>`;
   const own = rater.own;
   const ownComment = own === null ? null : commentText(own, [...context.languages, ...Object.keys(own.translations)]);
   const stars = form.values?.stars ?? (own === null ? '' : String(Math.round(ratingToStars(own.rating))));
   const language = form.values?.language ?? ownComment?.language ?? shownLanguage(context);
   const comment = form.values?.comment ?? ownComment?.text ?? '';
   const languages = [...new Set([language, ...context.availableLanguages, ...COMMENT_LANGUAGES])];
-  return html`<h3 id="your-rating">${own === null ? STRINGS.rateThisApp : STRINGS.yourRating}</h3>
+  return html`<h3 id="your-rating">${own === null ? s.rateThisApp : s.yourRating}</h3>
 ${form.message === undefined ? '' : notice(form.message)}${problemBox(form)}
 ${postForm(
   `${here}/rating`,
   rater.formToken,
-  html`<fieldset class="field star-choice"><legend>${STRINGS.stars}</legend>${[5, 4, 3, 2, 1].map(
+  html`<fieldset class="field star-choice"><legend>${s.stars}</legend>${[5, 4, 3, 2, 1].map(
     (n) =>
-      html`<label><input type="radio" name="stars" value="${n}" required${String(n) === stars ? html` checked` : ''}> <span class="stars s${n * 10}" aria-hidden="true"></span> ${STRINGS.starsChoice(n)}</label>`,
+      html`<label><input type="radio" name="stars" value="${n}" required${String(n) === stars ? html` checked` : ''}> <span class="stars s${n * 10}" aria-hidden="true"></span> ${s.starsChoice(n)}</label>`,
   )}</fieldset>
-<p class="field"><label for="rating-comment">${STRINGS.comment}</label><textarea id="rating-comment" name="comment" rows="4" maxlength="10000">${comment}</textarea></p>
-<p class="field"><label for="rating-language">${STRINGS.commentLanguage}</label>
+<p class="field"><label for="rating-comment">${s.comment}</label><textarea id="rating-comment" name="comment" rows="4" maxlength="10000">${comment}</textarea></p>
+<p class="field"><label for="rating-language">${s.commentLanguage}</label>
 <select id="rating-language" name="language">${languages.map((l) => html`<option value="${l}" lang="${l.replace('_', '-')}"${l === language ? html` selected` : ''}>${languageName(l)}</option>`)}</select></p>
-<p><button type="submit">${STRINGS.saveRating}</button></p>`,
+<p><button type="submit">${s.saveRating}</button></p>`,
 )}
-${own === null ? '' : postForm(`${here}/rating/delete`, rater.formToken, html`<button type="submit" class="secondary">${STRINGS.removeRating}</button>`)}`;
+${own === null ? '' : postForm(`${here}/rating/delete`, rater.formToken, html`<button type="submit" class="secondary">${s.removeRating}</button>`)}`;
 }
 
 /** A comment's stars, drawn, with their number for screen readers. */
-function commentStars(stars: number): Html {
-  return html`<span class="stars s${stars * 10}" role="img" aria-label="${STRINGS.starsAlt(stars)}"></span>`;
+function commentStars(s: SiteStrings, stars: number): Html {
+  return html`<span class="stars s${stars * 10}" role="img" aria-label="${s.starsAlt(stars)}"></span>`;
 }
 
-function commentList(view: AppPageView, languages: readonly string[], dateLanguage: string): Html {
+function commentList(s: SiteStrings, view: AppPageView, languages: readonly string[], dateLanguage: string): Html {
   const inLanguages = (rating: ListedRating, wanted: readonly string[]) => {
     const comment = commentText(rating, wanted);
     return comment === null ? [] : [{ rating, comment }];
@@ -130,85 +131,86 @@ function commentList(view: AppPageView, languages: readonly string[], dateLangua
   if (comments.length === 0) {
     // None in the visitor's languages: those in others rather than nothing (each marked with its language).
     comments = view.ratings.flatMap((rating) => inLanguages(rating, Object.keys(rating.translations)));
-    if (comments.length === 0) return html`<p>${STRINGS.noComments}</p>`;
-    note = html`<p>${STRINGS.commentsInOtherLanguages}</p>`;
+    if (comments.length === 0) return html`<p>${s.noComments}</p>`;
+    note = html`<p>${s.commentsInOtherLanguages}</p>`;
   }
   return html`${note}<ul class="comments">${comments.map(({ rating, comment }) => {
-    const name = view.raterNames.get(rating.user.id) ?? STRINGS.anonymousUser;
-    return html`<li class="comment" lang="${comment.language}"><p class="card-meta"><span class="commenter">${name}</span> · ${commentStars(Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${shortDate(rating.ratedAt, dateLanguage)}</time></p><div class="markdown">${renderMarkdown(comment.text)}</div></li>`;
+    const name = view.raterNames.get(rating.user.id) ?? s.anonymousUser;
+    return html`<li class="comment"><p class="card-meta"><bdi class="commenter">${name}</bdi> · ${commentStars(s, Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${shortDate(rating.ratedAt, dateLanguage)}</time></p><div class="markdown"${textLanguage(comment.language)}>${renderMarkdown(comment.text)}</div></li>`;
   })}</ul>`;
 }
 
 /** How to install the app on a Nextcloud server: its id, the occ command, the versions, direct downloads. */
-function installHelp(app: ListedApp, view: AppPageView, dateLanguage: string): Html {
+function installHelp(s: SiteStrings, app: ListedApp, view: AppPageView, dateLanguage: string): Html {
   const range = nextcloudRange(app);
   const total = view.downloads === null ? null : totalDownloads(view.downloads);
-  return html`<section aria-labelledby="install"><h2 id="install">${STRINGS.install}</h2>
-<p>${STRINGS.installLead}</p>${app.isDeprecated === true ? html`<p class="hint">${STRINGS.deprecatedInstall}</p>` : ''}
+  return html`<section aria-labelledby="install"><h2 id="install">${s.install}</h2>
+<p>${s.installLead}</p>${app.isDeprecated === true ? html`<p class="hint">${s.deprecatedInstall}</p>` : ''}
 <pre class="command" aria-label="occ"><code>occ app:install ${app.id}</code></pre>
-<dl class="facts"><dt>${STRINGS.appIdLabel}</dt><dd><code>${app.id}</code></dd>${range === null ? '' : html`<dt>${STRINGS.supportedNextcloud}</dt><dd>${rangeText(range)}</dd>`}${total === null ? '' : html`<dt>${STRINGS.downloadsHere}</dt><dd>${countText(total, dateLanguage)}</dd>`}</dl>
-<h3>${STRINGS.downloads}</h3>${
+<dl class="facts"><dt>${s.appIdLabel}</dt><dd><code>${app.id}</code></dd>${range === null ? '' : html`<dt>${s.supportedNextcloud}</dt><dd>${rangeText(s, range)}</dd>`}${total === null ? '' : html`<dt>${s.downloadsHere}</dt><dd>${countText(total, dateLanguage)}</dd>`}</dl>
+<h3>${s.downloads}</h3>${
     view.latest.length > 0
-      ? html`<ul>${view.latest.map((row) => html`<li><a href="${row.release.download}" rel="nofollow noopener">${STRINGS.downloadFor(row.platform, row.release.version)}</a></li>`)}</ul>`
-      : html`<p class="hint">${view.platforms === 0 ? STRINGS.noPlatformsListed : STRINGS.noReleaseForPlatforms}</p>`
+      ? html`<ul>${view.latest.map((row) => html`<li><a href="${row.release.download}" rel="nofollow noopener">${s.downloadFor(row.platform, row.release.version)}</a></li>`)}</ul>`
+      : html`<p class="hint">${view.platforms === 0 ? s.noPlatformsListed : s.noReleaseForPlatforms}</p>`
   }</section>`;
 }
 
 /** A deprecated app says so first, with its successor; an orphaned one asks for maintainers (issue 52). */
-function statusBanners(app: ListedApp): Html {
+function statusBanners(s: SiteStrings, app: ListedApp): Html {
   const contact = app.issueTracker !== '' ? app.issueTracker : app.discussion;
   return html`${
     app.isDeprecated === true
-      ? html`<div class="notice warning" role="note"><p><strong>${STRINGS.deprecated}</strong> ${app.deprecationReason ?? ''}</p>${app.successor === undefined ? '' : html`<p>${STRINGS.useInstead} <a href="/apps/${app.successor}">${app.successor}</a></p>`}</div>`
+      ? html`<div class="notice warning" role="note"><p><strong>${s.deprecated}</strong> ${app.deprecationReason ?? ''}</p>${app.successor === undefined ? '' : html`<p>${s.useInstead} <a href="/apps/${app.successor}">${app.successor}</a></p>`}</div>`
       : ''
   }${
     app.isOrphan === true
-      ? html`<div class="notice" role="note"><p><strong>${STRINGS.lookingForMaintainers}</strong> ${STRINGS.orphanLead}${contact === '' ? '' : html` <a href="${contact}" rel="nofollow noopener">${STRINGS.orphanContact}</a>`}</p></div>`
+      ? html`<div class="notice" role="note"><p><strong>${s.lookingForMaintainers}</strong> ${s.orphanLead}${contact === '' ? '' : html` <a href="${contact}" rel="nofollow noopener">${s.orphanContact}</a>`}</p></div>`
       : ''
   }`;
 }
 
 export function appPage(app: ListedApp, view: AppPageView, context: PageContext, display: CatalogDisplay): Html {
+  const s = context.t.site;
   const { languages } = context;
   const { dateLanguage } = display.cards;
   const texts = textsIn(app, languages);
   const releases = [...app.releases].sort(compareReleasesDescending);
   const fingerprint = certificateFingerprint(app.certificate);
   const links = [
-    link(app.website, STRINGS.website),
-    link(app.issueTracker, STRINGS.issues),
-    link(app.discussion, STRINGS.discussion),
-    link(app.userDocs, STRINGS.userDocs),
-    link(app.adminDocs, STRINGS.adminDocs),
-    link(app.developerDocs, STRINGS.developerDocs),
-    ...(view.donations ?? []).map((d) => link(d.url, d.title === '' ? STRINGS.donate(d.type) : d.title)),
+    link(app.website, s.website),
+    link(app.issueTracker, s.issues),
+    link(app.discussion, s.discussion),
+    link(app.userDocs, s.userDocs),
+    link(app.adminDocs, s.adminDocs),
+    link(app.developerDocs, s.developerDocs),
+    ...(view.donations ?? []).map((d) => link(d.url, d.title === '' ? s.donate(d.type) : d.title)),
   ];
   return layout(
     { title: texts.name, description: texts.summary },
-    html`<article class="app" lang="${texts.language}">
-<div class="app-title">${appIcon(app.id, display.cards.icons, 'large')}<div><h1>${texts.name}</h1>
-<p class="lead">${texts.summary}</p></div></div>
+    html`<article class="app">
+<div class="app-title">${appIcon(app.id, display.cards.icons, 'large')}<div><h1${textLanguage(texts.language)}>${texts.name}</h1>
+<p class="lead"${textLanguage(texts.language)}>${texts.summary}</p></div></div>
 <p class="card-meta">${ratedAndUpdated(app, display.cards)}</p>
-${statusBanners(app)}
-<nav aria-label="${STRINGS.categoryLinks}"><ul class="tags">${app.categories.map((id) => html`<li><a href="/categories/${encodeURIComponent(id)}">${display.categoryName(id)}</a></li>`)}</ul></nav>
+${statusBanners(s, app)}
+<nav aria-label="${s.categoryLinks}"><ul class="tags">${app.categories.map((id) => html`<li><a href="/categories/${encodeURIComponent(id)}">${display.categoryName(id)}</a></li>`)}</ul></nav>
 ${
   app.screenshots.length === 0
     ? ''
-    : html`<section aria-labelledby="shots"><h2 id="shots">${STRINGS.screenshots}</h2>
-<ul class="gallery">${app.screenshots.map((shot, i) => html`<li><a href="${shot.url}" rel="nofollow noopener"><img src="${shot.smallThumbnail || shot.url}" alt="${STRINGS.screenshotOf(texts.name, i + 1)}" loading="lazy" referrerpolicy="no-referrer"></a></li>`)}</ul></section>`
+    : html`<section aria-labelledby="shots"><h2 id="shots">${s.screenshots}</h2>
+<ul class="gallery">${app.screenshots.map((shot, i) => html`<li><a href="${shot.url}" rel="nofollow noopener"><img src="${shot.smallThumbnail || shot.url}" alt="${s.screenshotOf(texts.name, i + 1)}" loading="lazy" referrerpolicy="no-referrer"></a></li>`)}</ul></section>`
 }
-<section aria-labelledby="description"><h2 id="description">${STRINGS.description}</h2><div class="markdown">${renderMarkdown(texts.description)}</div></section>
-${installHelp(app, view, dateLanguage)}
-<section aria-labelledby="ratings"><h2 id="ratings">${STRINGS.ratings}</h2>
-<dl class="facts"><dt>${STRINGS.overall}</dt><dd>${starRating(ratingToStars(app.ratingOverall), app.ratingNumOverall)}</dd><dt>${STRINGS.recent}</dt><dd>${starRating(ratingToStars(app.ratingRecent), app.ratingNumRecent)}</dd></dl>
+<section aria-labelledby="description"><h2 id="description">${s.description}</h2><div class="markdown"${textLanguage(texts.language)}>${renderMarkdown(texts.description)}</div></section>
+${installHelp(s, app, view, dateLanguage)}
+<section aria-labelledby="ratings"><h2 id="ratings">${s.ratings}</h2>
+<dl class="facts"><dt>${s.overall}</dt><dd>${starRating(s, ratingToStars(app.ratingOverall), app.ratingNumOverall)}</dd><dt>${s.recent}</dt><dd>${starRating(s, ratingToStars(app.ratingRecent), app.ratingNumRecent)}</dd></dl>
 ${ratingForm(app, view, context)}
-<h3>${STRINGS.comments}</h3>
-${commentList(view, [...languages, 'en'], dateLanguage)}</section>
-<section aria-labelledby="releases"><h2 id="releases">${STRINGS.releases}</h2><ul class="releases">${releases.map((r) => releaseRow(r, languages, dateLanguage, view.downloads === null ? null : releaseDownloads(view.downloads, r)))}</ul></section>
-<section aria-labelledby="about"><h2 id="about">${STRINGS.authors}</h2>
+<h3>${s.comments}</h3>
+${commentList(s, view, [...languages, 'en'], dateLanguage)}</section>
+<section aria-labelledby="releases"><h2 id="releases">${s.releases}</h2><ul class="releases">${releases.map((r) => releaseRow(s, r, languages, dateLanguage, view.downloads === null ? null : releaseDownloads(view.downloads, r)))}</ul></section>
+<section aria-labelledby="about"><h2 id="about">${s.authors}</h2>
 <ul>${app.authors.map((a) => html`<li>${isWebLink(a.homepage) ? html`<a href="${a.homepage}" rel="nofollow ugc noopener">${a.name}</a>` : a.name}</li>`)}</ul>
-${links.some((l) => l !== '') ? html`<h2>${STRINGS.links}</h2><ul>${links}</ul>` : ''}
-${fingerprint === null ? '' : html`<h2>${STRINGS.certificate}</h2><p class="fingerprint"><code>${fingerprint}</code></p>`}</section>
+${links.some((l) => l !== '') ? html`<h2>${s.links}</h2><ul>${links}</ul>` : ''}
+${fingerprint === null ? '' : html`<h2>${s.certificate}</h2><p class="fingerprint"><code>${fingerprint}</code></p>`}</section>
 </article>`,
     context,
   );

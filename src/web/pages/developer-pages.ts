@@ -1,3 +1,5 @@
+import type { DevStrings } from '../developer-strings.ts';
+import type { PageTexts } from '../page-texts.ts';
 import type { AuditRecord } from '../../domain/audit/audit.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import type { ManagedApp } from '../../domain/apps/app-overview.ts';
@@ -6,7 +8,6 @@ import type { ListedApp } from '../../domain/listings/app-listing.ts';
 import type { PublishJob } from '../../domain/releases/publish-jobs.ts';
 import { releaseDownloads } from '../../domain/archives/download-counts.ts';
 import type { AppDownloadCounts } from '../../domain/archives/download-counts.ts';
-import { DEV } from '../developer-strings.ts';
 import { downloadCharts } from '../download-chart.ts';
 import { statusSections } from './app-status-section.ts';
 import { provenanceCell, publishersSection } from './trusted-publishers-section.ts';
@@ -19,8 +20,7 @@ import type { Html, HtmlValue } from '../html.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { PageContext } from '../layout.ts';
-import { STRINGS } from '../strings.ts';
-import { ACTIONS_HEADING, dataTable } from '../tables.ts';
+import { actionsHeading, dataTable } from '../tables.ts';
 import { countText, rangeText, starRating } from '../catalog-display.ts';
 import { newestRelease, releaseRange } from '../../domain/browse/browse-catalog.ts';
 
@@ -31,15 +31,15 @@ export const when = (date: Date): Html =>
 export type DeveloperSection = 'apps' | 'generate' | 'certificate' | 'register' | 'publish';
 
 /** The developer pages' own navigation, under the site header. */
-function developerNav(active: DeveloperSection | null, isAdmin: boolean): Html {
+function developerNav(dev: DevStrings, active: DeveloperSection | null, isAdmin: boolean): Html {
   const links: Array<[DeveloperSection, string, string]> = [
-    ['apps', '/developer', DEV.myAppsTitle],
-    ['generate', '/developer/apps/generate', DEV.generateNav],
-    ['certificate', '/developer/certificates', DEV.stepCertificate],
-    ['register', '/developer/register', DEV.stepRegister],
-    ['publish', '/developer/publish', DEV.stepPublish],
+    ['apps', '/developer', dev.myAppsTitle],
+    ['generate', '/developer/apps/generate', dev.generateNav],
+    ['certificate', '/developer/certificates', dev.stepCertificate],
+    ['register', '/developer/register', dev.stepRegister],
+    ['publish', '/developer/publish', dev.stepPublish],
   ];
-  return html`<nav class="subnav" aria-label="${DEV.sections}"><ul>${links.map(([key, href, label]) => html`<li><a href="${href}"${key === active ? html` aria-current="page"` : ''}>${label}</a></li>`)}${isAdmin ? html`<li><a href="/admin">${DEV.navAdmin}</a></li>` : ''}</ul></nav>`;
+  return html`<nav class="subnav" aria-label="${dev.sections}"><ul>${links.map(([key, href, label]) => html`<li><a href="${href}"${key === active ? html` aria-current="page"` : ''}>${label}</a></li>`)}${isAdmin ? html`<li><a href="/admin">${dev.navAdmin}</a></li>` : ''}</ul></nav>`;
 }
 
 export function developerLayout(
@@ -49,7 +49,7 @@ export function developerLayout(
   body: HtmlValue,
   context: PageContext,
 ): Html {
-  return layout({ title }, html`${developerNav(active, isAdmin)}<h1>${title}</h1>${body}`, context);
+  return layout({ title }, html`${developerNav(context.t.dev, active, isAdmin)}<h1>${title}</h1>${body}`, context);
 }
 
 /** A shell command to copy: selectable text, not an input. */
@@ -69,22 +69,24 @@ export interface MyAppRow {
 }
 
 export function myAppsPage(rows: readonly MyAppRow[], isAdmin: boolean, context: PageContext): Html {
+  const s = context.t.site;
+  const dev = context.t.dev;
   // Downloads are counted only for archives this store serves: the column appears when one is.
   const counted = rows.some((row) => row.downloads !== null);
-  const table = html`<table class="data"><caption class="visually-hidden">${DEV.myAppsTitle}</caption>
-<thead><tr><th scope="col">App</th><th scope="col">Role</th><th scope="col">${DEV.latest}</th><th scope="col">${DEV.rating}</th>${counted ? html`<th scope="col">${STRINGS.downloadCount}</th>` : ''}</tr></thead>
+  const table = html`<table class="data"><caption class="visually-hidden">${dev.myAppsTitle}</caption>
+<thead><tr><th scope="col">App</th><th scope="col">Role</th><th scope="col">${dev.latest}</th><th scope="col">${dev.rating}</th>${counted ? html`<th scope="col">${s.downloadCount}</th>` : ''}</tr></thead>
 <tbody>${rows.map(({ app, listed, downloads }) => {
     const latest = listed === null ? undefined : newestRelease(listed);
     return html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${listed?.translations['en']?.name ?? app.appId}</a> <span class="muted">${app.appId}</span></th>
-<td data-label="Role">${DEV.role[app.role] ?? ''}</td><td data-label="${DEV.latest}">${latest === undefined ? DEV.noRelease : html`${latest.version}${latest.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}`}</td>
-<td data-label="${DEV.rating}">${listed === null ? '–' : starRating(ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td>${counted ? html`<td data-label="${STRINGS.downloadCount}">${downloads === null ? '–' : countText(downloads, 'en')}</td>` : ''}</tr>`;
+<td data-label="Role">${dev.role[app.role] ?? ''}</td><td data-label="${dev.latest}">${latest === undefined ? dev.noRelease : html`${latest.version}${latest.isNightly ? html` <span class="mark">${s.nightly}</span>` : ''}`}</td>
+<td data-label="${dev.rating}">${listed === null ? '–' : starRating(s, ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td>${counted ? html`<td data-label="${s.downloadCount}">${downloads === null ? '–' : countText(downloads, context.t.language)}</td>` : ''}</tr>`;
   })}</tbody></table>`;
   return developerLayout(
-    DEV.myAppsTitle,
+    dev.myAppsTitle,
     'apps',
     isAdmin,
-    html`<p>${DEV.myAppsLead}</p>${rows.length === 0 ? notice(DEV.noAppsYet) : table}
-<h2>${DEV.steps}</h2><ol class="steps"><li><a href="/developer/certificates">${DEV.stepCertificate}</a></li><li><a href="/developer/register">${DEV.stepRegister}</a></li><li><a href="/developer/publish">${DEV.stepPublish}</a></li></ol>`,
+    html`<p>${dev.myAppsLead}</p>${rows.length === 0 ? notice(dev.noAppsYet) : table}
+<h2>${dev.steps}</h2><ol class="steps"><li><a href="/developer/certificates">${dev.stepCertificate}</a></li><li><a href="/developer/register">${dev.stepRegister}</a></li><li><a href="/developer/publish">${dev.stepPublish}</a></li></ol>`,
     context,
   );
 }
@@ -100,14 +102,14 @@ export interface CertificatePageModel {
     | { readonly status: 'pending'; readonly appId: string };
 }
 
-function requestList(requests: readonly CertificateRequest[]): Html | '' {
+function requestList(dev: DevStrings, requests: readonly CertificateRequest[]): Html | '' {
   if (requests.length === 0) return '';
-  return html`<h2>${DEV.yourRequests}</h2><table class="data"><thead><tr><th scope="col">App</th><th scope="col">${DEV.requested}</th><th scope="col">${DEV.status}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+  return html`<h2>${dev.yourRequests}</h2><table class="data"><thead><tr><th scope="col">App</th><th scope="col">${dev.requested}</th><th scope="col">${dev.status}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${requests.map(
     (
       r,
-    ) => html`<tr><th scope="row">${r.appId}</th><td data-label="${DEV.requested}">${when(r.createdAt)}</td><td data-label="${DEV.status}">${DEV.requestStatus[r.status] ?? r.status}${r.status === 'rejected' && r.reason !== '' ? html`: ${r.reason}` : ''}</td>
-<td>${r.status === 'issued' ? html`<a href="/developer/certificates/${r.id}/${r.appId}.crt" download>${DEV.downloadCertificate}</a> · <a href="/developer/register?app=${r.appId}">${DEV.registerWithIt}</a>` : ''}</td></tr>`,
+    ) => html`<tr><th scope="row">${r.appId}</th><td data-label="${dev.requested}">${when(r.createdAt)}</td><td data-label="${dev.status}">${dev.requestStatus[r.status] ?? r.status}${r.status === 'rejected' && r.reason !== '' ? html`: ${r.reason}` : ''}</td>
+<td>${r.status === 'issued' ? html`<a href="/developer/certificates/${r.id}/${r.appId}.crt" download>${dev.downloadCertificate}</a> · <a href="/developer/register?app=${r.appId}">${dev.registerWithIt}</a>` : ''}</td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -118,36 +120,37 @@ export function certificatePage(
   state: FormState,
   context: PageContext,
 ): Html {
+  const dev = context.t.dev;
   const id = idOr(model.appId);
   const { outcome } = model;
   const shown =
     outcome === undefined
       ? ''
       : outcome.status === 'pending'
-        ? notice(DEV.pendingText(outcome.appId))
-        : html`<div class="notice" role="status"><h2>${DEV.issuedTitle(outcome.appId)}</h2><p>${DEV.issuedText.replace(/APP/g, outcome.appId)}</p>
+        ? notice(dev.pendingText(outcome.appId))
+        : html`<div class="notice" role="status"><h2>${dev.issuedTitle(outcome.appId)}</h2><p>${dev.issuedText.replace(/APP/g, outcome.appId)}</p>
 <pre class="pem"><code>${outcome.certificate}</code></pre>
-<p class="actions"><a class="button" href="/developer/certificates/${outcome.id}/${outcome.appId}.crt" download>${DEV.downloadCertificate}</a> <a href="/developer/register?app=${outcome.appId}">${DEV.registerWithIt}</a></p></div>`;
+<p class="actions"><a class="button" href="/developer/certificates/${outcome.id}/${outcome.appId}.crt" download>${dev.downloadCertificate}</a> <a href="/developer/register?app=${outcome.appId}">${dev.registerWithIt}</a></p></div>`;
   if (!model.ownAuthority)
     return developerLayout(
-      DEV.certificateTitle,
+      dev.certificateTitle,
       'certificate',
       isAdmin,
-      html`<p>${DEV.certificateLead}</p>${notice(DEV.certificateExternal)}`,
+      html`<p>${dev.certificateLead}</p>${notice(dev.certificateExternal)}`,
       context,
     );
   return developerLayout(
-    DEV.certificateTitle,
+    dev.certificateTitle,
     'certificate',
     isAdmin,
-    html`<p>${DEV.certificateLead}</p><p>${model.approvalRequired ? DEV.certificateApproval : DEV.certificateAutomatic}</p>${shown}
-<form class="form inline-form" action="/developer/certificates" method="get">${field({ name: 'app', label: DEV.appIdLabel, hint: DEV.appIdHint, maxLength: 64, required: false, form: 'commands' }, { values: { app: model.appId } })}<p><button type="submit" class="secondary">${DEV.showCommands}</button></p></form>
-<h2>${DEV.makeCsr}</h2>
-${command(`openssl req -new -newkey rsa:4096 -nodes -keyout ${id}.key -subj /CN=${id} -out ${id}.csr`, DEV.makeCsr)}
-<p class="hint">${DEV.makeCsrHint.replace(/APP/g, id)}</p>
-<h2>${DEV.pasteCsr}</h2>${problemBox(state)}
-${postForm('/developer/certificates', token, html`${textArea({ name: 'csr', label: DEV.csrLabel, hint: DEV.csrHint, rows: 10, maxLength: 16384 }, state)}<p><button type="submit">${DEV.requestCertificate}</button></p>`)}
-${requestList(model.requests)}`,
+    html`<p>${dev.certificateLead}</p><p>${model.approvalRequired ? dev.certificateApproval : dev.certificateAutomatic}</p>${shown}
+<form class="form inline-form" action="/developer/certificates" method="get">${field({ name: 'app', label: dev.appIdLabel, hint: dev.appIdHint, maxLength: 64, required: false, form: 'commands' }, { values: { app: model.appId } })}<p><button type="submit" class="secondary">${dev.showCommands}</button></p></form>
+<h2>${dev.makeCsr}</h2>
+${command(`openssl req -new -newkey rsa:4096 -nodes -keyout ${id}.key -subj /CN=${id} -out ${id}.csr`, dev.makeCsr)}
+<p class="hint">${dev.makeCsrHint.replace(/APP/g, id)}</p>
+<h2>${dev.pasteCsr}</h2>${problemBox(state)}
+${postForm('/developer/certificates', token, html`${textArea({ name: 'csr', label: dev.csrLabel, hint: dev.csrHint, rows: 10, maxLength: 16384 }, state)}<p><button type="submit">${dev.requestCertificate}</button></p>`)}
+${requestList(dev, model.requests)}`,
     context,
   );
 }
@@ -160,23 +163,24 @@ export function registerPage(
   context: PageContext,
   done?: { appId: string; created: boolean; releasesDeleted: boolean },
 ): Html {
+  const dev = context.t.dev;
   const id = idOr(appId);
   return developerLayout(
-    DEV.registerTitle,
+    dev.registerTitle,
     'register',
     isAdmin,
-    html`<p>${DEV.registerLead}</p>
-${done === undefined ? '' : html`<div class="notice" role="status"><p>${done.created ? DEV.registered(done.appId) : DEV.updated(done.appId)}${done.releasesDeleted ? html` ${DEV.releasesDeleted}` : ''}</p><p><a href="/developer/publish">${DEV.stepPublish}</a> · <a href="/developer/apps/${done.appId}">${DEV.manage(done.appId)}</a></p></div>`}
-<form class="form inline-form" action="/developer/register" method="get">${field({ name: 'app', label: DEV.appIdLabel, hint: DEV.appIdHint, maxLength: 64, required: false, form: 'commands' }, { values: { app: appId } })}<p><button type="submit" class="secondary">${DEV.showCommands}</button></p></form>
-<h2>${DEV.signId}</h2>
-${command(`printf '%s' ${id} | openssl dgst -sha512 -sign ${id}.key | openssl base64`, DEV.signId)}
-<h2>2. ${DEV.registerTitle}</h2>${problemBox(state)}
+    html`<p>${dev.registerLead}</p>
+${done === undefined ? '' : html`<div class="notice" role="status"><p>${done.created ? dev.registered(done.appId) : dev.updated(done.appId)}${done.releasesDeleted ? html` ${dev.releasesDeleted}` : ''}</p><p><a href="/developer/publish">${dev.stepPublish}</a> · <a href="/developer/apps/${done.appId}">${dev.manage(done.appId)}</a></p></div>`}
+<form class="form inline-form" action="/developer/register" method="get">${field({ name: 'app', label: dev.appIdLabel, hint: dev.appIdHint, maxLength: 64, required: false, form: 'commands' }, { values: { app: appId } })}<p><button type="submit" class="secondary">${dev.showCommands}</button></p></form>
+<h2>${dev.signId}</h2>
+${command(`printf '%s' ${id} | openssl dgst -sha512 -sign ${id}.key | openssl base64`, dev.signId)}
+<h2>2. ${dev.registerTitle}</h2>${problemBox(state)}
 ${postForm(
   '/developer/register',
   token,
-  html`<input type="hidden" name="app" value="${appId}">${textArea({ name: 'certificate', label: DEV.certificateLabel, hint: DEV.certificateHint, rows: 10, maxLength: 16384 }, state)}
-${textArea({ name: 'signature', label: DEV.signatureLabel, hint: DEV.signatureHint, rows: 5, maxLength: 8192 }, state)}
-<p><button type="submit">${DEV.registerButton}</button></p>`,
+  html`<input type="hidden" name="app" value="${appId}">${textArea({ name: 'certificate', label: dev.certificateLabel, hint: dev.certificateHint, rows: 10, maxLength: 16384 }, state)}
+${textArea({ name: 'signature', label: dev.signatureLabel, hint: dev.signatureHint, rows: 5, maxLength: 8192 }, state)}
+<p><button type="submit">${dev.registerButton}</button></p>`,
 )}`,
     context,
   );
@@ -194,36 +198,37 @@ export function publishPage(
   context: PageContext,
   options: { readonly kept: boolean; readonly refusedForm?: PublishForm },
 ): Html {
+  const dev = context.t.dev;
   const app = appId === '' ? 'APP' : appId;
   const refused = options.refusedForm ?? 'address';
   const upload: FormState = refused === 'upload' ? state : {};
   const address: FormState = refused === 'address' ? state : {};
   const hiddenApp = appId === '' ? '' : html`<input type="hidden" name="app" value="${appId}">`;
   return developerLayout(
-    DEV.publishTitle,
+    dev.publishTitle,
     'publish',
     isAdmin,
-    html`<p>${DEV.publishLead(options.kept)}</p>
-<h2>${DEV.signArchive}</h2>
-${command(`openssl dgst -sha512 -sign ${app}.key ${app}.tar.gz | openssl base64`, DEV.signArchive)}
-<h2>2. ${DEV.publishTitle}</h2>
-<h3>${DEV.uploadTitle}</h3>${problemBox(upload)}
+    html`<p>${dev.publishLead(options.kept)}</p>
+<h2>${dev.signArchive}</h2>
+${command(`openssl dgst -sha512 -sign ${app}.key ${app}.tar.gz | openssl base64`, dev.signArchive)}
+<h2>2. ${dev.publishTitle}</h2>
+<h3>${dev.uploadTitle}</h3>${problemBox(upload)}
 ${uploadForm(
   '/developer/publish/upload',
   token,
-  html`${fileField({ name: 'archive', form: 'upload', label: DEV.archiveFileLabel, hint: DEV.archiveFileHint, accept: '.gz,.tgz,application/gzip' }, upload)}
-${textArea({ name: 'signature', form: 'upload', label: DEV.archiveSignatureLabel, hint: DEV.signatureHint, rows: 5, maxLength: 65536 }, upload)}
-${checkbox({ name: 'nightly', form: 'upload', label: DEV.nightlyLabel, hint: DEV.nightlyHint }, upload)}
-<p><button type="submit">${DEV.uploadButton}</button></p>`,
+  html`${fileField({ name: 'archive', form: 'upload', label: dev.archiveFileLabel, hint: dev.archiveFileHint, accept: '.gz,.tgz,application/gzip' }, upload)}
+${textArea({ name: 'signature', form: 'upload', label: dev.archiveSignatureLabel, hint: dev.signatureHint, rows: 5, maxLength: 65536 }, upload)}
+${checkbox({ name: 'nightly', form: 'upload', label: dev.nightlyLabel, hint: dev.nightlyHint }, upload)}
+<p><button type="submit">${dev.uploadButton}</button></p>`,
 )}
-<h3>${DEV.addressTitle}</h3>${problemBox(address)}
+<h3>${dev.addressTitle}</h3>${problemBox(address)}
 ${postForm(
   '/developer/publish',
   token,
-  html`${hiddenApp}${field({ name: 'download', label: DEV.downloadLabel, hint: DEV.downloadHint(options.kept), type: 'text', maxLength: 2048, autocomplete: 'off' }, address)}
-${textArea({ name: 'signature', label: DEV.archiveSignatureLabel, hint: DEV.signatureHint, rows: 5, maxLength: 65536 }, address)}
-${checkbox({ name: 'nightly', label: DEV.nightlyLabel, hint: DEV.nightlyHint }, address)}
-<p><button type="submit">${DEV.publishButton}</button></p>`,
+  html`${hiddenApp}${field({ name: 'download', label: dev.downloadLabel, hint: dev.downloadHint(options.kept), type: 'text', maxLength: 2048, autocomplete: 'off' }, address)}
+${textArea({ name: 'signature', label: dev.archiveSignatureLabel, hint: dev.signatureHint, rows: 5, maxLength: 65536 }, address)}
+${checkbox({ name: 'nightly', label: dev.nightlyLabel, hint: dev.nightlyHint }, address)}
+<p><button type="submit">${dev.publishButton}</button></p>`,
 )}`,
     context,
   );
@@ -253,24 +258,25 @@ function againAddress(job: PublishJob): string {
 }
 
 export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageContext): Html {
+  const dev = context.t.dev;
   const { state } = job;
-  const source = html`<dl class="facts">${job.download === '' ? html`<dt>${DEV.archiveFileLabel}</dt><dd>${DEV.uploadedArchive}</dd>` : html`<dt>${DEV.downloadLabel}</dt><dd class="wrap">${job.download}</dd>`}<dt>${DEV.nightlyLabel}</dt><dd>${job.nightly ? 'yes' : 'no'}</dd></dl>`;
+  const source = html`<dl class="facts">${job.download === '' ? html`<dt>${dev.archiveFileLabel}</dt><dd>${dev.uploadedArchive}</dd>` : html`<dt>${dev.downloadLabel}</dt><dd class="wrap">${job.download}</dd>`}<dt>${dev.nightlyLabel}</dt><dd>${job.nightly ? 'yes' : 'no'}</dd></dl>`;
   let body: Html;
   switch (state.status) {
     case 'running':
-      body = html`<div class="notice working" role="status"><p><span class="spinner" aria-hidden="true"></span> ${DEV.jobRunning}</p><p><a href="/developer/publish/${job.id}">${DEV.jobRefresh}</a></p></div>`;
+      body = html`<div class="notice working" role="status"><p><span class="spinner" aria-hidden="true"></span> ${dev.jobRunning}</p><p><a href="/developer/publish/${job.id}">${dev.jobRefresh}</a></p></div>`;
       break;
     case 'done':
-      body = html`<div class="notice" role="status"><p>${DEV.jobDone(state.result.appId, state.result.version, state.result.created)}</p>${state.result.iconProblem === undefined ? '' : html`<p>${DEV.iconLeftOut(state.result.iconProblem)}</p>`}<p><a href="/apps/${state.result.appId}">${DEV.seeAppPage}</a> · <a href="/developer/apps/${state.result.appId}">${DEV.manageApp}</a></p></div>`;
+      body = html`<div class="notice" role="status"><p>${dev.jobDone(state.result.appId, state.result.version, state.result.created)}</p>${state.result.iconProblem === undefined ? '' : html`<p>${dev.iconLeftOut(state.result.iconProblem)}</p>`}<p><a href="/apps/${state.result.appId}">${dev.seeAppPage}</a> · <a href="/developer/apps/${state.result.appId}">${dev.manageApp}</a></p></div>`;
       break;
     case 'refused':
-      body = html`<div class="notice error" role="alert"><p><strong>${DEV.jobRefused}</strong></p><p>${spoken(state.detail, Object.keys(state.fields ?? {}))}</p>${fieldList(state.fields)}</div><p><a href="${againAddress(job)}">${DEV.jobAgain}</a></p>`;
+      body = html`<div class="notice error" role="alert"><p><strong>${dev.jobRefused}</strong></p><p>${spoken(state.detail, Object.keys(state.fields ?? {}))}</p>${fieldList(state.fields)}</div><p><a href="${againAddress(job)}">${dev.jobAgain}</a></p>`;
       break;
     case 'failed':
-      body = html`<div class="notice error" role="alert"><p><strong>${DEV.jobFailed}</strong></p><p>${state.detail}</p></div><p><a href="/developer/publish">${DEV.jobAgain}</a></p>`;
+      body = html`<div class="notice error" role="alert"><p><strong>${dev.jobFailed}</strong></p><p>${state.detail}</p></div><p><a href="/developer/publish">${dev.jobAgain}</a></p>`;
       break;
   }
-  return developerLayout(DEV.jobTitle, 'publish', isAdmin, html`${body}${source}`, {
+  return developerLayout(dev.jobTitle, 'publish', isAdmin, html`${body}${source}`, {
     ...context,
     refreshSeconds: state.status === 'running' ? 2 : undefined,
   });
@@ -295,23 +301,31 @@ function detailsOf(record: AuditRecord): string {
 
 /** `showAddresses`: only administrators see where changes came from (an app's owner sees who rated, not from where). */
 export function auditTable(
+  t: PageTexts,
   records: readonly AuditRecord[],
   caption: string,
   showApp: boolean,
   showAddresses = true,
 ): Html {
-  if (records.length === 0) return html`<p>${DEV.noTrail}</p>`;
+  const { dev, site: s } = t;
+  if (records.length === 0) return html`<p>${dev.noTrail}</p>`;
   return dataTable(
-    { caption, className: 'audit', headings: [DEV.when, DEV.who, DEV.what, ...(showApp ? ['App'] : []), DEV.details] },
+    s,
+    {
+      caption,
+      className: 'audit',
+      headings: [dev.when, dev.who, dev.what, ...(showApp ? [dev.auditApp] : []), dev.details],
+    },
     records.map(
       (r) =>
-        html`<tr><td>${when(r.at)}</td><td>${r.actor.name}${r.actor.kind === 'cli' ? ' (command line)' : ''}${r.address === null || !showAddresses ? '' : html` <span class="muted">${r.address}</span>`}</td><td><code>${r.event}</code>${r.subjectUser === null ? '' : html` ${r.subjectUser}`}</td>${showApp ? html`<td>${r.appId ?? ''}</td>` : ''}<td class="wrap">${detailsOf(r)}</td></tr>`,
+        html`<tr><td>${when(r.at)}</td><td>${r.actor.name}${r.actor.kind === 'cli' ? html` ${dev.viaCommandLine}` : ''}${r.address === null || !showAddresses ? '' : html` <span class="muted">${r.address}</span>`}</td><td><code>${r.event}</code>${r.subjectUser === null ? '' : html` ${r.subjectUser}`}</td>${showApp ? html`<td>${r.appId ?? ''}</td>` : ''}<td class="wrap">${detailsOf(r)}</td></tr>`,
     ),
   );
 }
 
 /** A release's downloads, or why there is no number (its archive is downloaded from the developer's host). */
-const countOrUnknown = (count: number | null): string => (count === null ? DEV.notCounted : countText(count, 'en'));
+const countOrUnknown = (dev: DevStrings, count: number | null, language: string): string =>
+  count === null ? dev.notCounted : countText(count, language);
 
 export function manageAppPage(
   app: ManagedApp,
@@ -326,6 +340,8 @@ export function manageAppPage(
   state: ManagePageState,
   context: PageContext,
 ): Html {
+  const s = context.t.site;
+  const dev = context.t.dev;
   const formOf = (section: ManageSection): FormState => (state.section === section ? (state.form ?? {}) : {});
   const around = (section: ManageSection): Html =>
     html`${state.section === section && state.message !== undefined ? notice(state.message) : ''}${problemBox(formOf(section))}`;
@@ -335,57 +351,57 @@ export function manageAppPage(
   const releaseRows = releases.map(
     (
       r,
-    ) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${STRINGS.nightly}</span>` : ''}</th><td data-label="${DEV.nextcloud}">${rangeText(releaseRange(r))}</td><td data-label="${DEV.published}">${when(new Date(r.created))}</td>
-${downloads === null ? '' : html`<td data-label="${STRINGS.downloadCount}">${countOrUnknown(releaseDownloads(downloads, r))}</td>`}<td data-label="${DEV.publishedFrom}">${provenanceCell(r.provenance, DEV.notTrusted)}</td><td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${DEV.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
+    ) => html`<tr><th scope="row">${r.version}${r.isNightly ? html` <span class="mark">${s.nightly}</span>` : ''}</th><td data-label="${dev.nextcloud}">${rangeText(s, releaseRange(r))}</td><td data-label="${dev.published}">${when(new Date(r.created))}</td>
+${downloads === null ? '' : html`<td data-label="${s.downloadCount}">${countOrUnknown(dev, releaseDownloads(downloads, r), context.t.language)}</td>`}<td data-label="${dev.publishedFrom}">${provenanceCell(r.provenance, dev.notTrusted)}</td><td>${postForm(`${base}/releases/delete`, token, html`<input type="hidden" name="version" value="${r.version}"><input type="hidden" name="nightly" value="${r.isNightly ? 'on' : ''}"><button type="submit" class="secondary">${dev.deleteRelease(r.version)}</button>`, 'inline')}</td></tr>`,
   );
   const self = context.account?.username;
   return developerLayout(
     listed?.translations['en']?.name ?? app.appId,
     null,
     isAdmin,
-    html`<p>${app.appId} · ${DEV.manageLead(DEV.role[app.role] ?? app.role)} <a href="/apps/${app.appId}">${DEV.appPage}</a></p>
-<dl class="facts"><dt>${DEV.owner}</dt><dd>${app.ownerName}</dd><dt>${DEV.coMaintainers}</dt><dd>${app.coMaintainers.length === 0 ? DEV.none : app.coMaintainers.map((m) => m.username).join(', ')}</dd></dl>
+    html`<p>${app.appId} · ${dev.manageLead(dev.role[app.role] ?? app.role)} <a href="/apps/${app.appId}">${dev.appPage}</a></p>
+<dl class="facts"><dt>${dev.owner}</dt><dd>${app.ownerName}</dd><dt>${dev.coMaintainers}</dt><dd>${app.coMaintainers.length === 0 ? dev.none : app.coMaintainers.map((m) => m.username).join(', ')}</dd></dl>
 
-<section aria-labelledby="releases"><h2 id="releases">${DEV.releases}</h2>${around('releases')}
-${releases.length === 0 ? html`<p>${DEV.noReleases} <a href="/developer/publish">${DEV.stepPublish}</a></p>` : dataTable({ headings: [DEV.version, DEV.nextcloud, DEV.published, ...(downloads === null ? [] : [STRINGS.downloadCount]), DEV.publishedFrom, ACTIONS_HEADING] }, releaseRows)}</section>
+<section aria-labelledby="releases"><h2 id="releases">${dev.releases}</h2>${around('releases')}
+${releases.length === 0 ? html`<p>${dev.noReleases} <a href="/developer/publish">${dev.stepPublish}</a></p>` : dataTable(s, { headings: [dev.version, dev.nextcloud, dev.published, ...(downloads === null ? [] : [s.downloadCount]), dev.publishedFrom, actionsHeading(s)] }, releaseRows)}</section>
 
-${releases.length === 0 ? '' : html`<section aria-labelledby="downloads"><h2 id="downloads">${STRINGS.downloadCount}</h2>${downloadCharts(chart, app.appId)}</section>`}
+${releases.length === 0 ? '' : html`<section aria-labelledby="downloads"><h2 id="downloads">${s.downloadCount}</h2>${downloadCharts(context.t, chart, app.appId)}</section>`}
 
-${statusSections({ base, token, owns, status, listed, formOf, around })}
+${statusSections({ base, token, owns, status, listed, formOf, around, dev })}
 
-${publishersSection({ base, token, owns, publishers, form: formOf('publishers'), around: around('publishers') })}
+${publishersSection({ base, token, owns, publishers, form: formOf('publishers'), around: around('publishers'), t: context.t })}
 
-<section aria-labelledby="maintainers"><h2 id="maintainers">${DEV.coMaintainers}</h2><p>${DEV.maintainersLead}</p>${around('maintainers')}
+<section aria-labelledby="maintainers"><h2 id="maintainers">${dev.coMaintainers}</h2><p>${dev.maintainersLead}</p>${around('maintainers')}
 <ul class="plain">${app.coMaintainers.map((m) =>
       owns || m.username === self
-        ? html`<li>${m.username} ${postForm(`${base}/maintainers/remove`, token, html`<input type="hidden" name="username" value="${m.username}"><button type="submit" class="secondary">${m.username === self ? DEV.leave : DEV.remove(m.username)}</button>`, 'inline')}</li>`
+        ? html`<li>${m.username} ${postForm(`${base}/maintainers/remove`, token, html`<input type="hidden" name="username" value="${m.username}"><button type="submit" class="secondary">${m.username === self ? dev.leave : dev.remove(m.username)}</button>`, 'inline')}</li>`
         : html`<li>${m.username}</li>`,
     )}</ul>
-${owns ? postForm(`${base}/maintainers/add`, token, html`${field({ name: 'username', label: DEV.usernameLabel, maxLength: 150, autocomplete: 'off', form: 'maintainer' }, formOf('maintainers'))}<p><button type="submit">${DEV.add}</button></p>`) : ''}</section>
+${owns ? postForm(`${base}/maintainers/add`, token, html`${field({ name: 'username', label: dev.usernameLabel, maxLength: 150, autocomplete: 'off', form: 'maintainer' }, formOf('maintainers'))}<p><button type="submit">${dev.add}</button></p>`) : ''}</section>
 
 ${
   owns
-    ? html`<section aria-labelledby="transfer"><h2 id="transfer">${DEV.transferTitle}</h2>${around('transfer')}
-<p>${app.transferUnlocked ? DEV.transferUnlocked : DEV.transferLocked}</p>
-${postForm(`${base}/transfer`, token, html`<input type="hidden" name="unlock" value="${app.transferUnlocked ? '' : 'on'}"><p><button type="submit" class="secondary">${app.transferUnlocked ? DEV.lock : DEV.unlock}</button></p>`)}</section>`
+    ? html`<section aria-labelledby="transfer"><h2 id="transfer">${dev.transferTitle}</h2>${around('transfer')}
+<p>${app.transferUnlocked ? dev.transferUnlocked : dev.transferLocked}</p>
+${postForm(`${base}/transfer`, token, html`<input type="hidden" name="unlock" value="${app.transferUnlocked ? '' : 'on'}"><p><button type="submit" class="secondary">${app.transferUnlocked ? dev.lock : dev.unlock}</button></p>`)}</section>`
     : ''
 }
 
 ${
   isAdmin
-    ? html`<section aria-labelledby="flags"><h2 id="flags">${DEV.flagsTitle}</h2>${around('flags')}
-${postForm(`${base}/flags`, token, html`${checkbox({ name: 'featured', label: DEV.featuredLabel, hint: DEV.featuredHint, checked: app.isFeatured, form: 'flags' })}${checkbox({ name: 'enterprise', label: DEV.enterpriseLabel, hint: DEV.enterpriseHint, checked: app.isEnterpriseOnly, form: 'flags' })}<input type="hidden" name="sent" value="1"><p><button type="submit">${DEV.save}</button></p>`)}</section>`
+    ? html`<section aria-labelledby="flags"><h2 id="flags">${dev.flagsTitle}</h2>${around('flags')}
+${postForm(`${base}/flags`, token, html`${checkbox({ name: 'featured', label: dev.featuredLabel, hint: dev.featuredHint, checked: app.isFeatured, form: 'flags' })}${checkbox({ name: 'enterprise', label: dev.enterpriseLabel, hint: dev.enterpriseHint, checked: app.isEnterpriseOnly, form: 'flags' })}<input type="hidden" name="sent" value="1"><p><button type="submit">${dev.save}</button></p>`)}</section>`
     : ''
 }
 
 ${
   owns
-    ? html`<section aria-labelledby="delete"><h2 id="delete">${DEV.deleteTitle}</h2><p>${DEV.deleteLead}</p>${around('delete')}
-${postForm(`${base}/delete`, token, html`${field({ name: 'confirm', label: DEV.confirmLabel(app.appId), maxLength: 64, autocomplete: 'off', form: 'delete' }, formOf('delete'))}<p><button type="submit" class="danger">${DEV.deleteApp}</button></p>`)}</section>`
+    ? html`<section aria-labelledby="delete"><h2 id="delete">${dev.deleteTitle}</h2><p>${dev.deleteLead}</p>${around('delete')}
+${postForm(`${base}/delete`, token, html`${field({ name: 'confirm', label: dev.confirmLabel(app.appId), maxLength: 64, autocomplete: 'off', form: 'delete' }, formOf('delete'))}<p><button type="submit" class="danger">${dev.deleteApp}</button></p>`)}</section>`
     : ''
 }
 
-<section aria-labelledby="trail"><h2 id="trail">${DEV.trailTitle}</h2><p>${DEV.trailLead}</p>${auditTable(trail, DEV.trailTitle, false, isAdmin)}</section>`,
+<section aria-labelledby="trail"><h2 id="trail">${dev.trailTitle}</h2><p>${dev.trailLead}</p>${auditTable(context.t, trail, dev.trailTitle, false, isAdmin)}</section>`,
     context,
   );
 }

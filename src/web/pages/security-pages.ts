@@ -5,8 +5,15 @@ import { html } from '../html.ts';
 import type { Html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import { layout } from '../layout.ts';
+import type { PageTexts } from '../page-texts.ts';
 
 const PASSKEY_SCRIPT = '/static/passkeys.js';
+
+/** Where the passkey script says how it goes, with its words in the page's language. */
+function passkeyStatus(t: PageTexts): Html {
+  const s = t.site;
+  return html`<span class="hint" role="status" data-passkey-status data-say-unsupported="${s.passkeyUnsupported}" data-say-waiting="${s.passkeyWaiting}" data-say-refused="${s.passkeyRefused}" data-say-closed="${s.passkeyClosed}"></span>`;
+}
 
 /** The second step of a sign-in (issue 53): a code, or a passkey. */
 export function secondFactorPage(
@@ -15,26 +22,27 @@ export function secondFactorPage(
   state: FormState,
   context: PageContext,
 ): Html {
+  const s = context.t.site;
   return layout(
-    { title: 'Second factor', scripts: pending.hasPasskeys ? [PASSKEY_SCRIPT] : [] },
-    html`<div class="narrow"><h1>Second factor</h1>
-<p>Your password was right. Your account also needs its second factor.</p>${problemBox(state)}
+    { title: s.secondFactorTitle, scripts: pending.hasPasskeys ? [PASSKEY_SCRIPT] : [] },
+    html`<div class="narrow"><h1>${s.secondFactorTitle}</h1>
+<p>${s.secondFactorLead}</p>${problemBox(state)}
 ${
   pending.hasPasskeys
     ? postForm(
         '/account/login/passkey',
         formToken,
-        html`<input type="hidden" name="response" value=""><p><button type="submit" data-passkey="get" data-options="/account/login/passkey/options">Use a passkey</button> <span class="hint" role="status" data-passkey-status></span></p>`,
+        html`<input type="hidden" name="response" value=""><p><button type="submit" data-passkey="get" data-options="/account/login/passkey/options">${s.usePasskey}</button> ${passkeyStatus(context.t)}</p>`,
       )
     : ''
 }
 ${postForm(
   '/account/login/second-factor',
   formToken,
-  html`${field({ name: 'code', label: pending.hasTotp ? 'Code from the authenticator app, or a recovery code' : 'Recovery code', autocomplete: 'one-time-code', maxLength: 40, hint: pending.hasTotp ? 'The 6 digits the app shows now' : 'One of the codes you saved when you set up the second factor', form: 'second' }, state)}
-<p><button type="submit">Sign in</button></p>`,
+  html`${field({ name: 'code', label: pending.hasTotp ? s.codeOrRecoveryLabel : s.recoveryCodeLabel, autocomplete: 'one-time-code', maxLength: 40, hint: pending.hasTotp ? s.codeHint : s.recoveryCodeHint, form: 'second' }, state)}
+<p><button type="submit">${s.signIn}</button></p>`,
 )}
-<p><a href="/account/login">Start again</a></p></div>`,
+<p><a href="/account/login">${s.startAgain}</a></p></div>`,
     context,
   );
 }
@@ -61,10 +69,17 @@ export interface SecurityPageState {
 }
 
 const day = (date: Date): string => date.toISOString().slice(0, 10);
+const strong = (inner: Html): Html => html`<strong>${inner}</strong>`;
 
-function recoveryBox(codes: readonly string[]): Html {
-  return html`<div class="notice" role="status"><p><strong>Save these recovery codes now</strong>: they are shown only this once. Each signs you in once if you lose your second factor.</p>
+function recoveryBox(t: PageTexts, codes: readonly string[]): Html {
+  return html`<div class="notice" role="status"><p>${t.tagged('site.saveRecoveryCodes', { strong })}</p>
 <ul class="recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul></div>`;
+}
+
+function passkeyLine(t: PageTexts, passkey: Passkey): Html {
+  const s = t.site;
+  const added = day(passkey.createdAt);
+  return html`<li>${passkey.name} <span class="muted">${passkey.lastUsedAt === null ? s.passkeyAdded(added) : s.passkeyAddedUsed(added, day(passkey.lastUsedAt))}</span></li>`;
 }
 
 /** `/account/security`: the second factors of the account, and adding or removing them. */
@@ -74,6 +89,8 @@ export function securityPage(
   state: SecurityPageState,
   context: PageContext,
 ): Html {
+  const { t } = context;
+  const s = t.site;
   const formOf = (section: SecuritySection): FormState => (state.section === section ? (state.form ?? {}) : {});
   const around = (section: SecuritySection): Html =>
     html`${state.section === section && state.message !== undefined ? notice(state.message) : ''}${problemBox(formOf(section))}`;
@@ -82,7 +99,7 @@ export function securityPage(
     field(
       {
         name: 'current_password',
-        label: 'Current password',
+        label: s.currentPassword,
         type: 'password',
         autocomplete: 'current-password',
         maxLength: 1024,
@@ -91,47 +108,47 @@ export function securityPage(
       formOf(section),
     );
   return layout(
-    { title: 'Sign-in security', scripts: status.hasPassword ? [PASSKEY_SCRIPT] : [] },
-    html`<div class="narrow"><h1>Sign-in security</h1>
-${status.required && !any ? notice('An administrator of this store requires a second factor for your account: add an authenticator app or a passkey below. Until then, Basic authentication cannot change anything.') : ''}
-${state.recoveryCodes === undefined || state.recoveryCodes.length === 0 ? '' : recoveryBox(state.recoveryCodes)}
+    { title: s.securityTitle, scripts: status.hasPassword ? [PASSKEY_SCRIPT] : [] },
+    html`<div class="narrow"><h1>${s.securityTitle}</h1>
+${status.required && !any ? notice(s.factorRequired) : ''}
+${state.recoveryCodes === undefined || state.recoveryCodes.length === 0 ? '' : recoveryBox(t, state.recoveryCodes)}
 ${
   !status.hasPassword
-    ? html`<p>Your account signs in through an external login, which has its own second factors: nothing to set up here.</p>`
-    : html`<p>With a second factor, signing in needs your password and a code from an authenticator app, or a passkey. Scripts and CI then use <a href="/account/tokens">tokens</a>: Basic authentication cannot carry the second factor, so it may only read.</p>
-<p>Second factor: <strong>${any ? 'on' : 'off'}</strong>.</p>
+    ? html`<p>${s.externalFactors}</p>`
+    : html`<p>${t.tagged('site.securityLead', { tokens: (inner) => html`<a href="/account/tokens">${inner}</a>` })}</p>
+<p>${t.tagged(any ? 'site.secondFactorIsOn' : 'site.secondFactorIsOff', { strong })}</p>
 
-<section aria-labelledby="totp"><h2 id="totp">Authenticator app</h2>${around('totp')}
+<section aria-labelledby="totp"><h2 id="totp">${s.authenticatorApp}</h2>${around('totp')}
 ${
   status.totp
-    ? html`<p>An authenticator app is set up.</p>${postForm('/account/security/totp/remove', token, html`${password('totp')}<p><button type="submit" class="secondary">Remove the authenticator app</button></p>`)}`
+    ? html`<p>${s.authenticatorSetUp}</p>${postForm('/account/security/totp/remove', token, html`${password('totp')}<p><button type="submit" class="secondary">${s.removeAuthenticator}</button></p>`)}`
     : status.pendingTotp !== null
-      ? html`<p>Add this key to your authenticator app (or open the link on the phone), then type the code it shows.</p>
-<p><label for="totp-secret">Key</label> <input id="totp-secret" class="token" type="text" readonly value="${status.pendingTotp.secret}"></p>
-<p><a href="${status.pendingTotp.uri}">Open in the authenticator app</a></p>
-${postForm('/account/security/totp/confirm', token, html`${field({ name: 'code', label: 'Code from the app', autocomplete: 'one-time-code', maxLength: 10, form: 'totp' }, formOf('totp'))}${password('totp')}<p><button type="submit">Turn it on</button></p>`)}`
+      ? html`<p>${s.addKeyLead}</p>
+<p><label for="totp-secret">${s.totpKey}</label> <input id="totp-secret" class="token" type="text" readonly value="${status.pendingTotp.secret}"></p>
+<p><a href="${status.pendingTotp.uri}">${s.openInAuthenticator}</a></p>
+${postForm('/account/security/totp/confirm', token, html`${field({ name: 'code', label: s.codeFromApp, autocomplete: 'one-time-code', maxLength: 10, form: 'totp' }, formOf('totp'))}${password('totp')}<p><button type="submit">${s.turnOn}</button></p>`)}`
       : postForm(
           '/account/security/totp/start',
           token,
-          html`<p><button type="submit">Set up an authenticator app</button></p>`,
+          html`<p><button type="submit">${s.setUpAuthenticator}</button></p>`,
         )
 }</section>
 
-<section aria-labelledby="passkeys"><h2 id="passkeys">Passkeys</h2>${around('passkeys')}
+<section aria-labelledby="passkeys"><h2 id="passkeys">${s.passkeys}</h2>${around('passkeys')}
 ${
   status.passkeys.length === 0
-    ? html`<p>No passkeys.</p>`
-    : html`<ul class="plain">${status.passkeys.map((passkey) => html`<li>${passkey.name} <span class="muted">added ${day(passkey.createdAt)}${passkey.lastUsedAt === null ? '' : `, last used ${day(passkey.lastUsedAt)}`}</span></li>`)}</ul>
-${postForm('/account/security/passkeys/remove', token, html`<p class="field"><label for="passkey-remove">Passkey to remove</label> <select id="passkey-remove" name="passkey">${status.passkeys.map((passkey) => html`<option value="${String(passkey.id)}">${passkey.name}</option>`)}</select></p>${password('passkeys')}<p><button type="submit" class="secondary">Remove the passkey</button></p>`)}`
+    ? html`<p>${s.noPasskeys}</p>`
+    : html`<ul class="plain">${status.passkeys.map((passkey) => passkeyLine(t, passkey))}</ul>
+${postForm('/account/security/passkeys/remove', token, html`<p class="field"><label for="passkey-remove">${s.passkeyToRemove}</label> <select id="passkey-remove" name="passkey">${status.passkeys.map((passkey) => html`<option value="${String(passkey.id)}">${passkey.name}</option>`)}</select></p>${password('passkeys')}<p><button type="submit" class="secondary">${s.removePasskey}</button></p>`)}`
 }
-<h3>Add a passkey</h3>
-${postForm('/account/security/passkeys', token, html`<input type="hidden" name="response" value=""><input type="hidden" name="ticket" value="">${field({ name: 'name', label: 'Name of the new passkey', hint: 'Such as the device it is on', required: false, maxLength: 100, form: 'passkey' }, formOf('passkeys'))}${field({ name: 'current_password', label: 'Current password', type: 'password', autocomplete: 'current-password', maxLength: 1024, form: 'passkey-add' }, formOf('passkeys'))}<p><button type="submit" data-passkey="create" data-options="/account/security/passkeys/options">Add a passkey</button> <span class="hint" role="status" data-passkey-status></span></p>`)}</section>
+<h3>${s.addPasskey}</h3>
+${postForm('/account/security/passkeys', token, html`<input type="hidden" name="response" value=""><input type="hidden" name="ticket" value="">${field({ name: 'name', label: s.passkeyName, hint: s.passkeyNameHint, required: false, maxLength: 100, form: 'passkey' }, formOf('passkeys'))}${field({ name: 'current_password', label: s.currentPassword, type: 'password', autocomplete: 'current-password', maxLength: 1024, form: 'passkey-add' }, formOf('passkeys'))}<p><button type="submit" data-passkey="create" data-options="/account/security/passkeys/options">${s.addPasskey}</button> ${passkeyStatus(t)}</p>`)}</section>
 
 ${
   any
-    ? html`<section aria-labelledby="recovery"><h2 id="recovery">Recovery codes</h2>${around('recovery')}
-<p>${status.recoveryLeft} of 10 unused. Making new ones ends the old ones.</p>
-${postForm('/account/security/recovery', token, html`${password('recovery')}<p><button type="submit" class="secondary">Make new recovery codes</button></p>`)}</section>`
+    ? html`<section aria-labelledby="recovery"><h2 id="recovery">${s.recoveryCodes}</h2>${around('recovery')}
+<p>${s.recoveryLeft(status.recoveryLeft)}</p>
+${postForm('/account/security/recovery', token, html`${password('recovery')}<p><button type="submit" class="secondary">${s.renewRecoveryCodes}</button></p>`)}</section>`
     : ''
 }`
 }</div>`,

@@ -1,4 +1,3 @@
-import { DEV } from '../developer-strings.ts';
 import { field, postForm, problemBox } from '../forms.ts';
 import type { FormState } from '../forms.ts';
 import type { Html } from '../html.ts';
@@ -15,6 +14,7 @@ export function skeletonPage(
   state: FormState,
   context: PageContext,
 ): Html {
+  const dev = context.t.dev;
   const value = (name: string, fallback: string): string => state.values?.[name] ?? fallback;
   const withDefaults: FormState = {
     ...state,
@@ -22,23 +22,23 @@ export function skeletonPage(
   };
   const chosen = value('category', categories[0]?.id ?? '');
   return developerLayout(
-    DEV.generateTitle,
+    dev.generateTitle,
     'generate',
     isAdmin,
-    html`<p>${DEV.generateLead}</p>${problemBox(state)}
+    html`<p>${dev.generateLead}</p>${problemBox(state)}
 ${postForm(
   '/developer/apps/generate',
   token,
-  html`${field({ name: 'id', label: DEV.idLabel, hint: DEV.idHint, maxLength: 32, autocomplete: 'off', form: 'generate' }, withDefaults)}
-${field({ name: 'name', label: DEV.nameLabel, maxLength: 80, autocomplete: 'off', form: 'generate' }, withDefaults)}
-${field({ name: 'summary', label: DEV.summaryLabel, hint: DEV.summaryHint, maxLength: 200, required: false, form: 'generate' }, withDefaults)}
-${field({ name: 'author', label: DEV.authorLabel, maxLength: 100, autocomplete: 'name', form: 'generate' }, withDefaults)}
-${field({ name: 'email', label: DEV.authorEmailLabel, type: 'email', maxLength: 254, required: false, autocomplete: 'email', form: 'generate' }, withDefaults)}
-<p class="field"><label for="generate-category">${DEV.categoryLabel}</label> <select id="generate-category" name="category">${categories.map((c) => html`<option value="${c.id}"${c.id === chosen ? html` selected` : ''}>${c.name}</option>`)}</select></p>
-${field({ name: 'min', label: DEV.minLabel, maxLength: 2, form: 'generate' }, withDefaults)}
-${field({ name: 'max', label: DEV.maxLabel, maxLength: 2, form: 'generate' }, withDefaults)}
-${field({ name: 'bugs', label: DEV.bugsLabel, hint: DEV.bugsHint, maxLength: 500, required: false, form: 'generate' }, withDefaults)}
-<p><button type="submit">${DEV.generateButton}</button></p>`,
+  html`${field({ name: 'id', label: dev.idLabel, hint: dev.idHint, maxLength: 32, autocomplete: 'off', form: 'generate' }, withDefaults)}
+${field({ name: 'name', label: dev.nameLabel, maxLength: 80, autocomplete: 'off', form: 'generate' }, withDefaults)}
+${field({ name: 'summary', label: dev.summaryLabel, hint: dev.summaryHint, maxLength: 200, required: false, form: 'generate' }, withDefaults)}
+${field({ name: 'author', label: dev.authorLabel, maxLength: 100, autocomplete: 'name', form: 'generate' }, withDefaults)}
+${field({ name: 'email', label: dev.authorEmailLabel, type: 'email', maxLength: 254, required: false, autocomplete: 'email', form: 'generate' }, withDefaults)}
+<p class="field"><label for="generate-category">${dev.categoryLabel}</label> <select id="generate-category" name="category">${categories.map((c) => html`<option value="${c.id}"${c.id === chosen ? html` selected` : ''}>${c.name}</option>`)}</select></p>
+${field({ name: 'min', label: dev.minLabel, maxLength: 2, form: 'generate' }, withDefaults)}
+${field({ name: 'max', label: dev.maxLabel, maxLength: 2, form: 'generate' }, withDefaults)}
+${field({ name: 'bugs', label: dev.bugsLabel, hint: dev.bugsHint, maxLength: 500, required: false, form: 'generate' }, withDefaults)}
+<p><button type="submit">${dev.generateButton}</button></p>`,
 )}`,
     context,
   );

@@ -5,6 +5,8 @@ import { field, postForm, textArea } from '../forms.ts';
 import type { FormState } from '../forms.ts';
 import { html } from '../html.ts';
 import type { Html } from '../html.ts';
+import type { DevStrings } from '../developer-strings.ts';
+import type { PageTexts } from '../page-texts.ts';
 
 /**
  * The manage page's trusted publishers (issue 53): the CI workflows that may publish the app with
@@ -17,37 +19,38 @@ export interface PublishersSectionInput {
   readonly publishers: readonly TrustedPublisher[];
   readonly form: FormState;
   readonly around: Html;
+  readonly t: PageTexts;
 }
 
-const PROVIDERS = [
-  ['github', 'GitHub Actions'],
-  ['gitlab', 'GitLab CI'],
-  ['oidc', 'Another issuer an administrator allows'],
-] as const;
-
-function pinned(publisher: TrustedPublisher): string {
+function pinned(dev: DevStrings, publisher: TrustedPublisher): string {
   if (publisher.provider === 'oidc') return '';
   const ids = [publisher.repositoryId, publisher.ownerId];
-  if (ids.every((id) => id === null)) return ' (ids are pinned at the first publish)';
-  return ` (ids ${ids.map((id) => id ?? '–').join(' / ')})`;
+  if (ids.every((id) => id === null)) return ` ${dev.idsPinnedLater}`;
+  return ` ${dev.idsPinned(ids.map((id) => id ?? '–').join(' / '))}`;
 }
 
 export function publishersSection(input: PublishersSectionInput): Html {
-  const { base, token, owns, publishers, form } = input;
+  const { base, token, owns, publishers, form, t } = input;
+  const dev = t.dev;
+  const providers = [
+    ['github', 'GitHub Actions'],
+    ['gitlab', 'GitLab CI'],
+    ['oidc', dev.otherIssuer],
+  ] as const;
   const chosen = form.values?.['provider'] ?? 'github';
-  return html`<section aria-labelledby="publishers"><h2 id="publishers">Trusted publishers</h2>
-<p>A CI workflow named here publishes releases with no stored token: its job's ID token is exchanged for a token that can publish this app for 15 minutes, and each release records the repository, commit and run it came from. <a href="/api/#trusted-publishing">How to set up the workflow</a>.</p>${input.around}
+  return html`<section aria-labelledby="publishers"><h2 id="publishers">${dev.publishersTitle}</h2>
+<p>${t.tagged('dev.publishersLead', { howto: (inner) => html`<a href="/api/#trusted-publishing">${inner}</a>` })}</p>${input.around}
 ${
   publishers.length === 0
-    ? html`<p>No trusted publishers.</p>`
+    ? html`<p>${dev.noPublishers}</p>`
     : html`<ul class="plain">${publishers.map(
         (publisher) =>
-          html`<li>${describePublisher(publisher)}<span class="muted">${pinned(publisher)}</span> ${
+          html`<li>${describePublisher(publisher)}<span class="muted">${pinned(dev, publisher)}</span> ${
             owns
               ? postForm(
                   `${base}/publishers/remove#publishers`,
                   token,
-                  html`<input type="hidden" name="id" value="${String(publisher.id)}"><button type="submit" class="secondary" aria-label="Remove the trusted publisher ${describePublisher(publisher)}">Remove</button>`,
+                  html`<input type="hidden" name="id" value="${String(publisher.id)}"><button type="submit" class="secondary" aria-label="${dev.removePublisher(describePublisher(publisher))}">${dev.removeButton}</button>`,
                   'inline',
                 )
               : ''
@@ -59,18 +62,18 @@ ${
     ? postForm(
         `${base}/publishers/add#publishers`,
         token,
-        html`<p class="field"><label for="publisher-provider">CI</label> <select id="publisher-provider" name="provider">${PROVIDERS.map(([value, label]) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`)}</select></p>
-${field({ name: 'repository', label: 'Repository or project', hint: 'GitHub: owner/name. GitLab: the project path, such as group/project.', required: false, maxLength: 200, form: 'publisher' }, form)}
-${field({ name: 'workflow', label: 'Workflow file (GitHub)', hint: 'The file under .github/workflows, such as release.yml', required: false, maxLength: 120, form: 'publisher' }, form)}
-${field({ name: 'environment', label: 'Environment (optional)', hint: 'Only jobs that run in this deployment environment', required: false, maxLength: 255, form: 'publisher' }, form)}
-${field({ name: 'ref', label: 'Ref (GitLab, optional)', hint: 'Only pipelines for this branch (such as main), or a full ref such as refs/tags/v1.0', required: false, maxLength: 255, form: 'publisher' }, form)}
-<details><summary>Another issuer, numeric ids, claims</summary>
-${field({ name: 'issuer', label: 'Issuer (optional)', hint: 'Empty: github.com or gitlab.com. GitHub Enterprise Server, a self-managed GitLab or another CI: its issuer URL, once an administrator allows it.', required: false, maxLength: 300, form: 'publisher' }, form)}
-${field({ name: 'repositoryId', label: 'Repository or project id (optional)', hint: 'The numeric id; empty: pinned at the first publish. A deleted and re-created repository of the same name has another id.', required: false, maxLength: 20, form: 'publisher' }, form)}
-${field({ name: 'ownerId', label: 'Owner or namespace id (optional)', hint: 'The numeric id; empty: pinned at the first publish', required: false, maxLength: 20, form: 'publisher' }, form)}
-${textArea({ name: 'claims', label: 'Claims (another issuer)', hint: 'One claim=value per line; the issuer says which claims must be named', required: false, rows: 3, maxLength: 4000, form: 'publisher' }, form)}
+        html`<p class="field"><label for="publisher-provider">${dev.publisherCi}</label> <select id="publisher-provider" name="provider">${providers.map(([value, label]) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`)}</select></p>
+${field({ name: 'repository', label: dev.publisherRepository, hint: dev.publisherRepositoryHint, required: false, maxLength: 200, form: 'publisher' }, form)}
+${field({ name: 'workflow', label: dev.publisherWorkflow, hint: dev.publisherWorkflowHint, required: false, maxLength: 120, form: 'publisher' }, form)}
+${field({ name: 'environment', label: dev.publisherEnvironment, hint: dev.publisherEnvironmentHint, required: false, maxLength: 255, form: 'publisher' }, form)}
+${field({ name: 'ref', label: dev.publisherRef, hint: dev.publisherRefHint, required: false, maxLength: 255, form: 'publisher' }, form)}
+<details><summary>${dev.publisherMore}</summary>
+${field({ name: 'issuer', label: dev.publisherIssuer, hint: dev.publisherIssuerHint, required: false, maxLength: 300, form: 'publisher' }, form)}
+${field({ name: 'repositoryId', label: dev.publisherRepositoryId, hint: dev.publisherRepositoryIdHint, required: false, maxLength: 20, form: 'publisher' }, form)}
+${field({ name: 'ownerId', label: dev.publisherOwnerId, hint: dev.publisherOwnerIdHint, required: false, maxLength: 20, form: 'publisher' }, form)}
+${textArea({ name: 'claims', label: dev.publisherClaims, hint: dev.publisherClaimsHint, required: false, rows: 3, maxLength: 4000, form: 'publisher' }, form)}
 </details>
-<p><button type="submit">Trust this workflow</button></p>`,
+<p><button type="submit">${dev.trustWorkflow}</button></p>`,
       )
     : ''
 }</section>`;

@@ -6,24 +6,37 @@ import type { Html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import { layout } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
+import type { SiteStrings } from '../strings.ts';
 import { dataTable } from '../tables.ts';
 
-const STATUS: Readonly<Record<PlannedApp['status'], string>> = {
-  update: 'Update',
-  'up-to-date': 'Up to date',
-  'no-release': 'No release',
-  'not-listed': 'Not in this store',
-};
+const STATUS = {
+  update: 'planUpdate',
+  'up-to-date': 'planUpToDate',
+  'no-release': 'planNoRelease',
+  'not-listed': 'planNotListed',
+} as const satisfies Record<PlannedApp['status'], keyof SiteStrings>;
 
-function row(app: PlannedApp): Html {
+/** Why an app gets what it gets, in the page's language (the API's `reason` is English). */
+function why(s: SiteStrings, app: PlannedApp, nextcloud: string): string {
+  switch (app.status) {
+    case 'not-listed':
+      return s.planNotListedWhy;
+    case 'no-release':
+      return app.why.kind === 'no-stable'
+        ? s.planNoStable
+        : app.why.kind === 'none-fits'
+          ? s.planNoneFits(nextcloud, app.why.newest, app.why.needs)
+          : s.planInstalledNewer(app.installed, nextcloud, app.why.best);
+    case 'update':
+      return s.planSupports(app.release.platformVersionSpec);
+    case 'up-to-date':
+      return s.planNewestInstalled;
+  }
+}
+
+function row(s: SiteStrings, app: PlannedApp, nextcloud: string): Html {
   const take = 'release' in app ? app.release.version : '–';
-  const why =
-    'reason' in app
-      ? app.reason
-      : app.status === 'update'
-        ? `Supports ${app.release.platformVersionSpec}.`
-        : 'The installed version is the newest for this Nextcloud.';
-  return html`<tr><th scope="row">${app.id}${app.enabled ? '' : html` <span class="muted">(disabled)</span>`}</th><td data-label="Installed">${app.installed}</td><td data-label="Take">${take}</td><td data-label="Status"><strong>${STATUS[app.status]}</strong> ${why}</td></tr>`;
+  return html`<tr><th scope="row">${app.id}${app.enabled ? '' : html` <span class="muted">${s.planDisabled}</span>`}</th><td data-label="${s.planInstalled}">${app.installed}</td><td data-label="${s.planTake}">${take}</td><td data-label="${s.planStatus}"><strong>${s[STATUS[app.status]]}</strong> ${why(s, app, nextcloud)}</td></tr>`;
 }
 
 function changes(app: PlannedApp): Html | '' {
@@ -40,41 +53,47 @@ export function upgradePlannerPage(
   plan: UpgradePlan | null,
   context: PageContext,
 ): Html {
+  const { t } = context;
+  const s = t.site;
   const chosen = state.values?.['nextcloud'] ?? majors[0] ?? '';
   const order: Record<PlannedApp['status'], number> = { 'no-release': 0, update: 1, 'up-to-date': 2, 'not-listed': 3 };
   const apps =
     plan === null ? [] : [...plan.apps].sort((a, b) => order[a.status] - order[b.status] || a.id.localeCompare(b.id));
   return layout(
-    { title: 'Plan a Nextcloud upgrade' },
-    html`<h1>Plan a Nextcloud upgrade</h1>
-<div class="narrow"><p>On your server, run <code>occ app:list --output=json</code> and paste what it prints. For each app you get the release to take on the Nextcloud version you upgrade to, or why there is none, and what changed since your version. Nothing you paste is kept.</p>
+    { title: s.planTitle },
+    html`<h1>${s.planTitle}</h1>
+<div class="narrow"><p>${t.tagged('site.planLead', { code: (inner) => html`<code>${inner}</code>` })}</p>
 ${problemBox(state)}
 ${postForm(
   '/upgrade#plan',
   formToken,
-  html`${textArea({ name: 'apps', label: 'The output of occ app:list --output=json', rows: 8, maxLength: 200_000, form: 'upgrade' }, state)}
+  html`${textArea({ name: 'apps', label: s.planPasteLabel, rows: 8, maxLength: 200_000, form: 'upgrade' }, state)}
 ${
   majors.length === 0
     ? field(
         {
           name: 'nextcloud',
-          label: 'Upgrade to Nextcloud',
-          hint: 'A version such as 33 or 33.0.1',
+          label: s.planTarget,
+          hint: s.planTargetHint,
           maxLength: 20,
           form: 'upgrade',
         },
         state,
       )
-    : html`<p class="field"><label for="upgrade-nextcloud">Upgrade to Nextcloud</label> <select id="upgrade-nextcloud" name="nextcloud">${majors.map((major) => html`<option value="${major}"${major === chosen ? html` selected` : ''}>${major}</option>`)}</select></p>`
+    : html`<p class="field"><label for="upgrade-nextcloud">${s.planTarget}</label> <select id="upgrade-nextcloud" name="nextcloud">${majors.map((major) => html`<option value="${major}"${major === chosen ? html` selected` : ''}>${major}</option>`)}</select></p>`
 }
-<p><button type="submit">Plan the upgrade</button></p>`,
+<p><button type="submit">${s.planButton}</button></p>`,
 )}</div>
 ${
   plan === null
     ? ''
-    : html`<section aria-labelledby="plan"><h2 id="plan">Your apps on Nextcloud ${plan.nextcloud}</h2>
-${dataTable({ caption: `Your apps on Nextcloud ${plan.nextcloud}`, headings: ['App', 'Installed', 'Take', 'Status'] }, apps.map(row))}
-${apps.some((app) => 'changelogs' in app && app.changelogs.length > 0) ? html`<h3>What changes</h3>${apps.map(changes)}` : ''}</section>`
+    : html`<section aria-labelledby="plan"><h2 id="plan">${s.planResult(plan.nextcloud)}</h2>
+${dataTable(
+  s,
+  { caption: s.planResult(plan.nextcloud), headings: [s.planApp, s.planInstalled, s.planTake, s.planStatus] },
+  apps.map((app) => row(s, app, plan.nextcloud)),
+)}
+${apps.some((app) => 'changelogs' in app && app.changelogs.length > 0) ? html`<h3>${s.planChanges}</h3>${apps.map(changes)}` : ''}</section>`
 }`,
     context,
   );

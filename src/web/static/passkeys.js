@@ -55,22 +55,27 @@
       authenticatorAttachment: credential.authenticatorAttachment || undefined,
     };
   }
-  function say(form, text) {
+  // What the script says comes from the page, in the page's language: the status element's data-say-* attributes.
+  function say(form, key, fallback) {
     var status = form.querySelector('[data-passkey-status]');
-    if (status) status.textContent = text;
+    if (status) status.textContent = (key && status.getAttribute('data-say-' + key)) || fallback;
+  }
+  function refused(form) {
+    var status = form.querySelector('[data-passkey-status]');
+    return (status && status.getAttribute('data-say-refused')) || 'The store refused.';
   }
   document.querySelectorAll('button[data-passkey]').forEach(function (button) {
     var form = button.closest('form');
     if (!window.PublicKeyCredential || !navigator.credentials) {
       button.disabled = true;
-      say(form, 'This browser cannot use passkeys here.');
+      say(form, 'unsupported', 'This browser cannot use passkeys here.');
       return;
     }
     button.addEventListener('click', function (event) {
       event.preventDefault();
       var token = form.querySelector('input[name="csrf_token"]').value;
       button.disabled = true;
-      say(form, 'Waiting for the passkey…');
+      say(form, 'waiting', 'Waiting for the passkey…');
       fetch(button.getAttribute('data-options'), {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -79,7 +84,7 @@
       })
         .then(function (reply) {
           return reply.json().then(function (body) {
-            if (!reply.ok) throw new Error(body.detail || 'The store refused.');
+            if (!reply.ok) throw new Error(body.detail || refused(form));
             return body;
           });
         })
@@ -97,12 +102,8 @@
         })
         .catch(function (error) {
           button.disabled = false;
-          say(
-            form,
-            error && error.name === 'NotAllowedError'
-              ? 'The passkey prompt was closed.'
-              : String(error.message || error),
-          );
+          if (error && error.name === 'NotAllowedError') say(form, 'closed', 'The passkey prompt was closed.');
+          else say(form, null, String(error.message || error));
         });
     });
   });

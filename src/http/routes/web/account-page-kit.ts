@@ -8,7 +8,6 @@ import type { Html } from '../../../web/html.ts';
 import type { FormState } from '../../../web/forms.ts';
 import type { ProviderChoice } from '../../../web/pages/account-pages.ts';
 import { messagePage } from '../../../web/pages/account-pages.ts';
-import { STRINGS } from '../../../web/strings.ts';
 import { showPage } from '../../page-context.ts';
 import type { PageSetting } from '../../page-context.ts';
 import { BODY_ERRORS } from '../../schemas.ts';
@@ -56,9 +55,9 @@ export function accountPageKit(container: Container): AccountPageKit {
     show,
     linkProblem: (request, reply, state) =>
       show(request, reply, (s) =>
-        messagePage(STRINGS.linkProblemTitle, state.problem?.detail ?? '', s.context, {
+        messagePage(s.context.t.site.linkProblemTitle, state.problem?.detail ?? '', s.context, {
           href: '/account/login',
-          label: STRINGS.signIn,
+          label: s.context.t.site.signIn,
         }),
       ),
   };

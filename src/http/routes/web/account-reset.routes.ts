@@ -1,7 +1,6 @@
 import { requestPasswordReset, resetLinkUser, resetPassword } from '../../../domain/accounts/password-reset.ts';
 import type { User } from '../../../domain/accounts/user.ts';
 import { messagePage, newPasswordPage, resetRequestPage } from '../../../web/pages/account-pages.ts';
-import { STRINGS } from '../../../web/strings.ts';
 import { setSessionCookies } from '../../cookies.ts';
 import { formRefusal } from '../../form-refusal.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
@@ -33,7 +32,9 @@ export async function accountResetRoutes(app: AppServer, kit: AccountPageKit): P
         reply,
         async () => {
           await requestPasswordReset(request.body.email, request.ip, deps);
-          return show(request, reply, (s) => messagePage(STRINGS.checkInboxTitle, STRINGS.resetSentText, s.context));
+          return show(request, reply, (s) =>
+            messagePage(s.context.t.site.checkInboxTitle, s.context.t.site.resetSentText, s.context),
+          );
         },
         async (state, visitor) =>
           show(request, reply, (s) => resetRequestPage(s.formToken(), state, s.context), visitor),
@@ -80,9 +81,9 @@ export async function accountResetRoutes(app: AppServer, kit: AccountPageKit): P
             request,
             reply,
             (s) =>
-              messagePage(STRINGS.passwordSetTitle, STRINGS.passwordSetText, s.context, {
+              messagePage(s.context.t.site.passwordSetTitle, s.context.t.site.passwordSetText, s.context, {
                 href: '/account/login',
-                label: STRINGS.signIn,
+                label: s.context.t.site.signIn,
               }),
             signedOut(request),
           );

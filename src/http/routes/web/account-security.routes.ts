@@ -1,3 +1,4 @@
+import { requestTexts } from '../../page-context.ts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -119,7 +120,7 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
     handler: securityForm('totp', async (user, body, request) => {
       await confirmPassword(user, body, request);
       return {
-        message: 'The authenticator app is on: signing in now asks for its code.',
+        message: requestTexts(request).site.totpOn,
         recoveryCodes: await confirmTotp(user, body['code'] ?? '', acting(user, request), deps),
       };
     }),
@@ -130,7 +131,7 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
     handler: securityForm('totp', async (user, body, request) => {
       await confirmPassword(user, body, request);
       await removeTotp(user, acting(user, request), deps);
-      return { message: 'The authenticator app was removed.' };
+      return { message: requestTexts(request).site.totpRemoved };
     }),
   });
 
@@ -190,7 +191,7 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
         acting(user, request),
         deps,
       );
-      return { message: 'The passkey was added: signing in can now use it.', recoveryCodes: codes };
+      return { message: requestTexts(request).site.passkeyAddedDone, recoveryCodes: codes };
     }),
   });
 
@@ -203,7 +204,7 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
     handler: securityForm('passkeys', async (user, body, request) => {
       await confirmPassword(user, body, request);
       await removePasskey(user, Number(body['passkey']), acting(user, request), deps);
-      return { message: 'The passkey was removed.' };
+      return { message: requestTexts(request).site.passkeyRemovedDone };
     }),
   });
 }

@@ -1,3 +1,4 @@
+import { requestTexts } from '../../page-context.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { changeEmail, changePassword, deleteAccount } from '../../../domain/accounts/account-settings.ts';
@@ -8,7 +9,6 @@ import { maskAddress } from '../../../domain/accounts/sign-up.ts';
 import type { User } from '../../../domain/accounts/user.ts';
 import type { AccountMethods, AccountPageState, AccountSection } from '../../../web/pages/account-pages.ts';
 import { accountPage, messagePage } from '../../../web/pages/account-pages.ts';
-import { STRINGS } from '../../../web/strings.ts';
 import { setSessionCookies } from '../../cookies.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -74,7 +74,10 @@ export async function accountSettingsRoutes(app: AppServer, kit: AccountPageKit)
           ? {}
           : {
               section: 'methods',
-              message: connected === undefined ? STRINGS.alreadyConnected(linked) : STRINGS.connected(linked),
+              message:
+                connected === undefined
+                  ? requestTexts(request).site.alreadyConnected(linked)
+                  : requestTexts(request).site.connected(linked),
             }),
       };
       return showAccount(request, reply, visitor, visitor.user, state);
@@ -106,9 +109,9 @@ export async function accountSettingsRoutes(app: AppServer, kit: AccountPageKit)
           const user = visitor?.user ?? null;
           if (user === null || visitor === undefined)
             return show(request, reply, (s) =>
-              messagePage(STRINGS.accountTitle, state.problem?.detail ?? '', s.context, {
+              messagePage(s.context.t.site.accountTitle, state.problem?.detail ?? '', s.context, {
                 href: '/account',
-                label: STRINGS.accountTitle,
+                label: s.context.t.site.accountTitle,
               }),
             );
           return showAccount(request, reply, visitor, user, { section, form: state });
@@ -173,7 +176,7 @@ export async function accountSettingsRoutes(app: AppServer, kit: AccountPageKit)
       setSessionCookies(request, reply, session);
       return showAccount(request, reply, { user, browserSecret: session.sessionId }, user, {
         section: 'password',
-        message: STRINGS.passwordChanged,
+        message: requestTexts(request).site.passwordChanged,
       });
     }),
   });
@@ -193,7 +196,7 @@ export async function accountSettingsRoutes(app: AppServer, kit: AccountPageKit)
       await container.notificationLook.store.setOptedOut(user.id, off);
       return showAccount(request, reply, visitor, user, {
         section: 'notifications',
-        message: STRINGS.notificationsSaved,
+        message: requestTexts(request).site.notificationsSaved,
       });
     }),
   });
@@ -216,7 +219,7 @@ export async function accountSettingsRoutes(app: AppServer, kit: AccountPageKit)
       await changeEmail(user, body.current_password ?? '', email, request.ip, deps);
       return showAccount(request, reply, visitor, user, {
         section: 'email',
-        message: STRINGS.emailChangeSent(maskAddress(email)),
+        message: requestTexts(request).site.emailChangeSent(maskAddress(email)),
       });
     }),
   });
@@ -233,7 +236,7 @@ export async function accountSettingsRoutes(app: AppServer, kit: AccountPageKit)
       await unlinkExternal(user, provider, userActing(user, request.ip, request.id), external);
       return showAccount(request, reply, visitor, user, {
         section: 'methods',
-        message: STRINGS.disconnected(providerName(provider) ?? provider),
+        message: requestTexts(request).site.disconnected(providerName(provider) ?? provider),
       });
     }),
   });
@@ -263,9 +266,9 @@ export async function accountSettingsRoutes(app: AppServer, kit: AccountPageKit)
         request,
         reply,
         (s) =>
-          messagePage(STRINGS.accountDeletedTitle, STRINGS.accountDeletedText, s.context, {
+          messagePage(s.context.t.site.accountDeletedTitle, s.context.t.site.accountDeletedText, s.context, {
             href: '/',
-            label: STRINGS.backHome,
+            label: s.context.t.site.backHome,
           }),
         signedOut(request),
       );

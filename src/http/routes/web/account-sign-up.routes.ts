@@ -1,7 +1,7 @@
+import { requestTexts } from '../../page-context.ts';
 import { readLink } from '../../../domain/accounts/account-links.ts';
 import { signUp, verifyEmail } from '../../../domain/accounts/sign-up.ts';
 import { messagePage, signUpPage, verifyPage } from '../../../web/pages/account-pages.ts';
-import { STRINGS } from '../../../web/strings.ts';
 import { formRefusal } from '../../form-refusal.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -35,9 +35,13 @@ export async function accountSignUpRoutes(app: AppServer, kit: AccountPageKit): 
         request,
         reply,
         async () => {
-          await signUp({ username, email, password }, { address: request.ip, requestId: request.id }, deps);
+          await signUp(
+            { username, email, password, language: requestTexts(request).language },
+            { address: request.ip, requestId: request.id },
+            deps,
+          );
           return show(request, reply, (s) =>
-            messagePage(STRINGS.checkInboxTitle, STRINGS.checkInboxSignUp(email.trim()), s.context),
+            messagePage(s.context.t.site.checkInboxTitle, s.context.t.site.checkInboxSignUp(email.trim()), s.context),
           );
         },
         async (state, visitor) =>
@@ -78,12 +82,12 @@ export async function accountSignUpRoutes(app: AppServer, kit: AccountPageKit): 
           const user = await verifyEmail(request.params.secret, { address: request.ip, requestId: request.id }, deps);
           return show(request, reply, (s) =>
             messagePage(
-              STRINGS.verifiedTitle,
-              STRINGS.verifiedText(user.email ?? ''),
+              s.context.t.site.verifiedTitle,
+              s.context.t.site.verifiedText(user.email ?? ''),
               s.context,
               s.visitor.user === null
-                ? { href: '/account/login', label: STRINGS.signIn }
-                : { href: '/account', label: STRINGS.accountTitle },
+                ? { href: '/account/login', label: s.context.t.site.signIn }
+                : { href: '/account', label: s.context.t.site.accountTitle },
             ),
           );
         },

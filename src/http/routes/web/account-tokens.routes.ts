@@ -1,3 +1,4 @@
+import { requestTexts } from '../../page-context.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
@@ -24,9 +25,9 @@ import type { SignedInWork } from './account-page-kit.ts';
 
 const PAGE = '/account/tokens';
 
-const MESSAGES: Readonly<Record<string, string>> = {
-  revoked: 'The token was revoked: it no longer works.',
-  'revoked-all': 'Every token of your account was revoked.',
+const MESSAGES: Readonly<Record<string, 'tokenRevoked' | 'tokensRevokedAll'>> = {
+  revoked: 'tokenRevoked',
+  'revoked-all': 'tokensRevokedAll',
 };
 
 /** The form's fields as the domain's request: scopes from the ticked boxes, apps split on spaces and commas. */
@@ -77,7 +78,13 @@ export async function accountTokenRoutes(app: AppServer, kit: AccountPageKit): P
       const visitor = await visitorOf(request, container);
       if (visitor.user === null) return toSignIn(reply, PAGE);
       const message = MESSAGES[request.query.done ?? ''];
-      return showTokens(request, reply, visitor, visitor.user, message === undefined ? {} : { message });
+      return showTokens(
+        request,
+        reply,
+        visitor,
+        visitor.user,
+        message === undefined ? {} : { message: requestTexts(request).site[message] },
+      );
     },
   });
 

@@ -7,7 +7,6 @@ import {
 } from '../../../domain/catalog/import-catalog.ts';
 import { exportDiscover, importDiscover } from '../../../domain/discover/manage-discover.ts';
 import { AppError } from '../../../errors.ts';
-import { ADMIN } from '../../../web/developer-strings.ts';
 import type { AdminState } from '../../../web/pages/admin-pages.ts';
 import { adminCategoriesPage, adminDiscoverPage, adminPlatformsPage } from '../../../web/pages/admin-pages.ts';
 import type { PageSetting } from '../../page-context.ts';
@@ -36,7 +35,7 @@ export async function adminCatalogueRoutes(app: AppServer, kit: AdminPageKit): P
     handler: kit.form(
       'category',
       '/admin/categories',
-      async (body, who) => {
+      async (body, who, t) => {
         const id = (body['id'] ?? '').trim();
         const language = (body['language'] ?? '').trim();
         await saveCategoryText(
@@ -59,7 +58,7 @@ export async function adminCatalogueRoutes(app: AppServer, kit: AdminPageKit): P
                       : 'id',
           }),
         );
-        return ADMIN.categorySaved(id);
+        return t.admin.categorySaved(id);
       },
       categoriesPage,
     ),
@@ -81,14 +80,14 @@ export async function adminCatalogueRoutes(app: AppServer, kit: AdminPageKit): P
     handler: kit.form(
       'platform',
       '/admin/platforms',
-      async (body, who) => {
+      async (body, who, t) => {
         const version = (body['version'] ?? '').trim();
         await importPlatformReleases(
           [{ version, hasRelease: on(body['hasRelease']), isSupported: on(body['isSupported']) }],
           who.acting,
           kit.container.catalog,
         ).catch(placeProblems({ rename: () => 'version' }));
-        return ADMIN.platformSaved(version);
+        return t.admin.platformSaved(version);
       },
       platformsPage,
     ),
@@ -112,7 +111,7 @@ export async function adminCatalogueRoutes(app: AppServer, kit: AdminPageKit): P
     handler: kit.form(
       'discover',
       '/admin/discover',
-      async (body, who) => {
+      async (body, who, t) => {
         let data: unknown;
         try {
           data = JSON.parse(body['entries'] ?? '');
@@ -123,7 +122,7 @@ export async function adminCatalogueRoutes(app: AppServer, kit: AdminPageKit): P
         const result = await importDiscover(data, who.acting, kit.container.discover).catch(
           placeProblems({ rename: () => 'entries' }),
         );
-        return ADMIN.discoverSaved(result.entries, result.changed);
+        return t.admin.discoverSaved(result.entries, result.changed);
       },
       discoverPage,
     ),

@@ -9,7 +9,6 @@ import {
 } from '../../../domain/identity/request-certificate.ts';
 import { revokeBySerial } from '../../../domain/identity/revoke-by-serial.ts';
 import { AppError } from '../../../errors.ts';
-import { ADMIN } from '../../../web/developer-strings.ts';
 import type { AdminState } from '../../../web/pages/admin-pages.ts';
 import { adminCertificatesPage } from '../../../web/pages/admin-pages.ts';
 import type { PageSetting } from '../../page-context.ts';
@@ -46,9 +45,9 @@ export async function adminCertificateRoutes(app: AppServer, kit: AdminPageKit):
     handler: kit.form(
       'approval',
       '/admin/certificates',
-      async (body, who) => {
+      async (body, who, t) => {
         await setApprovalRequired(on(body['required']), who.acting, kit.container.certificateRequests);
-        return ADMIN.approvalSaved;
+        return t.admin.approvalSaved;
       },
       certificatesPage,
     ),
@@ -65,8 +64,8 @@ export async function adminCertificateRoutes(app: AppServer, kit: AdminPageKit):
     handler: kit.form(
       'queue',
       '/admin/certificates',
-      async (body, who) => {
-        return ADMIN.approved(
+      async (body, who, t) => {
+        return t.admin.approved(
           (await approveCertificateRequest(requestId(body), who.acting, kit.container.certificateRequests)).appId,
         );
       },
@@ -78,8 +77,8 @@ export async function adminCertificateRoutes(app: AppServer, kit: AdminPageKit):
     handler: kit.form(
       'queue',
       '/admin/certificates',
-      async (body, who) => {
-        return ADMIN.rejected(
+      async (body, who, t) => {
+        return t.admin.rejected(
           (
             await rejectCertificateRequest(
               requestId(body),
@@ -104,7 +103,7 @@ export async function adminCertificateRoutes(app: AppServer, kit: AdminPageKit):
     handler: kit.form(
       'revoke',
       '/admin/certificates',
-      async (body, who) => {
+      async (body, who, t) => {
         const pem = (body['certificate'] ?? '').trim();
         const serial = (body['serial'] ?? '').trim();
         if (pem === '' && serial === '')
@@ -122,7 +121,7 @@ export async function adminCertificateRoutes(app: AppServer, kit: AdminPageKit):
                 body['reason'] ?? '',
               ).catch(placeProblems({ rename: () => 'certificate' }))
             : await revokeBySerial(serial, body['reason'] ?? '', who.acting, kit.container.serialRevocation);
-        return ADMIN.revokedDone(result.serial, result.appId, result.alreadyRevoked);
+        return t.admin.revokedDone(result.serial, result.appId, result.alreadyRevoked);
       },
       certificatesPage,
     ),

@@ -1,3 +1,5 @@
+import { requestTexts } from '../../page-context.ts';
+import type { PageTexts } from '../../../web/page-texts.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../../../container.ts';
 import { requireAdmin } from '../../../domain/accounts/authorization.ts';
@@ -49,7 +51,7 @@ export function adminPageKit(container: Container) {
       (
         form: string,
         back: string,
-        work: (body: Record<string, string>, who: SignedIn) => Promise<string>,
+        work: (body: Record<string, string>, who: SignedIn, t: PageTexts) => Promise<string>,
         show: (who: SignedIn, setting: PageSetting, state: AdminState, body: Record<string, string>) => Promise<Html>,
       ) =>
       async (request: FastifyRequest, reply: FastifyReply) => {
@@ -59,7 +61,7 @@ export function adminPageKit(container: Container) {
           reply,
           back,
           async (who) => {
-            const message = await work(body, who);
+            const message = await work(body, who, requestTexts(request));
             return pages.show(request, reply, who.visitor, (setting) => show(who, setting, { form, message }, body));
           },
           async (state: FormState, who, setting) => show(who, setting, { form, state }, body),

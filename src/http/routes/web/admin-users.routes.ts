@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import { addUser, searchUsers, setActive, setAdmin } from '../../../domain/accounts/manage-users.ts';
 import { sendInvitation } from '../../../domain/accounts/password-reset.ts';
 import { AppError } from '../../../errors.ts';
-import { ADMIN } from '../../../web/developer-strings.ts';
 import type { AdminState } from '../../../web/pages/admin-pages.ts';
 import { adminUsersPage } from '../../../web/pages/admin-pages.ts';
 import type { PageSetting } from '../../page-context.ts';
@@ -42,9 +41,9 @@ export async function adminUserRoutes(app: AppServer, kit: AdminPageKit): Promis
     handler: kit.form(
       'users',
       '/admin/users',
-      async (body, who) => {
+      async (body, who, t) => {
         const user = await setActive(body['username'] ?? '', on(body['active']), who.acting, kit.container.accounts);
-        return user.isActive ? ADMIN.enabledDone(user.username) : ADMIN.disabledDone(user.username);
+        return user.isActive ? t.admin.enabledDone(user.username) : t.admin.disabledDone(user.username);
       },
       showUsers,
     ),
@@ -55,9 +54,9 @@ export async function adminUserRoutes(app: AppServer, kit: AdminPageKit): Promis
     handler: kit.form(
       'users',
       '/admin/users',
-      async (body, who) => {
+      async (body, who, t) => {
         const user = await setAdmin(body['username'] ?? '', on(body['admin']), who.acting, kit.container.accounts);
-        return ADMIN.adminDone(user.username, user.isAdmin);
+        return t.admin.adminDone(user.username, user.isAdmin);
       },
       showUsers,
     ),
@@ -68,7 +67,7 @@ export async function adminUserRoutes(app: AppServer, kit: AdminPageKit): Promis
     handler: kit.form(
       'invite',
       '/admin/users',
-      async (body, who) => {
+      async (body, who, t) => {
         const email = (body['email'] ?? '').trim();
         if (email === '')
           throw new AppError('invalid_user', 'An invitation needs an e-mail address.', {
@@ -86,7 +85,7 @@ export async function adminUserRoutes(app: AppServer, kit: AdminPageKit): Promis
           kit.container.accounts,
         );
         await sendInvitation(user, kit.container.selfService);
-        return ADMIN.invited(user.username, email);
+        return t.admin.invited(user.username, email);
       },
       (who, setting, state) => usersPage(who, setting, state, ''),
     ),

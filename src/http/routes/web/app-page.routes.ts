@@ -1,3 +1,4 @@
+import { requestTexts } from '../../page-context.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
@@ -7,7 +8,6 @@ import { mayRate, rateApp, starsToRating, unrateApp } from '../../../domain/rati
 import type { User } from '../../../domain/accounts/user.ts';
 import type { AppPageView } from '../../../web/pages/app-page.ts';
 import { appPage } from '../../../web/pages/app-page.ts';
-import { STRINGS } from '../../../web/strings.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { formRefusal } from '../../form-refusal.ts';
 import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
@@ -19,7 +19,7 @@ import type { Visitor } from '../../web-visitor.ts';
 
 const Params = Type.Object({ appId: AppIdParam });
 const Redirect = { 303: Type.Null({ description: 'Back to the app page' }) };
-const RATED = { saved: STRINGS.ratingSaved, removed: STRINGS.ratingRemoved } as const;
+const RATED = { saved: 'ratingSaved', removed: 'ratingRemoved' } as const;
 
 /** The app page, and rating from it through the same use cases as the API (`POST/DELETE /api/v1/apps/{id}/ratings`). */
 export async function appPageRoutes(app: AppServer, container: Container): Promise<void> {
@@ -70,7 +70,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
         request,
         reply,
         request.params.appId,
-        rated === 'saved' || rated === 'removed' ? { message: RATED[rated] } : {},
+        rated === 'saved' || rated === 'removed' ? { message: requestTexts(request).site[RATED[rated]] } : {},
       );
     },
   });

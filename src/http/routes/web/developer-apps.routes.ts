@@ -1,3 +1,5 @@
+import type { PageTexts } from '../../../web/page-texts.ts';
+import { requestTexts } from '../../page-context.ts';
 import {
   addPublisher,
   listPublishers,
@@ -19,7 +21,6 @@ import {
 import { deleteRelease } from '../../../domain/releases/delete-release.ts';
 import { deprecateApp, retireRelease, setOrphan } from '../../../domain/apps/app-status.ts';
 import { AppError, isAppError } from '../../../errors.ts';
-import { DEV } from '../../../web/developer-strings.ts';
 import type { ManagePageState, ManageSection } from '../../../web/pages/developer-pages.ts';
 import { manageAppPage, myAppsPage } from '../../../web/pages/developer-pages.ts';
 import { totalDownloads } from '../../../domain/archives/download-counts.ts';
@@ -108,7 +109,7 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
    */
   function manageForm<B extends Record<string, string | undefined>>(
     section: ManageSection,
-    work: (appId: string, body: B, who: SignedIn) => Promise<string | null>,
+    work: (appId: string, body: B, who: SignedIn, t: PageTexts) => Promise<string | null>,
   ) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const { appId } = request.params as { appId: string };
@@ -118,7 +119,7 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
         reply,
         back,
         async (who) => {
-          const message = await work(appId, request.body as B, who);
+          const message = await work(appId, request.body as B, who, requestTexts(request));
           if (message === null) return reply.redirect('/developer', 303);
           return pages.show(request, reply, who.visitor, (setting) =>
             managePage(appId, who, setting, { section, message }),
@@ -130,9 +131,9 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
             return await managePage(appId, who, setting, { section, form: state });
           } catch (error) {
             if (!isAppError(error)) throw error;
-            return messagePage(DEV.myAppsTitle, state.problem?.detail ?? '', setting.context, {
+            return messagePage(requestTexts(request).dev.myAppsTitle, state.problem?.detail ?? '', setting.context, {
               href: '/developer',
-              label: DEV.myAppsTitle,
+              label: requestTexts(request).dev.myAppsTitle,
             });
           }
         },
@@ -149,34 +150,37 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
 
   app.post('/developer/apps/:appId/releases/delete', {
     schema: manageSchema(['version', 'nightly'], 'release_not_found'),
-    handler: manageForm<{ version?: string; nightly?: string }>('releases', async (appId, body, who) => {
+    handler: manageForm<{ version?: string; nightly?: string }>('releases', async (appId, body, who, t) => {
       const version = body.version ?? '';
       await deleteRelease({ appId, version, nightly: on(body.nightly) }, who.user, who.acting, container.publishing);
-      return DEV.releaseDeleted(version);
+      return t.dev.releaseDeleted(version);
     }),
   });
 
   // Saying an app is over (issue 52)
   app.post('/developer/apps/:appId/status/deprecate', {
     schema: manageSchema(['reason', 'successor', 'undo'], 'app_not_found'),
-    handler: manageForm<{ reason?: string; successor?: string; undo?: string }>('status', async (appId, body, who) => {
-      const undo = on(body.undo);
-      await deprecateApp(
-        appId,
-        undo ? null : { reason: body.reason ?? '', successor: body.successor ?? '' },
-        who.acting,
-        container.appStatus,
-      );
-      return undo ? DEV.undeprecated : DEV.deprecatedDone;
-    }),
+    handler: manageForm<{ reason?: string; successor?: string; undo?: string }>(
+      'status',
+      async (appId, body, who, t) => {
+        const undo = on(body.undo);
+        await deprecateApp(
+          appId,
+          undo ? null : { reason: body.reason ?? '', successor: body.successor ?? '' },
+          who.acting,
+          container.appStatus,
+        );
+        return undo ? t.dev.undeprecated : t.dev.deprecatedDone;
+      },
+    ),
   });
 
   app.post('/developer/apps/:appId/status/orphan', {
     schema: manageSchema(['orphan'], 'app_not_found'),
-    handler: manageForm<{ orphan?: string }>('status', async (appId, body, who) => {
+    handler: manageForm<{ orphan?: string }>('status', async (appId, body, who, t) => {
       const orphan = on(body.orphan);
       await setOrphan(appId, orphan, who.acting, container.appStatus);
-      return orphan ? DEV.orphaned : DEV.adopted;
+      return orphan ? t.dev.orphaned : t.dev.adopted;
     }),
   });
 
@@ -184,7 +188,7 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
     schema: manageSchema(['release', 'reason', 'note', 'undo'], 'release_not_found'),
     handler: manageForm<{ release?: string; reason?: string; note?: string; undo?: string }>(
       'retired',
-      async (appId, body, who) => {
+      async (appId, body, who, t) => {
         // "1.2.0" or "1.2.0 nightly", as the form's choices name them.
         const [version = '', kind = ''] = (body.release ?? '').trim().split(' ');
         const undo = on(body.undo);
@@ -194,7 +198,7 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
           who.acting,
           container.appStatus,
         );
-        return undo ? DEV.releaseRestored(version) : DEV.releaseRetired(version);
+        return undo ? t.dev.releaseRestored(version) : t.dev.releaseRetired(version);
       },
     ),
   });
@@ -206,7 +210,7 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
       'forbidden',
       'conflict',
     ),
-    handler: manageForm<Record<string, string | undefined>>('publishers', async (appId, body, who) => {
+    handler: manageForm<Record<string, string | undefined>>('publishers', async (appId, body, who, t) => {
       const claims = Object.fromEntries(
         (body['claims'] ?? '')
           .split(/\r?\n/)
@@ -234,68 +238,70 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
         who.acting,
         container.trustedPublishing,
       );
-      return 'The trusted publisher was added: its next job can publish.';
+      return t.dev.publisherAdded;
     }),
   });
 
   app.post('/developer/apps/:appId/publishers/remove', {
     schema: manageSchema(['id'], 'forbidden', 'not_found'),
-    handler: manageForm<{ id?: string }>('publishers', async (appId, body, who) => {
+    handler: manageForm<{ id?: string }>('publishers', async (appId, body, who, t) => {
       const id = Number(body.id ?? '');
       if (!Number.isInteger(id)) throw new AppError('invalid_request', 'Which trusted publisher? The form names none.');
       await removePublisher(appId, id, who.acting, container.trustedPublishing);
-      return 'The trusted publisher was removed: its jobs can no longer publish.';
+      return t.dev.publisherRemoved;
     }),
   });
 
   app.post('/developer/apps/:appId/maintainers/add', {
     schema: manageSchema(['username'], 'user_not_found', 'conflict'),
-    handler: manageForm<{ username?: string }>('maintainers', async (appId, body, who) => {
+    handler: manageForm<{ username?: string }>('maintainers', async (appId, body, who, t) => {
       const username = (body.username ?? '').trim();
       const added = await addCoMaintainer(appId, username, who.acting, container.appManagement).catch(
         placeProblems({ rename: () => 'username', field: () => 'username' }),
       );
-      return added ? DEV.maintainerAdded(username) : DEV.maintainerAlready(username);
+      return added ? t.dev.maintainerAdded(username) : t.dev.maintainerAlready(username);
     }),
   });
 
   app.post('/developer/apps/:appId/maintainers/remove', {
     schema: manageSchema(['username'], 'user_not_found'),
-    handler: manageForm<{ username?: string }>('maintainers', async (appId, body, who) => {
+    handler: manageForm<{ username?: string }>('maintainers', async (appId, body, who, t) => {
       const username = body.username ?? '';
       await removeCoMaintainer(appId, username, who.acting, container.appManagement);
       // A co-maintainer who stepped down can no longer see the page.
-      return who.user.username === username && !who.user.isAdmin ? null : DEV.maintainerRemoved(username);
+      return who.user.username === username && !who.user.isAdmin ? null : t.dev.maintainerRemoved(username);
     }),
   });
 
   app.post('/developer/apps/:appId/transfer', {
     schema: manageSchema(['unlock']),
-    handler: manageForm<{ unlock?: string }>('transfer', async (appId, body, who) => {
+    handler: manageForm<{ unlock?: string }>('transfer', async (appId, body, who, t) => {
       if (on(body.unlock)) await unlockTransfer(appId, who.acting, container.appManagement);
       else await lockTransfer(appId, who.acting, container.appManagement);
-      return on(body.unlock) ? DEV.transferUnlocked : DEV.transferLocked;
+      return on(body.unlock) ? t.dev.transferUnlocked : t.dev.transferLocked;
     }),
   });
 
   app.post('/developer/apps/:appId/flags', {
     schema: manageSchema(['featured', 'enterprise']),
-    handler: manageForm<{ featured?: string; enterprise?: string }>('flags', async (appId, body, who) => {
+    handler: manageForm<{ featured?: string; enterprise?: string }>('flags', async (appId, body, who, t) => {
       await setAppFlags(
         appId,
         { featured: on(body.featured), enterpriseOnly: on(body.enterprise) },
         who.acting,
         container.appManagement,
       );
-      return DEV.flagsSaved;
+      return t.dev.flagsSaved;
     }),
   });
 
   app.post('/developer/apps/:appId/delete', {
     schema: manageSchema(['confirm']),
-    handler: manageForm<{ confirm?: string }>('delete', async (appId, body, who) => {
+    handler: manageForm<{ confirm?: string }>('delete', async (appId, body, who, t) => {
       if ((body.confirm ?? '').trim() !== appId)
-        throw new AppError('invalid_request', DEV.confirmMismatch(appId), { confirm: [DEV.confirmMismatch(appId)] });
+        throw new AppError('invalid_request', t.dev.confirmMismatch(appId), {
+          confirm: [t.dev.confirmMismatch(appId)],
+        });
       await deleteApp(appId, who.user, who.acting, container.appManagement);
       return null;
     }),

@@ -12,7 +12,6 @@ import type { FormState } from '../../../web/forms.ts';
 import type { Html } from '../../../web/html.ts';
 import { localPath } from '../../../web/local-path.ts';
 import { chooseUsernamePage, messagePage } from '../../../web/pages/account-pages.ts';
-import { STRINGS } from '../../../web/strings.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { loginFlowSecret, readLoginFlowCookie, setSessionCookies } from '../../cookies.ts';
 import { formRefusal } from '../../form-refusal.ts';
@@ -90,10 +89,10 @@ export async function externalLoginRoutes(app: AppServer, container: Container):
     const name = providerId === null ? null : (deps.providers.get(providerId)?.name ?? null);
     return show(request, reply, (s) =>
       messagePage(
-        name === null ? STRINGS.externalFailedTitleGeneric : STRINGS.externalFailedTitle(name),
+        name === null ? s.context.t.site.externalFailedTitleGeneric : s.context.t.site.externalFailedTitle(name),
         detail,
         s.context,
-        { href: '/account/login', label: STRINGS.tryAgain },
+        { href: '/account/login', label: s.context.t.site.tryAgain },
       ),
     );
   };

@@ -14,6 +14,8 @@ import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
 import { homePage } from '../../../web/pages/home-page.ts';
 import { errorResponses } from '../../schemas.ts';
 import { pageSetting } from '../../page-context.ts';
+import { visitorOf } from '../../web-visitor.ts';
+import { isSiteLanguage } from '../../../i18n/site-languages.ts';
 import type { AppServer } from '../../types.ts';
 import { AppError } from '../../../errors.ts';
 import { etagListMatches } from '../../conditional-get.ts';
@@ -137,6 +139,13 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
       },
     },
     handler: async (request, reply) => {
+      // A signed-in user's choice of a shipped language is kept with the account too: their mails
+      // are written in it. Only from the store's own pages (a link on another site changes nothing).
+      const fromHere = (request.headers['sec-fetch-site'] ?? 'same-origin') === 'same-origin';
+      if (fromHere && isSiteLanguage(request.query.lang)) {
+        const visitor = await visitorOf(request, container);
+        if (visitor.user !== null) await container.accounts.store.setLanguage(visitor.user.id, request.query.lang);
+      }
       reply.setCookie(LANGUAGE_COOKIE, request.query.lang, {
         path: '/',
         maxAge: 365 * 86_400,

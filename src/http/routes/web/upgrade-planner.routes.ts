@@ -1,3 +1,4 @@
+import { requestTexts } from '../../page-context.ts';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { upgradePlan } from '../../../domain/apps/upgrade-plan.ts';
@@ -54,13 +55,9 @@ export async function upgradePlannerRoutes(app: AppServer, container: Container)
           try {
             apps = JSON.parse(request.body.apps) as unknown;
           } catch {
-            throw new AppError(
-              'invalid_request',
-              'What was pasted is not JSON: paste exactly what occ app:list --output=json prints.',
-              {
-                apps: ['not JSON'],
-              },
-            );
+            throw new AppError('invalid_request', requestTexts(request).site.planNotJson, {
+              apps: ['not JSON'],
+            });
           }
           const catalog = await container.browse.catalog();
           // Changelogs in the visitor's language as the pages choose it (their choice, else the browser's).

@@ -3,9 +3,11 @@ import { test } from 'node:test';
 import { adminOverviewPage } from '../../../../src/web/pages/admin-pages.ts';
 import type { AdminOverview } from '../../../../src/web/pages/admin-pages.ts';
 import type { PageContext } from '../../../../src/web/layout.ts';
+import { pageTexts } from '../../../../src/web/page-texts.ts';
 
 const context: PageContext = {
   languages: ['en'],
+  t: pageTexts('en'),
   availableLanguages: ['en'],
   path: '/admin',
   account: { username: 'ada', isAdmin: true, formToken: 'token' },

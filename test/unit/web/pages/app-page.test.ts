@@ -3,12 +3,25 @@ import { test } from 'node:test';
 import { appPage } from '../../../../src/web/pages/app-page.ts';
 import type { AppPageView } from '../../../../src/web/pages/app-page.ts';
 import type { PageContext } from '../../../../src/web/layout.ts';
+import { pageTexts } from '../../../../src/web/page-texts.ts';
 import type { CatalogDisplay } from '../../../../src/web/pages/app-card.ts';
 import { listedApp, listedRelease } from '../../../helpers/listed-app.ts';
 
-const context: PageContext = { languages: ['en'], availableLanguages: ['en', 'de'], path: '/apps/news', account: null };
+const context: PageContext = {
+  languages: ['en'],
+  t: pageTexts('en'),
+  availableLanguages: ['en', 'de'],
+  path: '/apps/news',
+  account: null,
+};
 const display: CatalogDisplay = {
-  cards: { languages: ['en'], dateLanguage: 'en', icons: new Map(), now: new Date('2026-06-01T00:00:00Z') },
+  cards: {
+    languages: ['en'],
+    dateLanguage: 'en',
+    strings: pageTexts('en').site,
+    icons: new Map(),
+    now: new Date('2026-06-01T00:00:00Z'),
+  },
   categoryName: (id: string) => id,
   categoryDescription: () => '',
 };
@@ -55,7 +68,7 @@ test('comments only in other languages are shown, said to be in others, rather t
   };
   const page = String(appPage(news, view({ ratings: [rating], raterNames: new Map([[7, 'rui']]) }), context, display));
   assert.match(page, /No comments in your language yet; these are in others\./);
-  assert.match(page, /<li class="comment" lang="pt_BR">[\s\S]*Muito bom/);
+  assert.match(page, /<li class="comment">[\s\S]*<div class="markdown" lang="pt-BR" dir="ltr">[\s\S]*Muito bom/);
   assert.match(page, /role="img" aria-label="5 out of 5 stars"/, "the comment's stars, drawn");
   const none = String(appPage(news, view({}), context, display));
   assert.match(none, /No comments yet\./);

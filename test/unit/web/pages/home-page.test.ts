@@ -2,10 +2,23 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { homePage } from '../../../../src/web/pages/home-page.ts';
 import type { PageContext } from '../../../../src/web/layout.ts';
+import { pageTexts } from '../../../../src/web/page-texts.ts';
 
-const context: PageContext = { languages: ['en'], availableLanguages: ['en'], path: '/', account: null };
+const context: PageContext = {
+  languages: ['en'],
+  t: pageTexts('en'),
+  availableLanguages: ['en'],
+  path: '/',
+  account: null,
+};
 const display = {
-  cards: { languages: ['en'], dateLanguage: 'en', icons: new Map(), now: new Date('2026-06-01T00:00:00Z') },
+  cards: {
+    languages: ['en'],
+    dateLanguage: 'en',
+    strings: pageTexts('en').site,
+    icons: new Map(),
+    now: new Date('2026-06-01T00:00:00Z'),
+  },
   categoryName: (id: string) => id,
   categoryDescription: () => '',
 };

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
+import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
+import { SITE_LANGUAGES } from '../../src/i18n/site-languages.ts';
+import { TEST_ACTING } from '../helpers/acting.ts';
+import { createUser } from '../helpers/accounts.ts';
+import { BROWSER_SKIP, fillSignIn, launchBrowser, seriousViolations } from '../helpers/browser.ts';
+import { certFile } from '../helpers/certificate-fixtures.ts';
+import { startArchiveServer, TEST_TLS_CA } from '../helpers/https-archive-server.ts';
+import type { ArchiveServer } from '../helpers/https-archive-server.ts';
+import { longRunOnly } from '../helpers/long-runs.ts';
+import { startServeProcess } from '../helpers/serve-process.ts';
+import type { ServeProcess } from '../helpers/serve-process.ts';
+import { injectSend, publishFixtureRelease, registerFixtureApp } from '../helpers/store-actions.ts';
+import { DIALECT } from '../helpers/test-database.ts';
+import { createTestServer } from '../helpers/test-server.ts';
+import type { TestServer } from '../helpers/test-server.ts';
+
+const PASSWORD = 'violet tractor nebula quilt';
+
+/**
+ * Every page kind in every shipped language (issue 54): axe-core finds no serious or critical
+ * issue, and no page is wider than a 320 px phone. `npm test` checks English, German and Arabic
+ * in website.test.ts and developer-pages-admin.test.ts; this sweep of all nine runs in
+ * `npm run test:long` (and so in `.ci/run`).
+ */
+describe(`every page kind in every shipped language, in Chromium (${DIALECT})`, { ...longRunOnly }, () => {
+  let server: TestServer;
+  let files: ArchiveServer;
+  let serve: ServeProcess;
+  let browser: Browser;
+
+  before(async () => {
+    if (BROWSER_SKIP !== false) return;
+    files = await startArchiveServer();
+    server = await createTestServer({
+      env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' },
+      downloadCa: [TEST_TLS_CA],
+    });
+    await importCategories(
+      [{ id: 'multimedia', translations: { en: { name: 'Multimedia', description: '' } } }],
+      TEST_ACTING,
+      server.container.catalog,
+    );
+    const ada = await createUser(server.container, 'ada', PASSWORD, { isAdmin: true, email: 'ada@example.org' });
+    const token = await getOrCreateToken(ada, TEST_ACTING, server.container.accounts);
+    const send = injectSend(server.app);
+    assert.equal(await registerFixtureApp(send, token, 'news'), 201);
+    assert.equal((await publishFixtureRelease(send, token, files, { id: 'news', version: '1.0.0' })).status, 201);
+    serve = await startServeProcess(server.database.env);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    if (serve !== undefined) assert.equal(await serve.stop(), 0, serve.output());
+    await server?.close();
+    await files?.close();
+  });
+
+  test('axe and a 320 px phone, signed out and signed in as an administrator', { skip: BROWSER_SKIP }, async () => {
+    const origin = serve.url;
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 320, height: 740 } });
+    const tab = await context.newPage();
+    const check = async (language: string, urls: readonly string[]) => {
+      for (const url of urls) {
+        await tab.goto(`${origin}${url}`);
+        assert.equal(await tab.locator('html').getAttribute('lang'), language.replace('_', '-'), url);
+        assert.equal(await tab.locator('html').getAttribute('dir'), language === 'ar' ? 'rtl' : 'ltr', url);
+        const { serious, all } = await seriousViolations(tab);
+        assert.deepEqual(serious, [], `${language} ${url}: ${all}`);
+        const overflow = await tab.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        assert.ok(overflow <= 0, `${language} ${url} is wider than the phone by ${overflow}px`);
+      }
+    };
+    for (const language of SITE_LANGUAGES) {
+      await context.addCookies([{ name: 'appstore_lang', value: language, url: origin }]);
+      await check(language, [
+        '/',
+        '/apps/news',
+        '/search?q=news',
+        '/apps/nope',
+        '/account/login',
+        '/account/signup',
+        '/account/reset',
+        '/upgrade',
+        '/api/',
+      ]);
+    }
+    await context.addCookies([{ name: 'appstore_lang', value: 'en', url: origin }]);
+    await tab.goto(`${origin}/account/login?next=%2Faccount`);
+    await fillSignIn(tab, 'ada', PASSWORD);
+    await tab.waitForURL(`${origin}/account`);
+    for (const language of SITE_LANGUAGES) {
+      await context.addCookies([{ name: 'appstore_lang', value: language, url: origin }]);
+      await check(language, [
+        '/account',
+        '/account/security',
+        '/account/tokens',
+        '/developer',
+        '/developer/certificates?app=news',
+        '/developer/register',
+        '/developer/publish',
+        '/developer/apps/news',
+        '/admin',
+        '/admin/users',
+        '/admin/categories',
+        '/admin/platforms',
+        '/admin/certificates',
+        '/admin/audit',
+      ]);
+    }
+    await context.close();
+  });
+});
