@@ -19,6 +19,7 @@ import { downloadStatsRepository } from '../src/storage/repositories/download-st
 import { TEST_ACTING } from '../test/helpers/acting.ts';
 import { startUpstreamStore } from '../test/helpers/mirror-upstream.ts';
 import { syncMirror } from '../src/domain/mirror/sync-mirror.ts';
+import { replyToComment, reportComment } from '../src/domain/ratings/moderation.ts';
 
 const PASSWORD = 'violet tractor nebula quilt';
 const OUT = path.join(import.meta.dirname, '..', 'docs', 'screenshots');
@@ -137,6 +138,29 @@ try {
     },
   });
   if (rated.statusCode >= 300) throw new Error(rated.body);
+  // Rosa's comment reported by Tom, and answered by news's owner: the moderation queue and the reply.
+  const tom = await createUser(server.container, 'tom', PASSWORD);
+  const rosasRating = await server.container.database.db
+    .selectFrom('ratings')
+    .select('id')
+    .where('app_id', '=', 'news')
+    .executeTakeFirstOrThrow();
+  await reportComment(
+    Number(rosasRating.id),
+    'Reads like an advertisement for the phone app',
+    tom,
+    TEST_ACTING,
+    server.container.moderation,
+  );
+  const owner = await server.container.accounts.store.findUserByUsername('alice');
+  if (owner === null) throw new Error('no alice');
+  await replyToComment(
+    Number(rosasRating.id),
+    'Thank you! The phone app is made by volunteers too.',
+    owner,
+    TEST_ACTING,
+    server.container.moderation,
+  );
   // Two scoped tokens for the tokens page.
   for (const payload of [
     { name: 'GitHub release workflow', scopes: ['release:publish'], apps: ['news'], expiresInDays: 30 },
@@ -244,6 +268,7 @@ try {
           ['developer-publish', '/developer/publish'],
           ['developer-generate', '/developer/apps/generate'],
           ['developer-manage', '/developer/apps/news'],
+          ['app-owner', '/apps/news'],
         ],
       ],
       [
@@ -251,6 +276,7 @@ try {
         [
           ['admin-overview', '/admin'],
           ['admin-users', '/admin/users'],
+          ['admin-reports', '/admin/reports'],
           ['admin-certificates', '/admin/certificates'],
           ['admin-categories', '/admin/categories'],
           ['admin-audit', '/admin/audit'],

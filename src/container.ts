@@ -58,6 +58,7 @@ import type { HousekeepingDeps } from './domain/housekeeping.ts';
 import { housekeepingRepository } from './storage/repositories/housekeeping.repository.ts';
 import type { CatalogBrowseDeps } from './domain/browse/browse-catalog.ts';
 import type { RatingDeps } from './domain/ratings/rate-app.ts';
+import type { ModerationDeps } from './domain/ratings/moderation.ts';
 import type { DeleteReleaseDeps } from './domain/releases/delete-release.ts';
 import type { PublishDeps } from './domain/releases/publish-release.ts';
 import { createMirrorService } from './mirror.ts';
@@ -108,6 +109,8 @@ export interface Container {
   /** `POST /api/v1/apps/releases` and deleting releases. */
   readonly publishing: PublishDeps & DeleteReleaseDeps;
   readonly ratings: RatingDeps;
+  /** Reports, replies and administrators' decisions on ratings (issue 54). */
+  readonly moderation: ModerationDeps;
   /** Publishes started from the developer pages, followed by a page that refreshes; a failure goes to the log. */
   readonly publishJobs: PublishJobs;
   /** Certificates asked for on the developer pages (issued by the store's own authority, or after approval). */

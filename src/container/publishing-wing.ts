@@ -23,6 +23,8 @@ import type { AccountStore } from '../domain/accounts/user.ts';
 import { certificateRequestRepository } from '../storage/repositories/certificate-request.repository.ts';
 import { publishJobRepository } from '../storage/repositories/publish-job.repository.ts';
 import { ratingRepository } from '../storage/repositories/rating.repository.ts';
+import { moderationRepository } from '../storage/repositories/moderation.repository.ts';
+import type { ModerationDeps } from '../domain/ratings/moderation.ts';
 import { releaseRepository } from '../storage/repositories/release.repository.ts';
 import { errorText } from '../store-log.ts';
 import type { StoreLog } from '../store-log.ts';
@@ -33,6 +35,7 @@ export interface PublishingWing {
   readonly appManagement: ManageAppDeps & DeleteAppDeps;
   readonly publishing: PublishDeps & DeleteReleaseDeps;
   readonly ratings: RatingDeps;
+  readonly moderation: ModerationDeps;
   readonly publishJobs: PublishJobs;
   readonly certificateRequests: ReturnType<typeof certificateRequestRepository>;
 }
@@ -97,6 +100,7 @@ export function publishingWing(
       options.log.error('a publish started from the developer pages failed', { job: jobId, error: errorText(error) }),
   });
   const certificateRequests = certificateRequestRepository(db);
+  const moderation = moderationRepository(db);
   const unlockEnded: UnlockEnded = async (appId, since, owner, acting) => {
     await revokeIssuedDuringUnlock(appId, since, owner, acting, {
       requests: certificateRequests,
@@ -109,7 +113,8 @@ export function publishingWing(
     registration: { trust, revocations, registry, archives: options.archives, ...uploadLimits, now, unlockEnded },
     appManagement: { registry, accounts: options.accounts, archives: options.archives, now, unlockEnded },
     publishing,
-    ratings: { registry, ratings: ratingRepository(db), now },
+    ratings: { registry, ratings: ratingRepository(db), moderation, limiter, now },
+    moderation: { registry, moderation, limiter, now },
     publishJobs,
     certificateRequests,
   };

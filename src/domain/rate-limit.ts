@@ -11,6 +11,9 @@ export interface RateLimitRule {
 
 /** The limits of contract §8; every node shares the counters. Sign-in limits are settings (`signInRules`). */
 export const RATE_LIMITS = {
+  // Ratings and reports per user (issue 54; appstore#1593: one account rated almost every app in a day).
+  ratings: { bucket: 'rating-saved', limit: 20, windowMs: 86_400_000, what: 'Too many ratings from this user today' },
+  reports: { bucket: 'rating-report', limit: 20, windowMs: 86_400_000, what: 'Too many reports from this user today' },
   newToken: { bucket: 'token-new', limit: 30, windowMs: 60_000, what: 'Too many new tokens for this user' },
   scopedToken: { bucket: 'token-scoped', limit: 100, windowMs: 3_600_000, what: 'Too many tokens made by this user' },
   secondFactor: {

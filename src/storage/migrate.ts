@@ -31,6 +31,7 @@ import * as scopedTokens from './migrations/0027-scoped-tokens.ts';
 import * as trustedPublishing from './migrations/0028-trusted-publishing.ts';
 import * as twoFactor from './migrations/0029-two-factor.ts';
 import * as userLanguage from './migrations/0030-user-language.ts';
+import * as moderation from './migrations/0031-moderation.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -69,6 +70,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0028-trusted-publishing', trustedPublishing],
   ['0029-two-factor', twoFactor],
   ['0030-user-language', userLanguage],
+  ['0031-moderation', moderation],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

@@ -39,6 +39,8 @@ export interface UsersTable {
   two_factor: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** The site language the user last chose (migration 0030); null: English. */
   language: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Set when an administrator stopped the user from rating (migration 0031). */
+  rating_blocked_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccountLinksTable {
@@ -323,6 +325,23 @@ export interface RatingsTable {
   rating: number;
   rated_at: Timestamp;
   updated_at: Timestamp;
+  /** The app's newest release when the rating was given (migration 0031); null before. */
+  app_version: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Set when an administrator hid the comment: it leaves ratings.json and the app page. */
+  hidden_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The app owner's one reply under the comment. */
+  reply: ColumnType<string | null, string | null | undefined, string | null>;
+  reply_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface RatingReportsTable {
+  id: Id;
+  rating_id: number;
+  reporter_id: number;
+  reason: string;
+  created_at: Timestamp;
+  resolution: ColumnType<string | null, string | null | undefined, string | null>;
+  resolved_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RatingTranslationsTable {
@@ -557,6 +576,7 @@ export interface Database {
   release_licenses: ReleaseLicensesTable;
   release_translations: ReleaseTranslationsTable;
   ratings: RatingsTable;
+  rating_reports: RatingReportsTable;
   rating_translations: RatingTranslationsTable;
   certificate_revocations: CertificateRevocationsTable;
   rate_limit_hits: RateLimitHitsTable;

@@ -58,6 +58,12 @@ function makeAdminStrings(m: Messages) {
   return {
     ...texts,
     pendingRequests: (count: number) => m.format('admin.pendingRequests', { count }),
+    reportsWaiting: (count: number) => m.format('admin.reportsWaiting', { count }),
+    ratedBy: (username: string, appId: string) => m.format('admin.ratedBy', { username, appId }),
+    blockRater: (username: string) => m.format('admin.blockRater', { username }),
+    allowRater: (username: string) => m.format('admin.allowRater', { username }),
+    raterBlocked: (username: string) => m.format('admin.raterBlocked', { username }),
+    raterAllowed: (username: string) => m.format('admin.raterAllowed', { username }),
     usersAtGlance: (users: number, admins: number, disabled: number) =>
       m.format('admin.usersAtGlance', { users, admins, disabled }),
     userCount: (n: number) => m.format('admin.userCount', { n }),

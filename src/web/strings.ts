@@ -67,6 +67,7 @@ function makeSiteStrings(m: Messages) {
     planInstalledNewer: (installed: string, nextcloud: string, best: string) =>
       m.format('site.planInstalledNewer', { installed, nextcloud, best }),
     planResult: (nextcloud: string) => m.format('site.planResult', { nextcloud }),
+    ratedVersion: (version: string) => m.format('site.ratedVersion', { version }),
     revokeToken: (name: string) => m.format('site.revokeToken', { name }),
     tokenDaysHint: (max: number, fallback: number) => m.format('site.tokenDaysHint', { max, default: fallback }),
   } as const;

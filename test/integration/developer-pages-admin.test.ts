@@ -169,6 +169,7 @@ describe(
         '/admin',
         '/admin/users',
         '/admin/apps',
+        '/admin/reports',
         '/admin/categories',
         '/admin/platforms',
         '/admin/discover',

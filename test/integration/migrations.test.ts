@@ -42,6 +42,7 @@ const TABLES = [
   'platform_releases',
   'publish_jobs',
   'rate_limit_hits',
+  'rating_reports',
   'rating_translations',
   'ratings',
   'recovery_codes',
@@ -122,6 +123,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0028-trusted-publishing',
       '0029-two-factor',
       '0030-user-language',
+      '0031-moderation',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

@@ -38,8 +38,18 @@ export interface PageCatalog {
 /** An app page's data: the app as apps.json shows it, its ratings (newest first, as ratings.json) and the names its raters are shown by. */
 export interface AppDetails {
   readonly app: ListedApp;
-  readonly ratings: readonly ListedRating[];
+  readonly ratings: readonly PageRating[];
   readonly raterNames: ReadonlyMap<number, string>;
+}
+
+/** A rating as the app page shows it: ratings.json's, and its id, the version rated, the owner's reply, whether its comment is hidden. */
+export interface PageRating extends ListedRating {
+  readonly id: number;
+  /** The app's newest release when the rating was given; null for ratings from before it was kept. */
+  readonly appVersion: string | null;
+  readonly reply: string | null;
+  /** An administrator hid its comment: `translations` is empty. */
+  readonly hidden: boolean;
 }
 
 /** An app's icon as pages link it: its content hash, and whether it is drawn dark (for light backgrounds). */

@@ -7,6 +7,9 @@ import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
 import { requireApp } from '../apps/app-registry.ts';
 import { LANGUAGE_CODE_PATTERN } from '../catalog/catalog.ts';
+import { RATE_LIMITS } from '../rate-limit.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import type { ModerationStore } from './moderation.ts';
 
 export interface RatingStore {
   /** One rating per user and app: replaces the user's earlier one (and its comments). */
@@ -25,6 +28,10 @@ export interface RatingStore {
 export interface RatingDeps {
   readonly registry: Pick<AppRegistry, 'findApp'>;
   readonly ratings: RatingStore;
+  /** Whether an administrator stopped the user from rating (issue 54). */
+  readonly moderation: Pick<ModerationStore, 'isRatingBlocked'>;
+  /** Ratings per user and day (issue 54). */
+  readonly limiter: RateLimiter;
   readonly now: () => Date;
 }
 
@@ -46,6 +53,8 @@ export async function rateApp(
   requireAppInScope(user, appId);
   if (!canRate(user, app))
     throw new AppError('forbidden', `You maintain ${appId}: its owner and co-maintainers cannot rate it.`);
+  if (await deps.moderation.isRatingBlocked(user.id))
+    throw new AppError('forbidden', 'An administrator of this store stopped this account from rating apps.');
   const language = input.language ?? 'en';
   if (!LANGUAGE_CODE_PATTERN.test(language)) {
     throw new AppError(
@@ -55,6 +64,7 @@ export async function rateApp(
     );
   }
   const comment = input.comment?.trim() ?? '';
+  await deps.limiter.consume(RATE_LIMITS.ratings, String(user.id));
   const audit = auditEntry(acting, 'rating.saved', {
     appId,
     details: { rating: input.rating, commented: comment !== '' },
@@ -77,9 +87,9 @@ export async function unrateApp(appId: string, user: User, acting: Acting, deps:
     throw new AppError('rating_not_found', `You have not rated ${appId}.`);
 }
 
-/** Whether the user may rate the app (its owner and co-maintainers may not): the app page offers the form or says why not. */
+/** Whether the user may rate the app (its owner and co-maintainers may not, nor a user stopped from rating): the app page offers the form or says why not. */
 export async function mayRate(appId: string, user: User, deps: RatingDeps): Promise<boolean> {
-  return canRate(user, await requireApp(appId, deps.registry));
+  return canRate(user, await requireApp(appId, deps.registry)) && !(await deps.moderation.isRatingBlocked(user.id));
 }
 
 /** The website rates with 1 to 5 stars; the API and ratings.json with 0.0 to 1.0. */

@@ -1,4 +1,4 @@
-import type { AppDetails, IconRef } from '../../domain/browse/browse-catalog.ts';
+import type { AppDetails, IconRef, PageRating } from '../../domain/browse/browse-catalog.ts';
 import type { EntrySource } from '../../domain/browse/catalog-entry.ts';
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely } from 'kysely';
@@ -368,12 +368,16 @@ export async function loadAppDetails(
 ): Promise<AppDetails | null> {
   const [found] = await loadAppsWithVersions(db, recentSince, [appId]);
   if (found === undefined) return null;
-  const ratings = await loadListedRatings(db, appId);
+  const ratings = await loadRatingRows(db, appId);
   return { app: found.app, ratings, raterNames: await loadRaterNames(db, [...new Set(ratings.map((r) => r.user.id))]) };
 }
 
-/** ratings.json: every rating, newest first. */
-export async function loadListedRatings(db: Kysely<Database>, appId?: string): Promise<ListedRating[]> {
+/**
+ * Ratings, newest first, with what the app page shows besides ratings.json: the rating's id, the
+ * version it was given for, the owner's reply, and whether an administrator hid its comment (a
+ * hidden comment is left out: the rating value stays).
+ */
+async function loadRatingRows(db: Kysely<Database>, appId?: string): Promise<PageRating[]> {
   const [ratings, comments] = await Promise.all([
     db
       .selectFrom('ratings')
@@ -383,6 +387,9 @@ export async function loadListedRatings(db: Kysely<Database>, appId?: string): P
         'ratings.app_id',
         'ratings.rating',
         'ratings.rated_at',
+        'ratings.app_version',
+        'ratings.hidden_at',
+        'ratings.reply',
         'users.id as user_id',
         'users.first_name',
         'users.last_name',
@@ -408,14 +415,32 @@ export async function loadListedRatings(db: Kysely<Database>, appId?: string): P
       .execute(),
   ]);
   const commentsOf = groupBy(comments, (c) => Number(c.rating_id));
-  return ratings.map((r) => ({
-    rating: Number(r.rating),
-    ratedAt: r.rated_at,
-    translations: Object.fromEntries(
-      (commentsOf.get(Number(r.id)) ?? []).map((c) => [c.language, { comment: c.comment }]),
-    ),
-    user: { id: Number(r.user_id), firstName: r.first_name, lastName: r.last_name },
-    app: r.app_id,
+  return ratings.map((r) => {
+    const hidden = r.hidden_at !== null;
+    return {
+      id: Number(r.id),
+      rating: Number(r.rating),
+      ratedAt: r.rated_at,
+      translations: hidden
+        ? {}
+        : Object.fromEntries((commentsOf.get(Number(r.id)) ?? []).map((c) => [c.language, { comment: c.comment }])),
+      user: { id: Number(r.user_id), firstName: r.first_name, lastName: r.last_name },
+      app: r.app_id,
+      appVersion: r.app_version,
+      reply: hidden ? null : r.reply,
+      hidden,
+    };
+  });
+}
+
+/** ratings.json: every rating, newest first; hidden comments left out (issue 54). */
+export async function loadListedRatings(db: Kysely<Database>, appId?: string): Promise<ListedRating[]> {
+  return (await loadRatingRows(db, appId)).map(({ rating, ratedAt, translations, user, app }) => ({
+    rating,
+    ratedAt,
+    translations,
+    user,
+    app,
   }));
 }
 

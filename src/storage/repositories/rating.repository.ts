@@ -20,11 +20,22 @@ export function ratingRepository(db: Kysely<Database>): RatingStore {
             .where('app_id', '=', appId)
             .where('user_id', '=', userId)
             .executeTakeFirst();
+          // The version the rating is about: the app's newest release (not a nightly) as it is given.
+          const current = await trx
+            .selectFrom('releases')
+            .select('version')
+            .where('app_id', '=', appId)
+            .where('is_nightly', '=', false)
+            .orderBy('created_at', 'desc')
+            .orderBy('id', 'desc')
+            .limit(1)
+            .executeTakeFirst();
+          const app_version = current?.version ?? null;
           let ratingId: number;
           if (existing === undefined) {
             const row = await trx
               .insertInto('ratings')
-              .values({ app_id: appId, user_id: userId, rating, rated_at: at, updated_at: at })
+              .values({ app_id: appId, user_id: userId, rating, rated_at: at, updated_at: at, app_version })
               .returning('id')
               .executeTakeFirstOrThrow();
             ratingId = Number(row.id);
@@ -32,7 +43,7 @@ export function ratingRepository(db: Kysely<Database>): RatingStore {
             ratingId = Number(existing.id);
             await trx
               .updateTable('ratings')
-              .set({ rating, rated_at: at, updated_at: at })
+              .set({ rating, rated_at: at, updated_at: at, app_version })
               .where('id', '=', ratingId)
               .execute();
             await trx.deleteFrom('rating_translations').where('rating_id', '=', ratingId).execute();

@@ -15,18 +15,19 @@ import { auditTable, when } from './developer-pages.ts';
 import { actionsHeading, dataTable } from '../tables.ts';
 
 export type AdminSection =
-  'overview' | 'users' | 'apps' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit';
+  'overview' | 'users' | 'apps' | 'reports' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit';
 
 const LINKS: ReadonlyArray<
   readonly [
     AdminSection,
     string,
-    'overview' | 'users' | 'apps' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit',
+    'overview' | 'users' | 'apps' | 'reports' | 'categories' | 'platforms' | 'discover' | 'certificates' | 'audit',
   ]
 > = [
   ['overview', '/admin', 'overview'],
   ['users', '/admin/users', 'users'],
   ['apps', '/admin/apps', 'apps'],
+  ['reports', '/admin/reports', 'reports'],
   ['categories', '/admin/categories', 'categories'],
   ['platforms', '/admin/platforms', 'platforms'],
   ['discover', '/admin/discover', 'discover'],
@@ -41,7 +42,7 @@ export interface AdminState {
   readonly message?: string;
 }
 
-function adminLayout(section: AdminSection, title: string, body: HtmlValue, context: PageContext): Html {
+export function adminLayout(section: AdminSection, title: string, body: HtmlValue, context: PageContext): Html {
   const A = context.t.admin;
   return layout(
     { title },
@@ -64,6 +65,8 @@ export interface AdminOverview {
   readonly platforms: number;
   /** Certificate requests waiting for approval; null when the store issues none (an external authority). */
   readonly pendingRequests: number | null;
+  /** Reported comments waiting for a decision (issue 54). */
+  readonly reportsWaiting?: number;
   /** The newest entries of the audit log, newest first. */
   readonly recent: readonly AuditRecord[];
 }
@@ -73,6 +76,8 @@ export function adminOverviewPage(overview: AdminOverview, context: PageContext)
   const waiting: Html[] = [];
   if (overview.pendingRequests !== null && overview.pendingRequests > 0)
     waiting.push(html`<li><a href="/admin/certificates">${A.pendingRequests(overview.pendingRequests)}</a></li>`);
+  if ((overview.reportsWaiting ?? 0) > 0)
+    waiting.push(html`<li><a href="/admin/reports">${A.reportsWaiting(overview.reportsWaiting ?? 0)}</a></li>`);
   if (overview.platforms === 0) waiting.push(html`<li><a href="/admin/platforms">${A.noPlatforms}</a></li>`);
   if (overview.categories === 0) waiting.push(html`<li><a href="/admin/categories">${A.noCategories}</a></li>`);
   const glance: ReadonlyArray<readonly [string, string, string]> = [

@@ -18,6 +18,7 @@ import { renderMarkdown } from '../markdown.ts';
 import { notice, postForm, problemBox } from '../forms.ts';
 import type { FormState } from '../forms.ts';
 import type { ListedRating } from '../../domain/listings/listings.ts';
+import type { PageRating } from '../../domain/browse/browse-catalog.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import { countText, languageName, rangeText, shortDate, starRating } from '../catalog-display.ts';
 import type { CatalogDisplay } from './app-card.ts';
@@ -64,9 +65,11 @@ export interface AppPageView {
   /** How many Nextcloud releases this store lists (platforms.json): none means no direct downloads per version. */
   readonly platforms: number;
   /** The app's ratings, newest first: those with a comment in the visitor's languages (or English) are shown. */
-  readonly ratings: readonly ListedRating[];
-  /** Null: anonymous (a link to sign in); 'maintainer': may not rate; else the form's token and the current rating. */
-  readonly rater: null | 'maintainer' | { readonly formToken: string; readonly own: ListedRating | null };
+  readonly ratings: readonly PageRating[];
+  /** Null: anonymous (a link to sign in); 'maintainer': may not rate; 'blocked': stopped from rating; else the form's token and the current rating. */
+  readonly rater: null | 'maintainer' | 'blocked' | { readonly formToken: string; readonly own: PageRating | null };
+  /** A signed-in visitor: may report others' comments; the app's owner replies under them. */
+  readonly moderator?: { readonly formToken: string; readonly userId: number; readonly isOwner: boolean } | null;
   readonly form: FormState & { readonly message?: string };
   /** The names raters are shown by (never their e-mail addresses), by user id. */
   readonly raterNames: ReadonlyMap<number, string>;
@@ -93,6 +96,7 @@ function ratingForm(app: ListedApp, view: AppPageView, context: PageContext): Ht
   if (rater === null)
     return html`<p><a href="/account/login?next=${encodeURIComponent(here)}">${s.signInToRate}</a></p>`;
   if (rater === 'maintainer') return html`<p>${s.maintainersCannotRate}</p>`;
+  if (rater === 'blocked') return html`<p>${s.ratingBlocked}</p>`;
   const own = rater.own;
   const ownComment = own === null ? null : commentText(own, [...context.languages, ...Object.keys(own.translations)]);
   const stars = form.values?.stars ?? (own === null ? '' : String(Math.round(ratingToStars(own.rating))));
@@ -100,7 +104,7 @@ function ratingForm(app: ListedApp, view: AppPageView, context: PageContext): Ht
   const comment = form.values?.comment ?? ownComment?.text ?? '';
   const languages = [...new Set([language, ...context.availableLanguages, ...COMMENT_LANGUAGES])];
   return html`<h3 id="your-rating">${own === null ? s.rateThisApp : s.yourRating}</h3>
-${form.message === undefined ? '' : notice(form.message)}${problemBox(form)}
+${form.message === undefined ? '' : notice(form.message)}${problemBox(form)}${own?.hidden === true ? html`<p class="hint">${s.ownCommentHidden}</p>` : ''}
 ${postForm(
   `${here}/rating`,
   rater.formToken,
@@ -121,8 +125,35 @@ function commentStars(s: SiteStrings, stars: number): Html {
   return html`<span class="stars s${stars * 10}" role="img" aria-label="${s.starsAlt(stars)}"></span>`;
 }
 
+/** Under a comment: the owner's reply, and the forms to report it (anyone signed in but its author) or to reply (the owner). */
+function commentFooter(s: SiteStrings, rating: PageRating, view: AppPageView): Html | '' {
+  const moderator = view.moderator ?? null;
+  const base = `/apps/${encodeURIComponent(rating.app)}/ratings/${rating.id}`;
+  const reply =
+    rating.reply === null
+      ? ''
+      : html`<div class="reply"><p class="card-meta">${s.replyFromOwner}</p><div class="markdown" dir="auto">${renderMarkdown(rating.reply)}</div></div>`;
+  if (moderator === null) return reply;
+  const report =
+    moderator.userId === rating.user.id
+      ? ''
+      : html`<details class="moderate"><summary>${s.reportComment}</summary>${postForm(
+          `${base}/report`,
+          moderator.formToken,
+          html`<p class="field"><label for="report-${rating.id}">${s.reportReason}</label><textarea id="report-${rating.id}" name="reason" rows="2" maxlength="500" required minlength="3" aria-describedby="report-${rating.id}-hint"></textarea><span class="hint" id="report-${rating.id}-hint">${s.reportReasonHint}</span></p><p><button type="submit" class="secondary">${s.sendReport}</button></p>`,
+        )}</details>`;
+  const answer = !moderator.isOwner
+    ? ''
+    : html`<details class="moderate"><summary>${rating.reply === null ? s.replyToComment : s.editReply}</summary>${postForm(
+        `${base}/reply`,
+        moderator.formToken,
+        html`<p class="field"><label for="reply-${rating.id}">${s.replyLabel}</label><textarea id="reply-${rating.id}" name="reply" rows="3" maxlength="2000">${rating.reply ?? ''}</textarea></p><p><button type="submit">${s.saveReply}</button></p>`,
+      )}</details>`;
+  return html`${reply}${report}${answer}`;
+}
+
 function commentList(s: SiteStrings, view: AppPageView, languages: readonly string[], dateLanguage: string): Html {
-  const inLanguages = (rating: ListedRating, wanted: readonly string[]) => {
+  const inLanguages = (rating: PageRating, wanted: readonly string[]) => {
     const comment = commentText(rating, wanted);
     return comment === null ? [] : [{ rating, comment }];
   };
@@ -136,7 +167,8 @@ function commentList(s: SiteStrings, view: AppPageView, languages: readonly stri
   }
   return html`${note}<ul class="comments">${comments.map(({ rating, comment }) => {
     const name = view.raterNames.get(rating.user.id) ?? s.anonymousUser;
-    return html`<li class="comment"><p class="card-meta"><bdi class="commenter">${name}</bdi> · ${commentStars(s, Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${shortDate(rating.ratedAt, dateLanguage)}</time></p><div class="markdown"${textLanguage(comment.language)}>${renderMarkdown(comment.text)}</div></li>`;
+    const version = rating.appVersion === null ? '' : html` · <bdi>${s.ratedVersion(rating.appVersion)}</bdi>`;
+    return html`<li class="comment" id="rating-${rating.id}"><p class="card-meta"><bdi class="commenter">${name}</bdi> · ${commentStars(s, Math.round(ratingToStars(rating.rating)))} · <time datetime="${rating.ratedAt}">${shortDate(rating.ratedAt, dateLanguage)}</time>${version}</p><div class="markdown"${textLanguage(comment.language)}>${renderMarkdown(comment.text)}</div>${commentFooter(s, rating, view)}</li>`;
   })}</ul>`;
 }
 
@@ -204,7 +236,7 @@ ${installHelp(s, app, view, dateLanguage)}
 <section aria-labelledby="ratings"><h2 id="ratings">${s.ratings}</h2>
 <dl class="facts"><dt>${s.overall}</dt><dd>${starRating(s, ratingToStars(app.ratingOverall), app.ratingNumOverall)}</dd><dt>${s.recent}</dt><dd>${starRating(s, ratingToStars(app.ratingRecent), app.ratingNumRecent)}</dd></dl>
 ${ratingForm(app, view, context)}
-<h3>${s.comments}</h3>
+<h3 id="comments">${s.comments}</h3>
 ${commentList(s, view, [...languages, 'en'], dateLanguage)}</section>
 <section aria-labelledby="releases"><h2 id="releases">${s.releases}</h2><ul class="releases">${releases.map((r) => releaseRow(s, r, languages, dateLanguage, view.downloads === null ? null : releaseDownloads(view.downloads, r)))}</ul></section>
 <section aria-labelledby="about"><h2 id="about">${s.authors}</h2>

@@ -28,7 +28,7 @@ export async function ratingRoutes(app: AppServer, container: Container): Promis
       response: {
         200: Type.Null({ description: 'The earlier rating was replaced' }),
         201: Type.Null({ description: 'Rated' }),
-        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS, 'forbidden', 'app_not_found'),
+        ...errorResponses(BODY_ERRORS, TOKEN_AUTH_ERRORS, 'forbidden', 'app_not_found', 'rate_limited'),
       },
     },
     onRequest: authenticated,

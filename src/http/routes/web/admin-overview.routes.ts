@@ -1,3 +1,4 @@
+import { moderationOverview } from '../../../domain/ratings/moderation.ts';
 import type { AppServer } from '../../types.ts';
 import { Type } from 'typebox';
 import { readAuditLog } from '../../../domain/accounts/read-audit-log.ts';
@@ -31,13 +32,14 @@ export async function adminOverviewRoutes(app: AppServer, kit: AdminPageKit): Pr
       kit.page(request, reply, async (who, setting) => {
         const { container } = kit;
         const requests = container.certificateRequests;
-        const [users, apps, categories, platforms, pending, recent] = await Promise.all([
+        const [users, apps, categories, platforms, pending, recent, moderation] = await Promise.all([
           listUsers(who.acting, container.accounts),
           allApps(who.acting, container.appOverview),
           categoriesForAdmin(who.acting, container.catalog),
           platformsForAdmin(who.acting, container.catalog),
           requests.ownAuthority ? pendingCertificateRequests(who.acting, requests) : null,
           readAuditLog({ limit: 10 }, who.acting, container.audit),
+          moderationOverview(who.acting, container.moderation),
         ]);
         return adminOverviewPage(
           {
@@ -48,6 +50,7 @@ export async function adminOverviewRoutes(app: AppServer, kit: AdminPageKit): Pr
             categories: categories.length,
             platforms: platforms.length,
             pendingRequests: pending === null ? null : pending.length,
+            reportsWaiting: moderation.queue.length,
             recent,
           },
           setting.context,

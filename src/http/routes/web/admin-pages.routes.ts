@@ -6,6 +6,7 @@ import { adminCertificateRoutes } from './admin-certificates.routes.ts';
 import { adminOverviewRoutes } from './admin-overview.routes.ts';
 import { adminPageKit } from './admin-page-kit.ts';
 import { adminUserRoutes } from './admin-users.routes.ts';
+import { adminReportRoutes } from './admin-reports.routes.ts';
 
 /**
  * The administrator pages (docs/website.md): users, apps, categories, Nextcloud releases,
@@ -20,4 +21,5 @@ export async function adminPageRoutes(app: AppServer, container: Container): Pro
   await adminUserRoutes(app, kit);
   await adminCatalogueRoutes(app, kit);
   await adminCertificateRoutes(app, kit);
+  await adminReportRoutes(app, kit);
 }

@@ -5,6 +5,8 @@ import type { Container } from '../../../container.ts';
 import { userActing } from '../../../domain/audit/audit.ts';
 import { findListedApp, latestPerPlatform } from '../../../domain/browse/browse-catalog.ts';
 import { mayRate, rateApp, starsToRating, unrateApp } from '../../../domain/ratings/rate-app.ts';
+import { replyToComment, reportComment } from '../../../domain/ratings/moderation.ts';
+import { canRate } from '../../../domain/accounts/authorization.ts';
 import type { User } from '../../../domain/accounts/user.ts';
 import type { AppPageView } from '../../../web/pages/app-page.ts';
 import { appPage } from '../../../web/pages/app-page.ts';
@@ -19,7 +21,15 @@ import type { Visitor } from '../../web-visitor.ts';
 
 const Params = Type.Object({ appId: AppIdParam });
 const Redirect = { 303: Type.Null({ description: 'Back to the app page' }) };
-const RATED = { saved: 'ratingSaved', removed: 'ratingRemoved' } as const;
+const RATED = {
+  saved: 'ratingSaved',
+  removed: 'ratingRemoved',
+  reported: 'commentReported',
+  'reported-before': 'commentReportedBefore',
+  replied: 'replySaved',
+  'reply-removed': 'replyRemoved',
+} as const;
+const RatingParams = Type.Object({ appId: AppIdParam, ratingId: Type.String({ pattern: '^[0-9]{1,15}$' }) });
 
 /** The app page, and rating from it through the same use cases as the API (`POST/DELETE /api/v1/apps/{id}/ratings`). */
 export async function appPageRoutes(app: AppServer, container: Container): Promise<void> {
@@ -36,6 +46,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     const { catalog, context, display } = setting;
     const { app: listed, ratings, raterNames } = await findListedApp(catalog, appId);
     const user = setting.visitor.user;
+    const registered = user === null ? null : await container.ratings.registry.findApp(listed.id);
     const view: AppPageView = {
       latest: latestPerPlatform(listed, catalog.platforms),
       platforms: catalog.platforms.length,
@@ -45,7 +56,13 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
           ? null
           : (await mayRate(listed.id, user, container.ratings))
             ? { formToken: setting.formToken(), own: ratings.find((rating) => rating.user.id === user.id) ?? null }
-            : 'maintainer',
+            : registered !== null && !canRate(user, registered)
+              ? 'maintainer'
+              : 'blocked',
+      moderator:
+        user === null
+          ? null
+          : { formToken: setting.formToken(), userId: user.id, isOwner: registered?.ownerId === user.id },
       form,
       raterNames,
       downloads: (await container.downloads.stats.stats.counts([listed.id])).get(listed.id) ?? null,
@@ -59,7 +76,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
       hide: true,
       params: Params,
       querystring: Type.Object(
-        { rated: Type.Optional(Type.String({ enum: ['saved', 'removed'] })) },
+        { rated: Type.Optional(Type.String({ enum: Object.keys(RATED) })) },
         { additionalProperties: true },
       ),
       response: { ...PAGE_RESPONSE, ...errorResponses('invalid_request', 'app_not_found') },
@@ -70,7 +87,9 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
         request,
         reply,
         request.params.appId,
-        rated === 'saved' || rated === 'removed' ? { message: requestTexts(request).site[RATED[rated]] } : {},
+        rated !== undefined && rated in RATED
+          ? { message: requestTexts(request).site[RATED[rated as keyof typeof RATED]] }
+          : {},
       );
     },
   });
@@ -86,7 +105,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
   const ratingErrors = {
     ...PAGE_RESPONSE,
     ...Redirect,
-    ...errorResponses(BODY_ERRORS, 'csrf_failed', 'forbidden', 'app_not_found', 'rating_not_found'),
+    ...errorResponses(BODY_ERRORS, 'csrf_failed', 'forbidden', 'app_not_found', 'rating_not_found', 'rate_limited'),
   };
 
   /** Runs a rating change for the signed-in sender of the form, then back to the page (or the page with the refusal). */
@@ -102,7 +121,8 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
       visitor = postedBy(request);
       if (visitor.user === null) return reply.redirect(`/account/login?next=${encodeURIComponent(here)}`, 303);
       const outcome = await work(visitor.user);
-      return reply.redirect(`${here}?rated=${outcome}#your-rating`, 303);
+      const anchor = outcome === 'saved' || outcome === 'removed' ? 'your-rating' : 'comments';
+      return reply.redirect(`${here}?rated=${outcome}#${anchor}`, 303);
     } catch (error) {
       return render(request, reply, appId, formRefusal(error, request, reply), visitor);
     }
@@ -135,6 +155,48 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
       change(request, reply, request.params.appId, async (user) => {
         await unrateApp(request.params.appId, user, userActing(user, request.ip, request.id), container.ratings);
         return 'removed';
+      }),
+  });
+
+  // Moderation from the app page (issue 54): anyone signed in reports a comment; the owner replies once.
+  app.post('/apps/:appId/ratings/:ratingId/report', {
+    schema: {
+      hide: true,
+      params: RatingParams,
+      body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: true }),
+      response: ratingErrors,
+    },
+    handler: async (request, reply) =>
+      change(request, reply, request.params.appId, async (user) => {
+        const added = await reportComment(
+          Number(request.params.ratingId),
+          request.body.reason ?? '',
+          user,
+          userActing(user, request.ip, request.id),
+          container.moderation,
+        );
+        return added ? 'reported' : 'reported-before';
+      }),
+  });
+
+  app.post('/apps/:appId/ratings/:ratingId/reply', {
+    schema: {
+      hide: true,
+      params: RatingParams,
+      body: Type.Object({ reply: Type.Optional(Type.String({ maxLength: 10000 })) }, { additionalProperties: true }),
+      response: ratingErrors,
+    },
+    handler: async (request, reply) =>
+      change(request, reply, request.params.appId, async (user) => {
+        const text = request.body.reply ?? '';
+        await replyToComment(
+          Number(request.params.ratingId),
+          text,
+          user,
+          userActing(user, request.ip, request.id),
+          container.moderation,
+        );
+        return text.trim() === '' ? 'reply-removed' : 'replied';
       }),
   });
 }

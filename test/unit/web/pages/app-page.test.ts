@@ -65,10 +65,20 @@ test('comments only in other languages are shown, said to be in others, rather t
     translations: { pt_BR: { comment: 'Muito bom' } },
     user: { id: 7, firstName: '', lastName: '' },
     app: 'news',
+    id: 3,
+    appVersion: '1.2.0',
+    reply: 'Obrigado!',
+    hidden: false,
   };
   const page = String(appPage(news, view({ ratings: [rating], raterNames: new Map([[7, 'rui']]) }), context, display));
   assert.match(page, /No comments in your language yet; these are in others\./);
-  assert.match(page, /<li class="comment">[\s\S]*<div class="markdown" lang="pt-BR" dir="ltr">[\s\S]*Muito bom/);
+  assert.match(
+    page,
+    /<li class="comment" id="rating-3">[\s\S]*<div class="markdown" lang="pt-BR" dir="ltr">[\s\S]*Muito bom/,
+  );
+  assert.match(page, /on 1\.2\.0/, 'the version the rating was given for');
+  assert.match(page, /Reply from the developer[\s\S]*Obrigado!/);
+  assert.doesNotMatch(page, /ratings\/3\/report/, 'an anonymous visitor has no report form');
   assert.match(page, /role="img" aria-label="5 out of 5 stars"/, "the comment's stars, drawn");
   const none = String(appPage(news, view({}), context, display));
   assert.match(none, /No comments yet\./);
