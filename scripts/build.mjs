@@ -5,7 +5,7 @@
 // two (docs/benchmarks.md). The directory is named after the sources it was built from, so a
 // build never replaces files a running process may still load. bin/appstore.js builds it when
 // missing; `npm run build` builds it ahead (for an install the service cannot write to).
-// Packages with native code or WebAssembly files stay outside and load from node_modules.
+// Packages with native code or WebAssembly files (sqlite, libxml2, sharp's libvips) stay outside and load from node_modules.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
-export const EXTERNAL = ['better-sqlite3', 'pg-native', 'libxml2-wasm'];
+export const EXTERNAL = ['better-sqlite3', 'pg-native', 'libxml2-wasm', 'sharp'];
 /** Builds kept besides the newest: a process started from an older one may still load its chunks. */
 const KEEP_BUILDS = 2;
 

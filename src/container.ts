@@ -8,6 +8,8 @@ import { readMirrorSnapshot } from './storage/repositories/mirror.repository.ts'
 import type { Config } from './config/config.ts';
 import { publicUrlOf, trustedPublishingAudiences } from './config/config.ts';
 import { openArchiveStorage } from './archives/open-archive-storage.ts';
+import { screenshotCopier } from './container/screenshots-wing.ts';
+import type { ScreenshotCopier } from './container/screenshots-wing.ts';
 import type { KeepDeps } from './domain/archives/keep-archives.ts';
 import { archivePath } from './domain/archives/kept-archives.ts';
 import type { KeptArchives } from './domain/archives/kept-archives.ts';
@@ -109,6 +111,8 @@ export interface Container {
   /** `POST /api/v1/apps/releases` and deleting releases. */
   readonly publishing: PublishDeps & DeleteReleaseDeps;
   readonly ratings: RatingDeps;
+  /** The store's copies of screenshots and their thumbnails (issue 54). */
+  readonly screenshots: ScreenshotCopier;
   /** Reports, replies and administrators' decisions on ratings (issue 54). */
   readonly moderation: ModerationDeps;
   /** Publishes started from the developer pages, followed by a page that refreshes; a failure goes to the log. */
@@ -375,6 +379,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       now,
     },
     feeds: feedRepository(db),
+    screenshots: screenshotCopier(config, database, archiveStorage, now, options.downloadCa, (message, details) =>
+      log.warn(`screenshots: ${message}`, details),
+    ),
     subscriptionKeys: { store: subscriptionKeys, check: new SubscriptionKeyCheck(subscriptionKeys, now) },
     isDatabaseReachable: () => isDatabaseReachable(db),
     migrate: () => migrateToLatest(database, now()),

@@ -38,6 +38,8 @@ export function startHousekeeping(
           syncing = false;
         });
     }
+    // Screenshots not copied yet (published on any node, or taken by a mirror sync).
+    container.screenshots.kick();
     if (running) return;
     running = true;
     runHousekeeping(container.housekeeping)

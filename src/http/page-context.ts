@@ -7,7 +7,8 @@ import type { PageContext } from '../web/layout.ts';
 import { pageTexts } from '../web/page-texts.ts';
 import type { PageTexts } from '../web/page-texts.ts';
 import { siteLanguageOf } from '../i18n/site-languages.ts';
-import type { CatalogDisplay } from '../web/pages/app-card.ts';
+import type { CardSetting, CatalogDisplay } from '../web/pages/app-card.ts';
+import { screenshotAddress } from '../domain/screenshots/screenshot-copies.ts';
 import { LANGUAGE_COOKIE, visitorLanguages } from '../web/languages.ts';
 import type { Html } from '../web/html.ts';
 import { sendPage } from './html-reply.ts';
@@ -56,14 +57,30 @@ export async function pageSetting(
   container: Container,
   visitor?: Visitor,
 ): Promise<PageSetting> {
-  const [catalog, who] = await Promise.all([container.browse.catalog(), visitor ?? visitorOf(request, container)]);
+  const [catalog, who, copies] = await Promise.all([
+    container.browse.catalog(),
+    visitor ?? visitorOf(request, container),
+    container.screenshots.copies(),
+  ]);
   let token: string | undefined;
   const context = contextFor(request, catalog, who, container);
+  const shots = (url: string) => {
+    const copy = copies.get(url);
+    if (copy === undefined || copy.sha256 === null || copy.format === null || copy.thumbnailSha256 === null) {
+      // Not copied yet (a release just published, or published on another node): copied soon.
+      if (copy === undefined) container.screenshots.kickSoon();
+      return null;
+    }
+    return {
+      image: screenshotAddress(copy.sha256, copy.format),
+      thumbnail: screenshotAddress(copy.thumbnailSha256, 'webp'),
+    };
+  };
   return {
     catalog,
     visitor: who,
     context,
-    display: catalogDisplay(catalog, context, container.now()),
+    display: catalogDisplay(catalog, context, container.now(), shots),
     formToken: () => (token ??= formTokenFor(who, request, reply, container)),
   };
 }
@@ -87,7 +104,12 @@ export async function showPage(
 }
 
 /** Cards and category names for the visitor's languages, as of `now`. */
-function catalogDisplay(catalog: PageCatalog, context: PageContext, now: Date): CatalogDisplay {
+function catalogDisplay(
+  catalog: PageCatalog,
+  context: PageContext,
+  now: Date,
+  shots: CardSetting['shots'],
+): CatalogDisplay {
   return {
     cards: {
       languages: context.languages,
@@ -95,6 +117,7 @@ function catalogDisplay(catalog: PageCatalog, context: PageContext, now: Date): 
       now,
       icons: catalog.icons,
       strings: context.t.site,
+      shots,
     },
     categoryName: (id) => categoryName(catalog.categories, id, context.languages),
     categoryDescription: (id) => categoryDescription(catalog.categories, id, context.languages),

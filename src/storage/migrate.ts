@@ -32,6 +32,7 @@ import * as trustedPublishing from './migrations/0028-trusted-publishing.ts';
 import * as twoFactor from './migrations/0029-two-factor.ts';
 import * as userLanguage from './migrations/0030-user-language.ts';
 import * as moderation from './migrations/0031-moderation.ts';
+import * as screenshotCopies from './migrations/0032-screenshot-copies.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -71,6 +72,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0029-two-factor', twoFactor],
   ['0030-user-language', userLanguage],
   ['0031-moderation', moderation],
+  ['0032-screenshot-copies', screenshotCopies],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

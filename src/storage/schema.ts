@@ -334,6 +334,17 @@ export interface RatingsTable {
   reply_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+export interface ScreenshotCopiesTable {
+  url: string;
+  sha256: string | null;
+  format: string | null;
+  width: number | null;
+  height: number | null;
+  thumbnail_sha256: string | null;
+  fetched_at: string;
+  problem: string | null;
+}
+
 export interface RatingReportsTable {
   id: Id;
   rating_id: number;
@@ -577,6 +588,7 @@ export interface Database {
   release_translations: ReleaseTranslationsTable;
   ratings: RatingsTable;
   rating_reports: RatingReportsTable;
+  screenshot_copies: ScreenshotCopiesTable;
   rating_translations: RatingTranslationsTable;
   certificate_revocations: CertificateRevocationsTable;
   rate_limit_hits: RateLimitHitsTable;

@@ -25,6 +25,8 @@ export interface ManifestOptions {
   /** <nextcloud min-version max-version> (default 30 and 32). */
   readonly nextcloud?: readonly [string, string];
   readonly extra?: string;
+  /** `<screenshot>` addresses, in order. */
+  readonly screenshots?: readonly string[];
   /** Markdown for <description> (in CDATA, so it may hold markup). */
   readonly description?: string;
 }
@@ -42,6 +44,7 @@ export function manifestXml(options: ManifestOptions = {}): string {
   <category>${options.category ?? 'multimedia'}</category>
   ${options.website === undefined ? '' : `<website>${options.website}</website>`}
   <bugs>https://example.org/issues</bugs>
+  ${(options.screenshots ?? []).map((url) => `<screenshot>${url}</screenshot>`).join('\n  ')}
   <dependencies><nextcloud min-version="${options.nextcloud?.[0] ?? '30'}" max-version="${options.nextcloud?.[1] ?? '32'}"/></dependencies>
   ${options.extra ?? ''}
 </info>`;

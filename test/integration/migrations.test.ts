@@ -55,6 +55,7 @@ const TABLES = [
   'release_shell_commands',
   'release_translations',
   'releases',
+  'screenshot_copies',
   'sessions',
   'store_identity',
   'store_settings',
@@ -124,6 +125,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0029-two-factor',
       '0030-user-language',
       '0031-moderation',
+      '0032-screenshot-copies',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

@@ -19,7 +19,7 @@ export interface CatalogEntry {
   readonly ratingNumOverall: number;
   readonly created: string;
   readonly lastModified: string;
-  /** The first screenshot's small thumbnail (else its address); null without screenshots. */
+  /** The first screenshot's address (pages show the store's thumbnail of it); null without screenshots. */
   readonly shot: string | null;
   /** The distinct Nextcloud ranges of its releases: what the "supports Nextcloud" filter checks. */
   readonly platforms: readonly SpecBounds[];

@@ -21,6 +21,14 @@ export function keptArchiveRepository(db: Kysely<Database>): ArchiveReferences &
           .where('archive_sha256', 'in', batch)
           .execute();
         for (const row of rows) named.add(row.archive_sha256);
+        // Screenshot copies and their thumbnails live in the same storage (issue 54).
+        const shots = await db
+          .selectFrom('screenshot_copies')
+          .select(['sha256', 'thumbnail_sha256'])
+          .where((eb) => eb.or([eb('sha256', 'in', batch), eb('thumbnail_sha256', 'in', batch)]))
+          .execute();
+        for (const shot of shots)
+          for (const hash of [shot.sha256, shot.thumbnail_sha256]) if (hash !== null) named.add(hash);
       }
       return sha256s.filter((sha256) => !named.has(sha256));
     },
@@ -38,8 +46,14 @@ export function keptArchiveRepository(db: Kysely<Database>): ArchiveReferences &
       return new Set(rows.map((row) => row.archive_sha256));
     },
     async all() {
-      const rows = await db.selectFrom('releases').select('archive_sha256').distinct().execute();
-      return new Set(rows.map((row) => row.archive_sha256));
+      const [rows, shots] = await Promise.all([
+        db.selectFrom('releases').select('archive_sha256').distinct().execute(),
+        db.selectFrom('screenshot_copies').select(['sha256', 'thumbnail_sha256']).execute(),
+      ]);
+      const named = new Set(rows.map((row) => row.archive_sha256));
+      for (const shot of shots)
+        for (const hash of [shot.sha256, shot.thumbnail_sha256]) if (hash !== null) named.add(hash);
+      return named;
     },
 
     async unkept(appId) {

@@ -330,7 +330,7 @@ export async function loadCatalogSources(db: Kysely<Database>, recentSince: stri
     db.selectFrom('ratings').select(['app_id', 'rating', 'rated_at']).orderBy('id').execute(),
   ]);
   const translationsOf = groupBy(translations, (r) => r.app_id);
-  const shotOf = new Map(screenshots.map((s) => [s.app_id, s.small_thumbnail || s.url]));
+  const shotOf = new Map(screenshots.map((s) => [s.app_id, s.url]));
   const categoriesOf = groupBy(categories, (r) => r.app_id);
   const specsOf = groupBy(specs, (r) => r.app_id);
   const ratingsOf = groupBy(ratings, (r) => r.app_id);

@@ -18,6 +18,8 @@ export interface CardSetting {
   readonly icons: ReadonlyMap<string, IconRef>;
   /** The site's text in the page's language. */
   readonly strings: SiteStrings;
+  /** Where the store serves its copy of a screenshot, full size and as a thumbnail; null while it has none (issue 54). */
+  readonly shots: (url: string) => { readonly image: string; readonly thumbnail: string } | null;
 }
 
 /** What catalogue pages show apps with: cards, and category names in the visitor's languages. */
@@ -40,7 +42,7 @@ export function appIcon(appId: string, icons: ReadonlyMap<string, IconRef>, size
     : html`<img class="icon icon-${size}${icon.dark ? ' icon-dark' : ''}" src="${iconAddress(icon.hash)}" alt="" width="${pixels}" height="${pixels}">`;
 }
 
-/** Each entry's card as far as its date, by the language of its texts and the page's: made once per entry (a catalogue's entries live as long as it). */
+/** Each entry's card as far as its date, by the language of its texts, the page's, and its screenshot's copy: made once per entry (a catalogue's entries live as long as it). */
 const cardsOf = new WeakMap<CatalogEntry, Map<string, string>>();
 
 /**
@@ -50,7 +52,8 @@ const cardsOf = new WeakMap<CatalogEntry, Map<string, string>>();
  */
 export function appCard(app: CatalogEntry, setting: CardSetting): Html {
   const s = setting.strings;
-  const language = `${shownLanguageOf(app, setting.languages)} ${setting.dateLanguage}`;
+  const shot = app.shot === null ? null : setting.shots(app.shot);
+  const language = `${shownLanguageOf(app, setting.languages)} ${setting.dateLanguage} ${shot === null ? '' : shot.thumbnail}`;
   let cards = cardsOf.get(app);
   if (cards === undefined) cardsOf.set(app, (cards = new Map()));
   let head = cards.get(language);
@@ -58,7 +61,7 @@ export function appCard(app: CatalogEntry, setting: CardSetting): Html {
     const texts = textsIn(app, setting.languages);
     head = html`<li class="card">
   <a class="card-link" href="/apps/${encodeURIComponent(app.id)}">
-    ${app.shot === null ? html`<span class="card-shot card-shot-none">${appIcon(app.id, setting.icons, 'large')}</span>` : html`<img class="card-shot" src="${app.shot}" alt="" loading="lazy" referrerpolicy="no-referrer">`}
+    ${shot === null ? html`<span class="card-shot card-shot-none">${appIcon(app.id, setting.icons, 'large')}</span>` : html`<img class="card-shot" src="${shot.thumbnail}" alt="" loading="lazy">`}
     <span class="card-title">${appIcon(app.id, setting.icons)}<span class="card-name"${textLanguage(texts.language)}>${texts.name}</span>${app.isDeprecated ? html` <span class="mark">${s.deprecatedMark}</span>` : ''}</span>
   </a>
   <p class="card-summary"${textLanguage(texts.language)}>${texts.summary}</p>

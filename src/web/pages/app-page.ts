@@ -172,6 +172,20 @@ function commentList(s: SiteStrings, view: AppPageView, languages: readonly stri
   })}</ul>`;
 }
 
+/**
+ * The screenshots the store has copied (issue 54): each thumbnail links to the full image, both
+ * served by the store; a screenshot not copied yet (or refused) is left out, never loaded from its host.
+ */
+function gallery(s: SiteStrings, app: ListedApp, name: string, display: CatalogDisplay): Html | '' {
+  const shots = app.screenshots.flatMap((shot, i) => {
+    const copy = display.cards.shots(shot.url);
+    return copy === null ? [] : [{ copy, n: i + 1 }];
+  });
+  if (shots.length === 0) return '';
+  return html`<section aria-labelledby="shots"><h2 id="shots">${s.screenshots}</h2>
+<ul class="gallery">${shots.map(({ copy, n }) => html`<li><a href="${copy.image}"><img src="${copy.thumbnail}" alt="${s.screenshotOf(name, n)}" loading="lazy"></a></li>`)}</ul></section>`;
+}
+
 /** How to install the app on a Nextcloud server: its id, the occ command, the versions, direct downloads. */
 function installHelp(s: SiteStrings, app: ListedApp, view: AppPageView, dateLanguage: string): Html {
   const range = nextcloudRange(app);
@@ -225,12 +239,7 @@ export function appPage(app: ListedApp, view: AppPageView, context: PageContext,
 <p class="card-meta">${ratedAndUpdated(app, display.cards)}</p>
 ${statusBanners(s, app)}
 <nav aria-label="${s.categoryLinks}"><ul class="tags">${app.categories.map((id) => html`<li><a href="/categories/${encodeURIComponent(id)}">${display.categoryName(id)}</a></li>`)}</ul></nav>
-${
-  app.screenshots.length === 0
-    ? ''
-    : html`<section aria-labelledby="shots"><h2 id="shots">${s.screenshots}</h2>
-<ul class="gallery">${app.screenshots.map((shot, i) => html`<li><a href="${shot.url}" rel="nofollow noopener"><img src="${shot.smallThumbnail || shot.url}" alt="${s.screenshotOf(texts.name, i + 1)}" loading="lazy" referrerpolicy="no-referrer"></a></li>`)}</ul></section>`
-}
+${gallery(s, app, texts.name, display)}
 <section aria-labelledby="description"><h2 id="description">${s.description}</h2><div class="markdown"${textLanguage(texts.language)}>${renderMarkdown(texts.description)}</div></section>
 ${installHelp(s, app, view, dateLanguage)}
 <section aria-labelledby="ratings"><h2 id="ratings">${s.ratings}</h2>

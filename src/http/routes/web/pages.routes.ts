@@ -34,6 +34,13 @@ const ICON_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
+const SCREENSHOT_HEADERS = {
+  'cache-control': 'public, max-age=31536000, immutable',
+  'content-security-policy': "default-src 'none'; sandbox",
+  'x-content-type-options': 'nosniff',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 /** The public website: server-rendered pages that work without JavaScript (docs/website.md). */
 export async function pageRoutes(app: AppServer, container: Container): Promise<void> {
   app.get('/', {
@@ -188,6 +195,39 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
         .headers({ ...ICON_HEADERS, etag })
         .type('image/svg+xml')
         .send(svg);
+    },
+  });
+
+  // Screenshots and their thumbnails, copied by the store (issue 54): the address holds the content
+  // hash, so browsers keep them for a year; only images a copy names are served, as the type it
+  // was checked to be, never sniffed, and never as a document that could run anything.
+  app.get('/screenshots/:file', {
+    schema: {
+      hide: true,
+      params: Type.Object({
+        file: Type.String({ pattern: '^[0-9a-f]{64}\\.(png|jpg|gif|webp)$', description: 'SHA256.png' }),
+      }),
+      response: {
+        200: Type.Unknown({ description: 'The image' }),
+        304: Type.Null({ description: 'Not modified' }),
+        ...errorResponses('invalid_request', 'not_found'),
+      },
+    },
+    handler: async (request, reply) => {
+      const hash = request.params.file.slice(0, 64);
+      const etag = `"${hash}"`;
+      if (request.headers['if-none-match'] !== undefined && etagListMatches(request.headers['if-none-match'], etag))
+        return reply
+          .headers({ ...SCREENSHOT_HEADERS, etag })
+          .code(304)
+          .send(null);
+      const type = await container.screenshots.deps.store.servedType(hash);
+      const stream = type === null ? null : await container.screenshots.deps.storage.open(hash);
+      if (type === null || stream === null) throw new AppError('not_found', `There is no screenshot ${hash}.`);
+      return reply
+        .headers({ ...SCREENSHOT_HEADERS, etag })
+        .type(type)
+        .send(stream);
     },
   });
 

@@ -19,6 +19,7 @@ const display: CatalogDisplay = {
     languages: ['en'],
     dateLanguage: 'en',
     strings: pageTexts('en').site,
+    shots: () => null,
     icons: new Map(),
     now: new Date('2026-06-01T00:00:00Z'),
   },

@@ -16,6 +16,7 @@ const display = {
     languages: ['en'],
     dateLanguage: 'en',
     strings: pageTexts('en').site,
+    shots: () => null,
     icons: new Map(),
     now: new Date('2026-06-01T00:00:00Z'),
   },
