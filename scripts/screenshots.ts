@@ -19,6 +19,7 @@ import { downloadStatsRepository } from '../src/storage/repositories/download-st
 import { TEST_ACTING } from '../test/helpers/acting.ts';
 import { startUpstreamStore } from '../test/helpers/mirror-upstream.ts';
 import { syncMirror } from '../src/domain/mirror/sync-mirror.ts';
+import sharp from 'sharp';
 import { replyToComment, reportComment } from '../src/domain/ratings/moderation.ts';
 
 const PASSWORD = 'violet tractor nebula quilt';
@@ -82,6 +83,22 @@ try {
   );
   await createUser(server.container, 'ada', PASSWORD, { isAdmin: true });
   const auth = { authorization: `Token ${token}` };
+  // Two screenshots of News, drawn here and served by the local HTTPS server: the store copies
+  // them and shows its own copies and thumbnails (issue 54).
+  const shotUrls: string[] = [];
+  for (const [n, accent] of [
+    [1, '#0082c9'],
+    [2, '#2d7a3e'],
+  ] as const) {
+    const rows = Array.from(
+      { length: 6 },
+      (_, i) =>
+        `<rect x="300" y="${120 + i * 100}" width="900" height="70" rx="8" fill="#f3f5f7"/><rect x="320" y="${140 + i * 100}" width="${420 + ((i * 97) % 300)}" height="14" rx="7" fill="#9aa4ad"/><rect x="320" y="${165 + i * 100}" width="260" height="10" rx="5" fill="#c5ccd3"/>`,
+    ).join('');
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1280" height="800"><rect width="1280" height="800" fill="#fff"/><rect width="1280" height="64" fill="${accent}"/><rect width="260" height="736" y="64" fill="#eef1f4"/>${rows}</svg>`;
+    files.serve(`/shots/news-${n}.png`, await sharp(Buffer.from(svg)).png().toBuffer());
+    shotUrls.push(`${files.origin}/shots/news-${n}.png`);
+  }
   for (const [id, name, category] of [
     ['news', 'News', 'multimedia'],
     ['notes', 'Notes', 'office'],
@@ -101,6 +118,7 @@ try {
         version,
         description: DESCRIPTIONS[id] ?? '',
         website: 'https://example.org',
+        ...(id === 'news' ? { screenshots: shotUrls } : {}),
       };
       // News ships an icon (drawn light, as Nextcloud's are); Notes has none: the placeholder shows.
       const bytes =
@@ -192,6 +210,7 @@ try {
   const latest = releaseIds[releaseIds.length - 1]?.version ?? '';
   for (let i = 0; i < 5; i += 1) await server.app.inject({ url: `/api/v1/archives/news/${latest}.tar.gz` });
   await server.container.downloads.counter.flush();
+  await server.container.screenshots.sweep();
   await server.app.listen({ host: '127.0.0.1', port: 0 });
   const origin = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
   fs.mkdirSync(OUT, { recursive: true });

@@ -7,6 +7,12 @@ import type { SiteLanguage } from '../i18n/site-languages.ts';
  * texts, and as functions where a message has placeholders. A message's wording lives only in
  * the catalogues; what is chosen here is which whole message a case takes.
  */
+/**
+ * A version, a version range or an app id inside a sentence: kept left to right as one piece
+ * (Unicode isolates), so "2.0.0-beta.1" does not come out turned around in an Arabic sentence.
+ */
+const ltr = (text: string): string => `\u2066${text}\u2069`;
+
 function makeSiteStrings(m: Messages) {
   return {
     ...m.group('site'),
@@ -61,13 +67,13 @@ function makeSiteStrings(m: Messages) {
     passkeyAdded: (added: string) => m.format('site.passkeyAdded', { added }),
     passkeyAddedUsed: (added: string, used: string) => m.format('site.passkeyAddedUsed', { added, used }),
     recoveryLeft: (left: number) => m.format('site.recoveryLeft', { left }),
-    planSupports: (spec: string) => m.format('site.planSupports', { spec }),
+    planSupports: (spec: string) => m.format('site.planSupports', { spec: ltr(spec) }),
     planNoneFits: (nextcloud: string, newest: string, needs: string) =>
-      m.format('site.planNoneFits', { nextcloud, newest, needs }),
+      m.format('site.planNoneFits', { nextcloud: ltr(nextcloud), newest: ltr(newest), needs: ltr(needs) }),
     planInstalledNewer: (installed: string, nextcloud: string, best: string) =>
-      m.format('site.planInstalledNewer', { installed, nextcloud, best }),
+      m.format('site.planInstalledNewer', { installed: ltr(installed), nextcloud: ltr(nextcloud), best: ltr(best) }),
     planResult: (nextcloud: string) => m.format('site.planResult', { nextcloud }),
-    ratedVersion: (version: string) => m.format('site.ratedVersion', { version }),
+    ratedVersion: (version: string) => m.format('site.ratedVersion', { version: ltr(version) }),
     revokeToken: (name: string) => m.format('site.revokeToken', { name }),
     tokenDaysHint: (max: number, fallback: number) => m.format('site.tokenDaysHint', { max, default: fallback }),
   } as const;

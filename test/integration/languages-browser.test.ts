@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import sharp from 'sharp';
 import { getOrCreateToken } from '../../src/domain/accounts/api-tokens.ts';
 import { importCategories } from '../../src/domain/catalog/import-catalog.ts';
 import { SITE_LANGUAGES } from '../../src/i18n/site-languages.ts';
@@ -48,7 +49,19 @@ describe(`every page kind in every shipped language, in Chromium (${DIALECT})`, 
     const token = await getOrCreateToken(ada, TEST_ACTING, server.container.accounts);
     const send = injectSend(server.app);
     assert.equal(await registerFixtureApp(send, token, 'news'), 201);
-    assert.equal((await publishFixtureRelease(send, token, files, { id: 'news', version: '1.0.0' })).status, 201);
+    files.serve(
+      '/shot.png',
+      await sharp({ create: { width: 1200, height: 750, channels: 3, background: { r: 0, g: 130, b: 201 } } })
+        .png()
+        .toBuffer(),
+    );
+    const published = await publishFixtureRelease(send, token, files, {
+      id: 'news',
+      version: '1.0.0',
+      screenshots: [`${files.origin}/shot.png`],
+    });
+    assert.equal(published.status, 201, published.text);
+    await server.container.screenshots.sweep();
     serve = await startServeProcess(server.database.env);
     browser = await launchBrowser();
   });
@@ -76,6 +89,19 @@ describe(`every page kind in every shipped language, in Chromium (${DIALECT})`, 
         assert.ok(overflow <= 0, `${language} ${url} is wider than the phone by ${overflow}px`);
       }
     };
+    // The screenshot is the store's copy: every image of the page comes from the store, and draws.
+    await tab.goto(`${origin}/apps/news`);
+    const images = await tab.evaluate(() =>
+      [...document.images].map((image) => ({ src: image.src, width: image.naturalWidth, complete: image.complete })),
+    );
+    assert.ok(
+      images.some((image) => image.src.includes('/screenshots/') && image.width === 480),
+      JSON.stringify(images),
+    );
+    assert.ok(
+      images.every((image) => image.src.startsWith(origin)),
+      JSON.stringify(images),
+    );
     for (const language of SITE_LANGUAGES) {
       await context.addCookies([{ name: 'appstore_lang', value: language, url: origin }]);
       await check(language, [

@@ -9,6 +9,7 @@ import {
   publishFixtureRelease,
   registerFixtureApp,
   userWithToken,
+  externalAppXml,
 } from '../helpers/store-actions.ts';
 import type { Send } from '../helpers/store-actions.ts';
 import { WebClient } from '../helpers/web-client.ts';
@@ -40,6 +41,7 @@ describe(`the upgrade planner (${DIALECT})`, () => {
   let server: TestServer;
   let files: ArchiveServer;
   let send: Send;
+  let bobToken = '';
   const plan = (body: unknown) => send('POST', '/api/v1/upgrade-plan', { payload: body });
 
   before(async () => {
@@ -52,6 +54,7 @@ describe(`the upgrade planner (${DIALECT})`, () => {
     await importTestCategories(server.container);
     const alice = await userWithToken(server.container, 'alice');
     const bob = await userWithToken(server.container, 'bob');
+    bobToken = bob;
     await registerFixtureApp(send, alice, 'news');
     await registerFixtureApp(send, bob, 'notes');
     for (const [version, range] of [
@@ -144,6 +147,28 @@ describe(`the upgrade planner (${DIALECT})`, () => {
       /<th scope="row">news<\/th><td data-label="Installed">1\.0\.0<\/td><td data-label="Take">2\.0\.0<\/td>/,
     );
     assert.match(planned.body, /<summary>news: 1\.0\.0 → 2\.0\.0<\/summary>/);
-    assert.match(planned.body, /No release supports Nextcloud 33\.0\.0 yet/);
+    assert.match(planned.body, /No release supports Nextcloud \u206633\.0\.0\u2069 yet/);
+  });
+
+  test('an ExApp (AppAPI) is planned like any app, and said to be one', async () => {
+    const exapp = await publishFixtureRelease(send, bobToken, files, {
+      id: 'notes',
+      version: '2.0.0',
+      nextcloud: ['31', '34'],
+      extra: externalAppXml('2.0.0'),
+    });
+    assert.equal(exapp.status, 201, exapp.text);
+    const answer = await plan({ apps: { enabled: { notes: '1.0.0' }, disabled: {} }, nextcloud: '34' });
+    assert.equal(answer.status, 200, answer.text);
+    const notes = answer.json<{
+      apps: Array<{ id: string; status: string; isExApp?: boolean; release?: { version: string } }>;
+    }>().apps[0];
+    assert.equal(notes?.status, 'update');
+    assert.equal(notes?.isExApp, true);
+    assert.equal(notes?.release?.version, '2.0.0');
+    const web = new WebClient(server.app);
+    await web.get('/upgrade');
+    const page = await web.post('/upgrade', { apps: JSON.stringify({ enabled: { notes: '1.0.0' } }), nextcloud: '34' });
+    assert.match(page.body, /<th scope="row">notes <span class="mark">ExApp<\/span><\/th>/);
   });
 });

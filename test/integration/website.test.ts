@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { CATALOGUES } from '../../src/i18n/messages.ts';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { importCategories, importPlatformReleases } from '../../src/domain/catalog/import-catalog.ts';
-import { createUser } from '../helpers/accounts.ts';
+import { basic, createUser } from '../helpers/accounts.ts';
 import { startMailServer } from '../helpers/mail-server.ts';
 import type { MailServer } from '../helpers/mail-server.ts';
 import { BROWSER_SKIP, fillSignIn, launchBrowser, seriousViolations } from '../helpers/browser.ts';
@@ -389,6 +390,61 @@ describe(`the public website (${DIALECT})`, () => {
       );
       assert.ok(overflow <= 0);
       assert.deepEqual(problems, []);
+      await context.close();
+    });
+
+    test('moderation in Arabic at 390 px (the bundle): a report, the queue, the hidden comment leaves ratings.json', async () => {
+      await createUser(server.container, 'mona', 'mona rates the news app');
+      await createUser(server.container, 'omar', 'omar reports a comment');
+      await createUser(server.container, 'nadia', 'nadia moderates the store', { isAdmin: true });
+      const rated = await server.app.inject({
+        method: 'POST',
+        url: '/api/v1/apps/news/ratings',
+        headers: { authorization: basic('mona', 'mona rates the news app') },
+        payload: { rating: 0, comment: 'Buy cheap watches at spam.example', language: 'en' },
+      });
+      assert.equal(rated.statusCode, 201, rated.body);
+      const ar = (id: string) => CATALOGUES.ar[id] ?? id;
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      await context.addCookies([{ name: 'appstore_lang', value: 'ar', url: origin }]);
+      const tab = await context.newPage();
+      const signIn = async (username: string, password: string, next: string) => {
+        await tab.goto(`${origin}/account/login?next=${encodeURIComponent(next)}`);
+        await tab.getByLabel(ar('site.username')).fill(username);
+        await tab.getByLabel(ar('site.password')).fill(password);
+        await tab
+          .getByRole('button', { name: ar('site.signIn') })
+          .last()
+          .click();
+        await tab.waitForURL(`${origin}${next}`);
+      };
+      await signIn('omar', 'omar reports a comment', '/apps/news');
+      const comment = tab.locator('li.comment', { hasText: 'Buy cheap watches' });
+      await comment.getByText(ar('site.reportComment')).click();
+      await comment.getByLabel(ar('site.reportReason')).fill('Spam for watches, not about the app');
+      await comment.getByRole('button', { name: ar('site.sendReport') }).click();
+      await tab.getByText(ar('site.commentReported')).waitFor();
+      await tab.getByRole('button', { name: ar('site.signOut') }).click();
+      await signIn('nadia', 'nadia moderates the store', '/admin/reports');
+      assert.equal(await tab.locator('html').getAttribute('dir'), 'rtl');
+      const reported = tab.locator('li.card', { hasText: 'Buy cheap watches' });
+      await reported.getByText('Spam for watches, not about the app').waitFor();
+      await reported.getByRole('button', { name: ar('admin.hideComment') }).click();
+      await tab.getByText(ar('admin.commentHidden')).waitFor();
+      const overflow = await tab.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      assert.ok(overflow <= 0, `the queue is ${overflow}px wider than the phone`);
+      const ratings = (await (await fetch(`${origin}/api/v1/ratings.json`)).json()) as Array<{
+        app: string;
+        rating: number;
+        translations: Record<string, unknown>;
+      }>;
+      const mona = ratings.filter((r) => r.app === 'news' && r.rating === 0);
+      assert.equal(mona.length, 1, 'the rating stays');
+      assert.deepEqual(mona[0]?.translations, {}, 'its comment left ratings.json');
+      await tab.goto(`${origin}/apps/news`);
+      assert.equal(await tab.getByText('Buy cheap watches').count(), 0);
       await context.close();
     });
 

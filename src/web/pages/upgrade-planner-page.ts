@@ -36,7 +36,8 @@ function why(s: SiteStrings, app: PlannedApp, nextcloud: string): string {
 
 function row(s: SiteStrings, app: PlannedApp, nextcloud: string): Html {
   const take = 'release' in app ? app.release.version : '–';
-  return html`<tr><th scope="row">${app.id}${app.enabled ? '' : html` <span class="muted">${s.planDisabled}</span>`}</th><td data-label="${s.planInstalled}">${app.installed}</td><td data-label="${s.planTake}">${take}</td><td data-label="${s.planStatus}"><strong>${s[STATUS[app.status]]}</strong> ${why(s, app, nextcloud)}</td></tr>`;
+  const exApp = 'isExApp' in app && app.isExApp;
+  return html`<tr><th scope="row">${app.id}${exApp ? html` <span class="mark">ExApp</span>` : ''}${app.enabled ? '' : html` <span class="muted">${s.planDisabled}</span>`}</th><td data-label="${s.planInstalled}">${app.installed}</td><td data-label="${s.planTake}">${take}</td><td data-label="${s.planStatus}"><strong>${s[STATUS[app.status]]}</strong> ${why(s, app, nextcloud)}</td></tr>`;
 }
 
 function changes(app: PlannedApp): Html | '' {
