@@ -53,6 +53,7 @@ export const LAYERS = {
     why: 'an adapter implements a domain port',
   },
   mail: { may: ['domain', 'errors.ts'], packages: ['fastify', 'kysely'], why: 'an adapter implements a domain port' },
+  images: { may: ['domain', 'errors.ts'], packages: ['fastify', 'kysely'], why: 'an adapter implements a domain port' },
   'external-login': {
     may: ['domain', 'errors.ts', 'config/external-login.ts'],
     packages: ['fastify', 'kysely'],

@@ -59,7 +59,12 @@ const externalLogin = {
   APPSTORE_GITHUB_CLIENT_SECRET_FILE: secretFile,
 };
 const server = await createTestServer({
-  env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1', ...externalLogin },
+  env: {
+    APPSTORE_CA_CERT: certFile('chain.pem'),
+    APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
+    APPSTORE_SCREENSHOTS_ALLOW_PRIVATE: '1',
+    ...externalLogin,
+  },
   downloadCa: [TEST_TLS_CA],
 });
 try {

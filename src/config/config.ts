@@ -39,6 +39,12 @@ export interface Config {
   /** PEM file with one or more certificate revocation lists. */
   readonly crlFile: string | null;
   readonly downloadAllowPrivate: boolean;
+  /**
+   * Whether screenshots may be copied from loopback and private addresses (issue 54): its own
+   * switch, off unless set, since a copy is published on the store (an intranet store that lets
+   * developers download from inside must not also show inside images to everyone).
+   */
+  readonly screenshotsAllowPrivate: boolean;
   readonly logLevel: LogLevel;
   /** Fastify's trustProxy: false, true, or a list of proxy addresses / CIDR ranges. */
   readonly trustProxy: boolean | string[];
@@ -111,6 +117,7 @@ export const CONFIG_VARIABLES = [
   'APPSTORE_CA_CERT',
   'APPSTORE_CRL',
   'APPSTORE_DOWNLOAD_ALLOW_PRIVATE',
+  'APPSTORE_SCREENSHOTS_ALLOW_PRIVATE',
   'APPSTORE_KEEP_ARCHIVES',
   'APPSTORE_LOG_LEVEL',
   'APPSTORE_TRUST_PROXY',
@@ -185,6 +192,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const downloadAllowPrivate = parseSwitch(
     'APPSTORE_DOWNLOAD_ALLOW_PRIVATE',
     get('APPSTORE_DOWNLOAD_ALLOW_PRIVATE'),
+    problems,
+  );
+  const screenshotsAllowPrivate = parseSwitch(
+    'APPSTORE_SCREENSHOTS_ALLOW_PRIVATE',
+    get('APPSTORE_SCREENSHOTS_ALLOW_PRIVATE'),
     problems,
   );
 
@@ -398,6 +410,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     caCertFile,
     crlFile,
     downloadAllowPrivate,
+    screenshotsAllowPrivate,
     logLevel: logLevel ?? 'info',
     trustProxy,
     secretKeyFile,

@@ -101,7 +101,7 @@ export function screenshotCopier(
         timeoutMs: Math.min(config.limits.downloadTimeoutMs, 30_000),
         maxBytes: SCREENSHOT_LIMITS.maxBytes,
         maxRedirects: config.limits.maxRedirects,
-        allowPrivate: config.downloadAllowPrivate,
+        allowPrivate: config.screenshotsAllowPrivate,
         ...(downloadCa === undefined ? {} : { extraCa: downloadCa }),
       }),
       images: sharpImages,

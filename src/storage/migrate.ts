@@ -33,6 +33,7 @@ import * as twoFactor from './migrations/0029-two-factor.ts';
 import * as userLanguage from './migrations/0030-user-language.ts';
 import * as moderation from './migrations/0031-moderation.ts';
 import * as screenshotCopies from './migrations/0032-screenshot-copies.ts';
+import * as moderationMarks from './migrations/0033-moderation-marks.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -73,6 +74,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0030-user-language', userLanguage],
   ['0031-moderation', moderation],
   ['0032-screenshot-copies', screenshotCopies],
+  ['0033-moderation-marks', moderationMarks],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

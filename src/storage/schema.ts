@@ -345,6 +345,12 @@ export interface ScreenshotCopiesTable {
   problem: string | null;
 }
 
+export interface ModerationMarksTable {
+  app_id: string;
+  user_id: number;
+  hidden_at: string;
+}
+
 export interface RatingReportsTable {
   id: Id;
   rating_id: number;
@@ -588,6 +594,7 @@ export interface Database {
   release_translations: ReleaseTranslationsTable;
   ratings: RatingsTable;
   rating_reports: RatingReportsTable;
+  moderation_marks: ModerationMarksTable;
   screenshot_copies: ScreenshotCopiesTable;
   rating_translations: RatingTranslationsTable;
   certificate_revocations: CertificateRevocationsTable;

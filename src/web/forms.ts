@@ -6,7 +6,13 @@ import { html } from './html.ts';
 /** What a form shows again after a refusal: the values sent (never passwords) and what was wrong. */
 export interface FormState {
   readonly values?: Readonly<Record<string, string>>;
-  readonly problem?: { readonly code: ErrorCode; readonly detail: string; readonly fields?: FieldErrors };
+  readonly problem?: {
+    readonly code: ErrorCode;
+    readonly detail: string;
+    readonly fields?: FieldErrors;
+    /** On a page in another language than English: its translated lead, and whether the English detail follows. */
+    readonly summary?: { readonly text: string; readonly detailFollows: boolean };
+  };
 }
 
 export interface FieldOptions {
@@ -111,7 +117,9 @@ ${after}
 export function problemBox(state: FormState): Html | '' {
   const { problem } = state;
   if (problem === undefined) return '';
-  return html`<div class="notice error" role="alert"><p>${spoken(problem.detail, Object.keys(problem.fields ?? {}))}</p></div>`;
+  const detail = spoken(problem.detail, Object.keys(problem.fields ?? {}));
+  if (problem.summary === undefined) return html`<div class="notice error" role="alert"><p>${detail}</p></div>`;
+  return html`<div class="notice error" role="alert"><p>${problem.summary.text}</p>${problem.summary.detailFollows ? html`<p lang="en" dir="ltr">${detail}</p>` : ''}</div>`;
 }
 
 /**

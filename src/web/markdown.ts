@@ -3,13 +3,14 @@ import type { Html } from './html.ts';
 import { trusted } from './html.ts';
 
 /**
- * Markdown from app archives (descriptions, changelogs) and from users (comments) is hostile:
- * raw HTML is not rendered (it shows as text), links and images keep only http, https and
- * mailto (images only https, as the store's screenshots), and every link gets
- * `rel="nofollow ugc noopener"`. markdown-it escapes all text and attribute values itself.
+ * Markdown from app archives (descriptions, changelogs) and from users (comments, replies) is
+ * hostile: raw HTML is not rendered (it shows as text), links keep only http, https and mailto,
+ * every link gets `rel="nofollow ugc noopener"`, and images are not drawn at all: an image shows
+ * as its description. (The pages load images only from the store, issue 54; an image pointing at
+ * one of the store's own addresses would make every visitor's browser request it.)
+ * markdown-it escapes all text and attribute values itself.
  */
 const SAFE_LINK = /^(https?:|mailto:)/i;
-const SAFE_IMAGE = /^https:/i;
 
 const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
 markdown.validateLink = (url: string): boolean => SAFE_LINK.test(url.trim());
@@ -21,17 +22,7 @@ markdown.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   if (token !== undefined) token.attrSet('rel', 'nofollow ugc noopener');
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
-const defaultImage =
-  markdown.renderer.rules.image ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
-markdown.renderer.rules.image = (tokens, idx, options, env, self) => {
-  const token = tokens[idx];
-  const src = token?.attrGet('src') ?? '';
-  // An image from anywhere else shows as its description only.
-  if (token === undefined || !SAFE_IMAGE.test(src)) return markdown.utils.escapeHtml(token?.content ?? '');
-  token.attrSet('loading', 'lazy');
-  token.attrSet('referrerpolicy', 'no-referrer');
-  return defaultImage(tokens, idx, options, env, self);
-};
+markdown.renderer.rules.image = (tokens, idx) => markdown.utils.escapeHtml(tokens[idx]?.content ?? '');
 
 // Headings start at h3: the page has its h1 (the app) and h2 (the section) already.
 markdown.core.ruler.push('shift_headings', (state) => {

@@ -1,7 +1,7 @@
 /**
  * The headers of every HTML page: a strict Content-Security-Policy (scripts and styles only from
- * the store itself, never inline; images from the store and HTTPS hosts, as screenshots live
- * there; no framing; forms post only to the store), and the referrer and opener policies.
+ * the store itself, never inline; images only from the store, which copies screenshots (issue 54);
+ * no framing; forms post only to the store), and the referrer and opener policies.
  * Written here rather than through a plugin so that the API's hot paths carry no extra hooks.
  */
 export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {

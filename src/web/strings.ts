@@ -1,6 +1,7 @@
 import type { Messages } from '../i18n/messages.ts';
 import { messagesFor } from '../i18n/messages.ts';
 import type { SiteLanguage } from '../i18n/site-languages.ts';
+import { languageTag } from '../i18n/site-languages.ts';
 
 /**
  * The site's own text in one language: the messages of `src/i18n/catalogues/` (group `site`), as
@@ -14,11 +15,15 @@ import type { SiteLanguage } from '../i18n/site-languages.ts';
 const ltr = (text: string): string => `\u2066${text}\u2069`;
 
 function makeSiteStrings(m: Messages) {
+  const oneDecimal = new Intl.NumberFormat(languageTag(m.language), { maximumFractionDigits: 1 });
+  const separator = m.format('site.listSeparator');
   return {
+    /** Items of a list as the language separates them (a comma, the Arabic comma, 、). */
+    list: (items: readonly string[]) => items.join(separator),
     ...m.group('site'),
     appsInStore: (count: number) => m.format('site.appsInStore', { count }),
     /** `stars` from 1 to 5 (ratingToStars). */
-    starsAlt: (stars: number) => m.format('site.starsAlt', { stars: Math.round(stars * 10) / 10 }),
+    starsAlt: (stars: number) => m.format('site.starsAlt', { stars: oneDecimal.format(Math.round(stars * 10) / 10) }),
     updatedAgo: (ago: string) => m.format('site.updatedAgo', { ago }),
     /** The one way a range of Nextcloud versions is written (releaseRange, nextcloudRange). */
     versionRange: (min: string, max: string) =>

@@ -34,6 +34,7 @@ const TABLES = [
   'mail_queue',
   'mirror_documents',
   'mirror_releases',
+  'moderation_marks',
   'notification_optouts',
   'notifications_sent',
   'oidc_issuers',
@@ -126,6 +127,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0030-user-language',
       '0031-moderation',
       '0032-screenshot-copies',
+      '0033-moderation-marks',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

@@ -224,6 +224,56 @@ describe(`moderating ratings (${DIALECT})`, () => {
       assert.match(audit.body, new RegExp(event.replace('.', '\\.')), event);
   });
 
+  test('a hidden comment stays hidden when re-posted; a changed comment loses the reply; the path names the app', async () => {
+    const carol = await signedIn('carol');
+    await carol.get('/apps/news');
+    await carol.post('/apps/news/rating', { stars: '2', comment: 'Carol’s rant', language: 'en' });
+    const page = (await server.app.inject({ method: 'GET', url: '/apps/news' })).body;
+    const id = Number(/<li class="comment" id="rating-(\d+)">[\s\S]*?Carol’s rant/.exec(page)?.[1]);
+    const alice = await signedIn('alice');
+    await alice.get('/apps/news');
+    await alice.post(`/apps/news/ratings/${id}/reply`, { reply: 'We hear you.' });
+    assert.match((await server.app.inject({ method: 'GET', url: '/apps/news' })).body, /We hear you\./);
+    // Another app's address with this rating's id: not found.
+    await alice.get('/apps/news');
+    assert.equal((await alice.post(`/apps/notes/ratings/${id}/reply`, { reply: 'x' })).statusCode, 404);
+    // Carol changes her comment: the reply answered the old text, so it goes.
+    await carol.get('/apps/news');
+    await carol.post('/apps/news/rating', { stars: '2', comment: 'Carol’s new rant', language: 'en' });
+    assert.doesNotMatch((await server.app.inject({ method: 'GET', url: '/apps/news' })).body, /We hear you/);
+    // Hidden, then deleted and posted again: still hidden.
+    const root = await signedIn('root');
+    await root.get('/admin/reports');
+    assert.equal((await root.post(`/admin/reports/${id}/hide`, {})).statusCode, 200);
+    await carol.get('/apps/news');
+    assert.equal((await carol.post('/apps/news/rating/delete', {})).statusCode, 303);
+    await carol.get('/apps/news');
+    await carol.post('/apps/news/rating', { stars: '2', comment: 'Carol’s rant, again', language: 'en' });
+    assert.doesNotMatch((await server.app.inject({ method: 'GET', url: '/apps/news' })).body, /Carol’s rant, again/);
+    assert.ok(
+      !(await ratingsJson()).some((r) => Object.values(r.translations).some((t) => t.comment.includes('again'))),
+    );
+  });
+
+  test('a user stopped from rating cannot report either', async () => {
+    const root = await signedIn('root');
+    await root.get('/admin/reports');
+    await root.post(`/admin/raters/${ids['dave']}/block`, {});
+    const alice = await signedIn('alice');
+    await alice.get('/apps/news');
+    await alice.post('/apps/news/rating', { stars: '5', comment: 'x' }).catch(() => undefined);
+    const dave = await signedIn('dave');
+    await dave.get('/apps/news');
+    const anyRating = (await server.app.inject({ method: 'GET', url: '/apps/news' })).body;
+    const id = /<li class="comment" id="rating-(\d+)">/.exec(anyRating)?.[1];
+    if (id !== undefined) {
+      const refused = await dave.post(`/apps/news/ratings/${id}/report`, { reason: 'blocked but reporting' });
+      assert.equal(refused.statusCode, 403);
+    }
+    await root.get('/admin/reports');
+    await root.post(`/admin/raters/${ids['dave']}/allow`, {});
+  });
+
   test('per-user limits: twenty ratings a day', async () => {
     const token = await getOrCreateToken(
       (await server.container.accounts.store.findUserById(ids['dave'] ?? 0))!,

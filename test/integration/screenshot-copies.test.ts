@@ -27,16 +27,22 @@ describe(`screenshots through the store (${DIALECT})`, () => {
   let server: TestServer;
   let files: ArchiveServer;
   let big: Buffer;
+  let aliceToken = '';
 
   before(async () => {
     files = await startArchiveServer();
     server = await createTestServer({
-      env: { APPSTORE_CA_CERT: certFile('chain.pem'), APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1' },
+      env: {
+        APPSTORE_CA_CERT: certFile('chain.pem'),
+        APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
+        APPSTORE_SCREENSHOTS_ALLOW_PRIVATE: '1',
+      },
       downloadCa: [TEST_TLS_CA],
     });
     const send = injectSend(server.app);
     await importTestCategories(server.container);
     const token = await userWithToken(server.container, 'alice');
+    aliceToken = token;
     await registerFixtureApp(send, token, 'news');
     big = await png(1600, 1000);
     files.serve('/shots/main.png', big);
@@ -155,5 +161,19 @@ describe(`screenshots through the store (${DIALECT})`, () => {
     const main = (await server.container.screenshots.deps.store.copies()).get(`${files.origin}/shots/main.png`);
     const named = await server.container.keptArchives.archives.references.all();
     assert.ok(main?.sha256 && named.has(main.sha256) && main.thumbnailSha256 && named.has(main.thumbnailSha256));
+  });
+
+  test('a screenshot no app lists any more is no longer served, nor kept', async () => {
+    const main = (await server.container.screenshots.deps.store.copies()).get(`${files.origin}/shots/main.png`);
+    assert.ok(main?.sha256);
+    // A new release without screenshots replaces the app's texts: the old screenshot is gone from it.
+    const published = await publishFixtureRelease(injectSend(server.app), aliceToken, files, {
+      id: 'news',
+      version: '1.1.0',
+    });
+    assert.equal(published.status, 201, published.text);
+    assert.equal((await server.app.inject({ method: 'GET', url: `/screenshots/${main.sha256}.png` })).statusCode, 404);
+    const named = await server.container.keptArchives.archives.references.all();
+    assert.ok(!named.has(main.sha256), 'an orphan now: the archive check may prune it');
   });
 });

@@ -77,8 +77,26 @@ describe(`the site in the visitor's language (${DIALECT})`, () => {
       (await web.post('/account/login', { username: 'greta', password: 'greta password here', next: '/' })).statusCode,
       303,
     );
-    const chosen = await web.get('/language?lang=ar&next=%2Faccount');
+    // As the footer's switcher sends it: a navigation from the store's own page.
+    const cookie = [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const asImage = await server.app.inject({
+      method: 'GET',
+      url: '/language?lang=ja&next=%2F',
+      headers: { cookie, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' },
+    });
+    assert.equal(asImage.statusCode, 303);
+    assert.equal(
+      (await server.container.accounts.store.findUserByUsername('greta'))?.language ?? null,
+      null,
+      'an embedded request changes no account',
+    );
+    const chosen = await server.app.inject({
+      method: 'GET',
+      url: '/language?lang=ar&next=%2Faccount',
+      headers: { cookie, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+    });
     assert.equal(chosen.statusCode, 303);
+    web.cookies.set('appstore_lang', 'ar');
     const account = await web.get('/account');
     assert.match(account.body, /<html lang="ar" dir="rtl">/);
     assert.ok(account.body.includes(shown('ar', 'site.accountTitle')));
@@ -125,5 +143,20 @@ describe(`the site in the visitor's language (${DIALECT})`, () => {
     assert.equal(cross.statusCode, 303);
     const ivo = await server.container.accounts.store.findUserByUsername('ivo');
     assert.equal(ivo?.language ?? null, null);
+  });
+
+  test("a refused form leads with a sentence in the page's language, then the English detail marked as English", async () => {
+    await createUser(server.container, 'jana', 'jana password here', { email: 'jana@example.org' });
+    const web = new WebClient(server.app);
+    web.cookies.set('appstore_lang', 'de');
+    await web.get('/account/login');
+    const refused = await web.post('/account/login', { username: 'jana', password: 'not her password', next: '/' });
+    assert.equal(refused.statusCode, 401);
+    assert.ok(refused.body.includes(shown('de', 'site.refusedNotAuthenticated')), refused.body);
+    assert.match(refused.body, /<p lang="en" dir="ltr">[^<]+<\/p>/);
+    const english = new WebClient(server.app);
+    await english.get('/account/login');
+    const plain = await english.post('/account/login', { username: 'jana', password: 'not her password', next: '/' });
+    assert.doesNotMatch(plain.body, /The details \(in English\)/, 'an English page shows the detail alone');
   });
 });

@@ -146,7 +146,7 @@ describe(`the upgrade planner (${DIALECT})`, () => {
       planned.body,
       /<th scope="row">news<\/th><td data-label="Installed">1\.0\.0<\/td><td data-label="Take">2\.0\.0<\/td>/,
     );
-    assert.match(planned.body, /<summary>news: 1\.0\.0 → 2\.0\.0<\/summary>/);
+    assert.match(planned.body, /<summary><bdi>news: 1\.0\.0 → 2\.0\.0<\/bdi><\/summary>/);
     assert.match(planned.body, /No release supports Nextcloud \u206633\.0\.0\u2069 yet/);
   });
 

@@ -30,9 +30,27 @@ function refuse(field: string, message: string): AppError {
   return new AppError('invalid_request', `Cannot plan the upgrade: ${message}.`, { [field]: [message] });
 }
 
+/** `1.1.0 (installed 1.0.0)`: the code on disk is newer than what is installed (an upgrade is pending): the installed one counts. */
+const PENDING_UPGRADE = /^\S+ \(installed (\S+)\)$/;
+
+/** An app's version as occ prints it: a string (maybe with a pending upgrade), an object with `version`; '' when occ gives none (`true`, `null`). */
+function versionOf(value: unknown): string | null {
+  if (value === true || value === null) return '';
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'object' && typeof (value as { version?: unknown }).version === 'string'
+        ? (value as { version: string }).version
+        : null;
+  if (text === null || text.length > 60) return null;
+  return PENDING_UPGRADE.exec(text.trim())?.[1] ?? text.trim();
+}
+
 /**
- * The apps of `occ app:list --output=json`: `{"enabled": {"id": "version", …}, "disabled": {…}}`
- * (values may also be objects with a `version`, as `--output=json_pretty` of some versions give).
+ * The apps of `occ app:list --output=json`: `{"enabled": {"id": "version", …}, "disabled": {…}}`,
+ * as Nextcloud prints it: an empty group is `[]` (PHP's empty array), a disabled app may read
+ * `1.1.0 (installed 1.0.0)`, or have no version (`true`, `null`); values may also be objects with
+ * a `version`, as `--output=json_pretty` of some versions give.
  */
 export function installedApps(list: unknown): InstalledApp[] {
   if (typeof list !== 'object' || list === null || Array.isArray(list))
@@ -49,16 +67,12 @@ export function installedApps(list: unknown): InstalledApp[] {
     ['disabled', false],
   ] as const) {
     const entries = groups[group] ?? {};
+    if (Array.isArray(entries) && entries.length === 0) continue;
     if (typeof entries !== 'object' || entries === null || Array.isArray(entries))
       throw refuse('apps', `"${group}" is not an object of app ids and versions`);
     for (const [id, value] of Object.entries(entries as Record<string, unknown>)) {
-      const version =
-        typeof value === 'string'
-          ? value
-          : typeof value === 'object' && value !== null && typeof (value as { version?: unknown }).version === 'string'
-            ? (value as { version: string }).version
-            : null;
-      if (version === null || version.length > 40)
+      const version = versionOf(value);
+      if (version === null)
         throw refuse('apps', `the version of ${id.slice(0, 40)} in "${group}" is not a version string`);
       // Ids this store cannot hold (shipped apps have ordinary ids; anything else is noise) are kept as they are.
       apps.push({ id: id.slice(0, 64), version, enabled });
@@ -66,6 +80,17 @@ export function installedApps(list: unknown): InstalledApp[] {
   }
   if (apps.length > MAX_PLANNED_APPS) throw refuse('apps', `at most ${MAX_PLANNED_APPS} apps at once`);
   return apps;
+}
+
+/** The JSON of what was pasted: occ may print warnings before it, which are skipped; null when there is none. */
+export function pastedJson(text: string): unknown {
+  const start = text.indexOf('{');
+  if (start < 0) return null;
+  try {
+    return JSON.parse(text.slice(start)) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 export type NoReleaseWhy =
@@ -100,7 +125,11 @@ export type PlannedApp =
       /** The release to take on the target version (the installed one when it is the newest there). */
       readonly release: { readonly version: string; readonly download: string; readonly platformVersionSpec: string };
       /** The changelogs of the releases after the installed version, up to the one to take, newest first. */
-      readonly changelogs: ReadonlyArray<{ readonly version: string; readonly changelog: string }>;
+      readonly changelogs: ReadonlyArray<{
+        readonly version: string;
+        readonly changelog: string;
+        readonly language: string;
+      }>;
     };
 
 export interface UpgradePlan {
@@ -118,8 +147,16 @@ export function targetVersion(text: string): VersionCore {
   return core;
 }
 
-const changelogOf = (release: ListedRelease, language: string): string =>
-  (release.translations[language]?.changelog ?? '').trim() || (release.translations['en']?.changelog ?? '').trim();
+/** A release's changelog in `language`, else English, with the language it is in. */
+function changelogOf(
+  release: ListedRelease,
+  language: string,
+): { readonly changelog: string; readonly language: string } {
+  const own = (release.translations[language]?.changelog ?? '').trim();
+  return own !== ''
+    ? { changelog: own, language }
+    : { changelog: (release.translations['en']?.changelog ?? '').trim(), language: 'en' };
+}
 
 /** Whether `a` comes after `b`; false when either is not a version (a shipped app's may not be). */
 function newer(a: string, b: string): boolean {
@@ -175,12 +212,13 @@ export function planUpgrade(
         why: { kind: 'installed-newer', best: best.version },
         reason: `The installed ${app.version} is newer than the newest release for Nextcloud ${label} (${best.version}): keep it only if it supports ${label}.`,
       };
-    const update = newer(best.version, app.version);
+    // No version known (occ printed none): the release to take, with no changes to list.
+    const update = app.version === '' || newer(best.version, app.version);
     // Every release after the installed one up to the one to take, whatever it supports: what changed.
     const changelogs = update
       ? stable
           .filter((release) => newer(release.version, app.version) && !newer(release.version, best.version))
-          .map((release) => ({ version: release.version, changelog: changelogOf(release, language) }))
+          .map((release) => ({ version: release.version, ...changelogOf(release, language) }))
           .filter((entry) => entry.changelog !== '')
       : [];
     return {

@@ -64,9 +64,11 @@ export interface ModerationDeps {
 export const REASON_MAX = 500;
 export const REPLY_MAX = 2000;
 
-async function requireRating(ratingId: number, deps: ModerationDeps): Promise<ModeratedRating> {
+/** The rating, of `appId` when the address names one (a rating id under another app's address is not found). */
+async function requireRating(ratingId: number, deps: ModerationDeps, appId?: string): Promise<ModeratedRating> {
   const rating = Number.isSafeInteger(ratingId) ? await deps.moderation.findRating(ratingId) : null;
-  if (rating === null) throw new AppError('rating_not_found', 'There is no such rating: it may have been removed.');
+  if (rating === null || (appId !== undefined && rating.appId !== appId))
+    throw new AppError('rating_not_found', 'There is no such rating: it may have been removed.');
   return rating;
 }
 
@@ -81,8 +83,9 @@ export async function reportComment(
   user: User,
   acting: Acting,
   deps: ModerationDeps,
+  appId?: string,
 ): Promise<boolean> {
-  const rating = await requireRating(ratingId, deps);
+  const rating = await requireRating(ratingId, deps, appId);
   const why = reason.trim();
   if (why.length < 3 || why.length > REASON_MAX)
     throw new AppError(
@@ -94,6 +97,8 @@ export async function reportComment(
     );
   if (rating.userId === user.id)
     throw new AppError('forbidden', 'This is your own comment: change or remove it instead of reporting it.');
+  if (await deps.moderation.isRatingBlocked(user.id))
+    throw new AppError('forbidden', 'An administrator of this store stopped this account from rating and reporting.');
   if (!hasComment(rating) || rating.hiddenAt !== null)
     throw new AppError('rating_not_found', 'This rating has no comment shown to report.');
   await deps.limiter.consume(RATE_LIMITS.reports, String(user.id));
@@ -117,8 +122,9 @@ export async function replyToComment(
   user: User,
   acting: Acting,
   deps: ModerationDeps,
+  appId?: string,
 ): Promise<void> {
-  const rating = await requireRating(ratingId, deps);
+  const rating = await requireRating(ratingId, deps, appId);
   const app = await requireApp(rating.appId, deps.registry);
   if (roleOn(user, app) !== 'owner')
     throw new AppError('forbidden', `Only the owner of ${rating.appId} replies to its comments.`);

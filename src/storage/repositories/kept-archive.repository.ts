@@ -10,6 +10,12 @@ import { servedHere } from './served-archive.repository.ts';
 
 /** Which releases name which archives, and the kept releases' URLs (domain/archives). */
 export function keptArchiveRepository(db: Kysely<Database>): ArchiveReferences & KeepStore {
+  /** The copies of screenshots an app lists now (issue 54): others are orphans, pruned like archives. */
+  const listedCopies = () =>
+    db
+      .selectFrom('screenshot_copies')
+      .innerJoin('app_screenshots', 'app_screenshots.url', 'screenshot_copies.url')
+      .select(['screenshot_copies.sha256', 'screenshot_copies.thumbnail_sha256']);
   return {
     async unreferenced(sha256s) {
       const named = new Set<string>();
@@ -22,10 +28,10 @@ export function keptArchiveRepository(db: Kysely<Database>): ArchiveReferences &
           .execute();
         for (const row of rows) named.add(row.archive_sha256);
         // Screenshot copies and their thumbnails live in the same storage (issue 54).
-        const shots = await db
-          .selectFrom('screenshot_copies')
-          .select(['sha256', 'thumbnail_sha256'])
-          .where((eb) => eb.or([eb('sha256', 'in', batch), eb('thumbnail_sha256', 'in', batch)]))
+        const shots = await listedCopies()
+          .where((eb) =>
+            eb.or([eb('screenshot_copies.sha256', 'in', batch), eb('screenshot_copies.thumbnail_sha256', 'in', batch)]),
+          )
           .execute();
         for (const shot of shots)
           for (const hash of [shot.sha256, shot.thumbnail_sha256]) if (hash !== null) named.add(hash);
@@ -48,7 +54,7 @@ export function keptArchiveRepository(db: Kysely<Database>): ArchiveReferences &
     async all() {
       const [rows, shots] = await Promise.all([
         db.selectFrom('releases').select('archive_sha256').distinct().execute(),
-        db.selectFrom('screenshot_copies').select(['sha256', 'thumbnail_sha256']).execute(),
+        listedCopies().execute(),
       ]);
       const named = new Set(rows.map((row) => row.archive_sha256));
       for (const shot of shots)

@@ -90,10 +90,18 @@ export function moderationRepository(db: Kysely<Database>): ModerationStore {
 
     async addReport(ratingId, reporterId, reason, now, audit) {
       return db.transaction().execute(async (trx) => {
+        // One waiting report per user and comment; one settled before (the comment was hidden,
+        // shown again, changed…) is opened again with the new reason.
+        const at = formatTimestamp(now);
         const inserted = await trx
           .insertInto('rating_reports')
-          .values({ rating_id: ratingId, reporter_id: reporterId, reason, created_at: formatTimestamp(now) })
-          .onConflict((oc) => oc.columns(['rating_id', 'reporter_id']).doNothing())
+          .values({ rating_id: ratingId, reporter_id: reporterId, reason, created_at: at })
+          .onConflict((oc) =>
+            oc
+              .columns(['rating_id', 'reporter_id'])
+              .doUpdateSet({ reason, created_at: at, resolution: null, resolved_at: null })
+              .where('rating_reports.resolved_at', 'is not', null),
+          )
           .executeTakeFirst();
         if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
         await insertAudit(trx, audit, now);
@@ -117,7 +125,25 @@ export function moderationRepository(db: Kysely<Database>): ModerationStore {
           .set({ hidden_at: hidden ? at : null })
           .where('id', '=', ratingId)
           .execute();
-        if (hidden) await settle(trx, ratingId, 'hidden', at);
+        // The decision is kept for the user and app too: deleting the rating and rating again does not undo it.
+        const rating = await trx
+          .selectFrom('ratings')
+          .select(['app_id', 'user_id'])
+          .where('id', '=', ratingId)
+          .executeTakeFirstOrThrow();
+        if (hidden) {
+          await settle(trx, ratingId, 'hidden', at);
+          await trx
+            .insertInto('moderation_marks')
+            .values({ app_id: rating.app_id, user_id: Number(rating.user_id), hidden_at: at })
+            .onConflict((oc) => oc.columns(['app_id', 'user_id']).doUpdateSet({ hidden_at: at }))
+            .execute();
+        } else
+          await trx
+            .deleteFrom('moderation_marks')
+            .where('app_id', '=', rating.app_id)
+            .where('user_id', '=', Number(rating.user_id))
+            .execute();
       }),
 
     async dismissReports(ratingId, now, audit) {

@@ -33,17 +33,47 @@ export function ratingRepository(db: Kysely<Database>): RatingStore {
           const app_version = current?.version ?? null;
           let ratingId: number;
           if (existing === undefined) {
+            // A comment of this user on this app was hidden before: the new one starts hidden (issue 54).
+            const mark = await trx
+              .selectFrom('moderation_marks')
+              .select('hidden_at')
+              .where('app_id', '=', appId)
+              .where('user_id', '=', userId)
+              .executeTakeFirst();
             const row = await trx
               .insertInto('ratings')
-              .values({ app_id: appId, user_id: userId, rating, rated_at: at, updated_at: at, app_version })
+              .values({
+                app_id: appId,
+                user_id: userId,
+                rating,
+                rated_at: at,
+                updated_at: at,
+                app_version,
+                hidden_at: mark?.hidden_at ?? null,
+              })
               .returning('id')
               .executeTakeFirstOrThrow();
             ratingId = Number(row.id);
           } else {
             ratingId = Number(existing.id);
+            // The owner's reply answered the comment as it was: a changed comment loses it.
+            const before = await trx
+              .selectFrom('rating_translations')
+              .select(['language', 'comment'])
+              .where('rating_id', '=', ratingId)
+              .execute();
+            const same =
+              before.length === Object.keys(comments).length &&
+              before.every((row) => comments[row.language] === row.comment);
             await trx
               .updateTable('ratings')
-              .set({ rating, rated_at: at, updated_at: at, app_version })
+              .set({
+                rating,
+                rated_at: at,
+                updated_at: at,
+                app_version,
+                ...(same ? {} : { reply: null, reply_at: null }),
+              })
               .where('id', '=', ratingId)
               .execute();
             await trx.deleteFrom('rating_translations').where('rating_id', '=', ratingId).execute();

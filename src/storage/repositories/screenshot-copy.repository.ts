@@ -1,20 +1,11 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { ImageFormat, ScreenshotCopy, ScreenshotCopyStore } from '../../domain/screenshots/screenshot-copies.ts';
 import { CONTENT_TYPES } from '../../domain/screenshots/screenshot-copies.ts';
-import type { Database } from '../schema.ts';
+import type { Database, ScreenshotCopiesTable } from '../schema.ts';
 
 const FORMATS: ReadonlySet<string> = new Set(Object.keys(CONTENT_TYPES));
 
-function toCopy(row: {
-  url: string;
-  sha256: string | null;
-  format: string | null;
-  width: number | null;
-  height: number | null;
-  thumbnail_sha256: string | null;
-  fetched_at: string;
-  problem: string | null;
-}): ScreenshotCopy {
+function toCopy(row: Selectable<ScreenshotCopiesTable>): ScreenshotCopy {
   return {
     url: row.url,
     sha256: row.sha256,
@@ -29,6 +20,12 @@ function toCopy(row: {
 
 /** The screenshot copies (domain/screenshots): not content of the listings, so no content version. */
 export function screenshotCopyRepository(db: Kysely<Database>): ScreenshotCopyStore {
+  /** The copies of screenshots an app lists now: only those are shown and served (a removed screenshot, a deleted app's, no longer). */
+  const listed = () =>
+    db
+      .selectFrom('screenshot_copies')
+      .innerJoin('app_screenshots', 'app_screenshots.url', 'screenshot_copies.url')
+      .where('screenshot_copies.problem', 'is', null);
   return {
     async missing(retryBefore, limit) {
       const rows = await db
@@ -67,23 +64,19 @@ export function screenshotCopyRepository(db: Kysely<Database>): ScreenshotCopySt
         .execute();
     },
     async copies() {
-      const rows = await db.selectFrom('screenshot_copies').selectAll().where('problem', 'is', null).execute();
+      const rows = await listed().selectAll('screenshot_copies').distinct().execute();
       return new Map(rows.map((row) => [row.url, toCopy(row)]));
     },
     async servedType(sha256) {
-      const image = await db
-        .selectFrom('screenshot_copies')
-        .select('format')
-        .where('sha256', '=', sha256)
-        .where('problem', 'is', null)
+      const image = await listed()
+        .select('screenshot_copies.format')
+        .where('screenshot_copies.sha256', '=', sha256)
         .executeTakeFirst();
       if (image?.format !== undefined && image.format !== null && FORMATS.has(image.format))
         return CONTENT_TYPES[image.format as ImageFormat];
-      const thumbnail = await db
-        .selectFrom('screenshot_copies')
-        .select('url')
-        .where('thumbnail_sha256', '=', sha256)
-        .where('problem', 'is', null)
+      const thumbnail = await listed()
+        .select('screenshot_copies.url')
+        .where('screenshot_copies.thumbnail_sha256', '=', sha256)
         .executeTakeFirst();
       return thumbnail === undefined ? null : CONTENT_TYPES.webp;
     },

@@ -109,7 +109,7 @@ export function adminUsersPage(
   const row = (
     user: User,
   ): Html => html`<tr><th scope="row">${user.username}</th><td class="wrap" data-label="${A.email}">${user.email ?? ''}</td>
-<td data-label="${A.state}">${user.isActive ? A.active : html`<strong>${A.disabled}</strong>`}${user.isAdmin ? html`, ${A.administrator}` : ''}</td>
+<td data-label="${A.state}">${user.isActive ? A.active : html`<strong>${A.disabled}</strong>`}${user.isAdmin ? html`${s.listSeparator}${A.administrator}` : ''}</td>
 <td class="actions">${
     user.username === context.account?.username
       ? ''
@@ -137,12 +137,12 @@ export function adminAppsPage(apps: readonly ManagedApp[], context: PageContext)
     A.apps,
     html`<p>${A.appsLead}</p>${dataTable(
       s,
-      { caption: A.apps, headings: ['App', A.owner, A.coMaintainers, A.flags] },
+      { caption: A.apps, headings: [context.t.dev.auditApp, A.owner, A.coMaintainers, A.flags] },
       apps.map(
         (
           app,
-        ) => html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${app.appId}</a></th><td data-label="${A.owner}">${app.ownerName}</td><td data-label="${A.coMaintainers}">${app.coMaintainers.map((m) => m.username).join(', ')}</td>
-<td data-label="${A.flags}">${[app.isFeatured ? A.featured : '', app.isEnterpriseOnly ? A.enterprise : '', app.transferUnlocked ? A.unlocked : ''].filter((f) => f !== '').join(', ')}</td></tr>`,
+        ) => html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${app.appId}</a></th><td data-label="${A.owner}">${app.ownerName}</td><td data-label="${A.coMaintainers}">${s.list(app.coMaintainers.map((m) => m.username))}</td>
+<td data-label="${A.flags}">${s.list([app.isFeatured ? A.featured : '', app.isEnterpriseOnly ? A.enterprise : '', app.transferUnlocked ? A.unlocked : ''].filter((f) => f !== ''))}</td></tr>`,
       ),
     )}`,
     context,
@@ -194,11 +194,11 @@ export function adminPlatformsPage(
       { headings: [A.version, A.hasRelease, A.isSupported] },
       platforms.map(
         (p) =>
-          html`<tr><th scope="row">${p.version}</th><td>${p.hasRelease ? 'yes' : 'no'}</td><td>${p.isSupported ? 'yes' : 'no'}</td></tr>`,
+          html`<tr><th scope="row">${p.version}</th><td data-label="${A.hasRelease}">${p.hasRelease ? s.yes : s.no}</td><td data-label="${A.isSupported}">${p.isSupported ? s.yes : s.no}</td></tr>`,
       ),
     )}
 <section aria-labelledby="edit"><h2 id="edit">${A.savePlatform}</h2>${top(admin, 'platform')}
-${postForm('/admin/platforms', token, html`${field({ name: 'version', label: A.version, maxLength: 20, form: 'platform', hint: 'X.Y.Z, such as 32.0.1' }, values)}${checkbox({ name: 'hasRelease', label: A.hasRelease, form: 'platform', checked: true }, values)}${checkbox({ name: 'isSupported', label: A.isSupported, form: 'platform', checked: true }, values)}<p><button type="submit">${A.savePlatform}</button></p>`)}</section>`,
+${postForm('/admin/platforms', token, html`${field({ name: 'version', label: A.version, maxLength: 20, form: 'platform', hint: A.versionHint }, values)}${checkbox({ name: 'hasRelease', label: A.hasRelease, form: 'platform', checked: true }, values)}${checkbox({ name: 'isSupported', label: A.isSupported, form: 'platform', checked: true }, values)}<p><button type="submit">${A.savePlatform}</button></p>`)}</section>`,
     context,
   );
 }
@@ -237,7 +237,7 @@ export function adminCertificatesPage(
     html`${
       model.ownAuthority
         ? html`<section aria-labelledby="approval"><h2 id="approval">${A.approvalTitle}</h2>${top(admin, 'approval')}
-${postForm('/admin/certificates/approval', token, html`${checkbox({ name: 'required', label: A.approvalLabel, hint: A.approvalHint, checked: model.approvalRequired, form: 'approval' })}<p><button type="submit">Save</button></p>`)}</section>
+${postForm('/admin/certificates/approval', token, html`${checkbox({ name: 'required', label: A.approvalLabel, hint: A.approvalHint, checked: model.approvalRequired, form: 'approval' })}<p><button type="submit">${context.t.site.save}</button></p>`)}</section>
 <section aria-labelledby="queue"><h2 id="queue">${A.queueTitle}</h2>${top(admin, 'queue')}
 ${
   model.pending.length === 0
@@ -289,7 +289,7 @@ export function adminAuditPage(
   return adminLayout(
     'audit',
     A.audit,
-    html`<p>${A.auditLead}</p><form class="form inline-form" action="/admin/audit" method="get">${field({ name: 'app', label: A.filterApp, required: false, maxLength: 64, form: 'audit' }, values)}${field({ name: 'user', label: A.filterUser, required: false, maxLength: 150, form: 'audit' }, values)}${field({ name: 'event', label: A.filterEvent, required: false, maxLength: 64, form: 'audit' }, values)}${field({ name: 'since', label: A.filterSince, required: false, maxLength: 30, form: 'audit', hint: 'YYYY-MM-DD' }, values)}<p><button type="submit">${A.filter}</button></p></form>
+    html`<p>${A.auditLead}</p><form class="form inline-form" action="/admin/audit" method="get">${field({ name: 'app', label: A.filterApp, required: false, maxLength: 64, form: 'audit' }, values)}${field({ name: 'user', label: A.filterUser, required: false, maxLength: 150, form: 'audit' }, values)}${field({ name: 'event', label: A.filterEvent, required: false, maxLength: 64, form: 'audit' }, values)}${field({ name: 'since', label: A.filterSince, required: false, maxLength: 30, form: 'audit', hint: A.dateHint }, values)}<p><button type="submit">${A.filter}</button></p></form>
 ${problemBox(state)}${auditTable(context.t, records, A.audit, true)}`,
     context,
   );

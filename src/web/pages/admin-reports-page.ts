@@ -36,6 +36,7 @@ export function adminReportsPage(
   context: PageContext,
 ): Html {
   const { admin: A } = context.t;
+  const blocked = new Set(overview.blocked.map((user) => user.id));
   return adminLayout(
     'reports',
     A.reports,
@@ -44,7 +45,7 @@ export function adminReportsPage(
 <ul class="plain moderation">${overview.queue.map(
       ({ rating, reports }) => html`<li class="card">${commentBlock(context, rating)}
 <h3 class="visually-hidden">${A.reportedBy}</h3><ul>${reports.map((report) => html`<li><bdi>${report.reporter}</bdi> (${when(new Date(report.at))}): <span dir="auto">${report.reason}</span></li>`)}</ul>
-<div class="actions">${action(token, rating, 'hide', A.hideComment, 'danger')} ${action(token, rating, 'dismiss', A.dismissReports)} ${action(token, rating, 'remove', A.removeRating)} ${postForm(`/admin/raters/${rating.userId}/block`, token, html`<button type="submit" class="secondary">${A.blockRater(rating.username)}</button>`, 'inline')}</div></li>`,
+<div class="actions">${action(token, rating, 'hide', A.hideComment, 'danger')} ${action(token, rating, 'dismiss', A.dismissReports)} ${action(token, rating, 'remove', A.removeRating)} ${blocked.has(rating.userId) ? '' : postForm(`/admin/raters/${rating.userId}/block`, token, html`<button type="submit" class="secondary">${A.blockRater(rating.username)}</button>`, 'inline')}</div></li>`,
     )}</ul></section>
 <section aria-labelledby="hidden"><h2 id="hidden">${A.hiddenTitle}</h2>
 ${overview.hidden.length === 0 ? html`<p>${A.noHidden}</p>` : html`<ul class="plain moderation">${overview.hidden.map((rating) => html`<li class="card">${commentBlock(context, rating)}<div class="actions">${action(token, rating, 'restore', A.restoreComment)} ${action(token, rating, 'remove', A.removeRating)}</div></li>`)}</ul>`}</section>

@@ -71,6 +71,8 @@ export interface AppPageView {
   /** A signed-in visitor: may report others' comments; the app's owner replies under them. */
   readonly moderator?: { readonly formToken: string; readonly userId: number; readonly isOwner: boolean } | null;
   readonly form: FormState & { readonly message?: string };
+  /** What a report or a reply from the comments just did: said above the comments, where the page returns. */
+  readonly commentsMessage?: string;
   /** The names raters are shown by (never their e-mail addresses), by user id. */
   readonly raterNames: ReadonlyMap<number, string>;
   /** Downloads per release (`downloadKey`) when this store serves the app's archives; null: they are elsewhere. */
@@ -245,7 +247,7 @@ ${installHelp(s, app, view, dateLanguage)}
 <section aria-labelledby="ratings"><h2 id="ratings">${s.ratings}</h2>
 <dl class="facts"><dt>${s.overall}</dt><dd>${starRating(s, ratingToStars(app.ratingOverall), app.ratingNumOverall)}</dd><dt>${s.recent}</dt><dd>${starRating(s, ratingToStars(app.ratingRecent), app.ratingNumRecent)}</dd></dl>
 ${ratingForm(app, view, context)}
-<h3 id="comments">${s.comments}</h3>
+<h3 id="comments">${s.comments}</h3>${view.commentsMessage === undefined ? '' : notice(view.commentsMessage)}
 ${commentList(s, view, [...languages, 'en'], dateLanguage)}</section>
 <section aria-labelledby="releases"><h2 id="releases">${s.releases}</h2><ul class="releases">${releases.map((r) => releaseRow(s, r, languages, dateLanguage, view.downloads === null ? null : releaseDownloads(view.downloads, r)))}</ul></section>
 <section aria-labelledby="about"><h2 id="about">${s.authors}</h2>

@@ -74,11 +74,11 @@ export function myAppsPage(rows: readonly MyAppRow[], isAdmin: boolean, context:
   // Downloads are counted only for archives this store serves: the column appears when one is.
   const counted = rows.some((row) => row.downloads !== null);
   const table = html`<table class="data"><caption class="visually-hidden">${dev.myAppsTitle}</caption>
-<thead><tr><th scope="col">App</th><th scope="col">Role</th><th scope="col">${dev.latest}</th><th scope="col">${dev.rating}</th>${counted ? html`<th scope="col">${s.downloadCount}</th>` : ''}</tr></thead>
+<thead><tr><th scope="col">${dev.auditApp}</th><th scope="col">${dev.roleHeading}</th><th scope="col">${dev.latest}</th><th scope="col">${dev.rating}</th>${counted ? html`<th scope="col">${s.downloadCount}</th>` : ''}</tr></thead>
 <tbody>${rows.map(({ app, listed, downloads }) => {
     const latest = listed === null ? undefined : newestRelease(listed);
     return html`<tr><th scope="row"><a href="/developer/apps/${app.appId}">${listed?.translations['en']?.name ?? app.appId}</a> <span class="muted">${app.appId}</span></th>
-<td data-label="Role">${dev.role[app.role] ?? ''}</td><td data-label="${dev.latest}">${latest === undefined ? dev.noRelease : html`${latest.version}${latest.isNightly ? html` <span class="mark">${s.nightly}</span>` : ''}`}</td>
+<td data-label="${dev.roleHeading}">${dev.role[app.role] ?? ''}</td><td data-label="${dev.latest}">${latest === undefined ? dev.noRelease : html`${latest.version}${latest.isNightly ? html` <span class="mark">${s.nightly}</span>` : ''}`}</td>
 <td data-label="${dev.rating}">${listed === null ? '–' : starRating(s, ratingToStars(listed.ratingOverall), listed.ratingNumOverall)}</td>${counted ? html`<td data-label="${s.downloadCount}">${downloads === null ? '–' : countText(downloads, context.t.language)}</td>` : ''}</tr>`;
   })}</tbody></table>`;
   return developerLayout(
@@ -102,9 +102,10 @@ export interface CertificatePageModel {
     | { readonly status: 'pending'; readonly appId: string };
 }
 
-function requestList(dev: DevStrings, requests: readonly CertificateRequest[]): Html | '' {
+function requestList(t: PageTexts, requests: readonly CertificateRequest[]): Html | '' {
+  const { dev, site: s } = t;
   if (requests.length === 0) return '';
-  return html`<h2>${dev.yourRequests}</h2><table class="data"><thead><tr><th scope="col">App</th><th scope="col">${dev.requested}</th><th scope="col">${dev.status}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+  return html`<h2>${dev.yourRequests}</h2><table class="data"><thead><tr><th scope="col">${dev.auditApp}</th><th scope="col">${dev.requested}</th><th scope="col">${dev.status}</th><th scope="col">${actionsHeading(s)}</th></tr></thead>
 <tbody>${requests.map(
     (
       r,
@@ -150,7 +151,7 @@ ${command(`openssl req -new -newkey rsa:4096 -nodes -keyout ${id}.key -subj /CN=
 <p class="hint">${dev.makeCsrHint.replace(/APP/g, id)}</p>
 <h2>${dev.pasteCsr}</h2>${problemBox(state)}
 ${postForm('/developer/certificates', token, html`${textArea({ name: 'csr', label: dev.csrLabel, hint: dev.csrHint, rows: 10, maxLength: 16384 }, state)}<p><button type="submit">${dev.requestCertificate}</button></p>`)}
-${requestList(dev, model.requests)}`,
+${requestList(context.t, model.requests)}`,
     context,
   );
 }
@@ -260,7 +261,7 @@ function againAddress(job: PublishJob): string {
 export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageContext): Html {
   const dev = context.t.dev;
   const { state } = job;
-  const source = html`<dl class="facts">${job.download === '' ? html`<dt>${dev.archiveFileLabel}</dt><dd>${dev.uploadedArchive}</dd>` : html`<dt>${dev.downloadLabel}</dt><dd class="wrap">${job.download}</dd>`}<dt>${dev.nightlyLabel}</dt><dd>${job.nightly ? 'yes' : 'no'}</dd></dl>`;
+  const source = html`<dl class="facts">${job.download === '' ? html`<dt>${dev.archiveFileLabel}</dt><dd>${dev.uploadedArchive}</dd>` : html`<dt>${dev.downloadLabel}</dt><dd class="wrap">${job.download}</dd>`}<dt>${dev.nightlyLabel}</dt><dd>${job.nightly ? context.t.site.yes : context.t.site.no}</dd></dl>`;
   let body: Html;
   switch (state.status) {
     case 'running':
@@ -360,7 +361,7 @@ ${downloads === null ? '' : html`<td data-label="${s.downloadCount}">${countOrUn
     null,
     isAdmin,
     html`<p>${app.appId} · ${dev.manageLead(dev.role[app.role] ?? app.role)} <a href="/apps/${app.appId}">${dev.appPage}</a></p>
-<dl class="facts"><dt>${dev.owner}</dt><dd>${app.ownerName}</dd><dt>${dev.coMaintainers}</dt><dd>${app.coMaintainers.length === 0 ? dev.none : app.coMaintainers.map((m) => m.username).join(', ')}</dd></dl>
+<dl class="facts"><dt>${dev.owner}</dt><dd>${app.ownerName}</dd><dt>${dev.coMaintainers}</dt><dd>${app.coMaintainers.length === 0 ? dev.none : s.list(app.coMaintainers.map((m) => m.username))}</dd></dl>
 
 <section aria-labelledby="releases"><h2 id="releases">${dev.releases}</h2>${around('releases')}
 ${releases.length === 0 ? html`<p>${dev.noReleases} <a href="/developer/publish">${dev.stepPublish}</a></p>` : dataTable(s, { headings: [dev.version, dev.nextcloud, dev.published, ...(downloads === null ? [] : [s.downloadCount]), dev.publishedFrom, actionsHeading(s)] }, releaseRows)}</section>

@@ -8,6 +8,9 @@ import { layout } from '../layout.ts';
 import { renderMarkdown } from '../markdown.ts';
 import type { SiteStrings } from '../strings.ts';
 import { dataTable } from '../tables.ts';
+import { textLanguage } from '../page-texts.ts';
+import { rangeText } from '../catalog-display.ts';
+import { specBounds } from '../../domain/browse/browse-catalog.ts';
 
 const STATUS = {
   update: 'planUpdate',
@@ -27,8 +30,10 @@ function why(s: SiteStrings, app: PlannedApp, nextcloud: string): string {
         : app.why.kind === 'none-fits'
           ? s.planNoneFits(nextcloud, app.why.newest, app.why.needs)
           : s.planInstalledNewer(app.installed, nextcloud, app.why.best);
-    case 'update':
-      return s.planSupports(app.release.platformVersionSpec);
+    case 'update': {
+      const range = specBounds(app.release.platformVersionSpec);
+      return s.planSupports(rangeText(s, range));
+    }
     case 'up-to-date':
       return s.planNewestInstalled;
   }
@@ -37,13 +42,15 @@ function why(s: SiteStrings, app: PlannedApp, nextcloud: string): string {
 function row(s: SiteStrings, app: PlannedApp, nextcloud: string): Html {
   const take = 'release' in app ? app.release.version : '–';
   const exApp = 'isExApp' in app && app.isExApp;
-  return html`<tr><th scope="row">${app.id}${exApp ? html` <span class="mark">ExApp</span>` : ''}${app.enabled ? '' : html` <span class="muted">${s.planDisabled}</span>`}</th><td data-label="${s.planInstalled}">${app.installed}</td><td data-label="${s.planTake}">${take}</td><td data-label="${s.planStatus}"><strong>${s[STATUS[app.status]]}</strong> ${why(s, app, nextcloud)}</td></tr>`;
+  return html`<tr><th scope="row">${app.id}${exApp ? html` <span class="mark">ExApp</span>` : ''}${app.enabled ? '' : html` <span class="muted">${s.planDisabled}</span>`}</th><td data-label="${s.planInstalled}">${app.installed === '' ? '–' : app.installed}</td><td data-label="${s.planTake}">${take}</td><td data-label="${s.planStatus}"><strong>${s[STATUS[app.status]]}</strong> ${why(s, app, nextcloud)}</td></tr>`;
 }
 
 function changes(app: PlannedApp): Html | '' {
   if (!('changelogs' in app) || app.changelogs.length === 0) return '';
-  const combined = app.changelogs.map((entry) => `### ${entry.version}\n\n${entry.changelog}`).join('\n\n');
-  return html`<details><summary>${app.id}: ${app.installed} → ${app.release.version}</summary><div class="markdown">${renderMarkdown(combined)}</div></details>`;
+  return html`<details><summary><bdi>${app.id}: ${app.installed} → ${app.release.version}</bdi></summary>${app.changelogs.map(
+    (entry) =>
+      html`<h4><bdi>${entry.version}</bdi></h4><div class="markdown"${textLanguage(entry.language)}>${renderMarkdown(entry.changelog)}</div>`,
+  )}</details>`;
 }
 
 /** `/upgrade` (issue 54 §4): paste `occ app:list --output=json`, pick the Nextcloud version, read the plan. */

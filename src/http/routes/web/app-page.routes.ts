@@ -41,6 +41,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     appId: string,
     form: AppPageView['form'],
     visitor?: Visitor,
+    commentsMessage?: string,
   ) {
     const setting = await pageSetting(request, reply, container, visitor);
     const { catalog, context, display } = setting;
@@ -64,6 +65,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
           ? null
           : { formToken: setting.formToken(), userId: user.id, isOwner: registered?.ownerId === user.id },
       form,
+      ...(commentsMessage === undefined ? {} : { commentsMessage }),
       raterNames,
       downloads: (await container.downloads.stats.stats.counts([listed.id])).get(listed.id) ?? null,
       donations: await container.feeds.donations(listed.id),
@@ -83,13 +85,19 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     },
     handler: async (request, reply) => {
       const rated = request.query.rated;
+      const message =
+        rated !== undefined && rated in RATED
+          ? requestTexts(request).site[RATED[rated as keyof typeof RATED]]
+          : undefined;
+      // A report or a reply came from the comments: its message is said there, where the page returns.
+      const fromComments = rated !== undefined && !['saved', 'removed'].includes(rated);
       return render(
         request,
         reply,
         request.params.appId,
-        rated !== undefined && rated in RATED
-          ? { message: requestTexts(request).site[RATED[rated as keyof typeof RATED]] }
-          : {},
+        message === undefined || fromComments ? {} : { message },
+        undefined,
+        fromComments ? message : undefined,
       );
     },
   });
@@ -174,6 +182,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
           user,
           userActing(user, request.ip, request.id),
           container.moderation,
+          request.params.appId,
         );
         return added ? 'reported' : 'reported-before';
       }),
@@ -195,6 +204,7 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
           user,
           userActing(user, request.ip, request.id),
           container.moderation,
+          request.params.appId,
         );
         return text.trim() === '' ? 'reply-removed' : 'replied';
       }),

@@ -34,6 +34,10 @@ const ICON_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
+/** An address that names its content (icons, screenshots): a matching ETag needs no lookup. */
+const notModified = (request: FastifyRequest, etag: string): boolean =>
+  request.headers['if-none-match'] !== undefined && etagListMatches(request.headers['if-none-match'], etag);
+
 const SCREENSHOT_HEADERS = {
   'cache-control': 'public, max-age=31536000, immutable',
   'content-security-policy': "default-src 'none'; sandbox",
@@ -147,8 +151,13 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     },
     handler: async (request, reply) => {
       // A signed-in user's choice of a shipped language is kept with the account too: their mails
-      // are written in it. Only from the store's own pages (a link on another site changes nothing).
-      const fromHere = (request.headers['sec-fetch-site'] ?? 'same-origin') === 'same-origin';
+      // are written in it. Only when the browser says the switcher was used on the store's own
+      // page (a top-level navigation from the same origin): not from a link on another site, not
+      // from an image or any other embedded request, not from a browser that does not say.
+      const fromHere =
+        request.headers['sec-fetch-site'] === 'same-origin' &&
+        request.headers['sec-fetch-mode'] === 'navigate' &&
+        request.headers['sec-fetch-dest'] === 'document';
       if (fromHere && isSiteLanguage(request.query.lang)) {
         const visitor = await visitorOf(request, container);
         if (visitor.user !== null) await container.accounts.store.setLanguage(visitor.user.id, request.query.lang);
@@ -182,8 +191,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     handler: async (request, reply) => {
       const hash = request.params.file.slice(0, 32);
       const etag = `"${hash}"`;
-      // The address names the content: a matching ETag needs no lookup.
-      if (request.headers['if-none-match'] !== undefined && etagListMatches(request.headers['if-none-match'], etag))
+      if (notModified(request, etag))
         return reply
           .headers({ ...ICON_HEADERS, etag })
           .code(304)
@@ -216,7 +224,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
     handler: async (request, reply) => {
       const hash = request.params.file.slice(0, 64);
       const etag = `"${hash}"`;
-      if (request.headers['if-none-match'] !== undefined && etagListMatches(request.headers['if-none-match'], etag))
+      if (notModified(request, etag))
         return reply
           .headers({ ...SCREENSHOT_HEADERS, etag })
           .code(304)

@@ -1,3 +1,4 @@
+import { pastedJson } from '../../../domain/apps/upgrade-plan.ts';
 import { requestTexts } from '../../page-context.ts';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
@@ -51,14 +52,11 @@ export async function upgradePlannerRoutes(app: AppServer, container: Container)
         request,
         reply,
         async () => {
-          let apps: unknown;
-          try {
-            apps = JSON.parse(request.body.apps) as unknown;
-          } catch {
+          const apps = pastedJson(request.body.apps);
+          if (apps === null)
             throw new AppError('invalid_request', requestTexts(request).site.planNotJson, {
               apps: ['not JSON'],
             });
-          }
           const catalog = await container.browse.catalog();
           // Changelogs in the visitor's language as the pages choose it (their choice, else the browser's).
           const language =
