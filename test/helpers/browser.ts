@@ -38,10 +38,19 @@ export async function seriousViolations(tab: Page): Promise<{ serious: unknown[]
   const violations = await tab.evaluate(async () => {
     const axe = (
       globalThis as unknown as {
-        axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> };
+        axe: {
+          run: (options: object) => Promise<{
+            violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
+          }>;
+        };
       }
     ).axe;
-    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+    // Only violations are wanted: axe then skips the details of what passed (much faster).
+    return (await axe.run({ resultTypes: ['violations'] })).violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.length,
+    }));
   });
   return {
     serious: violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),

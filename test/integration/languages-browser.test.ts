@@ -23,9 +23,9 @@ const PASSWORD = 'violet tractor nebula quilt';
 
 /**
  * Every page kind in every shipped language (issue 54): axe-core finds no serious or critical
- * issue, and no page is wider than a 320 px phone. `npm test` checks English, German and Arabic
- * in website.test.ts and developer-pages-admin.test.ts; this sweep of all nine runs in
- * `npm run test:long` (and so in `.ci/run`).
+ * issue, and no page is wider than a 320 px phone. `npm test` checks English in website.test.ts
+ * and developer-pages-admin.test.ts; this sweep of the other eight runs in `npm run test:long`
+ * (and so in `.ci/run`).
  */
 describe(`every page kind in every shipped language, in Chromium (${DIALECT})`, { ...longRunOnly }, () => {
   let server: TestServer;

@@ -15,6 +15,8 @@ import { DIALECT } from '../helpers/test-database.ts';
 import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 import { imageTypeOf } from '../../src/domain/screenshots/screenshot-copies.ts';
+import { createUser } from '../helpers/accounts.ts';
+import { WebClient } from '../helpers/web-client.ts';
 
 /** A PNG of this size, drawn now (the fixtures of this test are made by the test itself). */
 const png = (width: number, height: number): Promise<Buffer> =>
@@ -161,6 +163,20 @@ describe(`screenshots through the store (${DIALECT})`, () => {
     const main = (await server.container.screenshots.deps.store.copies()).get(`${files.origin}/shots/main.png`);
     const named = await server.container.keptArchives.archives.references.all();
     assert.ok(main?.sha256 && named.has(main.sha256) && main.thumbnailSha256 && named.has(main.thumbnailSha256));
+  });
+
+  test('the manage page tells the developer what became of each screenshot, and why one was refused', async () => {
+    await createUser(server.container, 'root', 'root password is long', { isAdmin: true });
+    const web = new WebClient(server.app);
+    await web.get('/account/login');
+    await web.post('/account/login', { username: 'root', password: 'root password is long', next: '/' });
+    const page = (await web.get('/developer/apps/news')).body;
+    assert.match(page, /<h2 id="screenshots">Screenshots<\/h2>/);
+    assert.match(page, /shots\/main\.png<\/code>: <img class="icon" src="\/screenshots\/[0-9a-f]{64}\.webp"/);
+    assert.match(
+      page,
+      /shots\/page\.html<\/code>: <strong>not copied[^<]*<\/strong> <span lang="en" dir="ltr">not a PNG, JPEG, GIF or WebP/,
+    );
   });
 
   test('a screenshot no app lists any more is no longer served, nor kept', async () => {

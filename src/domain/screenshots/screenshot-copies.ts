@@ -76,6 +76,8 @@ export interface ScreenshotCopyStore {
   save(copy: ScreenshotCopy): Promise<void>;
   /** The copies of the screenshots apps list now, by URL (failed ones left out). */
   copies(): Promise<ReadonlyMap<string, ScreenshotCopy>>;
+  /** What became of these screenshot URLs: copied or refused (with why); absent: not tried yet. */
+  statusOf(urls: readonly string[]): Promise<ReadonlyMap<string, ScreenshotCopy>>;
   /** A stored image or thumbnail by its hash: its content type; null when no copy of a listed screenshot names it. */
   servedType(sha256: string): Promise<string | null>;
 }

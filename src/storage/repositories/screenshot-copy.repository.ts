@@ -67,6 +67,15 @@ export function screenshotCopyRepository(db: Kysely<Database>): ScreenshotCopySt
       const rows = await listed().selectAll('screenshot_copies').distinct().execute();
       return new Map(rows.map((row) => [row.url, toCopy(row)]));
     },
+    async statusOf(urls) {
+      if (urls.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('screenshot_copies')
+        .selectAll()
+        .where('url', 'in', [...urls])
+        .execute();
+      return new Map(rows.map((row) => [row.url, toCopy(row)]));
+    },
     async servedType(sha256) {
       const image = await listed()
         .select('screenshot_copies.format')

@@ -1,5 +1,7 @@
 import type { DevStrings } from '../developer-strings.ts';
 import type { PageTexts } from '../page-texts.ts';
+import type { ScreenshotCopy } from '../../domain/screenshots/screenshot-copies.ts';
+import { screenshotAddress } from '../../domain/screenshots/screenshot-copies.ts';
 import type { AuditRecord } from '../../domain/audit/audit.ts';
 import { ratingToStars } from '../../domain/ratings/rate-app.ts';
 import type { ManagedApp } from '../../domain/apps/app-overview.ts';
@@ -324,6 +326,27 @@ export function auditTable(
   );
 }
 
+/** The app's screenshots and what became of each: copied (its thumbnail), waiting, or refused and why (issue 54). */
+function screenshotsSection(
+  t: PageTexts,
+  screenshots: ReadonlyArray<{ readonly url: string; readonly copy: ScreenshotCopy | null }>,
+): Html | '' {
+  if (screenshots.length === 0) return '';
+  const { dev } = t;
+  return html`<section aria-labelledby="screenshots"><h2 id="screenshots">${dev.screenshotsTitle}</h2><p>${dev.screenshotsLead}</p>
+<ul class="plain">${screenshots.map(({ url, copy }) => {
+    const state =
+      copy === null
+        ? html`<span class="muted">${dev.screenshotWaiting}</span>`
+        : copy.problem !== null
+          ? html`<strong>${dev.screenshotRefused}</strong> <span lang="en" dir="ltr">${copy.problem}</span>`
+          : copy.thumbnailSha256 === null
+            ? ''
+            : html`<img class="icon" src="${screenshotAddress(copy.thumbnailSha256, 'webp')}" alt="" width="48" height="30"> ${dev.screenshotCopied}`;
+    return html`<li><code class="wrap">${url}</code>: ${state}</li>`;
+  })}</ul></section>`;
+}
+
 /** A release's downloads, or why there is no number (its archive is downloaded from the developer's host). */
 const countOrUnknown = (dev: DevStrings, count: number | null, language: string): string =>
   count === null ? dev.notCounted : countText(count, language);
@@ -335,6 +358,7 @@ export function manageAppPage(
   chart: DownloadChart,
   status: AppStatus,
   publishers: readonly TrustedPublisher[],
+  screenshots: ReadonlyArray<{ readonly url: string; readonly copy: ScreenshotCopy | null }>,
   trail: readonly AuditRecord[],
   isAdmin: boolean,
   token: string,
@@ -367,6 +391,8 @@ ${downloads === null ? '' : html`<td data-label="${s.downloadCount}">${countOrUn
 ${releases.length === 0 ? html`<p>${dev.noReleases} <a href="/developer/publish">${dev.stepPublish}</a></p>` : dataTable(s, { headings: [dev.version, dev.nextcloud, dev.published, ...(downloads === null ? [] : [s.downloadCount]), dev.publishedFrom, actionsHeading(s)] }, releaseRows)}</section>
 
 ${releases.length === 0 ? '' : html`<section aria-labelledby="downloads"><h2 id="downloads">${s.downloadCount}</h2>${downloadCharts(context.t, chart, app.appId)}</section>`}
+
+${screenshotsSection(context.t, screenshots)}
 
 ${statusSections({ base, token, owns, status, listed, formOf, around, dev })}
 

@@ -78,13 +78,17 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
       today,
       CHART_WEEKS,
     );
+    const listed = (await setting.catalog.details([appId])).get(appId)?.app ?? null;
+    const shotUrls = (listed?.screenshots ?? []).map((shot) => shot.url);
+    const copies = await container.screenshots.deps.store.statusOf(shotUrls);
     return manageAppPage(
       managed,
-      (await setting.catalog.details([appId])).get(appId)?.app ?? null,
+      listed,
       downloads,
       chart,
       await container.appStatus.statuses.status(appId),
       await listPublishers(appId, container.trustedPublishing),
+      shotUrls.map((url) => ({ url, copy: copies.get(url) ?? null })),
       trail,
       who.user.isAdmin,
       setting.formToken(),
