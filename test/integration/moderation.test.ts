@@ -187,7 +187,9 @@ describe(`moderating ratings (${DIALECT})`, () => {
 
     // Stop bob from rating: his form is gone and the API refuses him.
     assert.equal((await root.post(`/admin/raters/${ids['bob']}/block`, {})).statusCode, 200);
-    assert.match((await bob.get('/apps/news')).body, /stopped your account from rating/);
+    const stopped = (await bob.get('/apps/news')).body;
+    assert.match(stopped, /stopped your account from rating/);
+    assert.match(stopped, /action="\/apps\/news\/rating\/delete"/, 'a stopped user may still remove their rating');
     const bobToken = await getOrCreateToken(
       (await server.container.accounts.store.findUserById(ids['bob'] ?? 0))!,
       TEST_ACTING,

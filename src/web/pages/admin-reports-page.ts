@@ -18,6 +18,12 @@ function commentBlock(context: PageContext, rating: ModeratedRating): Html {
 ${Object.entries(rating.comments).map(([language, comment]) => html`<div class="markdown"${textLanguage(language)}>${renderMarkdown(comment)}</div>`)}`;
 }
 
+/** Removing a rating cannot be undone: its button is behind a second click. */
+function removal(context: PageContext, token: string, rating: ModeratedRating): Html {
+  const A = context.t.admin;
+  return html`<details class="moderate"><summary>${A.removeRating}</summary>${action(token, rating, 'remove', A.removeForGood, 'danger')}</details>`;
+}
+
 /** A button that posts one moderation action on a rating. */
 function action(token: string, rating: ModeratedRating, name: string, label: string, style = 'secondary'): Html {
   return postForm(
@@ -45,10 +51,10 @@ export function adminReportsPage(
 <ul class="plain moderation">${overview.queue.map(
       ({ rating, reports }) => html`<li class="card">${commentBlock(context, rating)}
 <h3 class="visually-hidden">${A.reportedBy}</h3><ul>${reports.map((report) => html`<li><bdi>${report.reporter}</bdi> (${when(new Date(report.at))}): <span dir="auto">${report.reason}</span></li>`)}</ul>
-<div class="actions">${action(token, rating, 'hide', A.hideComment, 'danger')} ${action(token, rating, 'dismiss', A.dismissReports)} ${action(token, rating, 'remove', A.removeRating)} ${blocked.has(rating.userId) ? '' : postForm(`/admin/raters/${rating.userId}/block`, token, html`<button type="submit" class="secondary">${A.blockRater(rating.username)}</button>`, 'inline')}</div></li>`,
+<div class="actions">${action(token, rating, 'hide', A.hideComment, 'danger')} ${action(token, rating, 'dismiss', A.dismissReports)} ${removal(context, token, rating)} ${blocked.has(rating.userId) ? '' : postForm(`/admin/raters/${rating.userId}/block`, token, html`<button type="submit" class="secondary">${A.blockRater(rating.username)}</button>`, 'inline')}</div></li>`,
     )}</ul></section>
 <section aria-labelledby="hidden"><h2 id="hidden">${A.hiddenTitle}</h2>
-${overview.hidden.length === 0 ? html`<p>${A.noHidden}</p>` : html`<ul class="plain moderation">${overview.hidden.map((rating) => html`<li class="card">${commentBlock(context, rating)}<div class="actions">${action(token, rating, 'restore', A.restoreComment)} ${action(token, rating, 'remove', A.removeRating)}</div></li>`)}</ul>`}</section>
+${overview.hidden.length === 0 ? html`<p>${A.noHidden}</p>` : html`<ul class="plain moderation">${overview.hidden.map((rating) => html`<li class="card">${commentBlock(context, rating)}<div class="actions">${action(token, rating, 'restore', A.restoreComment)} ${removal(context, token, rating)}</div></li>`)}</ul>`}</section>
 <section aria-labelledby="blocked"><h2 id="blocked">${A.blockedTitle}</h2>
 ${overview.blocked.length === 0 ? html`<p>${A.noBlocked}</p>` : html`<ul class="plain">${overview.blocked.map((user) => html`<li><bdi>${user.username}</bdi> (${when(new Date(user.since))}) ${postForm(`/admin/raters/${user.id}/allow`, token, html`<button type="submit" class="secondary">${A.allowRater(user.username)}</button>`, 'inline')}</li>`)}</ul>`}</section>`,
     context,

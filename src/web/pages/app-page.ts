@@ -68,6 +68,8 @@ export interface AppPageView {
   readonly ratings: readonly PageRating[];
   /** Null: anonymous (a link to sign in); 'maintainer': may not rate; 'blocked': stopped from rating; else the form's token and the current rating. */
   readonly rater: null | 'maintainer' | 'blocked' | { readonly formToken: string; readonly own: PageRating | null };
+  /** A user stopped from rating who has a rating here: the token of the form that removes it (they may still do that). */
+  readonly blockedRemoval?: string | null;
   /** A signed-in visitor: may report others' comments; the app's owner replies under them. */
   readonly moderator?: { readonly formToken: string; readonly userId: number; readonly isOwner: boolean } | null;
   readonly form: FormState & { readonly message?: string };
@@ -98,7 +100,16 @@ function ratingForm(app: ListedApp, view: AppPageView, context: PageContext): Ht
   if (rater === null)
     return html`<p><a href="/account/login?next=${encodeURIComponent(here)}">${s.signInToRate}</a></p>`;
   if (rater === 'maintainer') return html`<p>${s.maintainersCannotRate}</p>`;
-  if (rater === 'blocked') return html`<p>${s.ratingBlocked}</p>`;
+  if (rater === 'blocked')
+    return html`<p>${s.ratingBlocked}</p>${
+      view.blockedRemoval === undefined || view.blockedRemoval === null
+        ? ''
+        : postForm(
+            `${here}/rating/delete`,
+            view.blockedRemoval,
+            html`<button type="submit" class="secondary">${s.removeRating}</button>`,
+          )
+    }`;
   const own = rater.own;
   const ownComment = own === null ? null : commentText(own, [...context.languages, ...Object.keys(own.translations)]);
   const stars = form.values?.stars ?? (own === null ? '' : String(Math.round(ratingToStars(own.rating))));

@@ -60,6 +60,8 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
             : registered !== null && !canRate(user, registered)
               ? 'maintainer'
               : 'blocked',
+      blockedRemoval:
+        user !== null && ratings.some((rating) => rating.user.id === user.id) ? setting.formToken() : null,
       moderator:
         user === null
           ? null
