@@ -41,7 +41,7 @@ export class ScreenshotCopier {
         const { copied, refused } = await copyMissingScreenshots(this.deps, ROUND);
         total += copied;
         for (const { url, problem } of refused) this.report('screenshot not copied', { url, problem });
-        if (copied > 0) this.known = null;
+        if (copied + refused.length > 0) this.known = null;
         if (copied + refused.length < ROUND && !this.again) return total;
       }
     };

@@ -41,7 +41,7 @@ function contextFor(
           isAdmin: visitor.user.isAdmin,
           formToken: formToken(container.accounts.keys, visitor.browserSecret),
         };
-  const languages = visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language']);
+  const languages = requestLanguages(request);
   return {
     languages,
     t: pageTexts(siteLanguageOf(languages)),
@@ -66,11 +66,11 @@ export async function pageSetting(
   const context = contextFor(request, catalog, who, container);
   const shots = (url: string) => {
     const copy = copies.get(url);
-    if (copy === undefined || copy.sha256 === null || copy.format === null || copy.thumbnailSha256 === null) {
-      // Not copied yet (a release just published, or published on another node): copied soon.
-      if (copy === undefined) container.screenshots.kickSoon();
+    // Not tried yet (a release just published, or published on another node): copied soon.
+    if (copy === undefined) container.screenshots.kickSoon();
+    // Refused: tried again a day later, by the housekeeping look.
+    if (copy === undefined || copy.sha256 === null || copy.format === null || copy.thumbnailSha256 === null)
       return null;
-    }
     return {
       image: screenshotAddress(copy.sha256, copy.format),
       thumbnail: screenshotAddress(copy.thumbnailSha256, 'webp'),
@@ -126,7 +126,10 @@ function catalogDisplay(
 
 /** The site's text in the language of the visitor making `request` (the switcher's choice, else Accept-Language). */
 export function requestTexts(request: FastifyRequest): PageTexts {
-  return pageTexts(
-    siteLanguageOf(visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language'])),
-  );
+  return pageTexts(siteLanguageOf(requestLanguages(request)));
+}
+
+/** The languages of the visitor making `request`, best first: the switcher's choice, then the browser's. */
+export function requestLanguages(request: FastifyRequest): string[] {
+  return visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language']);
 }

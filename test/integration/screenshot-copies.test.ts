@@ -95,7 +95,7 @@ describe(`screenshots through the store (${DIALECT})`, () => {
     assert.ok(main !== undefined && main.sha256 !== null && main.thumbnailSha256 !== null);
     assert.equal(main.format, 'png');
     assert.deepEqual([main.width, main.height], [1600, 1000]);
-    assert.equal(copies.size, 1, 'only the one image');
+    assert.equal([...copies.values()].filter((copy) => copy.problem === null).length, 1, 'only the one image');
     const rows = await server.container.database.db.selectFrom('screenshot_copies').selectAll().execute();
     const problem = (name: string) => rows.find((row) => row.url.endsWith(name))?.problem ?? '';
     assert.match(problem('page.html'), /not a PNG, JPEG, GIF or WebP/);
@@ -107,7 +107,6 @@ describe(`screenshots through the store (${DIALECT})`, () => {
   });
 
   test('the app page and the cards show the store’s copies; the listing keeps the developer’s addresses', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
     const copies = await server.container.screenshots.deps.store.copies();
     const main = copies.get(`${files.origin}/shots/main.png`);
     assert.ok(main?.sha256 && main.thumbnailSha256);

@@ -5,6 +5,7 @@ import type { Acting, AuditEntry } from '../audit/audit.ts';
 import { canRate } from '../accounts/authorization.ts';
 import type { User } from '../accounts/user.ts';
 import type { AppRegistry } from '../apps/app-registry.ts';
+import type { AppAccess } from '../accounts/authorization.ts';
 import { requireApp } from '../apps/app-registry.ts';
 import { LANGUAGE_CODE_PATTERN } from '../catalog/catalog.ts';
 import { RATE_LIMITS } from '../rate-limit.ts';
@@ -87,9 +88,17 @@ export async function unrateApp(appId: string, user: User, acting: Acting, deps:
     throw new AppError('rating_not_found', `You have not rated ${appId}.`);
 }
 
-/** Whether the user may rate the app (its owner and co-maintainers may not, nor a user stopped from rating): the app page offers the form or says why not. */
-export async function mayRate(appId: string, user: User, deps: RatingDeps): Promise<boolean> {
-  return canRate(user, await requireApp(appId, deps.registry)) && !(await deps.moderation.isRatingBlocked(user.id));
+/**
+ * Where the user stands on rating the app, for the app page: may rate, maintains it (its owner
+ * and co-maintainers may not rate), or stopped from rating by an administrator (issue 54).
+ */
+export async function raterStanding(
+  app: AppAccess,
+  user: User,
+  deps: Pick<RatingDeps, 'moderation'>,
+): Promise<'may-rate' | 'maintainer' | 'blocked'> {
+  if (!canRate(user, app)) return 'maintainer';
+  return (await deps.moderation.isRatingBlocked(user.id)) ? 'blocked' : 'may-rate';
 }
 
 /** The website rates with 1 to 5 stars; the API and ratings.json with 0.0 to 1.0. */

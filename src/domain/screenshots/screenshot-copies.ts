@@ -74,10 +74,8 @@ export interface ScreenshotCopyStore {
   /** Screenshot URLs of the listed apps with no copy yet, or whose copy failed before `retryBefore`; at most `limit`. */
   missing(retryBefore: Date, limit: number): Promise<string[]>;
   save(copy: ScreenshotCopy): Promise<void>;
-  /** The copies of the screenshots apps list now, by URL (failed ones left out). */
+  /** What became of the screenshots apps list now, by URL: copied, or refused with why; absent: not tried yet. */
   copies(): Promise<ReadonlyMap<string, ScreenshotCopy>>;
-  /** What became of these screenshot URLs: copied or refused (with why); absent: not tried yet. */
-  statusOf(urls: readonly string[]): Promise<ReadonlyMap<string, ScreenshotCopy>>;
   /** A stored image or thumbnail by its hash: its content type; null when no copy of a listed screenshot names it. */
   servedType(sha256: string): Promise<string | null>;
 }

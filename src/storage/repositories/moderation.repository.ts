@@ -58,15 +58,19 @@ export function moderationRepository(db: Kysely<Database>): ModerationStore {
     ratingId: number,
     now: Date,
     audit: Parameters<ModerationStore['setReply']>[3],
-    change: (trx: Transaction<Database>, at: string) => Promise<void>,
+    change: (trx: Transaction<Database>, at: string, rating: { app_id: string; user_id: number }) => Promise<void>,
   ): Promise<void> => {
     await writeTransaction(
       db,
       now,
       async (trx) => {
-        const row = await trx.selectFrom('ratings').select('app_id').where('id', '=', ratingId).executeTakeFirst();
+        const row = await trx
+          .selectFrom('ratings')
+          .select(['app_id', 'user_id'])
+          .where('id', '=', ratingId)
+          .executeTakeFirst();
         if (row === undefined) return { changed: false, result: undefined };
-        await change(trx, formatTimestamp(now));
+        await change(trx, formatTimestamp(now), row);
         await markAppsChanged(trx, [row.app_id]);
         return { changed: true, result: undefined };
       },
@@ -119,18 +123,13 @@ export function moderationRepository(db: Kysely<Database>): ModerationStore {
       }),
 
     setHidden: (ratingId, hidden, now, audit) =>
-      listingChange(ratingId, now, audit, async (trx, at) => {
+      listingChange(ratingId, now, audit, async (trx, at, rating) => {
         await trx
           .updateTable('ratings')
           .set({ hidden_at: hidden ? at : null })
           .where('id', '=', ratingId)
           .execute();
         // The decision is kept for the user and app too: deleting the rating and rating again does not undo it.
-        const rating = await trx
-          .selectFrom('ratings')
-          .select(['app_id', 'user_id'])
-          .where('id', '=', ratingId)
-          .executeTakeFirstOrThrow();
         if (hidden) {
           await settle(trx, ratingId, 'hidden', at);
           await trx

@@ -20,12 +20,10 @@ function toCopy(row: Selectable<ScreenshotCopiesTable>): ScreenshotCopy {
 
 /** The screenshot copies (domain/screenshots): not content of the listings, so no content version. */
 export function screenshotCopyRepository(db: Kysely<Database>): ScreenshotCopyStore {
-  /** The copies of screenshots an app lists now: only those are shown and served (a removed screenshot, a deleted app's, no longer). */
+  /** The copies (and refusals) of screenshots an app lists now: only those are shown and served (a removed screenshot, a deleted app's, no longer). */
   const listed = () =>
-    db
-      .selectFrom('screenshot_copies')
-      .innerJoin('app_screenshots', 'app_screenshots.url', 'screenshot_copies.url')
-      .where('screenshot_copies.problem', 'is', null);
+    db.selectFrom('screenshot_copies').innerJoin('app_screenshots', 'app_screenshots.url', 'screenshot_copies.url');
+  const served = () => listed().where('screenshot_copies.problem', 'is', null);
   return {
     async missing(retryBefore, limit) {
       const rows = await db
@@ -67,23 +65,14 @@ export function screenshotCopyRepository(db: Kysely<Database>): ScreenshotCopySt
       const rows = await listed().selectAll('screenshot_copies').distinct().execute();
       return new Map(rows.map((row) => [row.url, toCopy(row)]));
     },
-    async statusOf(urls) {
-      if (urls.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('screenshot_copies')
-        .selectAll()
-        .where('url', 'in', [...urls])
-        .execute();
-      return new Map(rows.map((row) => [row.url, toCopy(row)]));
-    },
     async servedType(sha256) {
-      const image = await listed()
+      const image = await served()
         .select('screenshot_copies.format')
         .where('screenshot_copies.sha256', '=', sha256)
         .executeTakeFirst();
       if (image?.format !== undefined && image.format !== null && FORMATS.has(image.format))
         return CONTENT_TYPES[image.format as ImageFormat];
-      const thumbnail = await listed()
+      const thumbnail = await served()
         .select('screenshot_copies.url')
         .where('screenshot_copies.thumbnail_sha256', '=', sha256)
         .executeTakeFirst();

@@ -4,9 +4,9 @@ import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { userActing } from '../../../domain/audit/audit.ts';
 import { findListedApp, latestPerPlatform } from '../../../domain/browse/browse-catalog.ts';
-import { mayRate, rateApp, starsToRating, unrateApp } from '../../../domain/ratings/rate-app.ts';
+import { raterStanding, rateApp, starsToRating, unrateApp } from '../../../domain/ratings/rate-app.ts';
+import { requireApp } from '../../../domain/apps/app-registry.ts';
 import { replyToComment, reportComment } from '../../../domain/ratings/moderation.ts';
-import { canRate } from '../../../domain/accounts/authorization.ts';
 import type { User } from '../../../domain/accounts/user.ts';
 import type { AppPageView } from '../../../web/pages/app-page.ts';
 import { appPage } from '../../../web/pages/app-page.ts';
@@ -47,21 +47,16 @@ export async function appPageRoutes(app: AppServer, container: Container): Promi
     const { catalog, context, display } = setting;
     const { app: listed, ratings, raterNames } = await findListedApp(catalog, appId);
     const user = setting.visitor.user;
-    const registered = user === null ? null : await container.ratings.registry.findApp(listed.id);
+    const registered = user === null ? null : await requireApp(listed.id, container.ratings.registry);
+    const standing =
+      user === null || registered === null ? null : await raterStanding(registered, user, container.ratings);
+    const own = user === null ? null : (ratings.find((rating) => rating.user.id === user.id) ?? null);
     const view: AppPageView = {
       latest: latestPerPlatform(listed, catalog.platforms),
       platforms: catalog.platforms.length,
       ratings,
-      rater:
-        user === null
-          ? null
-          : (await mayRate(listed.id, user, container.ratings))
-            ? { formToken: setting.formToken(), own: ratings.find((rating) => rating.user.id === user.id) ?? null }
-            : registered !== null && !canRate(user, registered)
-              ? 'maintainer'
-              : 'blocked',
-      blockedRemoval:
-        user !== null && ratings.some((rating) => rating.user.id === user.id) ? setting.formToken() : null,
+      rater: standing === null ? null : standing === 'may-rate' ? { formToken: setting.formToken(), own } : standing,
+      blockedRemoval: own === null ? null : setting.formToken(),
       moderator:
         user === null
           ? null

@@ -80,7 +80,7 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
     );
     const listed = (await setting.catalog.details([appId])).get(appId)?.app ?? null;
     const shotUrls = (listed?.screenshots ?? []).map((shot) => shot.url);
-    const copies = await container.screenshots.deps.store.statusOf(shotUrls);
+    const copies = await container.screenshots.copies();
     return manageAppPage(
       managed,
       listed,

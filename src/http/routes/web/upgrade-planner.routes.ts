@@ -1,5 +1,4 @@
 import { pastedJson } from '../../../domain/apps/upgrade-plan.ts';
-import { requestTexts } from '../../page-context.ts';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { upgradePlan } from '../../../domain/apps/upgrade-plan.ts';
@@ -7,11 +6,10 @@ import type { UpgradePlan } from '../../../domain/apps/upgrade-plan.ts';
 import type { FormState } from '../../../web/forms.ts';
 import { upgradePlannerPage } from '../../../web/pages/upgrade-planner-page.ts';
 import { AppError } from '../../../errors.ts';
-import { LANGUAGE_COOKIE, visitorLanguages } from '../../../web/languages.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { handleForm } from '../../form-refusal.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
-import { showPage } from '../../page-context.ts';
+import { requestLanguages, requestTexts, showPage } from '../../page-context.ts';
 import type { PageSetting } from '../../page-context.ts';
 import { BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
@@ -59,8 +57,7 @@ export async function upgradePlannerRoutes(app: AppServer, container: Container)
             });
           const catalog = await container.browse.catalog();
           // Changelogs in the visitor's language as the pages choose it (their choice, else the browser's).
-          const language =
-            visitorLanguages(request.cookies[LANGUAGE_COOKIE], request.headers['accept-language'])[0] ?? 'en';
+          const language = requestLanguages(request)[0] ?? 'en';
           const plan = await upgradePlan({ apps, nextcloud: request.body.nextcloud }, catalog, language);
           // The pasted list is shown again (it is the visitor's own), so a second version can be tried.
           return page(request, reply, { values: { apps: request.body.apps, nextcloud: request.body.nextcloud } }, plan);
