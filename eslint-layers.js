@@ -43,7 +43,7 @@ export const LAYERS = {
     why: 'routes call use cases through the container, never the database',
   },
   downloads: {
-    may: ['domain', 'errors.ts'],
+    may: ['domain', 'errors.ts', 'i18n/said.ts'],
     packages: ['fastify', 'kysely'],
     why: 'an adapter implements a domain port',
   },
@@ -52,10 +52,18 @@ export const LAYERS = {
     packages: ['fastify', 'kysely'],
     why: 'an adapter implements a domain port',
   },
-  mail: { may: ['domain', 'errors.ts'], packages: ['fastify', 'kysely'], why: 'an adapter implements a domain port' },
-  images: { may: ['domain', 'errors.ts'], packages: ['fastify', 'kysely'], why: 'an adapter implements a domain port' },
+  mail: {
+    may: ['domain', 'errors.ts', 'i18n/said.ts'],
+    packages: ['fastify', 'kysely'],
+    why: 'an adapter implements a domain port',
+  },
+  images: {
+    may: ['domain', 'errors.ts', 'i18n/said.ts'],
+    packages: ['fastify', 'kysely'],
+    why: 'an adapter implements a domain port',
+  },
   'external-login': {
-    may: ['domain', 'errors.ts', 'config/external-login.ts'],
+    may: ['domain', 'errors.ts', 'i18n/said.ts', 'config/external-login.ts'],
     packages: ['fastify', 'kysely'],
     why: 'an adapter implements a domain port',
   },

@@ -3,6 +3,9 @@
  * sentence a person can act on; `http/error-status.ts` is the only place that turns a code into an
  * HTTP status, and the CLI prints the sentence.
  */
+import type { Said } from './i18n/said.ts';
+import { englishOf, isSaid } from './i18n/said.ts';
+
 export const ERROR_CODES = [
   // request shape
   'invalid_request', // body, query or path parameter fails its schema
@@ -71,16 +74,40 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 /** Per-field messages, keyed by the field's path (`download`, `0.translations.en.name`). */
 export type FieldErrors = Record<string, string[]>;
 
+/** Per-field messages as thrown: each may be said, to be translated on a page. */
+export type SaidFieldErrors = Record<string, Array<string | Said>>;
+
 export class AppError extends Error {
+  /** The English detail: what the API and the CLI show. */
+  readonly detail: string;
+  /** The detail with what translates it, when it was written with the `said` tag. */
+  readonly said?: Said;
+  readonly errors?: FieldErrors;
+  /** The field messages as thrown, when any was said. */
+  readonly saidErrors?: SaidFieldErrors;
+
   constructor(
     readonly code: ErrorCode,
-    readonly detail: string,
-    readonly errors?: FieldErrors,
+    detail: string | Said,
+    errors?: SaidFieldErrors,
     /** For rate_limited: seconds until the client may try again. */
     readonly retryAfterSeconds?: number,
   ) {
-    super(detail);
+    const english = englishOf(detail);
+    super(english);
     this.name = 'AppError';
+    this.detail = english;
+    if (isSaid(detail)) this.said = detail;
+    if (errors !== undefined) {
+      const plain: FieldErrors = {};
+      let anySaid = false;
+      for (const [field, messages] of Object.entries(errors)) {
+        plain[field] = messages.map(englishOf);
+        anySaid ||= messages.some(isSaid);
+      }
+      this.errors = plain;
+      if (anySaid) this.saidErrors = errors;
+    }
   }
 }
 

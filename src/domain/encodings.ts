@@ -1,3 +1,5 @@
+import { said } from '../i18n/said.ts';
+import type { Said } from '../i18n/said.ts';
 /** Small checks of text that arrives from clients, each rule in one place. */
 
 const BASE64_PATTERN = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -21,20 +23,26 @@ export type WebSchemes = 'https' | 'http or https';
  * allowed), no user name or password, nothing a URL parser would quietly drop (spaces, control
  * characters). Null when it holds, else what is wrong, as a phrase.
  */
-export function webAddressProblem(text: string, schemes: WebSchemes = 'https'): string | null {
-  const wanted = schemes === 'https' ? 'an https:// address' : 'an http:// or https:// address';
+export function webAddressProblem(text: string, schemes: WebSchemes = 'https'): Said | null {
+  const httpsOnly = schemes === 'https';
   if ([...text].some((c) => c <= ' ' || c === '\u007f' || /\s/.test(c)))
-    return `is not ${wanted}: it has spaces or control characters`;
+    return httpsOnly
+      ? said`is not an https:// address: it has spaces or control characters`
+      : said`is not an http:// or https:// address: it has spaces or control characters`;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return `is not an absolute URL: use ${schemes === 'https' ? 'https://…' : 'http(s)://…'}`;
+    return said`is not an absolute URL: use ${httpsOnly ? 'https://…' : 'http(s)://…'}`;
   }
-  if (url.protocol !== 'https:' && (schemes === 'https' || url.protocol !== 'http:'))
-    return `must be ${wanted}, not ${url.protocol.replace(/:$/, '')}`;
-  if (url.hostname === '') return 'has no host';
-  if (url.username !== '' || url.password !== '') return 'must not hold a user name or password';
+  if (url.protocol !== 'https:' && (httpsOnly || url.protocol !== 'http:')) {
+    const given = url.protocol.replace(/:$/, '');
+    return httpsOnly
+      ? said`must be an https:// address, not ${given}`
+      : said`must be an http:// or https:// address, not ${given}`;
+  }
+  if (url.hostname === '') return said`has no host`;
+  if (url.username !== '' || url.password !== '') return said`must not hold a user name or password`;
   return null;
 }
 

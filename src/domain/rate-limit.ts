@@ -1,3 +1,5 @@
+import { said } from '../i18n/said.ts';
+import type { Said } from '../i18n/said.ts';
 import { AppError } from '../errors.ts';
 
 export interface RateLimitRule {
@@ -6,79 +8,94 @@ export interface RateLimitRule {
   readonly limit: number;
   readonly windowMs: number;
   /** What the client is told when the limit is reached. */
-  readonly what: string;
+  readonly what: Said;
 }
 
 /** The limits of contract §8; every node shares the counters. Sign-in limits are settings (`signInRules`). */
 export const RATE_LIMITS = {
   // Ratings and reports per user (issue 54; appstore#1593: one account rated almost every app in a day).
-  ratings: { bucket: 'rating-saved', limit: 20, windowMs: 86_400_000, what: 'Too many ratings from this user today' },
-  reports: { bucket: 'rating-report', limit: 20, windowMs: 86_400_000, what: 'Too many reports from this user today' },
-  newToken: { bucket: 'token-new', limit: 30, windowMs: 60_000, what: 'Too many new tokens for this user' },
-  scopedToken: { bucket: 'token-scoped', limit: 100, windowMs: 3_600_000, what: 'Too many tokens made by this user' },
+  ratings: {
+    bucket: 'rating-saved',
+    limit: 20,
+    windowMs: 86_400_000,
+    what: said`Too many ratings from this user today`,
+  },
+  reports: {
+    bucket: 'rating-report',
+    limit: 20,
+    windowMs: 86_400_000,
+    what: said`Too many reports from this user today`,
+  },
+  newToken: { bucket: 'token-new', limit: 30, windowMs: 60_000, what: said`Too many new tokens for this user` },
+  scopedToken: {
+    bucket: 'token-scoped',
+    limit: 100,
+    windowMs: 3_600_000,
+    what: said`Too many tokens made by this user`,
+  },
   secondFactor: {
     bucket: 'second-factor',
     limit: 10,
     windowMs: 15 * 60_000,
-    what: 'Too many second-factor attempts for this account',
+    what: said`Too many second-factor attempts for this account`,
   },
   trustedPublishing: {
     bucket: 'trusted-publishing',
     limit: 60,
     windowMs: 60_000,
-    what: 'Too many trusted publishing exchanges from this address',
+    what: said`Too many trusted publishing exchanges from this address`,
   },
   register: {
     bucket: 'app-register',
     limit: 100,
     windowMs: 86_400_000,
-    what: 'Too many app registrations for this user',
+    what: said`Too many app registrations for this user`,
   },
   certificate: {
     bucket: 'certificate-request',
     limit: 100,
     windowMs: 86_400_000,
-    what: 'Too many certificate requests for this user',
+    what: said`Too many certificate requests for this user`,
   },
   publish: {
     bucket: 'release-publish',
     limit: 100,
     windowMs: 86_400_000,
-    what: 'Too many release uploads for this user',
+    what: said`Too many release uploads for this user`,
   },
   // The website's self-service accounts (docs/security.md): each of these sends a mail.
-  signUp: { bucket: 'signup-address', limit: 10, windowMs: 3_600_000, what: 'Too many sign-ups from your address' },
+  signUp: { bucket: 'signup-address', limit: 10, windowMs: 3_600_000, what: said`Too many sign-ups from your address` },
   resetPerAddress: {
     bucket: 'reset-address',
     limit: 10,
     windowMs: 3_600_000,
-    what: 'Too many password resets asked from your address',
+    what: said`Too many password resets asked from your address`,
   },
   resetPerEmail: {
     bucket: 'reset-email',
     limit: 3,
     windowMs: 3_600_000,
-    what: 'Too many password resets asked for this address',
+    what: said`Too many password resets asked for this address`,
   },
   verificationMails: {
     bucket: 'verify-mail-user',
     limit: 5,
     windowMs: 3_600_000,
-    what: 'Too many confirmation mails for this account',
+    what: said`Too many confirmation mails for this account`,
   },
   // External login (docs/external-login.md): each start keeps a flow for ten minutes.
   externalLogin: {
     bucket: 'external-login-address',
     limit: 60,
     windowMs: 3_600_000,
-    what: 'Too many external sign-ins begun from your address',
+    what: said`Too many external sign-ins begun from your address`,
   },
   // Whoever asks, from wherever: mails beyond this to one address in an hour are held back (not sent).
   mailsPerRecipient: {
     bucket: 'mail-recipient',
     limit: 5,
     windowMs: 3_600_000,
-    what: 'Too many mails to this address',
+    what: said`Too many mails to this address`,
   },
 } as const satisfies Record<string, RateLimitRule>;
 
@@ -121,31 +138,31 @@ export function signInRules(limits: SignInLimits): SignInRules {
       bucket: 'auth-failed-user-address',
       limit: limits.perUserAndAddress,
       windowMs,
-      what: 'Too many failed sign-ins for this user from your address',
+      what: said`Too many failed sign-ins for this user from your address`,
     },
     perUser: {
       bucket: 'auth-failed-user',
       limit: limits.perUser,
       windowMs,
-      what: 'Too many failed sign-ins for this user',
+      what: said`Too many failed sign-ins for this user`,
     },
     perAddress: {
       bucket: 'auth-failed-address',
       limit: limits.perAddress,
       windowMs,
-      what: 'Too many failed sign-ins from your address',
+      what: said`Too many failed sign-ins from your address`,
     },
     invalidTokensPerAddress: {
       bucket: 'auth-failed-token-address',
       limit: limits.perAddress,
       windowMs,
-      what: 'Too many invalid tokens from your address',
+      what: said`Too many invalid tokens from your address`,
     },
     knownAddress: {
       bucket: 'auth-known-address',
       limit: Number.MAX_SAFE_INTEGER,
       windowMs: KNOWN_ADDRESS_MS,
-      what: 'Sign-ins',
+      what: said`Sign-ins`,
     },
   };
 }
@@ -178,7 +195,7 @@ export class RateLimiter {
     const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
     return new AppError(
       'rate_limited',
-      `${rule.what}: at most ${rule.limit} in ${describeWindow(rule.windowMs)}. Try again in ${retryAfter} s.`,
+      said`${rule.what}: at most ${rule.limit} in ${describeWindow(rule.windowMs)}. Try again in ${retryAfter} s.`,
       undefined,
       retryAfter,
     );
@@ -217,9 +234,9 @@ export class RateLimiter {
   }
 }
 
-function describeWindow(ms: number): string {
-  if (ms % 86_400_000 === 0) return ms === 86_400_000 ? 'a day' : `${ms / 86_400_000} days`;
-  if (ms % 3_600_000 === 0) return ms === 3_600_000 ? 'an hour' : `${ms / 3_600_000} hours`;
-  if (ms % 60_000 === 0) return ms === 60_000 ? 'a minute' : `${ms / 60_000} minutes`;
-  return `${Math.ceil(ms / 1000)} seconds`;
+function describeWindow(ms: number): Said {
+  if (ms % 86_400_000 === 0) return ms === 86_400_000 ? said`a day` : said`${ms / 86_400_000} days`;
+  if (ms % 3_600_000 === 0) return ms === 3_600_000 ? said`an hour` : said`${ms / 3_600_000} hours`;
+  if (ms % 60_000 === 0) return ms === 60_000 ? said`a minute` : said`${ms / 60_000} minutes`;
+  return said`${Math.ceil(ms / 1000)} seconds`;
 }

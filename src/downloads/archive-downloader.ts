@@ -1,3 +1,5 @@
+import { said } from '../i18n/said.ts';
+import type { Said } from '../i18n/said.ts';
 import dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import net from 'node:net';
@@ -20,7 +22,7 @@ export interface DownloadOptions {
 
 // Messages name the host and what went wrong, never addresses, paths or library internals:
 // the store must not become an oracle for what lies behind it.
-export const refuse = (message: string): AppError => new AppError('invalid_download', message);
+export const refuse = (message: Said): AppError => new AppError('invalid_download', message);
 const mib = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 
 class ForbiddenAddress extends Error {
@@ -94,13 +96,13 @@ function causes(error: unknown): unknown[] {
 
 function explain(error: unknown, host: string, timedOut: boolean, timeoutMs: number): AppError {
   if (error instanceof AppError) return error;
-  if (timedOut) return refuse(`download timed out after ${Math.round(timeoutMs / 100) / 10} s`);
+  if (timedOut) return refuse(said`download timed out after ${Math.round(timeoutMs / 100) / 10} s`);
   const chain = causes(error);
   if (chain.some((e) => e instanceof ForbiddenAddress))
-    return refuse(`download refused: ${host} resolves to a private, loopback or reserved address`);
+    return refuse(said`download refused: ${host} resolves to a private, loopback or reserved address`);
   const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
   if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN'))
-    return refuse(`download failed: the host ${host} was not found`);
+    return refuse(said`download failed: the host ${host} was not found`);
   if (
     codes.some(
       (c) =>
@@ -110,16 +112,16 @@ function explain(error: unknown, host: string, timedOut: boolean, timeoutMs: num
         c === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     )
   ) {
-    return refuse(`download failed: the TLS certificate of ${host} is not trusted`);
+    return refuse(said`download failed: the TLS certificate of ${host} is not trusted`);
   }
   if (
     codes.includes('UND_ERR_HEADERS_TIMEOUT') ||
     codes.includes('UND_ERR_BODY_TIMEOUT') ||
     codes.includes('UND_ERR_CONNECT_TIMEOUT')
   ) {
-    return refuse(`download timed out after ${Math.round(timeoutMs / 100) / 10} s`);
+    return refuse(said`download timed out after ${Math.round(timeoutMs / 100) / 10} s`);
   }
-  return refuse(`download failed: could not fetch the archive from ${host}`);
+  return refuse(said`download failed: could not fetch the archive from ${host}`);
 }
 
 type Answer = Awaited<ReturnType<typeof request>>;
@@ -136,7 +138,7 @@ export async function guardedRequest(
   init: { readonly method: 'GET' | 'HEAD'; readonly headers: Record<string, string>; readonly signal: AbortSignal },
 ): Promise<{ readonly response: Answer; readonly host: string }> {
   const given = parseWebAddress(address);
-  if (given === null) throw refuse('download must be an https:// URL');
+  if (given === null) throw refuse(said`download must be an https:// URL`);
   let url: URL = given;
   for (let hop = 0; ; hop++) {
     const host = url.hostname;
@@ -150,12 +152,13 @@ export async function guardedRequest(
       const status = response.statusCode;
       if (status >= 300 && status < 400 && status !== 304 && response.headers.location !== undefined) {
         await response.body.dump();
-        if (hop >= options.maxRedirects) throw refuse(`download failed: more than ${options.maxRedirects} redirects`);
+        if (hop >= options.maxRedirects)
+          throw refuse(said`download failed: more than ${options.maxRedirects} redirects`);
         const location = Array.isArray(response.headers.location)
           ? response.headers.location[0]
           : response.headers.location;
         const next = new URL(location ?? '', url);
-        if (next.protocol !== 'https:') throw refuse(`redirect to a non-HTTPS URL refused (from ${host})`);
+        if (next.protocol !== 'https:') throw refuse(said`redirect to a non-HTTPS URL refused (from ${host})`);
         url = next;
         continue;
       }
@@ -179,7 +182,7 @@ export async function readLimited(
   const declared = Number(response.headers['content-length'] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body.dump({ limit: 0 }).catch(() => undefined);
-    throw refuse(`${what} is larger than ${mib(maxBytes)}`);
+    throw refuse(said`${what} is larger than ${mib(maxBytes)}`);
   }
   // One buffer, filled as the bytes come (issue 49): the chunks are not kept and joined at the
   // end, which held each archive twice. Sized by the Content-Length when there is one (checked
@@ -197,7 +200,7 @@ export async function readLimited(
       // Stop reading at the limit: never buffer more than allowed.
       if (size + bytes.length > maxBytes) {
         response.body.destroy();
-        throw refuse(`${what} is larger than ${mib(maxBytes)}`);
+        throw refuse(said`${what} is larger than ${mib(maxBytes)}`);
       }
       if (size + bytes.length > body.length) {
         const grown = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(size + bytes.length, body.length * 2)));
@@ -228,7 +231,7 @@ export function createDownloader(options: DownloadOptions, agent: Agent = guarde
     });
     if (response.statusCode !== 200) {
       await response.body.dump().catch(() => undefined);
-      throw refuse(`download failed: HTTP ${response.statusCode} from ${host}`);
+      throw refuse(said`download failed: HTTP ${response.statusCode} from ${host}`);
     }
     return { bytes: await readLimited(response, host, options.maxBytes, 'archive', options, signal, into) };
   };

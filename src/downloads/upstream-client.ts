@@ -1,3 +1,4 @@
+import { said } from '../i18n/said.ts';
 import { MAX_DOCUMENT_BYTES } from '../domain/mirror/mirror-ports.ts';
 import type { DocumentName, Upstream } from '../domain/mirror/mirror-ports.ts';
 import { createDownloader, guardedAgent, guardedRequest, readLimited, refuse } from './archive-downloader.ts';
@@ -28,7 +29,7 @@ export function createUpstreamClient(url: string, options: DownloadOptions): Ups
       }
       if (response.statusCode !== 200) {
         await response.body.dump().catch(() => undefined);
-        throw refuse(`HTTP ${response.statusCode} from ${host}`);
+        throw refuse(said`HTTP ${response.statusCode} from ${host}`);
       }
       const body = (await readLimited(response, host, MAX_DOCUMENT_BYTES, `${name}.json`, options, signal)).toString(
         'utf8',

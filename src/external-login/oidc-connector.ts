@@ -1,3 +1,4 @@
+import { said } from '../i18n/said.ts';
 import * as client from 'openid-client';
 import { oidcPrefix } from '../config/external-login.ts';
 import type { ExternalProviderSettings, OidcProviderSettings } from '../config/external-login.ts';
@@ -145,7 +146,7 @@ function announcedIssuer(error: unknown): string | null {
 function misconfiguredIssuer(settings: OidcProviderSettings, announced: string): AppError {
   const refusal = new AppError(
     'identity_provider_unavailable',
-    `${settings.name} is not set up correctly on this store, so nobody can sign in with it now. Try again later; if it lasts, tell the store's operators.`,
+    said`${settings.name} is not set up correctly on this store, so nobody can sign in with it now. Try again later; if it lasts, tell the store's operators.`,
   );
   refusal.cause = new Error(
     `configuration error: ${oidcPrefix(settings.id)}ISSUER is "${settings.issuer}" but the provider at that address announces the issuer "${announced}"; they must be the same (OpenID Connect Discovery): set ${oidcPrefix(settings.id)}ISSUER to "${announced}"`,

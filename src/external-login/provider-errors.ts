@@ -1,3 +1,4 @@
+import { said } from '../i18n/said.ts';
 import { externalLoginFailed } from '../domain/accounts/external-login.ts';
 import { AppError } from '../errors.ts';
 
@@ -90,7 +91,7 @@ export function providerFailure(name: string, error: unknown): AppError {
     // The cause (addresses, ports) stays in the log, where the error handler writes it.
     const unavailable = new AppError(
       'identity_provider_unavailable',
-      `${name} cannot be reached, or does not answer as an identity provider should. Try again later; if it lasts, tell the store's operators.`,
+      said`${name} cannot be reached, or does not answer as an identity provider should. Try again later; if it lasts, tell the store's operators.`,
     );
     unavailable.cause = failure;
     return unavailable;

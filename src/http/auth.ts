@@ -1,3 +1,4 @@
+import { said } from '../i18n/said.ts';
 import { userActing } from '../domain/audit/audit.ts';
 import type { Acting } from '../domain/audit/audit.ts';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
@@ -41,7 +42,7 @@ export function parseAuthorization(header: string): Credentials {
   if (match === null) {
     throw new AppError(
       'not_authenticated',
-      'Malformed Authorization header: expected "Basic <base64 of user:password>", "Token <token>" or "Bearer <token>".',
+      said`Malformed Authorization header: expected "Basic <base64 of user:password>", "Token <token>" or "Bearer <token>".`,
     );
   }
   const [, rawScheme = '', value = ''] = match;
@@ -50,16 +51,16 @@ export function parseAuthorization(header: string): Credentials {
   if (scheme !== 'basic') {
     throw new AppError(
       'not_authenticated',
-      `Unsupported authorization scheme '${rawScheme.slice(0, 20)}': use Basic or Token.`,
+      said`Unsupported authorization scheme '${rawScheme.slice(0, 20)}': use Basic or Token.`,
     );
   }
   if (!isBase64(value, true)) {
-    throw new AppError('not_authenticated', 'Malformed Basic credentials: the value after "Basic" is not base64.');
+    throw new AppError('not_authenticated', said`Malformed Basic credentials: the value after "Basic" is not base64.`);
   }
   const decoded = Buffer.from(value, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0)
-    throw new AppError('not_authenticated', 'Malformed Basic credentials: expected base64 of "username:password".');
+    throw new AppError('not_authenticated', said`Malformed Basic credentials: expected base64 of "username:password".`);
   return { scheme: 'basic', username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
@@ -81,7 +82,7 @@ export async function identify(
     if (!schemes.includes(credentials.scheme)) {
       throw new AppError(
         'not_authenticated',
-        `This route accepts ${accepted(schemes)} authentication, not ${SCHEME_NAMES[credentials.scheme]}.`,
+        said`This route accepts ${accepted(schemes)} authentication, not ${SCHEME_NAMES[credentials.scheme]}.`,
       );
     }
     if (credentials.scheme === 'token') return authenticateWithToken(credentials.token, request.ip, deps);
@@ -94,13 +95,13 @@ export async function identify(
   if (sessionId !== undefined) {
     const session = await resolveSession(sessionId, deps);
     if (session === null)
-      throw new AppError('not_authenticated', 'Your session has expired or ended: sign in again with POST /login.');
+      throw new AppError('not_authenticated', said`Your session has expired or ended: sign in again with POST /login.`);
     if (!SAFE_METHODS.has(request.method)) checkCsrf(session, csrfHeader(request), deps);
     return session.user;
   }
   throw new AppError(
     'not_authenticated',
-    `Authentication credentials were not provided: this route needs ${accepted(schemes)} authentication.`,
+    said`Authentication credentials were not provided: this route needs ${accepted(schemes)} authentication.`,
   );
 }
 
@@ -139,8 +140,8 @@ export function requireUser(
     if (scope === 'full' && user.limits !== undefined) {
       throw new AppError(
         'insufficient_scope',
-        "This route needs the account's full rights, which no scoped token has: use Basic authentication or the account's unscoped token.",
-        { scope: ['needs an unscoped credential'] },
+        said`This route needs the account's full rights, which no scoped token has: use Basic authentication or the account's unscoped token.`,
+        { scope: [said`needs an unscoped credential`] },
       );
     }
     if (scope !== 'full' && scope !== 'any') requireScope(user, scope);

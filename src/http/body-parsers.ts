@@ -1,3 +1,4 @@
+import { said } from '../i18n/said.ts';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
 
@@ -32,7 +33,7 @@ export function installJsonParser(app: FastifyInstance): void {
     try {
       text = UTF8.decode(body as Buffer);
     } catch {
-      done(new AppError('malformed_json', 'The body is not valid UTF-8: send JSON text encoded as UTF-8.'));
+      done(new AppError('malformed_json', said`The body is not valid UTF-8: send JSON text encoded as UTF-8.`));
       return;
     }
     if (text.trim() === '') {
@@ -42,14 +43,14 @@ export function installJsonParser(app: FastifyInstance): void {
     // Called with a callback, Fastify's parser answers through it (its type also allows a promise).
     void json(request, text, (error, value) => {
       if (error !== null) {
-        done(new AppError('malformed_json', `The body is not valid JSON: ${syntaxProblem(text, error)}.`));
+        done(new AppError('malformed_json', said`The body is not valid JSON: ${syntaxProblem(text, error)}.`));
         return;
       }
       const field = illFormedTextPath(value);
       if (field === null) done(null, value);
       else {
         const message = 'The text is not valid Unicode: it has a lone surrogate (such as \\ud800 without its pair).';
-        done(new AppError('invalid_request', `Invalid request body: ${field}: ${message}`, { [field]: [message] }));
+        done(new AppError('invalid_request', said`Invalid request body: ${field}: ${message}`, { [field]: [message] }));
       }
     });
   });

@@ -1,6 +1,8 @@
+import { said } from '../i18n/said.ts';
+import type { Said } from '../i18n/said.ts';
 import type { FastifyError } from 'fastify';
 import { AppError, isAppError } from '../errors.ts';
-import type { ErrorCode, FieldErrors } from '../errors.ts';
+import type { ErrorCode, FieldErrors, SaidFieldErrors } from '../errors.ts';
 import { ERROR_STATUS } from './error-status.ts';
 
 /** The one JSON shape of every error response (contract §2). */
@@ -65,49 +67,74 @@ function fromFastifyError(error: unknown, contentType: string | undefined): AppE
   if (status === undefined || status < 400 || status >= 500) return null;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', 'The request body is too large.');
+      return new AppError('payload_too_large', said`The request body is too large.`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', unsupportedMediaType(contentType));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError(
         'malformed_json',
-        'The body is empty but Content-Type says application/json: send a JSON object.',
+        said`The body is empty but Content-Type says application/json: send a JSON object.`,
       );
     default:
       if (fastifyError.code?.startsWith('FST_ERR_CTP') === true)
-        return new AppError('malformed_json', 'The body could not be read as JSON.');
+        return new AppError('malformed_json', said`The body could not be read as JSON.`);
       return new AppError('invalid_request', fastifyError.message);
   }
 }
 
 function validationError(issues: ValidationIssue[], context: string): AppError {
-  const errors: FieldErrors = {};
+  const errors: SaidFieldErrors = {};
   for (const issue of issues) {
     const base = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
     const missing = issue.keyword === 'required' ? String(issue.params?.['missingProperty'] ?? '') : '';
     const extra = issue.keyword === 'additionalProperties' ? String(issue.params?.['additionalProperty'] ?? '') : '';
     const field = [base, missing || extra].filter((part) => part !== '').join('.') || `(${context})`;
     const message =
-      missing !== '' ? 'This field is required.' : extra !== '' ? 'This field is not allowed.' : describeIssue(issue);
+      missing !== ''
+        ? said`This field is required.`
+        : extra !== ''
+          ? said`This field is not allowed.`
+          : describeIssue(issue);
     (errors[field] ??= []).push(message);
   }
-  const [firstField, firstMessages] = Object.entries(errors)[0] ?? ['(request)', ['is invalid']];
+  const [firstField, firstMessages] = Object.entries(errors)[0] ?? ['(request)', [said`is invalid`]];
   const where =
     context === 'body'
-      ? 'request body'
+      ? said`request body`
       : context === 'querystring'
-        ? 'query string'
+        ? said`query string`
         : context === 'params'
-          ? 'path'
+          ? said`path`
           : context;
-  return new AppError('invalid_request', `Invalid ${where}: ${firstField}: ${firstMessages[0]}`, errors);
+  return new AppError('invalid_request', said`Invalid ${where}: ${firstField}: ${firstMessages[0]}`, errors);
 }
 
-/** A pattern is explained by the schema's description, never shown as a regular expression. */
-function describeIssue(issue: ValidationIssue): string {
-  const expected = issue.parentSchema?.description;
-  if (issue.keyword === 'pattern') return typeof expected === 'string' ? `expected ${expected}` : 'is malformed';
-  return issue.message ?? 'is invalid';
+/**
+ * What a failed keyword means, in Ajv's words, said so that a page can translate it; a pattern
+ * is explained by the schema's description, never shown as a regular expression.
+ */
+function describeIssue(issue: ValidationIssue): Said | string {
+  const limit = Number(issue.params?.['limit']);
+  switch (issue.keyword) {
+    case 'pattern': {
+      const expected = issue.parentSchema?.description;
+      return typeof expected === 'string' ? said`expected ${expected}` : said`is malformed`;
+    }
+    case 'minLength':
+      return said`must NOT have fewer than ${limit} characters`;
+    case 'maxLength':
+      return said`must NOT have more than ${limit} characters`;
+    case 'minItems':
+      return said`must NOT have fewer than ${limit} items`;
+    case 'maxItems':
+      return said`must NOT have more than ${limit} items`;
+    case 'enum':
+      return said`must be equal to one of the allowed values`;
+    case 'type':
+      return said`must be ${String(issue.params?.['type'] ?? '')}`;
+    default:
+      return issue.message ?? said`is invalid`;
+  }
 }
 
 function unsupportedMediaType(contentType: string | undefined): string {

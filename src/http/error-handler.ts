@@ -1,12 +1,14 @@
+import { said } from '../i18n/said.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PageContext } from '../web/layout.ts';
-import { AppError } from '../errors.ts';
+import { AppError, isAppError } from '../errors.ts';
 import { WWW_AUTHENTICATE } from './auth.ts';
 import { toErrorResponse } from './error-body.ts';
 import { logRefusal } from './refusal-log.ts';
 import { allowedMethods } from './route-registry.ts';
 import { sendPage, wantsPage } from './html-reply.ts';
 import { errorPage } from '../web/pages/error-page.ts';
+import { pageRefusal } from '../web/refusal-texts.ts';
 
 /**
  * Installs the one error handler and the 404/405 answers for unmatched requests. `contextOf`
@@ -35,7 +37,14 @@ export function installErrorHandling(
       return sendPage(
         request,
         reply.code(response.status),
-        errorPage(response.status, response.body.detail, request.id, context),
+        errorPage(
+          response.status,
+          isAppError(error) && context !== undefined
+            ? pageRefusal(error.code, { ...error, detail: response.body.detail }, context.t)
+            : response.body.detail,
+          request.id,
+          context,
+        ),
       );
     }
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
@@ -46,10 +55,10 @@ export function installErrorHandling(
     if (allowed.length > 0) {
       throw new AppError(
         'method_not_allowed',
-        `Method ${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`,
+        said`Method ${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}.`,
       );
     }
     const path = (request.url.split('?')[0] ?? '').slice(0, 200);
-    throw new AppError('not_found', `No such path: ${request.method} ${path}. The API lives under /api/v1/.`);
+    throw new AppError('not_found', said`No such path: ${request.method} ${path}. The API lives under /api/v1/.`);
   });
 }

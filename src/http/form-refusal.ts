@@ -3,7 +3,7 @@ import { isAppError } from '../errors.ts';
 import type { FormState } from '../web/forms.ts';
 import { toErrorResponse } from './error-body.ts';
 import { requestTexts } from './page-context.ts';
-import { refusalSummary } from '../web/refusal-summary.ts';
+import { pageRefusal } from '../web/refusal-texts.ts';
 import { logRefusal } from './refusal-log.ts';
 import { wantsPage } from './html-reply.ts';
 import { postedBy } from './web-visitor.ts';
@@ -34,16 +34,9 @@ export function formRefusal(error: unknown, request: FastifyRequest, reply: Fast
   logRefusal(request.log, { code: response.body.code, status: response.status, detail: response.body.detail });
   reply.code(response.status);
   if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(response.retryAfterSeconds));
-  const texts = requestTexts(request);
   return {
     values: formValues(request.body),
-    problem: {
-      code: error.code,
-      detail: response.body.detail,
-      ...(response.body.errors === undefined ? {} : { fields: response.body.errors }),
-      // The catalogue's details are English: another language leads with a sentence of its own.
-      ...(texts.language === 'en' ? {} : { summary: refusalSummary(texts.site, error.code) }),
-    },
+    problem: pageRefusal(error.code, { ...error, detail: response.body.detail }, requestTexts(request)),
   };
 }
 

@@ -1,3 +1,5 @@
+import { said } from '../i18n/said.ts';
+import type { Said } from '../i18n/said.ts';
 import type { Multipart } from '@fastify/multipart';
 import type { UploadReader } from '../domain/releases/publish-upload.ts';
 import { AppError, isAppError } from '../errors.ts';
@@ -15,17 +17,17 @@ export const uploadLimits = (maxArchiveBytes: number) => ({
   headerPairs: 50,
 });
 
-const invalid = (field: string, message: string): AppError =>
-  new AppError('invalid_request', `Invalid request body: ${field}: ${message}`, { [field]: [message] });
+const invalid = (field: string, message: Said): AppError =>
+  new AppError('invalid_request', said`Invalid request body: ${field}: ${message}`, { [field]: [message] });
 
 /** A failure while reading a form, as the client's mistake it is (busboy's own errors carry no status). */
 export function formError(error: unknown): AppError {
   if (isAppError(error)) return error;
   const { code, message } = error as { code?: string; message?: string };
-  if (code === 'FST_FILES_LIMIT') return invalid('archive', 'send one archive per publish.');
+  if (code === 'FST_FILES_LIMIT') return invalid('archive', said`send one archive per publish.`);
   return new AppError(
     'invalid_request',
-    `The body could not be read as a form (multipart/form-data): ${String(message ?? error).slice(0, 160)}. Send the archive with curl -F archive=@APP.tar.gz -F signature=…`,
+    said`The body could not be read as a form (multipart/form-data): ${String(message ?? error).slice(0, 160)}. Send the archive with curl -F archive=@APP.tar.gz -F signature=…`,
   );
 }
 
@@ -52,7 +54,7 @@ function parseNightly(value: string): boolean {
   const v = value.trim().toLowerCase();
   if (v === 'true' || v === '1' || v === 'on' || v === 'yes') return true;
   if (v === 'false' || v === '0' || v === 'off' || v === 'no' || v === '') return false;
-  throw invalid('nightly', `expected true or false, not '${value.slice(0, 20)}'.`);
+  throw invalid('nightly', said`expected true or false, not '${value.slice(0, 20)}'.`);
 }
 
 /**
@@ -73,7 +75,7 @@ export function multipartUploadReader(parts: AsyncIterableIterator<Multipart>, m
             part.file.resume();
             throw invalid(
               'archive',
-              `the archive goes in a file field named "archive" (curl -F archive=@APP.tar.gz); this file came as "${part.fieldname.slice(0, 40)}".`,
+              said`the archive goes in a file field named "archive" (curl -F archive=@APP.tar.gz); this file came as "${part.fieldname.slice(0, 40)}".`,
             );
           }
           let size = 0;
@@ -81,7 +83,7 @@ export function multipartUploadReader(parts: AsyncIterableIterator<Multipart>, m
             if (size + chunk.length > maxBytes || size + chunk.length > into.length)
               throw new AppError(
                 'invalid_archive',
-                `The archive is larger than ${mib(maxBytes)}, the most this store takes (APPSTORE_MAX_ARCHIVE_MIB).`,
+                said`The archive is larger than ${mib(maxBytes)}, the most this store takes (APPSTORE_MAX_ARCHIVE_MIB).`,
               );
             chunk.copy(into, size);
             size += chunk.length;
@@ -97,7 +99,7 @@ export function multipartUploadReader(parts: AsyncIterableIterator<Multipart>, m
       throw formError(error);
     }
     if (bytes === null)
-      throw invalid('archive', 'This field is required: the archive as a file (curl -F archive=@APP.tar.gz).');
+      throw invalid('archive', said`This field is required: the archive as a file (curl -F archive=@APP.tar.gz).`);
     return { bytes, signature, nightly };
   };
 }

@@ -1,3 +1,5 @@
+import { said } from '../i18n/said.ts';
+import type { Said } from '../i18n/said.ts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
@@ -80,13 +82,13 @@ declare module 'fastify' {
  * that says the request is cross-site (Sec-Fetch-Site) is believed.
  */
 function refuseForeignOrigin(request: FastifyRequest): void {
-  const refuse = (what: string): never => {
+  const refuse = (what: Said): never => {
     throw new AppError(
       'csrf_failed',
-      `Cross-site request refused: ${what} is not this site. Send the form from the store's own page.`,
+      said`Cross-site request refused: ${what} is not this site. Send the form from the store's own page.`,
     );
   };
-  if (request.headers['sec-fetch-site'] === 'cross-site') refuse('the page that sent it');
+  if (request.headers['sec-fetch-site'] === 'cross-site') refuse(said`the page that sent it`);
   const origin = request.headers.origin;
   if (origin === undefined) return;
   let theirs = '';
@@ -99,7 +101,7 @@ function refuseForeignOrigin(request: FastifyRequest): void {
   } catch {
     // `null`, or not a URL: not this site
   }
-  if (theirs === '' || theirs === 'null' || theirs !== ours) refuse(`Origin ${origin.slice(0, 100)}`);
+  if (theirs === '' || theirs === 'null' || theirs !== ours) refuse(said`Origin ${origin.slice(0, 100)}`);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { said } from '../i18n/said.ts';
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -23,10 +24,10 @@ async function verifying<T extends { verified: boolean }>(
   } catch (error) {
     throw new AppError(
       'not_authenticated',
-      `${what}: ${error instanceof Error ? error.message : 'it did not verify'}.`,
+      said`${what}: ${error instanceof Error ? error.message : 'it did not verify'}.`,
     );
   }
-  if (!result.verified) throw new AppError('not_authenticated', `${what}: it did not verify.`);
+  if (!result.verified) throw new AppError('not_authenticated', said`${what}: it did not verify.`);
   return result as T & { verified: true };
 }
 

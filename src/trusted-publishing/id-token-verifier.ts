@@ -1,3 +1,5 @@
+import { said } from '../i18n/said.ts';
+import type { Said } from '../i18n/said.ts';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { JSONWebKeySet, JWTPayload } from 'jose';
 import type { Agent } from 'undici';
@@ -20,8 +22,8 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** Asymmetric algorithms only: never `none`, never an HMAC keyed with something public. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA'];
 
-const refuse = (detail: string): AppError =>
-  new AppError('not_authenticated', `The ID token was not accepted: ${detail}.`);
+const refuse = (detail: Said): AppError =>
+  new AppError('not_authenticated', said`The ID token was not accepted: ${detail}.`);
 
 interface CachedKeys {
   readonly keys: JSONWebKeySet;
@@ -69,7 +71,7 @@ export function idTokenVerifier(
         : '';
       throw new AppError(
         'identity_provider_unavailable',
-        `Could not read the ${what} of the issuer: ${reason}${hint}.`,
+        said`Could not read the ${what} of the issuer: ${reason}${hint}.`,
       );
     }
   }
@@ -94,11 +96,11 @@ export function idTokenVerifier(
     )
       throw new AppError(
         'identity_provider_unavailable',
-        `The discovery document of ${issuer} does not name this issuer or an https:// jwks_uri.`,
+        said`The discovery document of ${issuer} does not name this issuer or an https:// jwks_uri.`,
       );
     const keys = (await fetchJson(discovery.jwks_uri, 'keys (JWKS)')) as JSONWebKeySet;
     if (typeof keys !== 'object' || keys === null || !Array.isArray(keys.keys))
-      throw new AppError('identity_provider_unavailable', `The keys of ${issuer} are not a JWK set.`);
+      throw new AppError('identity_provider_unavailable', said`The keys of ${issuer} are not a JWK set.`);
     const entry: CachedKeys = {
       keys,
       kids: new Set(keys.keys.map((key) => key.kid).filter((kid): kid is string => typeof kid === 'string')),
@@ -122,18 +124,18 @@ export function idTokenVerifier(
       let unverified: JWTPayload;
       let kid: string | undefined;
       if (!COMPACT_JWS.test(idToken) || !canonical(idToken))
-        throw refuse('it is not a JWT in compact form (three base64url parts, without padding or spaces)');
+        throw refuse(said`it is not a JWT in compact form (three base64url parts, without padding or spaces)`);
       try {
         unverified = decodeJwt(idToken);
         kid = decodeProtectedHeader(idToken).kid;
       } catch {
-        throw refuse('it is not a JWT (header.payload.signature, base64url)');
+        throw refuse(said`it is not a JWT (header.payload.signature, base64url)`);
       }
       const iss = typeof unverified.iss === 'string' ? unverified.iss : '';
       const issuer: AllowedIssuer | undefined = issuers.find((entry) => entry.url === iss);
       if (issuer === undefined)
         throw refuse(
-          `its issuer (iss ${JSON.stringify(iss.slice(0, 200))}) is not one this store allows: GitHub Actions, GitLab.com, or one an administrator added`,
+          said`its issuer (iss ${JSON.stringify(iss.slice(0, 200))}) is not one this store allows: GitHub Actions, GitLab.com, or one an administrator added`,
         );
       const keys = await keysFor(issuer.url, kid);
       try {
@@ -146,9 +148,9 @@ export function idTokenVerifier(
           requiredClaims: ['exp', 'iat'],
         });
         if (typeof payload.iat === 'number' && payload.iat > now.getTime() / 1000 + CLOCK_SKEW_SECONDS)
-          throw refuse('it was issued in the future (iat)');
+          throw refuse(said`it was issued in the future (iat)`);
         if ((payload.exp ?? 0) > now.getTime() / 1000 + MAX_LIFETIME_SECONDS)
-          throw refuse('it claims to be valid for more than 7 days (exp): no CI job token does');
+          throw refuse(said`it claims to be valid for more than 7 days (exp): no CI job token does`);
         return { ...payload, iss: issuer.url, exp: payload.exp ?? 0 };
       } catch (error) {
         if (error instanceof AppError) throw error;
@@ -164,19 +166,20 @@ function canonical(idToken: string): boolean {
 }
 
 function explain(error: unknown, audiences: readonly string[]): AppError {
-  if (error instanceof errors.JWTExpired) return refuse('it has expired (exp): ask the CI for a new one');
+  if (error instanceof errors.JWTExpired) return refuse(said`it has expired (exp): ask the CI for a new one`);
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'nbf') return refuse('it is not valid yet (nbf is in the future)');
+    if (error.claim === 'nbf') return refuse(said`it is not valid yet (nbf is in the future)`);
     if (error.claim === 'aud')
       return refuse(
-        `its audience (aud) is not this store: request the token with the audience ${JSON.stringify(audiences[0] ?? '')}`,
+        said`its audience (aud) is not this store: request the token with the audience ${JSON.stringify(audiences[0] ?? '')}`,
       );
-    return refuse(`its ${error.claim} claim is not valid (${error.reason})`);
+    return refuse(said`its ${error.claim} claim is not valid (${error.reason})`);
   }
   if (error instanceof errors.JWSSignatureVerificationFailed)
-    return refuse("its signature does not verify with the issuer's keys");
-  if (error instanceof errors.JWKSNoMatchingKey) return refuse("the issuer has no key with the token's key id (kid)");
-  if (error instanceof errors.JOSEAlgNotAllowed) return refuse('its algorithm (alg) is not allowed');
-  if (error instanceof errors.JOSEError) return refuse(`it is malformed (${error.code})`);
-  return refuse('it could not be verified');
+    return refuse(said`its signature does not verify with the issuer's keys`);
+  if (error instanceof errors.JWKSNoMatchingKey)
+    return refuse(said`the issuer has no key with the token's key id (kid)`);
+  if (error instanceof errors.JOSEAlgNotAllowed) return refuse(said`its algorithm (alg) is not allowed`);
+  if (error instanceof errors.JOSEError) return refuse(said`it is malformed (${error.code})`);
+  return refuse(said`it could not be verified`);
 }

@@ -42,7 +42,6 @@ function makeDevStrings(m: Messages) {
     maintainerAlready: (username: string) => m.format('dev.maintainerAlready', { username }),
     maintainerRemoved: (username: string) => m.format('dev.maintainerRemoved', { username }),
     confirmLabel: (appId: string) => m.format('dev.confirmLabel', { appId }),
-    confirmMismatch: (appId: string) => m.format('dev.confirmMismatch', { appId }),
     appDeleted: (appId: string) => m.format('dev.appDeleted', { appId }),
     chartWeeksCaption: (weeks: number) => m.format('dev.chartWeeksCaption', { weeks }),
     chartReleasesCaptionTop: (top: number, all: number) => m.format('dev.chartReleasesCaptionTop', { top, all }),

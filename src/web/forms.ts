@@ -6,13 +6,18 @@ import { html } from './html.ts';
 /** What a form shows again after a refusal: the values sent (never passwords) and what was wrong. */
 export interface FormState {
   readonly values?: Readonly<Record<string, string>>;
-  readonly problem?: {
-    readonly code: ErrorCode;
-    readonly detail: string;
-    readonly fields?: FieldErrors;
-    /** On a page in another language than English: its translated lead, and whether the English detail follows. */
-    readonly summary?: { readonly text: string; readonly detailFollows: boolean };
-  };
+  readonly problem?: FormProblem;
+}
+
+/** What was wrong, as a page shows it (`web/refusal-texts.ts` makes it from a refusal). */
+export interface FormProblem {
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly fields?: FieldErrors;
+  /** On a page in another language than English: the fields whose messages stayed English. */
+  readonly englishFields?: readonly string[];
+  /** On a page in another language than English, when the detail stayed English: a translated lead, and whether the English detail follows. */
+  readonly summary?: { readonly text: string; readonly detailFollows: boolean };
 }
 
 export interface FieldOptions {
@@ -53,7 +58,7 @@ function described(
     id,
     attributes: html`${ids === '' ? '' : html` aria-describedby="${ids}"`}${errors.length === 0 ? '' : html` aria-invalid="true"`}`,
     after: html`${options.hint === undefined ? '' : html`<span class="hint" id="${id}-hint">${codeSpans(options.hint)}</span>`}
-${errors.length === 0 ? '' : html`<span class="field-error" id="${id}-error">${spoken(errors.join('; '))}</span>`}`,
+${errors.length === 0 ? '' : html`<span class="field-error" id="${id}-error"${state.problem?.englishFields?.includes(options.name) === true ? html` lang="en" dir="ltr"` : ''}>${spoken(errors.join('; '))}</span>`}`,
   };
 }
 

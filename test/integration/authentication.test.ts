@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { INVALID_CREDENTIALS, INVALID_TOKEN } from '../../src/domain/accounts/authenticate.ts';
+import {
+  INVALID_CREDENTIALS as INVALID_CREDENTIALS_SAID,
+  INVALID_TOKEN as INVALID_TOKEN_SAID,
+} from '../../src/domain/accounts/authenticate.ts';
+
+const INVALID_CREDENTIALS = INVALID_CREDENTIALS_SAID.text;
+const INVALID_TOKEN = INVALID_TOKEN_SAID.text;
 import { setActive } from '../../src/domain/accounts/manage-users.ts';
 import { addWhoamiRoute, basic, createUser } from '../helpers/accounts.ts';
 import { TestClock } from '../helpers/clock.ts';

@@ -10,6 +10,9 @@ import { createTestServer } from '../helpers/test-server.ts';
 import type { TestServer } from '../helpers/test-server.ts';
 import { WebClient } from '../helpers/web-client.ts';
 import { escapeHtml } from '../../src/web/html.ts';
+import { INVALID_CREDENTIALS } from '../../src/domain/accounts/authenticate.ts';
+import { translateSaid } from '../../src/i18n/refusals.ts';
+import { said } from '../../src/i18n/said.ts';
 
 /** A catalogue's message as a page shows it (escaped). */
 const shown = (language: keyof typeof CATALOGUES, id: string): string => escapeHtml(CATALOGUES[language][id] ?? id);
@@ -145,18 +148,46 @@ describe(`the site in the visitor's language (${DIALECT})`, () => {
     assert.equal(ivo?.language ?? null, null);
   });
 
-  test("a refused form leads with a sentence in the page's language, then the English detail marked as English", async () => {
+  test("a refused form says what was wrong in the page's language: the detail and the field", async () => {
     await createUser(server.container, 'jana', 'jana password here', { email: 'jana@example.org' });
     const web = new WebClient(server.app);
     web.cookies.set('appstore_lang', 'de');
     await web.get('/account/login');
     const refused = await web.post('/account/login', { username: 'jana', password: 'not her password', next: '/' });
     assert.equal(refused.statusCode, 401);
-    assert.ok(refused.body.includes(shown('de', 'site.refusedNotAuthenticated')), refused.body);
-    assert.match(refused.body, /<p lang="en" dir="ltr">[^<]+<\/p>/);
+    const german = translateSaid(INVALID_CREDENTIALS, 'de');
+    assert.ok(german !== undefined && german !== INVALID_CREDENTIALS.text);
+    assert.ok(refused.body.includes(escapeHtml(german)), refused.body);
+    assert.ok(!refused.body.includes(escapeHtml(INVALID_CREDENTIALS.text)), 'no English beside it');
+    assert.ok(!refused.body.includes(shown('de', 'site.refusedNotAuthenticated')), 'no lead-in: the detail is German');
+
+    // A name that is taken, on an Arabic sign-up page: the field's message and the detail in Arabic.
+    const arabic = new WebClient(server.app);
+    arabic.cookies.set('appstore_lang', 'ar');
+    await arabic.get('/account/signup');
+    const taken = await arabic.post('/account/signup', {
+      username: 'jana',
+      email: 'other@example.org',
+      password: 'a long and unusual passphrase',
+    });
+    assert.equal(taken.statusCode, 409, taken.body);
+    const detail = translateSaid(said`The username '${'jana'}' is taken: choose another.`, 'ar');
+    const field = translateSaid(said`is taken`, 'ar');
+    assert.ok(detail !== undefined && field !== undefined);
+    assert.ok(taken.body.includes(escapeHtml(detail)), taken.body);
+    assert.match(
+      taken.body,
+      new RegExp(`<span class="field-error" id="field-username-error">${escapeHtml(field)}</span>`),
+    );
+    assert.doesNotMatch(
+      taken.body,
+      /<p lang="en"|class="field-error"[^>]*lang="en"/,
+      'nothing English is left on the form',
+    );
+
     const english = new WebClient(server.app);
     await english.get('/account/login');
     const plain = await english.post('/account/login', { username: 'jana', password: 'not her password', next: '/' });
-    assert.doesNotMatch(plain.body, /The details \(in English\)/, 'an English page shows the detail alone');
+    assert.ok(plain.body.includes(escapeHtml(INVALID_CREDENTIALS.text)), 'an English page shows the detail alone');
   });
 });

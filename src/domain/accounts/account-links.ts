@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import type { MailJobQueue } from './mail-jobs.ts';
@@ -25,8 +26,7 @@ export interface SelfServiceDeps extends SessionDeps {
   readonly signUpOpen: boolean;
 }
 
-export const INVALID_LINK =
-  'This link does not work: it is mistyped, expired or was already used. Ask for a new one (sign in again, or reset your password).';
+export const INVALID_LINK = said`This link does not work: it is mistyped, expired or was already used. Ask for a new one (sign in again, or reset your password).`;
 
 const secretHash = (deps: Pick<SessionDeps, 'keys'>, secret: string): string =>
   hmacHex(deps.keys.session, `link ${secret}`);

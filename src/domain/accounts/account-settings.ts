@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
 import { AppError } from '../../errors.ts';
@@ -24,8 +25,8 @@ async function confirmPassword(
     await authenticateWithPassword(user.username, password, clientAddress, deps);
   } catch (error) {
     if (error instanceof AppError && error.code === 'not_authenticated') {
-      throw new AppError('not_authenticated', 'Your current password is not right.', {
-        current_password: ['is not right'],
+      throw new AppError('not_authenticated', said`Your current password is not right.`, {
+        current_password: [said`is not right`],
       });
     }
     throw error;
@@ -65,7 +66,7 @@ export async function changeEmail(
   await confirmPassword(user, password, clientAddress, deps);
   const owners = await deps.store.findUsersByEmail(address);
   if (owners.some((owner) => owner.id === user.id))
-    throw new AppError('invalid_user', 'This is already your address.', { email: ['is already your address'] });
+    throw new AppError('invalid_user', said`This is already your address.`, { email: [said`is already your address`] });
   if (owners.length > 0) {
     await tellOwnerAddressIsTaken(address, deps);
     return;
@@ -81,8 +82,8 @@ export async function changeEmail(
 export async function deleteAccount(user: User, proof: string, acting: Acting, deps: SelfServiceDeps): Promise<void> {
   if (user.hasPassword) await confirmPassword(user, proof, acting.address ?? '', deps);
   else if (proof.trim() !== user.username)
-    throw new AppError('invalid_user', 'Type your username to confirm the deletion.', {
-      confirm_username: ['is not your username'],
+    throw new AppError('invalid_user', said`Type your username to confirm the deletion.`, {
+      confirm_username: [said`is not your username`],
     });
   const { deleted, ownedApps } = await deps.store.deleteUserUnlessOwner(
     user.id,
@@ -94,7 +95,9 @@ export async function deleteAccount(user: User, proof: string, acting: Acting, d
       ownedApps.slice(0, 10).join(', ') + (ownedApps.length > 10 ? ` and ${ownedApps.length - 10} more` : '');
     throw new AppError(
       'conflict',
-      `You own ${ownedApps.length === 1 ? 'an app' : `${ownedApps.length} apps`} (${shown}): transfer ${ownedApps.length === 1 ? 'it' : 'them'} to another developer or delete ${ownedApps.length === 1 ? 'it' : 'them'} first, then delete your account.`,
+      ownedApps.length === 1
+        ? said`You own an app (${shown}): transfer it to another developer or delete it first, then delete your account.`
+        : said`You own ${ownedApps.length} apps (${shown}): transfer them to another developer or delete them first, then delete your account.`,
     );
   }
 }

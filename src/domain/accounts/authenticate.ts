@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import type { RateLimiter, SignInRules } from '../rate-limit.ts';
 import type { PasswordHasher } from './password-hash.ts';
@@ -25,12 +27,10 @@ export interface AuthDeps {
 }
 
 /** One message for an unknown user, a wrong password and a password-less account. */
-export const INVALID_CREDENTIALS =
-  'Invalid username or password. Accounts created through an external login have no password: use an API token (Authorization: Token <token>).';
-export const INVALID_TOKEN =
-  'Invalid token: it is unknown, or was replaced or revoked. Get one on the account page, or with POST /api/v1/token (Basic authentication, for an account without a second factor).';
+export const INVALID_CREDENTIALS = said`Invalid username or password. Accounts created through an external login have no password: use an API token (Authorization: Token <token>).`;
+export const INVALID_TOKEN = said`Invalid token: it is unknown, or was replaced or revoked. Get one on the account page, or with POST /api/v1/token (Basic authentication, for an account without a second factor).`;
 
-export const ACCOUNT_DISABLED = 'This account is disabled. Ask an administrator of the store to enable it.';
+export const ACCOUNT_DISABLED = said`This account is disabled. Ask an administrator of the store to enable it.`;
 
 function refuseInactive(record: UserRecord): void {
   if (!record.isActive) throw new AppError('not_authenticated', ACCOUNT_DISABLED);
@@ -81,7 +81,7 @@ export async function authenticateWithPassword(
   if (!record.emailVerified && record.email !== null) {
     throw new AppError(
       'email_not_verified',
-      'Confirm your e-mail address first: follow the link in the mail we sent when you signed up.',
+      said`Confirm your e-mail address first: follow the link in the mail we sent when you signed up.`,
     );
   }
   await deps.limiter.reset(deps.signIn.perUserAndAddress, pair);
@@ -107,7 +107,7 @@ export async function authenticateWithToken(token: string, clientAddress: string
   return toUser(record);
 }
 
-async function refuseUnknownToken(clientAddress: string, deps: AuthDeps, detail: string): Promise<never> {
+async function refuseUnknownToken(clientAddress: string, deps: AuthDeps, detail: Said): Promise<never> {
   await deps.limiter.check(deps.signIn.invalidTokensPerAddress, clientAddress);
   await deps.limiter.hit(deps.signIn.invalidTokensPerAddress, clientAddress);
   throw new AppError('not_authenticated', detail);
@@ -121,8 +121,8 @@ async function authenticateWithScopedToken(token: string, clientAddress: string,
   const shape = readScopedToken(token);
   const unknown =
     shape?.kind === 'publishing'
-      ? 'Invalid token: this trusted publishing token is unknown or was revoked. Exchange a new ID token at POST /api/v1/trusted-publishing/token.'
-      : 'Invalid token: it is unknown or was revoked. Make a new one on the account page or with POST /api/v1/tokens.';
+      ? said`Invalid token: this trusted publishing token is unknown or was revoked. Exchange a new ID token at POST /api/v1/trusted-publishing/token.`
+      : said`Invalid token: it is unknown or was revoked. Make a new one on the account page or with POST /api/v1/tokens.`;
   if (shape === null || !shape.checksumValid) return refuseUnknownToken(clientAddress, deps, unknown);
   const found = await deps.tokens.findByHash(tokenLookupHash(deps.keys, token));
   if (found === null) return refuseUnknownToken(clientAddress, deps, unknown);
@@ -132,8 +132,8 @@ async function authenticateWithScopedToken(token: string, clientAddress: string,
     throw new AppError(
       'not_authenticated',
       stored.kind === 'publishing'
-        ? `This trusted publishing token expired at ${stored.expiresAt.toISOString()} (they live 15 minutes): exchange a new ID token.`
-        : `The token '${stored.name}' expired on ${stored.expiresAt.toISOString().slice(0, 10)}: make a new one on the account page.`,
+        ? said`This trusted publishing token expired at ${stored.expiresAt.toISOString()} (they live 15 minutes): exchange a new ID token.`
+        : said`The token '${stored.name}' expired on ${stored.expiresAt.toISOString().slice(0, 10)}: make a new one on the account page.`,
     );
   }
   refuseInactive(record);

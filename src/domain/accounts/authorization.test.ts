@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../errors.ts';
@@ -63,7 +64,7 @@ describe('authorization', () => {
 
   test('refusals are forbidden errors naming the app', () => {
     assert.throws(
-      () => requireAppManager(user(2), access, 'delete it.'),
+      () => requireAppManager(user(2), access, said`delete it.`),
       (e: unknown) => e instanceof AppError && e.code === 'forbidden' && /news/.test(e.detail),
     );
     assert.throws(
@@ -82,15 +83,18 @@ describe('authorization', () => {
     assert.equal(actingRole(cliActing('root'), access), 'admin');
     assert.equal(actingRole(visitorActing(null, null), access), 'none');
     const forbidden = (e: unknown) => e instanceof AppError && e.code === 'forbidden';
-    assert.throws(() => requireActingAppManager(acting(user(2)), access, 'add co-maintainers.'), forbidden);
-    assert.throws(() => requireActingAppManager(visitorActing(null, null), access, 'add co-maintainers.'), forbidden);
-    assert.doesNotThrow(() => requireActingAppManager(acting(user(1)), access, 'add co-maintainers.'));
-    assert.doesNotThrow(() => requireActingAppManager(cliActing('root'), access, 'add co-maintainers.'));
+    assert.throws(() => requireActingAppManager(acting(user(2)), access, said`add co-maintainers.`), forbidden);
     assert.throws(
-      () => requireAdmin(acting(user(1)), 'feature apps.'),
+      () => requireActingAppManager(visitorActing(null, null), access, said`add co-maintainers.`),
+      forbidden,
+    );
+    assert.doesNotThrow(() => requireActingAppManager(acting(user(1)), access, said`add co-maintainers.`));
+    assert.doesNotThrow(() => requireActingAppManager(cliActing('root'), access, said`add co-maintainers.`));
+    assert.throws(
+      () => requireAdmin(acting(user(1)), said`feature apps.`),
       (e: unknown) => forbidden(e) && /Only administrators may feature apps/.test((e as AppError).detail),
     );
-    assert.doesNotThrow(() => requireAdmin(acting(user(3, true)), 'feature apps.'));
-    assert.doesNotThrow(() => requireAdmin(cliActing('root'), 'feature apps.'));
+    assert.doesNotThrow(() => requireAdmin(acting(user(3, true)), said`feature apps.`));
+    assert.doesNotThrow(() => requireAdmin(cliActing('root'), said`feature apps.`));
   });
 });

@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import type { Acting } from '../audit/audit.ts';
 import { requireAppInScope } from './token-scopes.ts';
@@ -53,25 +55,26 @@ export function requireReleaseManager(user: User, access: AppAccess): void {
   if (!canManageReleases(user, access)) {
     throw new AppError(
       'forbidden',
-      `Only the owner and co-maintainers of ${access.appId} may publish or delete its releases.`,
+      said`Only the owner and co-maintainers of ${access.appId} may publish or delete its releases.`,
     );
   }
 }
 
 /** `action` completes "Only the owner of <app> may …", and may add a sentence of advice. */
-export function requireAppManager(user: User, access: AppAccess, action: string): void {
+export function requireAppManager(user: User, access: AppAccess, action: Said): void {
   requireAppInScope(user, access.appId);
-  if (!canManageApp(user, access)) throw new AppError('forbidden', `Only the owner of ${access.appId} may ${action}`);
+  if (!canManageApp(user, access))
+    throw new AppError('forbidden', said`Only the owner of ${access.appId} may ${action}`);
 }
 
 /** The same rule as `requireAppManager`, decided for whoever acts (a user, or the command line). */
-export function requireActingAppManager(acting: Acting, access: AppAccess, action: string): void {
+export function requireActingAppManager(acting: Acting, access: AppAccess, action: Said): void {
   const role = actingRole(acting, access);
   if (role !== 'owner' && role !== 'admin')
-    throw new AppError('forbidden', `Only the owner of ${access.appId} (or an administrator) may ${action}`);
+    throw new AppError('forbidden', said`Only the owner of ${access.appId} (or an administrator) may ${action}`);
 }
 
 /** `action` completes "Only administrators may …". */
-export function requireAdmin(acting: Acting, action: string): void {
-  if (!acting.isAdmin) throw new AppError('forbidden', `Only administrators may ${action}`);
+export function requireAdmin(acting: Acting, action: Said): void {
+  if (!acting.isAdmin) throw new AppError('forbidden', said`Only administrators may ${action}`);
 }

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry, userActing } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
@@ -24,7 +25,7 @@ export async function link(
   if (found !== null) {
     throw new AppError(
       'conflict',
-      `This ${provider.name} identity (${profile.label}) is connected to another account of this store already. Sign in with ${provider.name} to use that account, or disconnect it there first.`,
+      said`This ${provider.name} identity (${profile.label}) is connected to another account of this store already. Sign in with ${provider.name} to use that account, or disconnect it there first.`,
     );
   }
   const identity: NewIdentity = {
@@ -46,7 +47,7 @@ export async function link(
   if (outcome === 'taken')
     throw new AppError(
       'conflict',
-      `Your account has another ${provider.name} identity connected: disconnect it first, then connect this one.`,
+      said`Your account has another ${provider.name} identity connected: disconnect it first, then connect this one.`,
     );
   return { kind: 'linked', user, provider, already: false };
 }
@@ -87,11 +88,11 @@ export async function unlinkExternal(
       }),
     );
   }
-  if (outcome === 'not-linked') throw new AppError('conflict', `No ${name} identity is connected to your account.`);
+  if (outcome === 'not-linked') throw new AppError('conflict', said`No ${name} identity is connected to your account.`);
   if (outcome === 'last-way-in') {
     throw new AppError(
       'conflict',
-      `${name} is the only way into your account: set a password (or connect another provider) first, then disconnect ${name}.`,
+      said`${name} is the only way into your account: set a password (or connect another provider) first, then disconnect ${name}.`,
     );
   }
 }

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import type { SelfServiceDeps } from './account-links.ts';
@@ -89,7 +90,7 @@ export function callbackUrl(deps: Pick<ExternalLoginDeps, 'publicUrl'>, provider
 export function findProvider(providerId: string, deps: Pick<ExternalLoginDeps, 'providers'>): ExternalProvider {
   const provider = deps.providers.get(providerId);
   if (provider === undefined)
-    throw new AppError('not_found', `This store has no external login named '${providerId.slice(0, 60)}'.`);
+    throw new AppError('not_found', said`This store has no external login named '${providerId.slice(0, 60)}'.`);
   return provider;
 }
 
@@ -118,7 +119,10 @@ export function cleanProfile(profile: ExternalProfile): ExternalProfile {
 
 /** An external login that cannot go on: what happened, and that nothing changed. */
 export const externalLoginFailed = (detail: string): AppError =>
-  new AppError('external_login_failed', `${detail} Nothing was created or changed: start again from the sign-in page.`);
+  new AppError(
+    'external_login_failed',
+    said`${detail} Nothing was created or changed: start again from the sign-in page.`,
+  );
 
 /** A disabled account signs in by no way. */
 export function refuseDisabled(user: UserRecord): void {

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry, userActing } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
@@ -40,7 +41,7 @@ export async function beginExternalLogin(
 ): Promise<URL> {
   const provider = findProvider(request.providerId, deps);
   if (request.purpose === 'link' && request.user === null)
-    throw new AppError('not_authenticated', 'Sign in first: an identity is connected from your account page.');
+    throw new AppError('not_authenticated', said`Sign in first: an identity is connected from your account page.`);
   await deps.limiter.consume(RATE_LIMITS.externalLogin, request.address);
   const checks: FlowChecks = { state: random(), nonce: random(), codeVerifier: random() };
   const now = deps.now();
@@ -115,8 +116,8 @@ function refuseOutsideDomains(provider: ExternalProvider, profile: ExternalProfi
     throw new AppError(
       'forbidden',
       profile.email === null
-        ? `Signing in with ${provider.name} needs a verified e-mail address at ${allowed}, and ${provider.name} gave none.`
-        : `Signing in with ${provider.name} is open to addresses at ${allowed} only; ${provider.name} gave an address at ${domain}.`,
+        ? said`Signing in with ${provider.name} needs a verified e-mail address at ${allowed}, and ${provider.name} gave none.`
+        : said`Signing in with ${provider.name} is open to addresses at ${allowed} only; ${provider.name} gave an address at ${domain}.`,
     );
   }
 }
@@ -216,7 +217,7 @@ async function signInWith(
   if (!provider.signUpOpen) {
     throw new AppError(
       'signup_closed',
-      `No account on this store is connected to this ${provider.name} identity, and new accounts through ${provider.name} are by invitation only. If you have an account, sign in with its password and connect ${provider.name} from your account page; otherwise ask an administrator.`,
+      said`No account on this store is connected to this ${provider.name} identity, and new accounts through ${provider.name} are by invitation only. If you have an account, sign in with its password and connect ${provider.name} from your account page; otherwise ask an administrator.`,
     );
   }
   const username = proposedUsername(profile);

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry, visitorActing } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
@@ -137,7 +138,7 @@ export async function chooseUsername(
     const name = deps.providers.get(profile.provider)?.name ?? profile.provider;
     throw new AppError(
       'conflict',
-      `This ${name} identity got an account meanwhile (another sign-in finished first, or it was connected to an account). Sign in with ${name} again to use it.`,
+      said`This ${name} identity got an account meanwhile (another sign-in finished first, or it was connected to an account). Sign in with ${name} again to use it.`,
     );
   }
   if (created === 'name-taken') {

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import type { SecretKeys } from './secret-key.ts';
@@ -26,7 +27,7 @@ export function checkFormToken(
   if (expected === null || actual === null || actual.length !== expected.length || !timingSafeEqual(expected, actual)) {
     throw new AppError(
       'csrf_failed',
-      'This form has expired or did not come from this site (its security token is missing or wrong). Reload the page and send it again.',
+      said`This form has expired or did not come from this site (its security token is missing or wrong). Reload the page and send it again.`,
     );
   }
 }

@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
@@ -36,29 +38,29 @@ export interface AddUserInput {
 export function checkChosenUsername(username: string): void {
   if (!USERNAME_PATTERN.test(username)) {
     const rule = 'use 1 to 150 letters, digits and _ . @ + -';
-    throw new AppError('invalid_user', `Invalid username: ${rule}.`, { username: [rule] });
+    throw new AppError('invalid_user', said`Invalid username: ${rule}.`, { username: [rule] });
   }
 }
 
 /** A username someone chose is taken: said at the field (names are public). */
 export function usernameTaken(username: string): AppError {
-  return new AppError('user_exists', `The username '${username}' is taken: choose another.`, {
-    username: ['is taken'],
+  return new AppError('user_exists', said`The username '${username}' is taken: choose another.`, {
+    username: [said`is taken`],
   });
 }
 
 /** A plausible address: something@domain, without spaces, at most 254 characters. */
 export function checkEmailAddress(email: string): void {
   if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) {
-    throw new AppError('invalid_user', `'${email.slice(0, 254)}' is not an e-mail address.`, {
-      email: ['is not an e-mail address (name@example.com)'],
+    throw new AppError('invalid_user', said`'${email.slice(0, 254)}' is not an e-mail address.`, {
+      email: [said`is not an e-mail address (name@example.com)`],
     });
   }
 }
 
 /** An administrator (or the command line) creates an account. */
 export async function addUser(input: AddUserInput, acting: Acting, deps: UserDeps): Promise<User> {
-  requireAdmin(acting, 'create accounts.');
+  requireAdmin(acting, said`create accounts.`);
   return createAccount(input, acting, deps);
 }
 
@@ -67,7 +69,7 @@ export async function createAccount(input: AddUserInput, acting: Acting, deps: U
   if (!USERNAME_PATTERN.test(input.username)) {
     throw new AppError(
       'invalid_user',
-      `'${input.username.slice(0, 160)}' is not a valid username: 1 to 150 letters, digits and _ . @ + -`,
+      said`'${input.username.slice(0, 160)}' is not a valid username: 1 to 150 letters, digits and _ . @ + -`,
     );
   }
   const email = input.email?.trim() || null;
@@ -101,8 +103,8 @@ export async function createAccount(input: AddUserInput, acting: Acting, deps: U
       existing === input.username
         ? `'${input.username}'`
         : `'${existing}' (the same name as '${input.username}': names are the same in any case)`;
-    throw new AppError('user_exists', `A user named ${named} already exists.`, {
-      username: ['is taken: choose another name'],
+    throw new AppError('user_exists', said`A user named ${named} already exists.`, {
+      username: [said`is taken: choose another name`],
     });
   }
   return user;
@@ -110,7 +112,7 @@ export async function createAccount(input: AddUserInput, acting: Acting, deps: U
 
 /** Every user, ordered by name (the command line's `user list`). */
 export function listUsers(acting: Acting, deps: Pick<UserDeps, 'store'>): Promise<User[]> {
-  requireAdmin(acting, 'list accounts.');
+  requireAdmin(acting, said`list accounts.`);
   return deps.store.listUsers();
 }
 
@@ -121,13 +123,13 @@ export function searchUsers(
   acting: Acting,
   deps: Pick<UserDeps, 'store'>,
 ): Promise<User[]> {
-  requireAdmin(acting, 'search accounts.');
+  requireAdmin(acting, said`search accounts.`);
   return deps.store.searchUsers(text.trim().slice(0, 100), limit);
 }
 
 export async function findUser(username: string, deps: Pick<UserDeps, 'store'>): Promise<User> {
   const record = await deps.store.findUserByUsername(username);
-  if (record === null) throw new AppError('user_not_found', `There is no user named '${username.slice(0, 160)}'.`);
+  if (record === null) throw new AppError('user_not_found', said`There is no user named '${username.slice(0, 160)}'.`);
   return toUser(record);
 }
 
@@ -139,7 +141,7 @@ export async function setPassword(
   acting: Acting,
   deps: UserDeps,
 ): Promise<void> {
-  requireAdmin(acting, "set another user's password.");
+  requireAdmin(acting, said`set another user's password.`);
   const user = await findUser(username, deps);
   await checkNewPassword(password, [user.username, user.email ?? ''], strength);
   await deps.store.setPasswordHash(
@@ -152,9 +154,14 @@ export async function setPassword(
 
 /** Disabling keeps the user's apps and token; a disabled user cannot authenticate at all. */
 export async function setActive(username: string, active: boolean, acting: Acting, deps: UserDeps): Promise<User> {
-  requireAdmin(acting, active ? 'enable accounts.' : 'disable accounts.');
+  requireAdmin(acting, active ? said`enable accounts.` : said`disable accounts.`);
   const user = await findUser(username, deps);
-  if (!active) refuseOwnLockout(user, acting, 'disable');
+  if (!active)
+    refuseOwnLockout(
+      user,
+      acting,
+      said`You cannot disable your own account: ask another administrator, or use the command line.`,
+    );
   await deps.store.setActive(
     user.id,
     active,
@@ -165,20 +172,20 @@ export async function setActive(username: string, active: boolean, acting: Actin
 }
 
 /** An administrator cannot take their own rights away through the website: another must (or the command line). */
-function refuseOwnLockout(user: User, acting: Acting, what: string): void {
-  if (acting.actor.kind === 'user' && acting.actor.userId === user.id) {
-    throw new AppError(
-      'conflict',
-      `You cannot ${what} your own account: ask another administrator, or use the command line.`,
-    );
-  }
+function refuseOwnLockout(user: User, acting: Acting, refusal: Said): void {
+  if (acting.actor.kind === 'user' && acting.actor.userId === user.id) throw new AppError('conflict', refusal);
 }
 
 /** Grants or takes back administrator rights. */
 export async function setAdmin(username: string, admin: boolean, acting: Acting, deps: UserDeps): Promise<User> {
-  requireAdmin(acting, 'grant or take back administrator rights.');
+  requireAdmin(acting, said`grant or take back administrator rights.`);
   const user = await findUser(username, deps);
-  if (!admin) refuseOwnLockout(user, acting, 'take administrator rights from');
+  if (!admin)
+    refuseOwnLockout(
+      user,
+      acting,
+      said`You cannot take administrator rights from your own account: ask another administrator, or use the command line.`,
+    );
   await deps.store.setAdmin(
     user.id,
     admin,

@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import type { ZxcvbnFactory, ZxcvbnResult } from '@zxcvbn-ts/core';
 import { AppError } from '../../errors.ts';
 
@@ -64,18 +66,18 @@ export async function checkNewPassword(
   userInputs: readonly string[],
   strength: 'required' | 'waived' = 'required',
 ): Promise<void> {
-  const refuse = (message: string): never => {
-    throw new AppError('invalid_user', `Invalid password: ${message}`, { password: [message] });
+  const refuse = (message: Said): never => {
+    throw new AppError('invalid_user', said`Invalid password: ${message}`, { password: [message] });
   };
-  if (password === '') refuse('it is empty.');
-  if (password.length > MAX_PASSWORD_LENGTH) refuse(`it is longer than ${MAX_PASSWORD_LENGTH} characters.`);
+  if (password === '') refuse(said`it is empty.`);
+  if (password.length > MAX_PASSWORD_LENGTH) refuse(said`it is longer than ${MAX_PASSWORD_LENGTH} characters.`);
   if (strength === 'waived') return;
   if (password.length < MIN_PASSWORD_LENGTH)
-    refuse(`it has ${password.length} characters; use at least ${MIN_PASSWORD_LENGTH}.`);
+    refuse(said`it has ${password.length} characters; use at least ${MIN_PASSWORD_LENGTH}.`);
   const inputs = userInputs.flatMap((input) => [input, ...input.split(/[@.+_-]/)]).filter((input) => input.length >= 3);
   const result = await (await strengthEstimator()).check(password.slice(0, ESTIMATE_LENGTH), inputs);
   if (result.score < MIN_PASSWORD_SCORE)
     refuse(
-      `it is too easy to guess (strength ${result.score} of 4, ${MIN_PASSWORD_SCORE} needed): ${weakness(result)}`,
+      said`it is too easy to guess (strength ${result.score} of 4, ${MIN_PASSWORD_SCORE} needed): ${weakness(result)}`,
     );
 }

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import type { AuditLog, AuditQuery, AuditRecord } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
 import { requireAdmin } from './authorization.ts';
@@ -7,6 +8,6 @@ import { requireAdmin } from './authorization.ts';
  * oldest first, like a log file): administrators only (an app's own trail is in `apps/app-overview.ts`).
  */
 export async function readAuditLog(query: AuditQuery, acting: Acting, log: AuditLog): Promise<AuditRecord[]> {
-  requireAdmin(acting, 'read the audit log.');
+  requireAdmin(acting, said`read the audit log.`);
   return (await log.find(query)).reverse();
 }

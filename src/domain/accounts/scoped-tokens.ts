@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { appIdProblem } from '../app-id.ts';
 import { auditEntry } from '../audit/audit.ts';
@@ -66,34 +68,34 @@ export interface TokenRequest {
   readonly expiresInDays?: number;
 }
 
-function refuse(field: string, message: string): AppError {
-  return new AppError('invalid_request', `Cannot make this token: ${message}.`, { [field]: [message] });
+function refuse(field: string, message: Said): AppError {
+  return new AppError('invalid_request', said`Cannot make this token: ${message}.`, { [field]: [message] });
 }
 
 /** The request checked: each problem named by its field. A scoped token may make only tokens within its own limits. */
 function checkedRequest(user: User, request: TokenRequest, now: Date) {
   const name = request.name.trim();
   if (name === '' || name.length > MAX_NAME_LENGTH)
-    throw refuse('name', `a token needs a name of 1 to ${MAX_NAME_LENGTH} characters, to tell it apart later`);
+    throw refuse('name', said`a token needs a name of 1 to ${MAX_NAME_LENGTH} characters, to tell it apart later`);
   const unknown = request.scopes.filter((scope) => !isTokenScope(scope));
   if (unknown.length > 0)
     throw refuse(
       'scopes',
-      `unknown scope ${unknown.map((s) => `'${s}'`).join(', ')}; the scopes are ${TOKEN_SCOPES.join(', ')}`,
+      said`unknown scope ${unknown.map((s) => `'${s}'`).join(', ')}; the scopes are ${TOKEN_SCOPES.join(', ')}`,
     );
   const scopes = TOKEN_SCOPES.filter((scope) => request.scopes.includes(scope));
-  if (scopes.length === 0) throw refuse('scopes', `choose at least one scope of ${TOKEN_SCOPES.join(', ')}`);
+  if (scopes.length === 0) throw refuse('scopes', said`choose at least one scope of ${TOKEN_SCOPES.join(', ')}`);
   if (request.apps !== undefined && request.apps.length === 0)
-    throw refuse('apps', 'name at least one app, or leave "apps" out for a token for every app');
+    throw refuse('apps', said`name at least one app, or leave "apps" out for a token for every app`);
   const apps = [...new Set(request.apps ?? [])];
   for (const app of apps) {
     const problem = appIdProblem(app);
-    if (problem !== null) throw refuse('apps', `'${app.slice(0, 40)}' is not an app id: ${problem}`);
+    if (problem !== null) throw refuse('apps', said`'${app.slice(0, 40)}' is not an app id: ${problem}`);
   }
-  if (apps.length > MAX_TOKEN_APPS) throw refuse('apps', `a token may name at most ${MAX_TOKEN_APPS} apps`);
+  if (apps.length > MAX_TOKEN_APPS) throw refuse('apps', said`a token may name at most ${MAX_TOKEN_APPS} apps`);
   const days = request.expiresInDays ?? DEFAULT_TOKEN_DAYS;
   if (!Number.isInteger(days) || days < 1 || days > MAX_TOKEN_DAYS)
-    throw refuse('expiresInDays', `a token lives 1 to ${MAX_TOKEN_DAYS} days (whole days)`);
+    throw refuse('expiresInDays', said`a token lives 1 to ${MAX_TOKEN_DAYS} days (whole days)`);
   const expiresAt = new Date(now.getTime() + days * DAY_MS);
   const limits = user.limits;
   if (limits !== undefined) {
@@ -103,14 +105,14 @@ function checkedRequest(user: User, request: TokenRequest, now: Date) {
       if (outside.length > 0)
         throw new AppError(
           'insufficient_scope',
-          `This token may act only on ${limits.apps.join(', ')}: it cannot make a token for ${outside.join(', ')}.`,
-          { apps: [`outside this token's apps: ${outside.join(', ')}`] },
+          said`This token may act only on ${limits.apps.join(', ')}: it cannot make a token for ${outside.join(', ')}.`,
+          { apps: [said`outside this token's apps: ${outside.join(', ')}`] },
         );
     }
     if (expiresAt > limits.expiresAt)
       throw refuse(
         'expiresInDays',
-        `a token made by a token may not outlive it (this one expires on ${limits.expiresAt.toISOString().slice(0, 10)})`,
+        said`a token made by a token may not outlive it (this one expires on ${limits.expiresAt.toISOString().slice(0, 10)})`,
       );
   }
   return { name, scopes, apps: apps.length === 0 ? null : apps.sort(), expiresAt };
@@ -189,10 +191,10 @@ export async function revokeScopedToken(user: User, id: number, acting: Acting, 
   if (token !== undefined && !withinLimits(user, token))
     throw new AppError(
       'insufficient_scope',
-      `Token ${id} may do more than this token may: revoke it with a wider one.`,
+      said`Token ${id} may do more than this token may: revoke it with a wider one.`,
     );
   if (token === undefined || !(await deps.tokens.revoke(user.id, id, audit, deps.now())))
-    throw new AppError('not_found', `You have no token ${id}: it was revoked already, or is another account's.`);
+    throw new AppError('not_found', said`You have no token ${id}: it was revoked already, or is another account's.`);
 }
 
 /**
@@ -221,5 +223,5 @@ export async function revokePresentedToken(user: User, acting: Acting, deps: Sco
     limits === undefined
       ? await deps.tokens.revokeUnscoped(user.id, audit, deps.now())
       : await deps.tokens.revoke(user.id, limits.tokenId, audit, deps.now());
-  if (!done) throw new AppError('not_authenticated', 'This token was revoked already.');
+  if (!done) throw new AppError('not_authenticated', said`This token was revoked already.`);
 }

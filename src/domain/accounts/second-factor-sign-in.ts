@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import { auditEntry, userActing } from '../audit/audit.ts';
@@ -19,7 +20,7 @@ export const SECOND_FACTOR_WINDOW_MS = 10 * 60_000;
 export type SignInDeps = SessionDeps & TwoFactorDeps;
 
 const expired = (): AppError =>
-  new AppError('not_authenticated', 'This sign-in has expired (ten minutes): sign in with your password again.');
+  new AppError('not_authenticated', said`This sign-in has expired (ten minutes): sign in with your password again.`);
 
 export async function beginSecondFactor(user: User, next: string, deps: SignInDeps): Promise<string> {
   const id = randomBytes(32).toString('base64url');
@@ -104,7 +105,7 @@ export async function finishWithCode(
 export async function passkeySignInOptions(id: string | undefined, deps: SignInDeps): Promise<unknown> {
   const { pending, id: known } = await requirePending(id, deps);
   const passkeys = await deps.twoFactor.passkeys(pending.user.id);
-  if (passkeys.length === 0) throw new AppError('conflict', 'This account has no passkey: use a code.');
+  if (passkeys.length === 0) throw new AppError('conflict', said`This account has no passkey: use a code.`);
   const { options, challenge } = await deps.passkeys.authenticationOptions(passkeys);
   await deps.twoFactor.setChallenge(hmacHex(deps.keys.session, known), challenge);
   return options;
@@ -120,7 +121,7 @@ export async function finishWithPasskey(
   const { pending, id: known } = await requirePending(id, deps);
   const stored = await deps.twoFactor.findChallenge(hmacHex(deps.keys.session, known), 'sign-in', deps.now());
   if (stored === null || stored.challenge === null || stored.challenge === '')
-    throw new AppError('not_authenticated', 'Ask for the passkey prompt first.');
+    throw new AppError('not_authenticated', said`Ask for the passkey prompt first.`);
   try {
     await checkPasskey(pending.user, response, stored.challenge, deps);
   } finally {

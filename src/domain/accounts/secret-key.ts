@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,7 +44,7 @@ export function loadSecret(file: string, create: boolean): Buffer {
     if (!create)
       throw new AppError(
         'configuration_error',
-        `The secret key file ${file} does not exist (APPSTORE_SECRET_KEY_FILE).`,
+        said`The secret key file ${file} does not exist (APPSTORE_SECRET_KEY_FILE).`,
       );
     fs.mkdirSync(path.dirname(file), { recursive: true });
     try {
@@ -57,7 +58,7 @@ export function loadSecret(file: string, create: boolean): Buffer {
   if (!/^[0-9a-fA-F]{64,}$/.test(text)) {
     throw new AppError(
       'configuration_error',
-      `The secret key file ${file} must hold at least 64 hexadecimal characters (make one with \`openssl rand -hex 32\`).`,
+      said`The secret key file ${file} must hold at least 64 hexadecimal characters (make one with \`openssl rand -hex 32\`).`,
     );
   }
   return Buffer.from(text, 'hex');

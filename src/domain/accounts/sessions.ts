@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import type { AuthDeps } from './authenticate.ts';
@@ -45,7 +46,7 @@ export async function login(
     if (code === undefined || code.trim() === '')
       throw new AppError(
         'second_factor_required',
-        'This account signs in with a second factor: send "code" with the password (the 6 digits of the authenticator app, or a recovery code).',
+        said`This account signs in with a second factor: send "code" with the password (the 6 digits of the authenticator app, or a recovery code).`,
       );
     await checkSecondFactor(user, code, userActing(user, clientAddress, null), deps);
   }
@@ -82,7 +83,7 @@ export function checkCsrf(session: ActiveSession, provided: string | undefined, 
   if (provided === undefined || provided === '' || !timingSafeEqual(expected, actual)) {
     throw new AppError(
       'csrf_failed',
-      'CSRF check failed: send the csrfToken returned by POST /login in the X-CSRF-Token header.',
+      said`CSRF check failed: send the csrfToken returned by POST /login in the X-CSRF-Token header.`,
     );
   }
 }

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { authenticateWithPassword } from './authenticate.ts';
 import { beginSecondFactor } from './second-factor-sign-in.ts';
 import type { TwoFactorDeps } from './two-factor.ts';
@@ -65,7 +66,7 @@ export async function signUp(
   if (!deps.signUpOpen) {
     throw new AppError(
       'signup_closed',
-      'Sign-up is by invitation only on this store: ask one of its administrators for an account.',
+      said`Sign-up is by invitation only on this store: ask one of its administrators for an account.`,
     );
   }
   const username = input.username.trim();
@@ -102,12 +103,12 @@ export async function verifyEmail(
   const link = await takeLink(secret, 'verify-email', deps);
   const user = await deps.store.findUserById(link.userId);
   if (user === null || link.email === null)
-    throw new AppError('invalid_link', 'This link belongs to an account that no longer exists.');
+    throw new AppError('invalid_link', said`This link belongs to an account that no longer exists.`);
   const owners = await deps.store.findUsersByEmail(link.email);
   if (owners.some((owner) => owner.id !== user.id && owner.emailVerified)) {
     throw new AppError(
       'conflict',
-      'This address was confirmed for another account meanwhile, so it cannot be used for this one.',
+      said`This address was confirmed for another account meanwhile, so it cannot be used for this one.`,
     );
   }
   const acting = userActing(user, origin.address, origin.requestId); // the holder of the link acts as its user
@@ -159,12 +160,12 @@ export async function signInOnWebsite(
       if (!(mailError instanceof AppError) || mailError.code !== 'rate_limited') throw mailError;
       throw new AppError(
         'email_not_verified',
-        `Confirm your e-mail address first: follow the link mailed to ${maskAddress(record.email)} (a new one is mailed at most five times an hour).`,
+        said`Confirm your e-mail address first: follow the link mailed to ${maskAddress(record.email)} (a new one is mailed at most five times an hour).`,
       );
     }
     throw new AppError(
       'email_not_verified',
-      `Confirm your e-mail address first: a new link is on its way to ${maskAddress(record.email)}.`,
+      said`Confirm your e-mail address first: a new link is on its way to ${maskAddress(record.email)}.`,
     );
   }
 }

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 
 /**
@@ -77,8 +78,8 @@ export function requireScope(user: Credentialed, scope: TokenScope): void {
   if (limits === undefined || limits.scopes.includes(scope)) return;
   throw new AppError(
     'insufficient_scope',
-    `This token lacks the scope '${scope}' (${SCOPE_DESCRIPTIONS[scope]}). It has: ${limits.scopes.join(', ') || 'none'}. Create a token with that scope on the account page, or with POST /api/v1/tokens.`,
-    { scope: [`missing: ${scope}`] },
+    said`This token lacks the scope '${scope}' (${SCOPE_DESCRIPTIONS[scope]}). It has: ${limits.scopes.join(', ') || 'none'}. Create a token with that scope on the account page, or with POST /api/v1/tokens.`,
+    { scope: [said`missing: ${scope}`] },
   );
 }
 
@@ -88,7 +89,9 @@ export function requireAppInScope(user: Credentialed, appId: string): void {
   if (apps === null || apps.includes(appId)) return;
   throw new AppError(
     'insufficient_scope',
-    `This token may act only on ${apps.length === 1 ? 'the app' : 'the apps'} ${apps.join(', ')}, not on ${appId}.`,
-    { app: [`not in the token's apps: ${appId}`] },
+    apps.length === 1
+      ? said`This token may act only on the app ${apps.join(', ')}, not on ${appId}.`
+      : said`This token may act only on the apps ${apps.join(', ')}, not on ${appId}.`,
+    { app: [said`not in the token's apps: ${appId}`] },
   );
 }

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
@@ -74,7 +75,7 @@ function requirePassword(user: User): void {
   if (!user.hasPassword)
     throw new AppError(
       'forbidden',
-      'Two-factor sign-in is for accounts with a password: an account made through an external login signs in there, with its own factors.',
+      said`Two-factor sign-in is for accounts with a password: an account made through an external login signs in there, with its own factors.`,
     );
 }
 
@@ -88,7 +89,7 @@ export async function startTotp(user: User, deps: TwoFactorDeps): Promise<{ secr
   requirePassword(user);
   const existing = await deps.twoFactor.totp(user.id);
   if (existing?.confirmed === true)
-    throw new AppError('conflict', 'An authenticator app is set up already: remove it first to use another.');
+    throw new AppError('conflict', said`An authenticator app is set up already: remove it first to use another.`);
   const secret = newTotpSecret();
   await deps.twoFactor.startTotp(user.id, sealed(deps, user.id).seal(secret), deps.now());
   return { secret: base32(secret), uri: otpauthUri(secret, deps.issuerName, user.username) };
@@ -114,16 +115,16 @@ export async function confirmTotp(user: User, code: string, acting: Acting, deps
   await deps.limiter.check(RATE_LIMITS.secondFactor, String(user.id));
   const existing = await deps.twoFactor.totp(user.id);
   if (existing === null || existing.confirmed)
-    throw new AppError('conflict', 'There is no authenticator app being set up: start again.');
+    throw new AppError('conflict', said`There is no authenticator app being set up: start again.`);
   const secret = sealed(deps, user.id).open(existing.sealed);
   const step = secret === null ? null : matchingStep(secret, code, deps.now(), 0);
   if (step === null) {
     await deps.limiter.hit(RATE_LIMITS.secondFactor, String(user.id));
     throw new AppError(
       'invalid_request',
-      'That code is not the one the app shows now: check the phone’s clock, and type the 6 digits.',
+      said`That code is not the one the app shows now: check the phone’s clock, and type the 6 digits.`,
       {
-        code: ['the 6 digits the app shows now'],
+        code: [said`the 6 digits the app shows now`],
       },
     );
   }
@@ -145,12 +146,12 @@ export async function removeTotp(user: User, acting: Acting, deps: TwoFactorDeps
     details: { factor: 'totp' },
   });
   if (!(await deps.twoFactor.removeTotp(user.id, deps.now(), audit)))
-    throw new AppError('not_found', 'No authenticator app is set up.');
+    throw new AppError('not_found', said`No authenticator app is set up.`);
 }
 
 export async function renewRecoveryCodes(user: User, acting: Acting, deps: TwoFactorDeps): Promise<string[]> {
   if (user.twoFactor !== true)
-    throw new AppError('conflict', 'Recovery codes come with a second factor: add one first.');
+    throw new AppError('conflict', said`Recovery codes come with a second factor: add one first.`);
   const recovery = freshRecoveryCodes(deps.keys, user.id);
   await deps.twoFactor.replaceRecoveryCodes(
     user.id,
@@ -191,8 +192,8 @@ export async function checkSecondFactor(
   await deps.limiter.hit(RATE_LIMITS.secondFactor, String(user.id));
   throw new AppError(
     'not_authenticated',
-    'That code is wrong or was used already: type the 6 digits your authenticator app shows now, or one of your recovery codes.',
-    { code: ['wrong or used'] },
+    said`That code is wrong or was used already: type the 6 digits your authenticator app shows now, or one of your recovery codes.`,
+    { code: [said`wrong or used`] },
   );
 }
 
@@ -232,14 +233,14 @@ export async function addPasskey(
     deps.now(),
     auditEntry(acting, 'user.passkey_added', { subjectUser: user.username, details: { name: label } }),
   );
-  if (!added) throw new AppError('conflict', 'This passkey is registered already.');
+  if (!added) throw new AppError('conflict', said`This passkey is registered already.`);
   return recovery.codes;
 }
 
 export async function removePasskey(user: User, id: number, acting: Acting, deps: TwoFactorDeps): Promise<void> {
   const audit = auditEntry(acting, 'user.passkey_removed', { subjectUser: user.username, details: { passkey: id } });
   if (!(await deps.twoFactor.removePasskey(user.id, id, deps.now(), audit)))
-    throw new AppError('not_found', 'You have no such passkey.');
+    throw new AppError('not_found', said`You have no such passkey.`);
 }
 
 /** Verifies a passkey's answer at sign-in against the user's passkeys; keeps its counter. */
@@ -258,7 +259,7 @@ export async function checkPasskey(
   const passkey = (await deps.twoFactor.passkeys(user.id)).find((entry) => entry.credentialId === credentialId);
   if (passkey === undefined)
     return failed(
-      new AppError('not_authenticated', 'That passkey is not one of this account: use another, or a code.'),
+      new AppError('not_authenticated', said`That passkey is not one of this account: use another, or a code.`),
     );
   const { counter } = await deps.passkeys.verifyAuthentication(response, challenge, passkey).catch(failed);
   await deps.twoFactor.usePasskey(passkey.id, counter, deps.now());
@@ -296,7 +297,7 @@ export async function refuseWithoutRequiredFactor(
   if (await lacksRequiredFactor(user, deps))
     throw new AppError(
       'forbidden',
-      'An administrator of this store requires a second factor for your account before it gets tokens: add an authenticator app or a passkey on /account/security first.',
+      said`An administrator of this store requires a second factor for your account before it gets tokens: add an authenticator app or a passkey on /account/security first.`,
     );
 }
 
@@ -308,12 +309,12 @@ export async function refuseBasicWrite(user: User, deps: Pick<TwoFactorDeps, 'tw
   if (user.twoFactor === true)
     throw new AppError(
       'second_factor_required',
-      'This account signs in with a second factor, which Basic authentication cannot carry: use a token instead (Authorization: Token …), made on the account page (/account/tokens) after signing in.',
+      said`This account signs in with a second factor, which Basic authentication cannot carry: use a token instead (Authorization: Token …), made on the account page (/account/tokens) after signing in.`,
     );
   if (await lacksRequiredFactor(user, deps))
     throw new AppError(
       'second_factor_required',
-      'An administrator of this store requires a second factor for your account: sign in on the website, set one up (/account/security), then use a token (Authorization: Token …) here.',
+      said`An administrator of this store requires a second factor for your account: sign in on the website, set one up (/account/security), then use a token (Authorization: Token …) here.`,
     );
 }
 
@@ -325,14 +326,14 @@ export async function setTwoFactorRequirement(
   acting: Acting,
   deps: Pick<TwoFactorDeps, 'twoFactor' | 'now'>,
 ): Promise<TwoFactorRequirement> {
-  requireAdmin(acting, 'require second factors.');
+  requireAdmin(acting, said`require second factors.`);
   const chosen = REQUIREMENTS.find((entry) => entry === requirement);
   if (chosen === undefined)
     throw new AppError(
       'invalid_request',
-      `Require a second factor of none, admins or maintainers (admins and app owners), not '${requirement.slice(0, 40)}'.`,
+      said`Require a second factor of none, admins or maintainers (admins and app owners), not '${requirement.slice(0, 40)}'.`,
       {
-        requirement: ['none, admins or maintainers'],
+        requirement: [said`none, admins or maintainers`],
       },
     );
   await deps.twoFactor.setRequirement(

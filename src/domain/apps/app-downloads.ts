@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { requireAppInScope } from '../accounts/token-scopes.ts';
 import { AppError } from '../../errors.ts';
 import { canManageReleases } from '../accounts/authorization.ts';
@@ -56,13 +57,13 @@ export async function appDownloadStats(
   if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > MAX_SERIES_DAYS))
     throw new AppError(
       'invalid_request',
-      `Invalid query string: days: expected a whole number of days from 1 to ${MAX_SERIES_DAYS}.`,
-      { days: [`expected 1 to ${MAX_SERIES_DAYS}`] },
+      said`Invalid query string: days: expected a whole number of days from 1 to ${MAX_SERIES_DAYS}.`,
+      { days: [said`expected 1 to ${MAX_SERIES_DAYS}`] },
     );
   const app = await requireApp(appId, deps.registry);
   requireAppInScope(user, appId);
   if (!canManageReleases(user, app))
-    throw new AppError('forbidden', `Only the owner and co-maintainers of ${appId} may see its download numbers.`);
+    throw new AppError('forbidden', said`Only the owner and co-maintainers of ${appId} may see its download numbers.`);
   const since = days === undefined ? null : dayOf(new Date(deps.now().getTime() - (days - 1) * 86_400_000));
   const releases = await deps.stats.releaseDownloads(appId, since);
   return releases

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import type { Acting, AuditLog, AuditRecord } from '../audit/audit.ts';
 import type { AppRole } from '../accounts/authorization.ts';
 import { actingRole, requireAdmin } from '../accounts/authorization.ts';
@@ -25,7 +26,7 @@ export async function myApps(acting: Acting, deps: AppOverviewDeps): Promise<Man
 
 /** Every app of the store: administrators only. */
 export async function allApps(acting: Acting, deps: AppOverviewDeps): Promise<ManagedApp[]> {
-  requireAdmin(acting, 'list every app with its owners.');
+  requireAdmin(acting, said`list every app with its owners.`);
   return (await deps.registry.listApps({})).map((app) => ({ ...app, role: actingRole(acting, app) }));
 }
 
@@ -40,7 +41,7 @@ export async function managedApp(appId: string, acting: Acting, deps: AppOvervie
   if (app === undefined || role === 'none') {
     throw new AppError(
       'forbidden',
-      `Only the owner and co-maintainers of ${appId.slice(0, 64)} (and administrators) may manage it. If it is yours, sign in with the account that registered it.`,
+      said`Only the owner and co-maintainers of ${appId.slice(0, 64)} (and administrators) may manage it. If it is yours, sign in with the account that registered it.`,
     );
   }
   return { ...app, role };

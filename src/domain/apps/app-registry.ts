@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import type { AuditEntry } from '../audit/audit.ts';
 import { AppError } from '../../errors.ts';
 import type { AppAccess } from '../accounts/authorization.ts';
@@ -18,7 +20,7 @@ export function refuseUpstreamApp(app: RegisteredApp): void {
   if (app.fromUpstream) {
     throw new AppError(
       'conflict',
-      `App ${app.appId} is taken from the upstream store this store mirrors: an app id has one source, so it cannot be registered or published here. Publish it upstream, or leave it out of the mirror (APPSTORE_MIRROR_EXCLUDE_APPS) and delete it first.`,
+      said`App ${app.appId} is taken from the upstream store this store mirrors: an app id has one source, so it cannot be registered or published here. Publish it upstream, or leave it out of the mirror (APPSTORE_MIRROR_EXCLUDE_APPS) and delete it first.`,
     );
   }
 }
@@ -76,10 +78,13 @@ export interface AppRegistry {
 }
 
 /** The one refusal for an app id the store does not know; `why` may add a reason. */
-export function appNotFound(appId: string, why = ''): AppError {
+export function appNotFound(appId: string, why?: Said): AppError {
+  const id = appId.slice(0, 64);
   return new AppError(
     'app_not_found',
-    `There is no app '${appId.slice(0, 64)}' in this store${why === '' ? '' : `: ${why}`}.`,
+    why === undefined
+      ? said`There is no app '${id}' in this store.`
+      : said`There is no app '${id}' in this store: ${why}.`,
   );
 }
 

@@ -1,7 +1,9 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { AppError } from '../../errors.ts';
-import type { FieldErrors } from '../../errors.ts';
+import type { SaidFieldErrors } from '../../errors.ts';
 import { appIdProblem } from '../app-id.ts';
 
 /**
@@ -40,35 +42,31 @@ export const namespaceOf = (id: string): string =>
     .join('');
 
 function checked(input: SkeletonInput, categories: readonly string[], appPage: (id: string) => string): SkeletonInput {
-  const errors: Record<string, string[]> = {};
-  const problem = (field: string, message: string): void => void (errors[field] ??= []).push(message);
+  const errors: SaidFieldErrors = {};
+  const problem = (field: string, message: Said): void => void (errors[field] ??= []).push(message);
   const id = input.id.trim();
   const idProblem = appIdProblem(id);
   if (idProblem !== null) problem('id', idProblem);
   const name = input.name.trim();
-  if (name === '' || name.length > 80) problem('name', 'a name of 1 to 80 characters');
+  if (name === '' || name.length > 80) problem('name', said`a name of 1 to 80 characters`);
   const summary = input.summary.trim() === '' ? `${name} for Nextcloud` : input.summary.trim();
-  if (summary.length > 200) problem('summary', 'at most 200 characters');
+  if (summary.length > 200) problem('summary', said`at most 200 characters`);
   const author = input.author.trim();
-  if (author === '' || author.length > 100) problem('author', 'your name, 1 to 100 characters');
+  if (author === '' || author.length > 100) problem('author', said`your name, 1 to 100 characters`);
   const email = input.email.trim();
-  if (email !== '' && !/^[^\s@<>"]+@[^\s@<>"]+$/.test(email)) problem('email', 'an e-mail address, or nothing');
-  if (!categories.includes(input.category)) problem('category', `one of ${categories.join(', ')}`);
-  if (!MAJOR.test(input.min)) problem('min', 'a Nextcloud major version, such as 30');
-  if (!MAJOR.test(input.max)) problem('max', 'a Nextcloud major version, such as 32');
+  if (email !== '' && !/^[^\s@<>"]+@[^\s@<>"]+$/.test(email)) problem('email', said`an e-mail address, or nothing`);
+  if (!categories.includes(input.category)) problem('category', said`one of ${categories.join(', ')}`);
+  if (!MAJOR.test(input.min)) problem('min', said`a Nextcloud major version, such as 30`);
+  if (!MAJOR.test(input.max)) problem('max', said`a Nextcloud major version, such as 32`);
   if (MAJOR.test(input.min) && MAJOR.test(input.max) && Number(input.min) > Number(input.max))
-    problem('max', 'at least the lowest version');
+    problem('max', said`at least the lowest version`);
   let bugs = input.bugs.trim();
   if (bugs === '') bugs = appPage(id);
-  else if (!/^https?:\/\/[^\s<>"]+$/.test(bugs)) problem('bugs', 'an http or https address');
+  else if (!/^https?:\/\/[^\s<>"]+$/.test(bugs)) problem('bugs', said`an http or https address`);
   const fields = Object.keys(errors);
   if (fields.length > 0) {
     const [first = ''] = fields;
-    throw new AppError(
-      'invalid_request',
-      `Invalid request body: ${first}: ${errors[first]?.[0] ?? ''}.`,
-      errors as FieldErrors,
-    );
+    throw new AppError('invalid_request', said`Invalid request body: ${first}: ${errors[first]?.[0] ?? ''}.`, errors);
   }
   return { ...input, id, name, summary, author, email, bugs };
 }

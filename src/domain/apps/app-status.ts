@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import { releaseKind } from '../release-kind.ts';
 import { AppError } from '../../errors.ts';
 import { appIdProblem } from '../app-id.ts';
 import { auditEntry } from '../audit/audit.ts';
@@ -66,13 +68,17 @@ export const MAX_STATUS_TEXT = 500;
 function text(field: string, value: string, required: boolean): string {
   const trimmed = value.replace(/\s+/g, ' ').trim();
   if (required && trimmed === '')
-    throw new AppError('invalid_request', `Invalid request body: ${field}: say why, in a sentence or two.`, {
-      [field]: ['say why, in a sentence or two'],
+    throw new AppError('invalid_request', said`Invalid request body: ${field}: say why, in a sentence or two.`, {
+      [field]: [said`say why, in a sentence or two`],
     });
   if (trimmed.length > MAX_STATUS_TEXT)
-    throw new AppError('invalid_request', `Invalid request body: ${field}: at most ${MAX_STATUS_TEXT} characters.`, {
-      [field]: [`at most ${MAX_STATUS_TEXT} characters`],
-    });
+    throw new AppError(
+      'invalid_request',
+      said`Invalid request body: ${field}: at most ${MAX_STATUS_TEXT} characters.`,
+      {
+        [field]: [said`at most ${MAX_STATUS_TEXT} characters`],
+      },
+    );
   return trimmed;
 }
 
@@ -84,7 +90,7 @@ export async function deprecateApp(
   deps: AppStatusDeps,
 ): Promise<void> {
   const app = await requireApp(appId, deps.registry);
-  requireActingAppManager(acting, app, 'deprecate it.');
+  requireActingAppManager(acting, app, said`deprecate it.`);
   let value: Deprecation | null = null;
   if (deprecation !== null) {
     const successor = deprecation.successor.trim();
@@ -93,8 +99,8 @@ export async function deprecateApp(
       if (problem !== null || successor === appId || (await deps.registry.findApp(successor)) === null)
         throw new AppError(
           'invalid_request',
-          `Invalid request body: successor: ${successor === appId ? 'an app cannot succeed itself' : problem !== null ? 'not an app id' : `there is no app ${successor} in this store`}.`,
-          { successor: [successor === appId ? 'an app cannot succeed itself' : 'no such app in this store'] },
+          said`Invalid request body: successor: ${successor === appId ? said`an app cannot succeed itself` : problem !== null ? said`not an app id` : said`there is no app ${successor} in this store`}.`,
+          { successor: [successor === appId ? said`an app cannot succeed itself` : said`no such app in this store`] },
         );
     }
     value = { reason: text('reason', deprecation.reason, true), successor };
@@ -104,16 +110,16 @@ export async function deprecateApp(
     details: value === null ? {} : { reason: value.reason, successor: value.successor },
   });
   if (!(await deps.statuses.setDeprecation(appId, value, deps.now(), audit)))
-    throw appNotFound(appId, 'it was just deleted');
+    throw appNotFound(appId, said`it was just deleted`);
 }
 
 /** Says the app looks for maintainers (owner or administrator), or no longer. */
 export async function setOrphan(appId: string, orphan: boolean, acting: Acting, deps: AppStatusDeps): Promise<void> {
   const app = await requireApp(appId, deps.registry);
-  requireActingAppManager(acting, app, 'say it looks for maintainers.');
+  requireActingAppManager(acting, app, said`say it looks for maintainers.`);
   const audit = auditEntry(acting, orphan ? 'app.orphaned' : 'app.adopted', { appId });
   if (!(await deps.statuses.setOrphan(appId, orphan, deps.now(), audit)))
-    throw appNotFound(appId, 'it was just deleted');
+    throw appNotFound(appId, said`it was just deleted`);
 }
 
 /**
@@ -128,15 +134,18 @@ export async function retireRelease(
 ): Promise<void> {
   const app = await requireApp(target.appId, deps.registry);
   if (actingRole(acting, app) === 'none')
-    throw new AppError('forbidden', `Only the owner and co-maintainers of ${target.appId} may retire its releases.`);
+    throw new AppError(
+      'forbidden',
+      said`Only the owner and co-maintainers of ${target.appId} may retire its releases.`,
+    );
   let value: { reason: RetirementReason; note: string } | null = null;
   if (retirement !== null) {
     const reason = RETIREMENT_REASONS.find((r) => r === retirement.reason);
     if (reason === undefined)
       throw new AppError(
         'invalid_request',
-        `Invalid request body: reason: one of ${RETIREMENT_REASONS.join(', ')}, not '${retirement.reason.slice(0, 20)}'.`,
-        { reason: [`one of ${RETIREMENT_REASONS.join(', ')}`] },
+        said`Invalid request body: reason: one of ${RETIREMENT_REASONS.join(', ')}, not '${retirement.reason.slice(0, 20)}'.`,
+        { reason: [said`one of ${RETIREMENT_REASONS.join(', ')}`] },
       );
     value = { reason, note: text('note', retirement.note, false) };
   }
@@ -147,7 +156,9 @@ export async function retireRelease(
   if (!(await deps.statuses.setRetired(target, value, deps.now(), audit)))
     throw new AppError(
       'release_not_found',
-      `There is no ${value === null ? 'retired ' : ''}${target.nightly ? 'nightly release' : 'release'} ${target.version} of ${target.appId}${value === null ? '' : ' to retire (or it is retired already)'}.`,
+      value === null
+        ? said`There is no retired ${releaseKind(target.nightly)} ${target.version} of ${target.appId}.`
+        : said`There is no ${releaseKind(target.nightly)} ${target.version} of ${target.appId} to retire (or it is retired already).`,
     );
   if (value !== null && actingRole(acting, app) === 'admin')
     await deps.notify.enqueue({

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
 import { requireAppManager } from '../accounts/authorization.ts';
@@ -20,9 +21,9 @@ export interface DeleteAppDeps {
  */
 export async function deleteApp(appId: string, user: User, acting: Acting, deps: DeleteAppDeps): Promise<void> {
   const app = await requireApp(appId, deps.registry);
-  requireAppManager(user, app, 'delete it (co-maintainers may publish and delete releases only).');
+  requireAppManager(user, app, said`delete it (co-maintainers may publish and delete releases only).`);
   const archives = await deps.archives.references.ofApp(appId);
   if (!(await deps.registry.deleteApp(appId, deps.now(), auditEntry(acting, 'app.deleted', { appId }))))
-    throw appNotFound(appId, 'it was just deleted');
+    throw appNotFound(appId, said`it was just deleted`);
   await forgetArchives(archives, deps.archives);
 }

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
@@ -31,13 +32,15 @@ export async function addCoMaintainer(
   deps: ManageAppDeps,
 ): Promise<boolean> {
   const app = await requireApp(appId, deps.registry);
-  requireActingAppManager(acting, app, 'add co-maintainers.');
+  requireActingAppManager(acting, app, said`add co-maintainers.`);
   const user = await findUser(username, { store: deps.accounts });
   if (user.id === app.ownerId)
-    throw new AppError('conflict', `${user.username} owns ${appId} already.`, { username: [`owns ${appId} already`] });
+    throw new AppError('conflict', said`${user.username} owns ${appId} already.`, {
+      username: [said`owns ${appId} already`],
+    });
   if (!user.isActive)
-    throw new AppError('conflict', `${user.username}'s account is disabled: enable it first.`, {
-      username: ['this account is disabled'],
+    throw new AppError('conflict', said`${user.username}'s account is disabled: enable it first.`, {
+      username: [said`this account is disabled`],
     });
   return deps.registry.addCoMaintainer(
     appId,
@@ -59,7 +62,7 @@ export async function removeCoMaintainer(
   const self =
     acting.actor.kind === 'user' && acting.actor.userId === user.id && actingRole(acting, app) === 'co-maintainer';
   if (!self)
-    requireActingAppManager(acting, app, 'remove co-maintainers (a co-maintainer may remove only themselves).');
+    requireActingAppManager(acting, app, said`remove co-maintainers (a co-maintainer may remove only themselves).`);
   return deps.registry.removeCoMaintainer(
     appId,
     user.id,
@@ -76,7 +79,7 @@ export async function setAppFlags(
   deps: ManageAppDeps,
 ): Promise<boolean> {
   await requireApp(appId, deps.registry);
-  requireAdmin(acting, `change whether ${appId} is featured or enterprise-only.`);
+  requireAdmin(acting, said`change whether ${appId} is featured or enterprise-only.`);
   const details = {
     ...(flags.featured === undefined ? {} : { featured: flags.featured }),
     ...(flags.enterpriseOnly === undefined ? {} : { enterpriseOnly: flags.enterpriseOnly }),
@@ -87,7 +90,7 @@ export async function setAppFlags(
 /** The next valid registration of this app by anyone takes ownership, and closes the lock. */
 export async function unlockTransfer(appId: string, acting: Acting, deps: ManageAppDeps): Promise<void> {
   const app = await requireApp(appId, deps.registry);
-  requireActingAppManager(acting, app, 'unlock it for transfer.');
+  requireActingAppManager(acting, app, said`unlock it for transfer.`);
   if (app.transferUnlocked) return;
   await deps.registry.setTransferUnlocked(
     appId,
@@ -100,7 +103,7 @@ export async function unlockTransfer(appId: string, acting: Acting, deps: Manage
 /** Takes back an unlock before anyone registered: the app stays with its owner; certificates issued to others meanwhile are revoked. */
 export async function lockTransfer(appId: string, acting: Acting, deps: ManageAppDeps): Promise<void> {
   const app = await requireApp(appId, deps.registry);
-  requireActingAppManager(acting, app, 'lock it against transfer.');
+  requireActingAppManager(acting, app, said`lock it against transfer.`);
   if (!app.transferUnlocked) return;
   const locked = await deps.registry.setTransferUnlocked(
     appId,

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { requireAppInScope } from '../accounts/token-scopes.ts';
 import { X509Certificate, createHash } from 'node:crypto';
 import { AppError } from '../../errors.ts';
@@ -55,7 +56,7 @@ export function planRegistration(existing: RegisteredApp | null, user: User, cer
   requireAppManager(
     user,
     existing,
-    'register a certificate for it. To hand it over, the owner (or an administrator) unlocks it for transfer first.',
+    said`register a certificate for it. To hand it over, the owner (or an administrator) unlocks it for transfer first.`,
   );
   return update(existing.ownerId);
 }
@@ -71,12 +72,13 @@ export async function registerApp(
   const certificate = input.certificate.trim();
   const valid = await validateCertificate(certificate, await deps.trust(), deps.revocations, deps.now());
   const weak = weakKeyProblem(valid.publicKey, 'certificate');
-  if (weak !== null) throw new AppError('invalid_certificate', `${weak} Then ask for a certificate for the new key.`);
+  if (weak !== null)
+    throw new AppError('invalid_certificate', said`${weak} Then ask for a certificate for the new key.`);
   requireAppInScope(user, valid.appId);
   if (!isValidSignature(Buffer.from(valid.appId, 'utf8'), decodeSignature(input.signature), valid.publicKey)) {
     throw new AppError(
       'invalid_signature',
-      `The signature does not match: sign the app id '${valid.appId}' itself (no trailing newline) with the key of this certificate: printf '%s' ${valid.appId} | openssl dgst -sha512 -sign ${valid.appId}.key | openssl base64`,
+      said`The signature does not match: sign the app id '${valid.appId}' itself (no trailing newline) with the key of this certificate: printf '%s' ${valid.appId} | openssl dgst -sha512 -sign ${valid.appId}.key | openssl base64`,
     );
   }
   const details = {

@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { APP_ID_PATTERN } from '../app-id.ts';
 import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
@@ -26,8 +28,8 @@ export interface InstalledApp {
 
 export const MAX_PLANNED_APPS = 1000;
 
-function refuse(field: string, message: string): AppError {
-  return new AppError('invalid_request', `Cannot plan the upgrade: ${message}.`, { [field]: [message] });
+function refuse(field: string, message: Said): AppError {
+  return new AppError('invalid_request', said`Cannot plan the upgrade: ${message}.`, { [field]: [message] });
 }
 
 /** `1.1.0 (installed 1.0.0)`: the code on disk is newer than what is installed (an upgrade is pending): the installed one counts. */
@@ -54,12 +56,12 @@ function versionOf(value: unknown): string | null {
  */
 export function installedApps(list: unknown): InstalledApp[] {
   if (typeof list !== 'object' || list === null || Array.isArray(list))
-    throw refuse('apps', 'paste the output of occ app:list --output=json: an object with "enabled" and "disabled"');
+    throw refuse('apps', said`paste the output of occ app:list --output=json: an object with "enabled" and "disabled"`);
   const groups = list as Record<string, unknown>;
   if (!('enabled' in groups) && !('disabled' in groups))
     throw refuse(
       'apps',
-      'the pasted object has neither "enabled" nor "disabled": is it the output of occ app:list --output=json?',
+      said`the pasted object has neither "enabled" nor "disabled": is it the output of occ app:list --output=json?`,
     );
   const apps: InstalledApp[] = [];
   for (const [group, enabled] of [
@@ -69,16 +71,16 @@ export function installedApps(list: unknown): InstalledApp[] {
     const entries = groups[group] ?? {};
     if (Array.isArray(entries) && entries.length === 0) continue;
     if (typeof entries !== 'object' || entries === null || Array.isArray(entries))
-      throw refuse('apps', `"${group}" is not an object of app ids and versions`);
+      throw refuse('apps', said`"${group}" is not an object of app ids and versions`);
     for (const [id, value] of Object.entries(entries as Record<string, unknown>)) {
       const version = versionOf(value);
       if (version === null)
-        throw refuse('apps', `the version of ${id.slice(0, 40)} in "${group}" is not a version string`);
+        throw refuse('apps', said`the version of ${id.slice(0, 40)} in "${group}" is not a version string`);
       // Ids this store cannot hold (shipped apps have ordinary ids; anything else is noise) are kept as they are.
       apps.push({ id: id.slice(0, 64), version, enabled });
     }
   }
-  if (apps.length > MAX_PLANNED_APPS) throw refuse('apps', `at most ${MAX_PLANNED_APPS} apps at once`);
+  if (apps.length > MAX_PLANNED_APPS) throw refuse('apps', said`at most ${MAX_PLANNED_APPS} apps at once`);
   return apps;
 }
 
@@ -143,7 +145,7 @@ export function targetVersion(text: string): VersionCore {
   while (parts.length < 3) parts.push('0');
   const core = parsePlatformVersion(parts.join('.'));
   if (core === null)
-    throw refuse('nextcloud', `'${text.slice(0, 20)}' is not a Nextcloud version such as 33 or 33.0.1`);
+    throw refuse('nextcloud', said`'${text.slice(0, 20)}' is not a Nextcloud version such as 33 or 33.0.1`);
   return core;
 }
 

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import type { ListedApp, ListedRelease } from '../listings/app-listing.ts';
 import { compareReleasesDescending, platformBounds } from '../listings/app-listing.ts';
 import type { ListedRating, Snapshot, VersionSource } from '../listings/listings.ts';
@@ -257,7 +258,7 @@ export function homeView(all: readonly CatalogEntry[], index: SearchIndex): Home
 /** One app's page; the refusal for an app that is not listed (unknown, or without releases). */
 export async function findListedApp(catalog: PageCatalog, appId: string): Promise<AppDetails> {
   const details = (await catalog.details([appId])).get(appId);
-  if (details === undefined) throw appNotFound(appId, 'or it has no release yet');
+  if (details === undefined) throw appNotFound(appId, said`or it has no release yet`);
   return details;
 }
 
@@ -286,7 +287,7 @@ export function categoryDescription(categories: readonly Category[], id: string,
 export function findCategory(categories: readonly Category[], id: string): Category {
   const category = categories.find((candidate) => candidate.id === id);
   if (category === undefined)
-    throw new AppError('not_found', `There is no category ${id}: see /api/v1/categories.json for those there are.`);
+    throw new AppError('not_found', said`There is no category ${id}: see /api/v1/categories.json for those there are.`);
   return category;
 }
 

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
@@ -37,7 +38,7 @@ export interface CatalogDeps {
 
 /** Validates a whole category file, then upserts it in one transaction (or refuses it whole). */
 export async function importCategories(data: unknown, acting: Acting, deps: CatalogDeps): Promise<ImportSummary> {
-  requireAdmin(acting, 'change categories.');
+  requireAdmin(acting, said`change categories.`);
   const categories = parseCategoryFile(data);
   return deps.store.upsertCategories(categories, deps.now(), (summary) =>
     auditEntry(acting, 'categories.imported', { details: { ...summary, ids: categories.map((c) => c.id) } }),
@@ -46,7 +47,7 @@ export async function importCategories(data: unknown, acting: Acting, deps: Cata
 
 /** Validates a whole platform file, then upserts it in one transaction (or refuses it whole). */
 export async function importPlatformReleases(data: unknown, acting: Acting, deps: CatalogDeps): Promise<ImportSummary> {
-  requireAdmin(acting, 'change platform releases.');
+  requireAdmin(acting, said`change platform releases.`);
   const releases = parsePlatformFile(data);
   return deps.store.upsertPlatformReleases(releases, deps.now(), (summary) =>
     auditEntry(acting, 'platforms.imported', { details: { ...summary, versions: releases.map((r) => r.version) } }),
@@ -79,12 +80,12 @@ export async function saveCategoryText(
 
 /** Every category with its texts, as the admin pages show them: administrators only. */
 export function categoriesForAdmin(acting: Acting, deps: CatalogDeps): Promise<Category[]> {
-  requireAdmin(acting, 'manage categories.');
+  requireAdmin(acting, said`manage categories.`);
   return deps.store.categories();
 }
 
 /** Every platform release, supported or not: administrators only. */
 export function platformsForAdmin(acting: Acting, deps: CatalogDeps): Promise<PlatformRelease[]> {
-  requireAdmin(acting, 'manage Nextcloud releases.');
+  requireAdmin(acting, said`manage Nextcloud releases.`);
   return deps.store.platformReleases();
 }

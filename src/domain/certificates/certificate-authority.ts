@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { createPrivateKey, createPublicKey, randomBytes, webcrypto } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,7 +31,7 @@ export function readAuthorityFiles(files: AuthorityFiles): AuthorityMaterial | n
   if (has[0] !== has[1]) {
     throw new AppError(
       'authority_unavailable',
-      `Half an authority in ${path.dirname(files.key)}: the certificate or the key is missing. Restore it, or remove both to start a new one.`,
+      said`Half an authority in ${path.dirname(files.key)}: the certificate or the key is missing. Restore it, or remove both to start a new one.`,
     );
   }
   return { certificatePem: fs.readFileSync(files.certificate, 'utf8'), keyPem: fs.readFileSync(files.key, 'utf8') };
@@ -101,26 +102,26 @@ export async function checkCertificateRequest(csrPem: string): Promise<CheckedRe
   if (blocks.length !== 1)
     throw new AppError(
       'invalid_csr',
-      'Expected one PEM certificate request ("-----BEGIN CERTIFICATE REQUEST-----"), as `openssl req -new` writes it.',
-      { csr: ['paste the whole .csr file, BEGIN and END lines included'] },
+      said`Expected one PEM certificate request ("-----BEGIN CERTIFICATE REQUEST-----"), as \`openssl req -new\` writes it.`,
+      { csr: [said`paste the whole .csr file, BEGIN and END lines included`] },
     );
   let request: InstanceType<typeof x509.Pkcs10CertificateRequest>;
   try {
     request = new x509.Pkcs10CertificateRequest(blocks[0] ?? '');
   } catch {
-    throw new AppError('invalid_csr', 'The certificate request could not be read (damaged or truncated?).', {
-      csr: ['could not be read'],
+    throw new AppError('invalid_csr', said`The certificate request could not be read (damaged or truncated?).`, {
+      csr: [said`could not be read`],
     });
   }
   if (!(await request.verify()))
-    throw new AppError('invalid_csr', 'The certificate request is not signed by its own key.', {
-      csr: ['is not signed by its own key'],
+    throw new AppError('invalid_csr', said`The certificate request is not signed by its own key.`, {
+      csr: [said`is not signed by its own key`],
     });
   if (request.publicKey.algorithm.name !== 'RSASSA-PKCS1-v1_5' && request.publicKey.algorithm.name !== 'RSA-PSS') {
     throw new AppError(
       'invalid_csr',
-      `The request's key is ${request.publicKey.algorithm.name}; app signatures need an RSA key: ${STRONG_KEY_COMMAND}`,
-      { csr: ['needs an RSA key'] },
+      said`The request's key is ${request.publicKey.algorithm.name}; app signatures need an RSA key: ${STRONG_KEY_COMMAND}`,
+      { csr: [said`needs an RSA key`] },
     );
   }
   const weak = weakKeyProblem(
@@ -132,8 +133,8 @@ export async function checkCertificateRequest(csrPem: string): Promise<CheckedRe
   const cn = names[0] ?? '';
   const problem = names.length === 1 ? appIdProblem(cn) : 'the subject needs exactly one CN, the app id';
   if (problem !== null)
-    throw new AppError('invalid_csr', `CN '${cn.slice(0, 64)}' is not a valid app id: ${problem}.`, {
-      csr: [`its CN must be the app id: ${problem}`],
+    throw new AppError('invalid_csr', said`CN '${cn.slice(0, 64)}' is not a valid app id: ${problem}.`, {
+      csr: [said`its CN must be the app id: ${problem}`],
     });
   return { appId: cn, request };
 }

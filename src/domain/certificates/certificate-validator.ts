@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { X509Certificate } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { AppError } from '../../errors.ts';
@@ -26,7 +27,7 @@ export function parseCertificate(pem: string): X509Certificate {
   if (pemBlocks(pem, '(?:RSA |EC |ENCRYPTED )?PRIVATE KEY').length > 0) {
     throw new AppError(
       'invalid_certificate',
-      'This is a private key: send the certificate (the .crt file), and never share the key.',
+      said`This is a private key: send the certificate (the .crt file), and never share the key.`,
     );
   }
   const blocks = pemBlocks(pem, 'CERTIFICATE');
@@ -34,8 +35,8 @@ export function parseCertificate(pem: string): X509Certificate {
     throw new AppError(
       'invalid_certificate',
       blocks.length === 0
-        ? 'The certificate is not a PEM certificate: expected one "-----BEGIN CERTIFICATE-----" block.'
-        : `Expected one certificate, found ${blocks.length}: send only the app's own certificate.`,
+        ? said`The certificate is not a PEM certificate: expected one "-----BEGIN CERTIFICATE-----" block.`
+        : said`Expected one certificate, found ${blocks.length}: send only the app's own certificate.`,
     );
   }
   try {
@@ -43,7 +44,7 @@ export function parseCertificate(pem: string): X509Certificate {
   } catch {
     throw new AppError(
       'invalid_certificate',
-      'The certificate block could not be read as an X.509 certificate (damaged or truncated base64?).',
+      said`The certificate block could not be read as an X.509 certificate (damaged or truncated base64?).`,
     );
   }
 }
@@ -63,12 +64,12 @@ export function appIdOf(certificate: X509Certificate): string {
   if (names.length !== 1)
     throw new AppError(
       'invalid_app_id',
-      `The certificate has ${names.length} CNs in its subject; it needs exactly one, the app id.`,
+      said`The certificate has ${names.length} CNs in its subject; it needs exactly one, the app id.`,
     );
   const cn = names[0] ?? '';
   const problem = appIdProblem(cn);
   if (problem !== null)
-    throw new AppError('invalid_app_id', `CN '${cn.slice(0, 64)}' is not a valid app id: ${problem}.`);
+    throw new AppError('invalid_app_id', said`CN '${cn.slice(0, 64)}' is not a valid app id: ${problem}.`);
   return cn;
 }
 
@@ -106,20 +107,20 @@ export async function validateCertificate(
     const issuer = certificate.issuer.replace(/\n/g, ', ');
     throw new AppError(
       'certificate_untrusted',
-      `The certificate is not signed by this store's authority (it names ${issuer.slice(0, 200)} as issuer).`,
+      said`The certificate is not signed by this store's authority (it names ${issuer.slice(0, 200)} as issuer).`,
     );
   }
   const notBefore = new Date(certificate.validFrom);
   const notAfter = new Date(certificate.validTo);
   if (now < notBefore)
-    throw new AppError('certificate_not_yet_valid', `The certificate is not valid before ${day(notBefore)}.`);
+    throw new AppError('certificate_not_yet_valid', said`The certificate is not valid before ${day(notBefore)}.`);
   if (now > notAfter)
-    throw new AppError('certificate_expired', `The certificate expired on ${day(notAfter)}: ask for a new one.`);
+    throw new AppError('certificate_expired', said`The certificate expired on ${day(notAfter)}: ask for a new one.`);
   const authorityNotAfter = new Date(authority.validTo);
   if (now > authorityNotAfter)
     throw new AppError(
       'certificate_untrusted',
-      `The authority that signed the certificate expired on ${day(authorityNotAfter)}.`,
+      said`The authority that signed the certificate expired on ${day(authorityNotAfter)}.`,
     );
 
   const serial = normaliseSerial(certificate.serialNumber);
@@ -127,13 +128,13 @@ export async function validateCertificate(
   if (revokedAt !== null)
     throw new AppError(
       'certificate_revoked',
-      `The certificate was revoked on ${day(revokedAt)} (serial ${serial}): ask for a new one.`,
+      said`The certificate was revoked on ${day(revokedAt)} (serial ${serial}): ask for a new one.`,
     );
   const ownRevocation = await own.findRevocation(certificate.issuer, serial);
   if (ownRevocation !== null) {
     throw new AppError(
       'certificate_revoked',
-      `The certificate was revoked on ${day(ownRevocation.revokedAt)} by this store (serial ${serial}): ask for a new one.`,
+      said`The certificate was revoked on ${day(ownRevocation.revokedAt)} by this store (serial ${serial}): ask for a new one.`,
     );
   }
   return {

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
@@ -46,12 +47,12 @@ export async function revokeCertificate(
   acting: Acting,
   reason = '',
 ): Promise<Revocation> {
-  requireAdmin(acting, 'revoke certificates.');
+  requireAdmin(acting, said`revoke certificates.`);
   const certificate = parseCertificate(pem);
   if (issuingAuthority(certificate, trust) === null) {
     throw new AppError(
       'certificate_untrusted',
-      "The certificate is not signed by this store's authority: there is nothing to revoke here.",
+      said`The certificate is not signed by this store's authority: there is nothing to revoke here.`,
     );
   }
   let appId: string | null = null;
@@ -76,6 +77,6 @@ export async function revokeCertificate(
 
 /** The store's revocations, newest first: administrators only. */
 export function listRevocations(acting: Acting, store: RevocationStore): Promise<RevokedCertificate[]> {
-  requireAdmin(acting, 'see the revoked certificates.');
+  requireAdmin(acting, said`see the revoked certificates.`);
   return store.list(500);
 }

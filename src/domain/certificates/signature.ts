@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { constants, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { AppError } from '../../errors.ts';
@@ -12,7 +13,7 @@ export function decodeSignature(text: string): Buffer {
   if (!isBase64(compact, false)) {
     throw new AppError(
       'invalid_signature',
-      'The signature is not base64: send the output of `openssl dgst -sha512 -sign KEY | openssl base64`.',
+      said`The signature is not base64: send the output of \`openssl dgst -sha512 -sign KEY | openssl base64\`.`,
     );
   }
   return Buffer.from(compact, 'base64');

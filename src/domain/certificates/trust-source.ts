@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { createHash } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import { crlRegression, loadTrust } from './trust.ts';
@@ -65,7 +66,7 @@ export class TrustSource {
     if (regression !== null)
       return this.keepOrThrow(
         digest,
-        new AppError('configuration_error', `The store's trust is misconfigured: ${regression}.`),
+        new AppError('configuration_error', said`The store's trust is misconfigured: ${regression}.`),
       );
     const first = this.good === null;
     this.good = { digest, trust };

@@ -1,3 +1,4 @@
+import { englishOf } from '../../i18n/said.ts';
 import { webAddressProblem } from '../encodings.ts';
 import { add, checkUnknownKeys, isObject, refuse } from '../import-problems.ts';
 import type { Problems } from '../import-problems.ts';
@@ -287,11 +288,9 @@ function parseMediaObject(
 
 function httpsProblem(address: string): string | null {
   const problem = webAddressProblem(address);
-  return problem === null
-    ? null
-    : problem.startsWith('is not an absolute URL')
-      ? `'${address.slice(0, 100)}' ${problem}`
-      : problem;
+  if (problem === null) return null;
+  const text = englishOf(problem);
+  return text.startsWith('is not an absolute URL') ? `'${address.slice(0, 100)}' ${text}` : text;
 }
 
 /** A link opens a page (https://…) or an app of this store (app://APP_ID). */

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
@@ -28,7 +29,7 @@ export interface DiscoverImport {
  * replaces the entries in one transaction, or is refused whole.
  */
 export async function importDiscover(data: unknown, acting: Acting, deps: DiscoverDeps): Promise<DiscoverImport> {
-  requireAdmin(acting, 'change the discover entries.');
+  requireAdmin(acting, said`change the discover entries.`);
   const appIds = await deps.store.appIds();
   const entries = parseDiscoverFile(data, { appExists: (id) => appIds.has(id) });
   const audit = auditEntry(acting, 'discover.imported', {
@@ -40,6 +41,6 @@ export async function importDiscover(data: unknown, acting: Acting, deps: Discov
 
 /** Every stored entry, expired ones included, as a file `importDiscover` takes back (`appstore discover export`, the admin pages' editor). */
 export function exportDiscover(acting: Acting, deps: DiscoverDeps): Promise<DiscoverEntry[]> {
-  requireAdmin(acting, 'read the discover entries with their hidden ones.');
+  requireAdmin(acting, said`read the discover entries with their hidden ones.`);
   return deps.store.entries();
 }

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { appIdProblem } from '../app-id.ts';
 import type { Donation } from '../releases/release-data.ts';
@@ -48,9 +49,9 @@ export async function releaseFeed(query: FeedQuery, store: FeedStore): Promise<F
   if (query.appId !== null) {
     const problem = appIdProblem(query.appId);
     if (problem !== null)
-      throw new AppError('invalid_request', `Invalid query string: app: ${problem}.`, { app: [problem] });
+      throw new AppError('invalid_request', said`Invalid query string: app: ${problem}.`, { app: [problem] });
     if (!(await store.appExists(query.appId)))
-      throw new AppError('app_not_found', `There is no app '${query.appId}' in this store: no feed for it.`);
+      throw new AppError('app_not_found', said`There is no app '${query.appId}' in this store: no feed for it.`);
   }
   return store.newestReleases(query, FEED_SIZE);
 }

@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
@@ -98,7 +100,7 @@ export async function setApprovalRequired(
   acting: Acting,
   deps: Pick<CertificateRequestDeps, 'settings' | 'now'>,
 ): Promise<void> {
-  requireAdmin(acting, 'change how certificates are issued.');
+  requireAdmin(acting, said`change how certificates are issued.`);
   const value = required ? 'required' : 'automatic';
   await deps.settings.set(
     APPROVAL_SETTING,
@@ -112,7 +114,7 @@ function requireOwnAuthority(deps: Pick<CertificateRequestDeps, 'ownAuthority'>)
   if (!deps.ownAuthority) {
     throw new AppError(
       'authority_unavailable',
-      "This store trusts an external certificate authority, whose key it does not hold: ask the store's administrators how to get a certificate.",
+      said`This store trusts an external certificate authority, whose key it does not hold: ask the store's administrators how to get a certificate.`,
     );
   }
 }
@@ -127,8 +129,8 @@ async function requireFreeOrOwn(
   if (app === null || app.ownerId === userId || app.transferUnlocked) return;
   throw new AppError(
     'forbidden',
-    `The app id ${appId} belongs to another developer: choose another id (the CN of the request), or ask its owner to unlock it for transfer.`,
-    { csr: [`${appId} belongs to another developer`] },
+    said`The app id ${appId} belongs to another developer: choose another id (the CN of the request), or ask its owner to unlock it for transfer.`,
+    { csr: [said`${appId} belongs to another developer`] },
   );
 }
 
@@ -199,7 +201,7 @@ export async function issueFromCommandLine(
   acting: Acting,
   deps: Pick<CertificateRequestDeps, 'requests' | 'identity' | 'keys' | 'ownAuthority' | 'now'>,
 ): Promise<string> {
-  requireAdmin(acting, 'issue certificates without a request.');
+  requireAdmin(acting, said`issue certificates without a request.`);
   requireOwnAuthority(deps);
   return (await issueAndRecord(await checkCertificateRequest(csr), csr, null, acting, deps)).certificate;
 }
@@ -221,7 +223,7 @@ export async function readCertificateRequest(
   const request = await deps.requests.find(id);
   const mine = request !== null && acting.actor.kind === 'user' && acting.actor.userId === request.userId;
   if (request === null || (!mine && !acting.isAdmin))
-    throw new AppError('not_found', 'There is no such certificate request (or it is not yours).');
+    throw new AppError('not_found', said`There is no such certificate request (or it is not yours).`);
   return request;
 }
 
@@ -229,7 +231,7 @@ export function pendingCertificateRequests(
   acting: Acting,
   deps: Pick<CertificateRequestDeps, 'requests'>,
 ): Promise<CertificateRequest[]> {
-  requireAdmin(acting, 'see the certificate requests.');
+  requireAdmin(acting, said`see the certificate requests.`);
   return deps.requests.list({ status: 'pending' }, 200);
 }
 
@@ -238,18 +240,15 @@ type PendingRequest = CertificateRequest & { readonly userId: number; readonly u
 
 async function pendingRequest(id: number, deps: Pick<CertificateRequestDeps, 'requests'>): Promise<PendingRequest> {
   const request = await deps.requests.find(id);
-  if (request === null) throw new AppError('not_found', `There is no certificate request ${id}.`);
+  if (request === null) throw new AppError('not_found', said`There is no certificate request ${id}.`);
   const { userId, username } = request;
   if (request.status !== 'pending' || userId === null || username === null)
-    throw new AppError(
-      'conflict',
-      `The request for ${request.appId} was ${request.status} already${request.decidedBy === null ? '' : ` by ${request.decidedBy}`}.`,
-    );
+    throw new AppError('conflict', decidedAlready(request));
   return { ...request, userId, username };
 }
 
 const decided = (request: CertificateRequest): AppError =>
-  new AppError('conflict', `The request for ${request.appId} was decided by another administrator meanwhile.`);
+  new AppError('conflict', said`The request for ${request.appId} was decided by another administrator meanwhile.`);
 
 /** An administrator approves: the certificate is issued (if the id is still free or the requester's) and the requester mailed. Returns the request as it was. */
 export async function approveCertificateRequest(
@@ -257,7 +256,7 @@ export async function approveCertificateRequest(
   acting: Acting,
   deps: CertificateRequestDeps,
 ): Promise<CertificateRequest> {
-  requireAdmin(acting, 'approve certificate requests.');
+  requireAdmin(acting, said`approve certificate requests.`);
   requireOwnAuthority(deps);
   const request = await pendingRequest(id, deps);
   await requireFreeOrOwn(request.appId, request.userId, deps);
@@ -288,7 +287,7 @@ export async function rejectCertificateRequest(
   acting: Acting,
   deps: CertificateRequestDeps,
 ): Promise<CertificateRequest> {
-  requireAdmin(acting, 'reject certificate requests.');
+  requireAdmin(acting, said`reject certificate requests.`);
   const request = await pendingRequest(id, deps);
   const why = reason.trim().slice(0, 1000);
   const audit = auditEntry(acting, 'certificate.rejected', {
@@ -306,4 +305,18 @@ export async function rejectCertificateRequest(
     reason: why,
   });
   return request;
+}
+
+/** The refusal of a decision on a request that was decided already, saying how and by whom. */
+function decidedAlready(request: CertificateRequest): Said {
+  const by = request.decidedBy;
+  if (request.status === 'issued')
+    return by === null
+      ? said`The request for ${request.appId} was issued already.`
+      : said`The request for ${request.appId} was issued already by ${by}.`;
+  if (request.status === 'rejected')
+    return by === null
+      ? said`The request for ${request.appId} was rejected already.`
+      : said`The request for ${request.appId} was rejected already by ${by}.`;
+  return said`The request for ${request.appId} was decided already.`;
 }

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import type { Acting } from '../audit/audit.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
@@ -28,13 +29,13 @@ export async function revokeBySerial(
   acting: Acting,
   deps: RevokeBySerialDeps,
 ): Promise<Revocation> {
-  requireAdmin(acting, 'revoke certificates.');
+  requireAdmin(acting, said`revoke certificates.`);
   const compact = serialText.trim().replace(/[\s:]/g, '').toLowerCase();
   if (!/^[0-9a-f]{1,64}$/.test(compact))
     throw new AppError(
       'invalid_request',
-      `'${serialText.slice(0, 80)}' is not a serial number: give it in hexadecimal, as openssl x509 -noout -serial prints it.`,
-      { serial: ['hexadecimal, as openssl x509 -noout -serial prints it'] },
+      said`'${serialText.slice(0, 80)}' is not a serial number: give it in hexadecimal, as openssl x509 -noout -serial prints it.`,
+      { serial: [said`hexadecimal, as openssl x509 -noout -serial prints it`] },
     );
   const serial = normaliseSerial(compact);
   const issued = await deps.requests.findIssuedBySerial(serial);
@@ -46,8 +47,8 @@ export async function revokeBySerial(
   if (pem === null) {
     throw new AppError(
       'not_found',
-      `No certificate with serial ${serial} was issued here or registered for an app: upload the certificate itself to revoke it.`,
-      { serial: ['not a certificate this store knows: upload the certificate instead'] },
+      said`No certificate with serial ${serial} was issued here or registered for an app: upload the certificate itself to revoke it.`,
+      { serial: [said`not a certificate this store knows: upload the certificate instead`] },
     );
   }
   return revokeCertificate(pem, await deps.trust(), deps.revocations, deps.now(), acting, reason);

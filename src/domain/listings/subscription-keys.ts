@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
@@ -35,10 +36,13 @@ export async function addSubscriptionKey(
   store: SubscriptionKeyStore,
   now: Date,
 ): Promise<{ id: number; key: string }> {
-  requireAdmin(acting, 'make subscription keys.');
+  requireAdmin(acting, said`make subscription keys.`);
   const name = label.trim();
   if (name === '' || name.length > 100)
-    throw new AppError('invalid_request', 'A subscription key needs a label of 1 to 100 characters (whose key it is).');
+    throw new AppError(
+      'invalid_request',
+      said`A subscription key needs a label of 1 to 100 characters (whose key it is).`,
+    );
   const key = `ncsk_${randomBytes(32).toString('base64url')}`;
   const id = await store.add(
     name,
@@ -55,7 +59,7 @@ export async function revokeSubscriptionKey(
   store: SubscriptionKeyStore,
   now: Date,
 ): Promise<void> {
-  requireAdmin(acting, 'revoke subscription keys.');
+  requireAdmin(acting, said`revoke subscription keys.`);
   if (
     !(await store.revoke(
       id,
@@ -63,7 +67,7 @@ export async function revokeSubscriptionKey(
       auditEntry(acting, 'settings.changed', { details: { subscriptionKey: 'revoked', id } }),
     ))
   )
-    throw new AppError('not_found', `There is no subscription key ${id} in force.`);
+    throw new AppError('not_found', said`There is no subscription key ${id} in force.`);
 }
 
 const REMEMBER_MS = 60_000;

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { Transform, pipeline } from 'node:stream';
 import { AppError, isAppError } from '../../errors.ts';
@@ -63,7 +64,7 @@ export async function exportMirror(
   sink: ExportSink,
   since: ExportSource | null,
 ): Promise<ExportReport> {
-  requireAdmin(acting, 'export the mirror.');
+  requireAdmin(acting, said`export the mirror.`);
   try {
     const base = since === null ? null : await readManifest(since);
     const known = new Set(base?.archives.map((a) => a.sha256) ?? []);
@@ -71,7 +72,7 @@ export async function exportMirror(
     if (state.documents.size === 0)
       throw new AppError(
         'mirror_not_configured',
-        'This store has not synced yet: run appstore mirror sync, then export.',
+        said`This store has not synced yet: run appstore mirror sync, then export.`,
       );
     const documents: Array<{ name: ExportDocument; etag: string | null; body: Buffer }> = [
       ...state.documents.entries(),
@@ -111,13 +112,13 @@ export async function exportMirror(
       if (stream === null)
         throw new AppError(
           'archive_not_found',
-          `The archive ${archive.sha256} of a listed release is missing from ${deps.storage.description}: run appstore mirror sync (it fetches what is missing), then export again.`,
+          said`The archive ${archive.sha256} of a listed release is missing from ${deps.storage.description}: run appstore mirror sync (it fetches what is missing), then export again.`,
         );
       // Each archive is checked as it is written: a damaged one would make the whole file useless.
       const damaged = (): AppError =>
         new AppError(
           'archive_not_found',
-          `The stored archive ${archive.sha256} (${archive.downloads[0] ?? ''}) in ${deps.storage.description} is damaged: its bytes no longer match their SHA-256. Remove it there and run appstore mirror sync, which downloads it again; then export.`,
+          said`The stored archive ${archive.sha256} (${archive.downloads[0] ?? ''}) in ${deps.storage.description} is damaged: its bytes no longer match their SHA-256. Remove it there and run appstore mirror sync, which downloads it again; then export.`,
         );
       const hash = createHash('sha256');
       const checked = new Transform({

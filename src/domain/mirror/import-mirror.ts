@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
 import type { Acting } from '../audit/audit.ts';
@@ -78,20 +79,21 @@ function exportAsUpstream(
   const notInFile = (url: string): AppError =>
     new AppError(
       'archive_not_found',
-      `the export file holds no archive for ${url.slice(0, 200)} (the exporting store did not list that release)`,
+      said`the export file holds no archive for ${url.slice(0, 200)} (the exporting store did not list that release)`,
     );
   return {
     url: `${source.description} (exported from ${manifest.upstream} on ${manifest.createdAt})`,
     async document(name, etag) {
       const document = manifest.documents.find((d) => d.name === name);
-      if (document === undefined) throw new AppError('invalid_mirror_file', `the export file holds no ${name}.json`);
+      if (document === undefined)
+        throw new AppError('invalid_mirror_file', said`the export file holds no ${name}.json`);
       if (etag !== null && document.etag === etag) return { kind: 'unchanged' };
       const body = await source.read(documentEntry(name));
       // Checked before, checked again as it is read: the file may have changed since.
       if (sha256Of(body) !== document.sha256)
         throw new AppError(
           'invalid_mirror_file',
-          `${source.description}: ${name}.json changed since the file was checked; nothing was changed`,
+          said`${source.description}: ${name}.json changed since the file was checked; nothing was changed`,
         );
       return { kind: 'fetched', body: body.toString('utf8'), etag: document.etag };
     },
@@ -101,7 +103,7 @@ function exportAsUpstream(
       if (archive.size > maxArchiveBytes)
         throw new AppError(
           'payload_too_large',
-          `the archive has ${archive.size} bytes, more than APPSTORE_MAX_ARCHIVE_MIB allows (${maxArchiveBytes})`,
+          said`the archive has ${archive.size} bytes, more than APPSTORE_MAX_ARCHIVE_MIB allows (${maxArchiveBytes})`,
         );
       let bytes: Buffer;
       if (archive.included) bytes = await source.read(archiveEntry(archive.sha256));
@@ -116,7 +118,7 @@ function exportAsUpstream(
       if (sha256Of(bytes) !== archive.sha256)
         throw new AppError(
           'invalid_mirror_file',
-          `the archive for ${url.slice(0, 200)} changed since the file was checked`,
+          said`the archive for ${url.slice(0, 200)} changed since the file was checked`,
         );
       return bytes;
     },
@@ -130,7 +132,7 @@ function exportAsUpstream(
       if (sha256Of(body) !== document.sha256)
         throw new AppError(
           'invalid_mirror_file',
-          `${source.description}: kept.json changed since the file was checked; nothing was changed`,
+          said`${source.description}: kept.json changed since the file was checked; nothing was changed`,
         );
       return body.toString('utf8');
     },
@@ -148,7 +150,7 @@ export async function importMirror(
   source: ExportSource,
   options: ImportOptions,
 ): Promise<SyncReport> {
-  requireAdmin(acting, 'import a mirror export.');
+  requireAdmin(acting, said`import a mirror export.`);
   const verified = await verifyExport(source, deps.storage);
   const { manifest } = verified;
   const last = await deps.store.lastImport();

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
 import type { Acting } from '../audit/audit.ts';
 import { inBatches } from '../in-batches.ts';
@@ -9,7 +10,7 @@ import { readDocuments } from './upstream-documents.ts';
 
 /** `appstore mirror plan`: what a sync would fetch now, without downloading an archive or changing anything. */
 export async function planMirror(acting: Acting, deps: MirrorDeps, options: SyncOptions = {}): Promise<SyncPlan> {
-  requireAdmin(acting, 'plan a mirror sync.');
+  requireAdmin(acting, said`plan a mirror sync.`);
   const state = await deps.store.state();
   const documents = await readDocuments(deps, state);
   const selection = select(documents, state, deps.policy, deps.now().toISOString());

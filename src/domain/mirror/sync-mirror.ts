@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { createHash } from 'node:crypto';
 import { isAppError } from '../../errors.ts';
 import { requireAdmin } from '../accounts/authorization.ts';
@@ -37,7 +38,7 @@ export async function syncMirror(
   extraDetails: Readonly<Record<string, string>> = {},
   options: SyncOptions = {},
 ): Promise<SyncReport> {
-  requireAdmin(acting, event === 'mirror.synced' ? 'sync the mirror.' : 'import a mirror export.');
+  requireAdmin(acting, event === 'mirror.synced' ? said`sync the mirror.` : said`import a mirror export.`);
   const started = Date.now();
   const state = await deps.store.state();
   let documents: Documents;

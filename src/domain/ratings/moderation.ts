@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting, AuditEntry } from '../audit/audit.ts';
@@ -68,7 +69,7 @@ export const REPLY_MAX = 2000;
 async function requireRating(ratingId: number, deps: ModerationDeps, appId?: string): Promise<ModeratedRating> {
   const rating = Number.isSafeInteger(ratingId) ? await deps.moderation.findRating(ratingId) : null;
   if (rating === null || (appId !== undefined && rating.appId !== appId))
-    throw new AppError('rating_not_found', 'There is no such rating: it may have been removed.');
+    throw new AppError('rating_not_found', said`There is no such rating: it may have been removed.`);
   return rating;
 }
 
@@ -90,17 +91,20 @@ export async function reportComment(
   if (why.length < 3 || why.length > REASON_MAX)
     throw new AppError(
       'invalid_request',
-      `Say why the comment should be looked at, in 3 to ${REASON_MAX} characters.`,
+      said`Say why the comment should be looked at, in 3 to ${REASON_MAX} characters.`,
       {
-        reason: [`3 to ${REASON_MAX} characters`],
+        reason: [said`3 to ${REASON_MAX} characters`],
       },
     );
   if (rating.userId === user.id)
-    throw new AppError('forbidden', 'This is your own comment: change or remove it instead of reporting it.');
+    throw new AppError('forbidden', said`This is your own comment: change or remove it instead of reporting it.`);
   if (await deps.moderation.isRatingBlocked(user.id))
-    throw new AppError('forbidden', 'An administrator of this store stopped this account from rating and reporting.');
+    throw new AppError(
+      'forbidden',
+      said`An administrator of this store stopped this account from rating and reporting.`,
+    );
   if (!hasComment(rating) || rating.hiddenAt !== null)
-    throw new AppError('rating_not_found', 'This rating has no comment shown to report.');
+    throw new AppError('rating_not_found', said`This rating has no comment shown to report.`);
   await deps.limiter.consume(RATE_LIMITS.reports, String(user.id));
   return deps.moderation.addReport(
     rating.id,
@@ -127,14 +131,14 @@ export async function replyToComment(
   const rating = await requireRating(ratingId, deps, appId);
   const app = await requireApp(rating.appId, deps.registry);
   if (roleOn(user, app) !== 'owner')
-    throw new AppError('forbidden', `Only the owner of ${rating.appId} replies to its comments.`);
+    throw new AppError('forbidden', said`Only the owner of ${rating.appId} replies to its comments.`);
   const reply = text.trim();
   if (reply.length > REPLY_MAX)
-    throw new AppError('invalid_request', `A reply has at most ${REPLY_MAX} characters.`, {
-      reply: [`at most ${REPLY_MAX} characters`],
+    throw new AppError('invalid_request', said`A reply has at most ${REPLY_MAX} characters.`, {
+      reply: [said`at most ${REPLY_MAX} characters`],
     });
   if (reply !== '' && (!hasComment(rating) || rating.hiddenAt !== null))
-    throw new AppError('rating_not_found', 'This rating has no comment shown to reply to.');
+    throw new AppError('rating_not_found', said`This rating has no comment shown to reply to.`);
   await deps.moderation.setReply(
     rating.id,
     reply === '' ? null : reply,
@@ -156,7 +160,7 @@ export async function moderateRating(
   acting: Acting,
   deps: ModerationDeps,
 ): Promise<ModeratedRating> {
-  requireAdmin(acting, 'moderate ratings');
+  requireAdmin(acting, said`moderate ratings`);
   const rating = await requireRating(ratingId, deps);
   const about = { appId: rating.appId, subjectUser: rating.username, details: { rating: rating.id } };
   const now = deps.now();
@@ -188,7 +192,7 @@ export async function setRatingBlocked(
   acting: Acting,
   deps: ModerationDeps,
 ): Promise<void> {
-  requireAdmin(acting, 'stop users from rating');
+  requireAdmin(acting, said`stop users from rating`);
   await deps.moderation.setRatingBlocked(
     user.id,
     blocked,
@@ -199,7 +203,7 @@ export async function setRatingBlocked(
 
 /** What the administrators' queue shows: reported comments, hidden ones, users stopped from rating. */
 export async function moderationOverview(acting: Acting, deps: ModerationDeps) {
-  requireAdmin(acting, 'see the reports');
+  requireAdmin(acting, said`see the reports`);
   const [queue, hidden, blocked] = await Promise.all([
     deps.moderation.queue(),
     deps.moderation.hiddenComments(),

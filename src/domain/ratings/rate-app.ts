@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { requireAppInScope } from '../accounts/token-scopes.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
@@ -53,15 +54,15 @@ export async function rateApp(
   const app = await requireApp(appId, deps.registry);
   requireAppInScope(user, appId);
   if (!canRate(user, app))
-    throw new AppError('forbidden', `You maintain ${appId}: its owner and co-maintainers cannot rate it.`);
+    throw new AppError('forbidden', said`You maintain ${appId}: its owner and co-maintainers cannot rate it.`);
   if (await deps.moderation.isRatingBlocked(user.id))
-    throw new AppError('forbidden', 'An administrator of this store stopped this account from rating apps.');
+    throw new AppError('forbidden', said`An administrator of this store stopped this account from rating apps.`);
   const language = input.language ?? 'en';
   if (!LANGUAGE_CODE_PATTERN.test(language)) {
     throw new AppError(
       'invalid_request',
-      `Invalid request body: language: '${language.slice(0, 20)}' is not a language code.`,
-      { language: ['is not a language code (such as en, de, pt_BR)'] },
+      said`Invalid request body: language: '${language.slice(0, 20)}' is not a language code.`,
+      { language: [said`is not a language code (such as en, de, pt_BR)`] },
     );
   }
   const comment = input.comment?.trim() ?? '';
@@ -85,7 +86,7 @@ export async function unrateApp(appId: string, user: User, acting: Acting, deps:
   await requireApp(appId, deps.registry);
   requireAppInScope(user, appId);
   if (!(await deps.ratings.deleteRating(appId, user.id, deps.now(), auditEntry(acting, 'rating.deleted', { appId }))))
-    throw new AppError('rating_not_found', `You have not rated ${appId}.`);
+    throw new AppError('rating_not_found', said`You have not rated ${appId}.`);
 }
 
 /**

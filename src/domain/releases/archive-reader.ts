@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
@@ -34,31 +36,31 @@ export interface AppArchive {
   readonly darkIcon?: Buffer;
 }
 
-const refuse = (message: string): AppError => new AppError('invalid_archive', message);
+const refuse = (message: Said): AppError => new AppError('invalid_archive', message);
 const mib = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 const kib = (bytes: number): string => `${Math.round(bytes / 1024)} KiB`;
 const CHANGELOG_NAME = /^CHANGELOG(?:\.([A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,2}))?\.md$/;
 
 /** What the first bytes say the file is, when it is not gzip. */
-function describeNonGzip(bytes: Buffer): string {
-  if (bytes.length === 0) return 'the archive is empty (0 bytes)';
+function describeNonGzip(bytes: Buffer): Said {
+  if (bytes.length === 0) return said`the archive is empty (0 bytes)`;
   if (bytes.subarray(0, 2).toString('latin1') === 'PK')
-    return 'this is a zip file; a gzip-compressed tar archive (.tar.gz) is required';
+    return said`this is a zip file; a gzip-compressed tar archive (.tar.gz) is required`;
   if (bytes.length > 262 && bytes.subarray(257, 262).toString('latin1') === 'ustar')
-    return 'this is an uncompressed tar archive; compress it with gzip (.tar.gz)';
+    return said`this is an uncompressed tar archive; compress it with gzip (.tar.gz)`;
   if (bytes.subarray(0, 3).toString('latin1') === 'BZh')
-    return 'this is bzip2-compressed; a gzip-compressed tar archive (.tar.gz) is required';
+    return said`this is bzip2-compressed; a gzip-compressed tar archive (.tar.gz) is required`;
   if (bytes.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])))
-    return 'this is xz-compressed; a gzip-compressed tar archive (.tar.gz) is required';
+    return said`this is xz-compressed; a gzip-compressed tar archive (.tar.gz) is required`;
   if (bytes.subarray(0, 4).equals(Buffer.from([0x28, 0xb5, 0x2f, 0xfd])))
-    return 'this is zstd-compressed; a gzip-compressed tar archive (.tar.gz) is required';
+    return said`this is zstd-compressed; a gzip-compressed tar archive (.tar.gz) is required`;
   // A server that answered a mistyped address with an error page (some answer 200): say what came.
   const text = textStart(bytes);
   if (text !== null) {
     const html = /^\s*<(!doctype|html|head|body|\?xml)/i.test(text);
-    return `this is not a gzip-compressed tar archive (.tar.gz) but ${bytes.length} bytes of ${html ? 'HTML' : 'text'}, beginning ${JSON.stringify(text)}: check the download URL (the server may have answered with an error page), or the file uploaded`;
+    return said`this is not a gzip-compressed tar archive (.tar.gz) but ${bytes.length} bytes of ${html ? 'HTML' : 'text'}, beginning ${JSON.stringify(text)}: check the download URL (the server may have answered with an error page), or the file uploaded`;
   }
-  return `this is not a gzip-compressed tar archive (.tar.gz): ${bytes.length} bytes that start with ${bytes.subarray(0, 8).toString('hex')}`;
+  return said`this is not a gzip-compressed tar archive (.tar.gz): ${bytes.length} bytes that start with ${bytes.subarray(0, 8).toString('hex')}`;
 }
 
 /** The first 80 characters when the file starts as printable UTF-8 text; null for binary data. */
@@ -82,9 +84,9 @@ function memberPath(raw: string): string | null {
   if (name === '' || name === '.') return null;
   const shown = JSON.stringify(raw.slice(0, 200));
   if ([...name].some((c) => c < ' ' || c === '\u007f' || c === '\\'))
-    throw refuse(`member ${shown} has a control character or backslash in its name`);
-  if (name.startsWith('/')) throw refuse(`member ${shown} has an absolute path`);
-  if (name.split('/').some((segment) => segment === '..')) throw refuse(`member ${shown} has '..' in its path`);
+    throw refuse(said`member ${shown} has a control character or backslash in its name`);
+  if (name.startsWith('/')) throw refuse(said`member ${shown} has an absolute path`);
+  if (name.split('/').some((segment) => segment === '..')) throw refuse(said`member ${shown} has '..' in its path`);
   return name;
 }
 
@@ -106,7 +108,9 @@ export async function readAppArchive(
       inflated += chunk.length;
       // Refused as soon as the count passes the bound: the rest is never inflated.
       if (inflated > limits.maxInflatedBytes)
-        done(refuse(`the archive inflates to more than ${mib(limits.maxInflatedBytes)}; is it a decompression bomb?`));
+        done(
+          refuse(said`the archive inflates to more than ${mib(limits.maxInflatedBytes)}; is it a decompression bomb?`),
+        );
       else done(null, chunk);
     },
   });
@@ -149,25 +153,27 @@ export async function readAppArchive(
       const top = segments[0] ?? '';
       if (header.type === 'symlink')
         throw refuse(
-          `member ${name} is a symbolic link (to ${JSON.stringify((header.linkname ?? '').slice(0, 200))}); links are not allowed`,
+          said`member ${name} is a symbolic link (to ${JSON.stringify((header.linkname ?? '').slice(0, 200))}); links are not allowed`,
         );
-      if (header.type === 'link') throw refuse(`member ${name} is a hard link; links are not allowed`);
+      if (header.type === 'link') throw refuse(said`member ${name} is a hard link; links are not allowed`);
       if (header.type !== 'file' && header.type !== 'contiguous-file' && header.type !== 'directory') {
-        throw refuse(`member ${name} is a ${header.type ?? 'special file'}; only files and directories are allowed`);
+        throw refuse(
+          said`member ${name} is a ${header.type ?? 'special file'}; only files and directories are allowed`,
+        );
       }
       const gitAt = segments.indexOf('.git');
       if (gitAt >= 0)
-        throw refuse(`${segments.slice(0, gitAt + 1).join('/')} is a .git directory; leave it out of the archive`);
+        throw refuse(said`${segments.slice(0, gitAt + 1).join('/')} is a .git directory; leave it out of the archive`);
       if (segments.length === 1 && header.type !== 'directory')
-        throw refuse(`${name} is a file at the top level; the archive must hold one folder, named like the app id`);
+        throw refuse(said`${name} is a file at the top level; the archive must hold one folder, named like the app id`);
       tops.add(top);
       if (tops.size > 1)
         throw refuse(
-          `the archive has more than one top-level folder (${[...tops].slice(0, 5).join(', ')}); it must hold exactly one, named like the app id`,
+          said`the archive has more than one top-level folder (${[...tops].slice(0, 5).join(', ')}); it must hold exactly one, named like the app id`,
         );
       const problem = appIdProblem(top);
       if (problem !== null)
-        throw refuse(`the top-level folder '${top.slice(0, 64)}' is not named like an app id: ${problem}`);
+        throw refuse(said`the top-level folder '${top.slice(0, 64)}' is not named like an app id: ${problem}`);
 
       const relative = segments.slice(1).join('/');
       const changelog = segments.length === 2 ? CHANGELOG_NAME.exec(relative) : null;
@@ -181,7 +187,7 @@ export async function readAppArchive(
         stream.on('end', next).resume();
         return;
       }
-      if (wanted.has(key)) throw refuse(`${name} appears twice in the archive`);
+      if (wanted.has(key)) throw refuse(said`${name} appears twice in the archive`);
       // An icon too large is cut to one byte over its limit (and then left out), never a reason
       // to refuse the release; info.xml and changelogs over theirs refuse it.
       const icon = key.startsWith('icon');
@@ -194,14 +200,14 @@ export async function readAppArchive(
         key === 'info.xml'
           ? `must be smaller than ${kib(limits.maxInfoXmlBytes)}`
           : `may be at most ${mib(limits.maxChangelogBytes)}`;
-      if (!icon && (header.size ?? 0) > cap) throw refuse(`${name} ${capText}`);
+      if (!icon && (header.size ?? 0) > cap) throw refuse(said`${name} ${capText}`);
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on('data', (data: unknown) => {
         const chunk = data as Buffer;
         if (size + chunk.length <= cap) chunks.push(chunk);
         else if (icon) chunks.push(chunk.subarray(0, Math.max(0, cap - size)));
-        else fail(refuse(`${name} ${capText}`));
+        else fail(refuse(said`${name} ${capText}`));
         size += chunk.length;
       });
       stream.on('end', () => {
@@ -209,16 +215,16 @@ export async function readAppArchive(
         next();
       });
     } catch (error) {
-      fail(error instanceof AppError ? error : refuse('the archive could not be read'));
+      fail(error instanceof AppError ? error : refuse(said`the archive could not be read`));
     }
   });
 
   source.pipe(gunzip).pipe(counter).pipe(extract);
   await done;
-  if (tops.size === 0) throw refuse('the archive holds no app folder');
+  if (tops.size === 0) throw refuse(said`the archive holds no app folder`);
   const folder = [...tops][0] ?? '';
   const infoXml = wanted.get('info.xml');
-  if (infoXml === undefined) throw refuse(`${folder}/appinfo/info.xml is missing`);
+  if (infoXml === undefined) throw refuse(said`${folder}/appinfo/info.xml is missing`);
   const changelogs = new Map<string, Buffer>();
   for (const [key, value] of wanted) {
     if (!key.startsWith('changelog:')) continue;
@@ -243,8 +249,8 @@ function translateStreamError(error: unknown): AppError {
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : '';
   if (code === 'Z_BUF_ERROR' || /unexpected end/i.test(message))
-    return refuse('the archive is truncated: the gzip or tar data ends too early');
-  if (code === 'Z_DATA_ERROR') return refuse('the gzip data is corrupt');
-  if (/tar header/i.test(message)) return refuse('the gzip file does not hold a tar archive');
-  return refuse('the archive could not be read as a gzip-compressed tar');
+    return refuse(said`the archive is truncated: the gzip or tar data ends too early`);
+  if (code === 'Z_DATA_ERROR') return refuse(said`the gzip data is corrupt`);
+  if (/tar header/i.test(message)) return refuse(said`the gzip file does not hold a tar archive`);
+  return refuse(said`the archive could not be read as a gzip-compressed tar`);
 }

@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import { releaseKind } from '../release-kind.ts';
 import { AppError } from '../../errors.ts';
 import { auditEntry } from '../audit/audit.ts';
 import type { Acting } from '../audit/audit.ts';
@@ -26,16 +28,16 @@ export async function deleteRelease(
   acting: Acting,
   deps: DeleteReleaseDeps,
 ): Promise<void> {
-  const what = `${target.nightly ? 'nightly release' : 'release'} ${target.version} of ${target.appId}`;
+  const what = said`${releaseKind(target.nightly)} ${target.version} of ${target.appId}`;
   const app = await deps.registry.findApp(target.appId);
   const release = app === null ? null : await deps.releases.findRelease(target.appId, target.version, target.nightly);
-  if (app === null || release === null) throw new AppError('release_not_found', `There is no ${what}.`);
+  if (app === null || release === null) throw new AppError('release_not_found', said`There is no ${what}.`);
   requireReleaseManager(user, app);
   const audit = auditEntry(acting, 'release.deleted', {
     appId: target.appId,
     details: { version: target.version, nightly: target.nightly },
   });
   if (!(await deps.releases.deleteRelease(release.id, deps.now(), audit)))
-    throw new AppError('release_not_found', `There is no ${what}: it was just deleted.`);
+    throw new AppError('release_not_found', said`There is no ${what}: it was just deleted.`);
   await forgetArchives([release.sha256], deps.archives);
 }

@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import type { XmlNode } from './xml-document.ts';
 
 /**
@@ -23,7 +25,7 @@ export interface ExternalApp {
   readonly environmentVariables: readonly EnvironmentVariable[];
 }
 
-export type Report = (node: XmlNode | null, message: string, element?: string) => void;
+export type Report = (node: XmlNode | null, message: Said, element?: string) => void;
 
 const REGISTRY_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$/;
 /** Docker's repository name: lower-case path components separated by /, each of letters and digits joined by . _ or -. */
@@ -40,16 +42,16 @@ const childrenNamed = (node: XmlNode, name: string): XmlNode[] => node.children.
 /** The one child `name` of `parent`, reported when missing or repeated. */
 function one(parent: XmlNode, name: string, report: Report): XmlNode | null {
   const nodes = childrenNamed(parent, name);
-  if (nodes.length === 0) report(parent, `<${name}> is required in <${parent.name}>`);
-  if (nodes.length > 1) report(nodes[1] ?? null, `only one <${name}> is allowed in <${parent.name}>`);
+  if (nodes.length === 0) report(parent, said`<${name}> is required in <${parent.name}>`);
+  if (nodes.length > 1) report(nodes[1] ?? null, said`only one <${name}> is allowed in <${parent.name}>`);
   return nodes[0] ?? null;
 }
 
-function checked(node: XmlNode | null, pattern: RegExp, rule: string, report: Report): string {
+function checked(node: XmlNode | null, pattern: RegExp, rule: Said, report: Report): string {
   if (node === null) return '';
   const value = text(node);
   if (value.length > MAX_TEXT || !pattern.test(value)) {
-    report(node, `'${value.slice(0, 80)}' is not ${rule}`);
+    report(node, said`'${value.slice(0, 80)}' is not ${rule}`);
     return '';
   }
   return value;
@@ -59,7 +61,7 @@ function checked(node: XmlNode | null, pattern: RegExp, rule: string, report: Re
 export function parseExternalApp(info: XmlNode, report: Report): ExternalApp | null {
   const nodes = childrenNamed(info, 'external-app');
   if (nodes.length === 0) return null;
-  if (nodes.length > 1) report(nodes[1] ?? null, 'only one <external-app> is allowed');
+  if (nodes.length > 1) report(nodes[1] ?? null, said`only one <external-app> is allowed`);
   const external = nodes[0] as XmlNode;
 
   const docker = one(external, 'docker-install', report);
@@ -70,7 +72,7 @@ export function parseExternalApp(info: XmlNode, report: Report): ExternalApp | n
         : checked(
             one(docker, 'registry', report),
             REGISTRY_PATTERN,
-            'a registry host name such as ghcr.io or registry.example.com:5000',
+            said`a registry host name such as ghcr.io or registry.example.com:5000`,
             report,
           ),
     image:
@@ -79,7 +81,7 @@ export function parseExternalApp(info: XmlNode, report: Report): ExternalApp | n
         : checked(
             one(docker, 'image', report),
             IMAGE_PATTERN,
-            'an image name such as nextcloud/ui_example (lower-case, / between path parts)',
+            said`an image name such as nextcloud/ui_example (lower-case, / between path parts)`,
             report,
           ),
     imageTag:
@@ -88,20 +90,20 @@ export function parseExternalApp(info: XmlNode, report: Report): ExternalApp | n
         : checked(
             one(docker, 'image-tag', report),
             TAG_PATTERN,
-            'an image tag such as 1.0.0 or latest (letters, digits, _ . -; at most 128)',
+            said`an image tag such as 1.0.0 or latest (letters, digits, _ . -; at most 128)`,
             report,
           ),
   };
 
   const scopes: string[] = [];
   const scopeLists = childrenNamed(external, 'scopes');
-  if (scopeLists.length > 1) report(scopeLists[1] ?? null, 'only one <scopes> is allowed in <external-app>');
+  if (scopeLists.length > 1) report(scopeLists[1] ?? null, said`only one <scopes> is allowed in <external-app>`);
   for (const list of scopeLists.slice(0, 1)) {
     for (const child of list.children) {
       if (child.name === 'required' || child.name === 'optional') {
         report(
           child,
-          `<scopes> lists each scope in a <value> (<value>FILES</value>); <${child.name}> is from an older AppAPI schema`,
+          said`<scopes> lists each scope in a <value> (<value>FILES</value>); <${child.name}> is from an older AppAPI schema`,
         );
         continue;
       }
@@ -109,44 +111,44 @@ export function parseExternalApp(info: XmlNode, report: Report): ExternalApp | n
       const scope = checked(
         child,
         SCOPE_PATTERN,
-        'an API scope name such as FILES or NOTIFICATIONS (upper-case letters, digits and _)',
+        said`an API scope name such as FILES or NOTIFICATIONS (upper-case letters, digits and _)`,
         report,
       );
       if (scope === '') continue;
-      if (scopes.includes(scope)) report(child, `scope ${scope} is given twice`);
+      if (scopes.includes(scope)) report(child, said`scope ${scope} is given twice`);
       else scopes.push(scope);
     }
   }
 
   const systemNodes = childrenNamed(external, 'system');
-  if (systemNodes.length > 1) report(systemNodes[1] ?? null, 'only one <system> is allowed in <external-app>');
+  if (systemNodes.length > 1) report(systemNodes[1] ?? null, said`only one <system> is allowed in <external-app>`);
   const system = systemNodes[0] === undefined ? 'false' : text(systemNodes[0]).toLowerCase();
   if (system !== 'true' && system !== 'false' && systemNodes[0] !== undefined)
-    report(systemNodes[0], `'${text(systemNodes[0]).slice(0, 20)}' must be true or false`);
+    report(systemNodes[0], said`'${text(systemNodes[0]).slice(0, 20)}' must be true or false`);
 
   const environmentVariables: EnvironmentVariable[] = [];
   const variableLists = childrenNamed(external, 'environment-variables');
   if (variableLists.length > 1)
-    report(variableLists[1] ?? null, 'only one <environment-variables> is allowed in <external-app>');
+    report(variableLists[1] ?? null, said`only one <environment-variables> is allowed in <external-app>`);
   for (const list of variableLists.slice(0, 1)) {
     for (const variable of childrenNamed(list, 'variable')) {
       const name = checked(
         one(variable, 'name', report),
         VARIABLE_PATTERN,
-        'an environment variable name (letters, digits and _, not starting with a digit)',
+        said`an environment variable name (letters, digits and _, not starting with a digit)`,
         report,
       );
       const displayName = one(variable, 'display-name', report);
       const description = childrenNamed(variable, 'description')[0];
       const fallback = childrenNamed(variable, 'default')[0];
       if (displayName !== null && (text(displayName) === '' || text(displayName).length > MAX_TEXT))
-        report(displayName, `must be a text of 1 to ${MAX_TEXT} characters`);
+        report(displayName, said`must be a text of 1 to ${MAX_TEXT} characters`);
       if (description !== undefined && text(description).length > MAX_DESCRIPTION)
-        report(description, `must be at most ${MAX_DESCRIPTION} characters`);
+        report(description, said`must be at most ${MAX_DESCRIPTION} characters`);
       if (fallback !== undefined && fallback.text.length > MAX_TEXT)
-        report(fallback, `must be at most ${MAX_TEXT} characters`);
+        report(fallback, said`must be at most ${MAX_TEXT} characters`);
       if (name !== '' && environmentVariables.some((known) => known.name === name))
-        report(variable, `variable ${name} is declared twice`);
+        report(variable, said`variable ${name} is declared twice`);
       environmentVariables.push({
         name,
         displayName: displayName === null ? '' : text(displayName),

@@ -1,6 +1,8 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError, isAppError } from '../../errors.ts';
-import type { FieldErrors } from '../../errors.ts';
+import type { FieldErrors, SaidFieldErrors } from '../../errors.ts';
 import type { Acting } from '../audit/audit.ts';
 import type { User } from '../accounts/user.ts';
 import type { AdmittedPublish, PublishDeps, PublishInput, PublishResult } from './publish-release.ts';
@@ -17,9 +19,17 @@ import type { UploadReader } from './publish-upload.ts';
 export type PublishJobState =
   | { readonly status: 'running' }
   | { readonly status: 'done'; readonly result: PublishResult }
-  | { readonly status: 'refused'; readonly code: string; readonly detail: string; readonly fields?: FieldErrors }
+  | {
+      readonly status: 'refused';
+      readonly code: string;
+      readonly detail: string;
+      readonly fields?: FieldErrors;
+      /** What translates the detail and the fields (src/i18n/said.ts), kept with them. */
+      readonly said?: Said;
+      readonly saidErrors?: SaidFieldErrors;
+    }
   /** The store failed (logged), or the node running it stopped. */
-  | { readonly status: 'failed'; readonly detail: string };
+  | { readonly status: 'failed'; readonly detail: string; readonly said?: Said };
 
 export interface PublishJob {
   readonly id: string;
@@ -46,9 +56,8 @@ export interface PublishJobDeps {
   readonly failed: (error: unknown, jobId: string) => void;
 }
 
-const LOST =
-  'The publish was interrupted (the store restarted while it ran): nothing was saved unless the app page shows the release. Publish again.';
-const FAILED = 'The store could not finish this publish; the failure was logged. Nothing was saved: try again later.';
+const LOST = said`The publish was interrupted (the store restarted while it ran): nothing was saved unless the app page shows the release. Publish again.`;
+const FAILED = said`The store could not finish this publish; the failure was logged. Nothing was saved: try again later.`;
 
 /** The publishes this process runs, so that a shutdown can wait for them. */
 export class PublishJobs {
@@ -160,9 +169,11 @@ export class PublishJobs {
         code: error.code,
         detail: error.detail,
         ...(error.errors === undefined ? {} : { fields: error.errors }),
+        ...(error.said === undefined ? {} : { said: error.said }),
+        ...(error.saidErrors === undefined ? {} : { saidErrors: error.saidErrors }),
       };
     this.deps.failed(error, id);
-    return { status: 'failed', detail: FAILED };
+    return { status: 'failed', detail: FAILED.text, said: FAILED };
   }
 
   /** The job, for the user who started it only (others are told there is none). */
@@ -171,11 +182,11 @@ export class PublishJobs {
     if (job === null || job.userId !== user.id)
       throw new AppError(
         'not_found',
-        'There is no such publish: the link is mistyped, or it was started by another account.',
+        said`There is no such publish: the link is mistyped, or it was started by another account.`,
       );
     const age = this.deps.publishing.now().getTime() - job.createdAt.getTime();
     if (job.state.status === 'running' && age > this.deps.maxRunMs)
-      return { ...job, state: { status: 'failed', detail: LOST } };
+      return { ...job, state: { status: 'failed', detail: LOST.text, said: LOST } };
     return job;
   }
 

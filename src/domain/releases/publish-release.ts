@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { createHash } from 'node:crypto';
 import { auditEntry } from '../audit/audit.ts';
 import type { Provenance } from '../accounts/token-scopes.ts';
@@ -60,8 +61,8 @@ export interface PublishResult {
 /** The body's own checks (the address's form, the signature's encoding): what a form can show at once. */
 export function checkPublishInput(input: PublishInput): Buffer {
   if (parseWebAddress(input.download) === null) {
-    throw new AppError('invalid_request', 'Invalid request body: download: Enter a valid HTTPS URL.', {
-      download: ['Enter a valid HTTPS URL.'],
+    throw new AppError('invalid_request', said`Invalid request body: download: Enter a valid HTTPS URL.`, {
+      download: [said`Enter a valid HTTPS URL.`],
     });
   }
   return checkSignatureField(input.signature);
@@ -73,7 +74,7 @@ export function checkSignatureField(signature: string): Buffer {
     return decodeSignature(signature);
   } catch (error) {
     const message = isAppError(error) ? error.detail : 'The signature is not base64.';
-    throw new AppError('invalid_request', `Invalid request body: signature: ${message}`, { signature: [message] });
+    throw new AppError('invalid_request', said`Invalid request body: signature: ${message}`, { signature: [message] });
   }
 }
 
@@ -89,7 +90,7 @@ function confirmStillPublishable(current: RegisteredApp | null, checked: Registe
   if (!sameCertificate(current.certificate, checked.certificate)) {
     throw new AppError(
       'conflict',
-      `The certificate registered for ${current.appId} changed while this release was being checked; the release is signed for the old one and was not saved. Sign the archive with the key of the new certificate and publish again.`,
+      said`The certificate registered for ${current.appId} changed while this release was being checked; the release is signed for the old one and was not saved. Sign the archive with the key of the new certificate and publish again.`,
     );
   }
 }
@@ -125,7 +126,7 @@ export async function admitPublisher(user: User, deps: PublishDeps): Promise<Pub
   if (!user.isAdmin && (await deps.registry.listApps({ userId: user.id })).length === 0) {
     throw new AppError(
       'forbidden',
-      'You own or co-maintain no app here, so no release of yours can be published. Register the app first (POST /api/v1/apps, or Register an app on the developer pages), or ask its owner to add you as a co-maintainer.',
+      said`You own or co-maintain no app here, so no release of yours can be published. Register the app first (POST /api/v1/apps, or Register an app on the developer pages), or ask its owner to add you as a co-maintainer.`,
     );
   }
   return deps.slots.admit(user.id);
@@ -233,13 +234,13 @@ export async function checkAndSave(
     if (!isAppError(error)) throw error;
     throw new AppError(
       error.code,
-      `The certificate registered for ${appId} can no longer be used: ${error.detail} Register a new one with POST /api/v1/apps.`,
+      said`The certificate registered for ${appId} can no longer be used: ${error.detail} Register a new one with POST /api/v1/apps.`,
     );
   }
   if (!isValidSignature(bytes, signature, publicKey)) {
     throw new AppError(
       'invalid_signature',
-      `The signature does not match this archive and the certificate registered for ${appId}. Sign the exact file you publish, with \`openssl dgst -sha512 -sign ${appId}.key ${appId}.tar.gz | openssl base64\`.`,
+      said`The signature does not match this archive and the certificate registered for ${appId}. Sign the exact file you publish, with \`openssl dgst -sha512 -sign ${appId}.key ${appId}.tar.gz | openssl base64\`.`,
     );
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');

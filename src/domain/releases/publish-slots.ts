@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 
 /**
@@ -65,7 +66,7 @@ export class PublishSlots {
     if (mine >= this.limits.perUser) {
       throw new AppError(
         'rate_limited',
-        `You have ${mine} publishes under way; at most ${this.limits.perUser} run at once per account. Wait for them to finish, then publish again.`,
+        said`You have ${mine} publishes under way; at most ${this.limits.perUser} run at once per account. Wait for them to finish, then publish again.`,
         undefined,
         RETRY_AFTER_SECONDS,
       );
@@ -73,7 +74,7 @@ export class PublishSlots {
     if (this.running >= this.limits.perNode && this.waiting.length >= this.limits.queued) {
       throw new AppError(
         'rate_limited',
-        `The store is busy with ${this.running + this.waiting.length} publishes; try again in ${RETRY_AFTER_SECONDS} s.`,
+        said`The store is busy with ${this.running + this.waiting.length} publishes; try again in ${RETRY_AFTER_SECONDS} s.`,
         undefined,
         RETRY_AFTER_SECONDS,
       );

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 import type { Acting } from '../audit/audit.ts';
 import type { User } from '../accounts/user.ts';
@@ -37,8 +38,8 @@ export async function publishUpload(
     if (form.signature === undefined || form.signature === '')
       throw new AppError(
         'invalid_request',
-        'Invalid request body: signature: This field is required (curl -F signature="$(openssl dgst -sha512 -sign APP.key APP.tar.gz | openssl base64 -A)").',
-        { signature: ['This field is required.'] },
+        said`Invalid request body: signature: This field is required (curl -F signature="$(openssl dgst -sha512 -sign APP.key APP.tar.gz | openssl base64 -A)").`,
+        { signature: [said`This field is required.`] },
       );
     const signature = checkSignatureField(form.signature);
     // Counted once the form is sound: a malformed one does not use up the day's publishes.

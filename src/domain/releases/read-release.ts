@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { DEFAULT_ARCHIVE_LIMITS, readAppArchive } from './archive-reader.ts';
 import type { AppArchive, ArchiveLimits } from './archive-reader.ts';
@@ -66,7 +67,7 @@ export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): P
   if (manifest.app.id !== archive.folder) {
     throw new AppError(
       'invalid_archive',
-      `the archive's folder is '${archive.folder}' but info.xml's <id> is '${manifest.app.id}'; they must be the same`,
+      said`the archive's folder is '${archive.folder}' but info.xml's <id> is '${manifest.app.id}'; they must be the same`,
     );
   }
   const translations: Record<string, { changelog: string }> = { en: { changelog: '' } };
@@ -76,7 +77,7 @@ export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): P
     try {
       markdown = new TextDecoder('utf-8', { fatal: true }).decode(bytesOfChangelog);
     } catch {
-      throw new AppError('invalid_archive', `${archive.folder}/${file} is not valid UTF-8`);
+      throw new AppError('invalid_archive', said`${archive.folder}/${file} is not valid UTF-8`);
     }
     const changelog = changelogSection(markdown, manifest.release.version, options.nightly);
     if (changelog !== '' || language === 'en') translations[language] = { changelog };

@@ -1,3 +1,4 @@
+import { said } from '../../i18n/said.ts';
 import type { AuditEntry } from '../audit/audit.ts';
 import type { Provenance } from '../accounts/token-scopes.ts';
 import { AppError } from '../../errors.ts';
@@ -5,7 +6,7 @@ import type { RegisteredApp } from '../apps/app-registry.ts';
 import type { ReleaseCandidate } from './release-data.ts';
 
 export const appNotRegistered = (appId: string): AppError =>
-  new AppError('app_not_registered', `App ${appId} is not registered: register it first with POST /api/v1/apps.`);
+  new AppError('app_not_registered', said`App ${appId} is not registered: register it first with POST /api/v1/apps.`);
 
 /** What the archive itself adds to a release: where it came from, its signature and digest. */
 export interface ArchiveFacts {

@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { XmlCData, XmlDocument, XmlElement, XmlEntityReference, XmlParseError, XmlText } from 'libxml2-wasm';
 import { AppError } from '../../errors.ts';
 
@@ -11,7 +13,7 @@ export interface XmlNode {
   readonly line: number;
 }
 
-const refuse = (file: string, message: string): AppError => new AppError('invalid_info_xml', `${file}: ${message}`);
+const refuse = (file: string, message: Said): AppError => new AppError('invalid_info_xml', said`${file}: ${message}`);
 
 function lineAt(text: string, index: number): number {
   let line = 1;
@@ -37,7 +39,7 @@ function checkProlog(text: string, file: string): void {
       if (encoding !== undefined && !/^utf-?8$/i.test(encoding)) {
         throw refuse(
           file,
-          `line ${lineAt(text, i)}: the XML declaration says encoding="${encoding.slice(0, 40)}"; info.xml must be UTF-8`,
+          said`line ${lineAt(text, i)}: the XML declaration says encoding="${encoding.slice(0, 40)}"; info.xml must be UTF-8`,
         );
       }
       i = end + 2;
@@ -46,7 +48,7 @@ function checkProlog(text: string, file: string): void {
       if (end < 0) return;
       i = end + 3;
     } else if (rest.startsWith('<!DOCTYPE') || rest.startsWith('<!ENTITY')) {
-      throw refuse(file, `line ${lineAt(text, i)}: a DOCTYPE or entity declaration is not allowed; remove it`);
+      throw refuse(file, said`line ${lineAt(text, i)}: a DOCTYPE or entity declaration is not allowed; remove it`);
     } else return;
   }
 }
@@ -58,7 +60,7 @@ function convert(element: XmlElement): XmlNode {
     if (child instanceof XmlElement) children.push(convert(child));
     else if (child instanceof XmlText || child instanceof XmlCData) text += child.content;
     else if (child instanceof XmlEntityReference)
-      throw new AppError('invalid_info_xml', `line ${child.line}: entity references are not allowed`);
+      throw new AppError('invalid_info_xml', said`line ${child.line}: entity references are not allowed`);
   }
   const attributes: Record<string, string> = {};
   for (const attribute of element.attrs)
@@ -78,7 +80,7 @@ export function parseXmlDocument(bytes: Buffer, file: string): XmlNode {
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    throw refuse(file, 'not valid UTF-8; save it as UTF-8');
+    throw refuse(file, said`not valid UTF-8; save it as UTF-8`);
   }
   checkProlog(text, file);
   let document: XmlDocument;
@@ -87,13 +89,14 @@ export function parseXmlDocument(bytes: Buffer, file: string): XmlNode {
   } catch (error) {
     const detail = error instanceof XmlParseError ? error.details[0] : undefined;
     const where = detail?.line === undefined ? '' : `line ${detail.line}: `;
-    throw refuse(file, `malformed XML: ${where}${(detail?.message ?? 'could not be parsed').trim().slice(0, 300)}`);
+    throw refuse(file, said`malformed XML: ${where}${(detail?.message ?? 'could not be parsed').trim().slice(0, 300)}`);
   }
   try {
-    if (document.dtd !== null) throw refuse(file, 'a DOCTYPE is not allowed; remove it');
+    if (document.dtd !== null) throw refuse(file, said`a DOCTYPE is not allowed; remove it`);
     return convert(document.root);
   } catch (error) {
-    if (error instanceof AppError && !error.detail.startsWith(file)) throw refuse(file, error.detail);
+    if (error instanceof AppError && error.said !== undefined && !error.detail.startsWith(file))
+      throw refuse(file, error.said);
     throw error;
   } finally {
     document.dispose();

@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { AppError } from '../../errors.ts';
 
 /**
@@ -65,8 +67,8 @@ export interface PublisherRequest {
   readonly claims?: Readonly<Record<string, string>>;
 }
 
-function refuse(field: string, message: string): AppError {
-  return new AppError('invalid_request', `Cannot add this trusted publisher: ${message}.`, { [field]: [message] });
+function refuse(field: string, message: Said): AppError {
+  return new AppError('invalid_request', said`Cannot add this trusted publisher: ${message}.`, { [field]: [message] });
 }
 
 const optional = (value: string | undefined): string | null => {
@@ -88,31 +90,31 @@ export function checkedPublisher(
 ): NewPublisher {
   const provider = request.provider;
   if (provider !== 'github' && provider !== 'gitlab' && provider !== 'oidc')
-    throw refuse('provider', 'the provider is github, gitlab or oidc (another issuer an administrator allows)');
+    throw refuse('provider', said`the provider is github, gitlab or oidc (another issuer an administrator allows)`);
   const given = optional(request.issuer)?.replace(/\/+$/, '') ?? null;
   const issuer = given ?? (provider === 'github' ? GITHUB_ISSUER : provider === 'gitlab' ? GITLAB_ISSUER : null);
-  if (issuer === null) throw refuse('issuer', 'name the issuer (its https:// URL)');
+  if (issuer === null) throw refuse('issuer', said`name the issuer (its https:// URL)`);
   const known = allowed.find((entry) => entry.url === issuer);
   if (known === undefined)
     throw refuse(
       'issuer',
-      `${issuer.slice(0, 200)} is not an issuer this store allows; an administrator can allow it (appstore trusted-issuer add)`,
+      said`${issuer.slice(0, 200)} is not an issuer this store allows; an administrator can allow it (appstore trusted-issuer add)`,
     );
   if (known.provider !== provider)
-    throw refuse('issuer', `${issuer} is allowed as a ${known.provider} issuer, not as ${provider}`);
+    throw refuse('issuer', said`${issuer} is allowed as a ${known.provider} issuer, not as ${provider}`);
   const repositoryId = optional(request.repositoryId);
   const ownerId = optional(request.ownerId);
   for (const [field, value] of [
     ['repositoryId', repositoryId],
     ['ownerId', ownerId],
   ] as const)
-    if (value !== null && !NUMERIC_ID.test(value)) throw refuse(field, 'a numeric id has only digits');
+    if (value !== null && !NUMERIC_ID.test(value)) throw refuse(field, said`a numeric id has only digits`);
   const environment = optional(request.environment);
-  if (environment !== null && environment.length > 255) throw refuse('environment', 'at most 255 characters');
+  if (environment !== null && environment.length > 255) throw refuse('environment', said`at most 255 characters`);
   const base = { appId, provider, issuer, repositoryId, ownerId, environment } as const;
   // A field the provider does not use is refused, not dropped: the owner meant something by it.
   const unused = (field: 'workflow' | 'ref', by: string) => {
-    if (optional(request[field]) !== null) throw refuse(field, `${by} publishers have no ${field}; leave it empty`);
+    if (optional(request[field]) !== null) throw refuse(field, said`${by} publishers have no ${field}; leave it empty`);
   };
   if (provider !== 'github') unused('workflow', provider === 'gitlab' ? 'GitLab' : 'Other issuers’');
   if (provider !== 'gitlab')
@@ -120,30 +122,30 @@ export function checkedPublisher(
   if (provider === 'github') {
     const repository = optional(request.repository) ?? '';
     if (!GITHUB_REPOSITORY.test(repository))
-      throw refuse('repository', 'name the repository as owner/name, as in its GitHub address');
+      throw refuse('repository', said`name the repository as owner/name, as in its GitHub address`);
     const workflow = (optional(request.workflow) ?? '').replace(/^\.github\/workflows\//, '');
     if (!WORKFLOW_FILE.test(workflow))
-      throw refuse('workflow', 'name the workflow file under .github/workflows, such as release.yml');
+      throw refuse('workflow', said`name the workflow file under .github/workflows, such as release.yml`);
     return { ...base, repository, workflow, ref: null, claims: null };
   }
   if (provider === 'gitlab') {
     const repository = optional(request.repository) ?? '';
     if (!GITLAB_PROJECT.test(repository))
-      throw refuse('repository', 'name the project by its path, such as group/project');
+      throw refuse('repository', said`name the project by its path, such as group/project`);
     const ref = optional(request.ref);
-    if (ref !== null && ref.length > 255) throw refuse('ref', 'at most 255 characters');
+    if (ref !== null && ref.length > 255) throw refuse('ref', said`at most 255 characters`);
     return { ...base, repository, workflow: null, ref, claims: null };
   }
   const claims = request.claims ?? {};
   const entries = Object.entries(claims);
-  if (entries.length === 0 || entries.length > 20) throw refuse('claims', 'name 1 to 20 claims and their values');
+  if (entries.length === 0 || entries.length > 20) throw refuse('claims', said`name 1 to 20 claims and their values`);
   for (const [name, value] of entries) {
-    if (!CLAIM_NAME.test(name)) throw refuse('claims', `'${name.slice(0, 64)}' is not a claim name`);
-    if (value === '' || value.length > 500) throw refuse('claims', `the value of ${name} is empty or too long`);
+    if (!CLAIM_NAME.test(name)) throw refuse('claims', said`'${name.slice(0, 64)}' is not a claim name`);
+    if (value === '' || value.length > 500) throw refuse('claims', said`the value of ${name} is empty or too long`);
   }
   const missing = known.requiredClaims.filter((name) => !(name in claims));
   if (missing.length > 0)
-    throw refuse('claims', `publishers of ${known.name} must match the claims ${missing.join(', ')}`);
+    throw refuse('claims', said`publishers of ${known.name} must match the claims ${missing.join(', ')}`);
   return { ...base, repository: '', workflow: null, ref: null, claims: { ...claims } };
 }
 

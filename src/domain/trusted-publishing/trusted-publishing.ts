@@ -1,3 +1,5 @@
+import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { createHash } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import { requireActingAppManager, requireAdmin } from '../accounts/authorization.ts';
@@ -76,12 +78,13 @@ export async function addPublisher(
   deps: Pick<TrustedPublishingDeps, 'publishers' | 'registry' | 'now'>,
 ): Promise<number> {
   const app = await requireApp(appId, deps.registry);
-  requireActingAppManager(acting, app, 'add trusted publishers.');
+  requireActingAppManager(acting, app, said`add trusted publishers.`);
   const publisher = checkedPublisher(appId, request, await allowedIssuers(deps));
   const existing = await deps.publishers.ofApp(appId);
   if (existing.some((other) => describePublisher(other) === describePublisher(publisher)))
-    throw new AppError('conflict', `${appId} trusts this publisher already: ${describePublisher(publisher)}.`);
-  if (existing.length >= 20) throw new AppError('conflict', `${appId} has 20 trusted publishers: remove one first.`);
+    throw new AppError('conflict', said`${appId} trusts this publisher already: ${describePublisher(publisher)}.`);
+  if (existing.length >= 20)
+    throw new AppError('conflict', said`${appId} has 20 trusted publishers: remove one first.`);
   const audit = auditEntry(acting, 'trusted_publisher.added', {
     appId,
     details: { publisher: describePublisher(publisher) },
@@ -96,14 +99,14 @@ export async function removePublisher(
   deps: Pick<TrustedPublishingDeps, 'publishers' | 'registry' | 'now'>,
 ): Promise<void> {
   const app = await requireApp(appId, deps.registry);
-  requireActingAppManager(acting, app, 'remove trusted publishers.');
+  requireActingAppManager(acting, app, said`remove trusted publishers.`);
   const publisher = (await deps.publishers.ofApp(appId)).find((entry) => entry.id === id);
   const audit = auditEntry(acting, 'trusted_publisher.removed', {
     appId,
     details: { publisher: publisher === undefined ? String(id) : describePublisher(publisher) },
   });
   if (publisher === undefined || !(await deps.publishers.remove(appId, id, deps.now(), audit)))
-    throw new AppError('not_found', `${appId} has no trusted publisher ${id}.`);
+    throw new AppError('not_found', said`${appId} has no trusted publisher ${id}.`);
 }
 
 const ISSUER_URL = /^https:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[A-Za-z0-9._~/-]*)?$/;
@@ -119,29 +122,34 @@ export async function allowIssuer(
   acting: Acting,
   deps: Pick<TrustedPublishingDeps, 'publishers' | 'now'>,
 ): Promise<AllowedIssuer> {
-  requireAdmin(acting, 'allow OpenID issuers.');
+  requireAdmin(acting, said`allow OpenID issuers.`);
   const url = request.url.trim().replace(/\/+$/, '');
   if (!ISSUER_URL.test(url) || url.length > 300)
-    throw new AppError('invalid_request', `The issuer must be an https:// URL, as its ID tokens' iss claim gives it.`, {
-      url: ['an https:// URL'],
-    });
+    throw new AppError(
+      'invalid_request',
+      said`The issuer must be an https:// URL, as its ID tokens' iss claim gives it.`,
+      {
+        url: [said`an https:// URL`],
+      },
+    );
   const provider = request.provider;
   if (provider !== 'github' && provider !== 'gitlab' && provider !== 'oidc')
     throw new AppError(
       'invalid_request',
-      'The provider is github (Enterprise Server), gitlab (self-managed) or oidc.',
+      said`The provider is github (Enterprise Server), gitlab (self-managed) or oidc.`,
       {
-        provider: ['github, gitlab or oidc'],
+        provider: [said`github, gitlab or oidc`],
       },
     );
   const requiredClaims = [...new Set(request.requiredClaims ?? [])];
   if (provider === 'oidc' && requiredClaims.length === 0)
     throw new AppError(
       'invalid_request',
-      'Name the claims every publisher of this issuer must match (such as sub): without them, one publisher could trust every job of the issuer.',
-      { requiredClaims: ['at least one claim'] },
+      said`Name the claims every publisher of this issuer must match (such as sub): without them, one publisher could trust every job of the issuer.`,
+      { requiredClaims: [said`at least one claim`] },
     );
-  if (BUILT_IN_ISSUERS.some((entry) => entry.url === url)) throw new AppError('conflict', `${url} is always allowed.`);
+  if (BUILT_IN_ISSUERS.some((entry) => entry.url === url))
+    throw new AppError('conflict', said`${url} is always allowed.`);
   const issuer: AllowedIssuer = { url, provider, name: (request.name ?? url).slice(0, 100), requiredClaims };
   await deps.publishers.allowIssuer(
     issuer,
@@ -156,7 +164,7 @@ export async function removeIssuer(
   acting: Acting,
   deps: Pick<TrustedPublishingDeps, 'publishers' | 'now'>,
 ): Promise<void> {
-  requireAdmin(acting, 'remove OpenID issuers.');
+  requireAdmin(acting, said`remove OpenID issuers.`);
   if (
     !(await deps.publishers.removeIssuer(
       url,
@@ -164,7 +172,7 @@ export async function removeIssuer(
       auditEntry(acting, 'oidc_issuer.removed', { details: { url } }),
     ))
   )
-    throw new AppError('not_found', `${url} is not an issuer an administrator allowed.`);
+    throw new AppError('not_found', said`${url} is not an issuer an administrator allowed.`);
 }
 
 /** The claims the audit log keeps of an exchange: what identifies the job, never the token. */
@@ -243,29 +251,24 @@ export async function exchangeIdToken(
   const matched = results.filter((entry) => entry.result.matches);
   if (matched.length === 0) {
     const near = results.find((entry) => !entry.result.matches && entry.result.sameRepository);
-    const where = appId === undefined ? 'No app on this store trusts' : `The app ${appId} does not trust`;
     if (near !== undefined && !near.result.matches)
-      throw new AppError('forbidden', `${where} this CI job: ${near.result.mismatch.detail}.`, {
+      throw new AppError('forbidden', untrusted(appId, near.result.mismatch.detail, false), {
         [`claims.${near.result.mismatch.claim}`]: [near.result.mismatch.detail],
       });
     const first = results.find((entry) => !entry.result.matches);
     const detail =
       first !== undefined && !first.result.matches
         ? first.result.mismatch.detail
-        : `no trusted publisher of issuer ${claims.iss} is registered`;
+        : said`no trusted publisher of issuer ${claims.iss} is registered`;
     const claim = first !== undefined && !first.result.matches ? first.result.mismatch.claim : 'iss';
-    throw new AppError(
-      'forbidden',
-      `${where} this CI job: ${detail}. The app's owner registers the repository and workflow on the app's page (Trusted publishers).`,
-      { [`claims.${claim}`]: [detail] },
-    );
+    throw new AppError('forbidden', untrusted(appId, detail, true), { [`claims.${claim}`]: [detail] });
   }
   const apps = [...new Set(matched.map((entry) => entry.publisher.appId))];
   if (apps.length > 1)
     throw new AppError(
       'invalid_request',
-      `Several apps trust this CI job (${apps.join(', ')}): name the one to publish with "app" in the body.`,
-      { app: ['name one app'] },
+      said`Several apps trust this CI job (${apps.join(', ')}): name the one to publish with "app" in the body.`,
+      { app: [said`name one app`] },
     );
   const chosen = matched[0];
   if (chosen === undefined || !chosen.result.matches) throw new Error('unreachable');
@@ -273,11 +276,11 @@ export async function exchangeIdToken(
   const app = await requireApp(publisher.appId, deps.registry);
   const owner = await deps.accounts.findUserById(app.ownerId);
   if (owner === null || !owner.isActive)
-    throw new AppError('forbidden', `The owner of ${app.appId} cannot publish now (the account is disabled).`);
+    throw new AppError('forbidden', said`The owner of ${app.appId} cannot publish now (the account is disabled).`);
   if (!(await deps.publishers.markIdTokenUsed(replayKey(idToken, claims), new Date(claims.exp * 1000))))
     throw new AppError(
       'not_authenticated',
-      'This ID token was exchanged already: each is used once. Ask the CI for a new one.',
+      said`This ID token was exchanged already: each is used once. Ask the CI for a new one.`,
     );
   const pin = chosen.result.pin;
   if (pin.repositoryId !== null || pin.ownerId !== null) await deps.publishers.pin(publisher.id, pin);
@@ -314,4 +317,15 @@ export async function exchangeIdToken(
     now,
   );
   return { token, expiresAt, app: app.appId };
+}
+
+/** No trusted publisher (of the app, or of any app) matches the job: why, and how to register one. */
+function untrusted(appId: string | undefined, why: string | Said, tellOwner: boolean): Said {
+  if (appId === undefined)
+    return tellOwner
+      ? said`No app on this store trusts this CI job: ${why}. The app's owner registers the repository and workflow on the app's page (Trusted publishers).`
+      : said`No app on this store trusts this CI job: ${why}.`;
+  return tellOwner
+    ? said`The app ${appId} does not trust this CI job: ${why}. The app's owner registers the repository and workflow on the app's page (Trusted publishers).`
+    : said`The app ${appId} does not trust this CI job: ${why}.`;
 }

@@ -1,4 +1,7 @@
 import type { DevStrings } from '../developer-strings.ts';
+import { pageRefusal } from '../refusal-texts.ts';
+import { translateSaid } from '../../i18n/refusals.ts';
+import type { ErrorCode } from '../../errors.ts';
 import type { PageTexts } from '../page-texts.ts';
 import type { ScreenshotCopy } from '../../domain/screenshots/screenshot-copies.ts';
 import { screenshotAddress } from '../../domain/screenshots/screenshot-copies.ts';
@@ -238,9 +241,12 @@ ${checkbox({ name: 'nightly', label: dev.nightlyLabel, hint: dev.nightlyHint }, 
 }
 
 /** The problems of a refusal, one per info.xml element or field. */
-function fieldList(fields: Readonly<Record<string, readonly string[]>> | undefined): Html | '' {
+function fieldList(
+  fields: Readonly<Record<string, readonly string[]>> | undefined,
+  english: readonly string[] = [],
+): Html | '' {
   if (fields === undefined || Object.keys(fields).length === 0) return '';
-  return html`<ul class="problems">${Object.entries(fields).map(([where, messages]) => html`<li><code>${where}</code>: ${messages.join('; ')}</li>`)}</ul>`;
+  return html`<ul class="problems">${Object.entries(fields).map(([where, messages]) => html`<li><code>${where}</code>: <span${english.includes(where) ? html` lang="en" dir="ltr"` : ''}>${messages.join('; ')}</span></li>`)}</ul>`;
 }
 
 /**
@@ -272,12 +278,21 @@ export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageC
     case 'done':
       body = html`<div class="notice" role="status"><p>${dev.jobDone(state.result.appId, state.result.version, state.result.created)}</p>${state.result.iconProblem === undefined ? '' : html`<p>${dev.iconLeftOut(state.result.iconProblem)}</p>`}<p><a href="/apps/${state.result.appId}">${dev.seeAppPage}</a> · <a href="/developer/apps/${state.result.appId}">${dev.manageApp}</a></p></div>`;
       break;
-    case 'refused':
-      body = html`<div class="notice error" role="alert"><p><strong>${dev.jobRefused}</strong></p><p>${spoken(state.detail, Object.keys(state.fields ?? {}))}</p>${fieldList(state.fields)}</div><p><a href="${againAddress(job)}">${dev.jobAgain}</a></p>`;
+    case 'refused': {
+      const problem = pageRefusal(
+        state.code as ErrorCode,
+        { ...state, ...(state.fields === undefined ? {} : { errors: state.fields }) },
+        context.t,
+      );
+      const english = problem.summary === undefined ? '' : html` lang="en" dir="ltr"`;
+      body = html`<div class="notice error" role="alert"><p><strong>${dev.jobRefused}</strong></p>${problem.summary === undefined ? '' : html`<p>${problem.summary.text}</p>`}<p${english}>${spoken(problem.detail, Object.keys(problem.fields ?? {}))}</p>${fieldList(problem.fields, problem.englishFields)}</div><p><a href="${againAddress(job)}">${dev.jobAgain}</a></p>`;
       break;
-    case 'failed':
-      body = html`<div class="notice error" role="alert"><p><strong>${dev.jobFailed}</strong></p><p>${state.detail}</p></div><p><a href="/developer/publish">${dev.jobAgain}</a></p>`;
+    }
+    case 'failed': {
+      const translated = state.said === undefined ? undefined : translateSaid(state.said, context.t.language);
+      body = html`<div class="notice error" role="alert"><p><strong>${dev.jobFailed}</strong></p><p${translated === undefined && context.t.language !== 'en' ? html` lang="en" dir="ltr"` : ''}>${translated ?? state.detail}</p></div><p><a href="/developer/publish">${dev.jobAgain}</a></p>`;
       break;
+    }
   }
   return developerLayout(dev.jobTitle, 'publish', isAdmin, html`${body}${source}`, {
     ...context,

@@ -3,9 +3,19 @@ import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import { pageTexts } from '../page-texts.ts';
 import type { PageContext } from '../layout.ts';
+import type { FormProblem } from '../forms.ts';
 
-/** A page for a browser instead of a JSON error, with the request id to quote; a 500 shows no detail (a 502 or 503 says what is unavailable). */
-export function errorPage(status: number, detail: string, requestId: string, context?: PageContext): Html {
+/**
+ * A page for a browser instead of a JSON error, with the request id to quote; a 500 shows no
+ * detail (a 502 or 503 says what is unavailable). The detail is the refusal as the page's
+ * language says it (`web/refusal-texts.ts`), or the English detail of a server fault.
+ */
+export function errorPage(
+  status: number,
+  detail: string | FormProblem,
+  requestId: string,
+  context?: PageContext,
+): Html {
   const s = (context?.t ?? pageTexts('en')).site;
   const title =
     status === 404
@@ -15,7 +25,16 @@ export function errorPage(status: number, detail: string, requestId: string, con
         : status >= 500
           ? s.errorTitle
           : s.requestErrorTitle;
-  const text = status === 404 ? s.notFoundText : status === 500 ? s.errorText : detail;
+  const text =
+    status === 404
+      ? s.notFoundText
+      : status === 500
+        ? s.errorText
+        : typeof detail === 'string'
+          ? detail
+          : detail.summary === undefined
+            ? detail.detail
+            : html`${detail.summary.text}</p>${detail.summary.detailFollows ? html`<p lang="en" dir="ltr">${detail.detail}` : ''}`;
   return layout(
     { title },
     html`<h1>${title}</h1><p>${text}</p><p class="card-meta">${status} · ${requestId}</p><p><a href="/">${s.backHome}</a></p>`,

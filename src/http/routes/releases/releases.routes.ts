@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
 import { AppError } from '../../../errors.ts';
@@ -32,8 +33,8 @@ function jsonPublish(body: Static<typeof PublishBody> | undefined) {
   if (typeof body !== 'object' || body === null)
     throw new AppError(
       'invalid_request',
-      'Invalid request body: (body): send a JSON object {"download", "signature", "nightly"?}, or the archive itself as multipart/form-data.',
-      { '(body)': ['must be object'] },
+      said`Invalid request body: (body): send a JSON object {"download", "signature", "nightly"?}, or the archive itself as multipart/form-data.`,
+      { '(body)': [said`must be object`] },
     );
   const { download, signature, nightly = false } = body;
   return { download, signature, nightly };

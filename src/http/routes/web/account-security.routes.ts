@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import { requestTexts } from '../../page-context.ts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -87,16 +88,16 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
   const confirmPassword = async (user: User, body: Readonly<Record<string, string>>, request: FastifyRequest) => {
     const password = body['current_password'] ?? '';
     if (password === '')
-      throw new AppError('invalid_request', 'Type your current password to confirm.', {
-        current_password: ['your current password'],
+      throw new AppError('invalid_request', said`Type your current password to confirm.`, {
+        current_password: [said`your current password`],
       });
     try {
       await authenticateWithPassword(user.username, password, request.ip, deps);
     } catch (error) {
       // The sign-in's wording would speak of usernames and external logins: here only the password can be wrong.
       if (error instanceof AppError && error.code === 'not_authenticated')
-        throw new AppError('not_authenticated', 'That is not your current password.', {
-          current_password: ['not your current password'],
+        throw new AppError('not_authenticated', said`That is not your current password.`, {
+          current_password: [said`not your current password`],
         });
       throw error;
     }
@@ -153,7 +154,7 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
     },
     handler: async (request, reply) => {
       const user = postedBy(request).user;
-      if (user === null) throw new AppError('not_authenticated', 'Sign in first.');
+      if (user === null) throw new AppError('not_authenticated', said`Sign in first.`);
       const { options, challenge } = await passkeyRegistrationOptions(user, deps);
       const ticket = randomBytes(32).toString('base64url');
       const hash = hmacHex(deps.keys.session, ticket);
@@ -181,7 +182,7 @@ export async function accountSecurityRoutes(app: AppServer, kit: AccountPageKit)
       const hash = hmacHex(deps.keys.session, body['ticket'] ?? '');
       const pending = await deps.twoFactor.findChallenge(hash, 'passkey', deps.now());
       if (pending === null || pending.userId !== user.id || pending.challenge === null)
-        throw new AppError('not_authenticated', 'This passkey prompt has expired: press the button again.');
+        throw new AppError('not_authenticated', said`This passkey prompt has expired: press the button again.`);
       await deps.twoFactor.deleteChallenge(hash);
       const codes = await addPasskey(
         user,

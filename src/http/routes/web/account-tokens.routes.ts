@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import { requestTexts } from '../../page-context.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -35,8 +36,8 @@ function tokenRequest(body: Readonly<Record<string, string>>) {
   const days = (body['days'] ?? '').trim();
   const apps = (body['apps'] ?? '').split(/[\s,]+/).filter((app) => app !== '');
   if (days !== '' && !/^[0-9]{1,3}$/.test(days))
-    throw new AppError('invalid_request', 'Cannot make this token: the expiry is a whole number of days.', {
-      days: ['a whole number of days'],
+    throw new AppError('invalid_request', said`Cannot make this token: the expiry is a whole number of days.`, {
+      days: [said`a whole number of days`],
     });
   return {
     name: body['name'] ?? '',

@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import type { AppServer } from '../../types.ts';
 import {
   categoriesForAdmin,
@@ -116,8 +117,10 @@ export async function adminCatalogueRoutes(app: AppServer, kit: AdminPageKit): P
         try {
           data = JSON.parse(body['entries'] ?? '');
         } catch (error) {
-          const message = `is not JSON: ${error instanceof Error ? error.message : String(error)}`;
-          throw new AppError('invalid_request', `The entries ${message}`, { entries: [message] });
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new AppError('invalid_request', said`The entries are not JSON: ${reason}`, {
+            entries: [said`is not JSON: ${reason}`],
+          });
         }
         const result = await importDiscover(data, who.acting, kit.container.discover).catch(
           placeProblems({ rename: () => 'entries' }),

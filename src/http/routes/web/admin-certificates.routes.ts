@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import type { AppServer } from '../../types.ts';
 import { listRevocations, revokeCertificate } from '../../../domain/certificates/revoke-certificate.ts';
 import {
@@ -56,7 +57,7 @@ export async function adminCertificateRoutes(app: AppServer, kit: AdminPageKit):
   const requestId = (body: Record<string, string>): number => {
     const id = Number(body['id']);
     if (!Number.isSafeInteger(id) || id <= 0)
-      throw new AppError('invalid_request', 'No certificate request was named (id).');
+      throw new AppError('invalid_request', said`No certificate request was named (id).`);
     return id;
   };
   app.post('/admin/certificates/approve', {
@@ -107,8 +108,8 @@ export async function adminCertificateRoutes(app: AppServer, kit: AdminPageKit):
         const pem = (body['certificate'] ?? '').trim();
         const serial = (body['serial'] ?? '').trim();
         if (pem === '' && serial === '')
-          throw new AppError('invalid_request', 'Give the serial number, or paste the certificate.', {
-            serial: ['give the serial, or paste the certificate below'],
+          throw new AppError('invalid_request', said`Give the serial number, or paste the certificate.`, {
+            serial: [said`give the serial, or paste the certificate below`],
           });
         const result =
           pem !== ''

@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import { requestTexts } from '../../page-context.ts';
 import type { PageTexts } from '../../../web/page-texts.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -13,7 +14,7 @@ import { errorResponses } from '../../schemas.ts';
 import type { SignedIn } from './signed-in-forms.ts';
 import { LooseForm, REDIRECT, SIGNED_IN_FORM_ERRORS, signedInPages } from './signed-in-forms.ts';
 
-const ENTRY = 'use the administration pages.';
+const ENTRY = said`use the administration pages.`;
 
 /** An administrator page's GET route: hidden from the API page, a page, a redirect to sign in, or a refusal. */
 export const adminGetSchema = () => ({

@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import { Type } from 'typebox';
 import { moderateRating, moderationOverview, setRatingBlocked } from '../../../domain/ratings/moderation.ts';
 import type { ModerationAction } from '../../../domain/ratings/moderation.ts';
@@ -70,7 +71,7 @@ export async function adminReportRoutes(app: AppServer, kit: AdminPageKit): Prom
         '/admin/reports',
         async (_body, who, t) => {
           const user = await container.accounts.store.findUserById(Number(userId));
-          if (user === null) throw new AppError('user_not_found', 'There is no such user.');
+          if (user === null) throw new AppError('user_not_found', said`There is no such user.`);
           await setRatingBlocked(user, choice === 'block', who.acting, container.moderation);
           return choice === 'block' ? t.admin.raterBlocked(user.username) : t.admin.raterAllowed(user.username);
         },

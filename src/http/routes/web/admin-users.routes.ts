@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import type { AppServer } from '../../types.ts';
 import { Type } from 'typebox';
 import { addUser, searchUsers, setActive, setAdmin } from '../../../domain/accounts/manage-users.ts';
@@ -70,8 +71,8 @@ export async function adminUserRoutes(app: AppServer, kit: AdminPageKit): Promis
       async (body, who, t) => {
         const email = (body['email'] ?? '').trim();
         if (email === '')
-          throw new AppError('invalid_user', 'An invitation needs an e-mail address.', {
-            email: ['needed: the invitation is mailed there'],
+          throw new AppError('invalid_user', said`An invitation needs an e-mail address.`, {
+            email: [said`needed: the invitation is mailed there`],
           });
         const user = await addUser(
           {

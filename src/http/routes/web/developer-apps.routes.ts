@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import type { PageTexts } from '../../../web/page-texts.ts';
 import { requestTexts } from '../../page-context.ts';
 import {
@@ -250,7 +251,8 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
     schema: manageSchema(['id'], 'forbidden', 'not_found'),
     handler: manageForm<{ id?: string }>('publishers', async (appId, body, who, t) => {
       const id = Number(body.id ?? '');
-      if (!Number.isInteger(id)) throw new AppError('invalid_request', 'Which trusted publisher? The form names none.');
+      if (!Number.isInteger(id))
+        throw new AppError('invalid_request', said`Which trusted publisher? The form names none.`);
       await removePublisher(appId, id, who.acting, container.trustedPublishing);
       return t.dev.publisherRemoved;
     }),
@@ -301,10 +303,10 @@ export async function developerAppRoutes(app: AppServer, container: Container, p
 
   app.post('/developer/apps/:appId/delete', {
     schema: manageSchema(['confirm']),
-    handler: manageForm<{ confirm?: string }>('delete', async (appId, body, who, t) => {
+    handler: manageForm<{ confirm?: string }>('delete', async (appId, body, who, _t) => {
       if ((body.confirm ?? '').trim() !== appId)
-        throw new AppError('invalid_request', t.dev.confirmMismatch(appId), {
-          confirm: [t.dev.confirmMismatch(appId)],
+        throw new AppError('invalid_request', said`Type the app id, ${appId}, exactly.`, {
+          confirm: [said`Type the app id, ${appId}, exactly.`],
         });
       await deleteApp(appId, who.user, who.acting, container.appManagement);
       return null;

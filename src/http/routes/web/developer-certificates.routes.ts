@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import { Type } from 'typebox';
 import {
   approvalRequired,
@@ -120,7 +121,7 @@ export async function developerCertificateRoutes(
       if (found.certificate === null || `${found.appId}.crt` !== request.params.file)
         throw new AppError(
           'not_found',
-          'This request has no certificate (yet): see its status on your certificates page.',
+          said`This request has no certificate (yet): see its status on your certificates page.`,
         );
       return reply
         .header('cache-control', 'no-store')

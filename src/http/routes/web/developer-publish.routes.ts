@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
 import { AppError } from '../../../errors.ts';
@@ -89,7 +90,7 @@ export async function developerPublishRoutes(
       },
       handler: async (request, reply) => {
         if (!request.isMultipart())
-          throw new AppError('invalid_request', 'Send the archive with the upload form of /developer/publish.');
+          throw new AppError('invalid_request', said`Send the archive with the upload form of /developer/publish.`);
         const parts = request.parts();
         acceptStreamedForm(request, container, await firstField(parts));
         return pages.form(

@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
@@ -231,7 +232,7 @@ export async function externalLoginRoutes(app: AppServer, container: Container):
           reply,
           new AppError(
             'external_login_failed',
-            'No sign-in is waiting for a username in this browser: it took longer than 10 minutes, or was finished already. Start again from the sign-in page.',
+            said`No sign-in is waiting for a username in this browser: it took longer than 10 minutes, or was finished already. Start again from the sign-in page.`,
           ),
           null,
         );

@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import fs from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -198,7 +199,10 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
           .send(null);
       const svg = await container.browse.icon(hash);
       if (svg === null)
-        throw new AppError('not_found', `There is no icon ${hash}: the app's latest release may have another one now.`);
+        throw new AppError(
+          'not_found',
+          said`There is no icon ${hash}: the app's latest release may have another one now.`,
+        );
       return reply
         .headers({ ...ICON_HEADERS, etag })
         .type('image/svg+xml')
@@ -231,7 +235,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
           .send(null);
       const type = await container.screenshots.deps.store.servedType(hash);
       const stream = type === null ? null : await container.screenshots.deps.storage.open(hash);
-      if (type === null || stream === null) throw new AppError('not_found', `There is no screenshot ${hash}.`);
+      if (type === null || stream === null) throw new AppError('not_found', said`There is no screenshot ${hash}.`);
       return reply
         .headers({ ...SCREENSHOT_HEADERS, etag })
         .type(type)

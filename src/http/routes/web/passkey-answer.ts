@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import { AppError } from '../../../errors.ts';
 
 /** The browser's passkey answer, as the page's script put it in the form's `response` field (JSON). */
@@ -10,9 +11,9 @@ export function parsedAnswer(text: string): unknown {
   }
   throw new AppError(
     'invalid_request',
-    'The passkey answer is missing: use the button, which asks the browser for it.',
+    said`The passkey answer is missing: use the button, which asks the browser for it.`,
     {
-      response: ['the browser’s passkey answer'],
+      response: [said`the browser’s passkey answer`],
     },
   );
 }

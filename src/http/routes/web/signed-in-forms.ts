@@ -1,8 +1,9 @@
+import { said } from '../../../i18n/said.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { AppError, isAppError } from '../../../errors.ts';
-import type { ErrorCode, FieldErrors } from '../../../errors.ts';
+import type { ErrorCode, SaidFieldErrors } from '../../../errors.ts';
 import { BODY_ERRORS } from '../../schemas.ts';
 import { userActing } from '../../../domain/audit/audit.ts';
 import type { Acting } from '../../../domain/audit/audit.ts';
@@ -65,15 +66,16 @@ export function placeProblems(place: {
 }) {
   return (error: unknown): never => {
     if (!isAppError(error)) throw error;
-    let fields: FieldErrors | undefined = error.errors;
+    let fields: SaidFieldErrors | undefined = error.saidErrors ?? error.errors;
     if (fields !== undefined && place.rename !== undefined) {
-      const renamed: Record<string, string[]> = {};
+      const renamed: SaidFieldErrors = {};
       for (const [where, messages] of Object.entries(fields)) (renamed[place.rename(where)] ??= []).push(...messages);
       fields = renamed;
     }
+    const detail = error.said ?? error.detail;
     const field = fields === undefined ? place.field?.(error.code) : undefined;
-    if (field !== undefined) fields = { [field]: [error.detail] };
-    throw new AppError(error.code, error.detail, fields, error.retryAfterSeconds);
+    if (field !== undefined) fields = { [field]: [detail] };
+    throw new AppError(error.code, detail, fields, error.retryAfterSeconds);
   };
 }
 
@@ -126,7 +128,7 @@ export function signedInPages(container: Container) {
       if (await lacksRequiredFactor(who.user, container.accounts))
         throw new AppError(
           'forbidden',
-          'An administrator of this store requires a second factor for your account: add an authenticator app or a passkey on /account/security first.',
+          said`An administrator of this store requires a second factor for your account: add an authenticator app or a passkey on /account/security first.`,
         );
       return await work(who);
     } catch (error) {

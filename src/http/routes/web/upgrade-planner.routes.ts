@@ -1,3 +1,4 @@
+import { said } from '../../../i18n/said.ts';
 import { pastedJson } from '../../../domain/apps/upgrade-plan.ts';
 import { Type } from 'typebox';
 import type { Container } from '../../../container.ts';
@@ -9,7 +10,7 @@ import { AppError } from '../../../errors.ts';
 import { installFormParser } from '../../body-parsers.ts';
 import { handleForm } from '../../form-refusal.ts';
 import { PAGE_RESPONSE } from '../../html-reply.ts';
-import { requestLanguages, requestTexts, showPage } from '../../page-context.ts';
+import { requestLanguages, showPage } from '../../page-context.ts';
 import type { PageSetting } from '../../page-context.ts';
 import { BODY_ERRORS, errorResponses } from '../../schemas.ts';
 import type { AppServer } from '../../types.ts';
@@ -52,9 +53,13 @@ export async function upgradePlannerRoutes(app: AppServer, container: Container)
         async () => {
           const apps = pastedJson(request.body.apps);
           if (apps === null)
-            throw new AppError('invalid_request', requestTexts(request).site.planNotJson, {
-              apps: ['not JSON'],
-            });
+            throw new AppError(
+              'invalid_request',
+              said`What was pasted is not JSON: paste exactly what occ app:list --output=json prints.`,
+              {
+                apps: [said`not JSON`],
+              },
+            );
           const catalog = await container.browse.catalog();
           // Changelogs in the visitor's language as the pages choose it (their choice, else the browser's).
           const language = requestLanguages(request)[0] ?? 'en';
