@@ -29,7 +29,26 @@ export const sharpImages: ImageTool = {
     const found = SHARP_FORMATS[meta.format ?? ''];
     if (found === undefined || meta.width === undefined || meta.height === undefined)
       throw new Error(`not a readable ${format} image`);
-    return { format: found, width: meta.width, height: meta.height };
+    // EXIF orientations 5 to 8 turn the image a quarter: it is shown (and kept) the other way round.
+    const turned = (meta.orientation ?? 1) >= 5;
+    return {
+      format: found,
+      width: turned ? meta.height : meta.width,
+      height: turned ? meta.width : meta.height,
+      // A GIF, or an animated WebP, is kept as it came: written again, it would lose its frames.
+      hasMetadata:
+        found !== 'gif' &&
+        (meta.pages ?? 1) === 1 &&
+        (meta.exif !== undefined || meta.xmp !== undefined || meta.iptc !== undefined),
+    };
+  },
+  async withoutMetadata(bytes, format) {
+    // sharp writes no metadata unless asked to (withMetadata, keepExif): only the pixels, turned upright.
+    const image = open(bytes, format).rotate();
+    if (format === 'png') return image.png({ compressionLevel: 9 }).toBuffer();
+    if (format === 'jpeg') return image.jpeg({ quality: 92, chromaSubsampling: '4:4:4' }).toBuffer();
+    if (format === 'webp') return image.webp({ quality: 92 }).toBuffer();
+    return bytes;
   },
   async thumbnail(bytes, format, width) {
     return open(bytes, format)

@@ -149,8 +149,9 @@ describe(`moderating ratings (${DIALECT})`, () => {
     const before = (await ratingsJson()).find((r) => r.user.id === ids['bob']);
     assert.deepEqual(before?.translations, { en: { comment: 'Useless spam app' } });
     const hidden = await root.post(`/admin/reports/${id}/hide`, {});
-    assert.equal(hidden.statusCode, 200, hidden.body);
-    assert.match(hidden.body, /The comment is hidden; its reports are settled\./);
+    assert.equal(hidden.statusCode, 303, hidden.body);
+    assert.equal(hidden.headers.location, '/admin/reports?done=hide', 'post, redirect, get: a reload repeats nothing');
+    assert.match((await root.get('/admin/reports?done=hide')).body, /The comment is hidden; its reports are settled\./);
     const after = (await ratingsJson()).find((r) => r.user.id === ids['bob']);
     assert.ok(after !== undefined, 'the rating value stays');
     assert.equal(after.rating, 0);
@@ -170,7 +171,7 @@ describe(`moderating ratings (${DIALECT})`, () => {
     assert.match((await bob.get('/apps/news')).body, /An administrator hid your comment/);
 
     await root.get('/admin/reports');
-    assert.equal((await root.post(`/admin/reports/${id}/restore`, {})).statusCode, 200);
+    assert.equal((await root.post(`/admin/reports/${id}/restore`, {})).statusCode, 303);
     assert.deepEqual(
       (await ratingsJson()).find((r) => r.user.id === ids['bob'])?.translations,
       { en: { comment: 'Useless spam app' } },
@@ -181,12 +182,17 @@ describe(`moderating ratings (${DIALECT})`, () => {
     await dave.get('/apps/news');
     await dave.post(`/apps/news/ratings/${id}/report`, { reason: 'I do not like it' });
     await root.get('/admin/reports');
-    assert.equal((await root.post(`/admin/reports/${id}/dismiss`, {})).statusCode, 200);
+    assert.equal((await root.post(`/admin/reports/${id}/dismiss`, {})).statusCode, 303);
     assert.match((await root.get('/admin/reports')).body, /No report waits\./);
     assert.ok((await ratingsJson()).some((r) => r.user.id === ids['bob']));
 
     // Stop bob from rating: his form is gone and the API refuses him.
-    assert.equal((await root.post(`/admin/raters/${ids['bob']}/block`, {})).statusCode, 200);
+    const block = await root.post(`/admin/raters/${ids['bob']}/block`, {});
+    assert.equal(block.statusCode, 303, block.body);
+    assert.match(
+      (await root.get(String(block.headers.location))).body,
+      /bob[^<]*(<\/bdi>)?[^<]* can no longer rate apps\./,
+    );
     const stopped = (await bob.get('/apps/news')).body;
     assert.match(stopped, /stopped your account from rating/);
     assert.match(stopped, /action="\/apps\/news\/rating\/delete"/, 'a stopped user may still remove their rating');
@@ -205,10 +211,10 @@ describe(`moderating ratings (${DIALECT})`, () => {
 
     // Remove the rating: its value leaves ratings.json and the aggregates.
     await root.get('/admin/reports');
-    assert.equal((await root.post(`/admin/reports/${id}/remove`, {})).statusCode, 200);
+    assert.equal((await root.post(`/admin/reports/${id}/remove`, {})).statusCode, 303);
     assert.ok(!(await ratingsJson()).some((r) => r.user.id === ids['bob']));
     await root.get('/admin/reports');
-    assert.equal((await root.post(`/admin/raters/${ids['bob']}/allow`, {})).statusCode, 200);
+    assert.equal((await root.post(`/admin/raters/${ids['bob']}/allow`, {})).statusCode, 303);
 
     const audit = await server.app.inject({
       method: 'GET',
@@ -246,7 +252,7 @@ describe(`moderating ratings (${DIALECT})`, () => {
     // Hidden, then deleted and posted again: still hidden.
     const root = await signedIn('root');
     await root.get('/admin/reports');
-    assert.equal((await root.post(`/admin/reports/${id}/hide`, {})).statusCode, 200);
+    assert.equal((await root.post(`/admin/reports/${id}/hide`, {})).statusCode, 303);
     await carol.get('/apps/news');
     assert.equal((await carol.post('/apps/news/rating/delete', {})).statusCode, 303);
     await carol.get('/apps/news');

@@ -54,6 +54,15 @@ describe(`screenshots through the store (${DIALECT})`, () => {
       Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
     );
     files.serve('/shots/tall.png', await png(20, 12_000));
+    // A photo as a phone writes it: sideways, turned upright by EXIF, with where and by whom.
+    files.serve(
+      '/shots/camera.jpg',
+      await sharp({ create: { width: 60, height: 30, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+        .withExif({ IFD0: { Artist: 'Alice Private', Copyright: 'Taken at 52.5200N 13.4050E' } })
+        .withMetadata({ orientation: 6 })
+        .jpeg()
+        .toBuffer(),
+    );
     const published = await publishFixtureRelease(send, token, files, {
       id: 'news',
       version: '1.0.0',
@@ -63,6 +72,7 @@ describe(`screenshots through the store (${DIALECT})`, () => {
         `${files.origin}/shots/svg.png`,
         `${files.origin}/shots/tall.png`,
         `${files.origin}/shots/missing.png`,
+        `${files.origin}/shots/camera.jpg`,
       ],
     });
     assert.equal(published.status, 201, published.text);
@@ -95,7 +105,7 @@ describe(`screenshots through the store (${DIALECT})`, () => {
     assert.ok(main !== undefined && main.sha256 !== null && main.thumbnailSha256 !== null);
     assert.equal(main.format, 'png');
     assert.deepEqual([main.width, main.height], [1600, 1000]);
-    assert.equal([...copies.values()].filter((copy) => copy.problem === null).length, 1, 'only the one image');
+    assert.equal([...copies.values()].filter((copy) => copy.problem === null).length, 2, 'only the two images');
     const rows = await server.container.database.db.selectFrom('screenshot_copies').selectAll().execute();
     const problem = (name: string) => rows.find((row) => row.url.endsWith(name))?.problem ?? '';
     assert.match(problem('page.html'), /not a PNG, JPEG, GIF or WebP/);
@@ -156,6 +166,22 @@ describe(`screenshots through the store (${DIALECT})`, () => {
       404,
     );
     assert.equal((await server.app.inject({ method: 'GET', url: `/screenshots/${main.sha256}.svg` })).statusCode, 400);
+  });
+
+  test('a photo is kept upright and without its EXIF: where, and by whom, it was taken stays with its author', async () => {
+    const camera = (await server.container.screenshots.deps.store.copies()).get(`${files.origin}/shots/camera.jpg`);
+    assert.ok(camera?.sha256, 'copied');
+    assert.equal(camera.format, 'jpeg');
+    assert.deepEqual([camera.width, camera.height], [30, 60], 'turned as its EXIF said');
+    const served = await server.app.inject({ method: 'GET', url: `/screenshots/${camera.sha256}.jpg` });
+    assert.equal(served.statusCode, 200);
+    const meta = await sharp(served.rawPayload).metadata();
+    assert.deepEqual(
+      [meta.width, meta.height, meta.exif, meta.xmp, meta.orientation],
+      [30, 60, undefined, undefined, undefined],
+    );
+    for (const secret of ['Alice Private', '52.5200N']) assert.ok(!served.rawPayload.includes(secret), secret);
+    // The PNG without metadata is served as it was fetched, byte for byte (asserted above).
   });
 
   test('the archive check names the copies: they are never pruned as orphans', async () => {

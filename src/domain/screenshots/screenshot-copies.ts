@@ -49,11 +49,22 @@ export function imageTypeOf(bytes: Buffer): ImageFormat | null {
 
 /** What an image library says of an image, and the thumbnail it makes (`images/sharp-images.ts`). */
 export interface ImageTool {
-  /** The decoded header: format and size; throws when the image cannot be read. */
+  /**
+   * The decoded header: format, size as shown (an EXIF rotation applied), and whether the file
+   * carries metadata about where and how it was made (EXIF, XMP, IPTC); throws when the image
+   * cannot be read.
+   */
   inspect(
     bytes: Buffer,
     format: ImageFormat,
-  ): Promise<{ readonly format: ImageFormat; readonly width: number; readonly height: number }>;
+  ): Promise<{
+    readonly format: ImageFormat;
+    readonly width: number;
+    readonly height: number;
+    readonly hasMetadata: boolean;
+  }>;
+  /** The image again in its format, turned as its EXIF says, without EXIF, XMP or IPTC metadata. */
+  withoutMetadata(bytes: Buffer, format: ImageFormat): Promise<Buffer>;
   /** A WebP `width` pixels wide (never wider than the image), its first frame for animations. */
   thumbnail(bytes: Buffer, format: ImageFormat, width: number): Promise<Buffer>;
 }
@@ -110,10 +121,13 @@ export async function copyScreenshot(url: string, deps: ScreenshotDeps): Promise
       refused(`${info.width}×${info.height} pixels: a side is longer than ${SCREENSHOT_LIMITS.maxSide}`);
     if (info.width * info.height > SCREENSHOT_LIMITS.maxPixels)
       refused(`${info.width}×${info.height} pixels: more than ${SCREENSHOT_LIMITS.maxPixels}`);
-    const thumbnail = await deps.images.thumbnail(bytes, format, SCREENSHOT_LIMITS.thumbnailWidth);
-    const sha256 = sha256Hex(bytes);
+    // A camera's or an editor's metadata (where a photo was taken, the device, the author's
+    // name) is not served to every visitor: such an image is written again without it.
+    const kept = info.hasMetadata ? await deps.images.withoutMetadata(bytes, format) : bytes;
+    const thumbnail = await deps.images.thumbnail(kept, format, SCREENSHOT_LIMITS.thumbnailWidth);
+    const sha256 = sha256Hex(kept);
     const thumbnailSha256 = sha256Hex(thumbnail);
-    await deps.storage.put(sha256, bytes);
+    await deps.storage.put(sha256, kept);
     await deps.storage.put(thumbnailSha256, thumbnail);
     const copy = {
       url,

@@ -68,5 +68,26 @@ export function adminPageKit(container: Container) {
           async (state: FormState, who, setting) => show(who, setting, { form, state }, body),
         );
       },
+    /**
+     * An admin form whose success is a redirect (post, redirect, get): the work returns where to
+     * go, so that reloading the page it lands on repeats nothing. A refusal comes back as `form` does.
+     */
+    redirectingForm:
+      (
+        form: string,
+        back: string,
+        work: (body: Record<string, string>, who: SignedIn) => Promise<string>,
+        show: (who: SignedIn, setting: PageSetting, state: AdminState, body: Record<string, string>) => Promise<Html>,
+      ) =>
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const body = request.body as Record<string, string>;
+        return pages.form(
+          request,
+          reply,
+          back,
+          async (who) => reply.redirect(await work(body, who), 303),
+          async (state: FormState, who, setting) => show(who, setting, { form, state }, body),
+        );
+      },
   };
 }

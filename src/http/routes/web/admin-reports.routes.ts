@@ -18,6 +18,8 @@ const DONE = {
   dismiss: 'reportsDismissed',
   remove: 'ratingRemoved',
 } as const satisfies Record<ModerationAction, string>;
+const DONE_KEYS = [...ACTIONS, 'blocked', 'allowed'] as const;
+type DoneKey = (typeof DONE_KEYS)[number];
 
 /** The administrators' moderation queue (issue 54): reported comments, hidden ones, users stopped from rating. */
 export async function adminReportRoutes(app: AppServer, kit: AdminPageKit): Promise<void> {
@@ -30,8 +32,27 @@ export async function adminReportRoutes(app: AppServer, kit: AdminPageKit): Prom
       setting.context,
     );
   app.get('/admin/reports', {
-    schema: adminGetSchema(),
-    handler: async (request, reply) => kit.page(request, reply, (who, setting) => reportsPage(who, setting, {})),
+    schema: {
+      ...adminGetSchema(),
+      // What the form just did (post, redirect, get): the page says it once, and a reload repeats nothing.
+      querystring: Type.Object({
+        done: Type.Optional(Type.String({ enum: [...DONE_KEYS] })),
+        user: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+      }),
+    },
+    handler: async (request, reply) => {
+      const { done, user } = request.query as { done?: DoneKey; user?: string };
+      return kit.page(request, reply, async (who, setting) => {
+        const t = setting.context.t;
+        let message: string | undefined;
+        if (done === 'blocked' || done === 'allowed') {
+          const rater = user === undefined ? null : await container.accounts.store.findUserById(Number(user));
+          if (rater !== null)
+            message = done === 'blocked' ? t.admin.raterBlocked(rater.username) : t.admin.raterAllowed(rater.username);
+        } else if (done !== undefined) message = t.admin[DONE[done]];
+        return reportsPage(who, setting, message === undefined ? {} : { form: 'reports', message });
+      });
+    },
   });
 
   app.post('/admin/reports/:ratingId/:action', {
@@ -44,12 +65,12 @@ export async function adminReportRoutes(app: AppServer, kit: AdminPageKit): Prom
     },
     handler: async (request, reply) => {
       const { ratingId, action } = request.params as { ratingId: string; action: ModerationAction };
-      return kit.form(
+      return kit.redirectingForm(
         'reports',
         '/admin/reports',
-        async (_body, who, t) => {
+        async (_body, who) => {
           await moderateRating(Number(ratingId), action, who.acting, container.moderation);
-          return t.admin[DONE[action]];
+          return `/admin/reports?done=${action}`;
         },
         reportsPage,
       )(request, reply);
@@ -66,14 +87,14 @@ export async function adminReportRoutes(app: AppServer, kit: AdminPageKit): Prom
     },
     handler: async (request, reply) => {
       const { userId, choice } = request.params as { userId: string; choice: 'block' | 'allow' };
-      return kit.form(
+      return kit.redirectingForm(
         'reports',
         '/admin/reports',
-        async (_body, who, t) => {
+        async (_body, who) => {
           const user = await container.accounts.store.findUserById(Number(userId));
           if (user === null) throw new AppError('user_not_found', said`There is no such user.`);
           await setRatingBlocked(user, choice === 'block', who.acting, container.moderation);
-          return choice === 'block' ? t.admin.raterBlocked(user.username) : t.admin.raterAllowed(user.username);
+          return `/admin/reports?done=${choice === 'block' ? 'blocked' : 'allowed'}&user=${user.id}`;
         },
         reportsPage,
       )(request, reply);
