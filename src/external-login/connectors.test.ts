@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import { githubProfile } from './github-connector.ts';
 import { adminByClaim, oidcProfile } from './oidc-connector.ts';
 import { providerFailure } from './provider-errors.ts';
+import { said } from '../i18n/said.ts';
 
 const SETTINGS: OidcProviderSettings = {
   kind: 'oidc',
@@ -99,6 +100,6 @@ test('provider failures: OAuth errors, unverifiable tokens and an unreachable pr
   );
   assert.equal(unreachable.code, 'identity_provider_unavailable');
   assert.doesNotMatch(unreachable.detail, /10\.1\.2\.3/);
-  const kept = new AppError('forbidden', 'as it was');
+  const kept = new AppError('forbidden', said`as it was`);
   assert.equal(providerFailure('Corp ID', kept), kept);
 });

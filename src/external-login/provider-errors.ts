@@ -1,4 +1,5 @@
 import { said } from '../i18n/said.ts';
+import type { Said } from '../i18n/said.ts';
 import { externalLoginFailed } from '../domain/accounts/external-login.ts';
 import { AppError } from '../errors.ts';
 
@@ -16,25 +17,27 @@ interface CodedError {
 const coded = (value: unknown): CodedError | null => (value instanceof Error ? (value as CodedError) : null);
 
 /** What the client library's refusal means for the person signing in, as a sentence. */
-function explain(name: string, error: CodedError): string {
+function explain(name: string, error: CodedError): Said {
   const cause = coded(error.cause) ?? error;
   const claim = (cause.cause as { claim?: unknown } | undefined)?.claim;
   switch (error.code) {
     case 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED':
-      return `The ID token from ${name} has expired or is not valid yet (${cause.message}).`;
+      return said`The ID token from ${name} has expired or is not valid yet (${cause.message}).`;
     case 'OAUTH_JWT_CLAIM_COMPARISON_FAILED':
       if (claim === 'nonce')
-        return `The ID token from ${name} was made for another sign-in: its nonce is not the one this sign-in sent.`;
+        return said`The ID token from ${name} was made for another sign-in: its nonce is not the one this sign-in sent.`;
       if (claim === 'aud' || claim === 'azp')
-        return `The ID token from ${name} was issued for another client than this store (its audience).`;
-      if (claim === 'iss') return `The ID token was issued by another issuer than ${name}'s.`;
-      return `The ID token from ${name} has an unexpected ${typeof claim === 'string' ? `"${claim}"` : ''} claim (${cause.message}).`;
+        return said`The ID token from ${name} was issued for another client than this store (its audience).`;
+      if (claim === 'iss') return said`The ID token was issued by another issuer than ${name}'s.`;
+      return typeof claim === 'string'
+        ? said`The ID token from ${name} has an unexpected "${claim}" claim (${cause.message}).`
+        : said`The ID token from ${name} has an unexpected claim (${cause.message}).`;
     case 'OAUTH_KEY_SELECTION_FAILED':
-      return `The ID token is signed with a key ${name} does not publish.`;
+      return said`The ID token is signed with a key ${name} does not publish.`;
     default:
       if (/signature verification failed/i.test(cause.message))
-        return `The ID token's signature does not verify with ${name}'s published keys.`;
-      return `${name}'s answer could not be verified (${cause.message}).`;
+        return said`The ID token's signature does not verify with ${name}'s published keys.`;
+      return said`${name}'s answer could not be verified (${cause.message}).`;
   }
 }
 
@@ -77,14 +80,17 @@ function unreachable(error: CodedError): boolean {
 export function providerFailure(name: string, error: unknown): AppError {
   if (error instanceof AppError) return error;
   const failure = coded(error);
-  if (failure === null) return externalLoginFailed(`${name}'s answer could not be used.`);
+  if (failure === null) return externalLoginFailed(said`${name}'s answer could not be used.`);
   if (typeof failure.error === 'string') {
+    const answered = failure.error.slice(0, 100);
     const description =
       typeof failure.error_description === 'string' && failure.error_description !== ''
-        ? `: ${failure.error_description.slice(0, 300)}`
+        ? failure.error_description.slice(0, 300)
         : '';
     return externalLoginFailed(
-      `${name} refused the sign-in (it answered "${failure.error.slice(0, 100)}${description}").`,
+      description === ''
+        ? said`${name} refused the sign-in (it answered "${answered}").`
+        : said`${name} refused the sign-in (it answered "${answered}: ${description}").`,
     );
   }
   if (unreachable(failure)) {

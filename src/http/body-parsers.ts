@@ -49,7 +49,7 @@ export function installJsonParser(app: FastifyInstance): void {
       const field = illFormedTextPath(value);
       if (field === null) done(null, value);
       else {
-        const message = 'The text is not valid Unicode: it has a lone surrogate (such as \\ud800 without its pair).';
+        const message = said`The text is not valid Unicode: it has a lone surrogate (such as \\ud800 without its pair).`;
         done(new AppError('invalid_request', said`Invalid request body: ${field}: ${message}`, { [field]: [message] }));
       }
     });

@@ -39,7 +39,7 @@ export function field(options: FieldOptions, state: FormState = {}): Html {
   const value = type === 'password' ? '' : (state.values?.[options.name] ?? '');
   return html`<p class="field">
 <label for="${id}">${options.label}</label>
-<input id="${id}" name="${options.name}" type="${type}" value="${value}"${options.autocomplete === undefined ? '' : html` autocomplete="${options.autocomplete}"`}${options.required === false ? '' : html` required`} maxlength="${options.maxLength ?? 1024}"${attributes}>
+<input id="${id}" name="${options.name}" type="${type}"${type === 'password' ? '' : html` dir="auto"`} value="${value}"${options.autocomplete === undefined ? '' : html` autocomplete="${options.autocomplete}"`}${options.required === false ? '' : html` required`} maxlength="${options.maxLength ?? 1024}"${attributes}>
 ${after}
 </p>`;
 }

@@ -64,8 +64,8 @@ describe(`the app skeleton generator (${DIALECT})`, () => {
     const page = await web.get('/developer/apps/generate');
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<option value="tools"[^>]*>TOOLS<\/option>/);
-    assert.match(page.body, /name="min" type="text" value="31"/);
-    assert.match(page.body, /name="max" type="text" value="33"/);
+    assert.match(page.body, /name="min" type="text" dir="auto" value="31"/);
+    assert.match(page.body, /name="max" type="text" dir="auto" value="33"/);
     const refused = await web.post('/developer/apps/generate', {
       id: 'Bad-Id',
       name: 'X',

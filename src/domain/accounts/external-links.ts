@@ -17,7 +17,7 @@ export async function link(
   deps: ExternalLoginDeps,
 ): Promise<ExternalOutcome> {
   const record = userId === null ? null : await deps.store.findUserById(userId);
-  if (record === null) throw failed('The account that asked to connect this identity no longer exists.');
+  if (record === null) throw failed(said`The account that asked to connect this identity no longer exists.`);
   refuseDisabled(record);
   const user = toUser(record);
   const found = await deps.identities.findUserByIdentity(profile.provider, profile.subject);

@@ -1,4 +1,5 @@
 import { said } from '../../i18n/said.ts';
+import type { Said } from '../../i18n/said.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import type { SelfServiceDeps } from './account-links.ts';
@@ -118,7 +119,7 @@ export function cleanProfile(profile: ExternalProfile): ExternalProfile {
 }
 
 /** An external login that cannot go on: what happened, and that nothing changed. */
-export const externalLoginFailed = (detail: string): AppError =>
+export const externalLoginFailed = (detail: Said): AppError =>
   new AppError(
     'external_login_failed',
     said`${detail} Nothing was created or changed: start again from the sign-in page.`,

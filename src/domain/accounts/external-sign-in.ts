@@ -73,7 +73,9 @@ async function takeCallbackFlow(
   deps: ExternalLoginDeps,
 ): Promise<StoredFlow> {
   if (state === null || state === '')
-    throw failed(`The answer from ${provider.name} carries no state, so it cannot be matched to a sign-in begun here.`);
+    throw failed(
+      said`The answer from ${provider.name} carries no state, so it cannot be matched to a sign-in begun here.`,
+    );
   const key = flowKey(deps, state);
   const bound =
     browserSecret === undefined || browserSecret === ''
@@ -82,19 +84,19 @@ async function takeCallbackFlow(
   const flow = bound ?? (await deps.identities.findFlow(key));
   if (flow === null || flow.purpose === 'choose-username') {
     throw failed(
-      `The answer from ${provider.name} does not match a sign-in under way: its state is unknown, or was used already (each answer works once).`,
+      said`The answer from ${provider.name} does not match a sign-in under way: its state is unknown, or was used already (each answer works once).`,
     );
   }
   if (bound === null)
     throw failed(
-      `The sign-in with ${provider.name} was begun in another browser (or this browser's cookies were cleared meanwhile).`,
+      said`The sign-in with ${provider.name} was begun in another browser (or this browser's cookies were cleared meanwhile).`,
     );
   if (flow.provider !== provider.id)
     throw failed(
-      `This answer came back to ${provider.name}'s address, but the sign-in was begun with another provider.`,
+      said`This answer came back to ${provider.name}'s address, but the sign-in was begun with another provider.`,
     );
   if (flow.expiresAt.getTime() <= deps.now().getTime())
-    throw failed(`The sign-in took longer than ${FLOW_LIFETIME_MS / 60_000} minutes.`);
+    throw failed(said`The sign-in took longer than ${FLOW_LIFETIME_MS / 60_000} minutes.`);
   return flow;
 }
 
@@ -103,8 +105,8 @@ function refuseProviderError(provider: ExternalProvider, callback: URLSearchPara
   const error = callback.get('error');
   if (error === null) return;
   const description = callback.get('error_description');
-  const said = `${error.slice(0, 100)}${description === null || description === '' ? '' : `: ${description.slice(0, 300)}`}`;
-  throw failed(`${provider.name} did not sign you in (it answered "${said}").`);
+  const answer = `${error.slice(0, 100)}${description === null || description === '' ? '' : `: ${description.slice(0, 300)}`}`;
+  throw failed(said`${provider.name} did not sign you in (it answered "${answer}").`);
 }
 
 /** The allowed e-mail domains of the provider, when it has them: a verified address in one of them. */
@@ -140,7 +142,7 @@ export async function finishExternalLogin(
   const flow = await takeCallbackFlow(provider, state, browserSecret, deps);
   refuseProviderError(provider, callback);
   if (flow.purpose === 'link' && flow.userId !== browser.signedInAs) {
-    throw failed(`This browser is no longer signed in to the account that asked to connect ${provider.name}.`);
+    throw failed(said`This browser is no longer signed in to the account that asked to connect ${provider.name}.`);
   }
   const data = JSON.parse(flow.data) as FlowData;
   const profile = cleanProfile(
@@ -150,7 +152,7 @@ export async function finishExternalLogin(
       codeVerifier: data.codeVerifier,
     }),
   );
-  if (profile.subject === '') throw failed(`${provider.name} did not say who signed in (no subject).`);
+  if (profile.subject === '') throw failed(said`${provider.name} did not say who signed in (no subject).`);
   refuseOutsideDomains(provider, profile);
   if (flow.purpose === 'link') return link(flow.userId, provider, profile, origin, deps);
   return signInWith(provider, profile, data.next, browserSecret ?? '', origin, deps);

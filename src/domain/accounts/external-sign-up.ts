@@ -123,7 +123,7 @@ export async function chooseUsername(
   const flow =
     browserSecret === undefined || browserSecret === '' ? null : await readPending(browserSecret, deps, true);
   if (flow === null || browserSecret === undefined)
-    throw failed('This sign-in is over: it took longer than 10 minutes, or was finished already.');
+    throw failed(said`This sign-in is over: it took longer than 10 minutes, or was finished already.`);
   const { profile, next } = JSON.parse(flow.data) as PendingData;
   const username = chosen.trim();
   const keep = () => keepPending(profile, next, browserSecret, deps, flow.expiresAt);

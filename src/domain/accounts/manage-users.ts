@@ -37,7 +37,7 @@ export interface AddUserInput {
 /** A username a person chose on the website: the rule, said at the field. */
 export function checkChosenUsername(username: string): void {
   if (!USERNAME_PATTERN.test(username)) {
-    const rule = 'use 1 to 150 letters, digits and _ . @ + -';
+    const rule = said`use 1 to 150 Latin letters (a–z, A–Z), digits and _ . @ + -`;
     throw new AppError('invalid_user', said`Invalid username: ${rule}.`, { username: [rule] });
   }
 }

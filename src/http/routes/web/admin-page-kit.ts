@@ -48,46 +48,61 @@ export function adminPageKit(container: Container) {
         return build(who, setting);
       }),
     /** An admin form: the work returns the message; the page (built by `show`) comes back with it, or with the refusal. */
-    form:
-      (
-        form: string,
-        back: string,
-        work: (body: Record<string, string>, who: SignedIn, t: PageTexts) => Promise<string>,
-        show: (who: SignedIn, setting: PageSetting, state: AdminState, body: Record<string, string>) => Promise<Html>,
-      ) =>
-      async (request: FastifyRequest, reply: FastifyReply) => {
-        const body = request.body as Record<string, string>;
-        return pages.form(
-          request,
-          reply,
-          back,
-          async (who) => {
-            const message = await work(body, who, requestTexts(request));
-            return pages.show(request, reply, who.visitor, (setting) => show(who, setting, { form, message }, body));
-          },
-          async (state: FormState, who, setting) => show(who, setting, { form, state }, body),
-        );
-      },
+    form: (
+      form: string,
+      back: string,
+      work: (body: Record<string, string>, who: SignedIn, t: PageTexts) => Promise<string>,
+      show: AdminShow,
+    ) =>
+      adminForm(pages, form, back, show, async (request, reply, who, body) => {
+        const message = await work(body, who, requestTexts(request));
+        return pages.show(request, reply, who.visitor, (setting) => show(who, setting, { form, message }, body));
+      }),
     /**
      * An admin form whose success is a redirect (post, redirect, get): the work returns where to
      * go, so that reloading the page it lands on repeats nothing. A refusal comes back as `form` does.
      */
-    redirectingForm:
-      (
-        form: string,
-        back: string,
-        work: (body: Record<string, string>, who: SignedIn) => Promise<string>,
-        show: (who: SignedIn, setting: PageSetting, state: AdminState, body: Record<string, string>) => Promise<Html>,
-      ) =>
-      async (request: FastifyRequest, reply: FastifyReply) => {
-        const body = request.body as Record<string, string>;
-        return pages.form(
-          request,
-          reply,
-          back,
-          async (who) => reply.redirect(await work(body, who), 303),
-          async (state: FormState, who, setting) => show(who, setting, { form, state }, body),
-        );
-      },
+    redirectingForm: (
+      form: string,
+      back: string,
+      work: (body: Record<string, string>, who: SignedIn) => Promise<string>,
+      show: AdminShow,
+    ) =>
+      adminForm(pages, form, back, show, async (_request, reply, who, body) =>
+        reply.redirect(await work(body, who), 303),
+      ),
+  };
+}
+
+/** An administrator page with the state of one of its forms (`AdminState`). */
+type AdminShow = (
+  who: SignedIn,
+  setting: PageSetting,
+  state: AdminState,
+  body: Record<string, string>,
+) => Promise<Html>;
+
+/** An admin form's route: `succeed` answers the work done; a refusal shows the page (`show`) with it at the form. */
+function adminForm(
+  pages: ReturnType<typeof signedInPages>,
+  form: string,
+  back: string,
+  show: AdminShow,
+  succeed: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    who: SignedIn,
+    body: Record<string, string>,
+  ) => Promise<FastifyReply>,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = request.body as Record<string, string>;
+    return pages.form(
+      request,
+      reply,
+      back,
+      async (who) => succeed(request, reply, who, body),
+      async (state: FormState, who, setting) => show(who, setting, { form, state }, body),
+    );
   };
 }
