@@ -66,11 +66,12 @@ const processes =
   named.length > 0 || long
     ? files.map(compiledTestFile)
     : [
-        // The shared groups first (each runs its files one after another), then the files that
-        // drive Chromium (the longest alone), so that none is left running alone at the end.
-        ...twoGroups('integration', light),
-        ...lone.map(compiledTestFile),
+        // Longest first, so that none is left running alone at the end: the groups of files that
+        // start processes (over 30 s each), then the other shared groups, then the files that
+        // drive Chromium (10 to 16 s each, the largest first), then the unit tests (a few seconds).
         ...twoGroups('processes', spawning),
+        ...twoGroups('integration', light),
+        ...lone.sort((a, b) => source(b).length - source(a).length).map(compiledTestFile),
         writeGroup('unit', files.filter(isUnit)),
       ];
 /** Files run in two shared processes, `NAME-a` and `NAME-b`, alternately. */
