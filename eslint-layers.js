@@ -9,7 +9,7 @@ const ROOT = path.dirname(new URL(import.meta.url).pathname);
 /** Folder (or file) under src/ → what it may import from src/ besides itself, and why. */
 export const LAYERS = {
   i18n: {
-    may: [],
+    may: ['project-files.ts'],
     packages: ['fastify', 'kysely', 'better-sqlite3', 'pg', 'undici', 'nodemailer'],
     why: 'the message catalogues are text and language rules, below everything that speaks',
   },

@@ -3,7 +3,7 @@ import { accessTokenRepository } from '../storage/repositories/access-token.repo
 import { twoFactorRepository } from '../storage/repositories/two-factor.repository.ts';
 import type { TwoFactorDeps } from '../domain/accounts/two-factor.ts';
 import { webauthnCeremonies } from '../passkeys/webauthn-ceremonies.ts';
-import { STRINGS } from '../web/strings.ts';
+import { messagesFor } from '../i18n/messages.ts';
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import { publicUrlOf } from '../config/config.ts';
@@ -73,6 +73,7 @@ export function accountsWing(
   const passwords = new PasswordHasher(config.passwordCost);
   const tokens = accessTokenRepository(db);
   const publicUrl = publicUrlOf(config);
+  const siteName = messagesFor('en').format('site.siteName');
   const accounts: AccountsWing['accounts'] = {
     store,
     keys,
@@ -82,8 +83,8 @@ export function accountsWing(
     passwords,
     tokens,
     twoFactor: twoFactorRepository(db),
-    passkeys: webauthnCeremonies(publicUrl, STRINGS.siteName),
-    issuerName: STRINGS.siteName,
+    passkeys: webauthnCeremonies(publicUrl, siteName),
+    issuerName: siteName,
   };
   const notifications = notificationRepository(db);
   const mailQueue = new MailQueue(

@@ -4,7 +4,8 @@ import dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
-import { Agent, buildConnector, request } from 'undici';
+import type * as UndiciModule from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { parseWebAddress } from '../domain/encodings.ts';
 import type { Downloader } from '../domain/archive-download.ts';
 import { AppError } from '../errors.ts';
@@ -48,8 +49,33 @@ function guardedLookup(allowPrivate: boolean) {
   };
 }
 
-/** An undici agent whose connections can only reach allowed addresses, checked on the socket too. */
-export function guardedAgent(options: DownloadOptions): Agent {
+type Undici = typeof UndiciModule;
+let undici: Promise<Undici> | undefined;
+/**
+ * undici, loaded on first use: it is a megabyte of the bundle, and a store that downloads nothing
+ * before its port opens should not parse it first (issue 55).
+ */
+const loadUndici = (): Promise<Undici> =>
+  // A CommonJS package: Node gives its names on the namespace or only under `default`, as the
+  // bundle does (see namedExports in password-rules.ts).
+  (undici ??= import('undici').then((module) =>
+    'buildConnector' in module ? module : (module as unknown as { default: Undici }).default,
+  ));
+
+/** The guarded agent, made on first use (`agent()`), with the undici that made it. */
+export interface GuardedAgent {
+  agent(): Promise<{ readonly dispatcher: Agent; readonly undici: Undici }>;
+}
+
+/** An undici agent whose connections can only reach allowed addresses, checked on the socket too; made when first used. */
+export function guardedAgent(options: DownloadOptions): GuardedAgent {
+  let made: Promise<{ readonly dispatcher: Agent; readonly undici: Undici }> | undefined;
+  return {
+    agent: () => (made ??= loadUndici().then((loaded) => ({ dispatcher: makeAgent(loaded, options), undici: loaded }))),
+  };
+}
+
+function makeAgent({ Agent, buildConnector }: Undici, options: DownloadOptions): Agent {
   const ca =
     options.extraCa === undefined || options.extraCa.length === 0
       ? undefined
@@ -124,7 +150,7 @@ function explain(error: unknown, host: string, timedOut: boolean, timeoutMs: num
   return refuse(said`download failed: could not fetch the archive from ${host}`);
 }
 
-type Answer = Awaited<ReturnType<typeof request>>;
+type Answer = Dispatcher.ResponseData;
 
 /**
  * One request through the guarded agent: HTTPS only, on every redirect hop; redirects followed by
@@ -132,7 +158,7 @@ type Answer = Awaited<ReturnType<typeof request>>;
  * status, with the host it came from; failures are explained (`explain`).
  */
 export async function guardedRequest(
-  agent: Agent,
+  guarded: GuardedAgent,
   options: DownloadOptions,
   address: string,
   init: { readonly method: 'GET' | 'HEAD'; readonly headers: Record<string, string>; readonly signal: AbortSignal },
@@ -140,10 +166,11 @@ export async function guardedRequest(
   const given = parseWebAddress(address);
   if (given === null) throw refuse(said`download must be an https:// URL`);
   let url: URL = given;
+  const { dispatcher: agent, undici: loaded } = await guarded.agent();
   for (let hop = 0; ; hop++) {
     const host = url.hostname;
     try {
-      const response = await request(url, {
+      const response = await loaded.request(url, {
         dispatcher: agent,
         method: init.method,
         signal: init.signal,
@@ -221,7 +248,7 @@ export async function readLimited(
  * within the time limit; at most `maxBytes`; only allowed addresses. The bytes stay in memory:
  * nothing is written to disk, so nothing is ever left behind.
  */
-export function createDownloader(options: DownloadOptions, agent: Agent = guardedAgent(options)): Downloader {
+export function createDownloader(options: DownloadOptions, agent: GuardedAgent = guardedAgent(options)): Downloader {
   return async (address: string, into?: Buffer) => {
     const signal = AbortSignal.timeout(options.timeoutMs);
     const { response, host } = await guardedRequest(agent, options, address, {

@@ -1,5 +1,5 @@
 import tls from 'node:tls';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type * as Undici from 'undici';
 import type { ProviderSettings } from '../config/external-login.ts';
 import type { ExternalProvider } from '../domain/accounts/external-login.ts';
 import { githubProvider } from './github-connector.ts';
@@ -8,9 +8,20 @@ import type { ProviderFetch } from './oidc-connector.ts';
 
 /** A fetch that also trusts `extraCa` (PEM): the tests' local authority. Without it, Node's own (with NODE_EXTRA_CA_CERTS). */
 function trustingFetch(extraCa: readonly string[]): ProviderFetch {
-  const dispatcher = new Agent({ connect: { ca: [...tls.rootCertificates, ...extraCa] } });
-  return (url, options) =>
-    undiciFetch(url, { ...(options as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+  // undici is loaded with the first request to a provider, not before the port opens (issue 55).
+  let made: Promise<{ fetch: typeof Undici.fetch; dispatcher: Undici.Agent }> | undefined;
+  const agent = () =>
+    (made ??= import('undici')
+      // A CommonJS package: its names are on the namespace, or only under `default` (the bundle).
+      .then((module) => ('Agent' in module ? module : (module as unknown as { default: typeof Undici }).default))
+      .then(({ Agent, fetch }) => ({
+        fetch,
+        dispatcher: new Agent({ connect: { ca: [...tls.rootCertificates, ...extraCa] } }),
+      })));
+  return async (url, options) => {
+    const { fetch, dispatcher } = await agent();
+    return fetch(url, { ...(options as Parameters<typeof fetch>[1]), dispatcher }) as unknown as Promise<Response>;
+  };
 }
 
 /** The configured providers, by id, in the order of the sign-in page's buttons. */

@@ -1,13 +1,6 @@
 import { IntlMessageFormat } from 'intl-messageformat';
-import ar from './catalogues/ar.json' with { type: 'json' };
-import de from './catalogues/de.json' with { type: 'json' };
+import { lazyCatalogues } from './catalogue-files.ts';
 import en from './catalogues/en.json' with { type: 'json' };
-import es from './catalogues/es.json' with { type: 'json' };
-import fr from './catalogues/fr.json' with { type: 'json' };
-import it from './catalogues/it.json' with { type: 'json' };
-import ja from './catalogues/ja.json' with { type: 'json' };
-import ptBR from './catalogues/pt_BR.json' with { type: 'json' };
-import zhCN from './catalogues/zh_CN.json' with { type: 'json' };
 import type { SiteLanguage } from './site-languages.ts';
 import { languageTag } from './site-languages.ts';
 
@@ -19,18 +12,22 @@ type GroupTexts<G extends Group> = {
   readonly [K in MessageId as K extends `${G}.${infer Rest}` ? Rest : never]: string;
 };
 
-/** The catalogues as shipped: ICU MessageFormat, one flat JSON object per language (docs/translations.md). */
-export const CATALOGUES: Readonly<Record<SiteLanguage, Readonly<Record<string, string>>>> = {
-  en,
-  de,
-  fr,
-  es,
-  it,
-  pt_BR: ptBR,
-  zh_CN: zhCN,
-  ja,
-  ar,
-};
+const OTHERS = lazyCatalogues('catalogues', ['de', 'fr', 'es', 'it', 'pt_BR', 'zh_CN', 'ja', 'ar'] as const);
+
+/**
+ * The catalogues as shipped: ICU MessageFormat, one flat JSON object per language
+ * (docs/translations.md). English is bundled (the reference, and what every page falls back to);
+ * the others are read when first used.
+ */
+export const CATALOGUES: Readonly<Record<SiteLanguage, Readonly<Record<string, string>>>> = Object.defineProperties(
+  { en } as unknown as Record<SiteLanguage, Readonly<Record<string, string>>>,
+  Object.fromEntries(
+    Object.keys(OTHERS).map((language) => [
+      language,
+      { enumerable: true, get: () => OTHERS[language as keyof typeof OTHERS] },
+    ]),
+  ),
+);
 
 /**
  * The site's messages in one language. A message the language's catalogue lacks falls back to

@@ -1,12 +1,5 @@
 import { IntlMessageFormat } from 'intl-messageformat';
-import ar from './refusals/ar.json' with { type: 'json' };
-import de from './refusals/de.json' with { type: 'json' };
-import es from './refusals/es.json' with { type: 'json' };
-import fr from './refusals/fr.json' with { type: 'json' };
-import it from './refusals/it.json' with { type: 'json' };
-import ja from './refusals/ja.json' with { type: 'json' };
-import ptBR from './refusals/pt_BR.json' with { type: 'json' };
-import zhCN from './refusals/zh_CN.json' with { type: 'json' };
+import { lazyCatalogues } from './catalogue-files.ts';
 import type { Said } from './said.ts';
 import { isSaid } from './said.ts';
 import type { SiteLanguage } from './site-languages.ts';
@@ -17,18 +10,12 @@ type Translated = Exclude<SiteLanguage, 'en'>;
 /**
  * The refusals' translations, one flat JSON object per language: the English source
  * (`The app {0} is not registered.`) → its translation in ICU MessageFormat with the same
- * numbered placeholders. English needs none: the source is the English.
+ * numbered placeholders, each read when first used. English needs none: the source is the English.
  */
-export const REFUSAL_CATALOGUES: Readonly<Record<Translated, Readonly<Record<string, string>>>> = {
-  de,
-  fr,
-  es,
-  it,
-  pt_BR: ptBR,
-  zh_CN: zhCN,
-  ja,
-  ar,
-};
+export const REFUSAL_CATALOGUES: Readonly<Record<Translated, Readonly<Record<string, string>>>> = lazyCatalogues(
+  'refusals',
+  ['de', 'fr', 'es', 'it', 'pt_BR', 'zh_CN', 'ja', 'ar'],
+);
 
 const compiled = new Map<string, IntlMessageFormat | null>();
 

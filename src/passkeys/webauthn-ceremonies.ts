@@ -1,21 +1,21 @@
 import { said } from '../i18n/said.ts';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { Said } from '../i18n/said.ts';
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransportFuture,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import type * as WebAuthn from '@simplewebauthn/server';
 import type { PasskeyCeremonies } from '../domain/accounts/two-factor.ts';
 import { AppError } from '../errors.ts';
 
+let library: Promise<typeof WebAuthn> | undefined;
+/** @simplewebauthn/server, loaded with the first passkey ceremony, not before the port opens (issue 55). */
+const webauthn = () => (library ??= import('@simplewebauthn/server'));
+
 /** The library's verification, its failure (a throw or `verified: false`) as a 401 that says what did not work. */
 async function verifying<T extends { verified: boolean }>(
-  what: string,
+  what: Said,
   work: () => Promise<T>,
 ): Promise<T & { verified: true }> {
   let result: T;
@@ -43,6 +43,7 @@ export function webauthnCeremonies(publicUrl: string, siteName: string): Passkey
   const transports = (list: readonly string[]) => list as AuthenticatorTransportFuture[];
   return {
     async registrationOptions(user, existing) {
+      const { generateRegistrationOptions } = await webauthn();
       const options = await generateRegistrationOptions({
         rpName: siteName,
         rpID,
@@ -59,7 +60,8 @@ export function webauthnCeremonies(publicUrl: string, siteName: string): Passkey
     },
 
     async verifyRegistration(response, challenge) {
-      const verified = await verifying('The passkey could not be added', () =>
+      const { verifyRegistrationResponse } = await webauthn();
+      const verified = await verifying(said`The passkey could not be added`, () =>
         verifyRegistrationResponse({
           response: response as RegistrationResponseJSON,
           expectedChallenge: challenge,
@@ -78,6 +80,7 @@ export function webauthnCeremonies(publicUrl: string, siteName: string): Passkey
     },
 
     async authenticationOptions(credentials) {
+      const { generateAuthenticationOptions } = await webauthn();
       const options = await generateAuthenticationOptions({
         rpID,
         allowCredentials: credentials.map((passkey) => ({
@@ -95,7 +98,8 @@ export function webauthnCeremonies(publicUrl: string, siteName: string): Passkey
     },
 
     async verifyAuthentication(response, challenge, passkey) {
-      const verified = await verifying('The passkey did not sign in', () =>
+      const { verifyAuthenticationResponse } = await webauthn();
+      const verified = await verifying(said`The passkey did not sign in`, () =>
         verifyAuthenticationResponse({
           response: response as AuthenticationResponseJSON,
           expectedChallenge: challenge,

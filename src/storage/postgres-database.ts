@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DatabaseHandle, OpenOptions } from './database-handle.ts';
 import type { Database } from './schema.ts';
@@ -10,8 +11,15 @@ import { withUnavailableErrors } from './unavailable.ts';
  * the process: an idle one is reported on the pool, one in use on itself (its query fails: 503,
  * and the pool drops it).
  */
+/**
+ * The pg package, loaded when a PostgreSQL database is opened: loading it builds a fetch Response
+ * (its Cloudflare check), which loads Node's own undici, 25 ms of every start on SQLite too (issue 55).
+ */
+const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
+
 export function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
-  const pool = new pg.Pool({
+  const { Pool, Client } = loadPg();
+  const pool = new Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5000,
@@ -23,7 +31,7 @@ export function openPostgres(url: string, options: OpenOptions): DatabaseHandle 
   const listeners = new Set<pg.Client>();
   const listen: NonNullable<DatabaseHandle['listen']> = async (channel, onNotify, onLost) => {
     if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+    const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
     let lost = false;
     const lose = (error: Error): void => {
       // Closing the handle ends the connection on purpose: that is not a loss to report.

@@ -2,7 +2,6 @@ import { said } from '../i18n/said.ts';
 import type { Said } from '../i18n/said.ts';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { JSONWebKeySet, JWTPayload } from 'jose';
-import type { Agent } from 'undici';
 import { guardedAgent, guardedRequest, readLimited } from '../downloads/archive-downloader.ts';
 import type { DownloadOptions } from '../downloads/archive-downloader.ts';
 import type { IdTokenVerifier } from '../domain/trusted-publishing/trusted-publishing.ts';
@@ -42,7 +41,7 @@ export function idTokenVerifier(
   clock: () => Date = () => new Date(),
 ): IdTokenVerifier {
   const download: DownloadOptions = { ...options, maxBytes: MAX_DOCUMENT_BYTES };
-  const agent: Agent = guardedAgent(download);
+  const agent = guardedAgent(download);
   const cache = new Map<string, CachedKeys>();
   /** Fetches under way, shared by the tokens that wait for them (a burst of tokens with a new kid fetches once). */
   const loading = new Map<string, Promise<CachedKeys>>();

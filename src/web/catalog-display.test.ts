@@ -1,4 +1,6 @@
-import { STRINGS } from './strings.ts';
+import { siteStrings } from './strings.ts';
+
+const STRINGS = siteStrings('en');
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { languageName, shortDate, starRating, timeAgo } from './catalog-display.ts';

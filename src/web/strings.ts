@@ -99,4 +99,3 @@ export function siteStrings(language: SiteLanguage): SiteStrings {
 }
 
 /** The English text, for what has no visitor: logs, the CLI, a page rendered before a request is known. */
-export const STRINGS = siteStrings('en');

@@ -203,7 +203,7 @@ export interface NextcloudRange {
 
 /**
  * The Nextcloud versions one release supports, as its info.xml says them (min-version and
- * max-version, e.g. 29 and 32): what every page shows, in one way (STRINGS.versionRange).
+ * max-version, e.g. 29 and 32): what every page shows, in one way (SiteStrings.versionRange).
  */
 export function releaseRange(release: Pick<ListedApp['releases'][number], 'rawPlatformVersionSpec'>): NextcloudRange {
   return specBounds(release.rawPlatformVersionSpec);

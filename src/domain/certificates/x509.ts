@@ -1,12 +1,30 @@
-// @peculiar/x509 reads CRLs and CSRs and makes certificates (node:crypto can do neither); its
-// dependency injection needs the reflect polyfill loaded first.
-import 'reflect-metadata';
+// @peculiar/x509 reads CRLs and CSRs and makes certificates (node:crypto can do neither).
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import { createRequire } from 'node:module';
+import type * as X509 from '@peculiar/x509';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+let loaded: typeof X509 | undefined;
 
-export { x509 };
+/**
+ * The library, loaded when a certificate, request or CRL is first read: evaluating its ASN.1
+ * schemas took 30 ms of every start, before the port opened, on stores that read none then
+ * (issue 55). Its dependency injection needs the reflect polyfill loaded first.
+ */
+function library(): typeof X509 {
+  if (loaded === undefined) {
+    const load = createRequire(import.meta.url);
+    load('reflect-metadata');
+    const x509 = load('@peculiar/x509') as typeof X509;
+    x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+    loaded = x509;
+  }
+  return loaded;
+}
+
+/** @peculiar/x509, as `x509.X509Certificate` and the like: each use loads it the first time. */
+export const x509: typeof X509 = new Proxy({} as typeof X509, {
+  get: (_target, name) => library()[name as keyof typeof X509],
+});
 
 /** What a scan for PEM blocks found. */
 export interface PemScan {
