@@ -116,11 +116,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         `APPSTORE_PASSWORD_COST below ${PASSWORD_COST_RANGE.advised}: new password hashes are fast to guess (meant for test suites)`,
       );
     }
-    await container.listings.warm();
-    // The website's catalogue index is built before the port opens (about 80 ms at 600 apps), so
-    // the first page waits for nothing; a database that cannot be read now leaves it to that page.
-    await container.browse.catalog().catch(() => undefined);
+    await container.listings.readVersion();
     await app.listen({ host: config.host, port: config.port });
+    // Once the port is open, in the background: apps.json's render, then the website's catalogue
+    // index (about 80 ms at 600 apps). A request that needs either meanwhile waits for it; a
+    // database that cannot be read now leaves it to that request.
+    container.listings.warm();
+    void container.listings
+      .warmed()
+      .then(() => container.browse.catalog())
+      .catch(() => undefined);
     // The routes' schemas not asked for yet are compiled a second after the first apps.json is
     // made, a few milliseconds at a time, so a schema Fastify cannot compile shows in the log soon
     // after a start.

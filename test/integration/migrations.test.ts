@@ -128,6 +128,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0031-moderation',
       '0032-screenshot-copies',
       '0033-moderation-marks',
+      '0034-live-release-specs',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);

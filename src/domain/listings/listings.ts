@@ -110,16 +110,26 @@ export class Listings {
   ) {}
 
   /**
-   * Reads the version (so conditional requests are answered from memory from the first one on)
-   * and renders apps.json, as servers ask for it first. Resolves once the version is known; the
-   * render goes on in the background.
+   * Reads the version, so conditional requests are answered from memory from the first one on.
+   * Before the port opens: it is one small query.
    */
-  async warm(): Promise<void> {
-    const stamp = await this.versions.ready();
-    this.warming = this.engine.body({ includeEnterprise: false }, recentWindowStart(this.now()), stamp).then(
-      () => undefined,
-      () => undefined,
-    );
+  async readVersion(): Promise<void> {
+    await this.versions.ready();
+  }
+
+  /**
+   * Renders apps.json, as servers ask for it first, in the background: started once the port is
+   * open, so a start answers its first requests before it has read the catalogue (issue 55). A
+   * request for apps.json meanwhile waits for this render rather than making its own.
+   */
+  warm(): void {
+    this.warming = this.versions
+      .ready()
+      .then((stamp) => this.engine.body({ includeEnterprise: false }, recentWindowStart(this.now()), stamp))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
   }
 
   /** Resolves once the render `warm` started is over (made, or failed: the next request tries again). */
