@@ -34,7 +34,7 @@ import * as userLanguage from './migrations/0030-user-language.ts';
 import * as moderation from './migrations/0031-moderation.ts';
 import * as screenshotCopies from './migrations/0032-screenshot-copies.ts';
 import * as moderationMarks from './migrations/0033-moderation-marks.ts';
-import * as liveReleaseSpecs from './migrations/0034-live-release-specs.ts';
+import * as startUpIndexes from './migrations/0034-start-up-indexes.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -76,7 +76,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0031-moderation', moderation],
   ['0032-screenshot-copies', screenshotCopies],
   ['0033-moderation-marks', moderationMarks],
-  ['0034-live-release-specs', liveReleaseSpecs],
+  ['0034-start-up-indexes', startUpIndexes],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */

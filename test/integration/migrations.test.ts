@@ -128,7 +128,7 @@ describe(`migrations (${DIALECT})`, () => {
       '0031-moderation',
       '0032-screenshot-copies',
       '0033-moderation-marks',
-      '0034-live-release-specs',
+      '0034-start-up-indexes',
     ]);
     const tables = await ownTables();
     assert.deepEqual(tables, TABLES);
