@@ -118,18 +118,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
     await container.listings.readVersion();
     await app.listen({ host: config.host, port: config.port });
-    // Once the port is open, in the background: apps.json's render, then the website's catalogue
-    // index (about 80 ms at 600 apps). A request that needs either meanwhile waits for it; a
+    // Once the port is open, in the background: the website's catalogue index (about 80 ms at 600
+    // apps), then apps.json's render (a few hundred ms; servers ask for it every few hours, a
+    // visitor's first page is waited for). A request that needs either meanwhile waits for it; a
     // database that cannot be read now leaves it to that request.
-    container.listings.warm();
-    void container.listings
-      .warmed()
-      .then(() => container.browse.catalog())
-      .catch(() => undefined);
+    const warmed = container.browse
+      .catalog()
+      .catch(() => undefined)
+      .then(() => {
+        container.listings.warm();
+        return container.listings.warmed();
+      });
     // The routes' schemas not asked for yet are compiled a second after the first apps.json is
     // made, a few milliseconds at a time, so a schema Fastify cannot compile shows in the log soon
     // after a start.
-    const compiling = compileWhenIdle(schemaCompilers, container.listings.warmed(), (error) =>
+    const compiling = compileWhenIdle(schemaCompilers, warmed, (error) =>
       app.log.error(
         { error: errorText(error) },
         'a route schema could not be compiled: requests to that route fail until it is fixed',
