@@ -41,6 +41,9 @@ export interface StartOptions {
 /** Downloads counted are written this often, in one batch (docs/operations.md). */
 const DOWNLOAD_WRITE_MS = 10_000;
 
+/** How long after the website's index the start's apps.json render waits: for the first pages to be answered. */
+const RENDER_AFTER_INDEX_MS = 250;
+
 /** The process's server: config → container → migrations → server → listen (`appstore serve`). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -119,12 +122,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await container.listings.readVersion();
     await app.listen({ host: config.host, port: config.port });
     // Once the port is open, in the background: the website's catalogue index (about 80 ms at 600
-    // apps), then apps.json's render (a few hundred ms; servers ask for it every few hours, a
-    // visitor's first page is waited for). A request that needs either meanwhile waits for it; a
-    // database that cannot be read now leaves it to that request.
+    // apps), then, a moment later, apps.json's render (a few hundred ms on one core): the pages
+    // that waited for the index go first. A request that needs either meanwhile waits for it (an
+    // apps.json asked for before the render starts starts it); a database that cannot be read now
+    // leaves it to that request.
     const warmed = container.browse
       .catalog()
       .catch(() => undefined)
+      .then(() => new Promise((resolve) => setTimeout(resolve, RENDER_AFTER_INDEX_MS)))
       .then(() => {
         container.listings.warm();
         return container.listings.warmed();
