@@ -6,6 +6,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type * as UndiciModule from 'undici';
 import type { Agent, Dispatcher } from 'undici';
+import { namedExports } from '../domain/accounts/password-rules.ts';
 import { parseWebAddress } from '../domain/encodings.ts';
 import type { Downloader } from '../domain/archive-download.ts';
 import { AppError } from '../errors.ts';
@@ -53,14 +54,11 @@ type Undici = typeof UndiciModule;
 let undici: Promise<Undici> | undefined;
 /**
  * undici, loaded on first use: it is a megabyte of the bundle, and a store that downloads nothing
- * before its port opens should not parse it first (issue 55).
+ * before its port opens should not parse it first (issue 55). It is CommonJS: its names come on
+ * the namespace, or only under `default` (`namedExports`).
  */
 const loadUndici = (): Promise<Undici> =>
-  // A CommonJS package: Node gives its names on the namespace or only under `default`, as the
-  // bundle does (see namedExports in password-rules.ts).
-  (undici ??= import('undici').then((module) =>
-    'buildConnector' in module ? module : (module as unknown as { default: Undici }).default,
-  ));
+  (undici ??= import('undici').then((module) => namedExports(module, 'buildConnector')));
 
 /** The guarded agent, made on first use (`agent()`), with the undici that made it. */
 export interface GuardedAgent {

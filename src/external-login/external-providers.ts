@@ -1,5 +1,6 @@
 import tls from 'node:tls';
 import type * as Undici from 'undici';
+import { namedExports } from '../domain/accounts/password-rules.ts';
 import type { ProviderSettings } from '../config/external-login.ts';
 import type { ExternalProvider } from '../domain/accounts/external-login.ts';
 import { githubProvider } from './github-connector.ts';
@@ -12,8 +13,7 @@ function trustingFetch(extraCa: readonly string[]): ProviderFetch {
   let made: Promise<{ fetch: typeof Undici.fetch; dispatcher: Undici.Agent }> | undefined;
   const agent = () =>
     (made ??= import('undici')
-      // A CommonJS package: its names are on the namespace, or only under `default` (the bundle).
-      .then((module) => ('Agent' in module ? module : (module as unknown as { default: typeof Undici }).default))
+      .then((module) => namedExports(module, 'Agent'))
       .then(({ Agent, fetch }) => ({
         fetch,
         dispatcher: new Agent({ connect: { ca: [...tls.rootCertificates, ...extraCa] } }),

@@ -9,11 +9,13 @@ type Catalogue = Readonly<Record<string, string>>;
  * Nextcloud servers, or English visitors, never needs: bundled, they were a fifth of what every
  * start parsed before its port opened (issue 55).
  */
-export function lazyCatalogues<L extends string>(
+export function lazyCatalogues<L extends string, B extends string = never>(
   folder: string,
   languages: readonly L[],
-): Readonly<Record<L, Catalogue>> {
-  const catalogues = {} as Record<L, Catalogue>;
+  /** Catalogues held already (English, bundled), listed first. */
+  bundled: Readonly<Record<B, Catalogue>> = {} as Record<B, Catalogue>,
+): Readonly<Record<L | B, Catalogue>> {
+  const catalogues = { ...bundled } as Record<L | B, Catalogue>;
   for (const language of languages) {
     let loaded: Catalogue | undefined;
     Object.defineProperty(catalogues, language, {

@@ -12,21 +12,15 @@ type GroupTexts<G extends Group> = {
   readonly [K in MessageId as K extends `${G}.${infer Rest}` ? Rest : never]: string;
 };
 
-const OTHERS = lazyCatalogues('catalogues', ['de', 'fr', 'es', 'it', 'pt_BR', 'zh_CN', 'ja', 'ar'] as const);
-
 /**
  * The catalogues as shipped: ICU MessageFormat, one flat JSON object per language
  * (docs/translations.md). English is bundled (the reference, and what every page falls back to);
  * the others are read when first used.
  */
-export const CATALOGUES: Readonly<Record<SiteLanguage, Readonly<Record<string, string>>>> = Object.defineProperties(
-  { en } as unknown as Record<SiteLanguage, Readonly<Record<string, string>>>,
-  Object.fromEntries(
-    Object.keys(OTHERS).map((language) => [
-      language,
-      { enumerable: true, get: () => OTHERS[language as keyof typeof OTHERS] },
-    ]),
-  ),
+export const CATALOGUES: Readonly<Record<SiteLanguage, Readonly<Record<string, string>>>> = lazyCatalogues(
+  'catalogues',
+  ['de', 'fr', 'es', 'it', 'pt_BR', 'zh_CN', 'ja', 'ar'],
+  { en },
 );
 
 /**

@@ -122,9 +122,19 @@ ${after}
 export function problemBox(state: FormState): Html | '' {
   const { problem } = state;
   if (problem === undefined) return '';
-  const detail = spoken(problem.detail, Object.keys(problem.fields ?? {}));
-  if (problem.summary === undefined) return html`<div class="notice error" role="alert"><p>${detail}</p></div>`;
-  return html`<div class="notice error" role="alert"><p>${problem.summary.text}</p>${problem.summary.detailFollows ? html`<p lang="en" dir="ltr">${detail}</p>` : ''}</div>`;
+  return html`<div class="notice error" role="alert">${problemParagraphs(problem)}</div>`;
+}
+
+/**
+ * What a refusal says, as paragraphs: its detail; or, where the detail stayed English on a page in
+ * another language, the translated lead and then the detail marked as English (when it adds to it).
+ */
+export function problemParagraphs(
+  problem: FormProblem,
+  detail: HtmlValue = spoken(problem.detail, Object.keys(problem.fields ?? {})),
+): Html {
+  if (problem.summary === undefined) return html`<p>${detail}</p>`;
+  return html`<p>${problem.summary.text}</p>${problem.summary.detailFollows ? html`<p lang="en" dir="ltr">${detail}</p>` : ''}`;
 }
 
 /**

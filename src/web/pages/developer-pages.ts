@@ -19,7 +19,17 @@ import { provenanceCell, publishersSection } from './trusted-publishers-section.
 import type { TrustedPublisher } from '../../domain/trusted-publishing/publishers.ts';
 import type { AppStatus } from '../../domain/apps/app-status.ts';
 import type { DownloadChart } from '../../domain/archives/download-weeks.ts';
-import { checkbox, field, fileField, notice, postForm, problemBox, spoken, textArea, uploadForm } from '../forms.ts';
+import {
+  checkbox,
+  field,
+  fileField,
+  notice,
+  postForm,
+  problemBox,
+  problemParagraphs,
+  textArea,
+  uploadForm,
+} from '../forms.ts';
 import type { FormState } from '../forms.ts';
 import type { Html, HtmlValue } from '../html.ts';
 import { html } from '../html.ts';
@@ -284,8 +294,7 @@ export function publishJobPage(job: PublishJob, isAdmin: boolean, context: PageC
         { ...state, ...(state.fields === undefined ? {} : { errors: state.fields }) },
         context.t,
       );
-      const english = problem.summary === undefined ? '' : html` lang="en" dir="ltr"`;
-      body = html`<div class="notice error" role="alert"><p><strong>${dev.jobRefused}</strong></p>${problem.summary === undefined ? '' : html`<p>${problem.summary.text}</p>`}<p${english}>${spoken(problem.detail, Object.keys(problem.fields ?? {}))}</p>${fieldList(problem.fields, problem.englishFields)}</div><p><a href="${againAddress(job)}">${dev.jobAgain}</a></p>`;
+      body = html`<div class="notice error" role="alert"><p><strong>${dev.jobRefused}</strong></p>${problemParagraphs(problem)}${fieldList(problem.fields, problem.englishFields)}</div><p><a href="${againAddress(job)}">${dev.jobAgain}</a></p>`;
       break;
     }
     case 'failed': {

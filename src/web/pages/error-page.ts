@@ -3,6 +3,7 @@ import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 import { pageTexts } from '../page-texts.ts';
 import type { PageContext } from '../layout.ts';
+import { problemParagraphs } from '../forms.ts';
 import type { FormProblem } from '../forms.ts';
 
 /**
@@ -27,17 +28,15 @@ export function errorPage(
           : s.requestErrorTitle;
   const text =
     status === 404
-      ? s.notFoundText
+      ? html`<p>${s.notFoundText}</p>`
       : status === 500
-        ? s.errorText
+        ? html`<p>${s.errorText}</p>`
         : typeof detail === 'string'
-          ? detail
-          : detail.summary === undefined
-            ? detail.detail
-            : html`${detail.summary.text}</p>${detail.summary.detailFollows ? html`<p lang="en" dir="ltr">${detail.detail}` : ''}`;
+          ? html`<p>${detail}</p>`
+          : problemParagraphs(detail, detail.detail);
   return layout(
     { title },
-    html`<h1>${title}</h1><p>${text}</p><p class="card-meta">${status} · ${requestId}</p><p><a href="/">${s.backHome}</a></p>`,
+    html`<h1>${title}</h1>${text}<p class="card-meta">${status} · ${requestId}</p><p><a href="/">${s.backHome}</a></p>`,
     context,
   );
 }
