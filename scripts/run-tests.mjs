@@ -85,34 +85,42 @@ function twoGroups(name, list) {
 }
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
 console.log(`running ${files.length} test files on ${target}${long ? ', their long runs at full size' : ''}`);
-const result = spawnSync(
-  process.execPath,
-  // No test asserts a wall-clock deadline (the machine is shared): a wait that never ends is ended
-  // by this timeout per test, generous enough for the slowest test on a loaded machine.
-  // Source maps (failures named at the TypeScript line) only for files named on the command line:
-  // over the whole suite, reading them cost 10 s of CPU. A failure in the whole suite is named at
-  // the line of .test-build/…mjs, which esbuild keeps readable and marks with the source's path.
-  [
-    ...(named.length > 0 ? ['--enable-source-maps'] : []),
-    '--test',
-    '--test-concurrency=3',
-    '--test-timeout=300000',
-    '--test-reporter=spec',
-    ...flags,
-    ...processes,
-  ],
-  {
-    cwd: root,
-    stdio: 'inherit',
-    // Passwords are hashed at scrypt's N = 2^10 instead of 2^15: a hash took 50 ms of CPU, and a
-    // sixth of the suite's time went to them (src/domain/accounts/crypto.test.ts checks the default).
-    env: {
-      APPSTORE_PASSWORD_COST: '10',
-      ...process.env,
-      NODE_ENV: 'test',
-      APPSTORE_BUNDLE: 'required',
-      ...(long ? { APPSTORE_TEST_LONG: '1' } : {}),
+const run = (list) =>
+  spawnSync(
+    process.execPath,
+    // No test asserts a wall-clock deadline (the machine is shared): a wait that never ends is ended
+    // by this timeout per test, generous enough for the slowest test on a loaded machine.
+    // Source maps (failures named at the TypeScript line) only for files named on the command line:
+    // over the whole suite, reading them cost 10 s of CPU. A failure in the whole suite is named at
+    // the line of .test-build/…mjs, which esbuild keeps readable and marks with the source's path.
+    [
+      ...(named.length > 0 ? ['--enable-source-maps'] : []),
+      '--test',
+      '--test-concurrency=3',
+      '--test-timeout=300000',
+      '--test-reporter=spec',
+      ...flags,
+      ...list,
+    ],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      // Passwords are hashed at scrypt's N = 2^10 instead of 2^15: a hash took 50 ms of CPU, and a
+      // sixth of the suite's time went to them (src/domain/accounts/crypto.test.ts checks the default).
+      env: {
+        APPSTORE_PASSWORD_COST: '10',
+        ...process.env,
+        NODE_ENV: 'test',
+        APPSTORE_BUNDLE: 'required',
+        ...(long ? { APPSTORE_TEST_LONG: '1' } : {}),
+      },
     },
-  },
-);
+  );
+// Statistical timing runs (marked `// timing: run alone`) measure differences of a few
+// milliseconds: in a long run they go first, on their own, not beside Chromium and the other
+// long runs, whose load on this 2-core machine moved their medians by 20 to 30 ms.
+const alone = long && named.length === 0 ? files.filter((file) => source(file).includes('// timing: run alone')) : [];
+const together = processes.filter((compiled) => !alone.some((file) => compiledTestFile(file) === compiled));
+const first = alone.length === 0 ? { status: 0 } : run(alone.map(compiledTestFile));
+const result = first.status === 0 ? run(together) : first;
 process.exit(result.status ?? 1);

@@ -1,3 +1,4 @@
+// timing: run alone (scripts/run-tests.mjs runs this file's long runs on a quiet machine)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { addUser } from '../../src/domain/accounts/manage-users.ts';
