@@ -35,6 +35,10 @@ export class LatestSnapshot<T extends DaySnapshot> {
     const shared: Promise<T> = job.finally(() => {
       if (this.pending === shared) this.pending = undefined;
     });
+    // The caller handles `job`'s failure; `shared` is awaited only by a request beside it, so its
+    // own rejection is marked handled here: unhandled, it would end the process (a database that
+    // fails while the catalogue is read, or is closed under a read at shutdown).
+    shared.catch(() => undefined);
     this.pending = shared;
     return job;
   }
