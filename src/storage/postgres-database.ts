@@ -78,6 +78,10 @@ export function openPostgres(url: string, options: OpenOptions): DatabaseHandle 
         await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));
         listeners.clear();
         await db.destroy();
+        // Kysely leaves a pool it never used open (its destroy is a no-op before the first query),
+        // and a query after the close would then open a connection nothing ends: end it here, so
+        // any use after the close fails.
+        if (!pool.ending) await pool.end();
       })()),
   };
 }

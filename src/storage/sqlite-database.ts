@@ -44,6 +44,9 @@ export function openSqlite(file: string, holdUseLock: boolean): DatabaseHandle {
       (closing ??= (async () => {
         probe?.close();
         await db.destroy();
+        // Kysely's destroy is a no-op before the first query: close the connection here too, so
+        // any use after the close fails instead of writing past the released lock.
+        if (native.open) native.close();
         useLock?.release();
       })()),
   };

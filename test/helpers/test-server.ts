@@ -33,7 +33,7 @@ export interface TestServerOptions {
 
 /** A server on a freshly migrated database of its own, for `app.inject()`; no listening socket. */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const database = options.database ?? (await createTestDatabase());
+  const database = options.database ?? (await createTestDatabase({ migrated: true }));
   const config = loadConfig({ ...database.env, ...options.env });
   const handle = await database.open();
   const container = createContainer(config, {

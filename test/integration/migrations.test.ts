@@ -76,8 +76,7 @@ describe(`migrations (${DIALECT})`, () => {
   });
   after(() => database.dispose());
 
-  // Other test files work in other schemas of the same PostgreSQL database at the same time
-  // (and drop them): look at this schema's catalogue only.
+  // Look at the current schema's catalogue only: an operator's database may hold other schemas.
   const ownTables = async (): Promise<string[]> => {
     const query =
       handle.dialect === 'postgres'
