@@ -29,13 +29,56 @@ export async function fillSignIn(tab: Page, username: string, password: string):
 const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /**
- * axe-core's serious and critical violations on the page the tab is on, with every violation for
- * the message. axe is injected as a script, which the pages' CSP refuses: the tab's context must
+ * The axe-core rules whose outcome a page's words can change: names, labels, titles, alternative
+ * texts and languages. Every other rule looks at the markup, the styles and the colours, which are
+ * the same in every language: the English pages are checked against all of them.
+ */
+export const TEXT_RULES: readonly string[] = [
+  'area-alt',
+  'aria-command-name',
+  'aria-dialog-name',
+  'aria-input-field-name',
+  'aria-meter-name',
+  'aria-progressbar-name',
+  'aria-toggle-field-name',
+  'aria-tooltip-name',
+  'aria-treeitem-name',
+  'button-name',
+  'document-title',
+  'empty-heading',
+  'empty-table-header',
+  'frame-title',
+  'html-has-lang',
+  'html-lang-valid',
+  'html-xml-lang-mismatch',
+  'identical-links-same-purpose',
+  'image-alt',
+  'input-button-name',
+  'input-image-alt',
+  'label',
+  'landmark-unique',
+  'link-name',
+  'object-alt',
+  'role-img-alt',
+  'select-name',
+  'summary-name',
+  'svg-img-alt',
+  'table-duplicate-name',
+  'target-size',
+  'valid-lang',
+];
+
+/**
+ * axe-core's serious and critical violations on the page the tab is on (all rules, or the ones
+ * named), with every violation for the message. axe is injected as a script, which the pages' CSP refuses: the tab's context must
  * bypass it (`newContext({ bypassCSP: true })`).
  */
-export async function seriousViolations(tab: Page): Promise<{ serious: unknown[]; all: string }> {
+export async function seriousViolations(
+  tab: Page,
+  rules?: readonly string[],
+): Promise<{ serious: unknown[]; all: string }> {
   await tab.addScriptTag({ path: AXE_SCRIPT });
-  const violations = await tab.evaluate(async () => {
+  const violations = await tab.evaluate(async (only) => {
     const axe = (
       globalThis as unknown as {
         axe: {
@@ -46,12 +89,17 @@ export async function seriousViolations(tab: Page): Promise<{ serious: unknown[]
       }
     ).axe;
     // Only violations are wanted: axe then skips the details of what passed (much faster).
-    return (await axe.run({ resultTypes: ['violations'] })).violations.map((v) => ({
+    return (
+      await axe.run({
+        resultTypes: ['violations'],
+        ...(only === null ? {} : { runOnly: { type: 'rule', values: only } }),
+      })
+    ).violations.map((v) => ({
       id: v.id,
       impact: v.impact,
       nodes: v.nodes.length,
     }));
-  });
+  }, rules ?? null);
   return {
     serious: violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
     all: JSON.stringify(violations),
