@@ -303,7 +303,21 @@ describe(`publishing and deleting releases (${DIALECT})`, () => {
   test('201 creates; the same version again is 200 and updates; a co-maintainer may publish', async () => {
     const before = await contentVersion(server);
     const first = await appArchive({ version: '1.0.0', name: 'News One' });
-    assert.equal((await publishArchive('alice', first)).statusCode, 201);
+    const created = await publishArchive('alice', first);
+    assert.equal(created.statusCode, 201);
+    // Where the publish's time went, step by step, in milliseconds.
+    const steps = String(created.headers['server-timing'])
+      .split(', ')
+      .map((entry) => /^(\w+);dur=(\d+(?:\.\d)?)$/.exec(entry));
+    assert.deepEqual(
+      steps.map((step) => step?.[1]),
+      ['queue', 'transfer', 'check', 'save'],
+      String(created.headers['server-timing']),
+    );
+    assert.ok(
+      steps.every((step) => Number(step?.[2]) >= 0),
+      String(created.headers['server-timing']),
+    );
     assert.ok((await contentVersion(server)) > before, 'the listings version moved');
     const again = await appArchive({ version: '1.0.0', name: 'News One, rebuilt' });
     assert.equal((await publishArchive('carol', again)).statusCode, 200);

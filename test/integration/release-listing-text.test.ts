@@ -59,10 +59,18 @@ describe(`each release's listing text, written with it (${DIALECT})`, () => {
     );
     const release: ReleaseCandidate['release'] = {
       ...made.release,
-      phpExtensions: [{ id: 'intl', versionSpec: '>=1.0.0', rawVersionSpec: '>=1.0' }],
-      shellCommands: ['ffmpeg'],
-      licenses: ['agpl', 'mit'],
-      translations: { en: { changelog: `- ${HOSTILE}` }, de: { changelog: '- Änderung' } },
+      // Two of each, not in alphabetical order: each list keeps the order the info.xml gave.
+      phpExtensions: [
+        { id: 'zip', versionSpec: '*', rawVersionSpec: '*' },
+        { id: 'intl', versionSpec: '>=1.0.0', rawVersionSpec: '>=1.0' },
+      ],
+      databases: [
+        { id: 'sqlite', versionSpec: '*', rawVersionSpec: '*' },
+        { id: 'pgsql', versionSpec: '>=12.0.0', rawVersionSpec: '>=12' },
+      ],
+      shellCommands: ['ffmpeg', 'convert'],
+      licenses: ['mit', 'agpl'],
+      translations: { en: { changelog: `- ${HOSTILE}` }, de: { changelog: '- Änderung' }, ar: { changelog: '' } },
       externalApp: exApp
         ? {
             isSystem: true,

@@ -118,7 +118,9 @@ export async function readAppArchive(
   const tops = new Set<string>();
   const wanted = new Map<string, Buffer>();
   const source = Readable.from([bytes]);
-  const gunzip = zlib.createGunzip();
+  // 128 KiB chunks, not zlib's 16 KiB: a 2 MiB archive of 8 MiB was read in half the time (31 ms
+  // → 15 ms, as fast as gunzipSync), each chunk passing the counter and tar-stream at fewer turns.
+  const gunzip = zlib.createGunzip({ chunkSize: 128 * 1024 });
   const extract = tar.extract();
   const streams = [source, gunzip, counter, extract];
   // The first error (or the end) settles the read and stops every stream; later errors of the

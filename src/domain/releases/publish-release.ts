@@ -56,7 +56,26 @@ export interface PublishResult {
   readonly created: boolean;
   /** Why the archive's icon was left out (the release is published without one), when it was. */
   readonly iconProblem?: string;
+  /** Where the publish's time went, in milliseconds (the response's Server-Timing, the log). */
+  readonly timings: PublishTimings;
 }
+
+/**
+ * A publish's time by step, in milliseconds: waiting for a place among the publishes under way
+ * (`queue`), fetching the archive or receiving the upload (`transfer`), the checks from reading
+ * the archive to the signature (`check`), keeping the archive and the transaction (`save`).
+ */
+export interface PublishTimings {
+  readonly queue: number;
+  readonly transfer: number;
+  readonly check: number;
+  readonly save: number;
+}
+
+/** The time before the checks: its queue and its transfer. */
+export type ArrivalTimings = Pick<PublishTimings, 'queue' | 'transfer'>;
+
+const since = (start: number): number => performance.now() - start;
 
 /** The body's own checks (the address's form, the signature's encoding): what a form can show at once. */
 export function checkPublishInput(input: PublishInput): Buffer {
@@ -160,7 +179,9 @@ export async function publishAdmitted(
   origin: PublishOrigin = 'api',
 ): Promise<PublishResult> {
   try {
+    const waiting = performance.now();
     await admitted.slot.turn();
+    const downloading = performance.now();
     // Read into the slot's buffer: nothing here keeps a view of it once the publish ends.
     const { bytes } = await deps.download(input.download, admitted.slot.buffer());
     return await checkAndSave(
@@ -168,6 +189,7 @@ export async function publishAdmitted(
       user,
       acting,
       deps,
+      { queue: downloading - waiting, transfer: since(downloading) },
     );
   } catch (error) {
     await notifyFailure(user, `${ORIGINS[origin]}, from ${input.download}`, error, deps);
@@ -214,7 +236,9 @@ export async function checkAndSave(
   user: User,
   acting: Acting,
   deps: PublishDeps,
+  arrival: ArrivalTimings,
 ): Promise<PublishResult> {
+  const checking = performance.now();
   const { bytes, signature } = input;
   const candidate = await readRelease(bytes, {
     nightly: input.nightly,
@@ -244,6 +268,7 @@ export async function checkAndSave(
     );
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const saving = performance.now();
   // Kept before the release is saved: a listed release always has its archive here.
   const keep = deps.archives.keepNew || input.developerDownload === null;
   if (keep) await deps.archives.storage.put(sha256, bytes);
@@ -294,6 +319,7 @@ export async function checkAndSave(
     version: candidate.release.version,
     created,
     ...(candidate.iconProblem === undefined ? {} : { iconProblem: candidate.iconProblem }),
+    timings: { ...arrival, check: saving - checking, save: since(saving) },
   };
 }
 

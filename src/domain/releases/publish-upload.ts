@@ -33,8 +33,11 @@ export async function publishUpload(
   // downloads do (publish-slots.ts).
   const slot = await admitPublisher(user, deps);
   try {
+    const waiting = performance.now();
     await slot.turn();
+    const receiving = performance.now();
     const form = await read(slot.buffer());
+    const transfer = performance.now() - receiving;
     if (form.signature === undefined || form.signature === '')
       throw new AppError(
         'invalid_request',
@@ -49,6 +52,7 @@ export async function publishUpload(
       user,
       acting,
       deps,
+      { queue: receiving - waiting, transfer },
     );
   } catch (error) {
     await notifyFailure(

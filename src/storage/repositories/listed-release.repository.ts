@@ -286,16 +286,41 @@ export const NO_CURRENT_TEXT = sql<boolean>`not ${CURRENT_TEXT}`;
 /**
  * Writes the release's listing text from what is saved of it now, in the transaction that saved
  * it: read back through the same mapping the listings read it with, so the text is what a render
- * from the rows would make.
+ * from the rows would make. Three statements (issue 55: it was eight): the row with its ExApp
+ * data, every detail row in one union, the update.
  */
 export async function writeReleaseListingText(db: Kysely<Database>, releaseId: number): Promise<void> {
-  const row = await db
+  const found = await db
     .selectFrom('releases')
-    .select(LISTED_RELEASE_COLUMNS)
-    .where('id', '=', releaseId)
+    .leftJoin('release_external_apps as x', 'x.release_id', 'releases.id')
+    .select(LISTED_RELEASE_COLUMNS.map((column) => `releases.${column}` as const))
+    .select([
+      'x.release_id as x_release_id',
+      'x.is_system as x_is_system',
+      'x.registry as x_registry',
+      'x.image as x_image',
+      'x.image_tag as x_image_tag',
+      'x.scopes as x_scopes',
+      'x.environment_variables as x_environment_variables',
+    ])
+    .where('releases.id', '=', releaseId)
     .executeTakeFirst();
-  if (row === undefined) return;
-  const details = await loadReleaseDetails(db, { releaseIds: [releaseId] });
+  if (found === undefined) return;
+  const { x_release_id, x_is_system, x_registry, x_image, x_image_tag, x_scopes, x_environment_variables, ...row } =
+    found;
+  const external =
+    x_release_id === null
+      ? null
+      : {
+          release_id: Number(x_release_id),
+          is_system: x_is_system ?? false,
+          registry: x_registry ?? '',
+          image: x_image ?? '',
+          image_tag: x_image_tag ?? '',
+          scopes: x_scopes ?? '[]',
+          environment_variables: x_environment_variables ?? '[]',
+        };
+  const details = await loadOneReleaseDetails(db, releaseId, external);
   await db
     .updateTable('releases')
     .set({
@@ -305,4 +330,41 @@ export async function writeReleaseListingText(db: Kysely<Database>, releaseId: n
     })
     .where('id', '=', releaseId)
     .execute();
+}
+
+/**
+ * One release's details in one statement: its dependency, command, licence and changelog rows as
+ * one union, each kind in the order loadReleaseDetails reads it in (by position; changelogs by
+ * language, in the database's collation as there).
+ */
+async function loadOneReleaseDetails(
+  db: Kysely<Database>,
+  releaseId: number,
+  external: Selectable<ReleaseExternalAppsTable> | null,
+): Promise<ReleaseDetails> {
+  const { rows } = await sql<{ kind: string; a: string; b: string | null; c: string | null }>`
+    select 1 as k, position as n, name as a, version_spec as b, raw_version_spec as c, 'php' as kind from release_php_extensions where release_id = ${releaseId}
+    union all select 2, position, name, version_spec, raw_version_spec, 'database' from release_databases where release_id = ${releaseId}
+    union all select 3, position, command, null, null, 'command' from release_shell_commands where release_id = ${releaseId}
+    union all select 4, position, license, null, null, 'license' from release_licenses where release_id = ${releaseId}
+    union all select 5, 0, language, changelog, null, 'changelog' from release_translations where release_id = ${releaseId}
+    order by k, n, a`.execute(db);
+  const of = (kind: string) => rows.filter((row) => row.kind === kind);
+  const dependencies = (kind: string): DependencyRow[] =>
+    of(kind).map((row) => ({
+      release_id: releaseId,
+      name: row.a,
+      version_spec: row.b ?? '',
+      raw_version_spec: row.c ?? '',
+    }));
+  const single = <T>(list: readonly T[]): Map<number, T[]> =>
+    list.length === 0 ? new Map() : new Map([[releaseId, [...list]]]);
+  return {
+    phpExtensions: single(dependencies('php')),
+    databases: single(dependencies('database')),
+    commands: single(of('command').map((row) => ({ command: row.a }))),
+    licenses: single(of('license').map((row) => ({ license: row.a }))),
+    changelogs: single(of('changelog').map((row) => ({ language: row.a, changelog: row.b ?? '' }))),
+    externals: external === null ? new Map() : new Map([[releaseId, external]]),
+  };
 }

@@ -12,17 +12,28 @@ import { writeReleaseListingText } from './listed-release.repository.ts';
 
 type Trx = Transaction<Database>;
 
-/** A release's details (dependencies, licenses, changelogs, ExApp data) replaced, and its listing text written from what is saved. */
-export async function replaceReleaseDetails(trx: Trx, releaseId: number, release: ReleaseData): Promise<void> {
-  for (const table of [
-    'release_php_extensions',
-    'release_databases',
-    'release_shell_commands',
-    'release_licenses',
-    'release_translations',
-  ] as const) {
-    await trx.deleteFrom(table).where('release_id', '=', releaseId).execute();
-  }
+/**
+ * A release's details (dependencies, licenses, changelogs, ExApp data) replaced, and its listing
+ * text written from what is saved. `fresh`: the release row was just inserted, so it has no
+ * details to delete (a deleted release's went with it: the foreign keys cascade).
+ */
+export async function replaceReleaseDetails(
+  trx: Trx,
+  releaseId: number,
+  release: ReleaseData,
+  fresh = false,
+): Promise<void> {
+  if (!fresh)
+    for (const table of [
+      'release_php_extensions',
+      'release_databases',
+      'release_shell_commands',
+      'release_licenses',
+      'release_translations',
+      'release_external_apps',
+    ] as const) {
+      await trx.deleteFrom(table).where('release_id', '=', releaseId).execute();
+    }
   const dependencies = (items: ReleaseData['phpExtensions']) =>
     items.map((item, position) => ({
       release_id: releaseId,
@@ -54,8 +65,7 @@ export async function replaceReleaseDetails(trx: Trx, releaseId: number, release
       .values(translations.map(([language, t]) => ({ release_id: releaseId, language, changelog: t.changelog })))
       .execute();
   }
-  // A version published again without <external-app> becomes an ordinary release, and the other way round.
-  await trx.deleteFrom('release_external_apps').where('release_id', '=', releaseId).execute();
+  // (A version published again without <external-app> becomes an ordinary release, and the other way round.)
   const external = release.externalApp;
   if (external !== null) {
     await trx
@@ -213,7 +223,7 @@ export function releaseRepository(db: Kysely<Database>): ReleaseStore {
             .returning('id')
             .executeTakeFirstOrThrow();
           const releaseId = Number(inserted.id);
-          await replaceReleaseDetails(trx, releaseId, release);
+          await replaceReleaseDetails(trx, releaseId, release, existing === undefined);
           const others = await trx
             .selectFrom('releases')
             .select('version')

@@ -6,6 +6,7 @@ import type { Static } from 'typebox';
 import type { Container } from '../../../container.ts';
 import { deleteRelease } from '../../../domain/releases/delete-release.ts';
 import { publishRelease } from '../../../domain/releases/publish-release.ts';
+import type { PublishTimings } from '../../../domain/releases/publish-release.ts';
 import { publishUpload } from '../../../domain/releases/publish-upload.ts';
 import { multipartUploadReader, uploadLimits } from '../../multipart-upload.ts';
 import { SEMVER_PATTERN } from '../../../domain/versions/semantic-version.ts';
@@ -75,7 +76,7 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
     schema: {
       summary: 'Publish a release from a signed archive: 201 created, 200 updated',
       description:
-        "JSON with `download` (the archive's HTTPS URL), or multipart/form-data with the archive itself as the file field `archive` (no web host needed: `curl -F archive=@APP.tar.gz -F signature=… -F nightly=false`). The same checks and statuses either way; the store keeps an uploaded archive and lists its own URL for it.",
+        "JSON with `download` (the archive's HTTPS URL), or multipart/form-data with the archive itself as the file field `archive` (no web host needed: `curl -F archive=@APP.tar.gz -F signature=… -F nightly=false`). The same checks and statuses either way; the store keeps an uploaded archive and lists its own URL for it. The answer's `Server-Timing` header says where the time went, in milliseconds: `queue` (waiting for a place among the publishes under way), `transfer` (the download or the upload), `check` (reading the archive through the signature), `save`.",
       tags: ['releases'],
       body: {
         content: {
@@ -118,7 +119,19 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
               deps,
             ),
       );
-      request.log.info({ appId: result.appId, version: result.version, created: result.created }, 'release published');
+      const timings = roundedTimings(result.timings);
+      request.log.info(
+        { appId: result.appId, version: result.version, created: result.created, timings },
+        'release published',
+      );
+      // Where the time went (the W3C Server-Timing header, which browsers' developer tools show),
+      // for the developer whose publish was slow and for the bench (docs/benchmarks.md).
+      reply.header(
+        'server-timing',
+        Object.entries(timings)
+          .map(([step, ms]) => `${step};dur=${ms}`)
+          .join(', '),
+      );
       return sendEmpty(reply, result.created ? 201 : 200);
     },
   });
@@ -141,4 +154,15 @@ export async function releaseRoutes(app: AppServer, container: Container): Promi
       },
     });
   }
+}
+
+/** The publish's timings to a tenth of a millisecond. */
+function roundedTimings(timings: PublishTimings): PublishTimings {
+  const tenth = (ms: number): number => Math.round(ms * 10) / 10;
+  return {
+    queue: tenth(timings.queue),
+    transfer: tenth(timings.transfer),
+    check: tenth(timings.check),
+    save: tenth(timings.save),
+  };
 }
