@@ -4,6 +4,9 @@ import path from 'node:path';
 import { archiveKey, sha256OfKey } from '../domain/archives/archive-storage.ts';
 import type { ArchiveStorage } from '../domain/archives/archive-storage.ts';
 
+/** The chunk an archive is read and sent in. */
+const READ_CHUNK_BYTES = 256 * 1024;
+
 /**
  * Archives in a directory (by default `archives/` under the data directory), one file
  * per SHA-256 in a folder named by its first two digits. A file is written beside its place and
@@ -39,7 +42,12 @@ export function directoryArchiveStorage(root: string): ArchiveStorage {
       } catch {
         return null;
       }
-      return fs.createReadStream(target, range === undefined ? {} : { start: range.start, end: range.end });
+      // Read in 256 KiB chunks, not 64 KiB: a 20 MiB archive under wrk -c8 went from 0.8× nginx's
+      // sendfile to as fast as it (docs/benchmarks.md); a download in flight holds one chunk or two.
+      return fs.createReadStream(target, {
+        highWaterMark: READ_CHUNK_BYTES,
+        ...(range === undefined ? {} : { start: range.start, end: range.end }),
+      });
     },
     async delete(sha256) {
       await fs.promises.rm(file(sha256), { force: true });
