@@ -134,7 +134,7 @@ test("the production command's settings are the same in npm start, the README, d
     nodeFlags(/^ExecStart=.*$/m.exec(read('deploy/appstore.service'))?.[0], 'deploy/appstore.service'),
     expected,
   );
-  const bench = /const PRODUCTION_FLAGS = \[([^\]]*)\];/.exec(read('bench/run.ts'))?.[1] ?? '';
+  const bench = /const PRODUCTION_FLAGS = \[([^\]]*)\];/.exec(read('bench/tools.ts'))?.[1] ?? '';
   const flags = bench.split(',').map((flag) => flag.trim().replace(/^'|'$/g, ''));
-  assert.equal(flags.filter((flag) => flag !== '').join(' '), expected, 'bench/run.ts');
+  assert.equal(flags.filter((flag) => flag !== '').join(' '), expected, 'bench/tools.ts');
 });
