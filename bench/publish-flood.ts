@@ -7,13 +7,14 @@
 // time with the bounds lifted (APPSTORE_PUBLISHES_AT_ONCE=1000), as the store was before them.
 //
 // Alone: node --import tsx bench/publish-flood.ts
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { localPublishingEnv, startListeningStore } from './tools.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CERTS = path.join(ROOT, 'test', 'fixtures', 'certificates');
@@ -68,17 +69,7 @@ async function slowArchiveServer(bytes: Buffer): Promise<{ url: string; close():
 
 async function flood(label: string, extraEnv: Record<string, string>, archiveUrl: string): Promise<PublishFloodRun> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-flood-'));
-  const env = {
-    PATH: process.env['PATH'] ?? '',
-    HOME: process.env['HOME'] ?? '',
-    APPSTORE_DATA_DIR: dataDir,
-    APPSTORE_PORT: '0',
-    APPSTORE_CA_CERT: path.join(CERTS, 'chain.pem'),
-    APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
-    APPSTORE_LOG_LEVEL: 'warn',
-    NODE_EXTRA_CA_CERTS: path.join(TLS, 'ca.crt'),
-    ...extraEnv,
-  };
+  const env = localPublishingEnv(dataDir, extraEnv);
   const cli = (...args: string[]) => execFileSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8' }).trim();
   cli('migrate');
   const tokens: string[] = [];
@@ -86,22 +77,8 @@ async function flood(label: string, extraEnv: Record<string, string>, archiveUrl
     cli('user', 'add', `dev${i}`, '--no-password');
     tokens.push(cli('user', 'token', `dev${i}`));
   }
-  // As `npm start` runs the store (package.json), with the log at warn to keep its output short.
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', '--no-memory-reducer', BIN, 'serve'], {
-    env: { ...env, APPSTORE_LOG_LEVEL: 'info', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', () => reject(new Error(`the store exited:\n${output}`)));
-  });
+  // As `npm start` runs the store (package.json).
+  const { child, origin } = await startListeningStore(env);
   try {
     const post = (token: string, url: string, body: unknown) =>
       fetch(`${origin}${url}`, {

@@ -6,13 +6,14 @@
 // a typical one (8 MiB of source text, 2.1 MiB compressed, as a mid-sized Nextcloud app ships).
 //
 // Alone: node --import tsx bench/publish-latency.ts
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { localPublishingEnv, startListeningStore } from './tools.ts';
 import { buildArchive, manifestXml, signWith } from '../test/helpers/app-archive.ts';
 import { startBenchPostgres } from './postgres-server.ts';
 
@@ -87,17 +88,7 @@ async function archiveServer(): Promise<{ origin: string; serve(name: string, by
 
 async function measure(database: string, dbEnv: Record<string, string>, serverCore: string): Promise<PublishLatency[]> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-publish-'));
-  const env = {
-    PATH: process.env['PATH'] ?? '',
-    HOME: process.env['HOME'] ?? '',
-    APPSTORE_DATA_DIR: dataDir,
-    APPSTORE_PORT: '0',
-    APPSTORE_CA_CERT: path.join(CERTS, 'chain.pem'),
-    APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
-    APPSTORE_LOG_LEVEL: 'warn',
-    NODE_EXTRA_CA_CERTS: path.join(TLS, 'ca.crt'),
-    ...dbEnv,
-  };
+  const env = localPublishingEnv(dataDir, dbEnv);
   const cli = (...args: string[]) => execFileSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8' }).trim();
   cli('migrate');
   const categories = path.join(dataDir, 'categories.json');
@@ -108,25 +99,7 @@ async function measure(database: string, dbEnv: Record<string, string>, serverCo
   cli('category', 'import', categories);
   cli('user', 'add', 'dev', '--no-password');
   const token = cli('user', 'token', 'dev');
-  const child = spawn(
-    'taskset',
-    ['-c', serverCore, process.execPath, '--max-semi-space-size=8', '--no-memory-reducer', BIN, 'serve'],
-    {
-      env: { ...env, APPSTORE_LOG_LEVEL: 'info', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', () => reject(new Error(`the store exited:\n${output}`)));
-  });
+  const { child, origin } = await startListeningStore(env, serverCore);
   const files = await archiveServer();
   try {
     const post = (url: string, body: unknown) =>

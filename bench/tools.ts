@@ -274,3 +274,53 @@ export async function stopStore(store: ChildProcess): Promise<void> {
   store.kill('SIGTERM');
   await ended;
 }
+
+/**
+ * `bin/appstore.js serve` as `npm start` runs it (its flags and memory settings), on port 0
+ * (APPSTORE_PORT in `env` says otherwise), pinned to `core` when given: resolves once it listens,
+ * with its address. Its log goes to `output()`.
+ */
+export async function startListeningStore(
+  env: Record<string, string>,
+  core?: string,
+): Promise<{ child: ChildProcess; origin: string; output(): string }> {
+  const command = [process.execPath, ...PRODUCTION_FLAGS, path.join(ROOT, 'bin', 'appstore.js'), 'serve'];
+  const [file = '', ...args] = core === undefined ? command : ['taskset', '-c', core, ...command];
+  const child = spawn(file, args, {
+    env: { APPSTORE_PORT: '0', ...env, APPSTORE_LOG_LEVEL: 'info', ...PRODUCTION_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  const origin = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', () => reject(new Error(`the store exited:\n${output}`)));
+  });
+  return { child, origin, output: () => output };
+}
+
+/**
+ * The environment of a store that takes publishes from this machine: its data in `dataDir`, the
+ * test authority's chain trusted for certificates, downloads from loopback allowed, and the test
+ * TLS authority trusted (the local HTTPS servers that hold the archives).
+ */
+export function localPublishingEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  const fixtures = path.join(ROOT, 'test', 'fixtures');
+  return {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? '',
+    APPSTORE_DATA_DIR: dataDir,
+    APPSTORE_PORT: '0',
+    APPSTORE_CA_CERT: path.join(fixtures, 'certificates', 'chain.pem'),
+    APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
+    APPSTORE_LOG_LEVEL: 'warn',
+    NODE_EXTRA_CA_CERTS: path.join(fixtures, 'tls', 'ca.crt'),
+    ...extra,
+  };
+}
