@@ -6,17 +6,17 @@ import type { Database } from './schema.ts';
 import { withUnavailableErrors } from './unavailable.ts';
 
 /**
- * A PostgreSQL database: a connection pool (OpenOptions.poolSize, default 10), and connections of
- * their own for LISTEN. A connection that breaks (a server restart, a network cut) must not crash
- * the process: an idle one is reported on the pool, one in use on itself (its query fails: 503,
- * and the pool drops it).
- */
-/**
  * The pg package, loaded when a PostgreSQL database is opened: loading it builds a fetch Response
  * (its Cloudflare check), which loads Node's own undici, 25 ms of every start on SQLite too (issue 55).
  */
 const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
 
+/**
+ * A PostgreSQL database: a connection pool (OpenOptions.poolSize, default 10), and connections of
+ * their own for LISTEN. A connection that breaks (a server restart, a network cut) must not crash
+ * the process: an idle one is reported on the pool, one in use on itself (its query fails: 503,
+ * and the pool drops it).
+ */
 export function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
   const { Pool, Client } = loadPg();
   const pool = new Pool({

@@ -1,9 +1,9 @@
-import { siteStrings } from './strings.ts';
-
-const STRINGS = siteStrings('en');
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { languageName, shortDate, starRating, timeAgo } from './catalog-display.ts';
+import { siteStrings } from './strings.ts';
+
+const STRINGS = siteStrings('en');
 
 describe('catalogue display helpers', () => {
   test('languages by their own names; codes Intl does not know stay codes', () => {

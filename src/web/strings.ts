@@ -97,5 +97,3 @@ export function siteStrings(language: SiteLanguage): SiteStrings {
   }
   return strings;
 }
-
-/** The English text, for what has no visitor: logs, the CLI, a page rendered before a request is known. */

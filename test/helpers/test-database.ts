@@ -142,12 +142,9 @@ function sqliteTemplate(): Promise<string> {
       try {
         await migrateToLatest(handle, new Date());
       } finally {
+        // The last connection's close folds the log into the file: one file to copy, no -wal.
         await handle.close();
       }
-      // One self-contained file: the log folded in, no -wal beside it to copy.
-      const native = new BetterSqlite3(building);
-      native.pragma('wal_checkpoint(TRUNCATE)');
-      native.close();
       fs.renameSync(building, file);
       return file;
     } finally {

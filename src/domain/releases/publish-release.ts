@@ -77,6 +77,15 @@ export type ArrivalTimings = Pick<PublishTimings, 'queue' | 'transfer'>;
 
 const since = (start: number): number => performance.now() - start;
 
+/** Waits for the slot's turn, then gets the archive (`transfer`): what it got, and how long each took. */
+export async function arrive<T>(slot: PublishSlot, transfer: () => Promise<T>): Promise<[T, ArrivalTimings]> {
+  const waiting = performance.now();
+  await slot.turn();
+  const transferring = performance.now();
+  const value = await transfer();
+  return [value, { queue: transferring - waiting, transfer: since(transferring) }];
+}
+
 /** The body's own checks (the address's form, the signature's encoding): what a form can show at once. */
 export function checkPublishInput(input: PublishInput): Buffer {
   if (parseWebAddress(input.download) === null) {
@@ -179,17 +188,16 @@ export async function publishAdmitted(
   origin: PublishOrigin = 'api',
 ): Promise<PublishResult> {
   try {
-    const waiting = performance.now();
-    await admitted.slot.turn();
-    const downloading = performance.now();
     // Read into the slot's buffer: nothing here keeps a view of it once the publish ends.
-    const { bytes } = await deps.download(input.download, admitted.slot.buffer());
+    const [{ bytes }, arrival] = await arrive(admitted.slot, () =>
+      deps.download(input.download, admitted.slot.buffer()),
+    );
     return await checkAndSave(
       { bytes, signature: admitted.signature, nightly: input.nightly, developerDownload: input.download },
       user,
       acting,
       deps,
-      { queue: downloading - waiting, transfer: since(downloading) },
+      arrival,
     );
   } catch (error) {
     await notifyFailure(user, `${ORIGINS[origin]}, from ${input.download}`, error, deps);

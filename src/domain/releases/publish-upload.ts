@@ -3,7 +3,14 @@ import { AppError } from '../../errors.ts';
 import type { Acting } from '../audit/audit.ts';
 import type { User } from '../accounts/user.ts';
 import type { PublishDeps, PublishOrigin, PublishResult } from './publish-release.ts';
-import { admitPublisher, checkAndSave, checkSignatureField, countPublish, notifyFailure } from './publish-release.ts';
+import {
+  admitPublisher,
+  arrive,
+  checkAndSave,
+  checkSignatureField,
+  countPublish,
+  notifyFailure,
+} from './publish-release.ts';
 
 /**
  * `POST /api/v1/apps/releases` with the archive itself (multipart/form-data, issue 52): what a CI
@@ -33,11 +40,7 @@ export async function publishUpload(
   // downloads do (publish-slots.ts).
   const slot = await admitPublisher(user, deps);
   try {
-    const waiting = performance.now();
-    await slot.turn();
-    const receiving = performance.now();
-    const form = await read(slot.buffer());
-    const transfer = performance.now() - receiving;
+    const [form, arrival] = await arrive(slot, () => read(slot.buffer()));
     if (form.signature === undefined || form.signature === '')
       throw new AppError(
         'invalid_request',
@@ -52,7 +55,7 @@ export async function publishUpload(
       user,
       acting,
       deps,
-      { queue: receiving - waiting, transfer },
+      arrival,
     );
   } catch (error) {
     await notifyFailure(

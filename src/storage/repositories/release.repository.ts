@@ -23,6 +23,7 @@ export async function replaceReleaseDetails(
   release: ReleaseData,
   fresh = false,
 ): Promise<void> {
+  // ExApp data too: a version published again without <external-app> becomes an ordinary release.
   if (!fresh)
     for (const table of [
       'release_php_extensions',
@@ -65,7 +66,6 @@ export async function replaceReleaseDetails(
       .values(translations.map(([language, t]) => ({ release_id: releaseId, language, changelog: t.changelog })))
       .execute();
   }
-  // (A version published again without <external-app> becomes an ordinary release, and the other way round.)
   const external = release.externalApp;
   if (external !== null) {
     await trx
