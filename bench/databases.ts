@@ -5,7 +5,6 @@
 // the store and its database share one core, as the SQLite store does in its one process.
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { openDatabase } from '../src/storage/database.ts';
 import { migrateToLatest } from '../src/storage/migrate.ts';
 import { generateCatalogue } from './generate-data.ts';
@@ -121,19 +120,6 @@ async function measure(
   }
 }
 
-async function createDatabase(serverUrl: string, name: string, template?: string): Promise<string> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(`create database ${name}${template === undefined ? '' : ` template ${template}`}`);
-  } finally {
-    await client.end();
-  }
-  const address = new URL(serverUrl);
-  address.pathname = `/${name}`;
-  return address.toString();
-}
-
 /** The rows on SQLite, then on PostgreSQL (its catalogue generated the same way), or why not there. */
 export async function benchDatabases(
   options: DatabasesOptions,
@@ -151,7 +137,7 @@ export async function benchDatabases(
   if ('problem' in postgres) return { rows, postgresProblem: postgres.problem, postgresGenerateSeconds: 0 };
   try {
     const started = performance.now();
-    const url = await createDatabase(postgres.url, 'bench_catalogue');
+    const url = await postgres.database('bench_catalogue');
     const handle = openDatabase({ kind: 'postgres', url });
     await migrateToLatest(handle, new Date());
     await generateCatalogue(handle, options.certificatePem, options.apps ?? 600);
@@ -163,8 +149,7 @@ export async function benchDatabases(
     const postgresGenerateSeconds = (performance.now() - started) / 1000;
     // The fresh copies are made now, before any start has saved listing parts into the original.
     const freshUrls: string[] = [];
-    for (let i = 0; i < RUNS; i++)
-      freshUrls.push(await createDatabase(postgres.url, `bench_fresh_${i}`, 'bench_catalogue'));
+    for (let i = 0; i < RUNS; i++) freshUrls.push(await postgres.database(`bench_fresh_${i}`, 'bench_catalogue'));
     rows.push(
       await measure(
         'PostgreSQL',

@@ -12,8 +12,8 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 export interface BenchPostgres {
   /** The server's URL, at its database `appstore_test`. */
   readonly url: string;
-  /** A new empty database on the server, and its URL. */
-  database(name: string): Promise<string>;
+  /** A new database on the server (empty, or a copy of `template`), and its URL. */
+  database(name: string, template?: string): Promise<string>;
   stop(): void;
 }
 
@@ -37,11 +37,11 @@ export function startBenchPostgres(core: string): BenchPostgres | { readonly pro
     spawnSync('taskset', ['-a', '-p', '-c', core, pid], { stdio: 'ignore' });
   return {
     url,
-    async database(name) {
+    async database(name, template) {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        await client.query(`create database ${name}`);
+        await client.query(`create database ${name}${template === undefined ? '' : ` template ${template}`}`);
       } finally {
         await client.end();
       }

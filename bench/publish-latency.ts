@@ -9,17 +9,15 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { localPublishingEnv, startListeningStore } from './tools.ts';
 import { buildArchive, manifestXml, signWith } from '../test/helpers/app-archive.ts';
+import { startArchiveServer } from '../test/helpers/https-archive-server.ts';
 import { startBenchPostgres } from './postgres-server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CERTS = path.join(ROOT, 'test', 'fixtures', 'certificates');
-const TLS = path.join(ROOT, 'test', 'fixtures', 'tls');
 const BIN = path.join(ROOT, 'bin', 'appstore.js');
 const WARM_UP = 5;
 const MEASURED = 40;
@@ -68,24 +66,6 @@ async function archiveFor(kind: 'smallest' | 'typical', version: string): Promis
   return buildArchive(files);
 }
 
-async function archiveServer(): Promise<{ origin: string; serve(name: string, bytes: Buffer): void; close(): void }> {
-  const served = new Map<string, Buffer>();
-  const server = https.createServer(
-    { key: fs.readFileSync(path.join(TLS, 'server.key')), cert: fs.readFileSync(path.join(TLS, 'server.crt')) },
-    (request, response) => {
-      const bytes = served.get(request.url ?? '');
-      if (bytes === undefined) return void response.writeHead(404).end();
-      response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': bytes.length }).end(bytes);
-    },
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `https://localhost:${(server.address() as AddressInfo).port}`,
-    serve: (name, bytes) => served.set(name, bytes),
-    close: () => server.close(),
-  };
-}
-
 async function measure(database: string, dbEnv: Record<string, string>, serverCore: string): Promise<PublishLatency[]> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-publish-'));
   const env = localPublishingEnv(dataDir, dbEnv);
@@ -100,7 +80,7 @@ async function measure(database: string, dbEnv: Record<string, string>, serverCo
   cli('user', 'add', 'dev', '--no-password');
   const token = cli('user', 'token', 'dev');
   const { child, origin } = await startListeningStore(env, serverCore);
-  const files = await archiveServer();
+  const files = await startArchiveServer();
   try {
     const post = (url: string, body: unknown) =>
       fetch(`${origin}${url}`, {
@@ -150,7 +130,7 @@ async function measure(database: string, dbEnv: Record<string, string>, serverCo
     }
     return results;
   } finally {
-    files.close();
+    await files.close();
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -58,30 +58,45 @@ export function startStore(
   production = true,
   nodeFlags: readonly string[] = [],
 ): ChildProcess {
-  const child = spawn(
-    'taskset',
-    [
-      '-c',
-      SERVER_CORE,
-      process.execPath,
-      ...(production ? PRODUCTION_FLAGS : []),
-      ...nodeFlags,
-      path.join(ROOT, 'bin', 'appstore.js'),
-      'serve',
-    ],
-    {
-      env: {
-        ...process.env,
-        ...(production ? PRODUCTION_ENV : {}),
-        APPSTORE_DATA_DIR: dataDir,
-        APPSTORE_PORT: String(port),
-        APPSTORE_LOG_LEVEL: 'warn',
-        APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '0',
-        ...extraEnv,
-      },
-      stdio: 'ignore',
+  return spawnStore({
+    env: {
+      ...process.env,
+      APPSTORE_DATA_DIR: dataDir,
+      APPSTORE_PORT: String(port),
+      APPSTORE_LOG_LEVEL: 'warn',
+      APPSTORE_MAX_CONNECTIONS_PER_ADDRESS: '0',
+      ...extraEnv,
     },
-  );
+    core: SERVER_CORE,
+    production,
+    nodeFlags,
+    stdio: 'ignore',
+  });
+}
+
+/**
+ * `bin/appstore.js serve`, pinned to `core` when given; `production`: with `npm start`'s flags
+ * and memory settings (else Node's and glibc's defaults). Stopped when the bench exits.
+ */
+function spawnStore(options: {
+  readonly env: NodeJS.ProcessEnv;
+  readonly core?: string;
+  readonly production: boolean;
+  readonly nodeFlags?: readonly string[];
+  readonly stdio: 'ignore' | 'pipe';
+}): ChildProcess {
+  const command = [
+    process.execPath,
+    ...(options.production ? PRODUCTION_FLAGS : []),
+    ...(options.nodeFlags ?? []),
+    path.join(ROOT, 'bin', 'appstore.js'),
+    'serve',
+  ];
+  const [file = '', ...args] = options.core === undefined ? command : ['taskset', '-c', options.core, ...command];
+  const child = spawn(file, args, {
+    env: { ...options.env, ...(options.production ? PRODUCTION_ENV : {}) },
+    stdio: options.stdio,
+  });
   children.push(child);
   return child;
 }
@@ -284,13 +299,12 @@ export async function startListeningStore(
   env: Record<string, string>,
   core?: string,
 ): Promise<{ child: ChildProcess; origin: string; output(): string }> {
-  const command = [process.execPath, ...PRODUCTION_FLAGS, path.join(ROOT, 'bin', 'appstore.js'), 'serve'];
-  const [file = '', ...args] = core === undefined ? command : ['taskset', '-c', core, ...command];
-  const child = spawn(file, args, {
-    env: { APPSTORE_PORT: '0', ...env, APPSTORE_LOG_LEVEL: 'info', ...PRODUCTION_ENV },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnStore({
+    env: { APPSTORE_PORT: '0', ...env, APPSTORE_LOG_LEVEL: 'info' },
+    ...(core === undefined ? {} : { core }),
+    production: true,
+    stdio: 'pipe',
   });
-  children.push(child);
   let output = '';
   const origin = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -298,8 +312,8 @@ export async function startListeningStore(
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match?.[1] !== undefined) resolve(match[1]);
     };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
     child.on('exit', () => reject(new Error(`the store exited:\n${output}`)));
   });
   return { child, origin, output: () => output };
