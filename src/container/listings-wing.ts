@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config/config.ts';
 import type { BrowseSources, CatalogBrowseDeps } from '../domain/browse/browse-catalog.ts';
 import { currentCatalog } from '../domain/browse/browse-catalog.ts';
+import type { PageCatalog } from '../domain/browse/browse-catalog.ts';
 import { AppListingEngine } from '../domain/listings/app-listing-engine.ts';
 import type { AppListingReads, AppListingSource } from '../domain/listings/app-listing-engine.ts';
 import { withDiscussionLink } from '../domain/listings/discussion-link.ts';
@@ -156,7 +157,29 @@ export function listingsWing(
   return {
     versions,
     listings,
-    browse: { icon: (hash: string) => findIcon(db, hash), catalog: currentCatalog(browseSources, versions, now) },
+    browse: {
+      icon: (hash: string) => findIcon(db, hash),
+      catalog: indexedSoon(currentCatalog(browseSources, versions, now)),
+    },
     cacheBytes: () => engine.size + smallListings.size,
+  };
+}
+
+/** How long after a catalogue is made its words' index is made, unless a search made it first. */
+const WORD_INDEX_AFTER_MS = 1000;
+
+/**
+ * The catalogues of `catalog`, each one's words' index made a moment after the catalogue (in the
+ * background): the pages that asked for the catalogue go first, and a search rarely waits for it.
+ */
+function indexedSoon(catalog: () => Promise<PageCatalog>): () => Promise<PageCatalog> {
+  let scheduled: PageCatalog | null = null;
+  return async () => {
+    const current = await catalog();
+    if (scheduled !== current && !current.index.prepared) {
+      scheduled = current;
+      setTimeout(() => current.index.prepare(), WORD_INDEX_AFTER_MS).unref();
+    }
+    return current;
   };
 }

@@ -94,6 +94,20 @@ describe('SearchIndex', () => {
     assert.equal(index.scores([]), null, 'no words: every app alike');
   });
 
+  test("the words' index is made when a search first needs it, or when prepared; the orders at once", () => {
+    const apps = () => [source('news', en('News', 'An RSS reader')), source('mail', en('Mail client', 'Read news'))];
+    const searched = new SearchIndex(apps());
+    assert.equal(searched.prepared, false, 'not made with the index');
+    assert.deepEqual([...searched.orders.name], [1, 0], 'the orders are');
+    const scores = [...(searched.scores(['news']) ?? [])];
+    assert.equal(searched.prepared, true, 'made by the first search');
+    const prepared = new SearchIndex(apps());
+    prepared.prepare();
+    assert.equal(prepared.prepared, true);
+    prepared.prepare();
+    assert.deepEqual([...(prepared.scores(['news']) ?? [])], scores, 'the same scores either way');
+  });
+
   test('a word looked up again gives the same scores, kept or, after 400 other words, computed again', () => {
     const apps = [source('a', en('Alpha')), source('b', en('Beta'))];
     const index = new SearchIndex(apps);

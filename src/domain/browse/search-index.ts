@@ -82,14 +82,17 @@ interface Postings {
  * vocabulary, and every sort order precomputed. A search scores each of its words once from the
  * index (a recent word's scores are kept), then walks the chosen order: nothing is sorted per
  * request but a relevance search's matches by score.
+ *
+ * The orders are made at once (the home page and the lists walk them); the words' index, most of
+ * the work (about 80 ms of one core at 600 apps, for the descriptions), when a search first needs
+ * it or `prepare()` is called: a start's first pages do not wait for it (issue 55).
  */
 export class SearchIndex {
   private readonly ids: readonly string[];
   private readonly idPosition: ReadonlyMap<string, number>;
-  private readonly words: readonly string[];
-  private readonly postings: ReadonlyArray<{ readonly apps: Int32Array; readonly flags: Uint8Array }>;
-  private readonly nearMiss: readonly string[];
-  private readonly nearMissApps: readonly Int32Array[];
+  /** The apps' texts, until the words' index is made from them. */
+  private sources: readonly EntrySource[] | null;
+  private words: WordIndex | null = null;
   private readonly cache = new Map<string, Float32Array>();
   /** App positions in each order: relevance's is the tie-break of equal scores (ratings' weight, then name). */
   readonly orders: Readonly<Record<Sort, Int32Array>>;
@@ -97,45 +100,26 @@ export class SearchIndex {
   constructor(sources: readonly EntrySource[]) {
     this.ids = sources.map((app) => app.id);
     this.idPosition = new Map(this.ids.map((id, i) => [id, i]));
-    const words = new Map<string, Postings>();
-    const nearMiss = new Map<string, number[]>();
-    const add = (word: string, app: number, flag: number): void => {
-      let postings = words.get(word);
-      if (postings === undefined) words.set(word, (postings = { apps: [], flags: [] }));
-      const last = postings.apps.length - 1;
-      if (postings.apps[last] === app) postings.flags[last] = (postings.flags[last] ?? 0) | flag;
-      else {
-        postings.apps.push(app);
-        postings.flags.push(flag);
-      }
-    };
-    sources.forEach((app, i) => {
-      const vocabulary = new Set(nearMissWords(app.id.replace(/_/g, ' ')));
-      for (const texts of Object.values(app.translations)) {
-        const name = foldText(texts.name);
-        name
-          .split(WORD_BREAK)
-          .forEach((word, position) => word !== '' && add(word, i, position === 0 ? NAME_START | NAME : NAME));
-        const summary = foldText(texts.summary);
-        for (const word of summary.split(WORD_BREAK)) if (word !== '') add(word, i, SUMMARY);
-        for (const word of foldText(texts.description.slice(0, DESCRIPTION_CHARS)).split(WORD_BREAK))
-          if (word !== '') add(word, i, DESCRIPTION);
-        for (const word of [...nearMissWords(name), ...nearMissWords(summary)]) vocabulary.add(word);
-      }
-      for (const word of vocabulary) {
-        const apps = nearMiss.get(word);
-        if (apps === undefined) nearMiss.set(word, [i]);
-        else apps.push(i);
-      }
-    });
-    this.words = [...words.keys()];
-    this.postings = [...words.values()].map((p) => ({
-      apps: Int32Array.from(p.apps),
-      flags: Uint8Array.from(p.flags),
-    }));
-    this.nearMiss = [...nearMiss.keys()];
-    this.nearMissApps = [...nearMiss.values()].map((apps) => Int32Array.from(apps));
+    this.sources = sources;
     this.orders = sortOrders(sources);
+  }
+
+  /** Makes the words' index now (a search makes it when it first needs it). */
+  prepare(): void {
+    this.wordIndex();
+  }
+
+  /** Whether the words' index is made. */
+  get prepared(): boolean {
+    return this.words !== null;
+  }
+
+  private wordIndex(): WordIndex {
+    if (this.words === null) {
+      this.words = wordIndexOf(this.sources ?? []);
+      this.sources = null;
+    }
+    return this.words;
   }
 
   /**
@@ -168,14 +152,15 @@ export class SearchIndex {
       this.cache.set(word, known);
       return known;
     }
+    const { words, postings, nearMiss, nearMissApps } = this.wordIndex();
     const scores = new Float32Array(this.ids.length);
     this.ids.forEach((id, i) => {
       if (id.includes(word)) scores[i] = SCORE.id;
     });
-    this.words.forEach((candidate, w) => {
+    words.forEach((candidate, w) => {
       if (!candidate.includes(word)) return;
       const start = candidate.startsWith(word);
-      const { apps, flags } = this.postings[w] as { apps: Int32Array; flags: Uint8Array };
+      const { apps, flags } = postings[w] as { apps: Int32Array; flags: Uint8Array };
       for (let k = 0; k < apps.length; k++) {
         const flag = flags[k] ?? 0;
         const score =
@@ -194,13 +179,13 @@ export class SearchIndex {
     });
     const limit = editsAllowed(word);
     if (limit > 0 && scores.includes(0)) {
-      this.nearMiss.forEach((known, w) => {
+      nearMiss.forEach((known, w) => {
         if (
           !withinEdits(word, known, limit) &&
           !(known.length > word.length && withinEdits(word, known.slice(0, word.length), limit))
         )
           return;
-        for (const app of this.nearMissApps[w] ?? []) if (scores[app] === 0) scores[app] = SCORE.nearMiss;
+        for (const app of nearMissApps[w] ?? []) if (scores[app] === 0) scores[app] = SCORE.nearMiss;
       });
     }
     if (this.cache.size >= WORD_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value ?? '');
@@ -209,11 +194,61 @@ export class SearchIndex {
   }
 }
 
+/** The words' part of a search index: each distinct word with where it is, and the near-miss vocabulary. */
+interface WordIndex {
+  readonly words: readonly string[];
+  readonly postings: ReadonlyArray<{ readonly apps: Int32Array; readonly flags: Uint8Array }>;
+  readonly nearMiss: readonly string[];
+  readonly nearMissApps: readonly Int32Array[];
+}
+
+function wordIndexOf(sources: readonly EntrySource[]): WordIndex {
+  const words = new Map<string, Postings>();
+  const nearMiss = new Map<string, number[]>();
+  const add = (word: string, app: number, flag: number): void => {
+    let postings = words.get(word);
+    if (postings === undefined) words.set(word, (postings = { apps: [], flags: [] }));
+    const last = postings.apps.length - 1;
+    if (postings.apps[last] === app) postings.flags[last] = (postings.flags[last] ?? 0) | flag;
+    else {
+      postings.apps.push(app);
+      postings.flags.push(flag);
+    }
+  };
+  sources.forEach((app, i) => {
+    const vocabulary = new Set(nearMissWords(app.id.replace(/_/g, ' ')));
+    for (const texts of Object.values(app.translations)) {
+      const name = foldText(texts.name);
+      name
+        .split(WORD_BREAK)
+        .forEach((word, position) => word !== '' && add(word, i, position === 0 ? NAME_START | NAME : NAME));
+      const summary = foldText(texts.summary);
+      for (const word of summary.split(WORD_BREAK)) if (word !== '') add(word, i, SUMMARY);
+      for (const word of foldText(texts.description.slice(0, DESCRIPTION_CHARS)).split(WORD_BREAK))
+        if (word !== '') add(word, i, DESCRIPTION);
+      for (const word of [...nearMissWords(name), ...nearMissWords(summary)]) vocabulary.add(word);
+    }
+    for (const word of vocabulary) {
+      const apps = nearMiss.get(word);
+      if (apps === undefined) nearMiss.set(word, [i]);
+      else apps.push(i);
+    }
+  });
+  return {
+    words: [...words.keys()],
+    postings: [...words.values()].map((p) => ({ apps: Int32Array.from(p.apps), flags: Uint8Array.from(p.flags) })),
+    nearMiss: [...nearMiss.keys()],
+    nearMissApps: [...nearMiss.values()].map((apps) => Int32Array.from(apps)),
+  };
+}
+
 /** Each sort's order of app positions, ties broken by English name, then id. */
 function sortOrders(sources: readonly EntrySource[]): Record<Sort, Int32Array> {
   const names = sources.map((app) => (app.translations['en']?.name ?? app.id).toLowerCase());
+  // One collator for the whole sort: what localeCompare does, without making one per comparison.
+  const { compare } = new Intl.Collator();
   const byName = (a: number, b: number): number =>
-    (names[a] ?? '').localeCompare(names[b] ?? '') || (sources[a]?.id ?? '').localeCompare(sources[b]?.id ?? '');
+    compare(names[a] ?? '', names[b] ?? '') || compare(sources[a]?.id ?? '', sources[b]?.id ?? '');
   const nameOrder = sources.map((_, i) => i).sort(byName);
   const nameRank = new Int32Array(sources.length);
   nameOrder.forEach((app, rank) => (nameRank[app] = rank));
