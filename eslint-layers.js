@@ -14,7 +14,7 @@ export const LAYERS = {
     why: 'the message catalogues are text and language rules, below everything that speaks',
   },
   domain: {
-    may: ['domain', 'errors.ts', 'i18n'],
+    may: ['domain', 'errors.ts', 'i18n', 'import-package.ts'],
     packages: ['fastify', 'kysely', 'better-sqlite3', 'pg', 'undici', 'nodemailer'],
     why: 'domain code is free of HTTP, SQL and adapters',
   },

@@ -1,18 +1,24 @@
 #!/usr/bin/env node
 // The `appstore` command. It runs the sources bundled by scripts/build.mjs (dist/<fingerprint>/),
-// building them first when the sources changed since. Where the bundle cannot be built or loaded
+// building them first when the sources changed since, with the code compiled by an earlier start
+// (scripts/load-bundle.mjs). Where the bundle cannot be built or loaded
 // (an install the user cannot write to, without `npm run build`), it says so and loads the
 // TypeScript sources through tsx instead, which starts a few times slower; APPSTORE_DEBUG_BUILD=1
 // shows why. APPSTORE_BUNDLE=required (the tests, CI) makes that an error instead: what runs is
 // then always the bundle users get.
 import fs from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { build, bundleFor } from '../scripts/build.mjs';
+import { loadBundle } from '../scripts/load-bundle.mjs';
 
+const argv = process.argv.slice(2);
 let main;
+// Called when the bundle's code worth keeping is compiled: `serve` says when; other commands, as they end.
+let keepCompiledCode = () => {};
 try {
   const entry = bundleFor();
-  main = await import(pathToFileURL(fs.existsSync(entry) ? entry : await build()).href);
+  const bundle = loadBundle(fs.existsSync(entry) ? entry : await build(), argv[0] === 'serve' ? 'serve' : 'command');
+  main = bundle.exports;
+  keepCompiledCode = bundle.keepCompiledCode;
 } catch (error) {
   if (process.env.APPSTORE_BUNDLE === 'required') {
     console.error(
@@ -29,4 +35,6 @@ try {
   register();
   main = await import('../src/cli/main.ts');
 }
-process.exitCode = await main.runCli(process.argv.slice(2));
+process.exitCode = await main.runCli(argv, main.processIo(keepCompiledCode));
+// A server stopped before its start's work was done keeps nothing: its code would be a poor cache.
+if (argv[0] !== 'serve') keepCompiledCode();

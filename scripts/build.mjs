@@ -1,11 +1,15 @@
 // Bundles the service (src/cli/main.ts and everything it imports, packages included) with
-// esbuild into dist/<fingerprint>/main.mjs and a few chunks loaded on demand (the password
-// estimator's dictionaries, the XML parser): Node then loads one module instead of several
-// hundred through the TypeScript loader, and a start takes about a third of a second instead of
-// two (docs/benchmarks.md). The directory is named after the sources it was built from, so a
-// build never replaces files a running process may still load. bin/appstore.js builds it when
-// missing; `npm run build` builds it ahead (for an install the service cannot write to).
-// Packages with native code or WebAssembly files (sqlite, libxml2, sharp's libvips) stay outside and load from node_modules.
+// esbuild into one CommonJS file, dist/<fingerprint>/main.cjs, which bin/appstore.js runs through
+// scripts/load-bundle.mjs with V8's code cache: Node then loads one file instead of several hundred
+// modules through the TypeScript loader, and a start compiles almost nothing (docs/benchmarks.md).
+// CommonJS because Node 20 keeps compiled code only for scripts (vm.Script's cachedData), not for
+// ES modules. Parts used later (the password estimator's dictionaries, the S3 client, the mailer)
+// are in the file but evaluated on first use. The directory is named after the sources it was
+// built from, so a build never replaces files a running process may still load. bin/appstore.js
+// builds it when missing; `npm run build` builds it ahead (for an install the service cannot
+// write to). Packages with native code or WebAssembly files (sqlite, libxml2, sharp's libvips)
+// stay outside and load from node_modules; libxml2-wasm, an ES module, through import().
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,7 +44,7 @@ export function sourceFingerprint() {
 
 /** The bundle's entry for the sources as they are now (it may not be built yet). */
 export function bundleFor(fingerprint = sourceFingerprint()) {
-  return path.join(DIST, fingerprint.slice(0, 16), 'main.mjs');
+  return path.join(DIST, fingerprint.slice(0, 16), 'main.cjs');
 }
 
 /** Builds the bundle of the sources as they are now and returns its entry; written under another name first, so a concurrent start never loads half of it. */
@@ -53,18 +57,18 @@ export async function build() {
   await esbuild({
     entryPoints: { main: path.join(ROOT, 'src', 'cli', 'main.ts') },
     outdir: partial,
-    outExtension: { '.js': '.mjs' },
-    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.cjs' },
     bundle: true,
-    splitting: true,
     platform: 'node',
-    format: 'esm',
+    format: 'cjs',
     target: 'node20',
+    // Every import() as a require() (scripts/load-bundle.mjs says why; src/import-package.ts is
+    // how an ES module package is imported all the same).
+    supported: { 'dynamic-import': false },
     external: EXTERNAL,
-    // Packages written as CommonJS call require(): the bundle, ES modules, gives them one.
-    banner: {
-      js: "import { createRequire as appstoreRequire } from 'node:module'; const require = appstoreRequire(import.meta.url);",
-    },
+    // The sources are ES modules: what they read of import.meta.url is the bundle's own address.
+    define: { 'import.meta.url': 'appstoreBundleUrl' },
+    banner: { js: "const appstoreBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
     sourcemap: 'linked',
     logLevel: 'warning',
   });
@@ -90,24 +94,33 @@ function pruneOldBuilds(current) {
 }
 
 /**
- * Loads the bundle's entry and every chunk, as a start and the first use of each lazily loaded
- * part would: a chunk esbuild could not make loadable fails here, not in front of a user.
+ * Runs the bundle's entry and loads every part it loads on first use, as a start and the first use
+ * of each part would, twice: compiled from the source, then, in another process, from the code
+ * cache the first wrote (scripts/load-bundle.mjs). A part that cannot load as esbuild made it, or
+ * as the cache gives it, fails here, not in front of a user. Returns how many parts loaded.
  */
 export async function verify(entry) {
-  const chunks = path.join(path.dirname(entry), 'chunks');
-  const files = [
-    entry,
-    ...fs
-      .readdirSync(chunks)
-      .filter((name) => name.endsWith('.mjs'))
-      .map((name) => path.join(chunks, name)),
-  ];
-  for (const file of files) await import(pathToFileURL(file).href);
-  return files.length;
+  const { loadBundle } = await import('./load-bundle.mjs');
+  const bundle = loadBundle(entry, 'verify');
+  const parts = await bundle.exports.loadOnDemandParts();
+  bundle.keepCompiledCode();
+  const again = `
+    const { loadBundle } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'scripts', 'load-bundle.mjs')).href)});
+    const bundle = loadBundle(${JSON.stringify(entry)}, 'verify');
+    if (!bundle.usedCache) throw new Error('the code cache was not used');
+    await bundle.exports.loadOnDemandParts();`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', again], { encoding: 'utf8' });
+  for (const name of fs.readdirSync(path.dirname(entry)))
+    if (name.startsWith('code-cache-verify-')) fs.rmSync(path.join(path.dirname(entry), name));
+  if (run.status !== 0) throw new Error(`the bundle failed when loaded from its code cache:\n${run.stderr}`);
+  return parts;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const entry = await build();
   console.log(`built ${path.relative(process.cwd(), entry)}`);
-  if (process.argv.includes('--verify')) console.log(`loaded the entry and ${(await verify(entry)) - 1} chunks`);
+  if (process.argv.includes('--verify'))
+    console.log(
+      `ran the entry and loaded its ${await verify(entry)} parts used later, compiled and from the code cache`,
+    );
 }

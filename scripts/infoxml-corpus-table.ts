@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CATEGORY_IDS } from '../src/domain/catalog/default-categories.ts';
 import { parseManifest } from '../src/domain/releases/manifest-parser.ts';
-import { parseXmlDocument } from '../src/domain/releases/xml-document.ts';
+import { loadXmlParser } from '../src/domain/releases/xml-document.ts';
+
+const parseXmlDocument = await loadXmlParser();
 
 const root = process.env.APPSTORE_REALDATA_DIR ?? path.join(import.meta.dirname, '..', '..', 'shared', 'realdata');
 const dir = path.join(root, 'infoxml');

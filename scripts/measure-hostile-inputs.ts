@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CATEGORY_IDS } from '../src/domain/catalog/default-categories.ts';
 import { readRelease } from '../src/domain/releases/read-release.ts';
-import { parseXmlDocument } from '../src/domain/releases/xml-document.ts';
+import { loadXmlParser } from '../src/domain/releases/xml-document.ts';
+
+const parseXmlDocument = await loadXmlParser();
 
 const fixtures = path.join(import.meta.dirname, '..', 'test', 'fixtures');
 const CASES: Record<string, () => Promise<unknown>> = {

@@ -36,6 +36,8 @@ export interface StartOptions {
   readonly beforeListen?: (app: FastifyInstance) => void;
   /** The environment the configuration came from, checked for misspelt APPSTORE_ variables. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Called once the start's work is done: the first render made and every route's schemas compiled. */
+  readonly warmed?: () => void;
 }
 
 /** Downloads counted are written this often, in one batch (docs/operations.md). */
@@ -137,11 +139,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // The routes' schemas not asked for yet are compiled a second after the first apps.json is
     // made, a few milliseconds at a time, so a schema Fastify cannot compile shows in the log soon
     // after a start.
-    const compiling = compileWhenIdle(schemaCompilers, warmed, (error) =>
-      app.log.error(
-        { error: errorText(error) },
-        'a route schema could not be compiled: requests to that route fail until it is fixed',
-      ),
+    const compiling = compileWhenIdle(
+      schemaCompilers,
+      warmed,
+      (error) =>
+        app.log.error(
+          { error: errorText(error) },
+          'a route schema could not be compiled: requests to that route fail until it is fixed',
+        ),
+      undefined,
+      options.warmed,
     );
     const metricsServer =
       config.metrics.port === null

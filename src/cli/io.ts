@@ -17,10 +17,17 @@ export interface CliIo {
   readStdin(): Promise<string>;
   /** The terminal's width, to wrap help at (undefined: not a terminal; 80 is used). */
   readonly columns?: number;
+  /**
+   * Called when a long-running command has done its start's work (`serve`: the first render made,
+   * the routes' schemas compiled): `bin/appstore.js` then keeps the code compiled so far for the
+   * next start (scripts/load-bundle.mjs).
+   */
+  readonly warmed?: () => void;
 }
 
-export function processIo(): CliIo {
+export function processIo(warmed?: () => void): CliIo {
   return {
+    ...(warmed === undefined ? {} : { warmed }),
     env: process.env,
     cwd: process.cwd(),
     out: (line) => process.stdout.write(`${line}\n`),

@@ -64,6 +64,9 @@ import {
 import { processIo } from './io.ts';
 import type { CliIo } from './io.ts';
 
+export { processIo };
+export { loadOnDemandParts } from './on-demand-parts.ts';
+
 export const COMMANDS: readonly Command[] = [
   serveCommand,
   migrateCommand,

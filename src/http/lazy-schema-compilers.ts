@@ -150,21 +150,24 @@ const START_AFTER_MS = 1000;
 
 /**
  * Compiles what `compilers` still hold a second after `after` has settled (the first render: it
- * comes first), a slice per turn of the event loop, until none are left or `stop` is called.
+ * comes first), a slice per turn of the event loop, until none are left (then `done` is called)
+ * or `stop` is called.
  */
 export function compileWhenIdle(
   compilers: LazySchemaCompilers,
   after: Promise<unknown>,
   failed: (error: unknown) => void,
   startAfterMs = START_AFTER_MS,
+  done: () => void = () => undefined,
 ): { stop(): void } {
   let stopped = false;
   let pending: NodeJS.Immediate | undefined;
   let waiting: NodeJS.Timeout | undefined;
   const slice = (): void => {
     pending = undefined;
-    if (stopped || compilers.compileWaiting(SLICE_MS, failed)) return;
-    pending = setImmediate(slice);
+    if (stopped) return;
+    if (compilers.compileWaiting(SLICE_MS, failed)) done();
+    else pending = setImmediate(slice);
   };
   void after.finally(() => {
     // Unref'd: a process that is stopping does not wait to compile schemas.

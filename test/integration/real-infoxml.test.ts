@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseManifest } from '../../src/domain/releases/manifest-parser.ts';
-import { parseXmlDocument } from '../../src/domain/releases/xml-document.ts';
+import { loadXmlParser } from '../../src/domain/releases/xml-document.ts';
 import { AppError } from '../../src/errors.ts';
 import { REALDATA, REALDATA_SKIP } from '../helpers/certificate-fixtures.ts';
 import { CATEGORY_IDS } from '../helpers/release-fixtures.ts';
+
+const parseXmlDocument = await loadXmlParser();
 
 /**
  * Every real info.xml of the corpus, judged against the default categories. The expected outcome

@@ -10,7 +10,9 @@ export const serveCommand: Command = {
 (default 127.0.0.1:8000) until SIGTERM or SIGINT, when it stops accepting connections,
 finishes the requests in flight and closes the database. Logs are JSON lines on stdout.`,
   async run(_input, io) {
-    await serveUntilSignalled(() => startServer(configFor(io), { env: io.env }));
+    await serveUntilSignalled(() =>
+      startServer(configFor(io), { env: io.env, ...(io.warmed === undefined ? {} : { warmed: io.warmed }) }),
+    );
     return 0;
   },
 };

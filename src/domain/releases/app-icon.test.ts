@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sanitiseIcon } from './app-icon.ts';
 import type { AppIcon } from './app-icon.ts';
-import { parseXmlDocument } from './xml-document.ts';
+import { loadXmlParser } from './xml-document.ts';
+
+const parseXmlDocument = await loadXmlParser();
 
 const LIMIT = 256 * 1024;
 const icon = (svg: string, dark = false) => sanitiseIcon(Buffer.from(svg), dark, LIMIT, parseXmlDocument);

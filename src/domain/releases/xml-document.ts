@@ -1,7 +1,8 @@
 import { said } from '../../i18n/said.ts';
 import type { Said } from '../../i18n/said.ts';
-import { XmlCData, XmlDocument, XmlElement, XmlEntityReference, XmlParseError, XmlText } from 'libxml2-wasm';
+import type * as Libxml2 from 'libxml2-wasm';
 import { AppError } from '../../errors.ts';
+import { importPackage } from '../../import-package.ts';
 
 /** A parsed element, detached from libxml2 (whose memory is freed right after parsing). */
 export interface XmlNode {
@@ -53,13 +54,13 @@ function checkProlog(text: string, file: string): void {
   }
 }
 
-function convert(element: XmlElement): XmlNode {
+function convert(lib: typeof Libxml2, element: Libxml2.XmlElement): XmlNode {
   const children: XmlNode[] = [];
   let text = '';
   for (let child = element.firstChild; child !== null; child = child.next) {
-    if (child instanceof XmlElement) children.push(convert(child));
-    else if (child instanceof XmlText || child instanceof XmlCData) text += child.content;
-    else if (child instanceof XmlEntityReference)
+    if (child instanceof lib.XmlElement) children.push(convert(lib, child));
+    else if (child instanceof lib.XmlText || child instanceof lib.XmlCData) text += child.content;
+    else if (child instanceof lib.XmlEntityReference)
       throw new AppError('invalid_info_xml', said`line ${child.line}: entity references are not allowed`);
   }
   const attributes: Record<string, string> = {};
@@ -75,7 +76,25 @@ function convert(element: XmlElement): XmlNode {
 }
 
 /** Parses UTF-8 XML bytes into a detached tree, or refuses with the file, line and problem. */
-export function parseXmlDocument(bytes: Buffer, file: string): XmlNode {
+export type XmlParser = (bytes: Buffer, file: string) => XmlNode;
+
+let parser: Promise<XmlParser> | undefined;
+
+/**
+ * The XML parser, once libxml2 (WebAssembly, about 25 MB once instantiated) is loaded: when a
+ * release is first read, not with the store.
+ */
+export function loadXmlParser(): Promise<XmlParser> {
+  return (parser ??= importPackage<typeof Libxml2>('libxml2-wasm').then(
+    (lib) => (bytes: Buffer, file: string) => parseWith(lib, bytes, file),
+    (error: unknown) => {
+      parser = undefined;
+      throw error;
+    },
+  ));
+}
+
+function parseWith(lib: typeof Libxml2, bytes: Buffer, file: string): XmlNode {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -83,17 +102,17 @@ export function parseXmlDocument(bytes: Buffer, file: string): XmlNode {
     throw refuse(file, said`not valid UTF-8; save it as UTF-8`);
   }
   checkProlog(text, file);
-  let document: XmlDocument;
+  let document: Libxml2.XmlDocument;
   try {
-    document = XmlDocument.fromString(text, { url: file });
+    document = lib.XmlDocument.fromString(text, { url: file });
   } catch (error) {
-    const detail = error instanceof XmlParseError ? error.details[0] : undefined;
+    const detail = error instanceof lib.XmlParseError ? error.details[0] : undefined;
     const where = detail?.line === undefined ? '' : `line ${detail.line}: `;
     throw refuse(file, said`malformed XML: ${where}${(detail?.message ?? 'could not be parsed').trim().slice(0, 300)}`);
   }
   try {
     if (document.dtd !== null) throw refuse(file, said`a DOCTYPE is not allowed; remove it`);
-    return convert(document.root);
+    return convert(lib, document.root);
   } catch (error) {
     if (error instanceof AppError && error.said !== undefined && !error.detail.startsWith(file))
       throw refuse(file, error.said);

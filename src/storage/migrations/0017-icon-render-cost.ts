@@ -11,9 +11,9 @@ export async function up(db: Kysely<unknown>): Promise<string[]> {
   const rows = await icons.selectFrom('app_icons').select(['app_id', 'svg', 'dark']).execute();
   if (rows.length === 0) return [];
   // libxml2 (WebAssembly) is loaded only when there are icons to check.
-  const [{ sanitiseIcon }, { parseXmlDocument }] = await Promise.all([
+  const [{ sanitiseIcon }, parseXmlDocument] = await Promise.all([
     import('../../domain/releases/app-icon.ts'),
-    import('../../domain/releases/xml-document.ts'),
+    import('../../domain/releases/xml-document.ts').then((module) => module.loadXmlParser()),
   ]);
   const notes: string[] = [];
   for (const row of rows) {

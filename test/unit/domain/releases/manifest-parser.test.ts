@@ -4,7 +4,9 @@ import { AppError } from '../../../../src/errors.ts';
 import { CATEGORY_IDS, manifest } from '../../../helpers/release-fixtures.ts';
 import { parseManifest } from '../../../../src/domain/releases/manifest-parser.ts';
 import type { Manifest } from '../../../../src/domain/releases/release-data.ts';
-import { parseXmlDocument } from '../../../../src/domain/releases/xml-document.ts';
+import { loadXmlParser } from '../../../../src/domain/releases/xml-document.ts';
+
+const parseXmlDocument = await loadXmlParser();
 
 const parse = (name: string): Manifest => parseManifest(parseXmlDocument(manifest(name), 'info.xml'), CATEGORY_IDS);
 
