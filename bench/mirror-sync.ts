@@ -17,6 +17,7 @@ import { parsePlatformFile } from '../src/domain/catalog/import-file.ts';
 import { inBatches } from '../src/domain/in-batches.ts';
 import type { ListedApp, ListedRelease } from '../src/domain/listings/app-listing.ts';
 import { DEFAULT_MIRROR_POLICY, chooseReleases } from '../src/domain/mirror/mirror-policy.ts';
+import type { MirrorPolicy } from '../src/domain/mirror/mirror-policy.ts';
 import { parseUpstreamListing } from '../src/domain/mirror/upstream-listing.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -24,9 +25,16 @@ const TLS = path.join(ROOT, 'test', 'fixtures', 'tls');
 const run = promisify(execFile);
 export const ARCHIVE_KIB = 1024;
 
+/** What a sync takes: the default policy's releases (`latest`), or every release (`all`), each an archive of `archiveKiB`. */
+export interface MirrorSyncRun {
+  readonly releases: MirrorPolicy['releases'];
+  readonly archiveKiB: number;
+}
+
 export interface MirrorSyncBench {
   readonly apps: number;
   readonly releases: number;
+  readonly archiveKiB: number;
   readonly bytes: number;
   readonly seconds: number;
   readonly peakRssMiB: number;
@@ -76,15 +84,17 @@ function timedSync(
 /**
  * Builds the upstream from the bench store's listings (`documents`: the bodies of
  * categories.json, platforms.json and apps.json), serves it with nginx on `port` and syncs a new
- * store from it twice. The store runs on `core`, as in the rest of the bench.
+ * store from it twice, taking what `take` says. The store runs on `core`, as in the rest of the bench.
  */
 export async function benchMirrorSync(
   work: string,
   documents: { categories: string; platforms: string; apps: string },
   port: number,
   core: string,
+  take: MirrorSyncRun = { releases: 'latest', archiveKiB: ARCHIVE_KIB },
 ): Promise<MirrorSyncBench> {
-  const dir = path.join(work, 'mirror');
+  const dir = path.join(work, `mirror-${take.releases}`);
+  const policy: MirrorPolicy = { ...DEFAULT_MIRROR_POLICY, releases: take.releases };
   const www = path.join(dir, 'www');
   fs.mkdirSync(path.join(www, 'api', 'v1'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'certs'));
@@ -153,14 +163,14 @@ export async function benchMirrorSync(
   for (const parsed of upstream.apps) {
     const app = apps.find((a) => a.id === parsed.app.id);
     if (app === undefined) continue;
-    for (const chosen of chooseReleases(parsed, platforms, DEFAULT_MIRROR_POLICY)) {
+    for (const chosen of chooseReleases(parsed, platforms, policy)) {
       const release = app.releases.find(
         (r) => r.version === chosen.release.version && r.isNightly === chosen.release.isNightly,
       );
       if (release === undefined) continue;
       const file = path.join(www, 'archives', app.id, `${release.version}.tar.gz`);
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      const bytes = randomBytes(ARCHIVE_KIB * 1024);
+      const bytes = randomBytes(take.archiveKiB * 1024);
       fs.writeFileSync(file, bytes);
       release.download = `${origin}/archives/${app.id}/${release.version}.tar.gz`;
       release.signature = sign('sha512', bytes, key).toString('base64');
@@ -201,6 +211,7 @@ http { access_log off; sendfile on; etag on; default_type application/json;
       APPSTORE_MIRROR_UPSTREAM: `${origin}/api/v1`,
       APPSTORE_DOWNLOAD_ALLOW_PRIVATE: '1',
       APPSTORE_PUBLIC_URL: 'https://mirror.example.org',
+      APPSTORE_MIRROR_RELEASES: take.releases,
     };
     execFileSync(process.execPath, [path.join(ROOT, 'bin', 'appstore.js'), 'migrate'], { env, stdio: 'ignore' });
     const first = await timedSync(env, core);
@@ -213,7 +224,8 @@ http { access_log off; sendfile on; etag on; default_type application/json;
     return {
       apps: upstream.apps.length,
       releases,
-      bytes: releases * ARCHIVE_KIB * 1024,
+      archiveKiB: take.archiveKiB,
+      bytes: releases * take.archiveKiB * 1024,
       seconds: first.seconds,
       peakRssMiB: first.peakRssMiB,
       resyncSeconds: again.seconds,

@@ -5,6 +5,8 @@
 // APPSTORE_TEST_DATABASE_URL=postgres://… runs the same suite on PostgreSQL.
 // --long (`npm run test:long`) runs the files with long randomized and statistical runs
 // (test/helpers/long-runs.ts) with those runs at full size.
+// --with-long runs the whole suite with those runs at full size (`.ci/run` on PostgreSQL): each
+// file once, instead of `npm test` then `npm run test:long`.
 // The bundle users run (bin/appstore.js) is built from this checkout first: the tests that start
 // the command run it, and may not fall back to the sources (APPSTORE_BUNDLE=required).
 import { spawnSync } from 'node:child_process';
@@ -17,7 +19,8 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const given = process.argv.slice(2);
 const named = given.filter((arg) => !arg.startsWith('--'));
 const long = given.includes('--long');
-const flags = given.filter((arg) => arg.startsWith('--') && arg !== '--long');
+const withLong = given.includes('--with-long') && !long;
+const flags = given.filter((arg) => arg.startsWith('--') && arg !== '--long' && arg !== '--with-long');
 const sources = new Map();
 /** A test file's source, read once (the choices below look at it several times). */
 const source = (file) => {
@@ -29,6 +32,13 @@ const files =
   named.length > 0
     ? named.map((file) => path.relative(root, path.resolve(file)))
     : allTestFiles().filter((file) => !long || longRuns(file));
+// Statistical timing runs (marked `// timing: run alone`) measure differences of a few
+// milliseconds: in a long run they go first, on their own, not beside Chromium and the other
+// long runs, whose load on this 2-core machine moved their medians by 20 to 30 ms.
+const alone =
+  (long || withLong) && named.length === 0 ? files.filter((file) => source(file).includes('// timing: run alone')) : [];
+// The files the rest of the run shares out (with --with-long, all but those run alone first).
+const pool = withLong ? files.filter((file) => !alone.includes(file)) : files;
 try {
   const entry = await build();
   console.log(`the tests run the bundle ${path.relative(root, entry)}`);
@@ -55,24 +65,30 @@ const isLight = (file) =>
   !isUnit(file) &&
   !/helpers\/(browser|serve-process|nginx)\.ts|runAppstore\(|spawn\(/.test(source(file)) &&
   source(file).length < 20000;
-const light = files.filter(isLight);
+const light = pool.filter(isLight);
 const usesBrowser = (file) => source(file).includes('helpers/browser.ts');
 // Files that start processes (the command, servers) but drive no browser share one process too:
 // each spends most of its time waiting for its children, and a process of its own cost half a
 // second of CPU to start. Those that drive Chromium run alone.
-const spawning = files.filter((file) => !isUnit(file) && !isLight(file) && !usesBrowser(file));
-const lone = files.filter((file) => !isUnit(file) && !isLight(file) && usesBrowser(file));
+const spawning = pool.filter((file) => !isUnit(file) && !isLight(file) && !usesBrowser(file));
+const lone = pool.filter((file) => !isUnit(file) && !isLight(file) && usesBrowser(file));
 const processes =
   named.length > 0 || long
     ? files.map(compiledTestFile)
     : [
-        // Longest first, so that none is left running alone at the end: the groups of files that
-        // start processes (over 30 s each), then the other shared groups, then the files that
-        // drive Chromium (10 to 16 s each, the largest first), then the unit tests (a few seconds).
+        // Longest first, so that none is left running alone at the end: with --with-long the
+        // files whose long runs are at full size (a minute for every language in Chromium), the
+        // groups of files that start processes (over 30 s each), then the other shared groups,
+        // then the files that drive Chromium (10 to 16 s each, the largest first), then the unit
+        // tests (a few seconds).
+        ...(withLong ? lone.filter(longRuns).map(compiledTestFile) : []),
         ...twoGroups('processes', spawning),
         ...twoGroups('integration', light),
-        ...lone.sort((a, b) => source(b).length - source(a).length).map(compiledTestFile),
-        writeGroup('unit', files.filter(isUnit)),
+        ...lone
+          .filter((file) => !(withLong && longRuns(file)))
+          .sort((a, b) => source(b).length - source(a).length)
+          .map(compiledTestFile),
+        writeGroup('unit', pool.filter(isUnit)),
       ];
 /** Files run in two shared processes, `NAME-a` and `NAME-b`, alternately. */
 function twoGroups(name, list) {
@@ -84,7 +100,9 @@ function twoGroups(name, list) {
   );
 }
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
-console.log(`running ${files.length} test files on ${target}${long ? ', their long runs at full size' : ''}`);
+console.log(
+  `running ${files.length} test files on ${target}${long || withLong ? ', their long runs at full size' : ''}`,
+);
 const run = (list) =>
   spawnSync(
     process.execPath,
@@ -112,14 +130,10 @@ const run = (list) =>
         ...process.env,
         NODE_ENV: 'test',
         APPSTORE_BUNDLE: 'required',
-        ...(long ? { APPSTORE_TEST_LONG: '1' } : {}),
+        ...(long || withLong ? { APPSTORE_TEST_LONG: '1' } : {}),
       },
     },
   );
-// Statistical timing runs (marked `// timing: run alone`) measure differences of a few
-// milliseconds: in a long run they go first, on their own, not beside Chromium and the other
-// long runs, whose load on this 2-core machine moved their medians by 20 to 30 ms.
-const alone = long && named.length === 0 ? files.filter((file) => source(file).includes('// timing: run alone')) : [];
 const together = processes.filter((compiled) => !alone.some((file) => compiledTestFile(file) === compiled));
 const first = alone.length === 0 ? { status: 0 } : run(alone.map(compiledTestFile));
 const result = first.status === 0 ? run(together) : first;

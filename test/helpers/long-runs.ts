@@ -1,7 +1,7 @@
 /**
  * Long randomized and statistical runs: `npm test` runs them small (or not at all) to stay quick,
- * `npm run test:long` (APPSTORE_TEST_LONG=1, which `.ci/run` also runs) at full size. A file that
- * imports this is one `npm run test:long` runs.
+ * `npm run test:long` (APPSTORE_TEST_LONG=1) and `npm test -- --with-long` (`.ci/run`) at full
+ * size. A file that imports this is one `npm run test:long` runs.
  */
 export const LONG_RUNS = process.env.APPSTORE_TEST_LONG === '1';
 
