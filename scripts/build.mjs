@@ -17,11 +17,27 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
-export const EXTERNAL = ['better-sqlite3', 'pg-native', 'libxml2-wasm', 'sharp'];
+export const EXTERNAL = [
+  'better-sqlite3',
+  'pg-native',
+  'libxml2-wasm',
+  'sharp',
+  // Large packages the store loads on first use only (downloads, mail, S3, passkeys, the password
+  // estimator's dictionaries: 5 MB of the 10): loaded from node_modules then, they neither lengthen
+  // the bundle's source, which a process holds in memory as long as it runs (two bytes a
+  // character: the pages' templates are not all ASCII), nor its load.
+  'undici',
+  'nodemailer',
+  '@aws-sdk/client-s3',
+  '@simplewebauthn/server',
+  '@zxcvbn-ts/core',
+  '@zxcvbn-ts/language-common',
+  '@zxcvbn-ts/language-en',
+];
 /** Builds kept besides the newest: a process started from an older one may still load its chunks. */
 const KEEP_BUILDS = 2;
 
-/** What the bundle is made from: every source file's path, size and time, and the installed packages. */
+/** What the bundle is made from: every source file's path, size and time, the installed packages, and this script. */
 export function sourceFingerprint() {
   const hash = crypto.createHash('sha256');
   const walk = (dir) => {
@@ -35,7 +51,13 @@ export function sourceFingerprint() {
     }
   };
   walk(path.join(ROOT, 'src'));
-  for (const file of ['package.json', 'package-lock.json', path.join('node_modules', '.package-lock.json')]) {
+  // How it is bundled too: a change to this file (an option, a package left out) is a new bundle.
+  for (const file of [
+    'package.json',
+    'package-lock.json',
+    path.join('node_modules', '.package-lock.json'),
+    path.join('scripts', 'build.mjs'),
+  ]) {
     const stat = fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false });
     hash.update(`${file} ${stat?.size ?? 0} ${stat?.mtimeMs ?? 0}\n`);
   }
