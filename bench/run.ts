@@ -75,18 +75,25 @@ async function makeData(apps: number): Promise<{ dataDir: string; seconds: numbe
   return { dataDir, seconds: (performance.now() - start) / 1000 };
 }
 
-/** Waits (at most 30 s) until a server started at or after `since` (ms) has written its code cache beside the bundle. */
-async function codeCacheWritten(since: number): Promise<void> {
+/**
+ * Waits (at most 30 s) until the bundle the stores run has a code cache for their flags (named
+ * after V8's tag of its version and flags, scripts/load-bundle.mjs): the first store that has done
+ * its start's work writes it.
+ */
+async function codeCacheWritten(): Promise<void> {
+  const tag = execFileSync(process.execPath, [...PRODUCTION_FLAGS, '-p', 'v8.cachedDataVersionTag().toString(16)'], {
+    encoding: 'utf8',
+  }).trim();
   const dist = path.join(ROOT, 'dist');
-  const written = (): boolean =>
-    fs
-      .readdirSync(dist, { recursive: true, encoding: 'utf8' })
-      .some(
-        (name) =>
-          path.basename(name).startsWith('code-cache-serve-') && fs.statSync(path.join(dist, name)).mtimeMs >= since,
-      );
-  for (let waited = 0; waited < 30_000 && !written(); waited += 100) await new Promise((r) => setTimeout(r, 100));
-  if (!written()) console.warn('bench: no code cache was written; the starts measured compile the bundle');
+  const newest = fs
+    .readdirSync(dist, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => path.join(dist, entry.name))
+    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+  const cache = path.join(newest ?? dist, `code-cache-serve-${tag}.bin`);
+  for (let waited = 0; waited < 30_000 && !fs.existsSync(cache); waited += 100)
+    await new Promise((r) => setTimeout(r, 100));
+  if (!fs.existsSync(cache)) console.warn(`bench: no code cache (${cache}); the starts measured compile the bundle`);
 }
 
 /** The stall probe (bench/probe.mjs) in a process of its own on the client core; `stop` resolves to the worst /healthz latency. */
@@ -238,12 +245,11 @@ for (let i = 0; i < 3; i++) {
 }
 const cold = { ms: median(coldRuns), afterOpenMs: median(coldOpenRuns) };
 const coldUntexted = { ms: median(untextedRuns), afterOpenMs: median(untextedOpenRuns) };
-const warmUpStarted = Date.now();
 const warmUp = await startAndTimeFirst(port, dataDir);
 await new Promise((r) => setTimeout(r, 2000)); // the parts are saved in the background
 // The starts below load the code an earlier start compiled, as a server's starts do after its
 // first (scripts/load-bundle.mjs): this one keeps it once its start's work is done.
-await codeCacheWritten(warmUpStarted);
+await codeCacheWritten();
 await stopStore(warmUp.store);
 const restartRuns: Array<{ ms: number; afterOpenMs: number }> = [];
 const homeRuns: Array<{ ms: number; afterOpenMs: number }> = [];

@@ -22,6 +22,8 @@ export interface PageSetting {
   readonly context: PageContext;
   /** What catalogue pages show apps with: cards, category names. */
   readonly display: CatalogDisplay;
+  /** The screenshot copies the cards were given (a new object when they may have changed). */
+  readonly screenshotCopies: object;
   /** The CSRF token for this page's forms (an anonymous browser gets its form cookie now). */
   formToken(): string;
 }
@@ -81,6 +83,7 @@ export async function pageSetting(
     visitor: who,
     context,
     display: catalogDisplay(catalog, context, container.now(), shots),
+    screenshotCopies: copies,
     formToken: () => (token ??= formTokenFor(who, request, reply, container)),
   };
 }

@@ -13,6 +13,7 @@ import type { SearchQuery } from '../../../domain/browse/search-catalog.ts';
 import { searchPage } from '../../../web/pages/search-page.ts';
 import { PAGE_RESPONSE, sendPage } from '../../html-reply.ts';
 import { homePage } from '../../../web/pages/home-page.ts';
+import { AnonymousPages } from '../../anonymous-pages.ts';
 import { errorResponses } from '../../schemas.ts';
 import { pageSetting } from '../../page-context.ts';
 import { visitorOf } from '../../web-visitor.ts';
@@ -48,11 +49,17 @@ const SCREENSHOT_HEADERS = {
 
 /** The public website: server-rendered pages that work without JavaScript (docs/website.md). */
 export async function pageRoutes(app: AppServer, container: Container): Promise<void> {
+  const anonymous = new AnonymousPages();
   app.get('/', {
     schema: { hide: true, response: PAGE_RESPONSE },
     handler: async (request, reply) => {
-      const { catalog, context, display } = await pageSetting(request, reply, container);
-      return sendPage(request, reply, homePage(catalog.home, context, display));
+      const setting = await pageSetting(request, reply, container);
+      const { catalog, context, display } = setting;
+      return sendPage(
+        request,
+        reply,
+        anonymous.page(setting, () => homePage(catalog.home, context, display)),
+      );
     },
   });
 
