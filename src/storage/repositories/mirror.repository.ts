@@ -172,8 +172,18 @@ async function replaceRecords(trx: Trx, records: readonly MirroredRelease[]): Pr
   }
 }
 
-export async function readMirrorRecords(db: Kysely<Database>): Promise<MirroredRelease[]> {
-  const rows = await db.selectFrom('mirror_releases').selectAll().orderBy('app_id').orderBy('version').execute();
+/** The stored records, ordered by release; `page`: only those from `offset`, at most `limit`. */
+export async function readMirrorRecords(
+  db: Kysely<Database>,
+  page?: { readonly offset: number; readonly limit: number },
+): Promise<MirroredRelease[]> {
+  const ordered = db
+    .selectFrom('mirror_releases')
+    .selectAll()
+    .orderBy('app_id')
+    .orderBy('version')
+    .orderBy('is_nightly');
+  const rows = await (page === undefined ? ordered : ordered.limit(page.limit).offset(page.offset)).execute();
   return rows.map((r) => ({
     appId: r.app_id,
     version: r.version,
@@ -190,27 +200,46 @@ export async function readMirrorRecords(db: Kysely<Database>): Promise<MirroredR
   }));
 }
 
-const sameRecords = (a: readonly MirroredRelease[], b: readonly MirroredRelease[]): boolean => {
-  const canonical = (records: readonly MirroredRelease[]): string =>
-    JSON.stringify(
-      [...records]
-        .map((r) => [
-          r.appId,
-          r.version,
-          r.nightly,
-          r.status,
-          r.reason,
-          r.sha256,
-          r.size,
-          r.upstreamDownload,
-          r.signature,
-          r.checkedWith,
-          r.keptEntry,
-        ])
-        .sort(),
-    );
-  return canonical(a) === canonical(b);
-};
+/** Rows of the stored records compared at a time. */
+const COMPARED_PER_PAGE = 2000;
+
+const recordKey = (r: Pick<MirroredRelease, 'appId' | 'version' | 'nightly'>): string =>
+  `${r.appId}\n${r.version}\n${r.nightly ? 1 : 0}`;
+
+/** The same record, when it was checked aside: what a sync decides by. */
+const sameRecord = (a: MirroredRelease, b: MirroredRelease): boolean =>
+  a.status === b.status &&
+  a.reason === b.reason &&
+  a.sha256 === b.sha256 &&
+  a.size === b.size &&
+  a.upstreamDownload === b.upstreamDownload &&
+  a.signature === b.signature &&
+  a.checkedWith === b.checkedWith &&
+  a.keptEntry === b.keptEntry;
+
+/**
+ * Whether the stored records are `records` (the times they were checked aside), read a page at a
+ * time: with every release of the original store mirrored (about 20,000), reading them all again
+ * beside the sync's own, and writing both out as text to compare, was the peak of a sync's memory
+ * (issue 55).
+ */
+async function storedRecordsAre(trx: Trx, records: readonly MirroredRelease[]): Promise<boolean> {
+  const { count } = await trx
+    .selectFrom('mirror_releases')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  if (Number(count) !== records.length) return false;
+  const byKey = new Map(records.map((r) => [recordKey(r), r]));
+  if (byKey.size !== records.length) return false;
+  for (let offset = 0; offset < records.length; offset += COMPARED_PER_PAGE) {
+    const page = await readMirrorRecords(trx, { offset, limit: COMPARED_PER_PAGE });
+    for (const stored of page) {
+      const record = byKey.get(recordKey(stored));
+      if (record === undefined || !sameRecord(stored, record)) return false;
+    }
+  }
+  return true;
+}
 
 export function mirrorRepository(db: Kysely<Database>): MirrorStore {
   return {
@@ -327,7 +356,7 @@ export function mirrorRepository(db: Kysely<Database>): MirrorStore {
             .onConflict((oc) => oc.column('name').doUpdateSet(row))
             .execute();
         }
-        if (!sameRecords(await readMirrorRecords(trx), update.releases)) await replaceRecords(trx, update.releases);
+        if (!(await storedRecordsAre(trx, update.releases))) await replaceRecords(trx, update.releases);
         if (!outcome.changed) await insertAudit(trx, audit, now);
       });
     },
