@@ -349,11 +349,17 @@ export function mirrorRepository(db: Kysely<Database>): MirrorStore {
       // all the same. Should this step fail, the next sync reads and checks again what it lacks.
       await db.transaction().execute(async (trx) => {
         for (const document of update.documents) {
-          const row = { etag: document.etag, body: document.body, fetched_at: at };
+          // The body (apps.json: tens of MB) is bound once: the update takes the row it would have inserted.
           await trx
             .insertInto('mirror_documents')
-            .values({ name: document.name, ...row })
-            .onConflict((oc) => oc.column('name').doUpdateSet(row))
+            .values({ name: document.name, etag: document.etag, body: document.body, fetched_at: at })
+            .onConflict((oc) =>
+              oc.column('name').doUpdateSet((eb) => ({
+                etag: eb.ref('excluded.etag'),
+                body: eb.ref('excluded.body'),
+                fetched_at: eb.ref('excluded.fetched_at'),
+              })),
+            )
             .execute();
         }
         if (!(await storedRecordsAre(trx, update.releases))) await replaceRecords(trx, update.releases);
