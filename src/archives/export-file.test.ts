@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import tar from 'tar-stream';
 import { isAppError } from '../errors.ts';
 import { createExportFile, openExportFile } from './export-file.ts';
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-export-file-'));
+after(() => fs.rmSync(directory, { recursive: true, force: true }));
 const SHA = 'ab'.repeat(32);
 
 async function tarOf(

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { parseArchiveStorage } from './archives.ts';
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-config-archives-'));
+after(() => fs.rmSync(cwd, { recursive: true, force: true }));
 fs.writeFileSync(path.join(cwd, 'secret'), 'a-secret-key\n');
 fs.writeFileSync(path.join(cwd, 'two-lines'), 'a\nb\n');
 

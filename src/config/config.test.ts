@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { ConfigError, loadConfig, unknownVariables } from './config.ts';
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-config-'));
+after(() => fs.rmSync(cwd, { recursive: true, force: true }));
 fs.writeFileSync(path.join(cwd, 'ca.pem'), 'x');
 fs.mkdirSync(path.join(cwd, 'adir'));
 fs.writeFileSync(path.join(cwd, 'afile'), 'x');

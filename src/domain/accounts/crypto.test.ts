@@ -69,5 +69,6 @@ describe('secret key file', () => {
     assert.throws(() => loadSecret(path.join(dir, 'missing.key'), false), /does not exist/);
     fs.writeFileSync(path.join(dir, 'short.key'), 'abcd');
     assert.throws(() => loadSecret(path.join(dir, 'short.key'), false), /at least 64 hexadecimal/);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
