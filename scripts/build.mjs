@@ -17,15 +17,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
-export const EXTERNAL = [
-  'better-sqlite3',
-  'pg-native',
-  'libxml2-wasm',
-  'sharp',
-  // Large packages the store loads on first use only (downloads, mail, S3, passkeys, the password
-  // estimator's dictionaries: 5 MB of the 10): loaded from node_modules then, they neither lengthen
-  // the bundle's source, which a process holds in memory as long as it runs (two bytes a
-  // character: the pages' templates are not all ASCII), nor its load.
+/**
+ * Large packages the store loads on first use only (downloads, mail, S3, passkeys, the password
+ * estimator's dictionaries: 5 MB of the 10): loaded from node_modules then, they neither lengthen
+ * the bundle's source, which a process holds in memory as long as it runs (two bytes a character:
+ * the pages' templates are not all ASCII), nor its load. `verify` loads each.
+ */
+export const LOADED_LATER = [
   'undici',
   'nodemailer',
   '@aws-sdk/client-s3',
@@ -34,6 +32,8 @@ export const EXTERNAL = [
   '@zxcvbn-ts/language-common',
   '@zxcvbn-ts/language-en',
 ];
+/** Left out of the bundle: packages with native code or WebAssembly files, and those above. */
+export const EXTERNAL = ['better-sqlite3', 'pg-native', 'libxml2-wasm', 'sharp', ...LOADED_LATER];
 /** Builds kept besides the newest: a process started from an older one may still load its chunks. */
 const KEEP_BUILDS = 2;
 
@@ -124,13 +124,13 @@ function pruneOldBuilds(current) {
 export async function verify(entry) {
   const { loadBundle } = await import('./load-bundle.mjs');
   const bundle = loadBundle(entry, 'verify');
-  const parts = await bundle.exports.loadOnDemandParts();
+  const parts = await bundle.exports.loadOnDemandParts(LOADED_LATER);
   bundle.keepCompiledCode();
   const again = `
     const { loadBundle } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'scripts', 'load-bundle.mjs')).href)});
     const bundle = loadBundle(${JSON.stringify(entry)}, 'verify');
     if (!bundle.usedCache) throw new Error('the code cache was not used');
-    await bundle.exports.loadOnDemandParts();`;
+    await bundle.exports.loadOnDemandParts(${JSON.stringify(LOADED_LATER)});`;
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', again], { encoding: 'utf8' });
   for (const name of fs.readdirSync(path.dirname(entry)))
     if (name.startsWith('code-cache-verify-')) fs.rmSync(path.join(path.dirname(entry), name));

@@ -124,8 +124,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await container.listings.readVersion();
     await app.listen({ host: config.host, port: config.port });
     // Once the port is open, in the background: the website's catalogue and its orders (about 15 ms
-    // at 600 apps; the search's words a second later), then, a moment later, apps.json's render (a few hundred ms on one core): the pages
-    // that waited for the index go first. A request that needs either meanwhile waits for it (an
+    // at 600 apps; the search's words a second later), then, a moment later, apps.json's render (a
+    // few hundred ms on one core): the pages that waited for the catalogue go first. A request that needs either meanwhile waits for it (an
     // apps.json asked for before the render starts starts it); a database that cannot be read now
     // leaves it to that request.
     const warmed = container.browse
@@ -147,8 +147,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           { error: errorText(error) },
           'a route schema could not be compiled: requests to that route fail until it is fixed',
         ),
-      undefined,
-      options.warmed,
+      options.warmed === undefined ? {} : { done: options.warmed },
     );
     const metricsServer =
       config.metrics.port === null

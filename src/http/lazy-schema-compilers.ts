@@ -157,8 +157,7 @@ export function compileWhenIdle(
   compilers: LazySchemaCompilers,
   after: Promise<unknown>,
   failed: (error: unknown) => void,
-  startAfterMs = START_AFTER_MS,
-  done: () => void = () => undefined,
+  { startAfterMs = START_AFTER_MS, done = () => undefined }: { startAfterMs?: number; done?: () => void } = {},
 ): { stop(): void } {
   let stopped = false;
   let pending: NodeJS.Immediate | undefined;

@@ -8,6 +8,7 @@ import type { ReleaseCandidate } from './release-data.ts';
 import { sanitiseIcon } from './app-icon.ts';
 import type { AppIcon } from './app-icon.ts';
 import type { XmlNode } from './xml-document.ts';
+import { loadXmlParser } from './xml-document.ts';
 
 export interface ReadReleaseOptions {
   readonly nightly: boolean;
@@ -54,7 +55,7 @@ export async function iconOfArchive(bytes: Buffer): Promise<AppIcon | null> {
     throw error;
   }
   if (archive.icon === undefined && archive.darkIcon === undefined) return null;
-  const parseXmlDocument = await (await import('./xml-document.ts')).loadXmlParser();
+  const parseXmlDocument = await loadXmlParser();
   return pickIcon(archive, DEFAULT_ARCHIVE_LIMITS.maxIconBytes, parseXmlDocument).icon;
 }
 
@@ -62,7 +63,7 @@ export async function readRelease(bytes: Buffer, options: ReadReleaseOptions): P
   const limits = { ...DEFAULT_ARCHIVE_LIMITS, ...options.limits };
   const archive = await readAppArchive(bytes, limits);
   // libxml2 (WebAssembly, about 25 MB once instantiated) is loaded when a release is first read.
-  const parseXmlDocument = await (await import('./xml-document.ts')).loadXmlParser();
+  const parseXmlDocument = await loadXmlParser();
   const manifest = parseManifest(parseXmlDocument(archive.infoXml, 'info.xml'), options.validCategories);
   if (manifest.app.id !== archive.folder) {
     throw new AppError(

@@ -133,17 +133,14 @@ describe('route schemas compiled on first use', () => {
     const first = new Promise<void>((resolve) => (release = resolve));
     let doneWith = -1;
     const done = new Promise<void>((resolve) => {
-      const running = compileWhenIdle(
-        compilers,
-        first,
-        () => assert.fail('nothing fails here'),
-        0,
-        () => {
+      const running = compileWhenIdle(compilers, first, () => assert.fail('nothing fails here'), {
+        startAfterMs: 0,
+        done: () => {
           doneWith = compilers.waiting;
           running.stop();
           resolve();
         },
-      );
+      });
     });
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(compilers.waiting, 5, 'nothing is compiled before the first render is over');
@@ -153,14 +150,14 @@ describe('route schemas compiled on first use', () => {
 
     const other = lazySchemaCompilers();
     validatorOf(other, { type: 'string' });
-    const stopped = compileWhenIdle(other, Promise.resolve(), () => undefined, 0);
+    const stopped = compileWhenIdle(other, Promise.resolve(), () => undefined, { startAfterMs: 0 });
     stopped.stop();
     for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
     assert.equal(other.waiting, 1, 'stopped before its first slice');
 
     const later = lazySchemaCompilers();
     validatorOf(later, { type: 'string' });
-    const delayed = compileWhenIdle(later, Promise.resolve(), () => undefined, 60_000);
+    const delayed = compileWhenIdle(later, Promise.resolve(), () => undefined, { startAfterMs: 60_000 });
     for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
     assert.equal(later.waiting, 1, 'nothing is compiled before the delay has passed');
     delayed.stop();
