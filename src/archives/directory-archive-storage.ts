@@ -3,9 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { archiveKey, sha256OfKey } from '../domain/archives/archive-storage.ts';
 import type { ArchiveStorage } from '../domain/archives/archive-storage.ts';
-
-/** The chunk an archive is read and sent in (see `open`). */
-const READ_CHUNK_BYTES = 60 * 1024;
+import { FileBody } from './file-body.ts';
 
 /**
  * Archives in a directory (by default `archives/` under the data directory), one file
@@ -42,15 +40,8 @@ export function directoryArchiveStorage(root: string): ArchiveStorage {
       } catch {
         return null;
       }
-      // Read in 60 KiB chunks, just under the mmap threshold `npm start` gives glibc (64 KiB,
-      // docs/listing-engine.md): each chunk's buffer then comes from malloc's heap, not from a new
-      // mapping whose pages the kernel faults in and zeroes (Node's default, 64 KiB, is at the
-      // threshold). A 20 MiB archive under wrk -c8 on one core: 38 downloads/s in 256 KiB chunks,
-      // 59 in 60 KiB ones; nginx's sendfile about 75.
-      return fs.createReadStream(target, {
-        highWaterMark: READ_CHUNK_BYTES,
-        ...(range === undefined ? {} : { start: range.start, end: range.end }),
-      });
+      // Piped into a response, two buffers per download instead of a new one per chunk (file-body.ts).
+      return new FileBody(target, range);
     },
     async delete(sha256) {
       await fs.promises.rm(file(sha256), { force: true });
