@@ -1,7 +1,7 @@
 import type { VersionStamp } from '../domain/listings/version-stamp.ts';
 import type { CommitProbe, DatabaseHandle } from './database.ts';
 import { CONTENT_VERSION_QUERY, contentVersionOfRow } from './content-version-row.ts';
-import { readContentVersion, renewEpoch } from './repositories/content-version.repository.ts';
+import { readContentVersionOften, renewEpoch } from './repositories/content-version.repository.ts';
 import { onCommittedWrite } from './write-transaction.ts';
 
 /** The PostgreSQL channel the content version's trigger notifies (migration 0003). */
@@ -24,7 +24,7 @@ export interface FeedOptions {
  * connection committed since (PRAGMA data_version, once per turn of the event loop) and reads the
  * version then. On PostgreSQL, other processes' writes arrive by LISTEN/NOTIFY (a poll while the
  * connection is down), and `committedNow` reads the version for a request that must not precede
- * a notification still on its way (app.ts: every GET and HEAD).
+ * a notification still on its way (app.ts: every GET and HEAD), one read for many requests.
  */
 export class ContentVersionFeed {
   private stamp: VersionStamp | undefined;
@@ -95,37 +95,42 @@ export class ContentVersionFeed {
     return this.starting;
   }
 
-  private reading: Promise<VersionStamp> | null = null;
-  private nextReading: Promise<VersionStamp> | null = null;
+  /** The read not sent yet, which every caller until then shares; and whether one is under way. */
+  private queued: { promise: Promise<VersionStamp>; settle: (read: Promise<VersionStamp>) => void } | null = null;
+  private sending = false;
 
   /**
-   * PostgreSQL: the version as committed now, by a read that starts after this call; callers at
-   * the same time share one read (under load, one query serves many requests). A notification
-   * may reach this node after a request that follows the commit: this read cannot.
+   * PostgreSQL: the version as committed now, by a read sent after this call; callers until it
+   * is sent share it. It is sent at the end of the event loop's turn (once every request read
+   * from the sockets in this turn has joined it: they all arrived before it is sent), or, while
+   * another read is under way, at the end of the turn that one comes back in. So under load one
+   * query serves every request of a turn and the next, and a request waits for at most two reads.
+   * A notification may reach this node after a request that follows the commit: this read cannot.
    */
   committedNow(): Promise<VersionStamp> {
-    if (this.nextReading !== null) return this.nextReading;
-    if (this.reading !== null) {
-      // The read under way may have started before the caller's request: the next one serves it.
-      const next = this.reading
-        .catch(() => undefined)
-        .then(() => {
-          this.nextReading = null;
-          return this.startReading();
-        });
-      this.nextReading = next;
-      return next;
+    if (this.queued === null) {
+      let settle!: (read: Promise<VersionStamp>) => void;
+      const promise = new Promise<VersionStamp>((resolve) => (settle = resolve));
+      this.queued = { promise, settle };
+      if (!this.sending) setImmediate(this.sendQueued);
     }
-    return this.startReading();
+    return this.queued.promise;
   }
 
-  private startReading(): Promise<VersionStamp> {
-    const read: Promise<VersionStamp> = this.refresh().finally(() => {
-      if (this.reading === read) this.reading = null;
-    });
-    this.reading = read;
-    return read;
-  }
+  private readonly sendQueued = (): void => {
+    const queued = this.queued;
+    if (queued === null || this.sending) return;
+    this.queued = null;
+    this.sending = true;
+    const read = this.refresh();
+    queued.settle(read);
+    void read
+      .catch(() => undefined)
+      .then(() => {
+        this.sending = false;
+        if (this.queued !== null) setImmediate(this.sendQueued);
+      });
+  };
 
   /** Reads the version now (after a write this process did not make through its handle). */
   async refresh(): Promise<VersionStamp> {
@@ -179,7 +184,7 @@ export class ContentVersionFeed {
   /** Reads the version and takes what it tells. */
   private async read(): Promise<VersionStamp> {
     const ticket = ++this.ticks;
-    const stamp = await readContentVersion(this.handle.db);
+    const stamp = await readContentVersionOften(this.handle);
     this.observe(stamp, ticket);
     return stamp;
   }

@@ -8,7 +8,7 @@ import type { Database } from './schema.ts';
 // (write-transaction.ts); the repository (repositories/content-version.repository.ts) and the
 // change feed read it through these.
 
-/** The content version row read without kysely (SQLite's commit probe): the columns as stored. */
+/** The content version row read without kysely (SQLite's commit probe, PostgreSQL's prepared read): the columns as stored. */
 export const CONTENT_VERSION_QUERY = 'select version, changed_at, instance_id from content_version where id = 1';
 
 export function contentVersionOfRow(row: Record<string, unknown>): VersionStamp {

@@ -36,6 +36,12 @@ export interface DatabaseHandle {
    * one's) synchronously and at once.
    */
   readonly commitProbe: CommitProbe | null;
+  /**
+   * PostgreSQL only (null on SQLite): the first row of a read without parameters, prepared once
+   * per pooled connection under `name` (no query builder, no parsing and planning per call). For
+   * the reads made many times a second: the content version before each GET (issue 55).
+   */
+  readonly readPrepared: ((name: string, query: string) => Promise<Record<string, unknown> | undefined>) | null;
   /** Closes every connection; safe to call twice. */
   close(): Promise<void>;
 }

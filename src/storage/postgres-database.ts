@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DatabaseHandle, OpenOptions } from './database-handle.ts';
 import type { Database } from './schema.ts';
-import { withUnavailableErrors } from './unavailable.ts';
+import { translated, withUnavailableErrors } from './unavailable.ts';
 
 /**
  * The pg package, loaded when a PostgreSQL database is opened: loading it builds a fetch Response
@@ -73,6 +73,8 @@ export function openPostgres(url: string, options: OpenOptions): DatabaseHandle 
     }),
     backup: null,
     commitProbe: null,
+    readPrepared: (name, text) =>
+      translated(async () => ((await pool.query({ name, text })).rows as Record<string, unknown>[])[0]),
     close: () =>
       (closing ??= (async () => {
         await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));

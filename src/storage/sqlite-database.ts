@@ -40,6 +40,7 @@ export function openSqlite(file: string, holdUseLock: boolean): DatabaseHandle {
     poolUse: () => null,
     backup: (target) => backupSqlite(native, target),
     commitProbe: probe?.commitProbe ?? null,
+    readPrepared: null,
     close: () =>
       (closing ??= (async () => {
         probe?.close();

@@ -39,7 +39,8 @@ function unavailableError(error: unknown): AppError {
   );
 }
 
-const translated = async <T>(work: () => Promise<T>): Promise<T> => {
+/** Runs database work, its "cannot answer now" errors turned into `database_unavailable`. */
+export const translated = async <T>(work: () => Promise<T>): Promise<T> => {
   try {
     return await work();
   } catch (error) {

@@ -4,20 +4,35 @@ import { sql } from 'kysely';
 import type { Kysely, Transaction } from 'kysely';
 import type { VersionStamp } from '../../domain/listings/version-stamp.ts';
 import type { Database } from '../schema.ts';
-import { contentVersionOfRow } from '../content-version-row.ts';
+import { CONTENT_VERSION_QUERY, contentVersionOfRow } from '../content-version-row.ts';
+import type { DatabaseHandle } from '../database-handle.ts';
+
+const notMigrated = (): AppError =>
+  new AppError(
+    'configuration_error',
+    'The database has no content version row: it is not migrated. Run `appstore migrate`.',
+  );
 
 export async function readContentVersion(db: Kysely<Database>): Promise<VersionStamp> {
   const row = await db
     .selectFrom('content_version')
     .select(['version', 'changed_at', 'instance_id'])
     .where('id', '=', 1)
-    .executeTakeFirstOrThrow(
-      () =>
-        new AppError(
-          'configuration_error',
-          'The database has no content version row: it is not migrated. Run `appstore migrate`.',
-        ),
-    );
+    .executeTakeFirstOrThrow(notMigrated);
+  return contentVersionOfRow(row);
+}
+
+/**
+ * The same read, as a statement prepared once per connection where the database offers that
+ * (PostgreSQL, which reads it before every GET): about a quarter less of the store's and the
+ * server's time per read than through the query builder (issue 55).
+ */
+export async function readContentVersionOften(
+  handle: Pick<DatabaseHandle, 'db' | 'readPrepared'>,
+): Promise<VersionStamp> {
+  if (handle.readPrepared === null) return readContentVersion(handle.db);
+  const row = await handle.readPrepared('appstore_content_version', CONTENT_VERSION_QUERY);
+  if (row === undefined) throw notMigrated();
   return contentVersionOfRow(row);
 }
 
