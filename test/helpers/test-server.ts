@@ -34,6 +34,16 @@ export interface TestServerOptions {
 /** A server on a freshly migrated database of its own, for `app.inject()`; no listening socket. */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase({ migrated: true }));
+  try {
+    return await serverOn(database, options);
+  } catch (error) {
+    // A server that could not be made (a test of a refused setting) leaves no database behind.
+    if (options.database === undefined) await database.dispose();
+    throw error;
+  }
+}
+
+async function serverOn(database: TestDatabase, options: TestServerOptions): Promise<TestServer> {
   const config = loadConfig({ ...database.env, ...options.env });
   const handle = await database.open();
   const container = createContainer(config, {
