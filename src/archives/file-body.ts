@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 
 /** The size of each of a piped body's two buffers. */
@@ -18,10 +19,10 @@ const giveBack = (buffers: Buffer[]): void => {
 
 /**
  * A kept archive's bytes from `start` to `end` inclusive, as a stream. Read as any stream is
- * (`for await`, `on('data')`), each chunk is a new buffer, as in `fs.createReadStream`. Piped
- * (as Fastify sends a stream body), it reads into two buffers of its own, used in turn, and
- * writes each with a callback: a buffer is read into again only once the destination has
- * handed it on (to the kernel, for a response). The buffers go to the next download after.
+ * (`for await`, `on('data')`, piped into anything but a response), each chunk is a new buffer,
+ * as in `fs.createReadStream`. Piped into an HTTP response (as Fastify sends a stream body), it
+ * reads into two buffers of its own, used in turn, and writes each with a callback: a buffer is
+ * read into again only once the response has handed it to the kernel. The buffers go to the next download after.
  *
  * Why (issue 55): a new buffer per chunk is memory outside V8's heap, and V8 answers every
  * 64 MiB or so of it with a full collection of the whole heap. A store holding its listings
@@ -85,7 +86,16 @@ export class FileBody extends Readable {
    * open (Fastify pipes at once); the pump then starts when it is.
    */
   override pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
-    if (this.piped || this.readableFlowing !== null || this.readableLength > 0) return super.pipe(destination, options);
+    // Only a response: its write callback means the bytes reached the socket (the kernel has
+    // them). Another stream may call back while it still holds the chunk (a Transform that
+    // passes it on, as the mirror export's check does), so it gets new buffers.
+    if (
+      !(destination instanceof ServerResponse) ||
+      this.piped ||
+      this.readableFlowing !== null ||
+      this.readableLength > 0
+    )
+      return super.pipe(destination, options);
     this.piped = true;
     const start = (): void => this.pump(destination, options?.end !== false);
     if (this.fd !== null) start();
