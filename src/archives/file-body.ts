@@ -22,7 +22,8 @@ const giveBack = (buffers: Buffer[]): void => {
  * (`for await`, `on('data')`, piped into anything but a response), each chunk is a new buffer,
  * as in `fs.createReadStream`. Piped into an HTTP response (as Fastify sends a stream body), it
  * reads into two buffers of its own, used in turn, and writes each with a callback: a buffer is
- * read into again only once the response has handed it to the kernel. The buffers go to the next download after.
+ * read into again only once the response has handed it to the kernel. The buffers then go to
+ * the next download.
  *
  * Why (issue 55): a new buffer per chunk is memory outside V8's heap, and V8 answers every
  * 64 MiB or so of it with a full collection of the whole heap. A store holding its listings

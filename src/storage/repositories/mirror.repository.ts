@@ -7,6 +7,7 @@ import type {
   MirrorUpdate,
   ReleaseStatus,
 } from '../../domain/mirror/mirror-ports.ts';
+import { releaseKey } from '../../domain/mirror/mirror-policy.ts';
 import { formatTimestamp } from '../../domain/timestamps.ts';
 import type { MirrorSnapshot } from '../../metrics.ts';
 import { toBool } from '../schema.ts';
@@ -203,9 +204,6 @@ export async function readMirrorRecords(
 /** Rows of the stored records compared at a time. */
 const COMPARED_PER_PAGE = 2000;
 
-const recordKey = (r: Pick<MirroredRelease, 'appId' | 'version' | 'nightly'>): string =>
-  `${r.appId}\n${r.version}\n${r.nightly ? 1 : 0}`;
-
 /** The same record, when it was checked aside: what a sync decides by. */
 const sameRecord = (a: MirroredRelease, b: MirroredRelease): boolean =>
   a.status === b.status &&
@@ -229,12 +227,12 @@ async function storedRecordsAre(trx: Trx, records: readonly MirroredRelease[]): 
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .executeTakeFirstOrThrow();
   if (Number(count) !== records.length) return false;
-  const byKey = new Map(records.map((r) => [recordKey(r), r]));
+  const byKey = new Map(records.map((r) => [releaseKey(r.appId, r.version, r.nightly), r]));
   if (byKey.size !== records.length) return false;
   for (let offset = 0; offset < records.length; offset += COMPARED_PER_PAGE) {
     const page = await readMirrorRecords(trx, { offset, limit: COMPARED_PER_PAGE });
     for (const stored of page) {
-      const record = byKey.get(recordKey(stored));
+      const record = byKey.get(releaseKey(stored.appId, stored.version, stored.nightly));
       if (record === undefined || !sameRecord(stored, record)) return false;
     }
   }
