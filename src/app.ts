@@ -20,6 +20,7 @@ import { createNodeServer } from './http/node-server.ts';
 import { answerClientError, answerFrameworkError } from './http/protocol-errors.ts';
 import type { RefusalLog } from './http/protocol-errors.ts';
 import { requestIdFor } from './http/request-id.ts';
+import { closeWithConnection } from './http/stream-bodies.ts';
 import { trackRoutes } from './http/route-registry.ts';
 import { TokenResponse } from './http/routes/accounts/accounts.schemas.ts';
 import { sessionRoutes } from './http/routes/accounts/session.routes.ts';
@@ -218,7 +219,8 @@ export async function buildServer(container: Container, options: ServerOptions =
       reply.elapsedTime / 1000,
     );
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', async (request, reply, payload) => {
+    closeWithConnection(request.raw.socket, payload);
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     if (closing) reply.header('connection', 'close');

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { archiveKey } from '../../src/domain/archives/archive-storage.ts';
 import { followPublicUrl } from '../../src/domain/archives/keep-archives.ts';
-import { appArchive, signWith } from '../helpers/app-archive.ts';
+import { appArchive, buildArchive, manifestXml, signWith } from '../helpers/app-archive.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, TEST_TLS_CA_FILE, startArchiveServer } from '../helpers/https-archive-server.ts';
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
@@ -189,6 +191,49 @@ describe(`archives kept by the store (${DIALECT})`, () => {
     assert.deepEqual(await listedDownloads(), ['https://apps.example.org/api/v1/archives/news/2.0.0.tar.gz']);
     assert.equal(await followPublicUrl(server.container.keptArchives), 1, 'and back');
     assert.deepEqual(await listedDownloads(), [`${origin}/api/v1/archives/news/2.0.0.tar.gz`]);
+  });
+
+  test('a client that pipelines downloads and hangs up early leaves no archive open; a 304 has no body length', async () => {
+    // Incompressible, so the archive is as large as its contents: five of them fill any socket buffers.
+    const bytes = await buildArchive({
+      'news/appinfo/info.xml': manifestXml({ version: '7.0.0' }),
+      'news/lib/Application.php': '<?php\n',
+      'news/data.bin': randomBytes(12 * 1024 * 1024),
+    });
+    assert.equal((await publish(bytes)).statusCode, 201);
+    const file = path.join(storageDir, ...archiveKey(sha(bytes)).split('/'));
+    const openCount = (): number =>
+      fs.readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/self/fd/${fd}`) === file;
+        } catch {
+          return false;
+        }
+      }).length;
+    const url = '/api/v1/archives/news/7.0.0.tar.gz';
+
+    const notModified = await fetch(`${origin}${url}`, { headers: { 'if-none-match': `"${sha(bytes)}"` } });
+    assert.equal(notModified.status, 304);
+    assert.equal(notModified.headers.get('content-length'), null);
+
+    // Five GETs at once on one connection: Node queues the responses after the first, and a
+    // queued response never hears its connection close. The client reads a little, then goes.
+    const { port } = new URL(origin);
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => {
+        socket.write(`GET ${url} HTTP/1.1\r\nhost: store\r\n\r\n`.repeat(5));
+      });
+      socket.once('data', () => {
+        socket.pause();
+        setImmediate(() => socket.destroy());
+      });
+      socket.once('close', () => resolve());
+      socket.once('error', reject);
+    });
+    // Every body the connection held is closed, the queued ones too.
+    await eventually(async () => assert.equal(openCount(), 0));
+    const whole = await fetch(`${origin}${url}`);
+    assert.ok(Buffer.from(await whole.arrayBuffer()).equals(bytes), 'the store still serves it whole');
   });
 });
 

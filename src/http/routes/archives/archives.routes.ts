@@ -88,7 +88,7 @@ export async function archiveRoutes(app: AppServer, container: Container): Promi
       };
       const ifNoneMatch = request.headers['if-none-match'];
       if (typeof ifNoneMatch === 'string' && etagListMatches(ifNoneMatch, etag))
-        return reply.headers(headers).code(304).send(null);
+        return reply.headers(headers).code(304).send();
       const rangeHeader = typeof request.headers.range === 'string' ? request.headers.range : undefined;
       const ifRange = request.headers['if-range'];
       let range = parseRange(rangeHeader, found.size);

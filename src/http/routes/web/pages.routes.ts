@@ -192,7 +192,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
       params: Type.Object({ file: Type.String({ pattern: '^[0-9a-f]{32}\\.svg$', description: 'HASH.svg' }) }),
       response: {
         200: Type.String({ description: 'An SVG icon' }),
-        304: Type.Null({ description: 'Not modified' }),
+        304: Type.Unknown({ description: 'Not modified: no body' }),
         ...errorResponses('invalid_request', 'not_found'),
       },
     },
@@ -203,7 +203,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
         return reply
           .headers({ ...ICON_HEADERS, etag })
           .code(304)
-          .send(null);
+          .send();
       const svg = await container.browse.icon(hash);
       if (svg === null)
         throw new AppError(
@@ -228,7 +228,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
       }),
       response: {
         200: Type.Unknown({ description: 'The image' }),
-        304: Type.Null({ description: 'Not modified' }),
+        304: Type.Unknown({ description: 'Not modified: no body' }),
         ...errorResponses('invalid_request', 'not_found'),
       },
     },
@@ -239,7 +239,7 @@ export async function pageRoutes(app: AppServer, container: Container): Promise<
         return reply
           .headers({ ...SCREENSHOT_HEADERS, etag })
           .code(304)
-          .send(null);
+          .send();
       const type = await container.screenshots.deps.store.servedType(hash);
       const stream = type === null ? null : await container.screenshots.deps.storage.open(hash);
       if (type === null || stream === null) throw new AppError('not_found', said`There is no screenshot ${hash}.`);
