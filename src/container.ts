@@ -391,7 +391,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       // Downloads counted but not written yet are written before the database closes (SIGTERM).
       await downloadCounter.close();
       await closeAccounts();
-      await listingSide.versions.close();
+      await listingSide.close();
       await database.close();
     },
   };

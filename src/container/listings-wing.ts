@@ -72,6 +72,8 @@ export interface ListingsWing {
   readonly browse: CatalogBrowseDeps;
   /** The bytes the listing caches hold now (the metrics read it when scraped). */
   readonly cacheBytes: () => number;
+  /** Saves the listing parts not saved yet and stops the version feed (before the database closes). */
+  readonly close: () => Promise<void>;
 }
 
 export interface ListingsWingOptions {
@@ -162,6 +164,10 @@ export function listingsWing(
       catalog: indexedSoon(currentCatalog(browseSources, versions, now)),
     },
     cacheBytes: () => engine.size + smallListings.size,
+    close: async () => {
+      await engine.finishSaving();
+      await versions.close();
+    },
   };
 }
 

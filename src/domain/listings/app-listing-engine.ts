@@ -142,6 +142,9 @@ export class AppListingEngine {
   private recentCounts: ReadonlyMap<string, number> = new Map();
   /** Saves run one batch at a time, after the render that made them. */
   private saving: Promise<void> = Promise.resolve();
+  /** Ends the wait before a large render's saves (finishSaving). */
+  private wakeSaving: (() => void) | undefined;
+  private stopping = false;
   private current: Current | undefined;
   /** The epoch (VersionStamp.instanceId) the parts belong to. */
   private epoch: string | undefined;
@@ -358,6 +361,17 @@ export class AppListingEngine {
   }
 
   /**
+   * Saves the parts still waiting to be saved, now: the store is stopping, and the next start
+   * takes them instead of rendering those apps again (a store stopped within a second or two of
+   * its first start had saved none).
+   */
+  async finishSaving(): Promise<void> {
+    this.stopping = true;
+    this.wakeSaving?.();
+    await this.saving;
+  }
+
+  /**
    * Saves the parts in the background, a batch at a time, after whatever is being saved. The
    * first batch waits SAVE_AFTER_MS and each one a turn of the event loop, so the bodies that
    * waited for these parts are sent before any of it: the checksums and, on SQLite, the writes
@@ -365,9 +379,22 @@ export class AppListingEngine {
    * new database's first apps.json took a fifth longer while its 600 apps were saved).
    */
   private save(parts: readonly AppPart[]): void {
-    // Unref'd: a process that is stopping does not wait a second to save derived data.
+    // Unref'd, and cut short by finishSaving: a process that is stopping saves at once.
     if (parts.length > SAVE_AFTER_PARTS)
-      this.saving = this.saving.then(() => new Promise<void>((resolve) => setTimeout(resolve, SAVE_AFTER_MS).unref()));
+      this.saving = this.saving.then(
+        () =>
+          new Promise<void>((resolve) => {
+            if (this.stopping) return resolve();
+            const timer = setTimeout(() => {
+              this.wakeSaving = undefined;
+              resolve();
+            }, SAVE_AFTER_MS).unref();
+            this.wakeSaving = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          }),
+      );
     for (let start = 0; start < parts.length; start += this.options.batchSize) {
       const batch = parts.slice(start, start + this.options.batchSize);
       this.saving = this.saving

@@ -181,6 +181,20 @@ describe('the app listing engine', () => {
     );
   });
 
+  test('a store that stops saves the parts of a large render at once, not after the pause that lets bodies go first', async (t) => {
+    const store = new FakeStore();
+    const ids = Array.from({ length: 70 }, (_, i) => `app${String(i).padStart(2, '0')}`);
+    for (const id of ids) store.put(listedApp(id));
+    // The pause is a timer that never fires here: only finishSaving can end it.
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const engine = new AppListingEngine(store, options);
+    await engine.body({ includeEnterprise: false }, DAY, store.stamp);
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(store.saved.size, 0, 'more than 64 parts: saving waits');
+    await engine.finishSaving();
+    assert.deepEqual([...store.saved.keys()].sort(), ids);
+  });
+
   test('a failure to read or save parts only costs a render', async () => {
     const store = new FakeStore();
     for (const id of ['a', 'b']) store.put(listedApp(id));
