@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { after, describe, test } from 'node:test';
+import { openDescriptorsOf } from '../../test/helpers/open-files.ts';
 import { FILE_BODY_CHUNK_BYTES, FileBody } from './file-body.ts';
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-file-body-'));
@@ -37,14 +38,7 @@ function slowDestination(): { destination: Writable; received: () => Buffer; bac
 }
 
 /** How many of this process's open files are the archive. */
-const openFds = (): number =>
-  fs.readdirSync('/proc/self/fd').filter((fd) => {
-    try {
-      return fs.readlinkSync(`/proc/self/fd/${fd}`) === file;
-    } catch {
-      return false;
-    }
-  }).length;
+const openFds = (): number => openDescriptorsOf(file);
 
 /**
  * Sends `body` as a response from a local server and reads it; `slow`: the client reads a chunk

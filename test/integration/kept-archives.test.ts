@@ -9,6 +9,7 @@ import { archiveKey } from '../../src/domain/archives/archive-storage.ts';
 import { followPublicUrl } from '../../src/domain/archives/keep-archives.ts';
 import { appArchive, buildArchive, manifestXml, signWith } from '../helpers/app-archive.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { openDescriptorsOf } from '../helpers/open-files.ts';
 import { certFile, readCert } from '../helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, TEST_TLS_CA_FILE, startArchiveServer } from '../helpers/https-archive-server.ts';
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
@@ -202,14 +203,7 @@ describe(`archives kept by the store (${DIALECT})`, () => {
     });
     assert.equal((await publish(bytes)).statusCode, 201);
     const file = path.join(storageDir, ...archiveKey(sha(bytes)).split('/'));
-    const openCount = (): number =>
-      fs.readdirSync('/proc/self/fd').filter((fd) => {
-        try {
-          return fs.readlinkSync(`/proc/self/fd/${fd}`) === file;
-        } catch {
-          return false;
-        }
-      }).length;
+    const openCount = (): number => openDescriptorsOf(file);
     const url = '/api/v1/archives/news/7.0.0.tar.gz';
 
     const notModified = await fetch(`${origin}${url}`, { headers: { 'if-none-match': `"${sha(bytes)}"` } });
