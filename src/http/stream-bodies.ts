@@ -30,17 +30,18 @@ export function closeWithConnection(socket: Socket | null | undefined, payload: 
     payload.destroy();
     return;
   }
-  let bodies = open.get(socket);
-  if (bodies === undefined) {
-    const set = new Set<Destroyable>();
-    bodies = set;
-    open.set(socket, set);
-    socket.once('close', () => {
-      open.delete(socket);
-      for (const body of set) if (!body.destroyed) body.destroy();
-      set.clear();
-    });
-  }
+  const bodies = open.get(socket) ?? watch(socket);
   bodies.add(payload);
   payload.once('close', () => bodies.delete(payload));
+}
+
+/** The connection's set of bodies, each destroyed when it closes. */
+function watch(socket: Socket): Set<Destroyable> {
+  const bodies = new Set<Destroyable>();
+  open.set(socket, bodies);
+  socket.once('close', () => {
+    open.delete(socket);
+    for (const body of bodies) if (!body.destroyed) body.destroy();
+  });
+  return bodies;
 }

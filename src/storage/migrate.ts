@@ -146,11 +146,9 @@ export async function migrateToLatest(
   const recorded = new Set(
     (await db.selectFrom('appstore_migrations').select('name').execute()).map((row) => row.name),
   );
-  for (const [name, step] of STEPS) {
-    if (recorded.has(name)) {
-      if (name === options.until) break;
-      continue;
-    }
+  const until = STEPS.findIndex(([name]) => name === options.until);
+  const pending = STEPS.slice(0, until === -1 ? STEPS.length : until + 1).filter(([name]) => !recorded.has(name));
+  for (const [name, step] of pending) {
     const ran = await db.transaction().execute(async (trx) => {
       if (handle.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POSTGRES_LOCK_ID})`.execute(trx);
       else await sql`update appstore_migrations set name = name where 0`.execute(trx); // takes the write lock
@@ -173,7 +171,6 @@ export async function migrateToLatest(
       return true;
     });
     if (ran) applied.push(name);
-    if (name === options.until) break;
   }
   // Data migrated means content that earlier ETags did not name: a new epoch (no row yet: a new database).
   if (applied.length > 0) await renewEpoch(handle.db);

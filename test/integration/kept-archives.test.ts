@@ -203,7 +203,6 @@ describe(`archives kept by the store (${DIALECT})`, () => {
     });
     assert.equal((await publish(bytes)).statusCode, 201);
     const file = path.join(storageDir, ...archiveKey(sha(bytes)).split('/'));
-    const openCount = (): number => openDescriptorsOf(file);
     const url = '/api/v1/archives/news/7.0.0.tar.gz';
 
     const notModified = await fetch(`${origin}${url}`, { headers: { 'if-none-match': `"${sha(bytes)}"` } });
@@ -225,7 +224,7 @@ describe(`archives kept by the store (${DIALECT})`, () => {
       socket.once('error', reject);
     });
     // Every body the connection held is closed, the queued ones too.
-    await eventually(async () => assert.equal(openCount(), 0));
+    await eventually(async () => assert.equal(openDescriptorsOf(file), 0));
     const whole = await fetch(`${origin}${url}`);
     assert.ok(Buffer.from(await whole.arrayBuffer()).equals(bytes), 'the store still serves it whole');
   });

@@ -371,6 +371,18 @@ export class AppListingEngine {
     await this.saving;
   }
 
+  /** SAVE_AFTER_MS, unref'd, and cut short by finishSaving: a process that is stopping saves at once. */
+  private pauseBeforeSaving(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, SAVE_AFTER_MS).unref();
+      this.wakeSaving = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
   /**
    * Saves the parts in the background, a batch at a time, after whatever is being saved. The
    * first batch waits SAVE_AFTER_MS and each one a turn of the event loop, so the bodies that
@@ -379,22 +391,7 @@ export class AppListingEngine {
    * new database's first apps.json took a fifth longer while its 600 apps were saved).
    */
   private save(parts: readonly AppPart[]): void {
-    // Unref'd, and cut short by finishSaving: a process that is stopping saves at once.
-    if (parts.length > SAVE_AFTER_PARTS)
-      this.saving = this.saving.then(
-        () =>
-          new Promise<void>((resolve) => {
-            if (this.stopping) return resolve();
-            const timer = setTimeout(() => {
-              this.wakeSaving = undefined;
-              resolve();
-            }, SAVE_AFTER_MS).unref();
-            this.wakeSaving = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          }),
-      );
+    if (parts.length > SAVE_AFTER_PARTS) this.saving = this.saving.then(() => this.pauseBeforeSaving());
     for (let start = 0; start < parts.length; start += this.options.batchSize) {
       const batch = parts.slice(start, start + this.options.batchSize);
       this.saving = this.saving

@@ -55,7 +55,8 @@ const toRow = (part: SavedPart, format: string): Row => ({
  * (removeUnusedPartFormats prunes them once none does). One statement for all (one round trip on
  * PostgreSQL: a statement per part made a batch of 16 take tens of milliseconds, and a store
  * stopped a second or two after its first start had saved only part of its catalogue). When it
- * fails (an app deleted meanwhile, whose part no longer has an app), each on its own, and those
+ * fails (an app deleted meanwhile, whose part no longer has an app; or one app twice, which
+ * PostgreSQL refuses in one statement), each on its own, and those
  * that still fail are left out.
  */
 export async function saveParts(db: Kysely<Database>, parts: readonly SavedPart[], format: string): Promise<void> {
@@ -81,13 +82,7 @@ export async function saveParts(db: Kysely<Database>, parts: readonly SavedPart[
           .where('listing_parts.listing_version', '<=', (eb) => eb.ref('excluded.listing_version')),
       )
       .execute();
-  // One app's part once per statement: PostgreSQL refuses a statement that updates a row twice.
-  const latest = new Map<string, SavedPart>();
-  for (const part of parts) {
-    const held = latest.get(part.id);
-    if (held === undefined || held.listingVersion <= part.listingVersion) latest.set(part.id, part);
-  }
-  const rows = [...latest.values()].map((part) => toRow(part, format));
+  const rows = parts.map((part) => toRow(part, format));
   try {
     await upsert(rows);
   } catch {
