@@ -6,7 +6,7 @@ import { importCategories, importPlatformReleases } from '../../src/domain/catal
 import { basic, createUser } from '../helpers/accounts.ts';
 import { startMailServer } from '../helpers/mail-server.ts';
 import type { MailServer } from '../helpers/mail-server.ts';
-import { BROWSER_SKIP, fillSignIn, launchBrowser, seriousViolations } from '../helpers/browser.ts';
+import { BROWSER_SKIP, TEXT_RULES, fillSignIn, launchBrowser, seriousViolations } from '../helpers/browser.ts';
 import { certFile } from '../helpers/certificate-fixtures.ts';
 import { TEST_TLS_CA, startArchiveServer } from '../helpers/https-archive-server.ts';
 import type { ArchiveServer } from '../helpers/https-archive-server.ts';
@@ -244,6 +244,38 @@ describe(`the public website (${DIALECT})`, () => {
     after(async () => {
       await browser?.close();
       assert.equal(await serve?.stop(), 0, serve?.output());
+    });
+
+    // The check the page tests rely on finds what it is for, on a context's first page (axe
+    // injected) and on later ones (axe loaded by the context's init script), under a CSP that
+    // refuses every script, with all rules and with the text rules.
+    test('the axe check fails a page made to fail, first and later in a context', async () => {
+      const context = await browser.newContext({ bypassCSP: true });
+      const tab = await context.newPage();
+      const body = (broken: boolean) =>
+        `<!doctype html><html lang="en"><title>Check</title><main><h1>Check</h1>${
+          broken ? '<img src="a.png"><button></button><p style="color:#ccc;background:#fff">faint</p>' : '<p>Fine</p>'
+        }</main></html>`;
+      await tab.route('http://axe-check.test/**', (route) =>
+        route.fulfill({
+          contentType: 'text/html',
+          headers: { 'content-security-policy': "script-src 'none'" },
+          body: body(route.request().url().endsWith('/broken')),
+        }),
+      );
+      const ids = (found: { serious: unknown[] }) => found.serious.map((v) => (v as { id: string }).id).sort();
+      for (const path of ['/broken', '/fine', '/broken']) {
+        await tab.goto(`http://axe-check.test${path}`);
+        const all = await seriousViolations(tab);
+        const text = await seriousViolations(tab, TEXT_RULES);
+        if (path === '/fine') {
+          assert.deepEqual([ids(all), ids(text)], [[], []], path);
+        } else {
+          assert.deepEqual(ids(all), ['button-name', 'color-contrast', 'image-alt'], `${path}: ${all.all}`);
+          assert.deepEqual(ids(text), ['button-name', 'image-alt'], `${path}: ${text.all}`);
+        }
+      }
+      await context.close();
     });
 
     test('no serious or critical accessibility violation (axe-core) on any page kind', async () => {
