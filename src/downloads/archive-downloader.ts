@@ -3,7 +3,6 @@ import type { Said } from '../i18n/said.ts';
 import dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import net from 'node:net';
-import tls from 'node:tls';
 import type * as UndiciModule from 'undici';
 import type { Agent, Dispatcher } from 'undici';
 import { namedExports } from '../domain/accounts/password-rules.ts';
@@ -11,6 +10,7 @@ import { parseWebAddress } from '../domain/encodings.ts';
 import type { Downloader } from '../domain/archive-download.ts';
 import { AppError } from '../errors.ts';
 import { isForbiddenAddress } from './address-guard.ts';
+import { trustContext } from './trust-context.ts';
 
 export interface DownloadOptions {
   readonly timeoutMs: number;
@@ -74,13 +74,11 @@ export function guardedAgent(options: DownloadOptions): GuardedAgent {
 }
 
 function makeAgent({ Agent, buildConnector }: Undici, options: DownloadOptions): Agent {
-  const ca =
-    options.extraCa === undefined || options.extraCa.length === 0
-      ? undefined
-      : [...tls.rootCertificates, ...options.extraCa];
+  const secureContext =
+    options.extraCa === undefined || options.extraCa.length === 0 ? undefined : trustContext(options.extraCa);
   const connect = buildConnector({
     lookup: guardedLookup(options.allowPrivate),
-    ...(ca === undefined ? {} : { ca }),
+    ...(secureContext === undefined ? {} : { secureContext }),
     timeout: options.timeoutMs,
   });
   return new Agent({
