@@ -54,11 +54,16 @@ const keepSourceLocation = {
   },
 };
 
-/** Compiles the given test files (relative to the project) into .test-build/, replacing what was there. */
+/**
+ * Compiles the given test files (relative to the project) into .test-build/, replacing what was
+ * there. Returns the files among them that reach the test database: those whose compiled code,
+ * with every chunk it imports, includes test/helpers/test-database.ts.
+ */
 export async function buildTests(files) {
   const { build } = await import('esbuild');
   fs.rmSync(TEST_BUILD, { recursive: true, force: true });
-  await build({
+  const { metafile } = await build({
+    absWorkingDir: ROOT,
     entryPoints: files.map((file) => path.join(ROOT, file)),
     outbase: ROOT,
     outdir: TEST_BUILD,
@@ -77,7 +82,28 @@ export async function buildTests(files) {
     sourcemap: 'linked',
     plugins: [keepSourceLocation],
     logLevel: 'warning',
+    metafile: true,
   });
+  return filesReaching(metafile, path.join('test', 'helpers', 'test-database.ts'));
+}
+
+/** The entry points (relative to the project) of an esbuild metafile whose code includes `input`. */
+function filesReaching(metafile, input) {
+  const wanted = input.split(path.sep).join('/');
+  const { outputs } = metafile;
+  /** The output and every output it imports, at any depth. */
+  const closure = (output, seen = new Set()) => {
+    if (seen.has(output) || outputs[output] === undefined) return seen;
+    seen.add(output);
+    for (const imported of outputs[output].imports) closure(imported.path, seen);
+    return seen;
+  };
+  return Object.entries(outputs)
+    .filter(
+      ([output, meta]) =>
+        meta.entryPoint !== undefined && [...closure(output)].some((o) => wanted in outputs[o].inputs),
+    )
+    .map(([, meta]) => path.normalize(meta.entryPoint));
 }
 
 /**

@@ -7,6 +7,8 @@
 // (test/helpers/long-runs.ts) with those runs at full size.
 // --with-long runs the whole suite with those runs at full size (`.ci/run` on PostgreSQL): each
 // file once, instead of `npm test` then `npm run test:long`.
+// --database-only runs only the files that reach the test database (`.ci/run` on PostgreSQL,
+// after the whole suite on SQLite).
 // The bundle users run (bin/appstore.js) is built from this checkout first: the tests that start
 // the command run it, and may not fall back to the sources (APPSTORE_BUNDLE=required).
 import { spawnSync } from 'node:child_process';
@@ -16,11 +18,13 @@ import { build } from './build.mjs';
 import { allTestFiles, buildTests, compiledTestFile, writeGroup } from './build-tests.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const given = process.argv.slice(2);
-const named = given.filter((arg) => !arg.startsWith('--'));
-const long = given.includes('--long');
-const withLong = given.includes('--with-long') && !long;
-const flags = given.filter((arg) => arg.startsWith('--') && arg !== '--long' && arg !== '--with-long');
+const args = process.argv.slice(2);
+const named = args.filter((arg) => !arg.startsWith('--'));
+const long = args.includes('--long');
+const withLong = args.includes('--with-long') && !long;
+const databaseOnly = args.includes('--database-only');
+const OWN_FLAGS = ['--long', '--with-long', '--database-only'];
+const flags = args.filter((arg) => arg.startsWith('--') && !OWN_FLAGS.includes(arg));
 const sources = new Map();
 /** A test file's source, read once (the choices below look at it several times). */
 const source = (file) => {
@@ -28,17 +32,10 @@ const source = (file) => {
   return sources.get(file);
 };
 const longRuns = (file) => source(file).includes('helpers/long-runs.ts');
-const files =
+const given =
   named.length > 0
     ? named.map((file) => path.relative(root, path.resolve(file)))
     : allTestFiles().filter((file) => !long || longRuns(file));
-// Statistical timing runs (marked `// timing: run alone`) measure differences of a few
-// milliseconds: in a long run they go first, on their own, not beside Chromium and the other
-// long runs, whose load on this 2-core machine moved their medians by 20 to 30 ms.
-const alone =
-  (long || withLong) && named.length === 0 ? files.filter((file) => source(file).includes('// timing: run alone')) : [];
-// The files the rest of the run shares out (with --with-long, all but those run alone first).
-const pool = withLong ? files.filter((file) => !alone.includes(file)) : files;
 try {
   const entry = await build();
   console.log(`the tests run the bundle ${path.relative(root, entry)}`);
@@ -49,13 +46,25 @@ try {
   console.error(error);
   process.exit(1);
 }
+let reachingDatabase;
 try {
-  await buildTests(files);
+  reachingDatabase = await buildTests(given);
 } catch (error) {
   console.error('the tests could not be compiled');
   console.error(error);
   process.exit(1);
 }
+// --database-only (`.ci/run`'s PostgreSQL run, after the SQLite one): only the files that reach
+// the test database; the others (unit tests, the checks of deploy/ and of real certificates) ran
+// on SQLite already and would do the same again.
+const files = databaseOnly ? given.filter((file) => reachingDatabase.includes(file)) : given;
+// Statistical timing runs (marked `// timing: run alone`) measure differences of a few
+// milliseconds: in a long run they go first, on their own, not beside Chromium and the other
+// long runs, whose load on this 2-core machine moved their medians by 20 to 30 ms.
+const alone =
+  (long || withLong) && named.length === 0 ? files.filter((file) => source(file).includes('// timing: run alone')) : [];
+// The files the rest of the run shares out (with --with-long, all but those run alone first).
+const pool = withLong ? files.filter((file) => !alone.includes(file)) : files;
 // The whole suite runs the unit tests (beside the sources and under test/unit/) in one process:
 // they share no state and each took longer to start than to run.
 const isUnit = (file) => file.startsWith(`src${path.sep}`) || file.startsWith(path.join('test', 'unit'));
@@ -88,20 +97,24 @@ const processes =
           .filter((file) => !(withLong && longRuns(file)))
           .sort((a, b) => source(b).length - source(a).length)
           .map(compiledTestFile),
-        writeGroup('unit', pool.filter(isUnit)),
+        ...(pool.some(isUnit) ? [writeGroup('unit', pool.filter(isUnit))] : []),
       ];
 /** Files run in two shared processes, `NAME-a` and `NAME-b`, alternately. */
 function twoGroups(name, list) {
-  return ['a', 'b'].map((half, index) =>
-    writeGroup(
-      `${name}-${half}`,
-      list.filter((_, i) => i % 2 === index),
-    ),
-  );
+  return ['a', 'b']
+    .filter((_, index) => list.length > index)
+    .map((half, index) =>
+      writeGroup(
+        `${name}-${half}`,
+        list.filter((_, i) => i % 2 === index),
+      ),
+    );
 }
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
 console.log(
-  `running ${files.length} test files on ${target}${long || withLong ? ', their long runs at full size' : ''}`,
+  `running ${files.length} test files on ${target}${long || withLong ? ', their long runs at full size' : ''}${
+    databaseOnly ? ` (the ${given.length - files.length} that use no database left out)` : ''
+  }`,
 );
 const run = (list) =>
   spawnSync(

@@ -145,7 +145,10 @@ describe('route schemas compiled on first use', () => {
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(compilers.waiting, 5, 'nothing is compiled before the first render is over');
     release();
-    await done;
+    // compileWhenIdle's timer is unref'd (a stopping process does not wait for it): this one keeps
+    // the test's process running until it has fired, as a server's open port does.
+    const alive = setInterval(() => undefined, 1000);
+    await done.finally(() => clearInterval(alive));
     assert.equal(doneWith, 0, 'done once every schema is compiled');
 
     const other = lazySchemaCompilers();
