@@ -34,9 +34,10 @@ async function verifying<T extends { verified: boolean }>(
 /**
  * Passkeys through @simplewebauthn/server (issue 53): the relying party is the store's public
  * address (its host name is the RP ID, its origin the expected origin). No attestation is asked
- * for: the store trusts the passkey's public key, not a vendor's certificate.
+ * for: the store trusts the passkey's public key, not a vendor's certificate. `siteName` is asked
+ * for when a passkey is registered.
  */
-export function webauthnCeremonies(publicUrl: string, siteName: string): PasskeyCeremonies {
+export function webauthnCeremonies(publicUrl: string, siteName: () => string): PasskeyCeremonies {
   const url = new URL(publicUrl);
   const rpID = url.hostname;
   const origin = url.origin;
@@ -45,7 +46,7 @@ export function webauthnCeremonies(publicUrl: string, siteName: string): Passkey
     async registrationOptions(user, existing) {
       const { generateRegistrationOptions } = await webauthn();
       const options = await generateRegistrationOptions({
-        rpName: siteName,
+        rpName: siteName(),
         rpID,
         userName: user.username,
         userID: new TextEncoder().encode(`user:${user.id}`),
