@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import { layersPlugin } from './eslint-layers.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/', '.test-build/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/', '.test-build/', 'walkthrough/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   // The site's one browser script (passkey prompts): a browser's globals, no Node.
