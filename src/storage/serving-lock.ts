@@ -24,8 +24,9 @@ export function holdWhileUsing(databaseFile: string): HeldLock {
   try {
     // The first processes on a new database create the lock's table together: one waits for the
     // other's creation (it was refused at once and taken for a restore under way: two nodes or
-    // two `appstore migrate` starting together failed about one time in five).
-    lock.pragma('busy_timeout = 1000');
+    // two `appstore migrate` starting together failed about one time in five). Up to 5 s: on a
+    // loaded machine, 1 s was once not enough. A restore under way makes a start wait as long.
+    lock.pragma('busy_timeout = 5000');
     lock.exec('create table if not exists serving (held integer)');
     lock.pragma('busy_timeout = 0');
     lock.exec('begin');

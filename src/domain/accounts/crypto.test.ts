@@ -65,6 +65,8 @@ describe('secret key file', () => {
     const first = loadSecret(file, true);
     assert.equal(first.length, 32);
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    // Written beside it, then linked under its name: nothing else is left there.
+    assert.deepEqual(fs.readdirSync(path.dirname(file)), ['secret.key']);
     assert.deepEqual(loadSecret(file, true), first);
     assert.throws(() => loadSecret(path.join(dir, 'missing.key'), false), /does not exist/);
     fs.writeFileSync(path.join(dir, 'short.key'), 'abcd');

@@ -46,13 +46,7 @@ export function loadSecret(file: string, create: boolean): Buffer {
         'configuration_error',
         said`The secret key file ${file} does not exist (APPSTORE_SECRET_KEY_FILE).`,
       );
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    try {
-      fs.writeFileSync(file, `${randomBytes(KEY_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      // Another process created it first: use theirs.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    createSecretFile(file, `${randomBytes(KEY_BYTES).toString('hex')}\n`);
   }
   const text = fs.readFileSync(file, 'utf8').trim();
   if (!/^[0-9a-fA-F]{64,}$/.test(text)) {
@@ -62,4 +56,35 @@ export function loadSecret(file: string, create: boolean): Buffer {
     );
   }
   return Buffer.from(text, 'hex');
+}
+
+/**
+ * Writes `content` to `file` unless it exists, in one step as other processes see it: written
+ * beside it first, then linked under its name (which fails if another process made it first:
+ * theirs is used). Created and written in place, a second process starting at the same moment
+ * could read it empty and refuse to start. Where the file system has no hard links, it is
+ * created in place.
+ */
+function createSecretFile(file: string, content: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const partial = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  fs.writeFileSync(partial, content, { mode: 0o600, flag: 'wx' });
+  try {
+    fs.linkSync(partial, file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') createInPlace(file, content);
+    else if (code !== 'EEXIST') throw error;
+  } finally {
+    fs.rmSync(partial, { force: true });
+  }
+}
+
+function createInPlace(file: string, content: string): void {
+  try {
+    fs.writeFileSync(file, content, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
