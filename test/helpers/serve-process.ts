@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { placeFixtureAuthority } from './fixture-authority.ts';
@@ -55,11 +57,44 @@ export async function startServeProcess(
   };
 }
 
-/** A port nobody listens on now: for a store whose address must be known before it starts. */
-export async function freePort(): Promise<number> {
+/** The system's range for the ports its outgoing connections take (Linux's default when unreadable). */
+function ephemeralPorts(): { low: number; high: number } {
+  try {
+    const [low, high] = fs
+      .readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return { low: low as number, high: high as number };
+  } catch {
+    // not Linux: its default below
+  }
+  return { low: 32768, high: 60999 };
+}
+
+/** Whether a server can listen on `port` now. */
+async function canListen(port: number): Promise<boolean> {
   const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
+  const listening = await new Promise<boolean>((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (listening) await new Promise((resolve) => probe.close(resolve));
+  return listening;
+}
+
+/**
+ * A port nobody listens on now, for a server whose address must be known before it starts. Taken
+ * below the range the system gives outgoing connections: a port the kernel had handed out as
+ * free was once taken by an outgoing connection in the seconds before the README walkthrough's
+ * file server bound it ("Address already in use").
+ */
+export async function freePort(): Promise<number> {
+  const { low } = ephemeralPorts();
+  const first = Math.min(10000, low - 1000);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = first + randomInt(low - first);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${first} and ${low - 1}`);
 }
