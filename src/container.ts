@@ -25,6 +25,7 @@ import { subscriptionKeyRepository } from './storage/repositories/subscription-k
 import { feedRepository } from './storage/repositories/feed.repository.ts';
 import { appStatusRepository } from './storage/repositories/app-status.repository.ts';
 import type { DownloadStatsDeps } from './domain/apps/app-downloads.ts';
+import { trustContext } from './downloads/trust-context.ts';
 import { downloadStatsRepository } from './storage/repositories/download-stats.repository.ts';
 import { accountsWing } from './container/accounts-wing.ts';
 import type { TwoFactorDeps } from './domain/accounts/two-factor.ts';
@@ -208,6 +209,9 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
   const database = options.database ?? openDatabase(config.database, { poolSize: config.databasePoolSize });
   const { db } = database;
   const now = options.now ?? (() => new Date());
+  // One TLS context for every client that trusts the tests' authority, made when first needed.
+  const downloadTrust =
+    options.downloadCa === undefined || options.downloadCa.length === 0 ? undefined : trustContext(options.downloadCa);
   const keys = deriveKeys(loadSecret(config.secretKeyFile, !config.secretKeyFileConfigured));
   const limiter = new RateLimiter(rateLimitRepository(db), now);
   const accountStore = accountRepository(db);
@@ -274,7 +278,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     limiter,
     log,
     ...(options.mailFileNotice === undefined ? {} : { mailFileNotice: options.mailFileNotice }),
-    ...(options.downloadCa === undefined ? {} : { downloadCa: options.downloadCa }),
+    ...(downloadTrust === undefined ? {} : { downloadTrust }),
     ...(options.providerTimeoutSeconds === undefined ? {} : { providerTimeoutSeconds: options.providerTimeoutSeconds }),
     ...(options.mailDelivery === undefined ? {} : { mailDelivery: options.mailDelivery }),
   });
@@ -307,7 +311,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
     mailQueue: accountSide.mailQueue,
     metrics,
     log,
-    ...(options.downloadCa === undefined ? {} : { downloadCa: options.downloadCa }),
+    ...(downloadTrust === undefined ? {} : { downloadTrust }),
   });
   const audit = auditRepository(db);
   const { cacheBytes: _cacheBytes, ...listingMembers } = listingSide;
@@ -358,7 +362,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       partFormat: listingPartFormat(config),
     },
     metrics,
-    mirror: createMirrorService(config, db, archiveStorage, publicUrl, now, options.downloadCa),
+    mirror: createMirrorService(config, db, archiveStorage, publicUrl, now, downloadTrust),
     keptArchives: { archives, store: archiveRecords, download: publishingSide.publishing.download, now },
     downloads: { counter: downloadCounter, stats: { registry, stats: downloadStats, now } },
     appStatus: { registry, statuses: appStatusRepository(db), notify: accountSide.mailQueue, now },
@@ -374,7 +378,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
           timeoutMs: Math.min(config.limits.downloadTimeoutMs, 15_000),
           maxRedirects: config.limits.maxRedirects,
           allowPrivate: config.downloadAllowPrivate,
-          ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
+          ...(downloadTrust === undefined ? {} : { trust: downloadTrust }),
         },
         now,
       ),
@@ -384,7 +388,7 @@ export function createContainer(config: Config, options: ContainerOptions = {}):
       now,
     },
     feeds: feedRepository(db),
-    screenshots: screenshotCopier(config, database, archiveStorage, now, options.downloadCa, (message, details) =>
+    screenshots: screenshotCopier(config, database, archiveStorage, now, downloadTrust, (message, details) =>
       log.warn(`screenshots: ${message}`, details),
     ),
     subscriptionKeys: { store: subscriptionKeys, check: new SubscriptionKeyCheck(subscriptionKeys, now) },

@@ -6,6 +6,7 @@ import type { Trust } from './domain/certificates/trust.ts';
 import type { ArchiveStorage } from './domain/archives/archive-storage.ts';
 import { archivePath } from './domain/archives/kept-archives.ts';
 import type { MirrorDeps } from './domain/mirror/mirror-ports.ts';
+import type { TrustContext } from './downloads/trust-context.ts';
 import { createUpstreamClient } from './downloads/upstream-client.ts';
 import { AppError, isAppError } from './errors.ts';
 import type { Database } from './storage/schema.ts';
@@ -45,7 +46,7 @@ export function createMirrorService(
   storage: ArchiveStorage,
   publicUrl: string,
   now: () => Date,
-  downloadCa: readonly string[] | undefined,
+  downloadTrust: TrustContext | undefined,
 ): MirrorService {
   const settings = config.mirror;
   const log = (message: string): void => void process.stderr.write(`${message}\n`);
@@ -58,7 +59,7 @@ export function createMirrorService(
             maxBytes: config.limits.maxArchiveBytes,
             maxRedirects: config.limits.maxRedirects,
             allowPrivate: config.downloadAllowPrivate,
-            ...(downloadCa === undefined ? {} : { extraCa: downloadCa }),
+            ...(downloadTrust === undefined ? {} : { trust: downloadTrust }),
           }),
           storage,
           store: mirrorRepository(db),

@@ -26,6 +26,7 @@ import { externalIdentityRepository } from '../storage/repositories/external-ide
 import { mailQueueRepository } from '../storage/repositories/mail-queue.repository.ts';
 import { errorText } from '../store-log.ts';
 import type { StoreLog } from '../store-log.ts';
+import type { TrustContext } from '../downloads/trust-context.ts';
 
 /** Where mail goes without SMTP (null: SMTP is configured). */
 export interface MailFiles {
@@ -47,8 +48,8 @@ export interface AccountsWingOptions {
   readonly store: AccountStore;
   readonly keys: SecretKeys;
   readonly limiter: RateLimiter;
-  /** Extra authorities identity providers are trusted with (tests). */
-  readonly downloadCa?: readonly string[];
+  /** The TLS context identity providers are reached with (the tests' authority besides Node's roots). */
+  readonly downloadTrust?: TrustContext;
   readonly providerTimeoutSeconds?: number;
   /** 'own': deliver only the mails this process queues (a command); 'all': every due one (a server). */
   readonly mailDelivery?: 'own' | 'all';
@@ -119,7 +120,7 @@ export function accountsWing(
     externalLogin: {
       ...selfService,
       identities: externalIdentityRepository(db),
-      providers: externalProviders(config.externalLogin, options.downloadCa, options.providerTimeoutSeconds),
+      providers: externalProviders(config.externalLogin, options.downloadTrust, options.providerTimeoutSeconds),
     },
     mailQueue,
     mailFiles,

@@ -16,6 +16,7 @@ import type { PublishDeps } from '../domain/releases/publish-release.ts';
 import { PublishJobs } from '../domain/releases/publish-jobs.ts';
 import { PUBLISH_SLOT_LIMITS, PublishSlots } from '../domain/releases/publish-slots.ts';
 import { createDownloader } from '../downloads/archive-downloader.ts';
+import type { TrustContext } from '../downloads/trust-context.ts';
 import type { StoreMetrics } from '../metrics.ts';
 import type { DatabaseHandle } from '../storage/database.ts';
 import type { AppRegistry } from '../domain/apps/app-registry.ts';
@@ -50,8 +51,8 @@ export interface PublishingWingOptions {
   readonly trust: () => Promise<Trust>;
   readonly mailQueue: MailQueue;
   readonly metrics: StoreMetrics;
-  /** Extra authorities release downloads are trusted with (tests). */
-  readonly downloadCa?: readonly string[];
+  /** The TLS context release downloads use (the tests' authority besides Node's roots). */
+  readonly downloadTrust?: TrustContext;
   readonly log: StoreLog;
 }
 
@@ -71,7 +72,7 @@ export function publishingWing(
         maxBytes: config.limits.maxArchiveBytes,
         maxRedirects: config.limits.maxRedirects,
         allowPrivate: config.downloadAllowPrivate,
-        ...(options.downloadCa === undefined ? {} : { extraCa: options.downloadCa }),
+        ...(options.downloadTrust === undefined ? {} : { trust: options.downloadTrust }),
       }),
       metrics,
     ),

@@ -3,6 +3,7 @@ import type { ArchiveStorage } from '../domain/archives/archive-storage.ts';
 import { copyMissingScreenshots, SCREENSHOT_LIMITS } from '../domain/screenshots/screenshot-copies.ts';
 import type { ScreenshotCopy, ScreenshotDeps } from '../domain/screenshots/screenshot-copies.ts';
 import { createDownloader } from '../downloads/archive-downloader.ts';
+import type { TrustContext } from '../downloads/trust-context.ts';
 import { sharpImages } from '../images/sharp-images.ts';
 import type { DatabaseHandle } from '../storage/database.ts';
 import { screenshotCopyRepository } from '../storage/repositories/screenshot-copy.repository.ts';
@@ -92,7 +93,7 @@ export function screenshotCopier(
   database: DatabaseHandle,
   storage: ArchiveStorage,
   now: () => Date,
-  downloadCa: readonly string[] | undefined,
+  downloadTrust: TrustContext | undefined,
   report: (message: string, details: Record<string, unknown>) => void,
 ): ScreenshotCopier {
   return new ScreenshotCopier(
@@ -102,7 +103,7 @@ export function screenshotCopier(
         maxBytes: SCREENSHOT_LIMITS.maxBytes,
         maxRedirects: config.limits.maxRedirects,
         allowPrivate: config.screenshotsAllowPrivate,
-        ...(downloadCa === undefined ? {} : { extraCa: downloadCa }),
+        ...(downloadTrust === undefined ? {} : { trust: downloadTrust }),
       }),
       images: sharpImages,
       storage,

@@ -10,7 +10,7 @@ import { parseWebAddress } from '../domain/encodings.ts';
 import type { Downloader } from '../domain/archive-download.ts';
 import { AppError } from '../errors.ts';
 import { isForbiddenAddress } from './address-guard.ts';
-import { trustContext } from './trust-context.ts';
+import type { TrustContext } from './trust-context.ts';
 
 export interface DownloadOptions {
   readonly timeoutMs: number;
@@ -18,8 +18,8 @@ export interface DownloadOptions {
   readonly maxRedirects: number;
   /** APPSTORE_DOWNLOAD_ALLOW_PRIVATE: tests and intranet stores. */
   readonly allowPrivate: boolean;
-  /** Extra trusted authorities (PEM), besides Node's bundle and NODE_EXTRA_CA_CERTS. */
-  readonly extraCa?: readonly string[];
+  /** Node's roots and extra trusted authorities (the tests'), instead of Node's bundle and NODE_EXTRA_CA_CERTS. */
+  readonly trust?: TrustContext;
 }
 
 // Messages name the host and what went wrong, never addresses, paths or library internals:
@@ -74,11 +74,9 @@ export function guardedAgent(options: DownloadOptions): GuardedAgent {
 }
 
 function makeAgent({ Agent, buildConnector }: Undici, options: DownloadOptions): Agent {
-  const secureContext =
-    options.extraCa === undefined || options.extraCa.length === 0 ? undefined : trustContext(options.extraCa);
   const connect = buildConnector({
     lookup: guardedLookup(options.allowPrivate),
-    ...(secureContext === undefined ? {} : { secureContext }),
+    ...(options.trust === undefined ? {} : { secureContext: options.trust() }),
     timeout: options.timeoutMs,
   });
   return new Agent({

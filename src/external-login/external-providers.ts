@@ -1,4 +1,4 @@
-import tls from 'node:tls';
+import type tls from 'node:tls';
 import type * as Undici from 'undici';
 import { namedExports } from '../domain/accounts/password-rules.ts';
 import type { ProviderSettings } from '../config/external-login.ts';
@@ -7,8 +7,8 @@ import { githubProvider } from './github-connector.ts';
 import { oidcProvider, PROVIDER_TIMEOUT_SECONDS } from './oidc-connector.ts';
 import type { ProviderFetch } from './oidc-connector.ts';
 
-/** A fetch that also trusts `extraCa` (PEM): the tests' local authority. Without it, Node's own (with NODE_EXTRA_CA_CERTS). */
-function trustingFetch(extraCa: readonly string[]): ProviderFetch {
+/** A fetch whose connections use `trust` (the tests' local authority besides Node's roots). Without it, Node's own (with NODE_EXTRA_CA_CERTS). */
+function trustingFetch(trust: () => tls.SecureContext): ProviderFetch {
   // undici is loaded with the first request to a provider, not before the port opens (issue 55).
   let made: Promise<{ fetch: typeof Undici.fetch; dispatcher: Undici.Agent }> | undefined;
   const agent = () =>
@@ -16,11 +16,7 @@ function trustingFetch(extraCa: readonly string[]): ProviderFetch {
       .then((module) => namedExports(module, 'Agent'))
       .then(({ Agent, fetch }) => ({
         fetch,
-        // One TLS context for every connection: given as `ca`, each connection made its own
-        // from the 150 or so roots (5 to 10 ms of CPU).
-        dispatcher: new Agent({
-          connect: { secureContext: tls.createSecureContext({ ca: [...tls.rootCertificates, ...extraCa] }) },
-        }),
+        dispatcher: new Agent({ connect: { secureContext: trust() } }),
       })));
   return async (url, options) => {
     const { fetch, dispatcher } = await agent();
@@ -31,10 +27,10 @@ function trustingFetch(extraCa: readonly string[]): ProviderFetch {
 /** The configured providers, by id, in the order of the sign-in page's buttons. */
 export function externalProviders(
   settings: readonly ProviderSettings[],
-  extraCa: readonly string[] | undefined,
+  trust: (() => tls.SecureContext) | undefined,
   timeoutSeconds = PROVIDER_TIMEOUT_SECONDS,
 ): ReadonlyMap<string, ExternalProvider> {
-  const fetch = extraCa === undefined || extraCa.length === 0 ? undefined : trustingFetch(extraCa);
+  const fetch = trust === undefined ? undefined : trustingFetch(trust);
   return new Map(
     settings.map((entry) => [
       entry.id,

@@ -57,19 +57,15 @@ export async function startServeProcess(
   };
 }
 
-/** The system's range for the ports its outgoing connections take (Linux's default when unreadable). */
-function ephemeralPorts(): { low: number; high: number } {
+/** The lowest port the system gives its outgoing connections (Linux's default when unreadable). */
+function firstEphemeralPort(): number {
   try {
-    const [low, high] = fs
-      .readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
-      .trim()
-      .split(/\s+/)
-      .map(Number);
-    if (Number.isInteger(low) && Number.isInteger(high)) return { low: low as number, high: high as number };
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 2000) return low;
   } catch {
     // not Linux: its default below
   }
-  return { low: 32768, high: 60999 };
+  return 32768;
 }
 
 /** Whether a server can listen on `port` now. */
@@ -90,7 +86,7 @@ async function canListen(port: number): Promise<boolean> {
  * file server bound it ("Address already in use").
  */
 export async function freePort(): Promise<number> {
-  const { low } = ephemeralPorts();
+  const low = firstEphemeralPort();
   const first = Math.min(10000, low - 1000);
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = first + randomInt(low - first);

@@ -5,13 +5,14 @@ import { TEST_TLS_CA, startArchiveServer } from '../../helpers/https-archive-ser
 import type { ArchiveServer } from '../../helpers/https-archive-server.ts';
 import { createDownloader } from '../../../src/downloads/archive-downloader.ts';
 import type { DownloadOptions } from '../../../src/downloads/archive-downloader.ts';
+import { trustContext } from '../../../src/downloads/trust-context.ts';
 
 const BASE: DownloadOptions = {
   timeoutMs: 5000,
   maxBytes: 1024 * 1024,
   maxRedirects: 10,
   allowPrivate: true,
-  extraCa: [TEST_TLS_CA],
+  trust: trustContext([TEST_TLS_CA]),
 };
 
 async function refused(promise: Promise<unknown>, message: RegExp): Promise<void> {
