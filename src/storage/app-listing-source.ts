@@ -8,12 +8,12 @@ import { countRecentRatings, loadListedAppIndex, loadListingApps } from './repos
 import type { Database } from './schema.ts';
 
 /** The engine's reads through `db`: a transaction's connection, or the pool when each read takes a snapshot of its own. */
-function readsThrough(db: Kysely<Database>): AppListingReads {
+function readsThrough(db: Kysely<Database>, copyRows: DatabaseHandle['copyRows'] = null): AppListingReads {
   return {
     index: async () => ({ stamp: await readContentVersion(db), apps: await loadListedAppIndex(db) }),
     load: (ids, recentSince) => loadListingApps(db, recentSince, ids),
     recentRatingCounts: (recentSince) => countRecentRatings(db, recentSince),
-    savedParts: (ids, format) => loadSavedParts(db, ids, format),
+    savedParts: (ids, format) => loadSavedParts(db, ids, format, copyRows),
   };
 }
 
@@ -29,7 +29,7 @@ export function appListingSource(database: DatabaseHandle): AppListingSource {
     inReadSnapshot(database, (trx) => read(readsThrough(trx)));
   return {
     // The counts and the saved parts need no snapshot: each is checked against the index.
-    ...readsThrough(db),
+    ...readsThrough(db, database.copyRows),
     index: () => inSnapshot((reads) => reads.index()),
     load: (ids, recentSince) => inSnapshot((reads) => reads.load(ids, recentSince)),
     inOneSnapshot: inSnapshot,

@@ -26,6 +26,7 @@ function fakeDatabase(): {
     poolUse: () => ({ size: 1, total: 1, idle: 1, waiting: 0 }),
     backup: null,
     commitProbe: null,
+    copyRows: null,
     readPrepared: (_name, _query) => {
       sent += 1;
       const version = committed;

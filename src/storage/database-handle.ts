@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseTarget } from '../config/database.ts';
+import type { CopyRows } from './postgres-copy-out.ts';
 import type { Database } from './schema.ts';
 
 /*
@@ -42,6 +43,12 @@ export interface DatabaseHandle {
    * the reads made many times a second: the content version before each GET (issue 55).
    */
   readonly readPrepared: ((name: string, query: string) => Promise<Record<string, unknown> | undefined>) | null;
+  /**
+   * PostgreSQL only (null on SQLite, which builds rows in its own process): the rows of a SELECT
+   * as arrays, through binary COPY (postgres-binary-copy.ts). For bulk reads of bytes and numbers,
+   * which a query's text result sends as text for the driver to parse (issue 55).
+   */
+  readonly copyRows: CopyRows | null;
   /** Closes every connection; safe to call twice. */
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DatabaseHandle, OpenOptions } from './database-handle.ts';
+import { binaryCopyReader } from './postgres-copy-out.ts';
 import type { Database } from './schema.ts';
 import { translated, withUnavailableErrors } from './unavailable.ts';
 
@@ -27,6 +28,7 @@ export function openPostgres(url: string, options: OpenOptions): DatabaseHandle 
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: withUnavailableErrors(new PostgresDialect({ pool })) });
+  const copyRows = binaryCopyReader(pool);
   let closing: Promise<void> | undefined;
   const listeners = new Set<pg.Client>();
   const listen: NonNullable<DatabaseHandle['listen']> = async (channel, onNotify, onLost) => {
@@ -75,6 +77,7 @@ export function openPostgres(url: string, options: OpenOptions): DatabaseHandle 
     commitProbe: null,
     readPrepared: (name, text) =>
       translated(async () => ((await pool.query({ name, text })).rows as Record<string, unknown>[])[0]),
+    copyRows: (query, values, columns) => translated(() => copyRows(query, values, columns)),
     close: () =>
       (closing ??= (async () => {
         await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));

@@ -41,6 +41,7 @@ export function openSqlite(file: string, holdUseLock: boolean): DatabaseHandle {
     backup: (target) => backupSqlite(native, target),
     commitProbe: probe?.commitProbe ?? null,
     readPrepared: null,
+    copyRows: null,
     close: () =>
       (closing ??= (async () => {
         probe?.close();

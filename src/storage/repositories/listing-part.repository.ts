@@ -1,30 +1,82 @@
 import type { Insertable, Kysely } from 'kysely';
 import { internBounds } from '../../domain/versions/semantic-version.ts';
 import type { SavedPart } from '../../domain/listings/app-part.ts';
+import type { CopyColumn } from '../postgres-binary-copy.ts';
+import type { CopyRows } from '../postgres-copy-out.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
 
 type Row = Insertable<Database['listing_parts']>;
 
-/** The listing engine's saved parts of these apps in this format, whatever their listing version. */
+/** A saved part's columns as read, by either path. */
+interface PartRow {
+  app_id: string;
+  listing_version: number | string;
+  recent_ratings: number | string;
+  enterprise_only: number | boolean;
+  head_length: number | string;
+  releases: string;
+  crc: number | string | bigint;
+  text_length: number | string;
+  deflated: Uint8Array;
+  checksum: string;
+}
+
+const PART_COLUMNS = [
+  ['app_id', 'text'],
+  ['listing_version', 'int4'],
+  ['recent_ratings', 'int4'],
+  ['enterprise_only', 'bool'],
+  ['head_length', 'int4'],
+  ['releases', 'text'],
+  ['crc', 'int8'],
+  ['text_length', 'int4'],
+  ['deflated', 'bytea'],
+  ['checksum', 'text'],
+] as const satisfies readonly (readonly [keyof PartRow, CopyColumn])[];
+
+/**
+ * The listing engine's saved parts of these apps in this format, whatever their listing version.
+ * On PostgreSQL through binary COPY when the handle offers it (`copyRows`): the parts are most of
+ * what a restart reads (12 MB of deflated bytes at 600 apps), and a query's result would send them
+ * as hex for the driver to decode (issue 55; docs/benchmarks.md).
+ */
 export async function loadSavedParts(
   db: Kysely<Database>,
   ids: readonly string[],
   format: string,
+  copyRows: CopyRows | null = null,
 ): Promise<SavedPart[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('listing_parts')
-    .selectAll()
-    .where('format', '=', format)
-    .where('app_id', 'in', ids)
-    .execute();
+  let rows: PartRow[];
+  if (copyRows !== null) {
+    const query = `select ${PART_COLUMNS.map(([name, type]) => `${name}::${type}`).join(', ')} from listing_parts where format = $1 and app_id in (${ids.map((_, i) => `$${i + 2}`).join(', ')})`;
+    const arrays = await copyRows(
+      query,
+      [format, ...ids],
+      PART_COLUMNS.map(([, type]) => type),
+    );
+    rows = arrays.map(
+      (values) => Object.fromEntries(PART_COLUMNS.map(([name], i) => [name, values[i]])) as unknown as PartRow,
+    );
+  } else {
+    rows = await db
+      .selectFrom('listing_parts')
+      .select(PART_COLUMNS.map(([name]) => name))
+      .where('format', '=', format)
+      .where('app_id', 'in', ids)
+      .execute();
+  }
   return rows.map((row): SavedPart => ({
     id: row.app_id,
     listingVersion: Number(row.listing_version),
     enterpriseOnly: toBool(row.enterprise_only),
     recentRatings: Number(row.recent_ratings),
-    whole: { deflated: Buffer.from(row.deflated), crc: Number(row.crc), length: Number(row.text_length) },
+    whole: {
+      deflated: Buffer.isBuffer(row.deflated) ? row.deflated : Buffer.from(row.deflated),
+      crc: Number(row.crc),
+      length: Number(row.text_length),
+    },
     headLength: Number(row.head_length),
     releases: (JSON.parse(row.releases) as SavedPart['releases']).map((release) => ({
       ...release,
