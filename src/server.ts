@@ -136,8 +136,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // later, apps.json's render (a few hundred ms on one core): the pages that waited for the
     // catalogue go first. A request that needs either meanwhile waits for it (an apps.json asked
     // for before the render starts starts it); a database that cannot be read now leaves it to
-    // that request.
+    // that request. The catalogue waits for a render already under way (an apps.json asked for as
+    // the port opened): background work does not share the core with a request that waits; a
+    // page asked for meanwhile reads the catalogue itself.
     const warmed = new Promise((resolve) => setTimeout(resolve, WARM_AFTER_OPEN_MS))
+      .then(() => container.listings.rendersSettled())
       .then(() => container.browse.catalog())
       .catch(() => undefined)
       .then(() => new Promise((resolve) => setTimeout(resolve, RENDER_AFTER_INDEX_MS)))

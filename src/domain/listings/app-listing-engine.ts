@@ -190,6 +190,18 @@ export class AppListingEngine {
     return job;
   }
 
+  /**
+   * Resolves once the refresh and the assemblies under way now are over (at once when there are
+   * none), whatever their outcome. Work nobody waits for (a start's warming of the website's
+   * catalogue) waits for it rather than share the core with the requests that wait for them.
+   */
+  async inFlightSettled(): Promise<void> {
+    await Promise.allSettled([
+      ...(this.refreshing === undefined ? [] : [this.refreshing]),
+      ...this.assembling.values(),
+    ]);
+  }
+
   /** True once the app listings were brought to some version: they can be served from memory. */
   get holding(): boolean {
     return this.current !== undefined;
@@ -281,7 +293,8 @@ export class AppListingEngine {
 
   /**
    * Takes the saved parts that are what a render would make now (same listing version, same
-   * recent-rating count), a batch at a time. Returns the apps that still need a render.
+   * recent-rating count), a batch at a time, the next batch read while this one is checked (on
+   * PostgreSQL the server sends it meanwhile). Returns the apps that still need a render.
    */
   private async takeSaved(
     reads: AppListingReads,
@@ -289,14 +302,20 @@ export class AppListingEngine {
     listed: ReadonlyMap<string, number>,
   ): Promise<string[]> {
     const taken = new Set<string>();
-    for (let start = 0; start < ids.length; start += SAVED_BATCH) {
+    const read = (start: number): Promise<SavedPart[]> | null =>
+      start < ids.length ? reads.savedParts(ids.slice(start, start + SAVED_BATCH), this.options.partFormat) : null;
+    let next = read(0);
+    for (let start = 0; next !== null; start += SAVED_BATCH) {
       let found: SavedPart[];
       try {
-        found = await reads.savedParts(ids.slice(start, start + SAVED_BATCH), this.options.partFormat);
+        found = await next;
       } catch (error) {
         this.options.onPartsError?.(error);
         break;
       }
+      next = read(start + SAVED_BATCH);
+      // Its failure is heard when it is awaited, at the next turn of this loop.
+      next?.catch(() => undefined);
       for (const saved of found) {
         if (
           listed.get(saved.id) !== saved.listingVersion ||
@@ -333,12 +352,24 @@ export class AppListingEngine {
     const made: AppPart[] = [];
     const compressor = new PartCompressor(this.options.gzipLevel, Math.min(COMPRESSION_LANES, ids.length));
     const compress = (text: Buffer): Promise<GzipPart> => compressor.compress(text);
+    const size = this.options.batchSize;
+    const read = (start: number) => {
+      if (start >= ids.length) return null;
+      const batch = ids.slice(start, start + size);
+      const loaded = reads.load(batch, window.since);
+      loaded.catch(() => undefined); // heard when awaited, in turn
+      return { batch, loaded };
+    };
+    // The next batch is read while this one is serialised and compressed (on PostgreSQL, the
+    // server sends it meanwhile).
+    let next = read(0);
     try {
-      for (let start = 0; start < ids.length; start += this.options.batchSize) {
-        const batch = ids.slice(start, start + this.options.batchSize);
+      for (let start = 0; next !== null; start += size) {
+        const { batch, loaded } = next;
         // Taken off the list as they go: an app read is not held while the compressions of the
         // others are waited for (the render's young-generation collections would copy it).
-        const rows = (await reads.load(batch, window.since)).reverse();
+        const rows = (await loaded).reverse();
+        next = read(start + size);
         if (rows.length !== batch.length) consistent = false;
         for (let row = rows.pop(); row !== undefined; row = rows.pop()) {
           const { app, listingVersion } = row;

@@ -137,6 +137,11 @@ export class Listings {
     return this.warming;
   }
 
+  /** Resolves once the app listings' renders under way now are over (AppListingEngine.inFlightSettled). */
+  rendersSettled(): Promise<void> {
+    return this.engine.inFlightSettled();
+  }
+
   /** True when the app listings can be served from memory, whether or not the database answers now (/healthz). */
   get servable(): boolean {
     return this.versions.current !== undefined && this.engine.holding;
