@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
 import { AppError } from '../errors.ts';
 import type { DatabaseTarget } from './database.ts';
 import type { AuditEntry } from '../domain/audit/audit.ts';
@@ -120,6 +121,10 @@ async function markRestored(target: DatabaseTarget, backupFile: string, now: Dat
       await renewEpoch(trx);
       await insertAudit(trx, { ...audit, details: { ...audit.details, file: path.basename(backupFile) } }, now);
     });
+    // pg_restore brings back no planner statistics: until autovacuum gathers them (a minute or
+    // more), queries are planned as for empty tables (the website's catalogue read ten times
+    // slower at 600 apps, docs/benchmarks.md). Gathered now, in a few hundred milliseconds.
+    if (target.kind === 'postgres') await sql`analyze`.execute(handle.db);
     return (await readContentVersion(handle.db)).instanceId;
   } finally {
     await handle.close();
