@@ -1,8 +1,11 @@
 import type { VersionStamp } from '../domain/listings/version-stamp.ts';
-import type { CommitProbe, DatabaseHandle } from './database.ts';
+import type { CommitProbe, DatabaseHandle, Listening } from './database.ts';
 import { CONTENT_VERSION_QUERY, contentVersionOfRow } from './content-version-row.ts';
 import { readContentVersionOften, renewEpoch } from './repositories/content-version.repository.ts';
 import { onCommittedWrite } from './write-transaction.ts';
+
+/** FeedOptions.readEveryMs unless given. */
+const READ_EVERY_MS = 1000;
 
 /** The PostgreSQL channel the content version's trigger notifies (migration 0003). */
 export const CONTENT_VERSION_CHANNEL = 'appstore_content_version';
@@ -12,6 +15,12 @@ export interface FeedOptions {
   readonly pollMs: number;
   /** How long to wait before listening again after the listening connection was lost (PostgreSQL). */
   readonly reconnectMs: number;
+  /**
+   * PostgreSQL, listening: a request's check reads the version when the last read began longer
+   * ago than this, and is otherwise the listening connection's fence (confirm). The read is what
+   * notices a change that sent no notification: a restore by hand (pg_restore alone).
+   */
+  readonly readEveryMs?: number;
   /** Told when the listening connection is lost or back (the server's log). */
   readonly report?: (event: 'listening' | 'lost', error?: Error) => void;
   /** Told when the database went back to an older version of its epoch (restored by hand): this node gave it a new epoch. */
@@ -30,7 +39,9 @@ export class ContentVersionFeed {
   private stamp: VersionStamp | undefined;
   private starting: Promise<VersionStamp> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private listener: { stop(): Promise<void> } | undefined;
+  private listener: Listening | undefined;
+  /** The read a notification without a usable version started (notified): a fence waits for it. */
+  private readingNotified: Promise<unknown> | null = null;
   private closed = false;
   private readonly stopHearingWrites: () => void;
 
@@ -100,12 +111,15 @@ export class ContentVersionFeed {
   private sending = false;
 
   /**
-   * PostgreSQL: the version as committed now, by a read sent after this call; callers until it
-   * is sent share it. It is sent at the end of the event loop's turn (once every request read
-   * from the sockets in this turn has joined it: they all arrived before it is sent), or, while
-   * another read is under way, at the end of the turn that one comes back in. So under load one
-   * query serves every request of a turn and the next, and a request waits for at most two reads.
-   * A notification may reach this node after a request that follows the commit: this read cannot.
+   * PostgreSQL: the version as committed now, known by a check sent after this call; callers
+   * until it is sent share it. It is sent at the end of the event loop's turn (once every request
+   * read from the sockets in this turn has joined it: they all arrived before it is sent), or,
+   * while another check is under way, at the end of the turn that one comes back in. So under
+   * load one check serves every request of a turn and the next, and a request waits for at most
+   * two. A notification may reach this node after a request that follows the commit: the check
+   * cannot. While the listening connection is up, the check is its fence (an empty query, after
+   * which every notification of a commit made before it has arrived), with a read of the version
+   * at least once a second (FeedOptions.readEveryMs); otherwise a read of the version.
    */
   committedNow(): Promise<VersionStamp> {
     if (this.queued === null) {
@@ -122,7 +136,7 @@ export class ContentVersionFeed {
     if (queued === null || this.sending) return;
     this.queued = null;
     this.sending = true;
-    const read = this.refresh();
+    const read = this.confirm();
     queued.settle(read);
     void read
       .catch(() => undefined)
@@ -131,6 +145,29 @@ export class ContentVersionFeed {
         if (this.queued !== null) setImmediate(this.sendQueued);
       });
   };
+
+  /**
+   * The version once every commit made before this call is known: through the listening
+   * connection's fence (issue 55: an empty query costs the server and this process about half of
+   * a read of the version), or by reading it when the last read began a second ago or more, when
+   * there is no listening connection, or when the fence fails. A commit that notifies nobody (a
+   * restore by hand) is seen by the next read, within that second.
+   */
+  private async confirm(): Promise<VersionStamp> {
+    const listener = this.listener;
+    const readEveryMs = this.options.readEveryMs ?? READ_EVERY_MS;
+    if (listener !== undefined && this.stamp !== undefined && performance.now() - this.lastReadAt < readEveryMs) {
+      try {
+        await listener.fence();
+        if (this.readingNotified !== null) await this.readingNotified;
+        if (this.renewing !== null) await this.renewing;
+        return this.stamp;
+      } catch {
+        // The listening connection failed (its loss is reported apart): read the version instead.
+      }
+    }
+    return this.refresh();
+  }
 
   /** Reads the version now (after a write this process did not make through its handle). */
   async refresh(): Promise<VersionStamp> {
@@ -181,9 +218,13 @@ export class ContentVersionFeed {
     }
   }
 
+  /** When the last read of the version began (performance.now()). */
+  private lastReadAt = Number.NEGATIVE_INFINITY;
+
   /** Reads the version and takes what it tells. */
   private async read(): Promise<VersionStamp> {
     const ticket = ++this.ticks;
+    this.lastReadAt = performance.now();
     const stamp = await readContentVersionOften(this.handle);
     this.observe(stamp, ticket);
     return stamp;
@@ -251,7 +292,14 @@ export class ContentVersionFeed {
       !Number.isNaN(stamp.changedAt.getTime())
     )
       this.observe(stamp, this.knownAt);
-    else void this.refresh().catch(() => undefined);
+    else {
+      const reading: Promise<unknown> = this.refresh()
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.readingNotified === reading) this.readingNotified = null;
+        });
+      this.readingNotified = reading;
+    }
   }
 
   private schedulePoll(): void {

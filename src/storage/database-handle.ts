@@ -18,11 +18,7 @@ export interface DatabaseHandle {
    * hears each notification; `onLost` once, when the connection fails or ends. Closed with the handle.
    */
   readonly listen:
-    | ((
-        channel: string,
-        onNotify: (payload: string) => void,
-        onLost: (error: Error) => void,
-      ) => Promise<{ stop(): Promise<void> }>)
+    | ((channel: string, onNotify: (payload: string) => void, onLost: (error: Error) => void) => Promise<Listening>)
     | null;
   /** PostgreSQL's connection pool now (null on SQLite, which has one connection). */
   readonly poolUse: () => { size: number; total: number; idle: number; waiting: number } | null;
@@ -51,6 +47,19 @@ export interface DatabaseHandle {
   readonly copyRows: CopyRows | null;
   /** Closes every connection; safe to call twice. */
   close(): Promise<void>;
+}
+
+/** A LISTEN connection (DatabaseHandle.listen). */
+export interface Listening {
+  stop(): Promise<void>;
+  /**
+   * Resolves once every notification of a commit that completed before the call has been handed
+   * to `onNotify`: an empty query on the listening connection. The server sends the notifications
+   * it holds for a session before it answers the session's next command (PostgreSQL's NOTIFY and
+   * libpq's documentation: "submit commands, even empty ones, and then check PQnotifies"), and
+   * a committing session signals the listeners before its commit is acknowledged.
+   */
+  fence(): Promise<void>;
 }
 
 /** What SQLite's commit probe offers: both synchronous, each a few microseconds. */

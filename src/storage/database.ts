@@ -5,7 +5,14 @@ import { openPostgres } from './postgres-database.ts';
 import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite-database.ts';
 
-export type { CommitProbe, DatabaseHandle, DatabaseTarget, Dialect, OpenOptions } from './database-handle.ts';
+export type {
+  CommitProbe,
+  DatabaseHandle,
+  DatabaseTarget,
+  Dialect,
+  Listening,
+  OpenOptions,
+} from './database-handle.ts';
 
 /**
  * The store's database, one face for both dialects: a SQLite file (sqlite-database.ts) or a

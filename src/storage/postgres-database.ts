@@ -61,6 +61,9 @@ export function openPostgres(url: string, options: OpenOptions): DatabaseHandle 
         listeners.delete(client);
         await client.end().catch(() => undefined);
       },
+      fence: async () => {
+        await client.query('');
+      },
     };
   };
   return {
