@@ -5,6 +5,7 @@ import type { SavedPart } from './app-part.ts';
 import type { ByteChunks, GzipPart } from './gzip-parts.ts';
 import { assembleGzip, brotliFromGzip, literalPart, textLength } from './gzip-parts.ts';
 import { PartCompressor } from './part-compressor.ts';
+import { readAhead } from './read-ahead.ts';
 import type { RecentWindow } from './rating-aggregate.ts';
 import type { VersionStamp } from './version-stamp.ts';
 import { reaches, supersedes } from './version-stamp.ts';
@@ -302,21 +303,17 @@ export class AppListingEngine {
     listed: ReadonlyMap<string, number>,
   ): Promise<string[]> {
     const taken = new Set<string>();
-    const read = (start: number): Promise<SavedPart[]> | null =>
-      start < ids.length ? reads.savedParts(ids.slice(start, start + SAVED_BATCH), this.options.partFormat) : null;
-    let next = read(0);
-    for (let start = 0; next !== null; start += SAVED_BATCH) {
-      let found: SavedPart[];
+    const batches = readAhead(ids, SAVED_BATCH, (batch) => reads.savedParts(batch, this.options.partFormat));
+    for (;;) {
+      let step: IteratorResult<{ rows: SavedPart[] }>;
       try {
-        found = await next;
+        step = await batches.next();
       } catch (error) {
         this.options.onPartsError?.(error);
         break;
       }
-      next = read(start + SAVED_BATCH);
-      // Its failure is heard when it is awaited, at the next turn of this loop.
-      next?.catch(() => undefined);
-      for (const saved of found) {
+      if (step.done === true) break;
+      for (const saved of step.value.rows) {
         if (
           listed.get(saved.id) !== saved.listingVersion ||
           (this.recentCounts.get(saved.id) ?? 0) !== saved.recentRatings
@@ -352,24 +349,14 @@ export class AppListingEngine {
     const made: AppPart[] = [];
     const compressor = new PartCompressor(this.options.gzipLevel, Math.min(COMPRESSION_LANES, ids.length));
     const compress = (text: Buffer): Promise<GzipPart> => compressor.compress(text);
-    const size = this.options.batchSize;
-    const read = (start: number) => {
-      if (start >= ids.length) return null;
-      const batch = ids.slice(start, start + size);
-      const loaded = reads.load(batch, window.since);
-      loaded.catch(() => undefined); // heard when awaited, in turn
-      return { batch, loaded };
-    };
-    // The next batch is read while this one is serialised and compressed (on PostgreSQL, the
-    // server sends it meanwhile).
-    let next = read(0);
     try {
-      for (let start = 0; next !== null; start += size) {
-        const { batch, loaded } = next;
+      // The next batch is read while this one is serialised and compressed.
+      for await (const { batch, rows: loaded } of readAhead(ids, this.options.batchSize, (batch) =>
+        reads.load(batch, window.since),
+      )) {
         // Taken off the list as they go: an app read is not held while the compressions of the
         // others are waited for (the render's young-generation collections would copy it).
-        const rows = (await loaded).reverse();
-        next = read(start + size);
+        const rows = loaded.reverse();
         if (rows.length !== batch.length) consistent = false;
         for (let row = rows.pop(); row !== undefined; row = rows.pop()) {
           const { app, listingVersion } = row;

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import { internBounds } from '../../domain/versions/semantic-version.ts';
 import type { SavedPart } from '../../domain/listings/app-part.ts';
-import type { CopyColumn } from '../postgres-binary-copy.ts';
+import type { CopyColumn, CopyParameter } from '../postgres-binary-copy.ts';
 import type { CopyRows } from '../postgres-copy-out.ts';
 import { toBool } from '../schema.ts';
 import type { Database } from '../schema.ts';
@@ -48,24 +48,23 @@ export async function loadSavedParts(
   copyRows: CopyRows | null = null,
 ): Promise<SavedPart[]> {
   if (ids.length === 0) return [];
+  const query = db
+    .selectFrom('listing_parts')
+    .select(PART_COLUMNS.map(([name]) => name))
+    .where('format', '=', format)
+    .where('app_id', 'in', ids);
   let rows: PartRow[];
-  if (copyRows !== null) {
-    const query = `select ${PART_COLUMNS.map(([name, type]) => `${name}::${type}`).join(', ')} from listing_parts where format = $1 and app_id in (${ids.map((_, i) => `$${i + 2}`).join(', ')})`;
+  if (copyRows === null) rows = await query.execute();
+  else {
+    const { sql, parameters } = query.compile();
     const arrays = await copyRows(
-      query,
-      [format, ...ids],
+      sql,
+      parameters as CopyParameter[],
       PART_COLUMNS.map(([, type]) => type),
     );
     rows = arrays.map(
       (values) => Object.fromEntries(PART_COLUMNS.map(([name], i) => [name, values[i]])) as unknown as PartRow,
     );
-  } else {
-    rows = await db
-      .selectFrom('listing_parts')
-      .select(PART_COLUMNS.map(([name]) => name))
-      .where('format', '=', format)
-      .where('app_id', 'in', ids)
-      .execute();
   }
   return rows.map((row): SavedPart => ({
     id: row.app_id,
