@@ -81,34 +81,38 @@ const usesBrowser = (file) => source(file).includes('helpers/browser.ts');
 // second of CPU to start. Those that drive Chromium run alone.
 const spawning = pool.filter((file) => !isUnit(file) && !isLight(file) && !usesBrowser(file));
 const lone = pool.filter((file) => !isUnit(file) && !isLight(file) && usesBrowser(file));
+// node's test runner sorts the files it is given by name and starts them in that order, as many
+// at once as --test-concurrency allows: each process's file is named with its place in the order
+// wanted (`00-…`), so that the longest start first and none is left running alone at the end.
+const ordered = (entries) =>
+  entries.map(([name, list], index) => writeGroup(`${String(index).padStart(2, '0')}-${name}`, list));
 const processes =
   named.length > 0 || long
     ? files.map(compiledTestFile)
-    : [
-        // Longest first, so that none is left running alone at the end: with --with-long the
-        // files whose long runs are at full size (a minute for every language in Chromium), the
-        // groups of files that start processes (over 30 s each), then the other shared groups,
-        // then the files that drive Chromium (10 to 16 s each, the largest first), then the unit
-        // tests (a few seconds).
-        ...(withLong ? lone.filter(longRuns).map(compiledTestFile) : []),
-        ...twoGroups('processes', spawning),
-        ...twoGroups('integration', light),
+    : ordered([
+        // Longest first: with --with-long the files whose long runs are at full size (a minute
+        // for every language in Chromium), the groups of files that start processes (over 30 s
+        // each), then the other shared groups, then the files that drive Chromium (10 to 16 s
+        // each, the largest first), then the unit tests (a few seconds).
+        ...(withLong ? lone.filter(longRuns).map(ownProcess) : []),
+        ...groups('processes', spawning, 2),
+        ...groups('integration', light, 2),
         ...lone
           .filter((file) => !(withLong && longRuns(file)))
           .sort((a, b) => source(b).length - source(a).length)
-          .map(compiledTestFile),
-        ...(pool.some(isUnit) ? [writeGroup('unit', pool.filter(isUnit))] : []),
-      ];
-/** Files run in two shared processes, `NAME-a` and `NAME-b`, alternately. */
-function twoGroups(name, list) {
-  return ['a', 'b']
-    .filter((_, index) => list.length > index)
-    .map((half, index) =>
-      writeGroup(
-        `${name}-${half}`,
-        list.filter((_, i) => i % 2 === index),
-      ),
-    );
+          .map(ownProcess),
+        ...(pool.some(isUnit) ? [['unit', pool.filter(isUnit)]] : []),
+      ]);
+/** A file run in a process of its own, named after it. */
+function ownProcess(file) {
+  return [path.basename(file, '.test.ts'), [file]];
+}
+/** Files shared out, in turn, among `count` processes named `NAME-a`, `NAME-b` … */
+function groups(name, list, count) {
+  return Array.from({ length: Math.min(count, list.length) }, (_, index) => [
+    `${name}-${String.fromCharCode(97 + index)}`,
+    list.filter((_, i) => i % count === index),
+  ]);
 }
 const target = process.env.APPSTORE_TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
 console.log(
