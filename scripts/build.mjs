@@ -18,12 +18,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
 /**
- * Large packages the store loads on first use only (downloads, mail, S3, passkeys, the password
+ * Packages the store loads on first use only (images, downloads, mail, S3, passkeys, the password
  * estimator's dictionaries: 5 MB of the 10): loaded from node_modules then, they neither lengthen
  * the bundle's source, which a process holds in memory as long as it runs (two bytes a character:
  * the pages' templates are not all ASCII), nor its load. `verify` loads each.
  */
 export const LOADED_LATER = [
+  'sharp',
   'undici',
   'nodemailer',
   '@aws-sdk/client-s3',
@@ -33,7 +34,7 @@ export const LOADED_LATER = [
   '@zxcvbn-ts/language-en',
 ];
 /** Left out of the bundle: packages with native code or WebAssembly files, and those above. */
-export const EXTERNAL = ['better-sqlite3', 'pg-native', 'libxml2-wasm', 'sharp', ...LOADED_LATER];
+export const EXTERNAL = ['better-sqlite3', 'pg-native', 'libxml2-wasm', ...LOADED_LATER];
 /** Builds kept besides the newest: a process started from an older one may still load its chunks. */
 const KEEP_BUILDS = 2;
 

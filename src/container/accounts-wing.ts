@@ -87,9 +87,7 @@ export function accountsWing(
     tokens,
     twoFactor: twoFactorRepository(db),
     passkeys: webauthnCeremonies(publicUrl, siteName),
-    get issuerName() {
-      return siteName();
-    },
+    issuerName: siteName,
   };
   const notifications = notificationRepository(db);
   const mailQueue = new MailQueue(

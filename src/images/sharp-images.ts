@@ -1,11 +1,20 @@
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 import type { ImageFormat, ImageTool } from '../domain/screenshots/screenshot-copies.ts';
 import { SCREENSHOT_LIMITS } from '../domain/screenshots/screenshot-copies.ts';
 
-// One image at a time and no cache: screenshots are copied in the background, a few at a time,
-// and the service's memory stays its own (libvips would otherwise keep decoded images around).
-sharp.concurrency(1);
-sharp.cache(false);
+let loaded: Promise<typeof Sharp> | undefined;
+/**
+ * sharp, loaded on the first image (scripts/build.mjs, LOADED_LATER): loading it and libvips took
+ * 20 to 30 ms of every start, and of every command, though most never touch an image.
+ * One image at a time and no cache: screenshots are copied in the background, a few at a time,
+ * and the service's memory stays its own (libvips would otherwise keep decoded images around).
+ */
+const sharpLibrary = (): Promise<typeof Sharp> =>
+  (loaded ??= import('sharp').then(({ default: sharp }) => {
+    sharp.concurrency(1);
+    sharp.cache(false);
+    return sharp;
+  }));
 
 const SHARP_FORMATS: Readonly<Record<string, ImageFormat>> = { png: 'png', jpeg: 'jpeg', gif: 'gif', webp: 'webp' };
 
@@ -14,7 +23,8 @@ const SHARP_FORMATS: Readonly<Record<string, ImageFormat>> = { png: 'png', jpeg:
  * their bytes reach it, each opened with that format's loader alone, within the pixel limit, and
  * failing on any decoding error rather than drawing what it could.
  */
-function open(bytes: Buffer, format: ImageFormat): ReturnType<typeof sharp> {
+async function open(bytes: Buffer, format: ImageFormat): Promise<ReturnType<typeof Sharp>> {
+  const sharp = await sharpLibrary();
   return sharp(bytes, {
     limitInputPixels: SCREENSHOT_LIMITS.maxPixels,
     failOn: 'error',
@@ -25,7 +35,7 @@ function open(bytes: Buffer, format: ImageFormat): ReturnType<typeof sharp> {
 
 export const sharpImages: ImageTool = {
   async inspect(bytes, format) {
-    const meta = await open(bytes, format).metadata();
+    const meta = await (await open(bytes, format)).metadata();
     const found = SHARP_FORMATS[meta.format ?? ''];
     if (found === undefined || meta.width === undefined || meta.height === undefined)
       throw new Error(`not a readable ${format} image`);
@@ -44,14 +54,14 @@ export const sharpImages: ImageTool = {
   },
   async withoutMetadata(bytes, format) {
     // sharp writes no metadata unless asked to (withMetadata, keepExif): only the pixels, turned upright.
-    const image = open(bytes, format).rotate();
+    const image = (await open(bytes, format)).rotate();
     if (format === 'png') return image.png({ compressionLevel: 9 }).toBuffer();
     if (format === 'jpeg') return image.jpeg({ quality: 92, chromaSubsampling: '4:4:4' }).toBuffer();
     if (format === 'webp') return image.webp({ quality: 92 }).toBuffer();
     return bytes;
   },
   async thumbnail(bytes, format, width) {
-    return open(bytes, format)
+    return (await open(bytes, format))
       .rotate()
       .resize({ width, withoutEnlargement: true })
       .webp({ quality: 80, effort: 4 })

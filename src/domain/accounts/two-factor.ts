@@ -48,8 +48,8 @@ export interface TwoFactorDeps {
   readonly limiter: RateLimiter;
   readonly now: () => Date;
   readonly passkeys: PasskeyCeremonies;
-  /** The name authenticator apps show (the site's name). */
-  readonly issuerName: string;
+  /** The name authenticator apps show (the site's name), formatted when first asked for. */
+  readonly issuerName: () => string;
 }
 
 export const RECOVERY_CODES = 10;
@@ -92,7 +92,7 @@ export async function startTotp(user: User, deps: TwoFactorDeps): Promise<{ secr
     throw new AppError('conflict', said`An authenticator app is set up already: remove it first to use another.`);
   const secret = newTotpSecret();
   await deps.twoFactor.startTotp(user.id, sealed(deps, user.id).seal(secret), deps.now());
-  return { secret: base32(secret), uri: otpauthUri(secret, deps.issuerName, user.username) };
+  return { secret: base32(secret), uri: otpauthUri(secret, deps.issuerName(), user.username) };
 }
 
 /** Whether the authenticator app is on, and the secret being set up (the page shows it until confirmed). */
@@ -106,7 +106,7 @@ export async function totpStatus(
   return {
     on: false,
     pending:
-      secret === null ? null : { secret: base32(secret), uri: otpauthUri(secret, deps.issuerName, user.username) },
+      secret === null ? null : { secret: base32(secret), uri: otpauthUri(secret, deps.issuerName(), user.username) },
   };
 }
 
