@@ -3,16 +3,21 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/**
+ * Whether a string has no lone surrogate (a high one not followed by a low one, or a low one not
+ * preceded by a high one): `String.prototype.isWellFormed`, in Node since 20 but typed only in
+ * ES2024's lib. Natively it checks a megabyte of non-Latin text in under a millisecond; the regular
+ * expression with a lookbehind it replaces took 4 to 7 ms.
+ */
+const wellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 /** The path of the first key or string in a parsed JSON value that is not valid Unicode, or null. */
 function illFormedTextPath(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path || '(body)' : null;
+  if (typeof value === 'string') return wellFormed(value) ? null : path || '(body)';
   if (typeof value !== 'object' || value === null) return null;
   for (const [key, item] of Object.entries(value)) {
     const here = path === '' ? key : `${path}.${key}`;
-    if (LONE_SURROGATE.test(key)) return here;
+    if (!wellFormed(key)) return here;
     const found = illFormedTextPath(item, here);
     if (found !== null) return found;
   }
