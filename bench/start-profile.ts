@@ -4,6 +4,8 @@
 // Usage: node --import tsx bench/start-profile.ts DATA_DIR OUT.svg TITLE [CHECKOUT]
 //   DATA_DIR: a data directory with a migrated catalogue (bench/generate-data.ts, `appstore ca init`)
 //   CHECKOUT: the project folder whose bin/appstore.js runs (default: this one), built beforehand
+// PROFILE_PATH=/api/v1/apps.json profiles the start to that answer instead (the first apps.json
+// after a restart); APPSTORE_DATABASE_URL=postgres://… starts the store on that database.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +20,7 @@ if (dataDir === undefined || svg === undefined || title === undefined) {
 }
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'appstore-start-profile-'));
 const port = 18_990;
+const first = process.env.PROFILE_PATH ?? '/api/v1/platforms.json';
 const store = spawn(
   'taskset',
   [
@@ -39,8 +42,13 @@ const store = spawn(
 const started = performance.now();
 while (!(await portOpen(port))) await new Promise((resolve) => setTimeout(resolve, 2));
 for (;;) {
-  const answer = await fetch(`http://127.0.0.1:${port}/api/v1/platforms.json`).catch(() => null);
-  if (answer?.status === 200) break;
+  const answer = await fetch(`http://127.0.0.1:${port}${first}`, { headers: { 'accept-encoding': 'gzip' } }).catch(
+    () => null,
+  );
+  if (answer?.status === 200) {
+    await answer.arrayBuffer();
+    break;
+  }
   await new Promise((resolve) => setTimeout(resolve, 2));
 }
 const ms = performance.now() - started;
@@ -52,8 +60,8 @@ if (profile === undefined) throw new Error('no profile was written');
 const tree = flameGraph(
   path.join(profileDir, profile),
   svg,
-  `${title}: spawn to the first platforms.json in ${ms.toFixed(0)} ms`,
+  `${title}: spawn to the first ${path.basename(first)} in ${ms.toFixed(0)} ms`,
 );
-console.log(`spawn → first platforms.json: ${ms.toFixed(0)} ms (with the profiler on)`);
+console.log(`spawn → first ${first}: ${ms.toFixed(0)} ms (with the profiler on)`);
 for (const { name, share } of heaviest(tree, 15)) console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
 fs.rmSync(profileDir, { recursive: true, force: true });
