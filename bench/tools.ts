@@ -48,6 +48,7 @@ export const PRODUCTION_FLAGS = [
   '--no-memory-reducer',
   '--max-inlined-bytecode-size-cumulative=4600',
   '--max-inlined-bytecode-size-absolute=9200',
+  '--single-threaded-gc',
 ];
 
 /** The store on one core; `production` false runs it with Node's and glibc's defaults. */
