@@ -49,6 +49,7 @@ export const PRODUCTION_FLAGS = [
   '--max-inlined-bytecode-size-cumulative=4600',
   '--max-inlined-bytecode-size-absolute=9200',
   '--single-threaded-gc',
+  '--no-allocation-site-pretenuring',
 ];
 
 /** The store on one core; `production` false runs it with Node's and glibc's defaults. */
