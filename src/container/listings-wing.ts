@@ -62,8 +62,17 @@ function withDiscussionLinks(source: AppListingSource, template: string): AppLis
     inOneSnapshot: (read) => source.inOneSnapshot((reads) => read(filled(reads))),
   };
 }
-/** Apps read per query batch by the listing engine: each batch is a few milliseconds on SQLite. */
-const LISTING_BATCH_APPS = 16;
+/**
+ * Apps read per query batch by the listing engine, and saved parts per query at a start. On
+ * SQLite a batch is a few milliseconds of synchronous work, which the bound keeps short. On
+ * PostgreSQL the reads wait on the server instead, but each batch is a snapshot's dozen statements
+ * and round trips, which the server plans and answers one by one: with 16 apps a batch, a new
+ * database's first render of 600 apps took 1,225 to 1,311 ms against 922 to 1,168 with 256 or
+ * more, and a restart read its saved parts in 208 to 339 ms against 169 to 193 in one query
+ * (docs/listing-engine.md). The bound left is memory: 256 apps' texts are about 11 MB.
+ */
+const LISTING_BATCH_APPS = { sqlite: 16, postgres: 256 } as const;
+const SAVED_PARTS_BATCH = { sqlite: 32, postgres: 1024 } as const;
 
 /** The listings wing: the content version feed, the listing engine and caches, the website's catalogue. */
 export interface ListingsWing {
@@ -131,7 +140,8 @@ export function listingsWing(
   };
   const cacheBytes = options.listingCacheBytes ?? config.listingCacheMiB * 1024 * 1024;
   const engine = new AppListingEngine(withDiscussionLinks(appListingSource(database), config.discussionUrlTemplate), {
-    batchSize: LISTING_BATCH_APPS,
+    batchSize: LISTING_BATCH_APPS[database.dialect],
+    savedBatchSize: SAVED_PARTS_BATCH[database.dialect],
     maxBytes: cacheBytes,
     gzipLevel: 6,
     partFormat: listingPartFormat(config),

@@ -181,6 +181,30 @@ describe('the app listing engine', () => {
     );
   });
 
+  test('saved parts are read as many per query as the options say (PostgreSQL reads them in one)', async () => {
+    const store = new FakeStore();
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    for (const id of ids) store.put(listedApp(id));
+    const first = new AppListingEngine(store, options);
+    await first.body({ includeEnterprise: false }, DAY, store.stamp);
+    await first.finishSaving();
+    const read = store.savedParts.bind(store);
+    for (const [savedBatchSize, expected] of [
+      [2, [['a', 'b'], ['c', 'd'], ['e']]],
+      [1024, [ids]],
+    ] as const) {
+      const asked: string[][] = [];
+      store.savedParts = async (batch, format) => {
+        asked.push([...batch]);
+        return read(batch, format);
+      };
+      store.loaded.length = 0;
+      const engine = new AppListingEngine(store, { ...options, savedBatchSize });
+      await checkAll(engine, store);
+      assert.deepEqual(asked, expected);
+      assert.deepEqual(store.loaded, [], 'every app was taken as saved');
+    }
+  });
   test('a store that stops saves the parts of a large render at once, not after the pause that lets bodies go first', async (t) => {
     const store = new FakeStore();
     const ids = Array.from({ length: 70 }, (_, i) => `app${String(i).padStart(2, '0')}`);
