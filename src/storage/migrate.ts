@@ -35,6 +35,7 @@ import * as moderation from './migrations/0031-moderation.ts';
 import * as screenshotCopies from './migrations/0032-screenshot-copies.ts';
 import * as moderationMarks from './migrations/0033-moderation-marks.ts';
 import * as startUpIndexes from './migrations/0034-start-up-indexes.ts';
+import * as inlineListingTexts from './migrations/0035-inline-listing-texts.ts';
 import { formatTimestamp } from '../domain/timestamps.ts';
 import { newEpoch, renewEpoch } from './repositories/content-version.repository.ts';
 
@@ -77,6 +78,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['0032-screenshot-copies', screenshotCopies],
   ['0033-moderation-marks', moderationMarks],
   ['0034-start-up-indexes', startUpIndexes],
+  ['0035-inline-listing-texts', inlineListingTexts],
 ];
 
 /** The names of every migration, in order (what a migration from empty applies). */
