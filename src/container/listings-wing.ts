@@ -72,6 +72,7 @@ function withDiscussionLinks(source: AppListingSource, template: string): AppLis
  * (docs/listing-engine.md). The bound left is memory: 256 apps' texts are about 11 MB.
  */
 const LISTING_BATCH_APPS = { sqlite: 16, postgres: 256 } as const;
+/** On SQLite a few hundred kilobytes a query, a few milliseconds. */
 const SAVED_PARTS_BATCH = { sqlite: 32, postgres: 1024 } as const;
 
 /** The listings wing: the content version feed, the listing engine and caches, the website's catalogue. */

@@ -65,8 +65,8 @@ export interface EngineOptions extends PartOptions {
   readonly partFormat: string;
   /** Apps read from the database per query batch: bounds each synchronous stretch on SQLite. */
   readonly batchSize: number;
-  /** Saved parts read per query (SAVED_BATCH unless given): the same bound for the start's reads. */
-  readonly savedBatchSize?: number;
+  /** Saved parts read per query at a start: the same bound for the start's reads. */
+  readonly savedBatchSize: number;
   /** Bound on the assembled bodies kept (bytes), counting the parts and cuts, which are always kept. */
   readonly maxBytes: number;
   readonly brotliQuality: number;
@@ -128,8 +128,6 @@ const MAX_PASSES = 5;
  */
 const SAVE_AFTER_PARTS = 64;
 const SAVE_AFTER_MS = 1000;
-/** Saved parts read per query unless the options say: a few hundred kilobytes, a few milliseconds on SQLite. */
-const SAVED_BATCH = 32;
 
 /**
  * The app listings (apps.json, platform/{v}/apps.json, with and without enterprise apps), kept
@@ -305,7 +303,7 @@ export class AppListingEngine {
     listed: ReadonlyMap<string, number>,
   ): Promise<string[]> {
     const taken = new Set<string>();
-    const batches = readAhead(ids, this.options.savedBatchSize ?? SAVED_BATCH, (batch) =>
+    const batches = readAhead(ids, this.options.savedBatchSize, (batch) =>
       reads.savedParts(batch, this.options.partFormat),
     );
     for (;;) {

@@ -106,6 +106,7 @@ class FakeStore implements AppListingSource {
 const DAY: RecentWindow = { since: '2026-01-01T00:00:00.000000Z', day: '20260401' };
 const options = {
   batchSize: 2,
+  savedBatchSize: 32,
   maxBytes: 64 * 1024 * 1024,
   gzipLevel: 6,
   brotliQuality: 5,
@@ -205,6 +206,7 @@ describe('the app listing engine', () => {
       assert.deepEqual(store.loaded, [], 'every app was taken as saved');
     }
   });
+
   test('a store that stops saves the parts of a large render at once, not after the pause that lets bodies go first', async (t) => {
     const store = new FakeStore();
     const ids = Array.from({ length: 70 }, (_, i) => `app${String(i).padStart(2, '0')}`);
